@@ -1,0 +1,1 @@
+export const port = 8080;

@@ -1,0 +1,1 @@
+export interface Order { id: string }

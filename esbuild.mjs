@@ -1,0 +1,47 @@
+// Builds the three shipped bundles. `node esbuild.mjs [--watch]`.
+//   dist/cli.js             the headless `wave-scope` command: one file, runs with plain node, nothing beside it
+//   dist/extension.js       the VS Code extension host entry (`vscode` stays external)
+//   media/dist/planner.js   the planner webview (browser)
+import * as esbuild from 'esbuild';
+import { chmod } from 'node:fs/promises';
+
+const watch = process.argv.includes('--watch');
+
+/** @type {esbuild.BuildOptions[]} */
+const bundles = [
+  {
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    entryPoints: ['webview/main.ts'],
+    outfile: 'media/dist/planner.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+];
+
+const common = { bundle: true, sourcemap: 'linked', logLevel: 'warning', legalComments: 'none' };
+
+if (watch) {
+  for (const options of bundles) {
+    const context = await esbuild.context({ ...common, ...options });
+    await context.watch();
+  }
+} else {
+  await Promise.all(bundles.map((options) => esbuild.build({ ...common, ...options })));
+  await chmod('dist/cli.js', 0o755);
+}

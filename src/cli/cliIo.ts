@@ -1,0 +1,35 @@
+/** What a CLI command may touch of the outside world. Tests pass their own; `main.ts` passes the process's. */
+export interface CliIo {
+  /** The whole of standard input, read once on first call. */
+  readStdin(): Promise<string>;
+  /** Writes to standard output as given (no newline added). */
+  writeStdout(text: string): void;
+  /** Writes to standard error as given (no newline added). */
+  writeStderr(text: string): void;
+  /** The working directory the command was started in. */
+  readonly cwd: string;
+  /** The environment the command was started with. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** A subcommand: receives its own arguments (after the subcommand name) and returns the exit code. */
+export type CommandRunner = (args: string[], io: CliIo) => Promise<number>;
+
+export function processIo(): CliIo {
+  let stdin: Promise<string> | undefined;
+  return {
+    readStdin() {
+      stdin ??= new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+        process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        process.stdin.on('error', reject);
+      });
+      return stdin;
+    },
+    writeStdout: (text) => process.stdout.write(text),
+    writeStderr: (text) => process.stderr.write(text),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+}

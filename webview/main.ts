@@ -1,0 +1,2 @@
+// Placeholder until the planner webview lands.
+document.body.textContent = 'Wave Scope planner';
