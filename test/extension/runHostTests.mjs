@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// Runs the in-host suite (test/extension/**/*.test.ts) inside code-server's real extension host.
+//
+//   node test/extension/runHostTests.mjs [--fixture DIR | --workspace PATH] [--grep RE]
+//                                        [--env KEY=VALUE]... [--timeout SECONDS]
+//
+//   --fixture DIR      copy DIR into a fresh temporary git repository and open that (default: demo/repo)
+//   --workspace PATH   open PATH as it is (a folder, or a .code-workspace file for multi-root)
+//   --grep RE          run only the tests whose full title matches
+//   --env KEY=VALUE    extra environment for the extension host (repeatable)
+//   --timeout SECONDS  give up when the suite has not finished (default 300)
+// The same through the environment: WAVE_SCOPE_HOST_FIXTURE, WAVE_SCOPE_HOST_WORKSPACE,
+// WAVE_SCOPE_HOST_GREP. Needs `npm run build` first (dist/extension.js is what the host loads).
+//
+// Steps: bundle the suite, start code-server with Wave Scope and the harness extension installed,
+// open the workbench in Chromium (that starts the extension host, where the harness runs the suite),
+// wait for the harness to report, print mocha's lines, write the tally to $WAVE_SCOPE_TEST_RESULTS.
+// Exit 0 only when at least one test ran and none failed.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  artifactPath,
+  harnessExtensionDir,
+  launchChromium,
+  log,
+  makeFixtureRepo,
+  openWorkbench,
+  repoRoot,
+  startCodeServer,
+} from '../support/codeServer.mjs';
+import { buildHostTests, hostTestsDir } from './buildHostTests.mjs';
+import { parseRunnerArgs, printHostReport, readHostReport, writeTally } from './hostReport.mjs';
+
+const usage = readFileSync(new URL(import.meta.url), 'utf8')
+  .split('\n')
+  .slice(1, 14)
+  .map((line) => line.replace(/^\/\/ ?/, ''))
+  .join('\n');
+
+function exthostLogTails(stateDir, lines = 30) {
+  const found = [];
+  const walk = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/exthost.*\.log$/i.test(entry.name)) found.push(path);
+    }
+  };
+  walk(join(stateDir, 'user-data', 'logs'));
+  return found.map((file) => `--- ${file}\n${readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n')}`);
+}
+
+async function main() {
+  let options;
+  try {
+    options = parseRunnerArgs(process.argv.slice(2), ['fixture', 'workspace', 'grep', 'timeout']);
+  } catch (error) {
+    console.error(`${error.message}\n\n${usage}`);
+    writeTally(undefined, error.message);
+    return 2;
+  }
+  if (options.help) {
+    console.log(usage);
+    return 0;
+  }
+  const timeoutMs = Number(options.timeout ?? 300) * 1000;
+  const workspaceOption = options.workspace ?? process.env.WAVE_SCOPE_HOST_WORKSPACE;
+  const fixtureOption = options.fixture ?? process.env.WAVE_SCOPE_HOST_FIXTURE ?? join(repoRoot, 'demo', 'repo');
+  const grep = options.grep ?? process.env.WAVE_SCOPE_HOST_GREP;
+
+  if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
+    const problem = 'dist/extension.js is missing: run "npm run build" first';
+    console.log(problem);
+    writeTally(undefined, problem);
+    return 1;
+  }
+
+  let server;
+  let browser;
+  let fixture;
+  let report;
+  let problem;
+  const reportFile = join(hostTestsDir, 'report.json');
+  const doneFile = join(hostTestsDir, 'done.json');
+  try {
+    const built = await buildHostTests();
+    log(`bundled ${built.tests.length} in-host test file(s) into ${hostTestsDir}`);
+
+    let workspace;
+    if (workspaceOption) {
+      workspace = resolve(workspaceOption);
+      if (!existsSync(workspace)) throw new Error(`workspace ${workspace} does not exist`);
+    } else {
+      fixture = makeFixtureRepo({}, { copyFrom: resolve(fixtureOption), prefix: 'wave-scope-host-fixture-' });
+      workspace = fixture.root;
+    }
+    log(`workspace ${workspace}`);
+
+    server = await startCodeServer({
+      extensions: [repoRoot, harnessExtensionDir],
+      env: {
+        ...options.env,
+        WAVE_SCOPE_HOST_TESTS: built.entry,
+        WAVE_SCOPE_HOST_DONE: doneFile,
+        WAVE_SCOPE_HOST_REPORT: reportFile,
+        WAVE_SCOPE_HOST_WORKSPACE: workspace,
+        ...(grep ? { WAVE_SCOPE_HOST_GREP: grep } : {}),
+      },
+    });
+    log(`code-server ${server.url} (pid ${server.pid}) is healthy`);
+
+    browser = await launchChromium();
+    await openWorkbench(browser.page, server.folderUrl(workspace));
+    log('workbench visible; the harness runs the suite in the extension host');
+
+    const deadline = Date.now() + timeoutMs;
+    while (!existsSync(doneFile) && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 250));
+    if (!existsSync(doneFile)) throw new Error(`the in-host suite did not finish within ${timeoutMs / 1000} s`);
+    const done = JSON.parse(readFileSync(doneFile, 'utf8'));
+    report = readHostReport(reportFile);
+    if (!report) problem = `the harness finished without a report: ${done.error ?? 'no error given'}`;
+    else if (done.code !== 0 && report.failed === 0) problem = done.error ?? 'run() rejected';
+    log(`suite finished (harness code ${done.code})`);
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+
+  if (report) printHostReport(report);
+  const tally = writeTally(report, problem);
+  const failed = tally.failed > 0 || tally.passed === 0;
+  if (failed) {
+    if (problem) console.log(`in-host run problem: ${problem}`);
+    if (browser) {
+      const shot = artifactPath('host-tests-failure.png');
+      await browser.page.screenshot({ path: shot }).catch(() => {});
+      console.log(`screenshot: ${shot}`);
+      if (browser.errors.length > 0) console.log(`browser errors:\n  ${browser.errors.slice(-20).join('\n  ')}`);
+    }
+    if (server) {
+      console.log(`--- code-server log (tail)\n${server.logTail(40)}`);
+      for (const tail of exthostLogTails(server.stateDir)) console.log(tail);
+    }
+  }
+  await browser?.close();
+  await server?.stop();
+  fixture?.remove();
+  console.log(`in-host: ${tally.passed} passed, ${tally.failed} failed`);
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main();

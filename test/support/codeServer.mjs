@@ -1,0 +1,436 @@
+// Real-host helpers shared by the extension-host runner, the end-to-end specs, the benchmarks and the
+// demo: a code-server (real VS Code server + web workbench) with our extension loaded, Debian's
+// Chromium driven by playwright-core, and real temporary git repositories to open in it.
+//
+// Nothing here mocks VS Code. Every process we start runs in its own process group and is stopped
+// as a group, so no extension host or file watcher outlives a run.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of the repository (the extension under test). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Where specs and runners put screenshots and other artifacts (gitignored). */
+export const artifactsDir = join(repoRoot, 'test', 'e2e', 'output');
+
+/** The dev-only extension that runs the in-host mocha suite on startup. */
+export const harnessExtensionDir = join(repoRoot, 'test', 'extension', 'harness');
+
+const startedAt = Date.now();
+
+/** One timestamped progress line on stdout (CI logs are read top to bottom). */
+export function log(message) {
+  console.log(`[host ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
+}
+
+/** `<publisher>.<name>-<version>`: the folder name VS Code expects in an extensions directory. */
+export function extensionFolderName(extensionDir) {
+  const manifest = JSON.parse(readFileSync(join(extensionDir, 'package.json'), 'utf8'));
+  return `${manifest.publisher}.${manifest.name}-${manifest.version}`;
+}
+
+/** `<publisher>.<name>`: the id `vscode.extensions.getExtension` takes. */
+export function extensionId(extensionDir = repoRoot) {
+  const manifest = JSON.parse(readFileSync(join(extensionDir, 'package.json'), 'utf8'));
+  return `${manifest.publisher}.${manifest.name}`;
+}
+
+/**
+ * Returns the code-server executable: `$WAVE_SCOPE_CODE_SERVER` when set, otherwise whatever
+ * test/support/setupBrowserHost.sh prints (it installs what is missing, and is instant when cached).
+ */
+export function ensureCodeServer() {
+  const preset = process.env.WAVE_SCOPE_CODE_SERVER;
+  if (preset) {
+    if (!existsSync(preset)) throw new Error(`WAVE_SCOPE_CODE_SERVER=${preset} does not exist`);
+    return preset;
+  }
+  const setup = spawnSync('bash', [join(repoRoot, 'test', 'support', 'setupBrowserHost.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const printed = (setup.stdout ?? '').trim().split('\n').pop() ?? '';
+  if (setup.status !== 0 || !printed || !existsSync(printed)) {
+    throw new Error(`test/support/setupBrowserHost.sh failed (exit ${setup.status ?? setup.signal}); see its output above`);
+  }
+  return printed;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((wake) => setTimeout(wake, ms));
+
+/** Settings that keep a throwaway workbench quiet and deterministic. */
+const quietSettings = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'git.openRepositoryInParentFolders': 'never',
+  'window.restoreWindows': 'none',
+};
+
+const liveServers = new Set();
+let exitHookInstalled = false;
+
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // kill() is synchronous, so even an abrupt exit leaves no code-server behind.
+  process.on('exit', () => {
+    for (const server of liveServers) server.killNow();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      for (const server of liveServers) server.killNow();
+      process.exit(130);
+    });
+  }
+}
+
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts code-server with our extension loaded and waits until /healthz answers.
+ *
+ * @param {object} [options]
+ * @param {string[]} [options.extensions]  extension folders to load (symlinked as publisher.name-version);
+ *                                          default: this repository
+ * @param {string} [options.vsix]           install this VSIX instead of symlinking folders for our extension
+ * @param {Record<string,string>} [options.env]      extra environment (reaches the extension host)
+ * @param {Record<string,unknown>} [options.settings] user settings on top of the quiet defaults
+ * @param {boolean} [options.trustWorkspaces]  default true: start with --disable-workspace-trust
+ * @param {string} [options.codeServer]     executable; default ensureCodeServer()
+ * @param {number} [options.port]           default: a free port
+ * @param {number} [options.healthTimeoutMs]
+ */
+export async function startCodeServer(options = {}) {
+  const executable = options.codeServer ?? ensureCodeServer();
+  const port = options.port ?? (await freePort());
+  const stateDir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-host-')));
+  const dirs = {
+    userData: join(stateDir, 'user-data'),
+    extensions: join(stateDir, 'extensions'),
+    tmp: join(stateDir, 'tmp'),
+    xdgData: join(stateDir, 'xdg-data'),
+    xdgConfig: join(stateDir, 'xdg-config'),
+    xdgCache: join(stateDir, 'xdg-cache'),
+  };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  mkdirSync(join(dirs.userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(dirs.userData, 'User', 'settings.json'),
+    JSON.stringify({ ...quietSettings, ...(options.settings ?? {}) }, null, 2),
+  );
+
+  const extensions = options.extensions ?? (options.vsix ? [] : [repoRoot]);
+  for (const folder of extensions) {
+    symlinkSync(resolve(folder), join(dirs.extensions, extensionFolderName(folder)), 'dir');
+  }
+
+  const env = {
+    ...process.env,
+    ...(options.env ?? {}),
+    // code-server writes its heartbeat, logs and sockets here; all of it disappears with stateDir.
+    XDG_DATA_HOME: dirs.xdgData,
+    XDG_CONFIG_HOME: dirs.xdgConfig,
+    XDG_CACHE_HOME: dirs.xdgCache,
+    TMPDIR: dirs.tmp,
+  };
+  const common = ['--config', '/dev/null', '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions];
+
+  if (options.vsix) {
+    const install = spawnSync(executable, [...common, '--install-extension', resolve(options.vsix)], {
+      env,
+      encoding: 'utf8',
+    });
+    if (install.status !== 0) {
+      rmSync(stateDir, { recursive: true, force: true });
+      throw new Error(`code-server --install-extension ${options.vsix} failed:\n${install.stdout}\n${install.stderr}`);
+    }
+  }
+
+  const logFile = join(stateDir, 'code-server.log');
+  const logFd = openSync(logFile, 'a');
+  const args = [
+    ...common,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-getting-started-override',
+    ...(options.trustWorkspaces === false ? [] : ['--disable-workspace-trust']),
+  ];
+  // detached: the child calls setsid(2), so it leads a new process group holding code-server, its
+  // extension hosts, file watchers and pty hosts. stop() signals that whole group.
+  const child = spawn(executable, args, { env, detached: true, stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  const pgid = child.pid;
+  let exited = null;
+  child.once('exit', (code, signal) => {
+    exited = { code, signal };
+  });
+
+  const url = `http://127.0.0.1:${port}`;
+  const logTail = (lines = 40) => {
+    if (!existsSync(logFile)) return '(no code-server log)';
+    return readFileSync(logFile, 'utf8').split('\n').slice(-lines).join('\n');
+  };
+
+  let stopped = false;
+  const server = {
+    url,
+    port,
+    pid: pgid,
+    stateDir,
+    logFile,
+    extensionsDir: dirs.extensions,
+    logTail,
+    /** The workbench address that opens `folder`. */
+    folderUrl: (folder) => `${url}/?folder=${encodeURIComponent(resolve(folder))}`,
+    killNow() {
+      if (stopped) return;
+      stopped = true;
+      liveServers.delete(server);
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+    /** TERM to the whole group, up to 5 s grace, then KILL; removes the throwaway directories. */
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      liveServers.delete(server);
+      try {
+        process.kill(-pgid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      for (let waited = 0; waited < 5000 && groupAlive(pgid); waited += 100) await sleep(100);
+      if (groupAlive(pgid)) {
+        try {
+          process.kill(-pgid, 'SIGKILL');
+        } catch {
+          // raced with its exit
+        }
+        for (let waited = 0; waited < 2000 && groupAlive(pgid); waited += 50) await sleep(50);
+      }
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+  liveServers.add(server);
+  installExitHook();
+
+  const deadline = Date.now() + (options.healthTimeoutMs ?? 60000);
+  for (;;) {
+    if (exited) {
+      const tail = logTail();
+      await server.stop();
+      throw new Error(`code-server exited during start-up (${JSON.stringify(exited)}); log tail:\n${tail}`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      const tail = logTail();
+      await server.stop();
+      throw new Error(`code-server did not answer ${url}/healthz in time; log tail:\n${tail}`);
+    }
+    await sleep(100);
+  }
+  return server;
+}
+
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+/**
+ * Launches Debian's Chromium (or `$CHROMIUM`) through playwright-core with a fresh profile. Every page of
+ * the returned context reports page errors and console errors to stdout (and keeps them in `errors`).
+ */
+export async function launchChromium(options = {}) {
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'wave-scope-chromium-'));
+  let context;
+  try {
+    // Playwright refuses --user-data-dir in args; a persistent context passes the fresh profile itself.
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      viewport: options.viewport ?? { width: 1440, height: 900 },
+      args: chromiumArgs,
+    });
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+  const errors = [];
+  const watch = (page) => {
+    page.on('pageerror', (error) => {
+      errors.push(`pageerror: ${error.message}`);
+      console.log(`[browser] pageerror: ${error.message}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      errors.push(`console: ${message.text()}`);
+      if (!options.quiet) console.log(`[browser] console error: ${message.text()}`);
+    });
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    errors,
+    newPage: () => context.newPage(),
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Loads a workbench address (see `server.folderUrl`) and waits until the workbench is on screen. */
+export async function openWorkbench(page, workbenchUrl, { timeoutMs = 90000 } = {}) {
+  await page.goto(workbenchUrl);
+  await page.locator('.monaco-workbench').waitFor({ timeout: timeoutMs });
+  await page.locator('.part.statusbar').waitFor({ timeout: timeoutMs });
+}
+
+/**
+ * Runs a command by its palette title: F1, type, Enter. Retries while the extension host has not
+ * registered it yet; throws when it never appears.
+ */
+export async function runCommand(page, title, { timeoutMs = 60000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  const input = page.locator('.quick-input-widget input');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title });
+  while (Date.now() < deadline) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    try {
+      await row.first().waitFor({ timeout: 2500 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch {
+      await page.keyboard.press('Escape');
+      await sleep(500);
+    }
+  }
+  throw new Error(`command "${title}" never appeared in the command palette`);
+}
+
+/**
+ * The planner's document. Webviews are nested iframes: the outer `iframe.webview.ready` (VS Code's
+ * host page, whose address names the owning extension) holds `#active-frame`, our HTML.
+ */
+export function plannerFrame(page, { extension = extensionId() } = {}) {
+  return page
+    .frameLocator(`iframe.webview.ready[src*="extensionId=${extension}"]`)
+    .first()
+    .frameLocator('#active-frame');
+}
+
+const gitIdentity = {
+  GIT_AUTHOR_NAME: 'Wave Scope Test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'Wave Scope Test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
+};
+
+/**
+ * A real git repository in a fresh temporary directory.
+ * @param {Record<string,string>} files  committed files (relative path → content)
+ * @param {object} [options]
+ * @param {string} [options.copyFrom]   a directory copied in first (and committed with `files`)
+ * @param {Record<string,string>} [options.untracked]  files written after the commit
+ * @param {string} [options.prefix]
+ */
+export function makeFixtureRepo(files = {}, options = {}) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), options.prefix ?? 'wave-scope-fixture-')));
+  const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, ...gitIdentity } });
+  const write = (entries) => {
+    for (const [relative, content] of Object.entries(entries)) {
+      const target = join(root, relative);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, content);
+    }
+  };
+  git('init', '--quiet', '--initial-branch=main');
+  git('config', 'core.ignorecase', 'false');
+  if (options.copyFrom) cpSync(options.copyFrom, root, { recursive: true });
+  write(files);
+  git('add', '--all');
+  git('commit', '--quiet', '--allow-empty', '-m', 'fixture');
+  if (options.untracked) write(options.untracked);
+  return {
+    root,
+    git,
+    write,
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** A file under test/e2e/output/ (created on demand). */
+export function artifactPath(name) {
+  mkdirSync(artifactsDir, { recursive: true });
+  return join(artifactsDir, name.replace(/[^\w.-]+/g, '_'));
+}
