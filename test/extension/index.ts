@@ -33,8 +33,9 @@ function describeError(error: unknown): string {
 }
 
 function createCollector(report: HostTestReport) {
-  return class HostReportCollector {
-    constructor(runner: Mocha.Runner) {
+  return class HostReportCollector extends Mocha.reporters.Base {
+    constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
+      super(runner, options);
       let depth = 0;
       const pad = () => '  '.repeat(depth);
       const { constants } = Mocha.Runner;
