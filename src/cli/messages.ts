@@ -29,3 +29,89 @@ export const messages = {
   badArguments: (command: string, detail: string) =>
     `ERROR: ${detail}\nRun "wave-scope ${command} --help" for its options.\n`,
 };
+
+// --- hook, install-hooks (engineer "hooks") ---------------------------------------------------
+
+/** Longest list of allowed entries a deny reason shows before it says "and N more". */
+const SHOWN_ENTRIES = 12;
+
+function shortList(entries: readonly string[]): string {
+  if (entries.length === 0) return '(none: this wave allows no writes)';
+  const shown = entries.slice(0, SHOWN_ENTRIES).join(', ');
+  return entries.length > SHOWN_ENTRIES ? `${shown}, … and ${entries.length - SHOWN_ENTRIES} more` : shown;
+}
+
+export const hookMessages = {
+  usage: `Usage: wave-scope hook <enforce-write|commit-guard> [options]
+
+  enforce-write [--agent-cli claude|codex|cursor|gemini]
+      Reads one pre-tool payload on stdin and allows or denies the write (see docs/hooks.md).
+      Without --agent-cli the payload's shape says which agent CLI sent it.
+  commit-guard
+      The git pre-commit check: every staged path must lie in the active wave's scope.
+`,
+  unknownSubcommand: (name: string) => `ERROR: unknown hook "${name}". Hooks: enforce-write, commit-guard.\n`,
+  badAgentCli: (value: string) => `unknown --agent-cli "${value}" (expected claude, codex, cursor or gemini)`,
+  targetProblem: (raw: string, problem: string) => {
+    const why: Record<string, string> = {
+      empty: 'the path is empty',
+      nul: 'the path contains a NUL byte',
+      'not-a-string': 'the path is not a string',
+      backslash: 'the path contains "\\", which this system does not read as a separator; spell it with "/"',
+      'too-long': 'the path is longer than the system allows',
+      'link-loop': 'the path runs into a loop of symbolic links',
+      'relative-without-cwd': 'the path is relative and the payload names no working directory',
+    };
+    return `"${raw}" cannot be checked: ${why[problem] ?? problem}`;
+  },
+  controlFile: (shown: string) => `${shown} is the wave's own control state (manifest or filescopes/); a dispatched agent never writes it`,
+  outsideRoot: (shown: string, root: string) => `${shown} is outside this checkout (${root}) and no absolute grant covers it`,
+  outsideWave: (shown: string, wave: number) => `${shown} is not in wave ${wave}'s allowed paths`,
+  outsideAgent: (shown: string, agent: string) => `${shown} is not in agent "${agent}"'s own scope`,
+  noAgentScope: (agent: string, path: string, problem: string) =>
+    `agent "${agent}" has no usable scope file (${path} ${problem}): no scope, no write`,
+  denyHeader: 'Wave Scope blocked this write.',
+  warnHeader: 'Wave Scope (enforcement "warn"): this write is outside the wave\'s scope and goes ahead anyway.',
+  allowedLine: (entries: readonly string[], source: string) => `Allowed (${source}): ${shortList(entries)}`,
+  denyAdvice:
+    'What to do: write only inside the allowed entries. If this file belongs to the wave, the coordinator adds it to the plan and rewrites the wave ("wave-scope plan"); do not edit the manifest or filescopes/ yourself.',
+  invalidManifest: (path: string, problems: readonly string[]) =>
+    `Wave Scope blocked this write: the wave manifest ${path} is unusable (${problems.join('; ')}). ` +
+    'Writes stay blocked until it is repaired: rewrite it with "wave-scope plan", fix it by hand (docs/file-formats.md, "wave-scope validate" checks it), or delete it to end the wave.',
+  unreadablePayload: (detail: string) =>
+    `Wave Scope blocked this call: ${detail} The gate fails closed; check that the hook is registered for the right agent CLI (docs/hooks.md).`,
+  internalFailure: (detail: string) =>
+    `Wave Scope blocked this write because the gate failed: ${detail} It fails closed; run "wave-scope hook enforce-write" with the same payload to reproduce, or remove the manifest to end the wave.`,
+  lastResort: (detail: string) => `wave-scope hook: could not even answer with a deny (${detail}); exiting 2 so the agent CLI blocks the call.\n`,
+
+  commitBlockedHeader: (wave: number, manifest: string) =>
+    `wave-scope commit-guard: this commit stages paths outside wave ${wave}'s scope (${manifest}):\n`,
+  commitWarnHeader: (wave: number, manifest: string) =>
+    `wave-scope commit-guard (enforcement "warn"): these staged paths are outside wave ${wave}'s scope (${manifest}); committing anyway:\n`,
+  commitBlockedLine: (path: string, status: string) => `  ${path} (${status}): not in allowedPaths nor in an earlier wave of this session\n`,
+  commitEarlierWave: (path: string, wave: number) => `wave-scope commit-guard: ${path} belongs to wave ${wave} of this session — allowed.\n`,
+  commitAdvice:
+    'Unstage them ("git restore --staged <path>"), or add them to the wave plan and rewrite the manifest. Earlier waves count only when WAVE_SCOPE_SESSION_START is set (docs/hooks.md).\n',
+  commitInvalidManifest: (path: string, problems: readonly string[]) =>
+    `wave-scope commit-guard: the wave manifest ${path} is unusable (${problems.join('; ')}). Repair it ("wave-scope plan" or by hand) or delete it to end the wave; the commit is blocked until then.\n`,
+  commitFailure: (detail: string) => `wave-scope commit-guard failed: ${detail}\nThe commit is blocked (fail closed).\n`,
+};
+
+export const installHooksMessages = {
+  usage: `Usage: wave-scope install-hooks [--claude] [--codex] [--cursor] [--git] [--uninstall] [--dry-run]
+
+  Merges Wave Scope's hooks into .claude/settings.json, .codex/hooks.json, .cursor/hooks.json and the
+  git pre-commit hook, keeping every existing key and hook. Without a target flag: every agent CLI
+  whose config directory exists, plus git. --uninstall removes only Wave Scope's own entries.
+  --dry-run prints what would change and writes nothing.
+`,
+  notInRepository: (cwd: string) => `ERROR: ${cwd} is not inside a git checkout; run install-hooks from the repository.\n`,
+  wrote: (path: string) => `wrote ${path}\n`,
+  removed: (path: string) => `removed ${path}\n`,
+  unchanged: (path: string) => `unchanged ${path}\n`,
+  wouldWrite: (path: string) => `would write ${path}\n`,
+  wouldRemove: (path: string) => `would remove ${path}\n`,
+  badSettings: (path: string, detail: string) =>
+    `ERROR: ${path} is not a JSON object (${detail}); fix or move it and run install-hooks again. Nothing was written.\n`,
+  noCli: 'ERROR: cannot find dist/cli.js to record in the launcher; run install-hooks through the installed wave-scope command.\n',
+};
