@@ -1,0 +1,101 @@
+// The scope algebra's two questions about entries, answered exactly and without any list of files:
+// can two entries name the same path (`intersects`), and does a list of entries cover an entry (`covers`).
+import { checkInclusion, automatonOf, findCommonPath } from './scopeAutomaton';
+import { FileIndex } from './fileIndex';
+import { compileScopeEntry, normalizeScopeEntry } from './scopeEntry';
+import type { CompiledScopeEntry, GrammarOptions } from './scopeEntry';
+
+export interface AlgebraOptions extends GrammarOptions {
+  /** Known repository files: a witness is taken from them when one exists. */
+  files?: FileIndex | readonly string[];
+}
+
+export type Intersection = { readonly overlaps: false } | { readonly overlaps: true; readonly witness: string };
+
+export type Coverage =
+  | { readonly covered: true }
+  /** `undecided`: the check ran out of budget; the entry counts as not covered. */
+  | { readonly covered: false; readonly undecided: boolean; readonly counterexample?: string };
+
+const compiledCache = new Map<string, CompiledScopeEntry>();
+
+/** Compiles a normalised spelling, reusing earlier compilations (entries repeat across agents and calls). */
+export function compiledEntry(spelling: string, ignoreCase: boolean): CompiledScopeEntry {
+  const key = `${ignoreCase ? 'i' : 's'}:${spelling}`;
+  let compiled = compiledCache.get(key);
+  if (compiled === undefined) {
+    if (compiledCache.size > 50_000) compiledCache.clear();
+    compiled = compileScopeEntry(spelling, { ignoreCase });
+    compiledCache.set(key, compiled);
+  }
+  return compiled;
+}
+
+/** Whether one literal prefix is a segment-wise prefix of the other: otherwise the entries cannot meet. */
+export function prefixesCompatible(left: readonly string[], right: readonly string[]): boolean {
+  const shared = Math.min(left.length, right.length);
+  for (let index = 0; index < shared; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}
+
+/**
+ * Whether some path is named by both compiled entries, with a synthesised witness path when so.
+ * Exact for every pair of supported entries.
+ */
+export function intersectCompiled(left: CompiledScopeEntry, right: CompiledScopeEntry): Intersection {
+  if (!prefixesCompatible(left.literalPrefix, right.literalPrefix)) return { overlaps: false };
+  if (left.kind === 'plain' && right.kind === 'plain') {
+    return left.matches(right.spelling) ? { overlaps: true, witness: left.spelling } : { overlaps: false };
+  }
+  if (left.kind === 'plain') return right.matches(left.spelling) ? { overlaps: true, witness: left.spelling } : { overlaps: false };
+  if (right.kind === 'plain') return left.matches(right.spelling) ? { overlaps: true, witness: right.spelling } : { overlaps: false };
+  const witness = findCommonPath(automatonOf(left), automatonOf(right), left.ignoreCase);
+  return witness === undefined ? { overlaps: false } : { overlaps: true, witness };
+}
+
+/** A known file both entries name, if there is one. */
+export function knownWitness(left: CompiledScopeEntry, right: CompiledScopeEntry, files: FileIndex): string | undefined {
+  // Look only beneath the longer literal prefix: every path both entries name lies there.
+  const prefix = (left.literalPrefix.length >= right.literalPrefix.length ? left : right).literalPrefix.join('/');
+  return files.filesUnder(prefix).find((file) => left.matches(file) && right.matches(file));
+}
+
+/**
+ * Whether some path is named by both entries (raw or normalised spellings). Exact, glob against glob
+ * included, and needs no list of files; when `files` is given, the witness is a known file if one exists.
+ */
+export function intersects(a: string, b: string, options: AlgebraOptions = {}): Intersection {
+  const ignoreCase = options.ignoreCase ?? false;
+  const left = compiledEntry(normalizeScopeEntry(a, options), ignoreCase);
+  const right = compiledEntry(normalizeScopeEntry(b, options), ignoreCase);
+  const result = intersectCompiled(left, right);
+  if (!result.overlaps || options.files === undefined) return result;
+  const files = options.files instanceof FileIndex ? options.files : new FileIndex(options.files, { ignoreCase });
+  return { overlaps: true, witness: knownWitness(left, right, files) ?? result.witness };
+}
+
+/**
+ * Whether every path `entry` names is named by some entry of `allowed`. Sound: never says covered when a path
+ * is not. Exact for plain entries and for globs (the union of `allowed` is decided as a whole); only when the
+ * subset construction exceeds its budget does it answer `undecided`, counting the entry as not covered.
+ */
+export function covers(allowed: readonly string[], entry: string, options: GrammarOptions = {}): Coverage {
+  const ignoreCase = options.ignoreCase ?? false;
+  const target = compiledEntry(normalizeScopeEntry(entry, options), ignoreCase);
+  const candidates = allowed
+    .map((spelling) => compiledEntry(normalizeScopeEntry(spelling, options), ignoreCase))
+    .filter((candidate) => prefixesCompatible(candidate.literalPrefix, target.literalPrefix));
+  if (target.kind === 'plain') {
+    return candidates.some((candidate) => candidate.matches(target.spelling))
+      ? { covered: true }
+      : { covered: false, undecided: false, counterexample: target.spelling };
+  }
+  const verdict = checkInclusion(
+    automatonOf(target),
+    candidates.map((candidate) => automatonOf(candidate)),
+    ignoreCase,
+  );
+  if (verdict.included === true) return { covered: true };
+  if (verdict.included === false) return { covered: false, undecided: false, counterexample: verdict.counterexample };
+  return { covered: false, undecided: true };
+}

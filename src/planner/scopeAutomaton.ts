@@ -1,0 +1,342 @@
+// Exact decisions about glob languages, without any list of files.
+//
+// Every supported entry denotes a regular language of paths, so it has a finite automaton. Each entry becomes
+// a nondeterministic automaton over the characters of a whole path (`/` included); two questions are then
+// answered exactly:
+//   - intersection: is there a path both automata accept? (product construction, searched cheapest-first so
+//     the witness reads like a real path);
+//   - inclusion: is every path one automaton accepts also accepted by a set of others? (the product of one
+//     automaton with the subset construction of the others, searched for a counterexample).
+// The alphabet is all UTF-16 code units, which is too large to enumerate, so each step only considers one
+// representative character per class of characters that every transition in play treats alike (the
+// classes are bounded by the range ends the transitions mention).
+//
+// Paths are normalised repository paths: no empty segment, no `.` or `..` segment. The searches carry a small
+// tracker of the current segment ("empty", ".", "..", "other") so that they only ever accept such paths.
+import type { CharSet, ParsedScopeEntry, PatternSegment } from './scopeEntry';
+
+const SLASH = 0x2f;
+const DOT = 0x2e;
+
+interface Edge {
+  /** Characters this edge reads; undefined: the edge reads `/`. */
+  readonly set: CharSet | undefined;
+  readonly to: number;
+}
+
+/** A nondeterministic automaton without epsilon moves (closures are folded into the start set and edges). */
+export interface PathAutomaton {
+  readonly starts: readonly number[];
+  readonly accepting: readonly boolean[];
+  readonly edges: ReadonlyArray<readonly Edge[]>;
+}
+
+class AutomatonBuilder {
+  readonly edges: Edge[][] = [];
+  readonly epsilons: number[][] = [];
+  readonly accepting: boolean[] = [];
+
+  state(): number {
+    this.edges.push([]);
+    this.epsilons.push([]);
+    this.accepting.push(false);
+    return this.edges.length - 1;
+  }
+
+  edge(from: number, set: CharSet | undefined, to: number): void {
+    (this.edges[from] as Edge[]).push({ set, to });
+  }
+
+  epsilon(from: number, to: number): void {
+    (this.epsilons[from] as number[]).push(to);
+  }
+
+  /** Adds one brace alternative starting at a fresh state; returns that state. */
+  alternative(segments: readonly PatternSegment[]): number {
+    const start = this.state();
+    let current = start;
+    segments.forEach((segment, index) => {
+      const isLast = index === segments.length - 1;
+      if (segment.kind === 'globstar') {
+        // `current` starts the next segment after any number of whole `seg/` prefixes; at the end of the
+        // pattern one segment or more (minimatch: `a/**` does not match `a`).
+        const inside = this.state();
+        this.edge(current, ANY, inside);
+        this.edge(inside, ANY, inside);
+        this.edge(inside, undefined, current);
+        if (isLast) this.accepting[inside] = true;
+        return;
+      }
+      for (const token of segment.tokens) {
+        if (token.kind === 'star') {
+          const loop = this.state();
+          this.epsilon(current, loop);
+          this.edge(loop, ANY, loop);
+          current = loop;
+        } else {
+          const next = this.state();
+          this.edge(current, token.set, next);
+          current = next;
+        }
+      }
+      if (isLast) this.accepting[current] = true;
+      else {
+        const next = this.state();
+        this.edge(current, undefined, next);
+        current = next;
+      }
+    });
+    return start;
+  }
+
+  closure(state: number): number[] {
+    const seen = new Set([state]);
+    const stack = [state];
+    while (stack.length > 0) {
+      for (const next of this.epsilons[stack.pop() as number] as number[]) {
+        if (!seen.has(next)) {
+          seen.add(next);
+          stack.push(next);
+        }
+      }
+    }
+    return [...seen];
+  }
+
+  build(starts: number[]): PathAutomaton {
+    const closures = this.edges.map((_, state) => this.closure(state));
+    const edges = closures.map((closure) => {
+      const out: Edge[] = [];
+      for (const member of closure) {
+        for (const edge of this.edges[member] as Edge[]) {
+          for (const target of closures[edge.to] as number[]) out.push({ set: edge.set, to: target });
+        }
+      }
+      return out;
+    });
+    const accepting = closures.map((closure) => closure.some((member) => this.accepting[member]));
+    const startSet = new Set(starts.flatMap((start) => closures[start] as number[]));
+    return { starts: [...startSet], accepting, edges };
+  }
+}
+
+const ANY: CharSet = { negated: true, ranges: [] };
+
+const automata = new WeakMap<ParsedScopeEntry, PathAutomaton>();
+
+/** The automaton of a parsed entry (all its brace alternatives), built once per parsed entry. */
+export function automatonOf(entry: ParsedScopeEntry): PathAutomaton {
+  let automaton = automata.get(entry);
+  if (automaton === undefined) {
+    const builder = new AutomatonBuilder();
+    const starts = entry.alternatives.map((alternative) => builder.alternative(alternative));
+    automaton = builder.build(starts);
+    automata.set(entry, automaton);
+  }
+  return automaton;
+}
+
+function inSet(set: CharSet, code: number): boolean {
+  if (code === SLASH) return false;
+  let inside = false;
+  for (const [low, high] of set.ranges) {
+    if (code < low) break;
+    if (code <= high) {
+      inside = true;
+      break;
+    }
+  }
+  return inside !== set.negated;
+}
+
+/** Characters a witness must never use: NUL, and (in ignore-case mode) ASCII upper case, which folded paths never hold. */
+function isExcluded(code: number, ignoreCase: boolean): boolean {
+  return code === 0 || code === SLASH || (ignoreCase && code >= 0x41 && code <= 0x5a);
+}
+
+/** Characters a person reads easily, tried first so witnesses look like real names. */
+const PREFERRED = [...'xabcdefghijklmnopqrstuvwyz0123456789_-'].map((char) => char.charCodeAt(0));
+
+/**
+ * One representative of every class of characters that the given sets treat alike, nicest first. The class
+ * boundaries are the ends of every range, plus the characters with a role of their own (NUL, `.`, `/`, and
+ * the ASCII upper-case block in ignore-case mode); every class has its lowest member among the boundaries.
+ */
+function representatives(sets: readonly CharSet[], ignoreCase: boolean): number[] {
+  const boundaries = new Set<number>([1, DOT, DOT + 1, SLASH + 1, 0x41, 0x5b]);
+  for (const set of sets) {
+    for (const [low, high] of set.ranges) {
+      boundaries.add(low);
+      if (high < 0xffff) boundaries.add(high + 1);
+    }
+  }
+  const chosen: number[] = [];
+  const classKey = (code: number) => sets.map((set) => (inSet(set, code) ? '1' : '0')).join('') + (code === DOT ? '.' : '');
+  const seenClasses = new Set<string>();
+  for (const code of [...PREFERRED, ...[...boundaries].sort((a, b) => a - b)]) {
+    if (isExcluded(code, ignoreCase)) continue;
+    const key = classKey(code);
+    if (seenClasses.has(key)) continue;
+    seenClasses.add(key);
+    chosen.push(code);
+  }
+  return chosen;
+}
+
+/** The segment tracker: 0 empty so far, 1 ".", 2 "..", 3 anything else (a valid segment). */
+function track(tracker: number, code: number): number {
+  if (code !== DOT) return 3;
+  return tracker === 3 ? 3 : tracker + 1;
+}
+
+/** Characters are cheap, a segment that starts with a dot costs more: witnesses avoid hidden files when they can. */
+function cost(tracker: number, code: number): number {
+  return tracker === 0 && code === DOT ? 4 : PREFERRED.includes(code) ? 1 : 2;
+}
+
+interface SearchNode {
+  readonly key: string;
+  readonly parent: SearchNode | undefined;
+  readonly code: number;
+}
+
+function spell(node: SearchNode): string {
+  const codes: number[] = [];
+  for (let current: SearchNode | undefined = node; current?.parent !== undefined; current = current.parent) codes.push(current.code);
+  return String.fromCharCode(...codes.reverse());
+}
+
+/** A cheapest-first search over small integer costs (a bucket queue). */
+class BucketQueue<T> {
+  private readonly buckets: T[][] = [];
+  private lowest = 0;
+  private count = 0;
+
+  push(priority: number, item: T): void {
+    (this.buckets[priority] ??= []).push(item);
+    this.lowest = Math.min(this.lowest, priority);
+    this.count += 1;
+  }
+
+  pop(): [number, T] | undefined {
+    if (this.count === 0) return undefined;
+    while ((this.buckets[this.lowest]?.length ?? 0) === 0) this.lowest += 1;
+    this.count -= 1;
+    return [this.lowest, (this.buckets[this.lowest] as T[]).shift() as T];
+  }
+}
+
+/**
+ * A path both automata accept, or undefined when there is none. Exact: the product automaton is finite and
+ * searched completely. The path returned is a cheapest one (short, plain characters, no hidden segments
+ * unless the patterns demand them).
+ */
+export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignoreCase: boolean): string | undefined {
+  const queue = new BucketQueue<{ a: number; b: number; tracker: number; node: SearchNode }>();
+  const settled = new Set<string>();
+  for (const a of left.starts) {
+    for (const b of right.starts) {
+      const key = `${a},${b},0`;
+      queue.push(0, { a, b, tracker: 0, node: { key, parent: undefined, code: 0 } });
+    }
+  }
+  for (let entry = queue.pop(); entry !== undefined; entry = queue.pop()) {
+    const [distance, { a, b, tracker, node }] = entry;
+    if (settled.has(node.key)) continue;
+    settled.add(node.key);
+    if (tracker === 3 && left.accepting[a] && right.accepting[b]) return spell(node);
+    for (const leftEdge of left.edges[a] as Edge[]) {
+      for (const rightEdge of right.edges[b] as Edge[]) {
+        if (leftEdge.set === undefined || rightEdge.set === undefined) {
+          if (leftEdge.set === undefined && rightEdge.set === undefined && tracker === 3) {
+            const key = `${leftEdge.to},${rightEdge.to},0`;
+            if (!settled.has(key)) queue.push(distance + 1, { a: leftEdge.to, b: rightEdge.to, tracker: 0, node: { key, parent: node, code: SLASH } });
+          }
+          continue;
+        }
+        const sets = [leftEdge.set, rightEdge.set];
+        for (const code of representatives(sets, ignoreCase)) {
+          if (!inSet(leftEdge.set, code) || !inSet(rightEdge.set, code)) continue;
+          const nextTracker = track(tracker, code);
+          const key = `${leftEdge.to},${rightEdge.to},${nextTracker}`;
+          if (!settled.has(key)) {
+            queue.push(distance + cost(tracker, code), { a: leftEdge.to, b: rightEdge.to, tracker: nextTracker, node: { key, parent: node, code } });
+          }
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Explored states after which an inclusion check gives up and says it cannot decide. */
+export const INCLUSION_STATE_BUDGET = 200_000;
+
+export type InclusionResult =
+  | { readonly included: true }
+  | { readonly included: false; readonly counterexample: string }
+  | { readonly included: undefined };
+
+/**
+ * Whether every path `inner` accepts is accepted by at least one of `outers`. Exact (a counterexample is a
+ * path `inner` accepts and none of `outers` does) unless the subset construction exceeds the budget, in
+ * which case the answer is `included: undefined`.
+ */
+export function checkInclusion(inner: PathAutomaton, outers: readonly PathAutomaton[], ignoreCase: boolean): InclusionResult {
+  // The outers become one automaton: their states renumbered into one range, their start sets unioned.
+  const offsets: number[] = [];
+  let total = 0;
+  for (const outer of outers) {
+    offsets.push(total);
+    total += outer.edges.length;
+  }
+  const outerEdges: Edge[][] = [];
+  const outerAccepting: boolean[] = [];
+  outers.forEach((outer, index) => {
+    const offset = offsets[index] as number;
+    outer.edges.forEach((edges) => outerEdges.push(edges.map((edge) => ({ set: edge.set, to: edge.to + offset }))));
+    outerAccepting.push(...outer.accepting);
+  });
+  const outerStarts = outers.flatMap((outer, index) => outer.starts.map((start) => start + (offsets[index] as number)));
+
+  const subsetKey = (subset: readonly number[]) => subset.join('.');
+  const queue: Array<{ state: number; subset: number[]; tracker: number; node: SearchNode }> = [];
+  const seen = new Set<string>();
+  const startSubset = [...new Set(outerStarts)].sort((x, y) => x - y);
+  for (const state of inner.starts) {
+    const key = `${state}|${subsetKey(startSubset)}|0`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      queue.push({ state, subset: startSubset, tracker: 0, node: { key, parent: undefined, code: 0 } });
+    }
+  }
+  for (let head = 0; head < queue.length; head += 1) {
+    if (seen.size > INCLUSION_STATE_BUDGET) return { included: undefined };
+    const { state, subset, tracker, node } = queue[head] as (typeof queue)[number];
+    if (tracker === 3 && inner.accepting[state] && !subset.some((member) => outerAccepting[member])) {
+      return { included: false, counterexample: spell(node) };
+    }
+    const innerEdges = inner.edges[state] as Edge[];
+    const outgoing = subset.flatMap((member) => outerEdges[member] as Edge[]);
+    const visit = (target: number, code: number, nextTracker: number) => {
+      const nextSubset = [...new Set(outgoing.filter((edge) => (code === SLASH ? edge.set === undefined : edge.set !== undefined && inSet(edge.set, code))).map((edge) => edge.to))].sort(
+        (x, y) => x - y,
+      );
+      const key = `${target}|${subsetKey(nextSubset)}|${nextTracker}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      queue.push({ state: target, subset: nextSubset, tracker: nextTracker, node: { key, parent: node, code } });
+    };
+    for (const edge of innerEdges) {
+      if (edge.set === undefined) {
+        if (tracker === 3) visit(edge.to, SLASH, 0);
+        continue;
+      }
+      const sets = [edge.set, ...outgoing.flatMap((out) => (out.set === undefined ? [] : [out.set]))];
+      for (const code of representatives(sets, ignoreCase)) {
+        if (inSet(edge.set, code)) visit(edge.to, code, track(tracker, code));
+      }
+    }
+  }
+  return { included: true };
+}
