@@ -1,0 +1,84 @@
+// Test siblings: an agent that owns `src/cart/total.ts` in a role that writes code also owns its tests, so
+// the wave's `allowedPaths` grants `src/cart/total.test.ts` and friends without anyone listing them.
+// The rules are data: which roles, which production files, which sibling spellings.
+
+/** One expansion rule. */
+export interface TestSiblingRule {
+  /** Roles the rule applies to, compared case-insensitively. */
+  roles: readonly string[];
+  /** File extensions (without the dot) of the production files the rule applies to. */
+  extensions: readonly string[];
+  /**
+   * Sibling spellings, with `{dir}` (the file's directory, '' at the top level), `{name}` (file name without
+   * its extension) and `{ext}` (the extension). A `{dir}/` whose directory is the root disappears.
+   */
+  siblings: readonly string[];
+}
+
+const SCRIPT_EXTENSIONS = ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs'];
+const CODE_WRITING_ROLES = ['implementation', 'impl', 'implement', 'fix', 'refactor', 'build', 'builder', 'test', 'tests'];
+
+/** The default rules: JavaScript/TypeScript and Python conventions, for roles that write code. */
+export const DEFAULT_TEST_SIBLING_RULES: readonly TestSiblingRule[] = [
+  {
+    roles: CODE_WRITING_ROLES,
+    extensions: SCRIPT_EXTENSIONS,
+    siblings: ['{dir}/{name}.test.{ext}', '{dir}/{name}.spec.{ext}', '{dir}/__tests__/{name}.{ext}', '{dir}/__tests__/{name}.test.{ext}', 'test/**/{name}.test.{ext}', 'tests/**/{name}.test.{ext}'],
+  },
+  {
+    roles: CODE_WRITING_ROLES,
+    extensions: ['py'],
+    siblings: ['{dir}/test_{name}.py', 'tests/**/test_{name}.py'],
+  },
+];
+
+export interface TestSiblingOptions {
+  /** The wave's role; only rules naming it apply. */
+  role: string;
+  rules?: readonly TestSiblingRule[];
+}
+
+const GLOB_CHARACTERS = /[*?[\]{}]/;
+const TEST_FILE = /(^|[./_-])(test|spec)([./_-]|$)|(^|\/)(__tests__|tests?)\//i;
+
+function isTestFile(path: string): boolean {
+  return TEST_FILE.test(path);
+}
+
+function siblingsOf(path: string, rule: TestSiblingRule): string[] {
+  const slash = path.lastIndexOf('/');
+  const dir = slash === -1 ? '' : path.slice(0, slash);
+  const fileName = path.slice(slash + 1);
+  const dot = fileName.lastIndexOf('.');
+  if (dot <= 0) return [];
+  const name = fileName.slice(0, dot);
+  const ext = fileName.slice(dot + 1);
+  if (!rule.extensions.includes(ext)) return [];
+  return rule.siblings.map((template) => {
+    const filled = template.replaceAll('{name}', name).replaceAll('{ext}', ext);
+    return dir === '' ? filled.replace(/^\{dir\}\//, '') : filled.replaceAll('{dir}', dir);
+  });
+}
+
+/**
+ * The entries plus the test siblings of every plain production file among them, for the rules that name
+ * `role`. Globs, directories, test files and names that contain glob characters get no siblings (a sibling
+ * spelled from such a name would be read as a pattern). Idempotent; order: the entries, then new siblings.
+ */
+export function expandTestSiblings(entries: readonly string[], options: TestSiblingOptions): string[] {
+  const role = options.role.toLowerCase();
+  const rules = (options.rules ?? DEFAULT_TEST_SIBLING_RULES).filter((rule) => rule.roles.some((candidate) => candidate.toLowerCase() === role));
+  const result = [...new Set(entries)];
+  const seen = new Set(result);
+  for (const entry of entries) {
+    if (entry.endsWith('/') || GLOB_CHARACTERS.test(entry) || isTestFile(entry)) continue;
+    for (const rule of rules) {
+      for (const sibling of siblingsOf(entry, rule)) {
+        if (seen.has(sibling)) continue;
+        seen.add(sibling);
+        result.push(sibling);
+      }
+    }
+  }
+  return result;
+}
