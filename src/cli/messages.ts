@@ -30,6 +30,51 @@ export const messages = {
     `ERROR: ${detail}\nRun "wave-scope ${command} --help" for its options.\n`,
 };
 
+// --- validate -------------------------------------------------------------------------------
+
+export const validateMessages = {
+  usage: `Usage: wave-scope validate [checks] [options]   (manifest on stdin unless --no-manifest)
+
+Checks (run in this order; each runs only if the ones before it passed):
+  --assert-subset SCOPE_FILE   every entry of one agent's scope file (a JSON array of strings) lies in the
+                               manifest's allowedPaths
+  --assert-disjoint SIDECAR    no two agents of the sidecar (a JSON array of {id, files}) claim one path,
+                               and no id is used twice
+  --union SIDECAR              print the union of the sidecar's entries (plus test siblings for the
+                               manifest's role) as a JSON array, instead of echoing the manifest
+
+Options:
+  --no-manifest        check the sidecar alone; stdin is not read (refuses --union and --assert-subset)
+  --known-files FILE   the repository's files, one per line (default inside git: git ls-files)
+  --ignore-case        fold case in every comparison (default inside git: core.ignorecase)
+  --json               print the disjointness report as JSON on stdout
+
+Without any check, validates the manifest on stdin: every problem as "ERROR: ...", exit 1; warnings as
+"WARNING: ...", which never change the exit code.
+
+Exit codes: 0 passed, 1 a check failed, 2 unusable input (missing file, bad JSON, wrong shape, rejected entry).
+`,
+  flagsNeedAssertion: '--no-manifest, --json and --known-files go with --assert-disjoint, --assert-subset or --union',
+  noManifestRefuses: '--no-manifest refuses --union and --assert-subset: both need the manifest on stdin (its allowedPaths and role)',
+  jsonWithUnion: '--union prints JSON already; run it without --json (or run --assert-disjoint --json on its own)',
+  cannotRead: (what: string, path: string, code: string) => `cannot read the ${what} ${path} (${code})`,
+  badJson: (what: string, path: string, detail: string) => `the ${what} ${path} is not valid JSON: ${detail}`,
+  badSidecar: (path: string, detail: string) => `sidecar ${path}: ${detail}`,
+  scopeFileNotArray: (path: string) => `scope file ${path}: expected a JSON array of path strings`,
+  badScopeFile: (path: string, detail: string) => `scope file ${path}: ${detail}`,
+  badAllowedPath: (detail: string) => `the manifest's allowedPaths has an unusable ${detail}`,
+  noManifest: 'no manifest on stdin: pipe the wave-scope.json into the command, or pass --no-manifest to check the sidecar alone',
+  manifestNotJson: (detail: string) => `the manifest on stdin is not valid JSON: ${detail}`,
+  manifestInvalid: (errors: readonly string[]) => `the manifest on stdin is invalid: ${errors.join('; ')} (run "wave-scope validate" on it alone for every problem)`,
+  collision: (collision: { agents: readonly [string, string]; entries: readonly [string, string]; witness: string }) =>
+    `ERROR: agents "${collision.agents[0]}" and "${collision.agents[1]}" both claim ${collision.entries[0]} and ${collision.entries[1]} (for example ${collision.witness})\n`,
+  duplicateId: (id: string) => `ERROR: agent id "${id}" is used by more than one record (ids are compared without regard to case): give each agent its own id\n`,
+  notCovered: (entry: string, file: string, coverage: { undecided: boolean; counterexample?: string }) =>
+    coverage.undecided
+      ? `ERROR: ${entry} (in ${file}) could not be proven inside allowedPaths (the check ran out of budget): list it explicitly\n`
+      : `ERROR: ${entry} (in ${file}) is not inside allowedPaths${coverage.counterexample === undefined ? '' : ` (for example ${coverage.counterexample})`}\n`,
+};
+
 // --- hook, install-hooks (engineer "hooks") ---------------------------------------------------
 
 /** Longest list of allowed entries a deny reason shows before it says "and N more". */

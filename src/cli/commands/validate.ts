@@ -1,7 +1,201 @@
+// `wave-scope validate`: the declaration checks (subset, disjoint, union, in that order) or, with no
+// assertion flag, the manifest check. The contract (flags, exit codes, output) is in docs/cli.md.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { findCollisions } from '../../planner/collisions';
+import { FileIndex } from '../../planner/fileIndex';
+import { validateManifest, validateManifestDocument } from '../../planner/manifest';
+import type { WaveManifest } from '../../planner/manifest';
+import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../../planner/nodeHost';
+import { covers } from '../../planner/scopeAlgebra';
+import { ScopeEntryError } from '../../planner/scopeEntry';
+import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../planner/scopeRecords';
+import type { ScopeRecord } from '../../planner/scopeRecords';
+import { union } from '../../planner/scopeUnion';
+import { expandTestSiblings } from '../../planner/testSiblings';
 import type { CliIo } from '../cliIo';
-import { messages } from '../messages';
+import { messages, validateMessages } from '../messages';
 
-export async function runValidate(_args: string[], io: CliIo): Promise<number> {
-  io.writeStderr(messages.notImplemented('validate'));
-  return 2;
+/** Input the command cannot work with: exit 2 with one `ERROR:` line. */
+class UnusableInput extends Error {}
+
+interface Repository {
+  root: string;
+  files: FileIndex | undefined;
+  ignoreCase: boolean;
+}
+
+function readJsonFile(path: string, cwd: string, what: string): unknown {
+  const absolute = isAbsolute(path) ? path : resolve(cwd, path);
+  let text: string;
+  try {
+    text = readFileSync(absolute, 'utf8');
+  } catch (error) {
+    throw new UnusableInput(validateMessages.cannotRead(what, path, (error as NodeJS.ErrnoException).code ?? String(error)));
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UnusableInput(validateMessages.badJson(what, path, (error as Error).message));
+  }
+}
+
+function locateRepository(io: CliIo, knownFilesPath: string | undefined, ignoreCaseFlag: boolean): Repository {
+  const top = gitTopLevel(io.cwd);
+  const ignoreCase = ignoreCaseFlag || (top !== undefined && gitIgnoreCase(top));
+  if (knownFilesPath !== undefined) {
+    const absolute = isAbsolute(knownFilesPath) ? knownFilesPath : resolve(io.cwd, knownFilesPath);
+    let text: string;
+    try {
+      text = readFileSync(absolute, 'utf8');
+    } catch (error) {
+      throw new UnusableInput(validateMessages.cannotRead('--known-files', knownFilesPath, (error as NodeJS.ErrnoException).code ?? String(error)));
+    }
+    const files = text
+      .split('\n')
+      .map((line) => line.replace(/\r$/, ''))
+      .filter((line) => line !== '');
+    return { root: top ?? io.cwd, files: new FileIndex(files, { ignoreCase }), ignoreCase };
+  }
+  if (top === undefined) return { root: io.cwd, files: undefined, ignoreCase };
+  return { root: top, files: new FileIndex(listRepositoryFiles(top), { ignoreCase }), ignoreCase };
+}
+
+function readSidecar(path: string, io: CliIo, repository: Repository): ScopeRecord[] {
+  const json = readJsonFile(path, io.cwd, 'sidecar');
+  try {
+    return parseScopeRecords(json, { repoRoot: repository.root, ignoreCase: repository.ignoreCase, files: repository.files });
+  } catch (error) {
+    if (error instanceof ScopeInputError) throw new UnusableInput(validateMessages.badSidecar(path, error.message));
+    throw error;
+  }
+}
+
+function readScopeFile(path: string, io: CliIo, repository: Repository): string[] {
+  const json = readJsonFile(path, io.cwd, 'scope file');
+  if (!Array.isArray(json)) throw new UnusableInput(validateMessages.scopeFileNotArray(path));
+  try {
+    return json.map((entry: unknown, index) =>
+      normalizeRecordEntry(entry, `entry ${index + 1}`, { repoRoot: repository.root, ignoreCase: repository.ignoreCase }),
+    );
+  } catch (error) {
+    if (error instanceof ScopeInputError) throw new UnusableInput(validateMessages.badScopeFile(path, error.message));
+    throw error;
+  }
+}
+
+async function readManifest(io: CliIo): Promise<{ manifest: WaveManifest; text: string }> {
+  const text = await io.readStdin();
+  if (text.trim() === '') throw new UnusableInput(validateMessages.noManifest);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UnusableInput(validateMessages.manifestNotJson((error as Error).message));
+  }
+  const validation = validateManifest(parsed);
+  if (validation.manifest === undefined) throw new UnusableInput(validateMessages.manifestInvalid(validation.errors));
+  return { manifest: validation.manifest, text };
+}
+
+async function validateManifestOnly(io: CliIo): Promise<number> {
+  const validation = validateManifestDocument(await io.readStdin());
+  for (const error of validation.errors) io.writeStderr(`ERROR: ${error}\n`);
+  for (const warning of validation.warnings) io.writeStderr(`WARNING: ${warning}\n`);
+  return validation.errors.length > 0 ? 1 : 0;
+}
+
+export async function runValidate(args: string[], io: CliIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        'assert-disjoint': { type: 'string' },
+        'assert-subset': { type: 'string' },
+        union: { type: 'string' },
+        'no-manifest': { type: 'boolean', default: false },
+        'known-files': { type: 'string' },
+        'ignore-case': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    io.writeStderr(messages.badArguments('validate', (error as Error).message));
+    return 2;
+  }
+  if (values.help) {
+    io.writeStdout(validateMessages.usage);
+    return 0;
+  }
+  const disjointPath = values['assert-disjoint'];
+  const subsetPath = values['assert-subset'];
+  const unionPath = values.union;
+  if (disjointPath === undefined && subsetPath === undefined && unionPath === undefined) {
+    if (values['no-manifest'] || values.json || values['known-files'] !== undefined) {
+      io.writeStderr(messages.badArguments('validate', validateMessages.flagsNeedAssertion));
+      return 2;
+    }
+    return validateManifestOnly(io);
+  }
+  if (values['no-manifest'] && (unionPath !== undefined || subsetPath !== undefined)) {
+    io.writeStderr(messages.badArguments('validate', validateMessages.noManifestRefuses));
+    return 2;
+  }
+  if (values.json && unionPath !== undefined) {
+    io.writeStderr(messages.badArguments('validate', validateMessages.jsonWithUnion));
+    return 2;
+  }
+
+  try {
+    const repository = locateRepository(io, values['known-files'], values['ignore-case']);
+    const manifest = values['no-manifest'] ? undefined : await readManifest(io);
+    // Read and check every input before deciding anything: unusable input is exit 2 whatever else is wrong.
+    const subset = subsetPath === undefined ? undefined : readScopeFile(subsetPath, io, repository);
+    const disjoint = disjointPath === undefined ? undefined : readSidecar(disjointPath, io, repository);
+    const unionRecords = unionPath === undefined ? undefined : unionPath === disjointPath ? disjoint : readSidecar(unionPath, io, repository);
+
+    if (subset !== undefined && manifest !== undefined) {
+      const uncovered = subset.flatMap((entry) => {
+        const coverage = covers(manifest.manifest.allowedPaths, entry, { ignoreCase: repository.ignoreCase });
+        return coverage.covered ? [] : [validateMessages.notCovered(entry, subsetPath as string, coverage)];
+      });
+      if (uncovered.length > 0) {
+        for (const line of uncovered) io.writeStderr(line);
+        return 1;
+      }
+    }
+
+    if (disjoint !== undefined) {
+      const report = findCollisions(disjoint, { knownFiles: repository.files, ignoreCase: repository.ignoreCase });
+      if (values.json) io.writeStdout(`${JSON.stringify({ ok: report.ok, collisions: report.collisions, duplicateIds: report.duplicateIds })}\n`);
+      else {
+        for (const collision of report.collisions) io.writeStderr(validateMessages.collision(collision));
+        for (const id of report.duplicateIds) io.writeStderr(validateMessages.duplicateId(id));
+      }
+      if (!report.ok) return 1;
+    }
+
+    if (unionRecords !== undefined && manifest !== undefined) {
+      const entries = expandTestSiblings(union(unionRecords, { ignoreCase: repository.ignoreCase }), { role: manifest.manifest.role });
+      io.writeStdout(`${JSON.stringify(entries, null, 2)}\n`);
+    } else if (manifest !== undefined && !values.json) {
+      io.writeStdout(manifest.text);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UnusableInput) {
+      io.writeStderr(`ERROR: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ScopeEntryError) {
+      io.writeStderr(`ERROR: ${validateMessages.badAllowedPath(error.message)}\n`);
+      return 2;
+    }
+    throw error;
+  }
 }
