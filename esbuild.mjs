@@ -18,6 +18,15 @@ const bundles = [
     banner: { js: '#!/usr/bin/env node' },
   },
   {
+    // The hook's lean entry (`wave-scope hook ...` only): what installed hooks load on every write.
+    entryPoints: ['src/cli/hookMain.ts'],
+    outfile: 'dist/hook.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
     entryPoints: ['src/extension/extension.ts'],
     outfile: 'dist/extension.js',
     platform: 'node',
