@@ -1,0 +1,83 @@
+// Contested files (owned by two agents of the planned wave) marked in VS Code itself: a badge and
+// colour in the Explorer (FileDecorationProvider) and a gutter icon plus overview-ruler mark on the
+// first line of an open editor.
+import * as vscode from 'vscode';
+
+export class ContestedDecorations implements vscode.FileDecorationProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri[]>();
+  readonly onDidChangeFileDecorations = this.changed.event;
+  /** Contested file URIs (as strings) → the agents that claim them. */
+  private contested = new Map<string, string>();
+  private readonly gutter: vscode.TextEditorDecorationType;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(extensionUri: vscode.Uri) {
+    this.gutter = vscode.window.createTextEditorDecorationType({
+      gutterIconPath: vscode.Uri.joinPath(extensionUri, 'media', 'contested.svg'),
+      gutterIconSize: 'contain',
+      overviewRulerColor: new vscode.ThemeColor('editorError.foreground'),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+      isWholeLine: true,
+    });
+    this.disposables.push(
+      this.gutter,
+      this.changed,
+      vscode.window.registerFileDecorationProvider(this),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.decorateEditors()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('waveScope.decorations.enabled')) this.refreshAll();
+      }),
+    );
+  }
+
+  private get enabled(): boolean {
+    return vscode.workspace.getConfiguration('waveScope.decorations').get<boolean>('enabled', true);
+  }
+
+  /** Replaces the contested files of one repository (`root` is its folder URI). */
+  setContested(root: vscode.Uri, files: readonly string[], note = 'contested by two agents in the plan'): void {
+    const prefix = root.toString().replace(/\/$/, '') + '/';
+    const next = new Map([...this.contested].filter(([uri]) => !uri.startsWith(prefix)));
+    for (const file of files) next.set(vscode.Uri.joinPath(root, ...file.split('/')).toString(), note);
+    const touched = new Set([...this.contested.keys(), ...next.keys()].filter((uri) => uri.startsWith(prefix)));
+    this.contested = next;
+    this.changed.fire([...touched].map((uri) => vscode.Uri.parse(uri)));
+    this.decorateEditors();
+  }
+
+  /** Whether the file is currently marked contested (used by tests and the status of commands). */
+  isContested(uri: vscode.Uri): boolean {
+    return this.contested.has(uri.toString());
+  }
+
+  provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
+    if (!this.enabled) return undefined;
+    const note = this.contested.get(uri.toString());
+    if (!note) return undefined;
+    return {
+      badge: '⚠',
+      tooltip: `Wave Scope: ${note}`,
+      color: new vscode.ThemeColor('list.errorForeground'),
+      propagate: true,
+    };
+  }
+
+  private refreshAll(): void {
+    this.changed.fire([...this.contested.keys()].map((uri) => vscode.Uri.parse(uri)));
+    this.decorateEditors();
+  }
+
+  private decorateEditors(): void {
+    for (const editor of vscode.window.visibleTextEditors) {
+      const note = this.enabled ? this.contested.get(editor.document.uri.toString()) : undefined;
+      editor.setDecorations(
+        this.gutter,
+        note ? [{ range: new vscode.Range(0, 0, 0, 0), hoverMessage: `Wave Scope: ${note}` }] : [],
+      );
+    }
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+}

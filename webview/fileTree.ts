@@ -1,0 +1,115 @@
+// The repository's files as a tree, flattened into the rows a virtualised list shows. Pure: built
+// once per file list (linear in the number of files), flattened per expand/filter change.
+
+/** A folder of the tree; `path` is repository-relative without a trailing slash (`''` for the root). */
+export interface FolderNode {
+  path: string;
+  name: string;
+  folders: FolderNode[];
+  files: string[];
+  /** Number of files anywhere beneath. */
+  fileCount: number;
+}
+
+/** One visible row. */
+export interface TreeRow {
+  /** Repository-relative path; folders without a trailing slash. */
+  path: string;
+  name: string;
+  depth: number;
+  isFolder: boolean;
+  expanded: boolean;
+  /** Files beneath (folders) or 1. */
+  fileCount: number;
+}
+
+function baseName(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? path : path.slice(slash + 1);
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/** Builds the folder tree of `files` (repository-relative, `/`-separated). */
+export function buildFileTree(files: readonly string[]): FolderNode {
+  const root: FolderNode = { path: '', name: '', folders: [], files: [], fileCount: 0 };
+  const folders = new Map<string, FolderNode>([['', root]]);
+  const folderOf = (path: string): FolderNode => {
+    const known = folders.get(path);
+    if (known) return known;
+    const slash = path.lastIndexOf('/');
+    const parent = folderOf(slash < 0 ? '' : path.slice(0, slash));
+    const node: FolderNode = { path, name: baseName(path), folders: [], files: [], fileCount: 0 };
+    parent.folders.push(node);
+    folders.set(path, node);
+    return node;
+  };
+  for (const file of files) {
+    const slash = file.lastIndexOf('/');
+    folderOf(slash < 0 ? '' : file.slice(0, slash)).files.push(file);
+  }
+  const finish = (node: FolderNode): number => {
+    node.folders.sort((a, b) => collator.compare(a.name, b.name));
+    node.files.sort((a, b) => collator.compare(baseName(a), baseName(b)));
+    node.fileCount = node.files.length + node.folders.reduce((sum, child) => sum + finish(child), 0);
+    return node.fileCount;
+  };
+  finish(root);
+  return root;
+}
+
+/**
+ * The rows to show: folders first, then files, depth first. With a filter, only files whose path
+ * contains it (case-insensitive) are shown, with every folder on their way open; `limit` caps the rows.
+ */
+export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, filter = '', limit = Infinity): TreeRow[] {
+  const rows: TreeRow[] = [];
+  const needle = filter.trim().toLowerCase();
+  if (needle === '') {
+    const walk = (node: FolderNode, depth: number): void => {
+      for (const folder of node.folders) {
+        if (rows.length >= limit) return;
+        const open = expanded.has(folder.path);
+        rows.push({ path: folder.path, name: folder.name, depth, isFolder: true, expanded: open, fileCount: folder.fileCount });
+        if (open) walk(folder, depth + 1);
+      }
+      for (const file of node.files) {
+        if (rows.length >= limit) return;
+        rows.push({ path: file, name: baseName(file), depth, isFolder: false, expanded: false, fileCount: 1 });
+      }
+    };
+    walk(root, 0);
+    return rows;
+  }
+  // Filtering: a folder is shown when something beneath it matches; it is shown open.
+  const walk = (node: FolderNode, depth: number): boolean => {
+    const start = rows.length;
+    let any = false;
+    for (const folder of node.folders) {
+      if (rows.length >= limit) break;
+      const at = rows.length;
+      rows.push({ path: folder.path, name: folder.name, depth, isFolder: true, expanded: true, fileCount: folder.fileCount });
+      if (walk(folder, depth + 1)) any = true;
+      else rows.length = at;
+    }
+    for (const file of node.files) {
+      if (rows.length >= limit) break;
+      if (file.toLowerCase().includes(needle)) {
+        rows.push({ path: file, name: baseName(file), depth, isFolder: false, expanded: false, fileCount: 1 });
+        any = true;
+      }
+    }
+    if (!any) rows.length = start;
+    return any;
+  };
+  walk(root, 0);
+  return rows;
+}
+
+/** Every ancestor folder of `path` (`a/b/c.ts` → `a`, `a/b`). */
+export function ancestorFolders(path: string): string[] {
+  const parts = path.split('/');
+  const result: string[] = [];
+  for (let i = 1; i < parts.length; i += 1) result.push(parts.slice(0, i).join('/'));
+  return result;
+}

@@ -1,0 +1,129 @@
+// What the planner shows about a wave besides the draft itself: how many files each entry matches,
+// who owns each file, and which agents collide (with a witness path). Pure, and fast enough to run on
+// every change in the webview: entry matches are cached per spelling, so a drop expands only the new entry.
+import { findCollisions } from '../src/planner/collisions';
+import { expand, FileIndex } from '../src/planner/fileIndex';
+import type { ScopeRecord } from '../src/planner/scopeRecords';
+import type { WaveDraft } from './protocol';
+
+/** A collision between two agents of the open wave. */
+export interface WaveCollision {
+  agents: [string, string];
+  entries: [string, string];
+  kind: 'concrete' | 'glob';
+  witness: string;
+}
+
+/** Everything derived from one wave. */
+export interface WaveAnalysis {
+  /** `agentId\0entry` → number of repository files the entry matches. */
+  matchCounts: Map<string, number>;
+  /** File → ids of the agents whose entries match it. */
+  owners: Map<string, string[]>;
+  /** Files owned by two or more agents. */
+  contested: Set<string>;
+  /** Folders with a contested file beneath. */
+  contestedFolders: Set<string>;
+  collisions: WaveCollision[];
+  /** Agent ids declared twice in the wave. */
+  duplicateIds: string[];
+}
+
+/** Key of an entry in `WaveAnalysis.matchCounts`. */
+export function entryKey(agentId: string, entry: string): string {
+  return `${agentId}\0${entry}`;
+}
+
+/** Repository files and the matches of every entry seen so far. */
+export class MatchCache {
+  readonly index: FileIndex;
+  private readonly matches = new Map<string, readonly string[]>();
+
+  constructor(
+    readonly files: readonly string[],
+    readonly ignoreCase = false,
+  ) {
+    this.index = new FileIndex(files, { ignoreCase });
+  }
+
+  /** The files `entry` matches; computed once per spelling. */
+  filesOf(entry: string): readonly string[] {
+    const known = this.matches.get(entry);
+    if (known) return known;
+    this.prime([entry]);
+    return this.matches.get(entry) ?? [];
+  }
+
+  /** Expands every entry not yet cached in one pass over the files. */
+  prime(entries: readonly string[]): void {
+    const missing = [...new Set(entries.filter((entry) => !this.matches.has(entry)))];
+    if (missing.length === 0) return;
+    const expanded = expand(missing, this.index, { ignoreCase: this.ignoreCase });
+    for (const entry of missing) this.matches.set(entry, expanded.get(entry) ?? []);
+  }
+}
+
+/** Analyses one wave against the repository's files. */
+export function analyzeWave(wave: WaveDraft, cache: MatchCache): WaveAnalysis {
+  cache.prime(wave.agents.flatMap((agent) => agent.entries));
+  const matchCounts = new Map<string, number>();
+  const owners = new Map<string, string[]>();
+  for (const agent of wave.agents) {
+    const mine = new Set<string>();
+    for (const entry of agent.entries) {
+      const files = cache.filesOf(entry);
+      matchCounts.set(entryKey(agent.id, entry), files.length);
+      for (const file of files) mine.add(file);
+    }
+    for (const file of mine) {
+      const list = owners.get(file);
+      if (list) list.push(agent.id);
+      else owners.set(file, [agent.id]);
+    }
+  }
+  const contested = new Set<string>();
+  const contestedFolders = new Set<string>();
+  for (const [file, ids] of owners) {
+    if (ids.length < 2) continue;
+    contested.add(file);
+    let slash = file.lastIndexOf('/');
+    while (slash > 0) {
+      const folder = file.slice(0, slash);
+      if (contestedFolders.has(folder)) break;
+      contestedFolders.add(folder);
+      slash = folder.lastIndexOf('/');
+    }
+  }
+  const records: ScopeRecord[] = wave.agents.map((agent) => ({ id: agent.id, files: agent.entries }));
+  const report = findCollisions(records, { knownFiles: cache.index, ignoreCase: cache.ignoreCase });
+  const collisions = report.collisions.map((collision) => ({
+    agents: collision.agents,
+    entries: collision.entries,
+    kind: collision.kind,
+    witness: collision.witness,
+  }));
+  // A glob-against-glob witness may name a file that does not exist yet: still contested.
+  return { matchCounts, owners, contested, contestedFolders, collisions, duplicateIds: report.duplicateIds };
+}
+
+/**
+ * The narrowing of `entry` (held by `agentId`) that gives up what `otherAgentId` owns: the files the
+ * entry matches that the other agent does not. Undefined when that would be more than `limit` paths
+ * or nothing would be left (then "remove" is the resolution).
+ */
+export function narrowEntry(
+  wave: WaveDraft,
+  agentId: string,
+  entry: string,
+  otherAgentId: string,
+  cache: MatchCache,
+  limit = 200,
+): string[] | undefined {
+  const other = wave.agents.find((agent) => agent.id === otherAgentId);
+  if (!other) return undefined;
+  const theirs = new Set(other.entries.flatMap((item) => [...cache.filesOf(item)]));
+  const kept = cache.filesOf(entry).filter((file) => !theirs.has(file));
+  if (kept.length === 0 || kept.length > limit) return undefined;
+  if (kept.length === cache.filesOf(entry).length) return undefined;
+  return kept;
+}
