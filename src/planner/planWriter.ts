@@ -167,8 +167,9 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   const knownFiles = request.knownFiles ?? [];
   const precheck = findCollisions(records, { knownFiles, ignoreCase: request.ignoreCase });
   if (!precheck.ok) {
-    return fail('assert-disjoint', `the declared scopes are not disjoint: ${[...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)].join('; ')}; nothing was written`, {
-      errors: [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)],
+    const details = [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)];
+    return fail('assert-disjoint', `the declared scopes are not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was written`, {
+      errors: details,
       collisions: precheck.collisions,
       duplicateIds: precheck.duplicateIds,
     }, stateDir);
@@ -218,7 +219,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   const report = findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
   if (!report.ok) {
     const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
-    return fail('assert-disjoint', `the aggregate on disk is not disjoint: ${details.join('; ')}`, {
+    return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
       errors: details,
       collisions: report.collisions,
       duplicateIds: report.duplicateIds,

@@ -1,7 +1,68 @@
+// `wave-scope digest`: the scope digest of one agent's scope file, or the prompt line asking for its echo.
+// Contract: docs/cli.md § digest; algorithm: docs/file-formats.md § Scope digest.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readAgentScope } from '../../planner/declarations';
+import { readTextIfExists } from '../../planner/nodeDeclarationFs';
+import { gitTopLevel } from '../../planner/nodeHost';
+import { scopeDigest, scopeEchoInstruction } from '../../planner/scopeDigest';
+import { processLocalSessionIds } from '../../planner/sessionBinding';
+import { resolveStateDir } from '../../planner/stateDir';
 import type { CliIo } from '../cliIo';
-import { messages } from '../messages';
+import { declarationMessages as say, messages } from '../messages';
+import { parseWave, UsageProblem } from './materialize';
 
-export async function runDigest(_args: string[], io: CliIo): Promise<number> {
-  io.writeStderr(messages.notImplemented('digest'));
-  return 2;
+export async function runDigest(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        wave: { type: 'string' },
+        agent: { type: 'string' },
+        'state-dir': { type: 'string' },
+        instruction: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    io.writeStderr(messages.badArguments('digest', (error as Error).message));
+    return 1;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.writeStdout(say.digestUsage);
+    return 0;
+  }
+  let wave: number;
+  try {
+    wave = parseWave(values.wave);
+    if (values.agent === undefined || values.agent === '') throw new UsageProblem(say.missingOption('--agent'));
+  } catch (error) {
+    if (!(error instanceof UsageProblem)) throw error;
+    io.writeStderr(messages.badArguments('digest', error.message));
+    return 1;
+  }
+  let stateDir: string;
+  if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
+  else {
+    const root = gitTopLevel(io.cwd) ?? resolve(io.cwd);
+    stateDir = resolveStateDir(root, processLocalSessionIds({ env: io.env }), { readText: readTextIfExists }).stateDir;
+  }
+  const scope = readAgentScope(stateDir, wave, values.agent, { readText: readTextIfExists });
+  if (!scope.found) {
+    io.writeStderr(say.noAgentScope(scope.message));
+    return scope.reason === 'unreadable' ? 2 : 1;
+  }
+  let digest: string;
+  try {
+    digest = scopeDigest(scope.entries);
+  } catch (error) {
+    io.writeStderr(say.noAgentScope(`${scope.path}: ${(error as Error).message}`));
+    return 1;
+  }
+  io.writeStdout(`${values.instruction ? scopeEchoInstruction(digest) : digest}\n`);
+  return 0;
 }

@@ -1,7 +1,140 @@
+// `wave-scope materialize`: writes a wave's two declaration shapes from one record array on stdin.
+// Contract (flags, output, exit codes): docs/cli.md § materialize.
+import { lstatSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import { findMissingPaths, materializeWave } from '../../planner/declarations';
+import { FileIndex } from '../../planner/fileIndex';
+import { nodeDeclarationFs } from '../../planner/nodeDeclarationFs';
+import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../../planner/nodeHost';
 import type { CliIo } from '../cliIo';
-import { messages } from '../messages';
+import { declarationMessages as say, messages } from '../messages';
 
-export async function runMaterialize(_args: string[], io: CliIo): Promise<number> {
-  io.writeStderr(messages.notImplemented('materialize'));
-  return 2;
+/** Arguments or stdin the command cannot work with; the message is one sentence. */
+export class UsageProblem extends Error {}
+
+/** Parses `--wave`'s value: a positive decimal integer. */
+export function parseWave(value: string | undefined): number {
+  if (value === undefined) throw new UsageProblem(say.missingOption('--wave'));
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageProblem(say.badWave(value));
+  return Number(value);
+}
+
+/** Reads stdin as JSON (the record array). */
+export async function readRecords(io: CliIo): Promise<unknown> {
+  const text = await io.readStdin();
+  if (text.trim() === '') throw new UsageProblem(say.noRecords);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageProblem(say.recordsNotJson((error as Error).message));
+  }
+}
+
+/** The repository the command runs in: git's top level, or the working directory outside git. */
+export interface CommandRepository {
+  root: string;
+  inGit: boolean;
+  ignoreCase: boolean;
+  /** Tracked and untracked-not-ignored files (empty outside git). */
+  files: string[];
+}
+
+export function locateCommandRepository(cwd: string): CommandRepository {
+  const top = gitTopLevel(cwd);
+  if (top === undefined) return { root: resolve(cwd), inGit: false, ignoreCase: false, files: [] };
+  return { root: top, inGit: true, ignoreCase: gitIgnoreCase(top), files: listRepositoryFiles(top, { includeUntracked: true }) };
+}
+
+/** A path for messages: relative to the working directory when inside it. */
+export function shownPath(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel === '' || rel.startsWith('..') ? path : rel.split(sep).join('/');
+}
+
+function existsNoFollow(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function runMaterialize(args: string[], io: CliIo): Promise<number> {
+  let options;
+  try {
+    options = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        'state-dir': { type: 'string' },
+        wave: { type: 'string' },
+        'warn-missing': { type: 'boolean', default: false },
+        'new-file': { type: 'string', multiple: true, default: [] },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    io.writeStderr(messages.badArguments('materialize', (error as Error).message));
+    return 1;
+  }
+  const { values, positionals } = options;
+  if (values.help) {
+    io.writeStdout(say.materializeUsage);
+    return 0;
+  }
+  let wave: number;
+  let records: unknown;
+  try {
+    if (positionals.length > 0) throw new UsageProblem(say.unexpectedArgument(positionals[0] ?? ''));
+    if (values['state-dir'] === undefined || values['state-dir'] === '') throw new UsageProblem(say.missingOption('--state-dir'));
+    wave = parseWave(values.wave);
+    records = await readRecords(io);
+  } catch (error) {
+    if (!(error instanceof UsageProblem)) throw error;
+    io.writeStderr(messages.badArguments('materialize', error.message));
+    return 1;
+  }
+  const stateDir = resolve(io.cwd, values['state-dir']);
+  const repository = locateCommandRepository(io.cwd);
+  const result = materializeWave(
+    {
+      stateDir,
+      wave,
+      records,
+      repoRoot: repository.root,
+      ignoreCase: repository.ignoreCase,
+      files: repository.inGit ? new FileIndex(repository.files, { ignoreCase: repository.ignoreCase }) : undefined,
+      newFiles: values['new-file'],
+    },
+    nodeDeclarationFs(stateDir),
+  );
+  if (!result.ok) {
+    if (result.reason === 'invalid-input') {
+      for (const error of result.errors) io.writeStderr(say.error(error.message));
+      io.writeStderr(say.nothingWritten);
+      return 1;
+    }
+    io.writeStderr(say.fileSystemError(result.message));
+    return 2;
+  }
+  if (values['warn-missing']) {
+    const missing = findMissingPaths(result.records, {
+      newFiles: result.newFiles,
+      ignoreCase: repository.ignoreCase,
+      exists: (path) => existsNoFollow(join(repository.root, ...path.split('/'))),
+    });
+    for (const { agent, path } of missing) io.writeStderr(say.missingPath(agent, path));
+  }
+  if (values.json) {
+    io.writeStdout(`${JSON.stringify({ wave, stateDir, written: result.written, removed: result.removed }, null, 2)}\n`);
+  } else {
+    const sidecar = result.written[result.written.length - 1] ?? '';
+    const removedStale = result.removed.filter((path) => path !== sidecar).length;
+    io.writeStdout(say.materialized(wave, result.records.length, removedStale, shownPath(io.cwd, sidecar)));
+  }
+  return 0;
 }
