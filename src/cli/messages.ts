@@ -160,3 +160,67 @@ export const installHooksMessages = {
     `ERROR: ${path} is not a JSON object (${detail}); fix or move it and run install-hooks again. Nothing was written.\n`,
   noCli: 'ERROR: cannot find dist/cli.js to record in the launcher; run install-hooks through the installed wave-scope command.\n',
 };
+
+// --- materialize, plan, digest (declarations) --------------------------------------------------
+
+export const declarationMessages = {
+  materializeUsage: `Usage: wave-scope materialize --state-dir DIR --wave N [--warn-missing] [--new-file PATH]... [--json] < records
+
+  Reads one JSON array of {"id", "files"} records on stdin and writes both declaration shapes:
+  DIR/filescopes/wave-N/<id>.json (per agent) and DIR/filescopes/wave-N.scopes.json (the aggregate, last).
+  The whole input is validated before anything is written. Per-agent files of agents no longer in
+  the wave are removed. A record with the id "coordinator" holds the coordinator's own edits.
+
+  --warn-missing    name declared plain paths that do not exist (stderr only; exit code unchanged)
+  --new-file PATH   a file the wave will create: must be one of the declared paths (repeatable)
+  --json            print {"wave", "stateDir", "written", "removed"} on stdout
+
+  Exit codes: 0 written; 1 invalid input or arguments, nothing written; 2 file-system error.
+`,
+  planUsage: `Usage: wave-scope plan write --wave N --role R [--state-dir DIR] [--enforcement strict|warn|off]
+                         [--new-file PATH]... [--blocked-command CMD]... [--json] < records
+       wave-scope plan show [--state-dir DIR] [--json]
+
+  plan write runs the one safe chain: validate, prove the scopes disjoint, materialize both shapes,
+  assert disjoint on the aggregate as written, compute allowedPaths (union plus test siblings for the
+  role), write DIR/wave-scope.json bound to this process's session id (CLAUDE_CODE_SESSION_ID; unbound
+  without one). Any failure stops the chain before the manifest is written and names the step.
+  Without --state-dir: the state directory this session resolves to (new plans: .claude).
+
+  plan show prints every wave on disk: agents, entries with match counts, collisions, the manifest.
+
+  Exit codes (write): 0 written; 1 invalid input, another session's manifest, or colliding scopes;
+  2 file-system error. (show): 0; 1 bad arguments; 2 file-system error.
+`,
+  digestUsage: `Usage: wave-scope digest --wave N --agent ID [--state-dir DIR] [--instruction]
+
+  Prints the scope digest of one agent's scope file (ws1- and 16 hex digits; docs/file-formats.md).
+  --instruction prints instead the line a coordinator puts beside the agent's FILE-SCOPE block,
+  asking the agent to echo the digest in its report.
+
+  Exit codes: 0 printed; 1 bad arguments, no such agent in that wave, or an unusable scope file;
+  2 file-system error.
+`,
+  unknownPlanSubcommand: (name: string) => `unknown plan subcommand "${name}" (expected "write" or "show")`,
+  missingOption: (option: string) => `${option} is required`,
+  badWave: (value: string) => `--wave must be a positive integer, got "${value}"`,
+  badEnforcement: (value: string) => `--enforcement must be strict, warn or off, got "${value}"`,
+  emptyRole: '--role must not be empty',
+  unexpectedArgument: (value: string) => `unexpected argument "${value}"`,
+  noRecords: 'no records on stdin: pipe a JSON array of {"id", "files"} records into the command',
+  recordsNotJson: (detail: string) => `the records on stdin are not valid JSON: ${detail}`,
+  error: (text: string) => `ERROR: ${text}\n`,
+  warning: (text: string) => `WARNING: ${text}\n`,
+  nothingWritten: 'ERROR: nothing was written.\n',
+  fileSystemError: (detail: string) => `ERROR: file-system error, the wave's aggregate is not written: ${detail}\n`,
+  missingPath: (agent: string, path: string) =>
+    `WARNING: agent "${agent}" declares "${path}", which does not exist (pass --new-file ${path} if the wave creates it)\n`,
+  materialized: (wave: number, agents: number, removed: number, sidecar: string) =>
+    `wave ${wave}: wrote ${agents} per-agent file${agents === 1 ? '' : 's'}${removed > 0 ? `, removed ${removed} stale` : ''}, aggregate ${sidecar}\n`,
+  planStopped: (step: string, message: string) => `ERROR: plan write stopped at step "${step}": ${message}\n`,
+  planDetail: (text: string) => `ERROR:   ${text}\n`,
+  planWritten: (wave: number, role: string, manifest: string, allowed: number, bound: string | undefined) =>
+    `wave ${wave} (${role}) planned: ${manifest} grants ${allowed} entr${allowed === 1 ? 'y' : 'ies'}; ${bound === undefined ? 'unbound (no session id in this process)' : `bound to session ${bound}`}\n`,
+  planAgentDigest: (id: string, digest: string) => `  ${id}: ${digest}\n`,
+  noAgentScope: (detail: string) => `ERROR: ${detail}\n`,
+};
