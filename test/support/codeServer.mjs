@@ -328,8 +328,12 @@ export async function launchChromium(options = {}) {
     });
     page.on('console', (message) => {
       if (message.type() !== 'error') return;
-      errors.push(`console: ${message.text()}`);
-      if (!options.quiet) console.log(`[browser] console error: ${message.text()}`);
+      const where = message.location()?.url;
+      // code-server does not ship Microsoft's closed-source vsda module; the workbench asks anyway.
+      if (where?.includes('/vsda/')) return;
+      const text = `${message.text()}${where ? ` (${where})` : ''}`;
+      errors.push(`console: ${text}`);
+      if (!options.quiet) console.log(`[browser] console error: ${text}`);
     });
   };
   context.pages().forEach(watch);
@@ -355,27 +359,33 @@ export async function openWorkbench(page, workbenchUrl, { timeoutMs = 90000 } = 
 }
 
 /**
- * Runs a command by its palette title: F1, type, Enter. Retries while the extension host has not
- * registered it yet; throws when it never appears.
+ * Opens the command palette (F1), types `title`, and waits until a matching row shows. The palette
+ * does not refresh an open list when the extension host registers contributions late, so it closes
+ * and reopens until the row appears. Leaves the palette open; returns the visible row labels.
  */
-export async function runCommand(page, title, { timeoutMs = 60000 } = {}) {
+export async function showInPalette(page, title, { timeoutMs = 60000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   const input = page.locator('.quick-input-widget input');
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title });
+  const rows = page.locator('.quick-input-list .monaco-list-row');
   while (Date.now() < deadline) {
     await page.keyboard.press('F1');
     await input.waitFor({ timeout: 10000 });
     await input.fill(`>${title}`);
     try {
-      await row.first().waitFor({ timeout: 2500 });
-      await page.keyboard.press('Enter');
-      return;
+      await rows.filter({ hasText: title }).first().waitFor({ timeout: 2500 });
+      return (await rows.allTextContents()).map((text) => text.trim());
     } catch {
       await page.keyboard.press('Escape');
       await sleep(500);
     }
   }
-  throw new Error(`command "${title}" never appeared in the command palette`);
+  throw new Error(`"${title}" never appeared in the command palette within ${timeoutMs / 1000} s`);
+}
+
+/** Runs a command by its palette title: F1, type, Enter (retrying while it is not registered yet). */
+export async function runCommand(page, title, options = {}) {
+  await showInPalette(page, title, options);
+  await page.keyboard.press('Enter');
 }
 
 /**
