@@ -1,0 +1,322 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+/** The fixture payloads' own session id (claude-*.json). */
+const PAYLOAD_SESSION = '0f2c9a0e-5b1d-4d7e-9f3a-claude-session';
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
+  return { ...env, ...extra };
+}
+
+function enforce(input: string, options: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}) {
+  return runBuiltCli(['hook', 'enforce-write', ...(options.args ?? [])], { input, env: cleanEnv(options.env), cwd: options.cwd });
+}
+
+describe('wave-scope hook enforce-write (built dist/cli.js, real git repositories)', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n', 'docs/readme.md': 'r\n', 'nb/analysis.ipynb': '{}\n' } });
+  });
+  afterEach(() => repo.remove());
+
+  it('allows every write when no manifest exists (no wave is active)', () => {
+    const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'anything/else.ts') }));
+    assert.equal(run.status, 0);
+    assert.equal(run.stdout, '');
+  });
+
+  const strictCases: Array<{ fixture: string; target: string; expected: 'allow' | 'deny' }> = [
+    { fixture: 'claude-write', target: 'src/a.ts', expected: 'allow' },
+    { fixture: 'claude-write', target: 'src/new/deep/file.ts', expected: 'allow' },
+    { fixture: 'claude-write', target: 'docs/readme.md', expected: 'deny' },
+    { fixture: 'claude-edit', target: 'src/a.ts', expected: 'allow' },
+    { fixture: 'claude-edit', target: 'README.md', expected: 'deny' },
+    { fixture: 'claude-multiedit', target: 'src/a.ts', expected: 'allow' },
+    { fixture: 'claude-multiedit', target: 'docs/readme.md', expected: 'deny' },
+    { fixture: 'claude-notebookedit', target: 'nb/analysis.ipynb', expected: 'deny' },
+    { fixture: 'claude-notebookedit', target: 'src/notes.ipynb', expected: 'allow' },
+  ];
+  for (const { fixture, target, expected } of strictCases) {
+    it(`strict: ${fixture} of ${target} is ${expected === 'allow' ? 'allowed' : 'denied'} (absolute and relative spellings)`, () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      for (const spelled of [join(repo.root, target), target]) {
+        const run = enforce(hookPayload(fixture, { cwd: repo.root, target: spelled }));
+        assert.equal(run.status, 0, run.stderr);
+        const reply = claudeDecision(run.stdout);
+        assert.equal(reply.decision, expected, `${spelled}: ${run.stdout}`);
+        if (expected === 'deny') {
+          assert.match(reply.text, new RegExp(target.replace(/\./g, '\\.')), 'the reason names the path');
+          assert.match(reply.text, /Allowed \(wave 1, .*wave-scope\.json\): src\//, 'the reason names the allowed entries');
+          assert.match(reply.text, /What to do:/);
+        }
+      }
+    });
+  }
+
+  it('shortens a long list of allowed entries in the deny reason', () => {
+    const allowedPaths = Array.from({ length: 40 }, (_, index) => `pkg${index}/`);
+    writeManifest(repo, { allowedPaths });
+    const reply = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' })).stdout);
+    assert.equal(reply.decision, 'deny');
+    assert.match(reply.text, /pkg0\/, pkg1\//);
+    assert.match(reply.text, /… and 28 more/);
+    assert.doesNotMatch(reply.text, /pkg39\//);
+  });
+
+  it('warn: allows an out-of-scope write with a systemMessage that names it', () => {
+    writeManifest(repo, { allowedPaths: ['src/'], enforcement: 'warn' });
+    const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'docs/readme.md') }));
+    assert.equal(run.status, 0);
+    const reply = claudeDecision(run.stdout);
+    assert.equal(reply.decision, 'warn');
+    assert.match(reply.text, /docs\/readme\.md is not in wave 1's allowed paths/);
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' })).stdout).decision, 'allow');
+  });
+
+  it('off: allows out-of-scope writes silently', () => {
+    writeManifest(repo, { allowedPaths: ['src/'], enforcement: 'off' });
+    const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'docs/readme.md') }));
+    assert.equal(run.status, 0);
+    assert.equal(run.stdout, '');
+  });
+
+  it('a manifest bound to a foreign session does not bind this one; a manifest bound to ours does', () => {
+    writeManifest(repo, { allowedPaths: ['src/'], session_id: 'some-peer-session' });
+    const foreign = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' }));
+    assert.equal(claudeDecision(foreign.stdout).decision, 'allow');
+    writeManifest(repo, { allowedPaths: ['src/'], session_id: PAYLOAD_SESSION });
+    const own = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' }));
+    assert.equal(claudeDecision(own.stdout).decision, 'deny');
+  });
+
+  it('an id-less process cannot prove a bound manifest foreign: it is enforced (CLAUDE_CODE_SESSION_ID counts as ours)', () => {
+    writeManifest(repo, { allowedPaths: ['src/'], session_id: 'coordinator-session' });
+    const payload = JSON.parse(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' })) as Record<string, unknown>;
+    delete payload.session_id;
+    assert.equal(claudeDecision(enforce(JSON.stringify(payload)).stdout).decision, 'deny');
+    const viaEnv = enforce(JSON.stringify(payload), { env: { CLAUDE_CODE_SESSION_ID: 'coordinator-session' } });
+    assert.equal(claudeDecision(viaEnv.stdout).decision, 'deny');
+  });
+
+  const brokenManifests: Array<{ name: string; make: (repo: TempGitRepo) => void; says: RegExp }> = [
+    { name: 'corrupt (not JSON)', make: (r) => r.write({ '.claude/wave-scope.json': '{"version": 1, "wave": ' }), says: /not valid JSON/ },
+    {
+      name: 'schema-invalid (allowedPaths missing)',
+      make: (r) => r.write({ '.claude/wave-scope.json': '{"version":1,"wave":1,"role":"implementation","blockedCommands":[]}' }),
+      says: /allowedPaths/,
+    },
+    { name: 'unreadable (a directory)', make: (r) => mkdirSync(join(r.root, '.claude/wave-scope.json'), { recursive: true }), says: /cannot be read/ },
+    { name: 'empty file', make: (r) => r.write({ '.claude/wave-scope.json': '' }), says: /not valid JSON/ },
+  ];
+  for (const { name, make, says } of brokenManifests) {
+    it(`denies every write while the manifest is ${name}, saying how to repair it`, () => {
+      make(repo);
+      const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' }));
+      assert.equal(run.status, 0);
+      const reply = claudeDecision(run.stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /wave manifest .*wave-scope\.json is unusable/);
+      assert.match(reply.text, says);
+      assert.match(reply.text, /wave-scope plan/);
+    });
+  }
+
+  it('a broken manifest is denied even when it claims a foreign session', () => {
+    repo.write({ '.claude/wave-scope.json': '{"version":1,"wave":"one","session_id":"some-peer-session"}' });
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' })).stdout).decision, 'deny');
+  });
+
+  it('a peer manifest in .pi does not hide this session\'s own .claude manifest', () => {
+    writeManifest(repo, { allowedPaths: ['docs/'], session_id: 'some-peer-session' }, '.pi');
+    writeManifest(repo, { allowedPaths: ['src/'], session_id: PAYLOAD_SESSION }, '.claude');
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' })).stdout).decision, 'deny');
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' })).stdout).decision, 'allow');
+  });
+
+  it('ignores tools that do not write files', () => {
+    writeManifest(repo, { allowedPaths: [] });
+    const run = enforce(hookPayload('claude-bash', { cwd: repo.root }));
+    assert.equal(run.stdout, '');
+  });
+
+  it('the wave\'s control files are never writable by a dispatched agent, even under warn or when granted', () => {
+    writeManifest(repo, { allowedPaths: ['src/', '.claude/'], enforcement: 'warn' });
+    for (const target of ['.claude/wave-scope.json', '.claude/filescopes/wave-1/alice.json', '.pi/wave-scope.json']) {
+      const agent = claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target })).stdout);
+      assert.equal(agent.decision, 'deny', target);
+      assert.match(agent.text, /control state/);
+    }
+    const coordinator = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: '.claude/wave-scope.json' })).stdout);
+    assert.equal(coordinator.decision, 'allow');
+  });
+
+  describe('per-agent enforcement (WAVE_SCOPE_AGENT)', () => {
+    beforeEach(() => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/alice/"]\n', '.claude/filescopes/wave-1/bob.json': '["src/bob/"]\n' });
+    });
+
+    it('allows the agent\'s own files and denies a file of the union that belongs to another agent', () => {
+      const own = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env: { WAVE_SCOPE_AGENT: 'alice' } });
+      assert.equal(claudeDecision(own.stdout).decision, 'allow');
+      const other = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/bob/x.ts' }), { env: { WAVE_SCOPE_AGENT: 'alice' } });
+      const reply = claudeDecision(other.stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /not in agent "alice"'s own scope/);
+      assert.match(reply.text, /Allowed \(agent "alice"\): src\/alice\//);
+    });
+
+    const unusable: Array<{ name: string; agent: string; make?: (repo: TempGitRepo) => void }> = [
+      { name: 'has no scope file', agent: 'carol' },
+      { name: 'has an unreadable scope file (a directory)', agent: 'dave', make: (r) => mkdirSync(join(r.root, '.claude/filescopes/wave-1/dave.json'), { recursive: true }) },
+      { name: 'has a scope file that is not an array of strings', agent: 'erin', make: (r) => r.write({ '.claude/filescopes/wave-1/erin.json': '{"files": ["src/"]}' }) },
+      { name: 'is not a plain id', agent: '../wave-1/alice' },
+    ];
+    for (const { name, agent, make } of unusable) {
+      it(`denies when the agent ${name} (no scope, no write)`, () => {
+        make?.(repo);
+        const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env: { WAVE_SCOPE_AGENT: agent } });
+        const reply = claudeDecision(run.stdout);
+        assert.equal(reply.decision, 'deny');
+        assert.match(reply.text, /no usable scope file/);
+      });
+    }
+
+    it('an absolute grant in the agent\'s scope covers a path outside the checkout; nothing else does', () => {
+      const outside = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-outside-')));
+      try {
+        repo.write({ '.claude/filescopes/wave-1/alice.json': JSON.stringify(['src/alice/', `${outside}/memory/`]) });
+        const env = { WAVE_SCOPE_AGENT: 'alice' };
+        const granted = enforce(hookPayload('claude-write', { cwd: repo.root, target: join(outside, 'memory/MEMORY.md') }), { env });
+        assert.equal(claudeDecision(granted.stdout).decision, 'allow');
+        for (const target of [join(outside, 'memory-evil/x.md'), join(outside, 'other.md'), join(outside, 'memory/../other.md')]) {
+          const denied = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target }), { env }).stdout);
+          assert.equal(denied.decision, 'deny', target);
+          assert.match(denied.text, /outside this checkout/);
+        }
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('Codex apply_patch', () => {
+    const patch = (...headers: string[]) => ['*** Begin Patch', ...headers.flatMap((h) => [h, '+line']), '*** End Patch', ''].join('\n');
+    beforeEach(() => writeManifest(repo, { allowedPaths: ['src/'] }));
+
+    const cases: Array<{ name: string; body: string; expected: 'allow' | 'deny'; names?: string }> = [
+      { name: 'adds and updates inside the scope', body: patch('*** Add File: src/new.ts', '*** Update File: src/a.ts'), expected: 'allow' },
+      { name: 'updates a file outside the scope', body: patch('*** Add File: src/new.ts', '*** Update File: docs/readme.md'), expected: 'deny', names: 'docs/readme.md' },
+      { name: 'deletes a file outside the scope', body: patch('*** Delete File: docs/readme.md'), expected: 'deny', names: 'docs/readme.md' },
+      { name: 'moves an in-scope file out of the scope', body: patch('*** Update File: src/a.ts', '*** Move to: lib/a.ts'), expected: 'deny', names: 'lib/a.ts' },
+      { name: 'climbs out with ..', body: patch('*** Add File: src/../docs/x.md'), expected: 'deny', names: 'docs/x.md' },
+      { name: 'names no file at all', body: '*** Begin Patch\n*** End Patch\n', expected: 'deny' },
+    ];
+    for (const { name, body, expected, names } of cases) {
+      it(`${expected === 'allow' ? 'allows' : 'denies'} a patch that ${name}`, () => {
+        const run = enforce(hookPayload('codex-apply-patch', { cwd: repo.root, patch: body }), { args: ['--agent-cli', 'codex'] });
+        assert.equal(run.status, 0);
+        const reply = claudeDecision(run.stdout);
+        assert.equal(reply.decision, expected, run.stdout);
+        if (names !== undefined) assert.match(reply.text, new RegExp(names.replace(/\./g, '\\.')));
+      });
+    }
+
+    it('recognises a Codex payload without --agent-cli', () => {
+      const run = enforce(hookPayload('codex-apply-patch', { cwd: repo.root, patch: patch('*** Update File: docs/readme.md') }));
+      assert.equal(claudeDecision(run.stdout).decision, 'deny');
+    });
+  });
+
+  describe('Cursor preToolUse and Gemini CLI BeforeTool', () => {
+    beforeEach(() => writeManifest(repo, { allowedPaths: ['src/'] }));
+
+    it('answers Cursor with its permission field', () => {
+      const denied = JSON.parse(enforce(hookPayload('cursor-pretooluse', { cwd: repo.root, target: join(repo.root, 'docs/readme.md') }), { args: ['--agent-cli', 'cursor'] }).stdout) as Record<string, string>;
+      assert.equal(denied.permission, 'deny');
+      assert.match(denied.agent_message ?? '', /docs\/readme\.md/);
+      assert.match(denied.user_message ?? '', /docs\/readme\.md/);
+      const allowed = JSON.parse(enforce(hookPayload('cursor-pretooluse', { cwd: repo.root, target: join(repo.root, 'src/a.ts') })).stdout) as Record<string, string>;
+      assert.deepEqual(allowed, { permission: 'allow' });
+    });
+
+    it('answers Gemini CLI with its decision field', () => {
+      const denied = JSON.parse(enforce(hookPayload('gemini-beforetool', { cwd: repo.root, target: 'docs/readme.md' })).stdout) as Record<string, string>;
+      assert.equal(denied.decision, 'deny');
+      assert.match(denied.reason ?? '', /docs\/readme\.md/);
+      const allowed = JSON.parse(enforce(hookPayload('gemini-beforetool', { cwd: repo.root, target: 'src/a.ts' }), { args: ['--agent-cli', 'gemini'] }).stdout) as Record<string, string>;
+      assert.equal(allowed.decision, 'allow');
+    });
+  });
+
+  describe('fails closed', () => {
+    beforeEach(() => writeManifest(repo, { allowedPaths: ['src/'] }));
+
+    const unreadable: Array<{ name: string; stdin: () => string }> = [
+      { name: 'empty stdin', stdin: () => '' },
+      { name: 'stdin that is not JSON', stdin: () => 'Write src/a.ts' },
+      { name: 'a JSON array', stdin: () => '[]' },
+      { name: 'a payload without tool_name', stdin: () => JSON.stringify({ cwd: repo.root, tool_input: { file_path: 'src/a.ts' } }) },
+      { name: 'a Write without file_path', stdin: () => JSON.stringify({ hook_event_name: 'PreToolUse', cwd: repo.root, tool_name: 'Write', tool_input: {} }) },
+      { name: 'a Write whose file_path is a number', stdin: () => JSON.stringify({ hook_event_name: 'PreToolUse', cwd: repo.root, tool_name: 'Write', tool_input: { file_path: 7 } }) },
+    ];
+    for (const { name, stdin } of unreadable) {
+      it(`denies on ${name}`, () => {
+        const run = enforce(stdin(), { cwd: repo.root });
+        assert.equal(run.status, 0, run.stderr);
+        assert.equal(claudeDecision(run.stdout).decision, 'deny');
+      });
+    }
+
+    it('denies when the gate itself throws (the payload\'s cwd does not exist)', () => {
+      const run = enforce(hookPayload('claude-write', { cwd: join(repo.root, 'no/such/dir'), target: 'src/a.ts' }));
+      assert.equal(run.status, 0);
+      const reply = claudeDecision(run.stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /the gate failed/);
+    });
+
+    it('denies when a .git file cannot be followed', () => {
+      const sub = join(repo.root, 'src/vendored');
+      mkdirSync(sub, { recursive: true });
+      writeFileSync(join(sub, '.git'), 'not a pointer\n');
+      const reply = claudeDecision(enforce(hookPayload('claude-write', { cwd: sub, target: 'x.ts' })).stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /gitdir/);
+    });
+
+    it('denies with an unknown --agent-cli rather than guessing', () => {
+      const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' }), { args: ['--agent-cli', 'vim'] });
+      assert.equal(claudeDecision(run.stdout).decision, 'deny');
+    });
+  });
+
+  describe('isolated agent worktrees (write root vs manifest root)', () => {
+    it('applies relative grants to the worktree and reads the manifest from the coordinator checkout', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      const worktree = join(repo.root, '.claude/worktrees/agent-1');
+      repo.git('worktree', 'add', '--quiet', '-b', 'agent-1', worktree);
+      const real = realpathSync(worktree);
+      const inWorktree = enforce(hookPayload('claude-write', { cwd: real, target: 'src/a.ts' }));
+      assert.equal(claudeDecision(inWorktree.stdout).decision, 'allow');
+      const outOfScope = enforce(hookPayload('claude-write', { cwd: real, target: 'docs/readme.md' }));
+      assert.equal(claudeDecision(outOfScope.stdout).decision, 'deny');
+      const coordinatorFile = claudeDecision(enforce(hookPayload('claude-write', { cwd: real, target: join(repo.root, 'src/a.ts') })).stdout);
+      assert.equal(coordinatorFile.decision, 'deny');
+      assert.match(coordinatorFile.text, /outside this checkout/);
+      // An isolated agent gets no control-file carve-out even without agent_id in its payload.
+      const control = claudeDecision(enforce(hookPayload('claude-write', { cwd: real, target: join(repo.root, '.claude/wave-scope.json') })).stdout);
+      assert.equal(control.decision, 'deny');
+      execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: repo.root });
+    });
+  });
+});
