@@ -20,6 +20,17 @@ const suites = [
   { name: 'typecheck', command: ['npm', 'run', 'typecheck'], single: true },
   { name: 'lint', command: ['npm', 'run', 'lint'], single: true },
   { name: 'unit, planner and CLI (mocha)', command: ['npx', 'mocha', '--reporter', 'test/support/countingReporter.cjs'] },
+  // Real-host suites. The setup step installs what they need (Debian chromium, code-server) once; when it
+  // fails, every suite that `needs` it counts as failed without running.
+  { name: 'browser host setup', command: ['bash', 'test/support/setupBrowserHost.sh'], single: true, provides: 'browser host' },
+  {
+    name: 'packaging (VSIX)',
+    command: ['npx', 'mocha', '--no-config', '-n', 'import=tsx', '--extension', 'ts', '--forbid-only', '--forbid-pending',
+      '--reporter', 'test/support/countingReporter.cjs', 'test/packaging/vsix.test.ts'],
+    needs: 'browser host',
+  },
+  { name: 'extension host (code-server)', command: ['node', 'test/extension/runHostTests.mjs'], needs: 'browser host' },
+  { name: 'end-to-end (Chromium + code-server)', command: ['node', 'test/e2e/run.mjs'], needs: 'browser host' },
 ];
 
 const only = process.argv.slice(2);
@@ -27,9 +38,18 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failures = [];
+const provided = new Set();
+const selected = (suite) => only.length === 0 || only.some((word) => suite.name.includes(word));
 
 for (const [index, suite] of suites.entries()) {
-  if (only.length > 0 && !only.some((word) => suite.name.includes(word))) continue;
+  const neededBySelected = suite.provides && suites.some((other) => other.needs === suite.provides && selected(other));
+  if (!selected(suite) && !neededBySelected) continue;
+  if (suite.needs && !provided.has(suite.needs)) {
+    failed += 1;
+    failures.push(`${suite.name}: not run, its ${suite.needs} setup failed`);
+    console.log(`\n=== ${suite.name}: not run, its ${suite.needs} setup failed (counted as a failure)`);
+    continue;
+  }
   const results = join(output, `suite-${index}.json`);
   console.log(`\n=== ${suite.name}: ${suite.command.join(' ')}`);
   const started = Date.now();
@@ -41,8 +61,10 @@ for (const [index, suite] of suites.entries()) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const exitedCleanly = run.status === 0;
   if (suite.single) {
-    if (exitedCleanly) passed += 1;
-    else {
+    if (exitedCleanly) {
+      passed += 1;
+      if (suite.provides) provided.add(suite.provides);
+    } else {
       failed += 1;
       failures.push(`${suite.name} (exit ${run.status ?? run.signal})`);
     }
