@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { braceExpand } from 'minimatch';
 import { covers, intersects } from '../../src/planner/scopeAlgebra';
 import { compileScopeEntry, normalizeScopeEntry } from '../../src/planner/scopeEntry';
-import { entryArbitrary, enumeratePaths, oracleMatcher } from '../support/globOracle';
+import { entryArbitrary, enumeratePaths, oracleMatcher, usable } from '../support/globOracle';
 
 function isNormalisedPath(path: string): boolean {
   return path !== '' && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
-}
-
-/** Entries the grammar accepts and whose brace alternatives minimatch reads segment for segment as we do. */
-function usable(entry: string): string | undefined {
-  const alternatives = braceExpand(entry);
-  if (alternatives.some((alternative) => alternative.split('/').some((segment, index, all) => segment === '.' || segment === '..' || (segment === '' && index < all.length - 1)))) {
-    return undefined;
-  }
-  try {
-    return normalizeScopeEntry(entry);
-  } catch {
-    return undefined;
-  }
 }
 
 describe('scope algebra: intersects (table)', () => {

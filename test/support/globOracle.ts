@@ -1,7 +1,8 @@
 // A brute-force oracle for the scope algebra: every path over a small alphabet, matched with minimatch.
 // The algebra claims exact answers; the property tests check those answers against this enumeration.
 import fc from 'fast-check';
-import { Minimatch } from 'minimatch';
+import { braceExpand, Minimatch } from 'minimatch';
+import { normalizeScopeEntry } from '../../src/planner/scopeEntry';
 
 /** minimatch with the scope grammar's meaning: dot files included, no comments, negation or extglobs. */
 export function oracleMatcher(entry: string, ignoreCase = false): (path: string) => boolean {
@@ -62,4 +63,21 @@ export function entryArbitrary(ignoreCase = false): fc.Arbitrary<string> {
     .tuple(fc.array(segmentArbitrary(ignoreCase), { minLength: 1, maxLength: 3 }), fc.boolean())
     .map(([segments, trailingSlash]) => segments.join('/') + (trailingSlash && segments[segments.length - 1] !== '**' ? '/' : ''))
     .filter((entry) => !entry.split('/').some((segment) => segment === '.' || segment === '..'));
+}
+
+/**
+ * The normalised spelling of an entry the grammar accepts and minimatch reads segment for segment as we do;
+ * undefined otherwise. (A brace alternative with a `.` or `..` segment is resolved by our normalisation and
+ * not by minimatch, so the oracle cannot judge it.)
+ */
+export function usable(entry: string): string | undefined {
+  const alternatives = braceExpand(entry);
+  const oddSegment = (alternative: string) =>
+    alternative.split('/').some((segment, index, all) => segment === '.' || segment === '..' || (segment === '' && index < all.length - 1));
+  if (alternatives.some(oddSegment)) return undefined;
+  try {
+    return normalizeScopeEntry(entry);
+  } catch {
+    return undefined;
+  }
 }
