@@ -46,7 +46,8 @@ export function readDiskPlan(
   const plan: PlanDraft = {
     version: 1,
     waves: waves.length > 0 ? waves : [{ wave: 1, role: 'builder', agents: [] }],
-    activeWave: view.activeWave ?? undefined,
+    // A repository without any plan starts with wave 1 as the one the manifest will name.
+    activeWave: view.activeWave ?? (view.waves.length === 0 && !view.manifest.found ? 1 : undefined),
   };
   return { plan, problem: problems.length > 0 ? problems.join(' ') : undefined };
 }

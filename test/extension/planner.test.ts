@@ -1,0 +1,142 @@
+// The planner in a real extension host (code-server, its workbench open in Chromium, so the webview
+// really runs): commands drive the planner, the webview computes collisions, and saving writes
+// through the safe chain. Files on disk are checked, nothing is mocked.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { WaveScopeApi } from '../../src/extension/extension';
+import type { DraftValidation } from '../../src/extension/planFiles';
+import type { PlanDraft, SaveOutcome } from '../../webview/protocol';
+
+const extensionId = 'wave-scope.wave-scope';
+
+async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+}
+
+function entriesOf(draft: PlanDraft | undefined, wave: number, agentId: string): string[] | undefined {
+  return draft?.waves.find((item) => item.wave === wave)?.agents.find((agent) => agent.id === agentId)?.entries;
+}
+
+/** Every file under `dir` with its content. */
+function snapshot(dir: string): [string, string][] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => statSync(join(dir, name)).isFile())
+    .sort()
+    .map((name) => [name, readFileSync(join(dir, name), 'utf8')]);
+}
+
+describe('the planner in a real extension host', function () {
+  this.timeout(60000);
+  let api: WaveScopeApi;
+  let folder: vscode.WorkspaceFolder;
+  const uri = (path: string) => vscode.Uri.joinPath(folder.uri, ...path.split('/'));
+  const stateDir = () => join(folder.uri.fsPath, '.claude');
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<WaveScopeApi>(extensionId);
+    assert.ok(extension, 'Wave Scope is installed');
+    api = await extension.activate();
+    const first = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(first, 'a folder is open');
+    folder = first;
+  });
+
+  after(() => {
+    api?.panelFor(folder)?.dispose();
+  });
+
+  it('opens the planner webview, which loads its script and completes the ready handshake', async () => {
+    await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+    const panel = await until('a planner panel', () => api.panelFor(folder));
+    assert.equal(panel.panel.viewType, 'waveScope.planner');
+    assert.match(panel.panel.webview.html, /Content-Security-Policy/);
+    assert.match(panel.panel.webview.html, /script-src 'nonce-[A-Za-z0-9]{32}'/);
+    await until('the webview ready request', () => panel.isReady, 45000);
+    await until('the first draft report of the webview', () => panel.latestDraft);
+  });
+
+  it('Assign to Agent… from the Explorer adds a folder as dir/ and a file as itself, creating the agents', async () => {
+    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/api'), [uri('src/api')], { wave: 1, agentId: 'api' });
+    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/ui/App.tsx'), [uri('src/ui/App.tsx'), uri('src/ui/Cart.tsx')], {
+      wave: 1,
+      agentId: 'ui',
+    });
+    const panel = api.panelFor(folder);
+    const draft = await until('both assignments in the draft', () => {
+      const latest = panel?.latestDraft;
+      return entriesOf(latest, 1, 'ui')?.length === 2 && entriesOf(latest, 1, 'api')?.length === 1 ? latest : undefined;
+    });
+    assert.deepEqual(entriesOf(draft, 1, 'api'), ['src/api/']);
+    assert.deepEqual(entriesOf(draft, 1, 'ui'), ['src/ui/App.tsx', 'src/ui/Cart.tsx']);
+  });
+
+  it('saves a disjoint wave through the safe chain: both shapes and the manifest', async () => {
+    const outcome = (await vscode.commands.executeCommand('waveScope.savePlan', folder.uri)) as SaveOutcome;
+    assert.equal(outcome.ok, true, outcome.message);
+    const api1 = JSON.parse(readFileSync(join(stateDir(), 'filescopes', 'wave-1', 'api.json'), 'utf8'));
+    const ui1 = JSON.parse(readFileSync(join(stateDir(), 'filescopes', 'wave-1', 'ui.json'), 'utf8'));
+    const sidecar = JSON.parse(readFileSync(join(stateDir(), 'filescopes', 'wave-1.scopes.json'), 'utf8'));
+    const manifest = JSON.parse(readFileSync(join(stateDir(), 'wave-scope.json'), 'utf8'));
+    assert.deepEqual(api1, ['src/api/']);
+    assert.deepEqual(ui1, ['src/ui/App.tsx', 'src/ui/Cart.tsx']);
+    assert.deepEqual(
+      sidecar.map((record: { id: string; files: string[] }) => [record.id, record.files]),
+      [
+        ['api', ['src/api/']],
+        ['ui', ['src/ui/App.tsx', 'src/ui/Cart.tsx']],
+      ],
+    );
+    assert.equal(manifest.wave, 1);
+    assert.equal(manifest.version, 1);
+    assert.ok(manifest.allowedPaths.includes('src/api/') || manifest.allowedPaths.some((path: string) => path.startsWith('src/api')));
+  });
+
+  it('a colliding assignment is contested live: Explorer decoration and validation with the witness', async () => {
+    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/api/server.ts'), undefined, { wave: 1, agentId: 'ui' });
+    const contested = uri('src/api/server.ts');
+    await until('the Explorer decoration of the contested file', () => api.decorations.isContested(contested));
+    assert.equal(api.decorations.isContested(uri('src/api/routes/orders.ts')), false, 'a file only api owns is not contested');
+    const validation = (await vscode.commands.executeCommand('waveScope.validatePlan', folder.uri)) as DraftValidation;
+    assert.equal(validation.ok, false);
+    const wave1 = validation.waves.find((wave) => wave.wave === 1);
+    assert.deepEqual(
+      wave1?.collisions.map((collision) => [...collision.agents].sort().join('+') + '@' + collision.witness),
+      ['api+ui@src/api/server.ts'],
+    );
+  });
+
+  it('refuses to save a wave that is not disjoint, writes nothing, and keeps the draft', async () => {
+    const before = snapshot(stateDir());
+    assert.ok(before.length >= 4, 'the earlier save left files to compare');
+    const outcome = (await vscode.commands.executeCommand('waveScope.savePlan', folder.uri)) as SaveOutcome;
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.message, /not disjoint/);
+    assert.ok(!outcome.ok && outcome.collisions.some((collision) => collision.witness === 'src/api/server.ts'));
+    assert.deepEqual(snapshot(stateDir()), before, 'nothing on disk changed');
+    assert.deepEqual(entriesOf(api.panelFor(folder)?.latestDraft, 1, 'ui'), ['src/ui/App.tsx', 'src/ui/Cart.tsx', 'src/api/server.ts']);
+  });
+
+  it('an unsaved draft survives closing and reopening the planner', async () => {
+    api.panelFor(folder)?.dispose();
+    await until('the panel to close', () => api.panelFor(folder) === undefined);
+    await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+    const panel = await until('a new planner panel', () => api.panelFor(folder));
+    await until('the new webview to be ready', () => panel.isReady, 45000);
+    const draft = await until('the restored draft', () => panel.latestDraft);
+    assert.deepEqual(entriesOf(draft, 1, 'ui'), ['src/ui/App.tsx', 'src/ui/Cart.tsx', 'src/api/server.ts']);
+  });
+
+  it('reports how long the tree took to show, measured in the webview', async () => {
+    const timing = await until('a treeShown timing', () => api.timings.find((item) => item.name === 'treeShown'));
+    assert.ok(timing.milliseconds > 0 && timing.milliseconds < 10000, `treeShown ${timing.milliseconds} ms`);
+  });
+});
