@@ -112,12 +112,19 @@ function installExitHook() {
   process.on('exit', () => {
     for (const server of liveServers) server.killNow();
   });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => {
+  // Ctrl-C: stop every server gracefully (TERM, grace, KILL); a second Ctrl-C kills at once.
+  let stopping = false;
+  const onSignal = (signal) => {
+    const code = signal === 'SIGINT' ? 130 : 143;
+    if (stopping) {
       for (const server of liveServers) server.killNow();
-      process.exit(130);
-    });
-  }
+      process.exit(code);
+    }
+    stopping = true;
+    Promise.allSettled([...liveServers].map((server) => server.stop())).then(() => process.exit(code));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 function groupAlive(pgid) {
@@ -141,6 +148,7 @@ function groupAlive(pgid) {
  * @param {boolean} [options.trustWorkspaces]  default true: start with --disable-workspace-trust
  * @param {string} [options.codeServer]     executable; default ensureCodeServer()
  * @param {number} [options.port]           default: a free port
+ * @param {string} [options.host]           address to listen on (default 127.0.0.1)
  * @param {number} [options.healthTimeoutMs]
  */
 export async function startCodeServer(options = {}) {
@@ -196,7 +204,7 @@ export async function startCodeServer(options = {}) {
     '--auth',
     'none',
     '--bind-addr',
-    `127.0.0.1:${port}`,
+    `${options.host ?? '127.0.0.1'}:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',
@@ -227,8 +235,9 @@ export async function startCodeServer(options = {}) {
     logFile,
     extensionsDir: dirs.extensions,
     logTail,
-    /** The workbench address that opens `folder`. */
-    folderUrl: (folder) => `${url}/?folder=${encodeURIComponent(resolve(folder))}`,
+    /** The workbench address that opens `folder` (or a multi-root `.code-workspace` file). */
+    folderUrl: (folder) =>
+      `${url}/?${folder.endsWith('.code-workspace') ? 'workspace' : 'folder'}=${encodeURIComponent(resolve(folder))}`,
     killNow() {
       if (stopped) return;
       stopped = true;
