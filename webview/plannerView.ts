@@ -47,6 +47,14 @@ function h(
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
+    if (name === 'style') {
+      // Through the CSSOM: the content security policy (rightly) refuses inline style attributes.
+      for (const declaration of String(value).split(';')) {
+        const colon = declaration.indexOf(':');
+        if (colon > 0) element.style.setProperty(declaration.slice(0, colon).trim(), declaration.slice(colon + 1).trim());
+      }
+      continue;
+    }
     element.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children) if (child !== undefined) element.append(child);

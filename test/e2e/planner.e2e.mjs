@@ -1,0 +1,131 @@
+// The planner end to end: Debian's Chromium drives the real workbench (code-server) with Wave Scope
+// loaded, on a fresh git repository. Drag two tree entries onto two agents, type a colliding glob, see
+// the collision on both entries with its witness, resolve it with one action, save, and read the
+// declarations and the manifest back from disk.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
+import { useWorkbench } from './session.mjs';
+
+const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
+
+describe('the planner in the browser', function () {
+  let session;
+  let page;
+  let fixture;
+  let planner;
+  const lane = (id) => planner.locator(`.lane[data-agent="${id}"]`);
+  const entry = (agent, spelling) => lane(agent).locator(`.entry[data-entry="${spelling}"]`);
+
+  before(async function () {
+    this.timeout(240000);
+    session = await useWorkbench();
+    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-planner-e2e-', untracked: { 'notes/todo.md': '- plan\n' } });
+    page = await session.openFolder(fixture.root);
+  });
+
+  after(() => fixture?.remove());
+
+  it('opens from the command palette and shows the repository tree, untracked files included', async () => {
+    await runCommand(page, 'Wave Scope: Open Planner');
+    planner = plannerFrame(page);
+    await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
+    const top = await planner.locator('.tree-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-path')));
+    for (const expected of ['docs', 'src', 'notes', 'README.md']) assert.ok(top.includes(expected), `tree shows ${expected}: ${top.join(', ')}`);
+    assert.match((await planner.locator('.tree-summary').textContent()) ?? '', /^\d+ files$/);
+  });
+
+  it('adds two agents as lanes', async () => {
+    await planner.locator('vscode-button.add-agent').click();
+    await planner.locator('vscode-button.add-agent').click();
+    await lane('agent-2').waitFor({ timeout: 10000 });
+    assert.equal(await planner.locator('.lane').count(), 2);
+  });
+
+  it('drags a file onto one agent and a folder onto the other (the folder becomes dir/)', async () => {
+    await planner.locator('.tree-row[data-path="README.md"]').dragTo(lane('agent-1'));
+    await entry('agent-1', 'README.md').waitFor({ timeout: 10000 });
+    await planner.locator('.tree-row[data-path="docs"]').dragTo(lane('agent-2'));
+    await entry('agent-2', 'docs/').waitFor({ timeout: 10000 });
+    assert.equal((await entry('agent-2', 'docs/').locator('.match-count').textContent())?.trim(), '2', 'docs/ matches its two files');
+    assert.equal(await planner.locator('.entry.collides').count(), 0);
+  });
+
+  it('a typed glob that collides lights up on both entries with the witness and the other agent', async () => {
+    const input = lane('agent-1').locator('.glob-input input');
+    await input.fill('**/*.md');
+    await input.press('Enter');
+    const glob = entry('agent-1', '**/*.md');
+    await glob.waitFor({ timeout: 10000 });
+    await planner.locator('.entry.collides').nth(1).waitFor({ timeout: 5000 });
+    assert.equal(await glob.getAttribute('class'), 'entry collides');
+    assert.equal(await entry('agent-2', 'docs/').getAttribute('class'), 'entry collides');
+    const globNote = (await glob.locator('.witness').allTextContents()).join(' ');
+    const folderNote = (await entry('agent-2', 'docs/').locator('.witness').allTextContents()).join(' ');
+    assert.match(globNote, /collides with agent-2 \(docs\/\) at docs\/(architecture|ordering)\.md/);
+    assert.match(folderNote, /collides with agent-1 \(\*\*\/\*\.md\) at docs\/(architecture|ordering)\.md/);
+    assert.equal(await planner.locator('.collision').count(), 1);
+    // The tree marks the contested folder too.
+    assert.match((await planner.locator('.tree-row[data-path="docs"]').getAttribute('class')) ?? '', /contested/);
+    await page.screenshot({ path: artifactPath('planner-collision.png') });
+  });
+
+  it('refuses to save while the wave collides, and keeps the draft', async () => {
+    await planner.locator('vscode-button.save').click();
+    await planner.locator('.save-status.error').waitFor({ timeout: 15000 });
+    assert.match((await planner.locator('.save-status').textContent()) ?? '', /not disjoint/);
+    assert.equal(existsSync(join(fixture.root, '.claude', 'filescopes')), false, 'nothing was written');
+    assert.equal(await entry('agent-1', '**/*.md').count(), 1, 'the draft is kept');
+  });
+
+  it('one action resolves the collision (narrow the glob)', async () => {
+    const narrow = planner.locator('vscode-button.resolve-narrow[data-agent="agent-1"]');
+    await narrow.click();
+    await planner.locator('.collision').waitFor({ state: 'detached', timeout: 5000 });
+    assert.equal(await planner.locator('.entry.collides').count(), 0);
+    assert.equal(await entry('agent-1', '**/*.md').count(), 0, 'the glob was narrowed away');
+    assert.equal(await entry('agent-1', 'notes/todo.md').count(), 1, 'narrowed to the files agent-2 does not own');
+  });
+
+  it('saves: per-agent files, the wave sidecar and the manifest are on disk', async () => {
+    await planner.locator('vscode-button.save').click();
+    await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
+    const dir = join(fixture.root, '.claude', 'filescopes');
+    assert.deepEqual(readJson(join(dir, 'wave-1', 'agent-1.json')), ['README.md', 'notes/todo.md']);
+    assert.deepEqual(readJson(join(dir, 'wave-1', 'agent-2.json')), ['docs/']);
+    assert.deepEqual(
+      readJson(join(dir, 'wave-1.scopes.json')).map((record) => [record.id, record.files]),
+      [
+        ['agent-1', ['README.md', 'notes/todo.md']],
+        ['agent-2', ['docs/']],
+      ],
+    );
+    const manifest = readJson(join(fixture.root, '.claude', 'wave-scope.json'));
+    assert.equal(manifest.wave, 1);
+    assert.equal(manifest.role, 'builder');
+    for (const path of ['README.md', 'notes/todo.md', 'docs/']) assert.ok(manifest.allowedPaths.includes(path), `allowedPaths has ${path}: ${manifest.allowedPaths}`);
+    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Saved');
+  });
+
+  it('follows a change on disk: another writer adds an agent, the planner shows it', async () => {
+    const dir = join(fixture.root, '.claude', 'filescopes');
+    const records = readJson(join(dir, 'wave-1.scopes.json'));
+    records.push({ id: 'agent-3', files: ['src/ui/'] });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'wave-1', 'agent-3.json'), JSON.stringify(['src/ui/']));
+    writeFileSync(join(dir, 'wave-1.scopes.json'), JSON.stringify(records));
+    await lane('agent-3').waitFor({ timeout: 20000 });
+    assert.equal(await entry('agent-3', 'src/ui/').count(), 1);
+  });
+
+  it('keyboard: arrow to a file in the tree and press 2 to assign it to the second agent', async () => {
+    const tree = planner.locator('.tree');
+    await tree.focus();
+    await page.keyboard.press('End');
+    const last = await planner.locator('.tree-row.active').getAttribute('data-path');
+    assert.ok(last, 'a row is active');
+    await page.keyboard.press('2');
+    await entry('agent-2', last.includes('.') ? last : `${last}/`).waitFor({ timeout: 5000 });
+  });
+});
