@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+describe('wave-scope materialize (built CLI, real git repository)', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a', 'src/lib/b.ts': 'b', 'README.md': '#' } });
+  });
+  afterEach(() => repo.remove());
+
+  const run = (args: string[], input: unknown) =>
+    runBuiltCli(['materialize', ...args], { cwd: repo.root, input: typeof input === 'string' ? input : JSON.stringify(input) });
+  const records = [
+    { id: 'alice', files: ['src/a.ts', './src//new.ts'] },
+    { id: 'bob', files: ['src/lib'] },
+    { id: 'coordinator', files: ['README.md'] },
+  ];
+  const stateFiles = () => {
+    const dir = join(repo.root, '.claude', 'filescopes');
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { recursive: true }).map(String).sort();
+  };
+
+  it('writes both shapes, normalised, with directory promotion, and says so', () => {
+    const result = run(['--state-dir', '.claude', '--wave', '3'], records);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'wave 3: wrote 3 per-agent files, aggregate .claude/filescopes/wave-3.scopes.json\n');
+    assert.equal(result.stderr, '');
+    assert.deepEqual(stateFiles(), ['wave-3', 'wave-3.scopes.json', 'wave-3/alice.json', 'wave-3/bob.json', 'wave-3/coordinator.json']);
+    assert.deepEqual(JSON.parse(readFileSync(join(repo.root, '.claude/filescopes/wave-3/bob.json'), 'utf8')), ['src/lib/']);
+    assert.deepEqual(JSON.parse(readFileSync(join(repo.root, '.claude/filescopes/wave-3.scopes.json'), 'utf8')), [
+      { id: 'alice', files: ['src/a.ts', 'src/new.ts'] },
+      { id: 'bob', files: ['src/lib/'] },
+      { id: 'coordinator', files: ['README.md'] },
+    ]);
+  });
+
+  it('--json prints the written and removed paths', () => {
+    run(['--state-dir', '.claude', '--wave', '1'], [{ id: 'old', files: ['x'] }]);
+    const result = run(['--state-dir', '.claude', '--wave', '1', '--json'], [{ id: 'alice', files: ['src/a.ts'] }]);
+    assert.equal(result.status, 0, result.stderr);
+    const stateDir = join(repo.root, '.claude');
+    assert.deepEqual(JSON.parse(result.stdout), {
+      wave: 1,
+      stateDir,
+      written: [join(stateDir, 'filescopes/wave-1/alice.json'), join(stateDir, 'filescopes/wave-1.scopes.json')],
+      removed: [join(stateDir, 'filescopes/wave-1.scopes.json'), join(stateDir, 'filescopes/wave-1/old.json')],
+    });
+  });
+
+  it('re-running the same wave converges to exactly the new declaration', () => {
+    run(['--state-dir', '.claude', '--wave', '2'], [{ id: 'a', files: ['x'] }, { id: 'b', files: ['y'] }]);
+    const second = run(['--state-dir', '.claude', '--wave', '2'], [{ id: 'b', files: ['y2'] }]);
+    assert.equal(second.stdout, 'wave 2: wrote 1 per-agent file, removed 1 stale, aggregate .claude/filescopes/wave-2.scopes.json\n');
+    assert.deepEqual(stateFiles(), ['wave-2', 'wave-2.scopes.json', 'wave-2/b.json']);
+    const snapshot = readFileSync(join(repo.root, '.claude/filescopes/wave-2.scopes.json'), 'utf8');
+    run(['--state-dir', '.claude', '--wave', '2'], [{ id: 'b', files: ['y2'] }]);
+    assert.equal(readFileSync(join(repo.root, '.claude/filescopes/wave-2.scopes.json'), 'utf8'), snapshot);
+  });
+
+  it('--warn-missing names absent plain paths and their agents on stderr only', () => {
+    const plain = run(['--state-dir', '.claude', '--wave', '1'], records);
+    const warned = run(['--state-dir', '.claude', '--wave', '1', '--warn-missing'], [...records, { id: 'carol', files: ['docs/**', 'gone/'] }]);
+    assert.equal(warned.status, 0);
+    assert.equal(warned.stderr, 'WARNING: agent "alice" declares "src/new.ts", which does not exist (pass --new-file src/new.ts if the wave creates it)\n');
+    assert.equal(warned.stdout, plain.stdout.replace('3 per-agent files', '4 per-agent files'));
+  });
+
+  it('--warn-missing does not change stdout or the exit code', () => {
+    const without = run(['--state-dir', '.claude', '--wave', '1'], records);
+    const withFlag = run(['--state-dir', '.claude', '--wave', '1', '--warn-missing'], records);
+    assert.equal(withFlag.stdout, without.stdout);
+    assert.equal(withFlag.status, without.status);
+    assert.notEqual(withFlag.stderr, without.stderr);
+  });
+
+  it('--new-file exempts a declared file from --warn-missing', () => {
+    const result = run(['--state-dir', '.claude', '--wave', '1', '--warn-missing', '--new-file', 'src/new.ts'], records);
+    assert.equal(result.status, 0);
+    assert.equal(result.stderr, '');
+  });
+
+  it('resolves a relative --state-dir from the working directory', () => {
+    repo.write({ 'sub/keep.txt': '' });
+    const result = runBuiltCli(['materialize', '--state-dir', 'here', '--wave', '1'], { cwd: join(repo.root, 'sub'), input: '[{"id":"a","files":["src/a.ts"]}]' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.ok(existsSync(join(repo.root, 'sub/here/filescopes/wave-1/a.json')));
+  });
+
+  const usageErrors: Array<[string, string[], string, RegExp]> = [
+    ['no --state-dir', ['--wave', '1'], '[]', /^ERROR: --state-dir is required\nRun "wave-scope materialize --help" for its options\.\n$/],
+    ['no --wave', ['--state-dir', '.claude'], '[]', /^ERROR: --wave is required\n/],
+    ['--wave 0', ['--state-dir', '.claude', '--wave', '0'], '[]', /^ERROR: --wave must be a positive integer, got "0"\n/],
+    ['--wave abc', ['--state-dir', '.claude', '--wave', 'abc'], '[]', /^ERROR: --wave must be a positive integer, got "abc"\n/],
+    ['an unknown option', ['--state-dir', '.claude', '--wave', '1', '--frob'], '[]', /^ERROR: Unknown option '--frob'/],
+    ['a positional argument', ['--state-dir', '.claude', '--wave', '1', 'extra'], '[]', /^ERROR: unexpected argument "extra"\n/],
+    ['empty stdin', ['--state-dir', '.claude', '--wave', '1'], '', /^ERROR: no records on stdin: pipe a JSON array of \{"id", "files"\} records into the command\n/],
+    ['stdin that is not JSON', ['--state-dir', '.claude', '--wave', '1'], '[{', /^ERROR: the records on stdin are not valid JSON: /],
+  ];
+  for (const [name, args, input, pattern] of usageErrors) {
+    it(`exits 1 and writes nothing for ${name}`, () => {
+      const result = run(args, input);
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, pattern);
+      assert.equal(result.stdout, '');
+      assert.deepEqual(stateFiles(), []);
+    });
+  }
+
+  const inputErrors: Array<[string, unknown, string[], string[]]> = [
+    ['an empty array', [], [], ['ERROR: the input is an empty array: a wave declares at least one record']],
+    ['a bad id and a bad entry', [{ id: 'a/b', files: ['../x'] }], [], [
+      'ERROR: record #1: id "a/b" must match ^[A-Za-z0-9][A-Za-z0-9_-]*$ (letters, digits, "_" and "-"; it becomes a file name)',
+      'ERROR: record "a/b", entry "../x": scope entry "../x" climbs out of the repository with "..": scopes name files inside the repository',
+    ]],
+    ['an undeclared --new-file', [{ id: 'a', files: ['src/a.ts'] }], ['--new-file', 'src/zzz.ts'], [
+      'ERROR: --new-file "src/zzz.ts" is not declared by any record: a new file must be one of the declared paths, spelled exactly',
+    ]],
+  ];
+  for (const [name, input, extra, lines] of inputErrors) {
+    it(`exits 1, names every problem and writes nothing for ${name}`, () => {
+      const result = run(['--state-dir', '.claude', '--wave', '1', ...extra], input);
+      assert.equal(result.status, 1);
+      assert.equal(result.stderr, `${[...lines, 'ERROR: nothing was written.'].join('\n')}\n`);
+      assert.deepEqual(stateFiles(), []);
+    });
+  }
+
+  it('exits 2 on a file-system error', () => {
+    writeFileSync(join(repo.root, 'blocker'), 'a file where the state directory should be');
+    const result = run(['--state-dir', 'blocker', '--wave', '1'], records);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /^ERROR: file-system error, the wave's aggregate is not written: /);
+  });
+
+  it('prints its usage with --help', () => {
+    const result = run(['--help'], '');
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /^Usage: wave-scope materialize --state-dir DIR --wave N/);
+  });
+});
