@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+describe('wave-scope plan (built CLI, real git repository)', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/cart/total.ts': 'x', 'src/ui/button.ts': 'y', 'README.md': '#' } });
+  });
+  afterEach(() => repo.remove());
+
+  const env = (session?: string) => {
+    const copy = { ...process.env };
+    delete copy.CLAUDE_CODE_SESSION_ID;
+    if (session !== undefined) copy.CLAUDE_CODE_SESSION_ID = session;
+    return copy;
+  };
+  const run = (args: string[], input: unknown = '', session?: string) =>
+    runBuiltCli(['plan', ...args], { cwd: repo.root, input: typeof input === 'string' ? input : JSON.stringify(input), env: env(session) });
+  const records = [
+    { id: 'alice', files: ['src/cart/total.ts'] },
+    { id: 'bob', files: ['src/ui/'] },
+  ];
+  const manifestAt = (dir = '.claude') => join(repo.root, dir, 'wave-scope.json');
+
+  it('plan write runs the chain into .claude and binds the manifest to CLAUDE_CODE_SESSION_ID', () => {
+    const result = run(['write', '--wave', '1', '--role', 'implementation'], records, '  sess-42 ');
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^wave 1 \(implementation\) planned: \.claude\/wave-scope\.json grants \d+ entries; bound to session sess-42\n  alice: ws1-[0-9a-f]{16}\n  bob: ws1-[0-9a-f]{16}\n$/);
+    const manifest = JSON.parse(readFileSync(manifestAt(), 'utf8'));
+    assert.equal(manifest.session_id, 'sess-42');
+    assert.ok(manifest.allowedPaths.includes('src/cart/total.test.ts'));
+    assert.ok(existsSync(join(repo.root, '.claude/filescopes/wave-1/alice.json')));
+  });
+
+  it('plan write without a session id leaves the manifest unbound and says so', () => {
+    const result = run(['write', '--wave', '1', '--role', 'implementation', '--enforcement', 'warn', '--blocked-command', 'git push'], records);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /unbound \(no session id in this process\)/);
+    const manifest = JSON.parse(readFileSync(manifestAt(), 'utf8'));
+    assert.equal('session_id' in manifest, false);
+    assert.equal(manifest.enforcement, 'warn');
+    assert.deepEqual(manifest.blockedCommands, ['git push']);
+  });
+
+  it('plan write --json prints the result document', () => {
+    const result = run(['write', '--wave', '1', '--role', 'docs', '--json'], records, 's');
+    const parsed = JSON.parse(result.stdout);
+    assert.equal(parsed.ok, true);
+    assert.equal(parsed.manifest.wave, 1);
+    assert.deepEqual(parsed.manifest.allowedPaths, ['src/cart/total.ts', 'src/ui/']);
+    assert.deepEqual(Object.keys(parsed.digests), ['alice', 'bob']);
+  });
+
+  it('plan write stops at assert-disjoint, names the pair and a witness, writes nothing, exits 1', () => {
+    const result = run(['write', '--wave', '1', '--role', 'implementation'], [{ id: 'alice', files: ['src/**'] }, { id: 'bob', files: ['src/ui/'] }]);
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      'ERROR: plan write stopped at step "assert-disjoint": the declared scopes are not disjoint (1 problem); nothing was written\n' +
+        'ERROR:   agents "alice" and "bob" both claim "src/ui/button.ts" ("src/**" and "src/ui/", glob)\n',
+    );
+    assert.equal(existsSync(join(repo.root, '.claude')), false);
+  });
+
+  it('plan write --json on failure prints the failure document too', () => {
+    const result = run(['write', '--wave', '1', '--role', 'implementation', '--json'], [{ id: 'a', files: ['x'] }, { id: 'b', files: ['x'] }]);
+    assert.equal(result.status, 1);
+    const parsed = JSON.parse(result.stdout);
+    assert.equal(parsed.step, 'assert-disjoint');
+    assert.deepEqual(parsed.collisions[0].agents, ['a', 'b']);
+  });
+
+  it("plan write writes beside another session's manifest, never over it", () => {
+    mkdirSync(join(repo.root, '.claude'));
+    const peer = '{"version":1,"wave":1,"role":"implementation","allowedPaths":["x"],"blockedCommands":[],"session_id":"peer"}';
+    writeFileSync(manifestAt(), peer);
+    const result = run(['write', '--wave', '1', '--role', 'implementation'], records, 'me');
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(readFileSync(manifestAt(), 'utf8'), peer);
+    assert.equal(JSON.parse(readFileSync(manifestAt('.pi'), 'utf8')).session_id, 'me');
+    const explicit = run(['write', '--wave', '1', '--role', 'implementation', '--state-dir', '.claude'], records, 'me');
+    assert.equal(explicit.status, 1);
+    assert.match(explicit.stderr, /^ERROR: plan write stopped at step "state-dir": .*belongs to another session; refusing to overwrite it/);
+  });
+
+  const errors: Array<[string, string[], unknown, RegExp]> = [
+    ['no subcommand', [], '', /^$/],
+    ['an unknown subcommand', ['frob'], '', /^ERROR: unknown plan subcommand "frob" \(expected "write" or "show"\)\n/],
+    ['no --wave', ['write', '--role', 'r'], records, /^ERROR: --wave is required\n/],
+    ['a bad --wave', ['write', '--wave', '-1', '--role', 'r'], records, /^ERROR: Option '--wave' argument is ambiguous|^ERROR: --wave must be a positive integer/],
+    ['no --role', ['write', '--wave', '1'], records, /^ERROR: --role is required\n/],
+    ['an empty --role', ['write', '--wave', '1', '--role', ' '], records, /^ERROR: --role must not be empty\n/],
+    ['a bad --enforcement', ['write', '--wave', '1', '--role', 'r', '--enforcement', 'lax'], records, /^ERROR: --enforcement must be strict, warn or off, got "lax"\n/],
+    ['a positional', ['write', '--wave', '1', '--role', 'r', 'x'], records, /^ERROR: unexpected argument "x"\n/],
+    ['empty stdin', ['write', '--wave', '1', '--role', 'r'], '', /^ERROR: no records on stdin/],
+    ['invalid records', ['write', '--wave', '1', '--role', 'r'], [{ id: 'coordinator', files: [] }, { id: 'Coordinator', files: [] }], /^ERROR: plan write stopped at step "validate": the wave plan is invalid \(1 problem\); nothing was written\nERROR: {3}record #2: id "Coordinator" must be spelled exactly "coordinator"/],
+    ['an unknown show option', ['show', '--frob'], '', /^ERROR: Unknown option '--frob'/],
+  ];
+  for (const [name, args, input, pattern] of errors) {
+    it(`exits 1 for ${name}`, () => {
+      const result = run(args, input);
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, pattern);
+      assert.equal(existsSync(join(repo.root, '.claude')), false);
+    });
+  }
+
+  it('plan show --json reads what plan write wrote', () => {
+    run(['write', '--wave', '1', '--role', 'implementation'], records, 'me');
+    const result = run(['show', '--json'], '', 'me');
+    assert.equal(result.status, 0, result.stderr);
+    const view = JSON.parse(result.stdout);
+    assert.equal(view.activeWave, 1);
+    assert.equal(view.manifest.session, 'own');
+    assert.deepEqual(view.waves[0].agents.map((agent: { id: string }) => agent.id), ['alice', 'bob']);
+    assert.deepEqual(view.waves[0].agents[1].entries, [{ entry: 'src/ui/', kind: 'glob', matches: 1 }]);
+  });
+
+  it('plan show prints a readable summary', () => {
+    run(['write', '--wave', '1', '--role', 'docs'], records, 'me');
+    const result = run(['show'], '', 'other');
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /^State dir \.claude: manifest \.claude\/wave-scope\.json names wave 1 \(docs, strict\), 2 allowed entries, session foreign\n/);
+    assert.match(result.stdout, /Wave 1: complete, active \(\.claude\/filescopes\/wave-1\.scopes\.json\)\n {2}alice {2}ws1-/);
+    assert.match(result.stdout, /src\/ui\/ {2}1 match\n/);
+  });
+
+  it('plan show with nothing on disk', () => {
+    const result = run(['show']);
+    assert.equal(result.stdout, 'State dir .claude: no manifest (.claude/wave-scope.json)\nNo wave declared.\n');
+  });
+});
