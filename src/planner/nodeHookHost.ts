@@ -9,27 +9,41 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** lstat without an exception for a missing entry (exceptions cost more than the system call on this path). */
+function lstatQuiet(path: string) {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
- * The real file system for target resolution. A missing entry is `undefined`; every other error
- * (permission denied, a name too long, an I/O error) is thrown, so the hook's catch denies.
+ * The real file system for target resolution. A missing entry (or a dangling link) is `undefined`;
+ * every other error (permission denied, a name too long, an I/O error) is thrown, so the hook's
+ * catch denies.
  */
 export const nodeTargetFileSystem: TargetFileSystem = {
   realpath(path) {
-    try {
-      return realpathSync(path);
-    } catch (error) {
-      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
-      throw error;
+    const stats = lstatQuiet(path);
+    if (stats === undefined) return undefined;
+    if (stats.isSymbolicLink()) {
+      try {
+        if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (isMissing(error) || code === 'ELOOP') return undefined;
+        throw error;
+      }
     }
+    // realpath(3): kernel semantics for every component (Node's JS realpathSync folds `..` lexically first).
+    return realpathSync.native(path);
   },
   readlink(path) {
-    try {
-      if (!lstatSync(path).isSymbolicLink()) return undefined;
-      return readlinkSync(path);
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
+    const stats = lstatQuiet(path);
+    if (stats === undefined || !stats.isSymbolicLink()) return undefined;
+    return readlinkSync(path);
   },
 };
 
