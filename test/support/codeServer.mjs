@@ -309,6 +309,15 @@ const chromiumArgs = [
   '--disable-dev-shm-usage',
 ];
 
+/** Console errors every code-server workbench prints, whatever the extension does. */
+const knownConsoleNoise = [
+  // code-server does not ship Microsoft's closed-source vsda module; the workbench asks for it anyway.
+  /\/vsda\//,
+  // Leaving or reloading a workbench page.
+  /Long running operations during shutdown are unsupported in the web/,
+  /IndexedDB database '[^']*' is closed/,
+];
+
 /**
  * Launches Debian's Chromium (or `$CHROMIUM`) through playwright-core with a fresh profile. Every page of
  * the returned context reports page errors and console errors to stdout (and keeps them in `errors`).
@@ -338,9 +347,8 @@ export async function launchChromium(options = {}) {
     page.on('console', (message) => {
       if (message.type() !== 'error') return;
       const where = message.location()?.url;
-      // code-server does not ship Microsoft's closed-source vsda module; the workbench asks anyway.
-      if (where?.includes('/vsda/')) return;
       const text = `${message.text()}${where ? ` (${where})` : ''}`;
+      if (knownConsoleNoise.some((pattern) => pattern.test(text))) return;
       errors.push(`console: ${text}`);
       if (!options.quiet) console.log(`[browser] console error: ${text}`);
     });
