@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launcherSource } from '../../src/planner/hookInstaller';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
+  return { ...env, ...extra };
+}
+
+const CLAUDE_SETTINGS = {
+  model: 'opus',
+  permissions: { allow: ['Bash(npm test)'] },
+  hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'bash-guard.sh' }] }], Stop: [{ hooks: [{ type: 'command', command: 'notify.sh' }] }] },
+};
+const CODEX_HOOKS = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'codex-bash-check' }] }] } };
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}
+
+/** Runs a hook command exactly as an agent CLI does: through `sh -c`, payload on stdin. */
+function runInstalledCommand(command: string, input: string, env: Record<string, string>) {
+  return spawnSync('sh', ['-c', command], { input, encoding: 'utf8', env: cleanEnv(env) });
+}
+
+describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', () => {
+  let repo: TempGitRepo;
+  const install = (...args: string[]) => runBuiltCli(['install-hooks', ...args], { cwd: repo.root, env: cleanEnv() });
+
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n', 'lib/b.ts': 'b\n' } });
+    repo.write({ '.claude/settings.json': JSON.stringify(CLAUDE_SETTINGS, null, 4), '.codex/hooks.json': JSON.stringify(CODEX_HOOKS) });
+  });
+  afterEach(() => repo.remove());
+
+  it('installs for every agent CLI whose config dir exists plus git, idempotently, and uninstalls back to the original', () => {
+    const first = install();
+    assert.equal(first.status, 0, first.stderr);
+    const claude = readJson(join(repo.root, '.claude/settings.json')) as typeof CLAUDE_SETTINGS;
+    assert.equal(claude.model, 'opus');
+    assert.deepEqual(claude.permissions, CLAUDE_SETTINGS.permissions);
+    assert.deepEqual(claude.hooks.Stop, CLAUDE_SETTINGS.hooks.Stop);
+    assert.equal(claude.hooks.PreToolUse.length, 2);
+    assert.deepEqual(claude.hooks.PreToolUse[0], CLAUDE_SETTINGS.hooks.PreToolUse[0]);
+    assert.match(JSON.stringify(claude.hooks.PreToolUse[1]), /Edit\|Write\|MultiEdit\|NotebookEdit.*wave-scope-hook\.cjs.*--agent-cli claude/);
+    assert.match(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), /apply_patch[\s\S]*--agent-cli codex/);
+    assert.equal(existsSync(join(repo.root, '.cursor/hooks.json')), false, 'no .cursor directory: Cursor is not configured');
+    assert.match(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), /commit-guard \|\| exit 1/);
+    assert.ok(existsSync(join(repo.root, '.claude/wave-scope-hook.cjs')));
+
+    const snapshot = ['.claude/settings.json', '.codex/hooks.json', '.git/hooks/pre-commit', '.claude/wave-scope-hook.cjs'].map((path) => readFileSync(join(repo.root, path), 'utf8'));
+    const second = install();
+    assert.equal(second.status, 0);
+    assert.match(second.stdout, /^unchanged /);
+    assert.deepEqual(['.claude/settings.json', '.codex/hooks.json', '.git/hooks/pre-commit', '.claude/wave-scope-hook.cjs'].map((path) => readFileSync(join(repo.root, path), 'utf8')), snapshot);
+
+    const dry = install('--uninstall', '--dry-run');
+    assert.equal(dry.status, 0);
+    assert.match(dry.stdout, /would write .*settings\.json/);
+    assert.match(dry.stdout, /would remove .*pre-commit/);
+    assert.equal(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8'), snapshot[0], 'a dry run writes nothing');
+
+    const removed = install('--uninstall');
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.deepEqual(readJson(join(repo.root, '.claude/settings.json')), CLAUDE_SETTINGS);
+    assert.deepEqual(readJson(join(repo.root, '.codex/hooks.json')), CODEX_HOOKS);
+    assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit')), false, 'the hook file we created is gone');
+    assert.equal(existsSync(join(repo.root, '.claude/wave-scope-hook.cjs')), false);
+  });
+
+  it('the installed commands run headless with only Node: the Claude, Codex and Cursor gates and the commit guard', () => {
+    assert.equal(install('--claude', '--codex', '--cursor', '--git').status, 0);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    const claude = readJson(join(repo.root, '.claude/settings.json')) as typeof CLAUDE_SETTINGS;
+    const claudeCommand = claude.hooks.PreToolUse[1]?.hooks[0]?.command ?? '';
+    const env = { CLAUDE_PROJECT_DIR: repo.root };
+    const denied = runInstalledCommand(claudeCommand, hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'lib/b.ts') }), env);
+    assert.equal(claudeDecision(denied.stdout).decision, 'deny', denied.stderr);
+    const allowed = runInstalledCommand(claudeCommand, hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'src/a.ts') }), env);
+    assert.equal(allowed.status, 0);
+    assert.equal(allowed.stdout, '');
+
+    const codex = readJson(join(repo.root, '.codex/hooks.json')) as typeof CODEX_HOOKS;
+    const codexCommand = codex.hooks.PreToolUse[1]?.hooks[0]?.command ?? '';
+    const patch = '*** Begin Patch\n*** Update File: lib/b.ts\n+x\n*** End Patch\n';
+    assert.equal(claudeDecision(runInstalledCommand(codexCommand, hookPayload('codex-apply-patch', { cwd: repo.root, patch }), {}).stdout).decision, 'deny');
+
+    const cursor = readJson(join(repo.root, '.cursor/hooks.json')) as { version: number; hooks: { preToolUse: Array<{ command: string }> } };
+    assert.equal(cursor.version, 1);
+    const cursorReply = runInstalledCommand(cursor.hooks.preToolUse[0]?.command ?? '', hookPayload('cursor-pretooluse', { cwd: repo.root, target: join(repo.root, 'lib/b.ts') }), {});
+    assert.equal((JSON.parse(cursorReply.stdout) as { permission: string }).permission, 'deny');
+
+    repo.write({ 'lib/b.ts': 'changed\n' });
+    repo.git('add', 'lib/b.ts');
+    assert.throws(() => repo.git('commit', '--quiet', '-m', 'out of scope'), /lib\/b\.ts \(M\): not in allowedPaths/);
+    repo.git('reset', '--quiet', 'lib/b.ts');
+    repo.write({ 'src/a.ts': 'changed\n' });
+    repo.git('add', 'src/a.ts');
+    repo.git('commit', '--quiet', '-m', 'in scope');
+    assert.match(repo.git('log', '--oneline', '-1'), /in scope/);
+  });
+
+  it('chains an existing shell pre-commit hook: the guard runs first, the hook still runs, uninstall restores it byte for byte', () => {
+    const original = '#!/bin/sh\n# team checks\ntouch "$(git rev-parse --show-toplevel)/.team-hook-ran"\n';
+    writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755);
+    assert.equal(install('--git').status, 0);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    repo.write({ 'lib/b.ts': 'changed\n' });
+    repo.git('add', 'lib/b.ts');
+    assert.throws(() => repo.git('commit', '--quiet', '-m', 'blocked'));
+    assert.equal(existsSync(join(repo.root, '.team-hook-ran')), false, 'the guard ran first and stopped the commit');
+    repo.git('reset', '--quiet', 'lib/b.ts');
+    repo.write({ 'src/a.ts': 'changed\n' });
+    repo.git('add', 'src/a.ts');
+    repo.git('commit', '--quiet', '-m', 'allowed');
+    assert.equal(existsSync(join(repo.root, '.team-hook-ran')), true, 'the chained hook still ran');
+    assert.equal(install('--git', '--uninstall').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
+  });
+
+  it('chains a pre-commit hook that is not a shell script by renaming it, and renames it back on uninstall', () => {
+    const original = '#!/usr/bin/env node\nrequire("fs").writeFileSync(".node-hook-ran", "yes");\n';
+    writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755);
+    assert.equal(install('--git').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained'), 'utf8'), original);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    repo.write({ 'src/a.ts': 'changed\n' });
+    repo.git('add', 'src/a.ts');
+    repo.git('commit', '--quiet', '-m', 'allowed');
+    assert.equal(existsSync(join(repo.root, '.node-hook-ran')), true);
+    assert.equal(install('--git', '--uninstall').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
+    assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained')), false);
+  });
+
+  it('respects core.hooksPath and husky', () => {
+    repo.git('config', 'core.hooksPath', '.githooks');
+    assert.equal(install('--git').status, 0);
+    assert.match(readFileSync(join(repo.root, '.githooks/pre-commit'), 'utf8'), /commit-guard/);
+    assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit')), false);
+
+    repo.git('config', 'core.hooksPath', '.husky/_');
+    repo.write({ '.husky/pre-commit': 'npx lint-staged\n', '.husky/_/pre-commit': '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n' });
+    assert.equal(install('--git').status, 0);
+    const husky = readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8');
+    assert.ok(husky.startsWith('# >>> wave-scope commit guard >>>') && husky.endsWith('npx lint-staged\n'), husky);
+    assert.equal(readFileSync(join(repo.root, '.husky/_/pre-commit'), 'utf8'), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', "husky's generated wrapper is untouched");
+    assert.equal(install('--git', '--uninstall').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8'), 'npx lint-staged\n');
+  });
+
+  it('refuses a settings file it cannot merge into and writes nothing', () => {
+    repo.write({ '.claude/settings.json': '{ "hooks": [] }' });
+    const run = install();
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /settings\.json is not a JSON object|"hooks" is not a JSON object/);
+    assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit')), false);
+    assert.equal(existsSync(join(repo.root, '.claude/wave-scope-hook.cjs')), false);
+  });
+
+  describe('the launcher', () => {
+    let home: string;
+    beforeEach(() => {
+      home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+    });
+    afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+    function writeLauncher(recorded: string[]): string {
+      const path = join(repo.root, '.claude/wave-scope-hook.cjs');
+      writeFileSync(path, launcherSource(recorded));
+      return path;
+    }
+    const outOfScope = () => hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'lib/b.ts') });
+
+    it('survives an extension upgrade: the recorded path is gone, the newest installed extension answers', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      const launcher = writeLauncher([join(home, 'gone/dist/cli.js')]);
+      for (const version of ['0.1.0', '0.10.0']) {
+        const dist = join(home, `.vscode/extensions/wave-scope.wave-scope-${version}/dist`);
+        mkdirSync(dist, { recursive: true });
+        copyFileSync(builtCliPath, join(dist, 'cli.js'));
+      }
+      // The older one is broken: only the newest may be picked.
+      writeFileSync(join(home, '.vscode/extensions/wave-scope.wave-scope-0.1.0/dist/hook.js'), 'throw new Error("old");');
+      copyFileSync(join(builtCliPath, '..', 'hook.js'), join(home, '.vscode/extensions/wave-scope.wave-scope-0.10.0/dist/hook.js'));
+      const run = spawnSync(process.execPath, [launcher, 'enforce-write'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      assert.equal(claudeDecision(run.stdout).decision, 'deny', run.stderr);
+      assert.match(claudeDecision(run.stdout).text, /lib\/b\.ts is not in wave 1/);
+    });
+
+    it('fails closed when it cannot find the CLI anywhere', () => {
+      const launcher = writeLauncher([join(home, 'gone/dist/cli.js')]);
+      const write = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'cursor'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      assert.equal(write.status, 0);
+      assert.equal((JSON.parse(write.stdout) as { permission: string }).permission, 'deny');
+      const commit = spawnSync(process.execPath, [launcher, 'commit-guard'], { encoding: 'utf8', env: cleanEnv({ HOME: home }), cwd: repo.root });
+      assert.equal(commit.status, 1);
+      assert.match(commit.stderr, /cannot find the wave-scope CLI/);
+    });
+
+    it('fails closed when the CLI it finds is broken', () => {
+      const dist = join(home, 'broken/dist');
+      mkdirSync(dist, { recursive: true });
+      writeFileSync(join(dist, 'cli.js'), '');
+      writeFileSync(join(dist, 'hook.js'), 'throw new Error("corrupt bundle");');
+      const launcher = writeLauncher([join(dist, 'cli.js')]);
+      const run = spawnSync(process.execPath, [launcher, 'enforce-write'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      assert.equal(claudeDecision(run.stdout).decision, 'deny');
+      assert.match(claudeDecision(run.stdout).text, /corrupt bundle/);
+    });
+  });
+});
