@@ -1,6 +1,6 @@
 // The scope algebra's two questions about entries, answered exactly and without any list of files:
 // can two entries name the same path (`intersects`), and does a list of entries cover an entry (`covers`).
-import { checkInclusion, automatonOf, findCommonPath } from './scopeAutomaton';
+import { automatonOf, checkInclusion, findCommonPath, surelyDisjoint } from './scopeAutomaton';
 import { FileIndex } from './fileIndex';
 import { compileScopeEntry, normalizeScopeEntry } from './scopeEntry';
 import type { CompiledScopeEntry, GrammarOptions } from './scopeEntry';
@@ -49,6 +49,8 @@ export function intersectCompiled(left: CompiledScopeEntry, right: CompiledScope
   }
   if (left.kind === 'plain') return right.matches(left.spelling) ? { overlaps: true, witness: left.spelling } : { overlaps: false };
   if (right.kind === 'plain') return left.matches(right.spelling) ? { overlaps: true, witness: right.spelling } : { overlaps: false };
+  const mayMeet = left.alternatives.some((a) => right.alternatives.some((b) => !surelyDisjoint(a, b)));
+  if (!mayMeet) return { overlaps: false };
   const witness = findCommonPath(automatonOf(left), automatonOf(right), left.ignoreCase);
   return witness === undefined ? { overlaps: false } : { overlaps: true, witness };
 }

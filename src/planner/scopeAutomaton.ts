@@ -156,6 +156,7 @@ function isExcluded(code: number, ignoreCase: boolean): boolean {
 
 /** Characters a person reads easily, tried first so witnesses look like real names. */
 const PREFERRED = [...'xabcdefghijklmnopqrstuvwyz0123456789_-'].map((char) => char.charCodeAt(0));
+const PREFERRED_SET = new Set(PREFERRED);
 
 /**
  * One representative of every class of characters that the given sets treat alike, nicest first. The class
@@ -163,6 +164,55 @@ const PREFERRED = [...'xabcdefghijklmnopqrstuvwyz0123456789_-'].map((char) => ch
  * the ASCII upper-case block in ignore-case mode); every class has its lowest member among the boundaries.
  */
 function representatives(sets: readonly CharSet[], ignoreCase: boolean): number[] {
+  const key = `${ignoreCase ? 'i' : 's'}${sets.map(setId).join(',')}`;
+  let cached = representativeCache.get(key);
+  if (cached === undefined) {
+    if (representativeCache.size > 100_000) representativeCache.clear();
+    cached = computeRepresentatives(sets, ignoreCase);
+    representativeCache.set(key, cached);
+  }
+  return cached;
+}
+
+const setIds = new WeakMap<CharSet, number>();
+let nextSetId = 0;
+const representativeCache = new Map<string, number[]>();
+
+const idsByContent = new Map<string, number>();
+
+/** One id per distinct set content, so equal sets from different entries share cached representatives. */
+function setId(set: CharSet): number {
+  let id = setIds.get(set);
+  if (id === undefined) {
+    const content = `${set.negated ? '^' : ''}${set.ranges.map(([low, high]) => `${low}-${high}`).join(',')}`;
+    id = idsByContent.get(content);
+    if (id === undefined) {
+      id = nextSetId++;
+      idsByContent.set(content, id);
+    }
+    setIds.set(set, id);
+  }
+  return id;
+}
+
+/** The one character of a single-character set (a literal), or undefined. */
+function soleCharacter(set: CharSet): number | undefined {
+  if (set.negated || set.ranges.length !== 1) return undefined;
+  const [low, high] = set.ranges[0] as readonly [number, number];
+  return low === high ? low : undefined;
+}
+
+/**
+ * The characters to try on a step that reads `left` and `right` together: one per class both treat alike.
+ * A literal on either side is the only character that can be read (the common case, decided without search).
+ */
+function stepCharacters(left: CharSet, right: CharSet, ignoreCase: boolean): number[] {
+  const single = soleCharacter(left) ?? soleCharacter(right);
+  if (single !== undefined) return inSet(left, single) && inSet(right, single) && !isExcluded(single, ignoreCase) ? [single] : [];
+  return representatives([left, right], ignoreCase);
+}
+
+function computeRepresentatives(sets: readonly CharSet[], ignoreCase: boolean): number[] {
   const boundaries = new Set<number>([1, DOT, DOT + 1, SLASH + 1, 0x41, 0x5b]);
   for (const set of sets) {
     for (const [low, high] of set.ranges) {
@@ -191,7 +241,7 @@ function track(tracker: number, code: number): number {
 
 /** Characters are cheap, a segment that starts with a dot costs more: witnesses avoid hidden files when they can. */
 function cost(tracker: number, code: number): number {
-  return tracker === 0 && code === DOT ? 4 : PREFERRED.includes(code) ? 1 : 2;
+  return tracker === 0 && code === DOT ? 4 : PREFERRED_SET.has(code) ? 1 : 2;
 }
 
 interface SearchNode {
@@ -254,8 +304,7 @@ export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignore
           }
           continue;
         }
-        const sets = [leftEdge.set, rightEdge.set];
-        for (const code of representatives(sets, ignoreCase)) {
+        for (const code of stepCharacters(leftEdge.set, rightEdge.set, ignoreCase)) {
           if (!inSet(leftEdge.set, code) || !inSet(rightEdge.set, code)) continue;
           const nextTracker = track(tracker, code);
           const key = `${leftEdge.to},${rightEdge.to},${nextTracker}`;
@@ -267,6 +316,59 @@ export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignore
     }
   }
   return undefined;
+}
+
+/** The characters a segment pattern surely starts with and surely ends with (literal tokens at each end). */
+function literalEnds(segment: PatternSegment & { kind: 'pattern' }): { head: string; tail: string; whole: boolean } {
+  const chars = segment.tokens.map((token) => (token.kind === 'chars' ? soleCharacter(token.set) : undefined));
+  const firstOpen = chars.findIndex((char) => char === undefined);
+  if (firstOpen === -1) {
+    const whole = String.fromCharCode(...(chars as number[]));
+    return { head: whole, tail: whole, whole: true };
+  }
+  let lastOpen = chars.length - 1;
+  while (chars[lastOpen] !== undefined) lastOpen -= 1;
+  return {
+    head: String.fromCharCode(...(chars.slice(0, firstOpen) as number[])),
+    tail: String.fromCharCode(...(chars.slice(lastOpen + 1) as number[])),
+    whole: false,
+  };
+}
+
+/** False only when the two segment patterns surely share no segment (their literal ends disagree). */
+function segmentsMayMeet(left: PatternSegment, right: PatternSegment): boolean {
+  if (left.kind === 'globstar' || right.kind === 'globstar') return true;
+  const a = literalEnds(left);
+  const b = literalEnds(right);
+  if (a.whole && b.whole) return a.head === b.head;
+  const prefixCompatible = a.head.startsWith(b.head) || b.head.startsWith(a.head);
+  const suffixCompatible = a.tail.endsWith(b.tail) || b.tail.endsWith(a.tail);
+  return prefixCompatible && suffixCompatible;
+}
+
+/** The segments at fixed distances from one end, up to the first `**` met from that end. */
+function fixedRun(segments: readonly PatternSegment[], fromEnd: boolean): PatternSegment[] {
+  const ordered = fromEnd ? [...segments].reverse() : [...segments];
+  const stop = ordered.findIndex((segment) => segment.kind === 'globstar');
+  return stop === -1 ? ordered : ordered.slice(0, stop);
+}
+
+/**
+ * A cheap, sound pre-check: true when two alternatives surely name no common path, because the segments
+ * at the same distance from the start (before any `**`) or from the end (after the last `**`) cannot
+ * match one segment, or because two globstar-free alternatives differ in length. False means "search".
+ */
+export function surelyDisjoint(left: readonly PatternSegment[], right: readonly PatternSegment[]): boolean {
+  const leftFixed = !left.some((segment) => segment.kind === 'globstar');
+  const rightFixed = !right.some((segment) => segment.kind === 'globstar');
+  if (leftFixed && rightFixed && left.length !== right.length) return true;
+  for (const fromEnd of [false, true]) {
+    const a = fixedRun(left, fromEnd);
+    const b = fixedRun(right, fromEnd);
+    const shared = Math.min(a.length, b.length);
+    for (let index = 0; index < shared; index += 1) if (!segmentsMayMeet(a[index] as PatternSegment, b[index] as PatternSegment)) return true;
+  }
+  return false;
 }
 
 /** Explored states after which an inclusion check gives up and says it cannot decide. */
@@ -300,41 +402,39 @@ export function checkInclusion(inner: PathAutomaton, outers: readonly PathAutoma
   const outerStarts = outers.flatMap((outer, index) => outer.starts.map((start) => start + (offsets[index] as number)));
 
   const subsetKey = (subset: readonly number[]) => subset.join('.');
-  const queue: Array<{ state: number; subset: number[]; tracker: number; node: SearchNode }> = [];
-  const seen = new Set<string>();
+  type Item = { state: number; subset: number[]; tracker: number; node: SearchNode };
+  // Cheapest-first like `findCommonPath`, so a counterexample reads like a real path too.
+  const queue = new BucketQueue<Item>();
+  const settled = new Set<string>();
   const startSubset = [...new Set(outerStarts)].sort((x, y) => x - y);
   for (const state of inner.starts) {
     const key = `${state}|${subsetKey(startSubset)}|0`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      queue.push({ state, subset: startSubset, tracker: 0, node: { key, parent: undefined, code: 0 } });
-    }
+    queue.push(0, { state, subset: startSubset, tracker: 0, node: { key, parent: undefined, code: 0 } });
   }
-  for (let head = 0; head < queue.length; head += 1) {
-    if (seen.size > INCLUSION_STATE_BUDGET) return { included: undefined };
-    const { state, subset, tracker, node } = queue[head] as (typeof queue)[number];
+  for (let entry = queue.pop(); entry !== undefined; entry = queue.pop()) {
+    const [distance, { state, subset, tracker, node }] = entry;
+    if (settled.has(node.key)) continue;
+    settled.add(node.key);
+    if (settled.size > INCLUSION_STATE_BUDGET) return { included: undefined };
     if (tracker === 3 && inner.accepting[state] && !subset.some((member) => outerAccepting[member])) {
       return { included: false, counterexample: spell(node) };
     }
     const innerEdges = inner.edges[state] as Edge[];
     const outgoing = subset.flatMap((member) => outerEdges[member] as Edge[]);
-    const visit = (target: number, code: number, nextTracker: number) => {
-      const nextSubset = [...new Set(outgoing.filter((edge) => (code === SLASH ? edge.set === undefined : edge.set !== undefined && inSet(edge.set, code))).map((edge) => edge.to))].sort(
-        (x, y) => x - y,
-      );
+    const visit = (target: number, code: number, nextTracker: number, price: number) => {
+      const reads = (edge: Edge) => (code === SLASH ? edge.set === undefined : edge.set !== undefined && inSet(edge.set, code));
+      const nextSubset = [...new Set(outgoing.filter(reads).map((edge) => edge.to))].sort((x, y) => x - y);
       const key = `${target}|${subsetKey(nextSubset)}|${nextTracker}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      queue.push({ state: target, subset: nextSubset, tracker: nextTracker, node: { key, parent: node, code } });
+      if (!settled.has(key)) queue.push(distance + price, { state: target, subset: nextSubset, tracker: nextTracker, node: { key, parent: node, code } });
     };
     for (const edge of innerEdges) {
       if (edge.set === undefined) {
-        if (tracker === 3) visit(edge.to, SLASH, 0);
+        if (tracker === 3) visit(edge.to, SLASH, 0, 1);
         continue;
       }
       const sets = [edge.set, ...outgoing.flatMap((out) => (out.set === undefined ? [] : [out.set]))];
       for (const code of representatives(sets, ignoreCase)) {
-        if (inSet(edge.set, code)) visit(edge.to, code, track(tracker, code));
+        if (inSet(edge.set, code)) visit(edge.to, code, track(tracker, code), cost(tracker, code));
       }
     }
   }
