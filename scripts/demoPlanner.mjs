@@ -7,9 +7,11 @@
 //
 //   node scripts/demoPlanner.mjs [--port N] [--host ADDRESS] [--empty]
 //     --port N          listen on N (default: 8080 when free, else any free port)
-//     --host ADDRESS    listen address (default 127.0.0.1; 0.0.0.0 to reach it from another machine)
+//     --host ADDRESS    listen address (default 127.0.0.1; 0.0.0.0 to reach it from another machine,
+//                       then protected by a random password printed with the address)
 //     --empty           start without the demo plan
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -46,13 +48,16 @@ if (!process.argv.includes('--empty')) {
 }
 
 console.log('Starting code-server (the first run installs it, about 2 minutes)...');
-const server = await startCodeServer({ port, host, trustWorkspaces: true });
-const shown = host === '0.0.0.0' ? server.folderUrl(repo.root).replace('127.0.0.1', '<this machine>') : server.folderUrl(repo.root);
+// Anyone who reaches code-server gets a terminal on this machine: off the loopback interface, a password.
+const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
+const password = loopback ? undefined : randomBytes(12).toString('base64url');
+const server = await startCodeServer({ port, host, password });
+const address = server.folderUrl(repo.root).replace('127.0.0.1', loopback ? '127.0.0.1' : host === '0.0.0.0' ? '<this machine>' : host);
 console.log(`
 Open this address in a browser:
 
-  ${shown}
-
+  ${address}
+${password ? `\nPassword: ${password}\n` : ''}
 Then run "Wave Scope: Open Planner" from the command palette (F1).
 Press Ctrl-C to stop code-server. The demo repository stays at ${repo.root}.`);
 

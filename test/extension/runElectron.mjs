@@ -13,7 +13,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
 import { makeFixtureRepo, repoRoot } from '../support/codeServer.mjs';
-import { buildHostTests, hostTestsDir } from './buildHostTests.mjs';
+import { buildHostTests } from './buildHostTests.mjs';
 import { parseRunnerArgs, printHostReport, readHostReport, writeTally } from './hostReport.mjs';
 
 const version = process.env.WAVE_SCOPE_VSCODE_VERSION ?? '1.100.3';
@@ -57,7 +57,7 @@ async function main() {
   }
 
   const built = await buildHostTests();
-  const reportFile = join(hostTestsDir, 'report.json');
+  const reportFile = join(built.dir, 'report.json');
   const workspaceOption = options.workspace ?? process.env.WAVE_SCOPE_HOST_WORKSPACE;
   const fixture = workspaceOption
     ? undefined
@@ -97,6 +97,7 @@ async function main() {
     rmSync(userData, { recursive: true, force: true });
   }
   const report = readHostReport(reportFile);
+  rmSync(built.dir, { recursive: true, force: true });
   if (report) printHostReport(report);
   // A failing test already rejects run(); count the rejection only when no test recorded the failure.
   const tally = writeTally(report, report && report.failed > 0 ? undefined : (problem ?? (report ? undefined : 'no report written')));

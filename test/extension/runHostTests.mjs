@@ -16,7 +16,7 @@
 // open the workbench in Chromium (that starts the extension host, where the harness runs the suite),
 // wait for the harness to report, print mocha's lines, write the tally to $WAVE_SCOPE_TEST_RESULTS.
 // Exit 0 only when at least one test ran and none failed.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   artifactPath,
@@ -28,7 +28,7 @@ import {
   repoRoot,
   startCodeServer,
 } from '../support/codeServer.mjs';
-import { buildHostTests, hostTestsDir } from './buildHostTests.mjs';
+import { buildHostTests } from './buildHostTests.mjs';
 import { parseRunnerArgs, printHostReport, readHostReport, writeTally } from './hostReport.mjs';
 
 const usage = readFileSync(new URL(import.meta.url), 'utf8')
@@ -81,11 +81,12 @@ async function main() {
   let fixture;
   let report;
   let problem;
-  const reportFile = join(hostTestsDir, 'report.json');
-  const doneFile = join(hostTestsDir, 'done.json');
+  let built;
   try {
-    const built = await buildHostTests();
-    log(`bundled ${built.tests.length} in-host test file(s) into ${hostTestsDir}`);
+    built = await buildHostTests();
+    log(`bundled ${built.tests.length} in-host test file(s) into ${built.dir}`);
+    const reportFile = join(built.dir, 'report.json');
+    const doneFile = join(built.dir, 'done.json');
 
     let workspace;
     if (workspaceOption) {
@@ -114,6 +115,14 @@ async function main() {
     await openWorkbench(browser.page, server.folderUrl(workspace));
     log('workbench visible; the harness runs the suite in the extension host');
 
+    const waitFor = async (file, ms) => {
+      const until = Date.now() + ms;
+      while (!existsSync(file) && Date.now() < until) await new Promise((wake) => setTimeout(wake, 250));
+      return existsSync(file);
+    };
+    if (!(await waitFor(`${doneFile}.claimed`, 90000))) {
+      throw new Error('the harness extension did not start in the extension host within 90 s (see the logs below)');
+    }
     const deadline = Date.now() + timeoutMs;
     while (!existsSync(doneFile) && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 250));
     if (!existsSync(doneFile)) throw new Error(`the in-host suite did not finish within ${timeoutMs / 1000} s`);
@@ -145,6 +154,7 @@ async function main() {
   await browser?.close();
   await server?.stop();
   fixture?.remove();
+  if (built) rmSync(built.dir, { recursive: true, force: true });
   console.log(`in-host: ${tally.passed} passed, ${tally.failed} failed`);
   return failed ? 1 : 0;
 }

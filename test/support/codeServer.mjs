@@ -149,6 +149,7 @@ function groupAlive(pgid) {
  * @param {string} [options.codeServer]     executable; default ensureCodeServer()
  * @param {number} [options.port]           default: a free port
  * @param {string} [options.host]           address to listen on (default 127.0.0.1)
+ * @param {string} [options.password]       require this password (default: no authentication)
  * @param {number} [options.healthTimeoutMs]
  */
 export async function startCodeServer(options = {}) {
@@ -178,6 +179,7 @@ export async function startCodeServer(options = {}) {
   const env = {
     ...process.env,
     ...(options.env ?? {}),
+    ...(options.password ? { PASSWORD: options.password } : {}),
     // code-server writes its heartbeat, logs and sockets here; all of it disappears with stateDir.
     XDG_DATA_HOME: dirs.xdgData,
     XDG_CONFIG_HOME: dirs.xdgConfig,
@@ -202,7 +204,7 @@ export async function startCodeServer(options = {}) {
   const args = [
     ...common,
     '--auth',
-    'none',
+    options.password ? 'password' : 'none',
     '--bind-addr',
     `${options.host ?? '127.0.0.1'}:${port}`,
     '--disable-telemetry',
