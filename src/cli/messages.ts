@@ -223,4 +223,6 @@ export const declarationMessages = {
     `wave ${wave} (${role}) planned: ${manifest} grants ${allowed} entr${allowed === 1 ? 'y' : 'ies'}; ${bound === undefined ? 'unbound (no session id in this process)' : `bound to session ${bound}`}\n`,
   planAgentDigest: (id: string, digest: string) => `  ${id}: ${digest}\n`,
   noAgentScope: (detail: string) => `ERROR: ${detail}\n`,
+  unusualStateDir: (shown: string) =>
+    `WARNING: ${shown} is not one of .pi, .cursor, .codex, .claude at the repository root: the hooks will not read these declarations\n`,
 };

@@ -7,7 +7,7 @@
 // removes per-agent files of agents no longer in the wave, and writes the aggregate last; every
 // write is atomic (the file system passed in guarantees it). So a reader that finds an aggregate
 // always finds every per-agent file it names, with the same entries, and no stale one beside them.
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { compileScopeEntry, normalizeScopeEntry, ScopeEntryError } from './scopeEntry';
 import type { ScopeRecord } from './scopeRecords';
 import type { StateDirFs } from './stateDir';
@@ -101,7 +101,8 @@ export type DeclarationInputReason =
   | 'bad-files'
   | 'bad-entry'
   | 'bad-new-file'
-  | 'undeclared-new-file';
+  | 'undeclared-new-file'
+  | 'control-path';
 
 /** One problem with the input; `message` names the record and entry. */
 export interface DeclarationInputError {
@@ -124,6 +125,11 @@ export interface RecordValidationOptions {
   files?: { has(path: string): boolean; hasFilesBeneath(dir: string): boolean };
   /** Paths the wave will create (`--new-file`): each must equal a declared plain entry after normalisation. */
   newFiles?: readonly string[];
+  /**
+   * The state directory relative to the repository root (`.claude`). Entries inside it are refused:
+   * the declarations and the manifest are control state, never a wave's territory.
+   */
+  controlDir?: string;
 }
 
 export interface RecordValidation {
@@ -136,6 +142,22 @@ export interface RecordValidation {
 
 function quote(text: string): string {
   return JSON.stringify(text);
+}
+
+/** The state directory relative to the repository root, `/`-separated; undefined without a root or outside it. */
+export function controlDirOf(repoRoot: string | undefined, stateDir: string): string | undefined {
+  if (repoRoot === undefined) return undefined;
+  const rel = relative(repoRoot, stateDir);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join('/');
+}
+
+function isInsideControlDir(entry: string, controlDir: string | undefined, ignoreCase = false): boolean {
+  if (controlDir === undefined || controlDir === '' || controlDir === '.' || controlDir.startsWith('..')) return false;
+  const fold = (text: string) => (ignoreCase ? text.toLowerCase() : text);
+  const dir = fold(controlDir.replace(/\\/g, '/').replace(/\/+$/, ''));
+  const candidate = fold(entry);
+  return candidate === dir || candidate.startsWith(`${dir}/`);
 }
 
 /**
@@ -222,6 +244,15 @@ export function validateWaveRecords(input: unknown, options: RecordValidationOpt
           options.files.hasFilesBeneath(normalised)
         ) {
           normalised = `${normalised}/`;
+        }
+        if (isInsideControlDir(normalised, options.controlDir, options.ignoreCase)) {
+          errors.push({
+            reason: 'control-path',
+            record: name,
+            entry,
+            message: `record ${quote(name)}, entry ${quote(entry)}: lies inside the state directory ${quote(`${options.controlDir}/`)}, which holds the wave's own declarations and manifest; no agent may own it`,
+          });
+          return;
         }
         if (!files.includes(normalised)) files.push(normalised);
       } catch (error) {
@@ -559,7 +590,10 @@ export function materializeWave(request: MaterializeRequest, fs: DeclarationFs):
   if (!isWaveNumber(request.wave)) {
     return { ok: false, reason: 'invalid-input', errors: [{ reason: 'bad-wave', message: `wave must be a positive integer, got ${String(request.wave)}` }] };
   }
-  const validation = validateWaveRecords(request.records, request);
+  const validation = validateWaveRecords(request.records, {
+    ...request,
+    controlDir: request.controlDir ?? controlDirOf(request.repoRoot, request.stateDir),
+  });
   if (validation.records === undefined) return { ok: false, reason: 'invalid-input', errors: validation.errors };
   const write = writeWaveDeclaration(request.stateDir, request.wave, validation.records, fs, {
     ignoreCase: request.ignoreCase,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { findCollisions } from './collisions';
 import type { Collision } from './collisions';
 import type { DeclarationFs, DeclarationInputError, DeclaredRecord, WriteObserver } from './declarations';
-import { isWaveNumber, manifestPath, readWaveDeclaration, validateWaveRecords, writeWaveDeclaration } from './declarations';
+import { controlDirOf, isWaveNumber, manifestPath, readWaveDeclaration, validateWaveRecords, writeWaveDeclaration } from './declarations';
 import { DEFAULT_ENFORCEMENT, ENFORCEMENT_VALUES, formatManifest, validateManifest } from './manifest';
 import type { Enforcement, WaveManifest } from './manifest';
 import { FileIndex } from './fileIndex';
@@ -121,11 +121,20 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   if (typeof request.role !== 'string' || request.role.trim() === '') problems.push('role must be a non-empty string');
   const enforcement = request.enforcement ?? DEFAULT_ENFORCEMENT;
   if (!ENFORCEMENT_VALUES.includes(enforcement)) problems.push(`enforcement must be one of strict, warn, off; got ${String(enforcement)}`);
+  // The state directory is resolved first (read-only) so entries inside it can be refused as control state.
+  let stateDir = request.stateDir;
+  let stateDirProblem: string | undefined;
+  if (stateDir === undefined) {
+    const resolved = resolveWriteStateDir(request.repoRoot, request.ownIds, fs);
+    if ('problem' in resolved) stateDirProblem = resolved.problem;
+    else stateDir = resolved.stateDir;
+  }
   const validation = validateWaveRecords(request.records, {
     repoRoot: request.repoRoot,
     ignoreCase: request.ignoreCase,
     newFiles: request.newFiles,
     files: request.knownFiles === undefined ? undefined : new FileIndex(request.knownFiles, { ignoreCase: request.ignoreCase }),
+    controlDir: stateDir === undefined ? undefined : controlDirOf(request.repoRoot, stateDir),
   });
   const inputMessages = [...problems, ...validation.errors.map((error) => error.message)];
   if (inputMessages.length > 0 || validation.records === undefined) {
@@ -136,12 +145,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   }
   const records = validation.records;
 
-  let stateDir = request.stateDir;
-  if (stateDir === undefined) {
-    const resolved = resolveWriteStateDir(request.repoRoot, request.ownIds, fs);
-    if ('problem' in resolved) return fail('state-dir', resolved.problem);
-    stateDir = resolved.stateDir;
-  }
+  if (stateDir === undefined) return fail('state-dir', stateDirProblem ?? 'no state directory');
   const target = manifestPath(stateDir);
 
   // What the manifest being replaced says: another session's manifest is never overwritten.

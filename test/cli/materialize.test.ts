@@ -130,6 +130,19 @@ describe('wave-scope materialize (built CLI, real git repository)', () => {
     });
   }
 
+  it('refuses an entry inside the state directory it writes', () => {
+    const result = run(['--state-dir', '.claude', '--wave', '1'], [{ id: 'a', files: ['.claude/filescopes/**'] }]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^ERROR: record "a", entry "\.claude\/filescopes\/\*\*": lies inside the state directory "\.claude\/"/);
+    assert.deepEqual(stateFiles(), []);
+  });
+
+  it('warns when the state directory is not one the hooks read', () => {
+    const result = run(['--state-dir', 'plans', '--wave', '1'], [{ id: 'a', files: ['src/a.ts'] }]);
+    assert.equal(result.status, 0);
+    assert.equal(result.stderr, 'WARNING: plans is not one of .pi, .cursor, .codex, .claude at the repository root: the hooks will not read these declarations\n');
+  });
+
   it('exits 2 on a file-system error', () => {
     writeFileSync(join(repo.root, 'blocker'), 'a file where the state directory should be');
     const result = run(['--state-dir', 'blocker', '--wave', '1'], records);

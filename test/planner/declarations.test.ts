@@ -62,6 +62,24 @@ describe('validateWaveRecords: every input error', () => {
     });
   }
 
+  const controlCases: Array<[string, string, boolean]> = [
+    ['the manifest', '.claude/wave-scope.json', true],
+    ['the declarations', '.claude/filescopes/', true],
+    ['a glob inside the state directory', '.claude/**', true],
+    ['the state directory itself', '.claude', true],
+    ['a sibling with a longer name', '.claude-notes/x.md', false],
+    ['another harness directory', '.codex/notes.md', false],
+  ];
+  for (const [name, entry, refused] of controlCases) {
+    it(`${refused ? 'refuses' : 'accepts'} ${name} as an entry when the state directory is .claude`, () => {
+      const result = validateWaveRecords([{ id: 'a', files: [entry] }], { controlDir: '.claude' });
+      assert.deepEqual(result.errors.map((error) => error.reason), refused ? ['control-path'] : []);
+      if (refused) {
+        assert.match(result.errors[0]?.message ?? '', /^record "a", entry ".*": lies inside the state directory "\.claude\/", which holds the wave's own declarations and manifest; no agent may own it$/);
+      }
+    });
+  }
+
   it('normalises entries, drops duplicates, keeps unknown keys out and the order in', () => {
     const result = validateWaveRecords(
       [

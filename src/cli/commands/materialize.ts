@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { findMissingPaths, materializeWave } from '../../planner/declarations';
 import { FileIndex } from '../../planner/fileIndex';
 import { nodeDeclarationFs } from '../../planner/nodeDeclarationFs';
+import { STATE_DIR_NAMES } from '../../planner/stateDir';
 import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../../planner/nodeHost';
 import type { CliIo } from '../cliIo';
 import { declarationMessages as say, messages } from '../messages';
@@ -120,6 +121,9 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
     }
     io.writeStderr(say.fileSystemError(result.message));
     return 2;
+  }
+  if (!STATE_DIR_NAMES.some((name) => join(repository.root, name) === stateDir)) {
+    io.writeStderr(say.unusualStateDir(shownPath(io.cwd, stateDir)));
   }
   if (values['warn-missing']) {
     const missing = findMissingPaths(result.records, {
