@@ -105,6 +105,31 @@ export interface CompiledGrants {
   covers(target: ResolvedWriteTarget): boolean;
 }
 
+// The hook compiles a manifest of hundreds of entries for one or two targets, so most entries must
+// cost next to nothing. Two shortcuts, both exact or stricter than the engine, never looser:
+//  - a plain entry already in normal form (only ordinary file-name characters, no `./`, `//` or `..`)
+//    is its own normal form: it names exactly itself, or everything beneath when it ends in `/`;
+//  - a glob can only match paths that start with its literal directory prefix, so the engine compiles
+//    it only when a target does.
+// Anything else goes through the engine's grammar as written.
+const ORDINARY = /^[\p{L}\p{N}\p{M}._\- /]+$/u;
+const GLOB_CHARACTER = /[*?[{]/;
+
+function isNormalLiteral(text: string): boolean {
+  return (
+    ORDINARY.test(text) &&
+    !text.startsWith('/') &&
+    !text.startsWith('./') &&
+    !text.includes('//') &&
+    !/(^|\/)\.\.?(\/|$)/.test(text) &&
+    text.trim() === text
+  );
+}
+
+function fold(text: string, ignoreCase?: boolean): string {
+  return ignoreCase ? text.toLowerCase() : text;
+}
+
 /**
  * Compiles grants once. Relative entries go through the scope engine's grammar; an absolute entry
  * (a grant outside the checkout, e.g. a memory directory) is matched by the same engine against the
@@ -114,18 +139,47 @@ export interface CompiledGrants {
 export function compileGrants(entries: readonly string[], options: { writeRoot: string; ignoreCase?: boolean }): CompiledGrants {
   const relative: Array<(path: string) => boolean> = [];
   const absolute: Array<(path: string) => boolean> = [];
+  const engine = (spelling: string): ((path: string) => boolean) => {
+    const compiled = compileScopeEntry(spelling, { ignoreCase: options.ignoreCase });
+    return (path) => compiled.matches(path);
+  };
   for (const raw of entries) {
     const entry = raw.normalize('NFC');
     try {
       if (isAbsoluteEntry(entry) && !isWithin(options.writeRoot, entry.replace(/\/+$/, ''), options.ignoreCase)) {
-        const spelling = normalizeScopeEntry(entry.slice(1), { ignoreCase: options.ignoreCase });
-        const compiled = compileScopeEntry(spelling, { ignoreCase: options.ignoreCase });
-        absolute.push((path) => compiled.matches(path));
+        absolute.push(engine(normalizeScopeEntry(entry.slice(1), { ignoreCase: options.ignoreCase })));
         continue;
       }
-      const spelling = normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase: options.ignoreCase });
-      const compiled = compileScopeEntry(spelling, { ignoreCase: options.ignoreCase });
-      relative.push((path) => compiled.matches(path));
+      const glob = entry.search(GLOB_CHARACTER);
+      if (glob === -1 && entry !== '' && isNormalLiteral(entry)) {
+        const literal = fold(entry, options.ignoreCase);
+        relative.push(
+          literal.endsWith('/')
+            ? (path) => fold(path, options.ignoreCase).startsWith(literal)
+            : (path) => fold(path, options.ignoreCase) === literal,
+        );
+        continue;
+      }
+      const prefix = glob === -1 ? '' : entry.slice(0, entry.lastIndexOf('/', glob) + 1);
+      if (glob !== -1 && (prefix === '' || isNormalLiteral(prefix))) {
+        const folded = fold(prefix, options.ignoreCase);
+        let matcher: ((path: string) => boolean) | undefined;
+        let broken = false;
+        relative.push((path) => {
+          if (broken || !fold(path, options.ignoreCase).startsWith(folded)) return false;
+          if (matcher === undefined) {
+            try {
+              matcher = engine(normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase: options.ignoreCase }));
+            } catch {
+              broken = true;
+              return false;
+            }
+          }
+          return matcher(path);
+        });
+        continue;
+      }
+      relative.push(engine(normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase: options.ignoreCase })));
     } catch {
       // Unusable entry: grants nothing.
     }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { decideWrite } from '../../src/planner/writeDecision';
+import { compileScopeEntry, normalizeScopeEntry } from '../../src/planner/scopeEntry';
+import { compileGrants, decideWrite } from '../../src/planner/writeDecision';
 import type { AgentScopeState, EnforcedManifest, ManifestState, WriteDecisionInput } from '../../src/planner/writeDecision';
 import type { ResolvedWriteTarget } from '../../src/planner/writeTarget';
 
@@ -121,5 +122,19 @@ describe('decideWrite (pure)', () => {
   it('case-insensitive repositories match case variants; case-sensitive ones do not', () => {
     assert.equal(decideWrite(input({ targets: [inside('SRC/A.ts')] })).decision, 'deny');
     assert.equal(decideWrite(input({ targets: [inside('SRC/A.ts')], ignoreCase: true })).decision, 'allow');
+  });
+
+  it('the literal shortcuts agree with the scope engine on every entry and path of a table', () => {
+    const entries = ['src/', 'src/a.ts', 'src', 'docs/*.md', 'docs/**', '*.md', 'src/{a,b}.ts', 'lib/[ab]*.ts', 'caf\u00e9/', 'src/a b.ts', 'x-y_z.v2/', './src/a.ts', 'src//a.ts', 'lib/../src/a.ts'];
+    const paths = ['src/a.ts', 'src/b.ts', 'src', 'src/sub/a.ts', 'docs/a.md', 'docs/x/a.md', 'a.md', 'x/a.md', 'lib/a1.ts', 'lib/c.ts', 'caf\u00e9/x', 'src/a b.ts', 'x-y_z.v2/k', 'SRC/a.ts', 'src-old/a.ts'];
+    for (const ignoreCase of [false, true]) {
+      for (const entry of entries) {
+        const engine = compileScopeEntry(normalizeScopeEntry(entry, { repoRoot: ROOT, ignoreCase }), { ignoreCase });
+        const grants = compileGrants([entry], { writeRoot: ROOT, ignoreCase });
+        for (const path of paths) {
+          assert.equal(grants.covers(inside(path)), engine.matches(path), `${entry} vs ${path} (ignoreCase ${ignoreCase})`);
+        }
+      }
+    }
   });
 });

@@ -86,7 +86,8 @@ describe('write gate fuzz: no out-of-scope spelling is ever allowed', function (
       manifest: { wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['in/', 'caf\u00e9.md'] },
       session: 'own',
     };
-    const grants = compileGrants(['in/', 'caf\u00e9.md'], { writeRoot: root });
+    // Two spellings of one scope: plain entries (the gate's literal shortcut) and globs (the scope engine).
+    const grantSets = [compileGrants(['in/', 'caf\u00e9.md'], { writeRoot: root }), compileGrants(['in/**', '{caf\u00e9.md,none.md}'], { writeRoot: root })];
     const next = random(20261130);
     let allowed = 0;
     let written = 0;
@@ -94,7 +95,7 @@ describe('write gate fuzz: no out-of-scope spelling is ever allowed', function (
     for (let index = 0; index < SPELLINGS; index += 1) {
       const raw = spelling(next);
       const target = resolveWriteTarget(raw, { cwd: root, writeRoot: root, fs: nodeTargetFileSystem });
-      const decision = decideWrite({ targets: [target], manifest, dispatchedAgent: false, controlPaths: [], writeRoot: root }, grants);
+      const decision = decideWrite({ targets: [target], manifest, dispatchedAgent: false, controlPaths: [], writeRoot: root }, grantSets[index % 2]);
       if (decision.decision !== 'allow') continue;
       allowed += 1;
       const absolute = raw.startsWith('/') ? raw : `${root}/${raw}`;
