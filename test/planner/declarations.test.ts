@@ -163,6 +163,12 @@ describe('writing and reading both shapes (real directories)', () => {
     assert.deepEqual(read.agentFiles, ['alice', 'coordinator']);
   });
 
+  it('refuses a wave that is not a positive integer, writing nothing', () => {
+    const result = materialize([{ id: 'alice', files: ['a'] }], 0);
+    assert.deepEqual(result.ok === false && result.reason === 'invalid-input' && result.errors, [{ reason: 'bad-wave', message: 'wave must be a positive integer, got 0' }]);
+    assert.equal(existsSync(stateDir), false);
+  });
+
   it('writes nothing at all for invalid input', () => {
     const result = materialize([{ id: 'alice', files: ['src/a.ts'] }, { id: 'bob', files: ['../x'] }]);
     assert.equal(result.ok, false);

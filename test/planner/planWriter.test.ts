@@ -178,6 +178,21 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     assert.equal(existsSync(manifestFile()), false);
   });
 
+  it('stops at materialize when the declaration on disk is not complete after writing it', () => {
+    const real = nodeDeclarationFs(stateDir);
+    const losing: DeclarationFs = {
+      ...real,
+      writeAtomic(path, text) {
+        real.writeAtomic(path, text);
+        if (path === waveSidecarPath(stateDir, 1)) rmSync(agentScopePath(stateDir, 1, 'bob'));
+      },
+    };
+    const result = plan({}, losing);
+    assert.equal(result.ok === false && result.step, 'materialize');
+    assert.match(result.ok === false ? result.message : '', /^the declaration of wave 1 on disk is inconsistent: agent "bob" has no scope file in wave 1/);
+    assert.equal(existsSync(manifestFile()), false);
+  });
+
   it('stops at materialize on a file-system failure and writes no manifest', () => {
     mkdirSync(join(stateDir, 'filescopes'), { recursive: true });
     writeFileSync(join(stateDir, 'filescopes', 'wave-1'), 'not a directory');
