@@ -9,6 +9,8 @@ export interface FolderNode {
   files: string[];
   /** Number of files anywhere beneath. */
   fileCount: number;
+  /** Whether `folders` and `files` are sorted yet (done on first display, not for all 100,000 files up front). */
+  sorted?: boolean;
 }
 
 /** One visible row. */
@@ -30,6 +32,16 @@ function baseName(path: string): string {
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
+/** Sorts a folder's children the first time it is shown (natural order: file2 before file10). */
+function ensureSorted(node: FolderNode): FolderNode {
+  if (node.sorted) return node;
+  node.folders.sort((a, b) => collator.compare(a.name, b.name));
+  const names = new Map(node.files.map((file) => [file, baseName(file)]));
+  node.files.sort((a, b) => collator.compare(names.get(a) as string, names.get(b) as string));
+  node.sorted = true;
+  return node;
+}
+
 /** Builds the folder tree of `files` (repository-relative, `/`-separated). */
 export function buildFileTree(files: readonly string[]): FolderNode {
   const root: FolderNode = { path: '', name: '', folders: [], files: [], fileCount: 0 };
@@ -49,8 +61,6 @@ export function buildFileTree(files: readonly string[]): FolderNode {
     folderOf(slash < 0 ? '' : file.slice(0, slash)).files.push(file);
   }
   const finish = (node: FolderNode): number => {
-    node.folders.sort((a, b) => collator.compare(a.name, b.name));
-    node.files.sort((a, b) => collator.compare(baseName(a), baseName(b)));
     node.fileCount = node.files.length + node.folders.reduce((sum, child) => sum + finish(child), 0);
     return node.fileCount;
   };
@@ -67,6 +77,7 @@ export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, fil
   const needle = filter.trim().toLowerCase();
   if (needle === '') {
     const walk = (node: FolderNode, depth: number): void => {
+      ensureSorted(node);
       for (const folder of node.folders) {
         if (rows.length >= limit) return;
         const open = expanded.has(folder.path);
@@ -83,6 +94,7 @@ export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, fil
   }
   // Filtering: a folder is shown when something beneath it matches; it is shown open.
   const walk = (node: FolderNode, depth: number): boolean => {
+    ensureSorted(node);
     const start = rows.length;
     let any = false;
     for (const folder of node.folders) {

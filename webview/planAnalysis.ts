@@ -36,14 +36,39 @@ export function entryKey(agentId: string, entry: string): string {
 
 /** Repository files and the matches of every entry seen so far. */
 export class MatchCache {
-  readonly index: FileIndex;
+  private built: FileIndex | undefined;
   private readonly matches = new Map<string, readonly string[]>();
+  private readonly sets = new Map<string, ReadonlySet<string>>();
 
   constructor(
     readonly files: readonly string[],
     readonly ignoreCase = false,
-  ) {
-    this.index = new FileIndex(files, { ignoreCase });
+  ) {}
+
+  /** The file index, built on first use (so the tree can be painted before it exists). */
+  get index(): FileIndex {
+    this.built ??= new FileIndex(this.files, { ignoreCase: this.ignoreCase });
+    return this.built;
+  }
+
+  /** The files `entry` matches, as a set (for intersecting two entries). */
+  setOf(entry: string): ReadonlySet<string> {
+    let set = this.sets.get(entry);
+    if (!set) {
+      set = new Set(this.filesOf(entry));
+      this.sets.set(entry, set);
+    }
+    return set;
+  }
+
+  /** A repository file both entries name, if there is one: the first of the shorter match list. */
+  commonFile(left: string, right: string): string | undefined {
+    const a = this.filesOf(left);
+    const b = this.filesOf(right);
+    if (a.length === 0 || b.length === 0) return undefined;
+    const [small, large] = a.length <= b.length ? [a, right] : [b, left];
+    const other = this.setOf(large);
+    return small.find((file) => other.has(file));
   }
 
   /** The files `entry` matches; computed once per spelling. */
@@ -95,12 +120,15 @@ export function analyzeWave(wave: WaveDraft, cache: MatchCache): WaveAnalysis {
     }
   }
   const records: ScopeRecord[] = wave.agents.map((agent) => ({ id: agent.id, files: agent.entries }));
-  const report = findCollisions(records, { knownFiles: cache.index, ignoreCase: cache.ignoreCase });
+  // The exact check runs without the file list (about a millisecond); the witness is then made a real
+  // file from the matches already cached, the way findCollisions would with knownFiles, without its
+  // second expansion of every glob on each change.
+  const report = findCollisions(records, { ignoreCase: cache.ignoreCase });
   const collisions = report.collisions.map((collision) => ({
     agents: collision.agents,
     entries: collision.entries,
     kind: collision.kind,
-    witness: collision.witness,
+    witness: cache.commonFile(collision.entries[0], collision.entries[1]) ?? collision.witness,
   }));
   // A glob-against-glob witness may name a file that does not exist yet: still contested.
   return { matchCounts, owners, contested, contestedFolders, collisions, duplicateIds: report.duplicateIds };

@@ -87,7 +87,8 @@ export class PlannerView {
   private lastSaveCollisions: SaveOutcome | undefined;
   private draftTimer: ReturnType<typeof setTimeout> | undefined;
   private ready = false;
-  private readonly openedAt = performance.now();
+  /** True until the first paint of the tree: entry matching waits so the tree shows first. */
+  private deferAnalysis = false;
 
   private readonly root: HTMLElement;
   private readonly header = h('header', { class: 'planner-header' });
@@ -150,6 +151,7 @@ export class PlannerView {
     this.trusted = result.trusted;
     this.rootUri = result.rootUri;
     this.setFiles(result.files);
+    this.deferAnalysis = true;
     // The webview's own state wins (it is the newest); else a draft the host kept for this folder.
     const keep = this.state.dirty ? this.state.draft : result.storedDraft && isPlanDraft(result.storedDraft) ? result.storedDraft : undefined;
     this.ready = true;
@@ -159,9 +161,15 @@ export class PlannerView {
     this.render();
     document.body.dataset.title = result.folderName;
     requestAnimationFrame(() => {
-      const milliseconds = performance.now() - this.openedAt;
+      // From the start of this webview document's navigation (its time origin) to the painted tree.
+      const milliseconds = performance.now();
       document.body.dataset.treeShownMs = milliseconds.toFixed(1);
       this.host.postMessage({ kind: 'command', method: 'reportTiming', params: { name: 'treeShown', milliseconds } });
+      // Then match counts, owners and collisions.
+      setTimeout(() => {
+        this.deferAnalysis = false;
+        this.render();
+      }, 0);
     });
   }
 
@@ -226,6 +234,7 @@ export class PlannerView {
 
   /** Applies an action, persists the state, tells the host about draft changes, and re-renders. */
   dispatch(action: PlannerAction): void {
+    if (action.type !== 'loadDisk') this.deferAnalysis = false;
     const before = this.state;
     this.state = reduce(before, action, { ignoreCase: this.ignoreCase });
     if (this.state === before) return;
@@ -250,7 +259,7 @@ export class PlannerView {
 
   private currentAnalysis(): WaveAnalysis | undefined {
     const wave = selectedWave(this.state);
-    if (!wave) return undefined;
+    if (!wave || this.deferAnalysis) return undefined;
     if (this.analysedDraft === this.state.draft && this.analysedWave === wave.wave && this.analysis) return this.analysis;
     this.analysis = analyzeWave(wave, this.cache);
     this.analysedDraft = this.state.draft;
@@ -260,11 +269,25 @@ export class PlannerView {
 
   // ---- rendering -------------------------------------------------------------------------------
 
+  /** Re-renders a part only when what it shows changed (web components are not free to recreate). */
+  private readonly renderedKeys = new Map<string, string>();
+
+  private changed(part: string, key: unknown): boolean {
+    const text = JSON.stringify(key);
+    if (this.renderedKeys.get(part) === text) return false;
+    this.renderedKeys.set(part, text);
+    return true;
+  }
+
   private render(): void {
     const analysis = this.currentAnalysis();
-    this.renderHeader();
-    this.renderTabs();
-    this.renderWaveSettings();
+    const wave = selectedWave(this.state);
+    const { draft } = this.state;
+    if (this.changed('header', [this.trusted, this.ready, this.state.dirty, this.saveStatus, this.state.diskChangedUnderDraft, this.state.notice, document.body.dataset.title])) {
+      this.renderHeader();
+    }
+    if (this.changed('tabs', [draft.waves.map((item) => item.wave), this.state.selectedWave, draft.activeWave])) this.renderTabs();
+    if (this.changed('settings', [wave?.wave, wave?.role, draft.activeWave, this.state.notice])) this.renderWaveSettings();
     this.renderLanes(analysis);
     this.renderCollisions(analysis);
     this.renderTreeRows(true);

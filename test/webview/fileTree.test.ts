@@ -8,7 +8,7 @@ describe('planner file tree', () => {
     const tree = buildFileTree(files);
     assert.equal(tree.fileCount, files.length);
     assert.deepEqual(
-      tree.folders.map((folder) => [folder.path, folder.fileCount]),
+      tree.folders.map((folder) => [folder.path, folder.fileCount]).sort(),
       [
         ['docs', 1],
         ['src', 5],
