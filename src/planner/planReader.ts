@@ -96,6 +96,24 @@ function repoRelative(repoRoot: string, path: string): string {
   return (rel === '' ? '.' : rel).split(sep).join('/');
 }
 
+/** Entry → matched files; an entry the grammar refuses (a hand-edited aggregate) matches nothing instead of failing the view. */
+function matchEntries(entries: string[], files: readonly string[], ignoreCase: boolean | undefined): Map<string, string[]> {
+  if (entries.length === 0 || files.length === 0) return new Map();
+  try {
+    return expand(entries, files, { ignoreCase });
+  } catch {
+    const matched = new Map<string, string[]>();
+    for (const entry of entries) {
+      try {
+        matched.set(entry, expand([entry], files, { ignoreCase }).get(entry) ?? []);
+      } catch {
+        matched.set(entry, []);
+      }
+    }
+    return matched;
+  }
+}
+
 /** Reads every wave of the state directory of `repoRoot`. Never throws on content; I/O errors other than "absent" propagate. */
 export function readPlan(repoRoot: string, options: ReadPlanOptions, fs: DeclarationFs): PlanView {
   const ownIds = options.ownIds ?? new Set<string>();
@@ -120,7 +138,7 @@ export function readPlan(repoRoot: string, options: ReadPlanOptions, fs: Declara
     const declaration = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
     const records = declaration.records ?? [];
     const allEntries = [...new Set(records.flatMap((record) => record.files))];
-    const matched = allEntries.length > 0 && files.length > 0 ? expand(allEntries, files, { ignoreCase: options.ignoreCase }) : new Map<string, string[]>();
+    const matched = matchEntries(allEntries, files, options.ignoreCase);
     const agents: PlanAgentView[] = records.map((record) => {
       let digest: string | null;
       try {

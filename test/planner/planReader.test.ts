@@ -81,6 +81,15 @@ describe('readPlan (real directories)', () => {
     assert.deepEqual(view.waves[1]?.agents, []);
   });
 
+  it('survives a hand-edited aggregate with an entry the grammar refuses', () => {
+    materializeWave({ stateDir, wave: 1, records: [{ id: 'a', files: ['src/a.ts'] }] }, nodeDeclarationFs(stateDir));
+    writeFileSync(waveSidecarPath(stateDir, 1), JSON.stringify([{ id: 'a', files: ['src/a.ts', '../escape'] }]));
+    const view = readPlan(root, { files }, fs());
+    assert.deepEqual(view.waves[0]?.agents[0]?.entries.map((entry) => [entry.entry, entry.matches]), [['src/a.ts', 1], ['../escape', 0]]);
+    assert.equal(view.waves[0]?.agents[0]?.digest, null);
+    assert.equal(view.waves[0]?.status, 'inconsistent');
+  });
+
   it('reads an explicit state directory', () => {
     const custom = join(root, 'plans');
     materializeWave({ stateDir: custom, wave: 5, records: [{ id: 'a', files: ['src/a.ts'] }] }, nodeDeclarationFs(custom));
