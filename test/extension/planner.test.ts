@@ -135,6 +135,14 @@ describe('the planner in a real extension host', function () {
     assert.deepEqual(entriesOf(draft, 1, 'ui'), ['src/ui/App.tsx', 'src/ui/Cart.tsx', 'src/api/server.ts']);
   });
 
+  it('Install Hooks runs the bundled installer in the repository (trusted workspace)', async () => {
+    const result = (await vscode.commands.executeCommand('waveScope.installHooks', folder.uri)) as { ok: boolean; message: string };
+    assert.equal(result.ok, true, result.message);
+    const settings = JSON.parse(readFileSync(join(stateDir(), 'settings.json'), 'utf8'));
+    assert.match(JSON.stringify(settings.hooks), /wave-scope/);
+    assert.match(readFileSync(join(folder.uri.fsPath, '.git', 'hooks', 'pre-commit'), 'utf8'), /wave-scope/);
+  });
+
   it('reports how long the tree took to show, measured in the webview', async () => {
     const timing = await until('a treeShown timing', () => api.timings.find((item) => item.name === 'treeShown'));
     assert.ok(timing.milliseconds > 0 && timing.milliseconds < 10000, `treeShown ${timing.milliseconds} ms`);
