@@ -71,13 +71,8 @@ function duplicateIdsOf(records: readonly ScopeRecord[]): { duplicates: string[]
  * other. Entries must be normalised (see `parseScopeRecords`).
  */
 export function findCollisions(records: readonly ScopeRecord[], options: CollisionOptions = {}): CollisionReport {
-  const knownFiles =
-    options.knownFiles === undefined
-      ? undefined
-      : options.knownFiles instanceof FileIndex
-        ? options.knownFiles
-        : new FileIndex(options.knownFiles, { ignoreCase: options.ignoreCase });
-  const ignoreCase = options.ignoreCase ?? knownFiles?.ignoreCase ?? false;
+  const given = options.knownFiles;
+  const ignoreCase = options.ignoreCase ?? (given instanceof FileIndex ? given.ignoreCase : false);
   const { duplicates, identity } = duplicateIdsOf(records);
 
   // Who declares what: one claim per distinct spelling.
@@ -144,6 +139,8 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
     }
   }
 
+  // The file list is only needed for witnesses, so a disjoint wave never pays for indexing it.
+  const knownFiles = given === undefined || meetings.length === 0 ? undefined : given instanceof FileIndex ? given : new FileIndex(given, { ignoreCase });
   const witnessFor = realWitnesses(meetings, knownFiles);
   const collisions: Array<Collision & { order: [number, number] }> = [];
   for (const { left, right, witness: synthesised } of meetings) {
@@ -163,22 +160,21 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
       }
     }
   }
+  // Report order: by the first agent's record, the second's, then each entry's place in its record.
+  const entryPlaces = records.map((record) => new Map(record.files.map((spelling, place) => [spelling, place])));
+  const place = (position: number, spelling: string) => (entryPlaces[position] as Map<string, number>).get(spelling) ?? 0;
   collisions.sort(
     (a, b) =>
       a.order[0] - b.order[0] ||
       a.order[1] - b.order[1] ||
-      entryOrder(records, a.order[0], a.entries[0]) - entryOrder(records, b.order[0], b.entries[0]) ||
-      entryOrder(records, a.order[1], a.entries[1]) - entryOrder(records, b.order[1], b.entries[1]),
+      place(a.order[0], a.entries[0]) - place(b.order[0], b.entries[0]) ||
+      place(a.order[1], a.entries[1]) - place(b.order[1], b.entries[1]),
   );
   return {
     ok: collisions.length === 0 && duplicates.length === 0,
     collisions: collisions.map(({ agents, entries, kind, witness }) => ({ agents, entries, kind, witness })),
     duplicateIds: duplicates,
   };
-}
-
-function entryOrder(records: readonly ScopeRecord[], position: number, spelling: string): number {
-  return (records[position] as ScopeRecord).files.indexOf(spelling);
 }
 
 /** Whether the two claims have owners from two different agents (otherwise there is nothing to report). */

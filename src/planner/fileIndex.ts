@@ -13,20 +13,31 @@ export class FileIndex {
   readonly files: readonly string[];
   /** The comparison keys (folded in ignore-case mode), in the same order as `files`. */
   private readonly keys: readonly string[];
-  private readonly positions: ReadonlyMap<string, number>;
   readonly ignoreCase: boolean;
 
   constructor(files: Iterable<string>, options: FileIndexOptions = {}) {
     this.ignoreCase = options.ignoreCase ?? false;
-    const byKey = new Map<string, string>();
-    for (const file of files) {
-      const key = this.keyOf(file);
-      if (!byKey.has(key)) byKey.set(key, file);
+    const given = Array.isArray(files) ? (files as string[]) : [...files];
+    const keys: string[] = [];
+    const spellings: string[] = [];
+    const keep = (key: string, file: string) => {
+      if (keys.length > 0 && keys[keys.length - 1] === key) return;
+      keys.push(key);
+      spellings.push(file);
+    };
+    if (!this.ignoreCase) {
+      // The default sort compares UTF-16 code units, the order every lookup here assumes. `git ls-files`
+      // output is already in that order (for paths without astral characters): one pass to check it.
+      const sorted = isSorted(given) ? given : [...given].sort();
+      for (const file of sorted) keep(file, file);
+    } else {
+      const folded = given.map(foldCase);
+      const order = given.map((_, index) => index);
+      if (!isSorted(folded)) order.sort((a, b) => compareCodeUnits(folded[a] as string, folded[b] as string));
+      for (const index of order) keep(folded[index] as string, given[index] as string);
     }
-    const sortedKeys = [...byKey.keys()].sort(compareCodeUnits);
-    this.keys = sortedKeys;
-    this.files = sortedKeys.map((key) => byKey.get(key) as string);
-    this.positions = new Map(sortedKeys.map((key, index) => [key, index]));
+    this.keys = keys;
+    this.files = spellings;
   }
 
   get size(): number {
@@ -38,13 +49,19 @@ export class FileIndex {
     return this.ignoreCase ? foldCase(path) : path;
   }
 
+  private positionOf(path: string): number | undefined {
+    const key = this.keyOf(path);
+    const position = lowerBound(this.keys, key);
+    return this.keys[position] === key ? position : undefined;
+  }
+
   has(path: string): boolean {
-    return this.positions.has(this.keyOf(path));
+    return this.positionOf(path) !== undefined;
   }
 
   /** The indexed spelling of `path` (its real case in ignore-case mode), if it is a known file. */
   spellingOf(path: string): string | undefined {
-    const position = this.positions.get(this.keyOf(path));
+    const position = this.positionOf(path);
     return position === undefined ? undefined : this.files[position];
   }
 
@@ -62,7 +79,7 @@ export class FileIndex {
     if (prefix === '') return [...this.files];
     const [start, end] = this.rangeBeneath(prefix);
     const beneath = this.files.slice(start, end);
-    const exact = this.positions.get(prefix);
+    const exact = this.positionOf(prefix);
     return exact === undefined ? beneath : [this.files[exact] as string, ...beneath];
   }
 
@@ -71,6 +88,11 @@ export class FileIndex {
     // Everything beneath `dir` sorts between `dir/` and `dir0` ('0' is the code unit after '/').
     return [lowerBound(this.keys, `${key}/`), lowerBound(this.keys, `${key}0`)];
   }
+}
+
+function isSorted(values: readonly string[]): boolean {
+  for (let index = 1; index < values.length; index += 1) if ((values[index - 1] as string) > (values[index] as string)) return false;
+  return true;
 }
 
 function compareCodeUnits(a: string, b: string): number {
