@@ -328,6 +328,11 @@ export interface DeclarationFs extends StateDirFs {
   remove(path: string): boolean;
   /** Names in the directory, or undefined when it does not exist. */
   listDir(path: string): string[] | undefined;
+  /**
+   * Makes every change so far durable (e.g. fsync of the directories written to). The writer calls it
+   * before each commit point, so a power cut cannot persist the aggregate before its per-agent files.
+   */
+  sync?(): void;
 }
 
 /** Which part of the chain a file-system change belongs to (for crash tests and logs). */
@@ -392,7 +397,10 @@ export function writeWaveDeclaration(
   };
   try {
     const sidecar = waveSidecarPath(stateDir, wave);
-    if (fs.remove(sidecar)) note('invalidate-aggregate', 'remove', sidecar);
+    if (fs.remove(sidecar)) {
+      fs.sync?.();
+      note('invalidate-aggregate', 'remove', sidecar);
+    }
     for (const record of records) {
       current = agentScopePath(stateDir, wave, record.id);
       fs.writeAtomic(current, formatAgentScope(record.files));
@@ -407,8 +415,10 @@ export function writeWaveDeclaration(
       current = join(waveDir, name);
       if (fs.remove(current)) note('stale-agent-file', 'remove', current);
     }
+    fs.sync?.();
     current = sidecar;
     fs.writeAtomic(sidecar, formatWaveSidecar(records));
+    fs.sync?.();
     note('aggregate', 'write', sidecar);
     return { ok: true, ...done };
   } catch (error) {

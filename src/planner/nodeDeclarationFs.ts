@@ -1,6 +1,7 @@
-// Node implementation of DeclarationFs: atomic writes (write-file-atomic: temp file, fsync, rename,
-// then an fsync of the directory so the rename itself survives a power cut), confined to one state
-// directory, refusing to follow a symbolic link anywhere at or beneath it.
+// Node implementation of DeclarationFs: atomic writes (write-file-atomic: temp file, fsync, rename),
+// directory fsyncs batched until the writer's next commit point (`sync`), so renames and removals
+// are durable in order; confined to one state directory, refusing to follow a symbolic link anywhere
+// at or beneath it.
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -98,18 +99,25 @@ export function nodeDeclarationFs(stateDir: string): DeclarationFs {
     }
   }
 
+  // Directories with renames or removals not yet made durable.
+  const dirty = new Set<string>();
+
   return {
     readText: readTextIfExists,
+    sync() {
+      for (const directory of dirty) fsyncDirectory(directory);
+      dirty.clear();
+    },
     writeAtomic(path, text) {
       walkParents(path, true);
       checkTarget(path);
       writeFileAtomic.sync(path, text, { fsync: true });
-      fsyncDirectory(dirname(resolve(path)));
+      dirty.add(dirname(resolve(path)));
     },
     remove(path) {
       if (!walkParents(path, false) || !checkTarget(path)) return false;
       unlinkSync(path);
-      fsyncDirectory(dirname(resolve(path)));
+      dirty.add(dirname(resolve(path)));
       return true;
     },
     listDir(path) {

@@ -129,11 +129,13 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     if ('problem' in resolved) stateDirProblem = resolved.problem;
     else stateDir = resolved.stateDir;
   }
+  // One index of the repository's files serves directory promotion and both disjointness proofs.
+  const knownIndex = request.knownFiles === undefined ? undefined : new FileIndex(request.knownFiles, { ignoreCase: request.ignoreCase });
   const validation = validateWaveRecords(request.records, {
     repoRoot: request.repoRoot,
     ignoreCase: request.ignoreCase,
     newFiles: request.newFiles,
-    files: request.knownFiles === undefined ? undefined : new FileIndex(request.knownFiles, { ignoreCase: request.ignoreCase }),
+    files: knownIndex,
     controlDir: stateDir === undefined ? undefined : controlDirOf(request.repoRoot, stateDir),
   });
   const inputMessages = [...problems, ...validation.errors.map((error) => error.message)];
@@ -168,7 +170,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     return fail('state-dir', `${target} cannot be read: ${(error as Error).message}`, {}, stateDir);
   }
 
-  const knownFiles = request.knownFiles ?? [];
+  const knownFiles = knownIndex ?? [];
   const precheck = findCollisions(records, { knownFiles, ignoreCase: request.ignoreCase });
   if (!precheck.ok) {
     const details = [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)];
@@ -194,6 +196,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   });
 
   const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
+    fs.sync?.();
     done.written.push(path);
     request.afterWrite?.({ kind, action: 'write', path });
   };
