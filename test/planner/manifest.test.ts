@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { formatManifest, refuseGrant, roleWrites, validateManifest, validateManifestDocument } from '../../src/planner/manifest';
+import { STATE_DIR_NAMES } from '../../src/planner/stateDir';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: true });
@@ -138,6 +139,17 @@ describe('validateManifest', () => {
     assert.deepEqual(Object.keys(JSON.parse(text)), ['version', 'wave', 'role', 'enforcement', 'allowedPaths', 'blockedCommands', 'session_id']);
     assert.deepEqual(validateManifestDocument(text).manifest, manifest);
     assert.ok(text.endsWith('}\n'));
+  });
+});
+
+describe('the published schema', () => {
+  it('is what VS Code validates every candidate wave-scope.json against (package.json jsonValidation)', () => {
+    const root = join(__dirname, '..', '..');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const entry = pkg.contributes.jsonValidation.find((item: { url: string }) => item.url === './schemas/wave-scope.schema.json');
+    assert.ok(entry, 'no jsonValidation entry for the schema');
+    assert.deepEqual([...entry.fileMatch].sort(), STATE_DIR_NAMES.map((name) => `**/${name}/wave-scope.json`).sort());
+    assert.deepEqual(JSON.parse(readFileSync(join(root, entry.url), 'utf8')), schema);
   });
 });
 
