@@ -24,7 +24,8 @@ import { closeSession, configureSession, currentSession } from './session.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const usage = readFileSync(fileURLToPath(import.meta.url), 'utf8')
   .split('\n')
-  .slice(1, 16)
+  .slice(1)
+  .filter((line, index, lines) => lines.slice(0, index + 1).every((earlier) => earlier.startsWith('//')))
   .map((line) => line.replace(/^\/\/ ?/, ''))
   .join('\n');
 

@@ -33,7 +33,8 @@ import { parseRunnerArgs, printHostReport, readHostReport, writeTally } from './
 
 const usage = readFileSync(new URL(import.meta.url), 'utf8')
   .split('\n')
-  .slice(1, 14)
+  .slice(1)
+  .filter((line, index, lines) => lines.slice(0, index + 1).every((earlier) => earlier.startsWith('//')))
   .map((line) => line.replace(/^\/\/ ?/, ''))
   .join('\n');
 
