@@ -4,6 +4,7 @@
 import { findCollisions } from '../src/planner/collisions';
 import { expand, FileIndex } from '../src/planner/fileIndex';
 import type { ScopeRecord } from '../src/planner/scopeRecords';
+import { compileScopeEntry } from '../src/planner/scopeEntry';
 import type { WaveDraft } from './protocol';
 
 /** A collision between two agents of the open wave. */
@@ -79,12 +80,34 @@ export class MatchCache {
     return this.matches.get(entry) ?? [];
   }
 
-  /** Expands every entry not yet cached in one pass over the files. */
+  /**
+   * Matches every entry not yet cached. A plain path is one lookup and `dir/` one range of the sorted
+   * index (so dropping a folder costs a binary search, not a scan); globs are expanded in one pass.
+   */
   prime(entries: readonly string[]): void {
     const missing = [...new Set(entries.filter((entry) => !this.matches.has(entry)))];
     if (missing.length === 0) return;
-    const expanded = expand(missing, this.index, { ignoreCase: this.ignoreCase });
-    for (const entry of missing) this.matches.set(entry, expanded.get(entry) ?? []);
+    const globs: string[] = [];
+    for (const entry of missing) {
+      const isDir = entry.endsWith('/');
+      const path = isDir ? entry.slice(0, -1) : entry;
+      if (path === '' || compileScopeEntry(path, { ignoreCase: this.ignoreCase }).kind !== 'plain') {
+        globs.push(entry);
+        continue;
+      }
+      if (!isDir) {
+        const spelling = this.index.spellingOf(path);
+        this.matches.set(entry, spelling === undefined ? [] : [spelling]);
+        continue;
+      }
+      const key = this.index.keyOf(path);
+      const exact = this.index.spellingOf(path);
+      const under = this.index.filesUnder(key);
+      this.matches.set(entry, exact === undefined ? under : under.filter((file) => file !== exact));
+    }
+    if (globs.length === 0) return;
+    const expanded = expand(globs, this.index, { ignoreCase: this.ignoreCase });
+    for (const entry of globs) this.matches.set(entry, expanded.get(entry) ?? []);
   }
 }
 

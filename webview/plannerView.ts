@@ -140,7 +140,9 @@ export class PlannerView {
   }
 
   private async start(): Promise<void> {
+    document.body.dataset.readySentMs = performance.now().toFixed(1);
     const reply = await this.request({ method: 'ready', params: { stateVersion: PLANNER_STATE_VERSION } });
+    document.body.dataset.readyAnsweredMs = performance.now().toFixed(1);
     if (reply.error) {
       this.saveStatus = { text: reply.error.message, kind: 'error' };
       this.render();

@@ -112,7 +112,7 @@ class WaveScopeExtension implements PlannerPanelServices, vscode.Disposable {
   async ready(folder: vscode.WorkspaceFolder) {
     const plan = this.folderPlan(folder);
     const started = Date.now();
-    const files = plan.files(true);
+    const files = plan.takeFiles();
     const { plan: diskPlan, problem } = plan.diskPlan();
     this.log(`planner ready for ${folder.name}: ${files.length} files, ${diskPlan.waves.length} waves on disk, ${Date.now() - started} ms`);
     return {
@@ -182,6 +182,14 @@ class WaveScopeExtension implements PlannerPanelServices, vscode.Disposable {
       });
     const panel = new PlannerPanel(webviewPanel, folder, this.context.extensionUri, this);
     this.panels.set(key, panel);
+    // The browser loads the page meanwhile; git lists the files in parallel instead of after `ready`.
+    setTimeout(() => {
+      try {
+        this.folderPlan(folder).prefetchFiles();
+      } catch (error) {
+        this.log(`listing the files of ${folder.name} failed: ${String(error)}`);
+      }
+    }, 0);
     panel.onDispose(() => {
       if (this.panels.get(key) === panel) this.panels.delete(key);
       this.refreshDiskDecorations(this.folderPlan(folder));

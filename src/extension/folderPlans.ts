@@ -34,6 +34,20 @@ export class FolderPlan implements vscode.Disposable {
     this.ignoreCase = this.repoRoot ? gitIgnoreCase(this.repoRoot) : false;
   }
 
+  private prefetched: string[] | undefined;
+
+  /** Lists the files now (while VS Code is still loading the webview); the next `ready` uses them. */
+  prefetchFiles(): void {
+    this.prefetched = this.files(true);
+  }
+
+  /** The prefetched list once, else a fresh listing. */
+  takeFiles(): string[] {
+    const files = this.prefetched ?? this.files(true);
+    this.prefetched = undefined;
+    return files;
+  }
+
   /** Tracked plus untracked-not-ignored files (setting `waveScope.planner.includeUntracked`). */
   files(refresh = false): string[] {
     if (!this.repoRoot) return [];

@@ -93,3 +93,27 @@ describe('planner wave analysis', () => {
     assert.ok(took < 100, `analysis after a drop took ${took.toFixed(1)} ms`);
   });
 });
+
+describe('planner match cache', () => {
+  const tricky = ['src', 'src/a.ts', 'src/b/c.ts', 'srcx/d.ts', 'src-old/e.ts', 'Docs/Readme.md', 'a[1].ts'];
+  const cases: [string, string[]][] = [
+    ['src/', ['src/a.ts', 'src/b/c.ts']],
+    ['src', ['src']],
+    ['src/a.ts', ['src/a.ts']],
+    ['missing.ts', []],
+    ['src/**', ['src/a.ts', 'src/b/c.ts']],
+    ['a[1].ts', []],
+  ];
+  for (const [entry, expected] of cases) {
+    it(`${entry} matches ${expected.join(', ') || 'nothing'} (agrees with expand)`, () => {
+      const cache = new MatchCache(tricky);
+      assert.deepEqual([...cache.filesOf(entry)].sort(), [...expected].sort());
+    });
+  }
+
+  it('folds case for plain paths and folders in ignore-case mode', () => {
+    const cache = new MatchCache(tricky, true);
+    assert.deepEqual(cache.filesOf('docs/'), ['Docs/Readme.md']);
+    assert.deepEqual(cache.filesOf('DOCS/README.MD'), ['Docs/Readme.md']);
+  });
+});
