@@ -143,10 +143,10 @@ export const hookMessages = {
 };
 
 export const installHooksMessages = {
-  usage: `Usage: wave-scope install-hooks [--claude] [--codex] [--cursor] [--git] [--uninstall] [--dry-run]
+  usage: `Usage: wave-scope install-hooks [--claude] [--codex] [--cursor] [--gemini] [--git] [--uninstall] [--dry-run]
 
-  Merges Wave Scope's hooks into .claude/settings.json, .codex/hooks.json, .cursor/hooks.json and the
-  git pre-commit hook, keeping every existing key and hook. Without a target flag: every agent CLI
+  Merges Wave Scope's hooks into .claude/settings.json, .codex/hooks.json, .cursor/hooks.json,
+  .gemini/settings.json and the git pre-commit hook, keeping every existing key and hook. Without a target flag: every agent CLI
   whose config directory exists, plus git. --uninstall removes only Wave Scope's own entries.
   --dry-run prints what would change and writes nothing.
 `,

@@ -7,6 +7,7 @@ import type { LocateFileSystem, RepoLocation } from './repoLocation';
 import { processLocalSessionIds } from './sessionBinding';
 import { configIgnoreCase } from './repoLocation';
 import { resolveStateDir, STATE_DIR_NAMES } from './stateDir';
+import { expandTestSiblings } from './testSiblings';
 import { decideWrite } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision } from './writeDecision';
 import { resolveWriteTarget } from './writeTarget';
@@ -121,10 +122,13 @@ export function runWriteGate(request: WriteRequest, host: WriteGateHost): WriteG
   if (agentName !== undefined && agentName !== '' && found.state.kind === 'loaded' && found.stateDir !== undefined) {
     agentScope = readAgentScope(found.stateDir, found.state.manifest.wave, agentName, host.locateFs);
   }
+  const role = found.state.kind === 'loaded' ? found.state.manifest.role : undefined;
   const decision = decideWrite({
     targets,
     manifest: found.state,
     ...(agentScope !== undefined ? { agentScope } : {}),
+    // The agent's own scope gets the same test siblings the wave's union gave it.
+    ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
     dispatchedAgent: request.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
     controlPaths: controlPathsOf([manifestRoot, location.writeRoot]),
     writeRoot: location.writeRoot,

@@ -142,6 +142,13 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' })).stdout).decision, 'allow');
   });
 
+  it('decides without spawning any process (no git on PATH) and without listing the repository', () => {
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    const env = { PATH: '/nonexistent' };
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' }), { env }).stdout).decision, 'allow');
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' }), { env }).stdout).decision, 'deny');
+  });
+
   it('ignores tools that do not write files', () => {
     writeManifest(repo, { allowedPaths: [] });
     const run = enforce(hookPayload('claude-bash', { cwd: repo.root }));
@@ -173,6 +180,13 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       assert.equal(reply.decision, 'deny');
       assert.match(reply.text, /not in agent "alice"'s own scope/);
       assert.match(reply.text, /Allowed \(agent "alice"\): src\/alice\//);
+    });
+
+    it('the agent\'s own scope includes the test siblings the union gives it', () => {
+      repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/alice/total.ts"]\n' });
+      const env = { WAVE_SCOPE_AGENT: 'alice' };
+      assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/total.test.ts' }), { env }).stdout).decision, 'allow');
+      assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/other.ts' }), { env }).stdout).decision, 'deny');
     });
 
     const unusable: Array<{ name: string; agent: string; make?: (repo: TempGitRepo) => void }> = [

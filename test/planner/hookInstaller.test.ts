@@ -17,7 +17,11 @@ describe('hook installer (pure merge and unmerge)', () => {
       const foreignHook = target.layout === 'grouped'
         ? { [target.event]: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'other-tool check' }] }] }
         : { [target.event]: [{ command: 'other-tool check' }] };
-      const existing = { model: 'x', permissions: { allow: ['Read'] }, hooks: { ...foreignHook, Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] } };
+      const existing: { model: string; permissions: unknown; hooks: Record<string, unknown> } = {
+        model: 'x',
+        permissions: { allow: ['Read'] },
+        hooks: { ...foreignHook, Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] },
+      };
 
       it('keeps every existing key and hook, and adds ours once (idempotent)', () => {
         const once = mergeAgentHook(existing, target, COMMAND);
