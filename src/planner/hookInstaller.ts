@@ -311,7 +311,18 @@ function* candidates() {
   yield* extensionClis();
 }
 
+// The launcher lives in <repository>/<state-dir>/; without any manifest there no wave is active.
+function waveActive() {
+  const root = path.dirname(__dirname);
+  return ['.pi', '.cursor', '.codex', '.claude'].some((dir) => fs.existsSync(path.join(root, dir, 'wave-scope.json')));
+}
+
 function failClosed(detail) {
+  if (args[0] === 'enforce-write' && !waveActive()) {
+    if (args.includes('cursor')) process.stdout.write(JSON.stringify({ permission: 'allow' }) + '\\n');
+    else if (args.includes('gemini')) process.stdout.write(JSON.stringify({ decision: 'allow' }) + '\\n');
+    return;
+  }
   const reason = 'Wave Scope blocked this call: its hook launcher cannot find the wave-scope CLI (' + detail + '). Run "wave-scope install-hooks" again, or set WAVE_SCOPE_CLI to dist/cli.js.';
   if (args[0] !== 'enforce-write') {
     process.stderr.write(reason + '\\n');

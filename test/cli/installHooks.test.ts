@@ -199,6 +199,7 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     });
 
     it('fails closed when it cannot find the CLI anywhere', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
       const launcher = writeLauncher([join(home, 'gone/dist/cli.js')]);
       const write = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'cursor'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
       assert.equal(write.status, 0);
@@ -208,7 +209,24 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       assert.match(commit.stderr, /cannot find the wave-scope CLI/);
     });
 
+    it('with no CLI found but no wave active either, lets the write through (nothing to enforce)', () => {
+      const launcher = writeLauncher([join(home, 'gone/dist/cli.js')]);
+      const run = spawnSync(process.execPath, [launcher, 'enforce-write'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      assert.equal(run.status, 0);
+      assert.equal(run.stdout, '');
+    });
+
+    it('an installed command blocks (exit 2) when the launcher itself is gone', () => {
+      assert.equal(install('--claude').status, 0);
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
+      const claude = readJson(join(repo.root, '.claude/settings.json')) as typeof CLAUDE_SETTINGS;
+      const run = runInstalledCommand(claude.hooks.PreToolUse[1]?.hooks[0]?.command ?? '', outOfScope(), { CLAUDE_PROJECT_DIR: repo.root });
+      assert.equal(run.status, 2);
+    });
+
     it('fails closed when the CLI it finds is broken', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
       const dist = join(home, 'broken/dist');
       mkdirSync(dist, { recursive: true });
       writeFileSync(join(dist, 'cli.js'), '');

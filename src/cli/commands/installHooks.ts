@@ -107,10 +107,12 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
     : AGENT_HOOK_TARGETS.filter((target) => existsSync(join(root, dirname(target.configFile)))).map((target) => target.agentCli);
   const git = parsed.explicit ? parsed.git : true;
 
+  // `|| exit 2`: if node itself fails (launcher deleted, node broken) the hook still blocks, since
+  // every supported agent CLI lets a write through on any other non-zero exit.
   const commandFor = (agentCli: AgentCli): string =>
     agentCli === 'claude'
-      ? `node "$CLAUDE_PROJECT_DIR"/${shellQuote(`${stateName}/${LAUNCHER_FILE_NAME}`)} enforce-write --agent-cli claude`
-      : `node ${shellQuote(launcherPath)} enforce-write --agent-cli ${agentCli}`;
+      ? `node "$CLAUDE_PROJECT_DIR"/${shellQuote(`${stateName}/${LAUNCHER_FILE_NAME}`)} enforce-write --agent-cli claude || exit 2`
+      : `node ${shellQuote(launcherPath)} enforce-write --agent-cli ${agentCli} || exit 2`;
 
   const plan: PlannedWrite[] = [];
   for (const target of AGENT_HOOK_TARGETS.filter((candidate) => agents.includes(candidate.agentCli))) {
