@@ -1,0 +1,54 @@
+// Multi-root: every workspace folder has its own plan. The planner asks which folder, shows that
+// folder's repository, and saves into that repository only.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeFixtureRepo, plannerFrame, runCommand } from '../support/codeServer.mjs';
+import { useWorkbench } from './session.mjs';
+
+describe('the planner in a multi-root workspace', function () {
+  let session;
+  let page;
+  let alpha;
+  let beta;
+  let workspaceFile;
+
+  before(async function () {
+    this.timeout(240000);
+    session = await useWorkbench();
+    alpha = makeFixtureRepo({ 'alpha-only.ts': 'export {};\n', 'shared/a.ts': 'export {};\n' }, { prefix: 'wave-scope-alpha-' });
+    beta = makeFixtureRepo({ 'beta-only.ts': 'export {};\n', 'lib/b.ts': 'export {};\n' }, { prefix: 'wave-scope-beta-' });
+    workspaceFile = join(alpha.root, '..', `${alpha.root.split('/').pop()}.code-workspace`);
+    writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: alpha.root }, { path: beta.root }] }));
+    page = await session.openFolder(workspaceFile);
+  });
+
+  after(() => {
+    if (workspaceFile) rmSync(workspaceFile, { force: true });
+    alpha?.remove();
+    beta?.remove();
+  });
+
+  it('asks for the folder and shows only that repository', async () => {
+    await runCommand(page, 'Wave Scope: Open Planner');
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: beta.root.split('/').pop() });
+    await pick.first().waitFor({ timeout: 20000 });
+    await pick.first().click();
+    const planner = plannerFrame(page);
+    await planner.locator('.tree-row[data-path="beta-only.ts"]').waitFor({ timeout: 60000 });
+    assert.equal(await planner.locator('.tree-row[data-path="alpha-only.ts"]').count(), 0);
+  });
+
+  it('saves into the chosen folder only', async () => {
+    const planner = plannerFrame(page);
+    await planner.locator('vscode-button.add-agent').click();
+    const input = planner.locator('.lane[data-agent="agent-1"] .glob-input input');
+    await input.fill('lib/');
+    await input.press('Enter');
+    await planner.locator('.entry[data-entry="lib/"]').waitFor({ timeout: 10000 });
+    await planner.locator('vscode-button.save').click();
+    await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
+    assert.deepEqual(JSON.parse(readFileSync(join(beta.root, '.claude', 'filescopes', 'wave-1', 'agent-1.json'), 'utf8')), ['lib/']);
+    assert.equal(existsSync(join(alpha.root, '.claude')), false, 'the other folder has no plan written');
+  });
+});
