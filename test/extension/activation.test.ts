@@ -56,6 +56,11 @@ describe('Wave Scope in a real extension host', () => {
     if (expected && !expected.endsWith('.code-workspace')) assert.deepEqual(folders, [expected]);
   });
 
+  it('runs with the workspace trust the runner asked for', () => {
+    const untrusted = process.env.WAVE_SCOPE_HOST_UNTRUSTED === '1';
+    assert.equal(vscode.workspace.isTrusted, !untrusted, untrusted ? 'Restricted Mode' : 'a trusted workspace');
+  });
+
   it('activates without an error', async () => {
     const extension = ourExtension();
     await extension.activate();

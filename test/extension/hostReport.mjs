@@ -37,15 +37,20 @@ export function writeTally(report, problem) {
   return tally;
 }
 
-/** `--name value` and repeated `--env K=V` options; unknown options are an error. */
-export function parseRunnerArgs(argv, known) {
+/** `--name value` options, `--flag` switches and repeated `--env K=V`; unknown options are an error. */
+export function parseRunnerArgs(argv, known, flags = []) {
   const options = { env: {} };
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
     const name = argument.replace(/^--/, '');
     if (name === 'help') return { ...options, help: true };
+    if (argument.startsWith('--') && flags.includes(name)) {
+      options[name] = true;
+      continue;
+    }
     if (!argument.startsWith('--') || !(known.includes(name) || name === 'env')) {
-      throw new Error(`unknown argument ${argument}; known: ${[...known, 'env'].map((k) => `--${k}`).join(' ')}`);
+      const all = [...known, 'env', ...flags].map((k) => `--${k}`).join(' ');
+      throw new Error(`unknown argument ${argument}; known: ${all}`);
     }
     const value = argv[index + 1];
     if (value === undefined) throw new Error(`${argument} needs a value`);

@@ -9,6 +9,8 @@
 //   --grep RE          run only the tests whose full title matches
 //   --env KEY=VALUE    extra environment for the extension host (repeatable)
 //   --timeout SECONDS  give up when the suite has not finished (default 300)
+//   --untrusted        open the workspace in Restricted Mode (workspace trust enabled, not granted);
+//                      the tests see WAVE_SCOPE_HOST_UNTRUSTED=1
 // The same through the environment: WAVE_SCOPE_HOST_FIXTURE, WAVE_SCOPE_HOST_WORKSPACE,
 // WAVE_SCOPE_HOST_GREP. Needs `npm run build` first (dist/extension.js is what the host loads).
 //
@@ -55,7 +57,7 @@ function exthostLogTails(stateDir, lines = 30) {
 async function main() {
   let options;
   try {
-    options = parseRunnerArgs(process.argv.slice(2), ['fixture', 'workspace', 'grep', 'timeout']);
+    options = parseRunnerArgs(process.argv.slice(2), ['fixture', 'workspace', 'grep', 'timeout'], ['untrusted']);
   } catch (error) {
     console.error(`${error.message}\n\n${usage}`);
     writeTally(undefined, error.message);
@@ -69,6 +71,7 @@ async function main() {
   const workspaceOption = options.workspace ?? process.env.WAVE_SCOPE_HOST_WORKSPACE;
   const fixtureOption = options.fixture ?? process.env.WAVE_SCOPE_HOST_FIXTURE ?? join(repoRoot, 'demo', 'repo');
   const grep = options.grep ?? process.env.WAVE_SCOPE_HOST_GREP;
+  const untrusted = options.untrusted === true || process.env.WAVE_SCOPE_HOST_UNTRUSTED === '1';
 
   if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
     const problem = 'dist/extension.js is missing: run "npm run build" first';
@@ -101,7 +104,9 @@ async function main() {
 
     server = await startCodeServer({
       extensions: [repoRoot, harnessExtensionDir],
+      trustWorkspaces: !untrusted,
       env: {
+        WAVE_SCOPE_HOST_UNTRUSTED: untrusted ? '1' : '0',
         ...options.env,
         WAVE_SCOPE_HOST_TESTS: built.entry,
         WAVE_SCOPE_HOST_DONE: doneFile,

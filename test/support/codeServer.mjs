@@ -145,7 +145,8 @@ function groupAlive(pgid) {
  * @param {string} [options.vsix]           install this VSIX instead of symlinking folders for our extension
  * @param {Record<string,string>} [options.env]      extra environment (reaches the extension host)
  * @param {Record<string,unknown>} [options.settings] user settings on top of the quiet defaults
- * @param {boolean} [options.trustWorkspaces]  default true: start with --disable-workspace-trust
+ * @param {boolean} [options.trustWorkspaces]  default true: start with --disable-workspace-trust (every
+ *                                          folder trusted); false: folders open in Restricted Mode
  * @param {string} [options.codeServer]     executable; default ensureCodeServer()
  * @param {number} [options.port]           default: a free port
  * @param {string} [options.host]           address to listen on (default 127.0.0.1)
@@ -168,7 +169,16 @@ export async function startCodeServer(options = {}) {
   mkdirSync(join(dirs.userData, 'User'), { recursive: true });
   writeFileSync(
     join(dirs.userData, 'User', 'settings.json'),
-    JSON.stringify({ ...quietSettings, ...(options.settings ?? {}) }, null, 2),
+    JSON.stringify(
+      {
+        ...quietSettings,
+        // Untrusted runs open in Restricted Mode at once, without the modal trust prompt.
+        ...(options.trustWorkspaces === false ? { 'security.workspace.trust.startupPrompt': 'never' } : {}),
+        ...(options.settings ?? {}),
+      },
+      null,
+      2,
+    ),
   );
 
   const extensions = options.extensions ?? (options.vsix ? [] : [repoRoot]);
