@@ -61,6 +61,11 @@ if [ ! -s "$RIPGREP_ARCHIVE" ]; then
   rm -rf "$staging"
 fi
 
+# node-gyp builds code-server's native modules against Node's headers and downloads them from nodejs.org
+# unless told where they are: use the headers installed with the node that runs here, when present.
+NODE_PREFIX="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
+if [ -f "$NODE_PREFIX/include/node/node.h" ]; then export npm_config_nodedir="$NODE_PREFIX"; fi
+
 # npm_config_yes: a native module's postinstall runs `npx node-gyp`, which an npmrc `yes=false` cancels.
 # npm_config_unsafe_perm: code-server's postinstall refuses to run as root otherwise.
 if ! (cd "$TARGET" && npm init -y >/dev/null &&
