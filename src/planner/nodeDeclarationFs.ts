@@ -2,7 +2,7 @@
 // directory fsyncs batched until the writer's next commit point (`sync`), so renames and removals
 // are durable in order; confined to one state directory, refusing to follow a symbolic link anywhere
 // at or beneath it.
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { DeclarationFs } from './declarations';
@@ -11,10 +11,10 @@ function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
 }
 
-/** A write or removal that would leave the state directory or pass through a symbolic link. */
+/** A write or removal that would leave the confinement root or pass through a symbolic link. */
 export class UnsafePathError extends Error {
   constructor(
-    readonly reason: 'outside-state-dir' | 'symlink' | 'not-a-file' | 'not-a-directory',
+    readonly reason: 'outside-root' | 'symlink' | 'not-a-file' | 'not-a-directory',
     readonly path: string,
     message: string,
   ) {
@@ -47,31 +47,40 @@ export function readTextIfExists(path: string): string | undefined {
 }
 
 /**
- * The file system for declarations under `stateDir`. Every mutating call checks that its target lies
- * inside `stateDir` and that neither `stateDir` nor any directory between it and the target (nor the
- * target) is a symbolic link, so a planted link cannot redirect a write out of the repository.
+ * The file system for declarations confined to `root` (the repository root, or the state directory
+ * when it lies outside any repository). Every mutating call checks that its target lies inside `root`
+ * and that no directory between `root` and the target (nor the target) is a symbolic link, so a
+ * planted link (`.claude` or `filescopes/wave-2` pointing elsewhere) cannot redirect a write.
  */
-export function nodeDeclarationFs(stateDir: string): DeclarationFs {
-  const root = resolve(stateDir);
+export function nodeDeclarationFs(root: string): DeclarationFs {
+  root = resolve(root);
 
   function segmentsBelowRoot(path: string): string[] {
     const target = resolve(path);
     const rel = relative(root, target);
     if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-      throw new UnsafePathError('outside-state-dir', target, `refusing to touch ${target}: it is not inside the state directory ${root}`);
+      throw new UnsafePathError('outside-root', target, `refusing to touch ${target}: it is not inside ${root}`);
     }
     return rel.split(sep);
   }
 
   /**
-   * Checks that every directory from the root down to `path`'s parent is a real directory (not a
-   * link). Missing ones are created when `create` is set; otherwise a missing one returns false.
+   * Checks that every directory below the root down to `path`'s parent is a real directory (not a
+   * link). The root itself is the caller's explicit choice and may be reached through a link. Missing
+   * directories are created when `create` is set; otherwise a missing one returns false.
    */
   function walkParents(path: string, create: boolean): boolean {
     const segments = segmentsBelowRoot(path);
+    try {
+      if (!statSync(root).isDirectory()) throw new UnsafePathError('not-a-directory', root, `${root} is not a directory`);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+      if (!create) return false;
+      mkdirSync(root, { recursive: true });
+    }
     let current = root;
-    for (const segment of [undefined, ...segments.slice(0, -1)]) {
-      if (segment !== undefined) current = resolve(current, segment);
+    for (const segment of segments.slice(0, -1)) {
+      current = resolve(current, segment);
       try {
         const stat = lstatSync(current);
         if (stat.isSymbolicLink()) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
@@ -141,6 +141,20 @@ describe('wave-scope materialize (built CLI, real git repository)', () => {
     const result = run(['--state-dir', 'plans', '--wave', '1'], [{ id: 'a', files: ['src/a.ts'] }]);
     assert.equal(result.status, 0);
     assert.equal(result.stderr, 'WARNING: plans is not one of .pi, .cursor, .codex, .claude at the repository root: the hooks will not read these declarations\n');
+  });
+
+  it('exits 2 and writes nothing through a .claude that is a symbolic link', () => {
+    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
+    mkdirSync(outside);
+    try {
+      symlinkSync(outside, join(repo.root, '.claude'));
+      const result = run(['--state-dir', '.claude', '--wave', '1'], records);
+      assert.equal(result.status, 2);
+      assert.match(result.stderr, /refusing to write through the symbolic link .*\.claude/);
+      assert.deepEqual(readdirSync(outside), []);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on a file-system error', () => {

@@ -231,19 +231,30 @@ describe('writing and reading both shapes (real directories)', () => {
     assert.equal(readFileSync(victim, 'utf8'), 'keep me');
   });
 
-  it('refuses a state directory that is itself a symbolic link', () => {
+  it('refuses a state directory that is a symbolic link below the confinement root', () => {
     const real = join(root, 'real');
     mkdirSync(real);
     symlinkSync(real, stateDir);
-    const result = materialize([{ id: 'alice', files: ['a'] }]);
+    const result = materializeWave({ stateDir, wave: 1, records: [{ id: 'alice', files: ['a'] }], repoRoot: root }, nodeDeclarationFs(root));
     assert.equal(result.ok, false);
+    assert.match(result.ok === false && result.reason === 'file-system' ? result.message : '', /refusing to write through the symbolic link .*\.claude/);
     assert.deepEqual(readdirSync(real), []);
   });
 
-  it('refuses to write outside the state directory', () => {
+  it('trusts the confinement root itself even when reached through a link, and creates it when missing', () => {
+    const real = join(root, 'real');
+    mkdirSync(real);
+    symlinkSync(real, join(root, 'linked'));
+    const viaLink = join(root, 'linked', 'deep', 'state');
+    const result = materializeWave({ stateDir: viaLink, wave: 1, records: [{ id: 'alice', files: ['a'] }] }, nodeDeclarationFs(viaLink));
+    assert.equal(result.ok, true);
+    assert.ok(existsSync(join(real, 'deep', 'state', 'filescopes', 'wave-1', 'alice.json')));
+  });
+
+  it('refuses to write outside the confinement root', () => {
     const fs = nodeDeclarationFs(stateDir);
-    assert.throws(() => fs.writeAtomic(join(root, 'elsewhere.json'), '[]'), /not inside the state directory/);
-    assert.throws(() => fs.remove(join(stateDir, '..', 'x')), /not inside the state directory/);
+    assert.throws(() => fs.writeAtomic(join(root, 'elsewhere.json'), '[]'), /is not inside/);
+    assert.throws(() => fs.remove(join(stateDir, '..', 'x')), /is not inside/);
   });
 
   describe('readWaveDeclaration statuses', () => {

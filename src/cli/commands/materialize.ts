@@ -1,7 +1,7 @@
 // `wave-scope materialize`: writes a wave's two declaration shapes from one record array on stdin.
 // Contract (flags, output, exit codes): docs/cli.md § materialize.
 import { lstatSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findMissingPaths, materializeWave } from '../../planner/declarations';
 import { FileIndex } from '../../planner/fileIndex';
@@ -45,6 +45,15 @@ export function locateCommandRepository(cwd: string): CommandRepository {
   const top = gitTopLevel(cwd);
   if (top === undefined) return { root: resolve(cwd), inGit: false, ignoreCase: false, files: [] };
   return { root: top, inGit: true, ignoreCase: gitIgnoreCase(top), files: listRepositoryFiles(top, { includeUntracked: true }) };
+}
+
+/**
+ * Where writes are confined: the repository root when the state directory lies inside it (so a
+ * `.claude` that is a symbolic link is refused too), else the state directory itself.
+ */
+export function writeConfinement(repositoryRoot: string, stateDir: string): string {
+  const rel = relative(repositoryRoot, stateDir);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? stateDir : repositoryRoot;
 }
 
 /** A path for messages: relative to the working directory when inside it. */
@@ -111,7 +120,7 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
       files: repository.inGit ? new FileIndex(repository.files, { ignoreCase: repository.ignoreCase }) : undefined,
       newFiles: values['new-file'],
     },
-    nodeDeclarationFs(stateDir),
+    nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
   );
   if (!result.ok) {
     if (result.reason === 'invalid-input') {

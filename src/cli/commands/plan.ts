@@ -12,7 +12,7 @@ import type { WavePlanResult } from '../../planner/planWriter';
 import { processLocalSessionIds } from '../../planner/sessionBinding';
 import type { CliIo } from '../cliIo';
 import { declarationMessages as say, messages } from '../messages';
-import { locateCommandRepository, parseWave, readRecords, shownPath, UsageProblem } from './materialize';
+import { locateCommandRepository, parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
 
 // Steps whose failure is the input's fault (exit 1); the rest are the file system's (exit 2).
 const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
@@ -106,7 +106,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       knownFiles: repository.files,
       newFiles: values['new-file'],
     },
-    nodeDeclarationFs(stateDir),
+    nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
   );
   if (!result.ok) {
     io.writeStderr(say.planStopped(result.step, result.message));
