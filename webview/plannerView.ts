@@ -35,6 +35,7 @@ const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
 const DRAG_TYPE = 'application/x-wave-scope-entries';
 
+/** Attributes, plus properties written as `.name`. */
 type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** Creates an element; `on*` keys of `events` become listeners. */
@@ -47,6 +48,11 @@ function h(
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
+    if (name.startsWith('.')) {
+      // A property, not an attribute (vscode-textfield's `label`, the inner input's accessible name).
+      (element as unknown as Record<string, unknown>)[name.slice(1)] = value;
+      continue;
+    }
     if (name === 'style') {
       // Through the CSSOM: the content security policy (rightly) refuses inline style attributes.
       for (const declaration of String(value).split(';')) {
@@ -117,7 +123,7 @@ export class PlannerView {
         keydown: (event) => this.onTreeKey(event as KeyboardEvent),
       },
     );
-    const filter = h('vscode-textfield', { class: 'tree-filter', placeholder: 'Filter files', 'aria-label': 'Filter files' }, [], {
+    const filter = h('vscode-textfield', { class: 'tree-filter', placeholder: 'Filter files', 'aria-label': 'Filter files', '.label': 'Filter files' }, [], {
       input: (event) => this.dispatch({ type: 'setFilter', filter: valueOf(event.currentTarget as Element) }),
     });
     const treePane = h('aside', { class: 'tree-pane', 'aria-label': 'Files' }, [filter, this.treeSummary, this.treeViewport]);
@@ -377,12 +383,12 @@ export class PlannerView {
       this.waveSettings.replaceChildren(h('p', {}, ['No waves yet: add one with "+ Wave".']));
       return;
     }
-    const role = h('vscode-textfield', { class: 'wave-role', value: wave.role, label: 'Role', 'aria-label': `Role of wave ${wave.wave}` }, [], {
+    const role = h('vscode-textfield', { class: 'wave-role', value: wave.role, 'aria-label': `Role of wave ${wave.wave}`, '.label': `Role of wave ${wave.wave}` }, [], {
       change: (event) => this.dispatch({ type: 'setRole', wave: wave.wave, role: valueOf(event.currentTarget as Element) }),
     });
     const number = h(
       'vscode-textfield',
-      { class: 'wave-number', value: String(wave.wave), type: 'number', min: 1, 'aria-label': `Number of wave ${wave.wave}` },
+      { class: 'wave-number', value: String(wave.wave), type: 'number', min: 1, 'aria-label': `Number of wave ${wave.wave}`, '.label': `Number of wave ${wave.wave}` },
       [],
       { change: (event) => this.dispatch({ type: 'renumberWave', wave: wave.wave, to: Number(valueOf(event.currentTarget as Element)) }) },
     );
@@ -439,7 +445,7 @@ export class PlannerView {
         this.dispatch({ type: 'addEntries', wave: wave.wave, agentId: agent.id, entries: [value] });
         if (input) (input as HTMLInputElement).value = '';
       };
-      const globInput = h('vscode-textfield', { class: 'glob-input', placeholder: 'Path, folder/ or glob, then Enter', 'aria-label': `Add a path or glob to ${agent.id}` }, [], {
+      const globInput = h('vscode-textfield', { class: 'glob-input', placeholder: 'Path, folder/ or glob, then Enter', 'aria-label': `Add a path or glob to ${agent.id}`, '.label': `Add a path or glob to ${agent.id}` }, [], {
         keydown: (event) => {
           if ((event as KeyboardEvent).key === 'Enter') addEntry(event.currentTarget as Element);
         },
@@ -457,7 +463,7 @@ export class PlannerView {
             h('input', { type: 'color', class: 'lane-color', value: agent.color, 'aria-label': `Colour of ${agent.id}` }, [], {
               change: (event) => this.dispatch({ type: 'setAgentColor', wave: wave.wave, agentId: agent.id, color: valueOf(event.currentTarget as Element) }),
             }),
-            h('vscode-textfield', { class: 'agent-name', value: agent.id, 'aria-label': `Name of agent ${agent.id}` }, [], {
+            h('vscode-textfield', { class: 'agent-name', value: agent.id, 'aria-label': `Name of agent ${agent.id}`, '.label': `Name of agent ${agent.id}` }, [], {
               change: (event) => this.dispatch({ type: 'renameAgent', wave: wave.wave, agentId: agent.id, to: valueOf(event.currentTarget as Element) }),
             }),
             h('button', { class: 'target-button icon-button', 'aria-pressed': String(target), title: `Assign with Enter or ${index + 1} in the tree to ${agent.id}` }, [target ? '◉' : '○'], {

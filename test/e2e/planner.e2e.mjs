@@ -128,4 +128,56 @@ describe('the planner in the browser', function () {
     await page.keyboard.press('2');
     await entry('agent-2', last.includes('.') ? last : `${last}/`).waitFor({ timeout: 5000 });
   });
+
+  it('every control has an accessible name, and the tree is a tree of tree items', async () => {
+    const unnamed = await planner.locator('button, vscode-button, input, vscode-textfield, vscode-checkbox').evaluateAll((elements) =>
+      elements
+        .filter((element) => {
+          const labelled = [...(element.labels ?? [])].map((label) => label.textContent ?? '').join('').trim();
+          const name =
+            element.getAttribute('aria-label') ||
+            element.getAttribute('label') ||
+            element.getAttribute('title') ||
+            element.textContent?.trim() ||
+            labelled;
+          return !name;
+        })
+        .map((element) => element.outerHTML.slice(0, 120)),
+    );
+    assert.deepEqual(unnamed, []);
+    assert.equal(await planner.locator('[role="tree"]').count(), 1);
+    const levels = await planner.locator('[role="treeitem"]').evaluateAll((items) => items.map((item) => item.getAttribute('aria-level')));
+    assert.ok(levels.length > 0 && levels.every((level) => Number(level) >= 1), `aria-level on every row: ${levels}`);
+    assert.equal(await planner.locator('[role="tablist"] [role="tab"][aria-selected="true"]').count(), 1);
+  });
+
+  for (const [theme, dark] of [
+    ['Dark High Contrast', true],
+    ['Light Modern', false],
+  ]) {
+    it(`follows the colour theme: ${theme}`, async () => {
+      // The theme picker by its key chord: the palette would also offer "Browse Color Themes in Marketplace".
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+T');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill(theme);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const body = planner.locator('body');
+      const deadline = Date.now() + 15000;
+      let background = '';
+      for (;;) {
+        background = await body.evaluate((element) => getComputedStyle(element).backgroundColor);
+        const [r = 0, g = 0, b = 0] = (background.match(/\d+/g) ?? []).map(Number);
+        const luminance = (r + g + b) / 3;
+        if (dark ? luminance < 40 : luminance > 200) break;
+        if (Date.now() > deadline) assert.fail(`planner background ${background} does not follow ${theme}`);
+        await page.waitForTimeout(200);
+      }
+      const text = await planner.locator('.lane-header .agent-name').first().evaluate((element) => getComputedStyle(element).color);
+      assert.notEqual(text, background, 'text stays readable on the background');
+      await page.screenshot({ path: artifactPath(`planner-${theme.replace(/\s+/g, '-').toLowerCase()}.png`) });
+    });
+  }
 });

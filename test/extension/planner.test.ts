@@ -135,6 +135,18 @@ describe('the planner in a real extension host', function () {
     assert.deepEqual(entriesOf(draft, 1, 'ui'), ['src/ui/App.tsx', 'src/ui/Cart.tsx', 'src/api/server.ts']);
   });
 
+  it('palette commands reach the open planner: Add Wave and Add Agent', async () => {
+    const panel = await until('the planner panel', () => api.panelFor(folder));
+    const wavesBefore = panel.latestDraft?.waves.map((wave) => wave.wave) ?? [];
+    await vscode.commands.executeCommand('waveScope.addWave', folder.uri);
+    const next = Math.max(0, ...wavesBefore) + 1;
+    await until(`wave ${next} in the draft`, () => panel.latestDraft?.waves.some((wave) => wave.wave === next));
+    await vscode.commands.executeCommand('waveScope.addAgent', folder.uri);
+    const added = await until('an agent in the new wave', () => panel.latestDraft?.waves.find((wave) => wave.wave === next)?.agents[0]);
+    assert.equal(added.id, 'agent-1');
+    assert.deepEqual(added.entries, []);
+  });
+
   it('Install Hooks runs the bundled installer in the repository (trusted workspace)', async () => {
     const result = (await vscode.commands.executeCommand('waveScope.installHooks', folder.uri)) as { ok: boolean; message: string };
     assert.equal(result.ok, true, result.message);

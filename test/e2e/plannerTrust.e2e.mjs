@@ -1,0 +1,48 @@
+// Workspace trust: in Restricted Mode the planner plans (tree, lanes, live collisions) but does not
+// write declarations. Runs its own code-server with workspace trust enabled (the shared session trusts
+// every folder).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchChromium, makeFixtureRepo, openWorkbench, plannerFrame, repoRoot, runCommand, startCodeServer } from '../support/codeServer.mjs';
+
+describe('the planner in Restricted Mode', function () {
+  let server;
+  let browser;
+  let fixture;
+  let planner;
+
+  before(async function () {
+    this.timeout(240000);
+    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-untrusted-' });
+    server = await startCodeServer({ trustWorkspaces: false });
+    browser = await launchChromium({ quiet: true });
+    await openWorkbench(browser.page, server.folderUrl(fixture.root));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    fixture?.remove();
+  });
+
+  it('opens and plans: tree, lanes and a live collision', async () => {
+    await runCommand(browser.page, 'Wave Scope: Open Planner');
+    planner = plannerFrame(browser.page);
+    await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
+    await planner.locator('vscode-button.add-agent').click();
+    await planner.locator('vscode-button.add-agent').click();
+    for (const agent of ['agent-1', 'agent-2']) {
+      const input = planner.locator(`.lane[data-agent="${agent}"] .glob-input input`);
+      await input.fill('README.md');
+      await input.press('Enter');
+    }
+    await planner.locator('.entry.collides').nth(1).waitFor({ timeout: 10000 });
+  });
+
+  it('says saving needs trust, and its Save button is disabled', async () => {
+    assert.match((await planner.locator('.untrusted').textContent()) ?? '', /saving needs a trusted workspace/);
+    assert.equal(await planner.locator('vscode-button.save').getAttribute('disabled'), '');
+    assert.equal(existsSync(join(fixture.root, '.claude')), false, 'nothing written');
+  });
+});
