@@ -22,18 +22,20 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function violationLine(violation: WriteViolation, agent: string | undefined, wave: number, writeRoot: string): string {
+function violationLine(violation: WriteViolation, context: { agent?: string; wave: number; writeRoot: string; agentScopePath: string }): string {
   switch (violation.kind) {
     case 'invalid-path':
       return hookMessages.targetProblem(violation.raw, String(violation.problem));
     case 'control-file':
       return hookMessages.controlFile(violation.shown);
     case 'outside-root':
-      return hookMessages.outsideRoot(violation.shown, writeRoot);
+      return hookMessages.outsideRoot(violation.shown, context.writeRoot);
     case 'no-agent-scope':
-      return hookMessages.noAgentScope(agent ?? '?', '', String(violation.problem));
+      return hookMessages.noAgentScope(context.agent ?? '?', context.agentScopePath, String(violation.problem));
     case 'outside-scope':
-      return agent === undefined ? hookMessages.outsideWave(violation.shown, wave) : hookMessages.outsideAgent(violation.shown, agent);
+      return context.agent === undefined
+        ? hookMessages.outsideWave(violation.shown, context.wave)
+        : hookMessages.outsideAgent(violation.shown, context.agent);
   }
 }
 
@@ -44,13 +46,13 @@ export function verdictOf(result: WriteGateResult): HookVerdict {
   if (decision.decision === 'deny-invalid-manifest') {
     return { decision: 'deny', reason: hookMessages.invalidManifest(decision.manifestPath, decision.problems) };
   }
-  const writeRoot = result.location?.writeRoot ?? '';
-  const lines = decision.violations.map((violation) => {
-    if (violation.kind === 'no-agent-scope') {
-      return hookMessages.noAgentScope(decision.agent ?? '?', agentScopePathOf(result, decision.agent, decision.wave), String(violation.problem));
-    }
-    return violationLine(violation, decision.agent, decision.wave, writeRoot);
-  });
+  const context = {
+    ...(decision.agent !== undefined ? { agent: decision.agent } : {}),
+    wave: decision.wave,
+    writeRoot: result.location?.writeRoot ?? '',
+    agentScopePath: agentScopePathOf(result, decision.agent, decision.wave),
+  };
+  const lines = decision.violations.map((violation) => violationLine(violation, context));
   const source = decision.against === 'agent' ? `agent "${decision.agent}"` : `wave ${decision.wave}, ${decision.manifestPath}`;
   const body = [...lines.map((line) => `- ${line}`), hookMessages.allowedLine(decision.allowed, source)];
   if (decision.decision === 'warn') return { decision: 'warn', message: [hookMessages.warnHeader, ...body].join('\n') };
