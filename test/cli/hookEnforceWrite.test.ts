@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
@@ -306,6 +306,17 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       const reply = claudeDecision(enforce(hookPayload('claude-write', { cwd: sub, target: 'x.ts' })).stdout);
       assert.equal(reply.decision, 'deny');
       assert.match(reply.text, /gitdir/);
+    });
+
+    it('exits 2 with the reason on stderr when even the deny cannot be written (stdout is /dev/full)', () => {
+      const hookBundle = join(builtCliPath, '..', 'hook.js');
+      const run = spawnSync('sh', ['-c', `"${process.execPath}" "${hookBundle}" enforce-write >/dev/full`], {
+        input: hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' }),
+        encoding: 'utf8',
+        env: cleanEnv(),
+      });
+      assert.equal(run.status, 2);
+      assert.match(run.stderr, /could not even answer with a deny/);
     });
 
     it('denies with an unknown --agent-cli rather than guessing', () => {
