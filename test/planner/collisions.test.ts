@@ -124,7 +124,8 @@ describe('findCollisions', () => {
     assert.equal(report.collisions[0]?.witness, 'src/a.ts');
   });
 
-  it('finds exactly the colliding pairs that pairwise intersection finds (random waves)', () => {
+  it('finds exactly the colliding pairs that pairwise intersection finds (random waves)', function () {
+    this.timeout(300_000);
     const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 5 });
     fc.assert(
       fc.property(wave, (agents) => {
