@@ -1,6 +1,9 @@
 // Bundles the in-host suite for the extension host: test/extension/index.ts plus every
-// test/extension/**/*.test.ts, one CommonJS file each, into a fresh .test-output/extension-host-XXXXXX/
-// (one per run, so two runs in the same checkout never clear each other's bundles).
+// test/extension/**/*.test.ts, one CommonJS file each, into a fresh folder per run,
+// node_modules/.cache/wave-scope-host-tests/run-XXXXXX/. Not .test-output/: every `npm test` clears
+// that folder when it starts, and in a shared checkout another engineer's run would delete the bundles
+// under a running suite. The folder must stay inside the repository: the extension host gives
+// `require('vscode')` the API of the extension whose folder holds the requiring file.
 // `vscode` is provided by the host; mocha is loaded from node_modules (its CommonJS build: the
 // package's main is an ES module wrapper).
 import * as esbuild from 'esbuild';
@@ -13,8 +16,9 @@ const mochaCommonJs = createRequire(import.meta.url).resolve('mocha/lib/mocha.cj
 
 /** Builds the bundles; returns their folder (remove it when done), the suite entry and the test sources. */
 export async function buildHostTests() {
-  mkdirSync(join(repoRoot, '.test-output'), { recursive: true });
-  const hostTestsDir = mkdtempSync(join(repoRoot, '.test-output', 'extension-host-'));
+  const parent = join(repoRoot, 'node_modules', '.cache', 'wave-scope-host-tests');
+  mkdirSync(parent, { recursive: true });
+  const hostTestsDir = mkdtempSync(join(parent, 'run-'));
   const sourceDir = join(repoRoot, 'test', 'extension');
   const tests = readdirSync(sourceDir, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.test.ts') && !name.split('/').includes('harness'))

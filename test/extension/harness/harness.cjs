@@ -13,7 +13,10 @@ async function activate() {
   const claim = `${doneFile}.claimed`;
   try {
     fs.writeFileSync(claim, String(process.pid), { flag: 'wx' });
-  } catch {
+  } catch (error) {
+    // EEXIST: this server's suite already ran. Anything else ends up in the extension host log,
+    // which the runner prints when the run fails.
+    if (error.code !== 'EEXIST') console.error(`[wave-scope host test harness] cannot claim ${claim}: ${error}`);
     return;
   }
   let result;
