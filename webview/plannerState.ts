@@ -33,6 +33,8 @@ export interface PlannerState {
   diskChangedUnderDraft: boolean;
   /** The workspace folder this planner belongs to (so VS Code can restore the panel for it). */
   folderUri?: string;
+  /** When the draft (or its saved/clean status) last changed, ms since the epoch; set by the view. */
+  updatedAt?: number;
 }
 
 export type PlannerAction =

@@ -18,8 +18,8 @@ import {
   isDidLoadPlanNotification,
   isDidRequestActionNotification,
   isDidSaveNotification,
-  isPlanDraft,
   isReplyMessage,
+  isStoredDraftRecord,
   PLANNER_STATE_VERSION,
 } from './protocol';
 
@@ -161,7 +161,11 @@ export class PlannerView {
     this.setFiles(result.files);
     this.deferAnalysis = true;
     // The webview's own state wins (it is the newest); else a draft the host kept for this folder.
-    const keep = this.state.dirty ? this.state.draft : result.storedDraft && isPlanDraft(result.storedDraft) ? result.storedDraft : undefined;
+    // The newer of the webview's own state and the host's copy wins (either can lag behind a reload).
+    const own = { draft: this.state.draft, dirty: this.state.dirty, updatedAt: this.state.updatedAt ?? 0 };
+    const stored = isStoredDraftRecord(result.storedDraft) ? result.storedDraft : undefined;
+    const newest = stored && stored.updatedAt > own.updatedAt ? stored : own;
+    const keep = newest.dirty ? newest.draft : undefined;
     this.ready = true;
     this.state = { ...this.state, folderUri: result.folderUri };
     this.dispatch({ type: 'loadDisk', diskPlan: result.diskPlan, keepDraft: keep });
@@ -246,8 +250,10 @@ export class PlannerView {
     const before = this.state;
     this.state = reduce(before, action, { ignoreCase: this.ignoreCase });
     if (this.state === before) return;
+    const draftChanged = this.state.draft !== before.draft || this.state.dirty !== before.dirty;
+    if (draftChanged) this.state = { ...this.state, updatedAt: Date.now() };
     this.host.setState(this.state);
-    if (this.state.draft !== before.draft || this.state.dirty !== before.dirty) this.scheduleDraftReport();
+    if (draftChanged) this.scheduleDraftReport();
     this.render();
   }
 
@@ -260,7 +266,7 @@ export class PlannerView {
       this.host.postMessage({
         kind: 'command',
         method: 'draftChanged',
-        params: { draft: this.state.draft, contested, dirty: this.state.dirty },
+        params: { draft: this.state.draft, contested, dirty: this.state.dirty, updatedAt: this.state.updatedAt ?? Date.now() },
       });
     }, 100);
   }

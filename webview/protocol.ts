@@ -48,6 +48,15 @@ export type SaveOutcome =
   | { ok: true; wavesWritten: number[]; manifestWave: number | undefined; message: string }
   | { ok: false; message: string; step?: string; collisions: CollisionSummary[] };
 
+/** A draft as the host keeps it between sessions (and window reloads). */
+export interface StoredDraftRecord {
+  draft: PlanDraft;
+  /** Whether it had unsaved changes; a clean record means "the plan on disk is current". */
+  dirty: boolean;
+  /** When the webview changed it (ms since the epoch); the newer of two copies wins. */
+  updatedAt: number;
+}
+
 /** What the host knows about the folder, answered to ReadyRequest. */
 export interface ReadyResult {
   /** Workspace folder name, for the title. */
@@ -62,8 +71,8 @@ export interface ReadyResult {
   ignoreCase: boolean;
   /** The plan as it is on disk now. */
   diskPlan: PlanDraft;
-  /** An unsaved draft the host kept for this folder, if any (newer than the webview's own state or not). */
-  storedDraft: PlanDraft | undefined;
+  /** The last draft the host kept for this folder, if any; the webview keeps whichever is newer. */
+  storedDraft: StoredDraftRecord | undefined;
   /** Writing declarations needs a trusted workspace. */
   trusted: boolean;
   /** A problem reading the plan from disk, for a person. */
@@ -92,7 +101,7 @@ export interface SavePlanRequest {
 export interface DraftChangedCommand {
   kind: 'command';
   method: 'draftChanged';
-  params: { draft: PlanDraft; contested: string[]; dirty: boolean };
+  params: { draft: PlanDraft; contested: string[]; dirty: boolean; updatedAt: number };
 }
 
 /** Open a repository file in an editor. */
@@ -184,6 +193,11 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
+/** Whether `value` is a stored draft record with a well-formed draft. */
+export function isStoredDraftRecord(value: unknown): value is StoredDraftRecord {
+  return isRecord(value) && isPlanDraft(value.draft) && typeof value.dirty === 'boolean' && typeof value.updatedAt === 'number';
+}
+
 /** Whether `value` is a well-formed draft of the current version. */
 export function isPlanDraft(value: unknown): value is PlanDraft {
   if (!isRecord(value) || value.version !== PLANNER_STATE_VERSION || !Array.isArray(value.waves)) return false;
@@ -223,7 +237,8 @@ export function isDraftChangedCommand(value: unknown): value is DraftChangedComm
     hasMethod(value, 'command', 'draftChanged') &&
     isPlanDraft(value.params.draft) &&
     isStringArray(value.params.contested) &&
-    typeof value.params.dirty === 'boolean'
+    typeof value.params.dirty === 'boolean' &&
+    typeof value.params.updatedAt === 'number'
   );
 }
 

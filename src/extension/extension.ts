@@ -40,7 +40,7 @@ class WaveScopeExtension implements PlannerPanelServices, vscode.Disposable {
     const key = folder.uri.toString();
     let plan = this.folders.get(key);
     if (!plan) {
-      plan = new FolderPlan(folder, this.context.workspaceState);
+      plan = new FolderPlan(folder, this.context.workspaceState, this.context.storageUri);
       this.folders.set(key, plan);
       this.watch(plan);
     }
@@ -122,7 +122,7 @@ class WaveScopeExtension implements PlannerPanelServices, vscode.Disposable {
       files,
       ignoreCase: plan.ignoreCase,
       diskPlan,
-      storedDraft: plan.storedDraft(),
+      storedDraft: plan.storedRecord(),
       trusted: vscode.workspace.isTrusted,
       diskProblem: problem,
     };
@@ -141,13 +141,13 @@ class WaveScopeExtension implements PlannerPanelServices, vscode.Disposable {
       stateDirName: stateDirName === 'auto' ? undefined : stateDirName,
     });
     this.log(`save ${folder.name}: ${outcome.message}`);
-    if (outcome.ok) await plan.storeDraft(draft, false);
+    if (outcome.ok) plan.storeDraft(draft, false, Date.now());
     return outcome;
   }
 
-  draftChanged(folder: vscode.WorkspaceFolder, draft: PlanDraft, contested: string[], dirty: boolean): void {
+  draftChanged(folder: vscode.WorkspaceFolder, draft: PlanDraft, contested: string[], dirty: boolean, updatedAt: number): void {
     const plan = this.folderPlan(folder);
-    void plan.storeDraft(draft, dirty);
+    plan.storeDraft(draft, dirty, updatedAt);
     plan.contested = contested;
     if (plan.repoRoot) this.decorations.setContested(vscode.Uri.file(plan.repoRoot), contested);
   }

@@ -1,22 +1,19 @@
 // Per workspace folder: the repository behind it, its files, its plan on disk, the planner's
 // unsaved draft (kept in workspaceState so it survives a window reload), and which files the draft
 // contests. Multi-root: every folder has its own FolderPlan and its own plan on disk.
-import { realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import writeFileAtomic from 'write-file-atomic';
 import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../planner/nodeHost';
-import type { PlanDraft } from '../../webview/protocol';
-import { isPlanDraft } from '../../webview/protocol';
+import type { PlanDraft, StoredDraftRecord } from '../../webview/protocol';
+import { isStoredDraftRecord } from '../../webview/protocol';
 import { readDiskPlan } from './planFiles';
 
 const DRAFT_KEY = 'waveScope.draft:';
 const COLORS_KEY = 'waveScope.colors:';
 
-/** What is stored per folder in workspaceState. */
-interface StoredDraft {
-  version: 1;
-  draft: PlanDraft;
-}
 
 export class FolderPlan implements vscode.Disposable {
   /** Repository root (git top level), or undefined when the folder is not in a git repository. */
@@ -29,6 +26,7 @@ export class FolderPlan implements vscode.Disposable {
   constructor(
     readonly folder: vscode.WorkspaceFolder,
     private readonly state: vscode.Memento,
+    private readonly storage: vscode.Uri | undefined,
   ) {
     this.repoRoot = folder.uri.scheme === 'file' ? gitTopLevel(folder.uri.fsPath) : undefined;
     this.ignoreCase = this.repoRoot ? gitIgnoreCase(this.repoRoot) : false;
@@ -70,19 +68,50 @@ export class FolderPlan implements vscode.Disposable {
     return readDiskPlan(this.repoRoot, this.colors(), this.ignoreCase);
   }
 
-  /** The unsaved draft kept for this folder, if any. */
-  storedDraft(): PlanDraft | undefined {
-    const stored = this.state.get<StoredDraft>(DRAFT_KEY + this.folder.uri.toString());
-    return stored && stored.version === 1 && isPlanDraft(stored.draft) ? stored.draft : undefined;
+  /** Where this folder's draft record lives on disk: the extension's own workspace storage. */
+  private draftFile(): string | undefined {
+    if (!this.storage || this.storage.scheme !== 'file') return undefined;
+    const name = createHash('sha256').update(this.folder.uri.toString()).digest('hex').slice(0, 32);
+    return join(this.storage.fsPath, 'drafts', `${name}.json`);
   }
 
-  /** Keeps (or, when `dirty` is false, forgets) the draft; remembers lane colours either way. */
-  async storeDraft(draft: PlanDraft, dirty: boolean): Promise<void> {
-    const key = DRAFT_KEY + this.folder.uri.toString();
-    await this.state.update(key, dirty ? ({ version: 1, draft } satisfies StoredDraft) : undefined);
+  /** The last draft record kept for this folder (the file first: it is written at once, storage lags). */
+  storedRecord(): StoredDraftRecord | undefined {
+    const file = this.draftFile();
+    if (file) {
+      try {
+        const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+        if (isStoredDraftRecord(parsed)) return parsed;
+      } catch {
+        // Missing or unreadable: fall back to workspaceState.
+      }
+    }
+    const stored = this.state.get<unknown>(DRAFT_KEY + this.folder.uri.toString());
+    return isStoredDraftRecord(stored) ? stored : undefined;
+  }
+
+  /** The unsaved draft kept for this folder, if any. */
+  storedDraft(): PlanDraft | undefined {
+    const record = this.storedRecord();
+    return record?.dirty ? record.draft : undefined;
+  }
+
+  /** Keeps the draft record (a clean one says "disk is current"); remembers lane colours either way. */
+  storeDraft(draft: PlanDraft, dirty: boolean, updatedAt: number): void {
+    const record: StoredDraftRecord = { draft, dirty, updatedAt };
+    const file = this.draftFile();
+    if (file) {
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileAtomic.sync(file, JSON.stringify(record));
+      } catch {
+        // workspaceState below still has it.
+      }
+    }
+    void this.state.update(DRAFT_KEY + this.folder.uri.toString(), record);
     const colors = this.colors();
     for (const wave of draft.waves) for (const agent of wave.agents) colors[agent.id] = agent.color;
-    await this.state.update(COLORS_KEY + this.folder.uri.toString(), colors);
+    void this.state.update(COLORS_KEY + this.folder.uri.toString(), colors);
   }
 
   private colors(): Record<string, string> {

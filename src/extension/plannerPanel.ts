@@ -18,7 +18,7 @@ export const PLANNER_VIEW_TYPE = 'waveScope.planner';
 export interface PlannerPanelServices {
   ready(folder: vscode.WorkspaceFolder): Promise<ReadyResult>;
   save(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome>;
-  draftChanged(folder: vscode.WorkspaceFolder, draft: PlanDraft, contested: string[], dirty: boolean): void;
+  draftChanged(folder: vscode.WorkspaceFolder, draft: PlanDraft, contested: string[], dirty: boolean, updatedAt: number): void;
   openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void>;
   timing(name: string, milliseconds: number): void;
   log(message: string): void;
@@ -113,7 +113,7 @@ export class PlannerPanel implements vscode.Disposable {
     try {
       if (isReadyRequest(message)) {
         const result = await this.services.ready(this.folder);
-        this.latestDraft ??= result.storedDraft;
+        if (result.storedDraft?.dirty) this.latestDraft ??= result.storedDraft.draft;
         this.reply({ kind: 'reply', id: message.id, result });
         this.readyReceived = true;
         for (const queued of this.queue.splice(0)) void this.panel.webview.postMessage(queued);
@@ -128,7 +128,8 @@ export class PlannerPanel implements vscode.Disposable {
         }
       } else if (isDraftChangedCommand(message)) {
         this.latestDraft = message.params.draft;
-        this.services.draftChanged(this.folder, message.params.draft, message.params.contested, message.params.dirty);
+        const { draft, contested, dirty, updatedAt } = message.params;
+        this.services.draftChanged(this.folder, draft, contested, dirty, updatedAt);
       } else if (isOpenFileCommand(message)) {
         await this.services.openFile(this.folder, message.params.path);
       } else if (isReportTimingCommand(message)) {

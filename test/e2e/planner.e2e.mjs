@@ -129,6 +129,21 @@ describe('the planner in the browser', function () {
     await entry('agent-2', last.includes('.') ? last : `${last}/`).waitFor({ timeout: 5000 });
   });
 
+  it('an unsaved draft survives a reload of the window (the panel is restored with it)', async () => {
+    const draftEntries = await lane('agent-2').locator('.entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
+    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
+    // A person does not reload within a frame of their last edit; the draft report is debounced by 100 ms.
+    await page.waitForTimeout(1000);
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
+    planner = plannerFrame(page);
+    await lane('agent-2').waitFor({ timeout: 60000 });
+    await planner.locator('.tree-row').first().waitFor({ timeout: 30000 });
+    const restored = await lane('agent-2').locator('.entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
+    assert.deepEqual(restored, draftEntries);
+    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
+  });
+
   it('every control has an accessible name, and the tree is a tree of tree items', async () => {
     const unnamed = await planner.locator('button, vscode-button, input, vscode-textfield, vscode-checkbox').evaluateAll((elements) =>
       elements

@@ -6,6 +6,7 @@ import {
   isReadyRequest,
   isReplyMessage,
   isSavePlanRequest,
+  isStoredDraftRecord,
 } from '../../webview/protocol';
 
 const draft = { version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', color: '#3794ff', entries: ['src/'] }] }] };
@@ -29,7 +30,10 @@ describe('planner protocol guards', () => {
     ['ready without id', isReadyRequest, { kind: 'request', method: 'ready', params: {} }, false],
     ['save request', isSavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft } }, true],
     ['save with a broken draft', isSavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft: {} } }, false],
-    ['draft changed', isDraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true } }, true],
+    ['draft changed', isDraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true, updatedAt: 1 } }, true],
+    ['draft changed without a time', isDraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true } }, false],
+    ['stored draft record', isStoredDraftRecord, { draft, dirty: false, updatedAt: 5 }, true],
+    ['stored draft record of another version', isStoredDraftRecord, { draft: { ...draft, version: 2 }, dirty: true, updatedAt: 5 }, false],
     ['draft changed as a request', isDraftChangedCommand, { kind: 'request', method: 'draftChanged', params: { draft, contested: [], dirty: true } }, false],
     ['reply', isReplyMessage, { kind: 'reply', id: 3, result: {} }, true],
     ['assign', isDidAssignNotification, { kind: 'notification', method: 'didAssign', params: { wave: 1, agentId: 'a', entries: ['x'] } }, true],
