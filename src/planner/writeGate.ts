@@ -100,17 +100,55 @@ export function controlPathsOf(roots: readonly string[]): string[] {
   return paths;
 }
 
+/**
+ * The checkouts a target may belong to when the payload's own checkout has no active wave: the
+ * repository around the deepest existing directory on the target's way. An agent started outside a
+ * repository (or in another one) that writes into a repository with an active wave is judged by
+ * that wave, not waved through.
+ */
+function targetLocations(request: WriteRequest, cwd: string, host: WriteGateHost): RepoLocation[] {
+  const locations: RepoLocation[] = [];
+  for (const raw of request.targets) {
+    if (typeof raw !== 'string' || raw === '' || raw.includes('\0')) continue;
+    const spelled = host.platform === 'win32' ? raw.replace(/\\/g, '/') : raw;
+    let dir = spelled.startsWith('/') ? spelled : joinPath(cwd, spelled);
+    for (let depth = 0; depth < 4096 && dir !== '/'; depth += 1) {
+      const cut = dir.lastIndexOf('/');
+      dir = cut <= 0 ? '/' : dir.slice(0, cut);
+      const real = host.targetFs.realpath(dir);
+      if (real === undefined) continue;
+      const location = locateRepository(real, host.locateFs);
+      if (location !== undefined && !locations.some((known) => known.writeRoot === location.writeRoot)) locations.push(location);
+      break;
+    }
+  }
+  return locations;
+}
+
 /** Decides one parsed pre-tool call. Throws only on an unexpected I/O failure (the caller denies). */
 export function runWriteGate(request: WriteRequest, host: WriteGateHost): WriteGateResult {
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
   const cwd = host.canonicalDirectory(request.cwd ?? host.processCwd);
-  const location = locateRepository(cwd, host.locateFs);
-  if (location === undefined) return { decision: { decision: 'allow', because: 'no-manifest' } };
-
-  const manifestRoot = host.targetFs.realpath(location.manifestRoot) ?? location.manifestRoot;
   const ownIds = processLocalSessionIds({ payloadSessionIds: [...request.sessionIds], env: host.env });
+  const own = locateRepository(cwd, host.locateFs);
+  if (own !== undefined) {
+    const result = decideAt(own, request, cwd, ownIds, host);
+    if (result !== undefined) return result;
+  }
+  // No active wave in the payload's own checkout: the checkouts the targets land in may have one.
+  for (const location of targetLocations(request, cwd, host)) {
+    if (location.writeRoot === own?.writeRoot) continue;
+    const result = decideAt(location, request, cwd, ownIds, host);
+    if (result !== undefined) return result;
+  }
+  return { decision: { decision: 'allow', because: 'no-manifest' }, ...(own !== undefined ? { location: own } : {}) };
+}
+
+/** Decides against the wave of one checkout; undefined when that checkout has no manifest. */
+function decideAt(location: RepoLocation, request: WriteRequest, cwd: string, ownIds: ReadonlySet<string>, host: WriteGateHost): WriteGateResult | undefined {
+  const manifestRoot = host.targetFs.realpath(location.manifestRoot) ?? location.manifestRoot;
   const found = findManifest(manifestRoot, ownIds, host.locateFs);
-  if (found.state.kind === 'missing') return { decision: { decision: 'allow', because: 'no-manifest' }, location };
+  if (found.state.kind === 'missing') return undefined;
 
   const ignoreCase = configIgnoreCase(host.locateFs.readText(joinPath(location.commonDir, 'config')));
   const targets = request.targets.map((raw) =>

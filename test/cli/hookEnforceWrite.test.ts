@@ -149,6 +149,21 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' }), { env }).stdout).decision, 'deny');
   });
 
+  it('an agent started outside any repository is judged by the wave of the repository it writes into', () => {
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-elsewhere-')));
+    try {
+      const denied = claudeDecision(enforce(hookPayload('claude-write', { cwd: elsewhere, target: join(repo.root, 'docs/readme.md') })).stdout);
+      assert.equal(denied.decision, 'deny');
+      assert.match(denied.text, /docs\/readme\.md is not in wave 1/);
+      const allowed = claudeDecision(enforce(hookPayload('claude-write', { cwd: elsewhere, target: join(repo.root, 'src/new/x.ts') })).stdout);
+      assert.equal(allowed.decision, 'allow');
+      assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: elsewhere, target: join(elsewhere, 'notes.md') })).stdout).decision, 'allow');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('ignores tools that do not write files', () => {
     writeManifest(repo, { allowedPaths: [] });
     const run = enforce(hookPayload('claude-bash', { cwd: repo.root }));
