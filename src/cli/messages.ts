@@ -109,7 +109,8 @@ export const hookMessages = {
     };
     return `"${raw}" cannot be checked: ${why[problem] ?? problem}`;
   },
-  controlFile: (shown: string) => `${shown} is the wave's own control state (manifest or filescopes/); a dispatched agent never writes it`,
+  controlFile: (shown: string) =>
+    `${shown} is control state (the wave manifest, filescopes/, the hook launcher, an agent CLI's hook settings, or git's own files and hooks); a dispatched agent never writes it`,
   outsideRoot: (shown: string, root: string) => `${shown} is outside this checkout (${root}) and no absolute grant covers it`,
   outsideWave: (shown: string, wave: number) => `${shown} is not in wave ${wave}'s allowed paths`,
   outsideAgent: (shown: string, agent: string) => `${shown} is not in agent "${agent}"'s own scope`,

@@ -105,16 +105,21 @@ function workTreeOf(commonDir: string): string {
   return commonDir.endsWith('/.git') ? parentOf(commonDir) : commonDir;
 }
 
-/**
- * `core.ignorecase` from a git config file's text (git's own reader is a process spawn). Only the
- * `[core]` section is read; the last assignment wins, as in git.
- */
-export function configIgnoreCase(configText: string | undefined): boolean {
-  if (configText === undefined) return false;
+/** The `[core]` settings the gate needs, read from a git config file's text (git's own reader is a process spawn). */
+export interface CoreConfig {
+  readonly ignoreCase: boolean;
+  /** `core.hooksPath` as written (relative to the top level, or absolute), when set. */
+  readonly hooksPath?: string;
+}
+
+/** Reads `core.ignorecase` and `core.hooksPath`; only the `[core]` section counts, the last assignment wins, as in git. */
+export function readCoreConfig(configText: string | undefined): CoreConfig {
+  if (configText === undefined) return { ignoreCase: false };
   let inCore = false;
-  let value = false;
+  let ignoreCase = false;
+  let hooksPath: string | undefined;
   for (const rawLine of configText.split(/\r?\n/)) {
-    const line = rawLine.replace(/[#;].*$/, '').trim();
+    const line = rawLine.replace(/(^|\s)[#;].*$/, '').trim();
     if (line === '') continue;
     const section = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
     if (section !== null) {
@@ -122,10 +127,17 @@ export function configIgnoreCase(configText: string | undefined): boolean {
       continue;
     }
     if (!inCore) continue;
-    const assignment = /^ignorecase\s*(?:=\s*(.*))?$/i.exec(line);
+    const assignment = /^([A-Za-z]+)\s*(?:=\s*(.*))?$/.exec(line);
     if (assignment === null) continue;
-    const setting = (assignment[1] ?? 'true').trim().toLowerCase();
-    value = setting === 'true' || setting === 'yes' || setting === 'on' || setting === '1';
+    const key = (assignment[1] ?? '').toLowerCase();
+    const value = (assignment[2] ?? 'true').trim();
+    if (key === 'ignorecase') ignoreCase = ['true', 'yes', 'on', '1'].includes(value.toLowerCase());
+    else if (key === 'hookspath') hooksPath = value.replace(/^"(.*)"$/, '$1');
   }
-  return value;
+  return hooksPath === undefined ? { ignoreCase } : { ignoreCase, hooksPath };
+}
+
+/** `core.ignorecase` from a git config file's text. */
+export function configIgnoreCase(configText: string | undefined): boolean {
+  return readCoreConfig(configText).ignoreCase;
 }

@@ -5,7 +5,8 @@ import type { WriteRequest } from './hookPayloads';
 import { locateRepository } from './repoLocation';
 import type { LocateFileSystem, RepoLocation } from './repoLocation';
 import { processLocalSessionIds } from './sessionBinding';
-import { configIgnoreCase } from './repoLocation';
+import { readCoreConfig } from './repoLocation';
+import { LAUNCHER_FILE_NAME } from './hookInstaller';
 import { resolveStateDir, STATE_DIR_NAMES } from './stateDir';
 import { expandTestSiblings } from './testSiblings';
 import { decideWrite } from './writeDecision';
@@ -88,16 +89,26 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   return { kind: 'loaded', agent, path, entries: parsed };
 }
 
-/** The control state a dispatched agent may never write: every candidate manifest and `filescopes/`, in both roots. */
-export function controlPathsOf(roots: readonly string[]): string[] {
+/** The agent CLIs' hook settings: writing one of them can unregister the gate. */
+const HOOK_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.codex/config.toml', '.cursor/hooks.json', '.gemini/settings.json'];
+
+/**
+ * What a dispatched agent may never write, whatever its scope says: in both roots, every candidate
+ * manifest, `filescopes/` and hook launcher, the agent CLIs' hook settings, git's own directory
+ * (hooks live there) and the configured hooks directory. Each of these either declares the wave or
+ * switches its enforcement off.
+ */
+export function controlPathsOf(roots: readonly string[], extra: readonly string[] = []): string[] {
   const paths: string[] = [];
   for (const root of new Set(roots)) {
     for (const name of STATE_DIR_NAMES) {
       const stateDir = joinPath(root, name);
-      paths.push(joinPath(stateDir, 'wave-scope.json'), joinPath(stateDir, 'filescopes'));
+      paths.push(joinPath(stateDir, 'wave-scope.json'), joinPath(stateDir, 'filescopes'), joinPath(stateDir, LAUNCHER_FILE_NAME));
     }
+    for (const file of HOOK_SETTINGS_FILES) paths.push(joinPath(root, file));
+    paths.push(joinPath(root, '.git'), joinPath(root, '.husky'));
   }
-  return paths;
+  return [...paths, ...extra];
 }
 
 /**
@@ -150,7 +161,10 @@ function decideAt(location: RepoLocation, request: WriteRequest, cwd: string, ow
   const found = findManifest(manifestRoot, ownIds, host.locateFs);
   if (found.state.kind === 'missing') return undefined;
 
-  const ignoreCase = configIgnoreCase(host.locateFs.readText(joinPath(location.commonDir, 'config')));
+  const core = readCoreConfig(host.locateFs.readText(joinPath(location.commonDir, 'config')));
+  const ignoreCase = core.ignoreCase;
+  const hooksDir =
+    core.hooksPath === undefined || core.hooksPath === '' ? [] : [core.hooksPath.startsWith('/') ? core.hooksPath : joinPath(location.writeRoot, core.hooksPath)];
   const targets = request.targets.map((raw) =>
     resolveWriteTarget(raw, { cwd, writeRoot: location.writeRoot, ignoreCase, platform: host.platform, fs: host.targetFs }),
   );
@@ -168,7 +182,7 @@ function decideAt(location: RepoLocation, request: WriteRequest, cwd: string, ow
     // The agent's own scope gets the same test siblings the wave's union gave it.
     ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
     dispatchedAgent: request.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
-    controlPaths: controlPathsOf([manifestRoot, location.writeRoot]),
+    controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
     writeRoot: location.writeRoot,
     ignoreCase,
   });

@@ -181,6 +181,19 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     assert.equal(coordinator.decision, 'allow');
   });
 
+  it('a dispatched agent cannot switch the gate off: hook settings, the launcher, git\'s files and hooks directories are control state', () => {
+    repo.git('config', 'core.hooksPath', '.githooks');
+    writeManifest(repo, { allowedPaths: ['src/', '.claude/', '.codex/', '.githooks/', '.husky/', '.git/'] });
+    const targets = ['.claude/settings.json', '.claude/wave-scope-hook.cjs', '.codex/hooks.json', '.git/hooks/pre-commit', '.git/config', '.githooks/pre-commit', '.husky/pre-commit'];
+    for (const target of targets) {
+      const reply = claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target })).stdout);
+      assert.equal(reply.decision, 'deny', target);
+      assert.match(reply.text, /control state/);
+    }
+    assert.equal(claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target: '.claude/agents/helper.md' })).stdout).decision, 'allow');
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: '.claude/settings.json' })).stdout).decision, 'allow', 'the coordinator may');
+  });
+
   describe('per-agent enforcement (WAVE_SCOPE_AGENT)', () => {
     beforeEach(() => {
       writeManifest(repo, { allowedPaths: ['src/'] });
