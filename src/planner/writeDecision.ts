@@ -51,6 +51,12 @@ export interface WriteDecisionInput {
    * directory of the state dir in use). A dispatched agent may never write them.
    */
   readonly controlPaths: readonly string[];
+  /**
+   * Canonical absolute paths the coordinator (a caller that is not a dispatched agent) may write
+   * whatever the scope says: the wave's own declarations (manifest, `filescopes/`). They are never
+   * part of `allowedPaths`, yet the coordinator must be able to plan the next wave.
+   */
+  readonly coordinatorPaths?: readonly string[];
   /** Canonical absolute top level of the checkout relative entries apply to. */
   readonly writeRoot: string;
   readonly ignoreCase?: boolean;
@@ -239,6 +245,7 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
       hard.push({ kind: 'control-file', raw: target.raw, shown });
       continue;
     }
+    if (!input.dispatchedAgent && isControlPath(target, input.coordinatorPaths ?? [], input.ignoreCase)) continue;
     if (agentScope !== undefined && agentScope.kind === 'unusable') {
       soft.push({ kind: 'no-agent-scope', raw: target.raw, shown, problem: agentScope.problem });
       continue;

@@ -183,6 +183,9 @@ function decideAt(location: RepoLocation, request: WriteRequest, cwd: string, ow
     ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
     dispatchedAgent: request.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
     controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
+    ...(found.stateDir !== undefined
+      ? { coordinatorPaths: [joinPath(found.stateDir, 'wave-scope.json'), joinPath(found.stateDir, 'filescopes')] }
+      : {}),
     writeRoot: location.writeRoot,
     ignoreCase,
   });

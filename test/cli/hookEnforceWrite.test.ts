@@ -181,6 +181,15 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     assert.equal(coordinator.decision, 'allow');
   });
 
+  it('the coordinator may write the wave\'s declarations under strict, though allowedPaths never lists them', () => {
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    for (const target of ['.claude/wave-scope.json', '.claude/filescopes/wave-2/alice.json']) {
+      assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target })).stdout).decision, 'allow', target);
+      assert.equal(claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target })).stdout).decision, 'deny', target);
+    }
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: '.claude/other.json' })).stdout).decision, 'deny');
+  });
+
   it('a dispatched agent cannot switch the gate off: hook settings, the launcher, git\'s files and hooks directories are control state', () => {
     repo.git('config', 'core.hooksPath', '.githooks');
     writeManifest(repo, { allowedPaths: ['src/', '.claude/', '.codex/', '.githooks/', '.husky/', '.git/'] });

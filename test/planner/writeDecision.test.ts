@@ -60,6 +60,17 @@ describe('decideWrite (pure)', () => {
       expected: 'allow',
     },
     {
+      name: 'the coordinator may write the wave\'s declarations even though allowedPaths never lists them',
+      input: { targets: [inside('.claude/filescopes/wave-3/alice.json')], coordinatorPaths: [`${ROOT}/.claude/wave-scope.json`, `${ROOT}/.claude/filescopes`] },
+      expected: 'allow',
+    },
+    {
+      name: 'a dispatched agent does not get that carve-out',
+      input: { targets: [inside('.claude/filescopes/wave-3/alice.json')], coordinatorPaths: [`${ROOT}/.claude/filescopes`], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
+    },
+    {
       name: 'a dispatched agent may not, even when granted and under warn',
       input: { manifest: loaded({ allowedPaths: ['.claude/'], enforcement: 'warn' }), targets: [inside('.claude/filescopes/wave-2/alice.json')], dispatchedAgent: true },
       expected: 'deny',
