@@ -122,7 +122,19 @@ async function main() {
   } finally {
     await browser.close();
     await server.stop();
-    fixture.remove();
+    // A git process started by the workbench can still be finishing inside the repository.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        fixture.remove();
+        break;
+      } catch (error) {
+        if (attempt >= 5) {
+          console.log(`could not remove ${fixture.root}: ${error.message}`);
+          break;
+        }
+        await new Promise((wake) => setTimeout(wake, 1000));
+      }
+    }
   }
   const result = {
     files: fileCount + 1,
