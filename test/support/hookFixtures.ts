@@ -14,7 +14,7 @@ function fill(value: unknown, replacements: Record<string, unknown>): unknown {
   return value;
 }
 
-/** A captured payload shape (test/fixtures/hooks/<name>.json) with `__CWD__`, `__TARGET__` and `__PATCH__` filled in. */
+/** A documented payload shape (test/fixtures/hooks/<name>.json) with `__CWD__`, `__TARGET__` and `__PATCH__` filled in. */
 export function hookPayload(name: string, fields: { cwd?: string; target?: unknown; patch?: string } = {}): string {
   const raw = JSON.parse(readFileSync(join(fixtureDir, `${name}.json`), 'utf8')) as unknown;
   return JSON.stringify(fill(raw, { __CWD__: fields.cwd, __TARGET__: fields.target, __PATCH__: fields.patch }));
