@@ -9,39 +9,26 @@ export interface FileIndexOptions {
 }
 
 export class FileIndex {
-  /** The files as given (deduplicated), sorted by their comparison key. */
-  readonly files: readonly string[];
-  /** The comparison keys (folded in ignore-case mode), in the same order as `files`. */
-  private readonly keys: readonly string[];
   readonly ignoreCase: boolean;
+  private readonly given: readonly string[];
+  // Built on first use: many callers only ask "is this a file?", and sorting 100,000 paths costs more
+  // than everything else a validation does.
+  private byKey: Map<string, string> | undefined;
+  private keySet: Set<string> | undefined;
+  private sorted: { keys: string[]; files: string[] } | undefined;
 
   constructor(files: Iterable<string>, options: FileIndexOptions = {}) {
     this.ignoreCase = options.ignoreCase ?? false;
-    const given = Array.isArray(files) ? (files as string[]) : [...files];
-    const keys: string[] = [];
-    const spellings: string[] = [];
-    const keep = (key: string, file: string) => {
-      if (keys.length > 0 && keys[keys.length - 1] === key) return;
-      keys.push(key);
-      spellings.push(file);
-    };
-    if (!this.ignoreCase) {
-      // The default sort compares UTF-16 code units, the order every lookup here assumes. `git ls-files`
-      // output is already in that order (for paths without astral characters): one pass to check it.
-      const sorted = isSorted(given) ? given : [...given].sort();
-      for (const file of sorted) keep(file, file);
-    } else {
-      const folded = given.map(foldCase);
-      const order = given.map((_, index) => index);
-      if (!isSorted(folded)) order.sort((a, b) => compareCodeUnits(folded[a] as string, folded[b] as string));
-      for (const index of order) keep(folded[index] as string, given[index] as string);
-    }
-    this.keys = keys;
-    this.files = spellings;
+    this.given = Array.isArray(files) ? (files as string[]) : [...files];
+  }
+
+  /** The files (deduplicated), sorted by their comparison key. */
+  get files(): readonly string[] {
+    return this.sortedIndex().files;
   }
 
   get size(): number {
-    return this.files.length;
+    return this.ignoreCase ? this.lookup().size : this.pathSet().size;
   }
 
   /** The comparison key of a path: itself, or its case fold. */
@@ -49,20 +36,20 @@ export class FileIndex {
     return this.ignoreCase ? foldCase(path) : path;
   }
 
-  private positionOf(path: string): number | undefined {
-    const key = this.keyOf(path);
-    const position = lowerBound(this.keys, key);
-    return this.keys[position] === key ? position : undefined;
-  }
-
   has(path: string): boolean {
-    return this.positionOf(path) !== undefined;
+    return this.ignoreCase ? this.lookup().has(this.keyOf(path)) : this.pathSet().has(path);
   }
 
   /** The indexed spelling of `path` (its real case in ignore-case mode), if it is a known file. */
   spellingOf(path: string): string | undefined {
-    const position = this.positionOf(path);
-    return position === undefined ? undefined : this.files[position];
+    if (!this.ignoreCase) return this.pathSet().has(path) ? path : undefined;
+    return this.lookup().get(this.keyOf(path));
+  }
+
+  /** When case matters (the common case) the keys are the paths: a set is all the lookup needs. */
+  private pathSet(): ReadonlySet<string> {
+    this.keySet ??= new Set(this.given);
+    return this.keySet;
   }
 
   /** Whether any known file lies beneath the directory `dir` (a repository-relative path without trailing `/`). */
@@ -76,27 +63,49 @@ export class FileIndex {
    * `prefix` is a repository-relative path (already case-folded in ignore-case mode); '' means every file.
    */
   filesUnder(prefix: string): string[] {
-    if (prefix === '') return [...this.files];
+    const { files } = this.sortedIndex();
+    if (prefix === '') return [...files];
     const [start, end] = this.rangeBeneath(prefix);
-    const beneath = this.files.slice(start, end);
-    const exact = this.positionOf(prefix);
-    return exact === undefined ? beneath : [this.files[exact] as string, ...beneath];
+    const beneath = files.slice(start, end);
+    const exact = this.spellingOf(prefix);
+    return exact === undefined ? beneath : [exact, ...beneath];
+  }
+
+  private lookup(): Map<string, string> {
+    if (this.byKey === undefined) {
+      this.byKey = new Map();
+      // The first spelling of a key wins, as in `files`.
+      for (const file of this.given) {
+        const key = this.keyOf(file);
+        if (!this.byKey.has(key)) this.byKey.set(key, file);
+      }
+    }
+    return this.byKey;
+  }
+
+  private sortedIndex(): { keys: string[]; files: string[] } {
+    if (this.sorted === undefined) {
+      const keys = [...(this.ignoreCase ? this.lookup().keys() : this.pathSet())];
+      // The default sort compares UTF-16 code units, the order every lookup here assumes. `git ls-files`
+      // output is already in that order (for paths without astral characters): one pass to check it.
+      if (!isSorted(keys)) keys.sort();
+      const spellings = this.ignoreCase ? keys.map((key) => this.lookup().get(key) as string) : keys;
+      this.sorted = { keys, files: spellings };
+    }
+    return this.sorted;
   }
 
   private rangeBeneath(dir: string): [number, number] {
     const key = this.keyOf(dir);
+    const { keys } = this.sortedIndex();
     // Everything beneath `dir` sorts between `dir/` and `dir0` ('0' is the code unit after '/').
-    return [lowerBound(this.keys, `${key}/`), lowerBound(this.keys, `${key}0`)];
+    return [lowerBound(keys, `${key}/`), lowerBound(keys, `${key}0`)];
   }
 }
 
 function isSorted(values: readonly string[]): boolean {
   for (let index = 1; index < values.length; index += 1) if ((values[index - 1] as string) > (values[index] as string)) return false;
   return true;
-}
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function lowerBound(sorted: readonly string[], target: string): number {

@@ -1,7 +1,7 @@
 // Reading the canonical declaration shape, a JSON array of `{id, files}` records, into normalised records.
 // Everything a person can get wrong is reported with the record and the entry it concerns.
 import type { FileIndex } from './fileIndex';
-import { compileScopeEntry, normalizeScopeEntry, ScopeEntryError } from './scopeEntry';
+import { normalizeScopeEntry, parseScopeEntry, ScopeEntryError } from './scopeEntry';
 import type { GrammarOptions, ScopeEntryErrorReason } from './scopeEntry';
 
 /** One agent's declared scope: its id and its entries (normalised spellings). */
@@ -44,9 +44,9 @@ function describeRecord(id: unknown, position: number): string {
  * directory: `src/lib` becomes `src/lib/`. Anything else is returned unchanged.
  */
 export function promoteDirectory(spelling: string, files: FileIndex, options: GrammarOptions = {}): string {
-  if (spelling.endsWith('/')) return spelling;
-  const compiled = compileScopeEntry(spelling, options);
-  if (compiled.kind !== 'plain' || files.has(spelling) || !files.hasFilesBeneath(spelling)) return spelling;
+  // Cheapest test first: most plain entries are files, and a file is never promoted.
+  if (spelling.endsWith('/') || files.has(spelling)) return spelling;
+  if (parseScopeEntry(spelling, options).kind !== 'plain' || !files.hasFilesBeneath(spelling)) return spelling;
   return `${spelling}/`;
 }
 
