@@ -159,6 +159,27 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8'), 'npx lint-staged\n');
   });
 
+  it('prints its usage with --help, and refuses an unknown option or a directory outside git', () => {
+    const help = install('--help');
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: wave-scope install-hooks/);
+    const bad = install('--vim');
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /unknown option "--vim"/);
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-nogit-')));
+    try {
+      const run = runBuiltCli(['install-hooks'], { cwd: outside, env: cleanEnv() });
+      assert.equal(run.status, 2);
+      assert.match(run.stderr, /not inside a git checkout/);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+    const hookHelp = runBuiltCli(['hook', '--help'], { env: cleanEnv() });
+    assert.equal(hookHelp.status, 0);
+    assert.match(hookHelp.stdout, /enforce-write/);
+    assert.equal(runBuiltCli(['hook', 'frobnicate'], { env: cleanEnv() }).status, 2);
+  });
+
   it('refuses a settings file it cannot merge into and writes nothing', () => {
     repo.write({ '.claude/settings.json': '{ "hooks": [] }' });
     const run = install();
