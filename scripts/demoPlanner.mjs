@@ -51,14 +51,15 @@ console.log('Starting code-server (the first run installs it, about 2 minutes)..
 // Anyone who reaches code-server gets a terminal on this machine: off the loopback interface, a password.
 const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
 const password = loopback ? undefined : randomBytes(12).toString('base64url');
-const server = await startCodeServer({ port, host, password });
+// The planner opens by itself on the demo repository (it holds a plan on disk).
+const server = await startCodeServer({ port, host, password, settings: { 'waveScope.planner.openOnStartup': true } });
 const address = server.folderUrl(repo.root).replace('127.0.0.1', loopback ? '127.0.0.1' : host === '0.0.0.0' ? '<this machine>' : host);
 console.log(`
 Open this address in a browser:
 
   ${address}
 ${password ? `\nPassword: ${password}\n` : ''}
-Then run "Wave Scope: Open Planner" from the command palette (F1).
+The planner opens by itself (or run "Wave Scope: Open Planner" from the command palette, F1).
 Press Ctrl-C to stop code-server. The demo repository stays at ${repo.root}.`);
 
 // Keep the event loop alive until Ctrl-C; the signal handler installed by startCodeServer stops the

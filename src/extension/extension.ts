@@ -405,9 +405,14 @@ export function activate(context: vscode.ExtensionContext): WaveScopeApi {
     }),
   );
 
-  // Explorer decorations for plans already on disk, once the window has settled.
+  // Explorer decorations for plans already on disk, once the window has settled; and the planner itself
+  // when the user asked for it at startup (activation by `workspaceContains` means a plan is on disk).
   setTimeout(() => {
     for (const folder of vscode.workspace.workspaceFolders ?? []) extension.refreshDiskDecorations(extension.folderPlan(folder));
+    const firstFolder = vscode.workspace.workspaceFolders?.[0];
+    if (firstFolder && vscode.workspace.getConfiguration('waveScope.planner').get<boolean>('openOnStartup', false)) {
+      void vscode.commands.executeCommand('waveScope.openPlanner', firstFolder.uri);
+    }
   }, 0);
 
   return { panelFor: (folder) => extension.panelFor(folder), decorations: extension.decorations, timings: extension.timings };
