@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run demo`: the main job on the bundled demo repository. Copies demo/repo into a fresh temporary
+// `npm run demo:cli`: the headless half of the main job on the bundled demo repository. Copies demo/repo into a fresh temporary
 // git repository (so `git ls-files` gives the known files, as in a real checkout) and validates the demo
 // plan there with the built CLI, exactly as a coordinator would before dispatching a wave.
 import { execFileSync, spawnSync } from 'node:child_process';

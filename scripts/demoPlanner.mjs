@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run demo:planner`: the planner on the bundled demo repository, in a browser-based VS Code.
+// `npm run demo`: the main job, the planner on the bundled demo repository, in a browser-based VS Code.
 // (The npm script builds first.) Copies demo/repo into a fresh temporary git repository, writes the
 // demo plan (demo/wave-1.json, with its two deliberate collisions) as wave 1 under .claude/ with the
 // built CLI, starts code-server with Wave Scope loaded, and prints the address to open. Runs until

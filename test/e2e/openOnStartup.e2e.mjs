@@ -1,6 +1,6 @@
 // The quick start's main job: a window opened on a repository that holds a plan, with
 // `waveScope.planner.openOnStartup` on, shows the planner by itself with that plan's collisions marked
-// (what `npm run demo:planner` does on the demo repository).
+// (what `npm run demo` does on the demo repository).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

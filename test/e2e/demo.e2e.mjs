@@ -1,0 +1,66 @@
+// The README's first quick-start line ends in `npm run demo`: this spec runs that script as a user does
+// (scripts/demoPlanner.mjs, after the build `npm test` already did), opens the address it prints in
+// Chromium, checks the planner shows the demo plan with its collisions, then stops it with Ctrl-C.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { freePort, launchChromium, openWorkbench, plannerFrame, repoRoot } from '../support/codeServer.mjs';
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+
+describe('npm run demo (scripts/demoPlanner.mjs)', function () {
+  let demo;
+  let browser;
+  let output = '';
+  let address;
+
+  before(async function () {
+    this.timeout(300000);
+    const port = await freePort();
+    demo = spawn(process.execPath, [join(repoRoot, 'scripts', 'demoPlanner.mjs'), '--port', String(port)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo.stdout.on('data', (chunk) => (output += chunk));
+    demo.stderr.on('data', (chunk) => (output += chunk));
+    address = await new Promise((resolve, reject) => {
+      const started = Date.now();
+      const poll = setInterval(() => {
+        const match = /Open this address in a browser:\s+(\S+)/.exec(output);
+        if (match) {
+          clearInterval(poll);
+          resolve(match[1]);
+        } else if (demo.exitCode !== null || Date.now() - started > 280000) {
+          clearInterval(poll);
+          reject(new Error(`the demo printed no address (exit ${demo.exitCode}):\n${output}`));
+        }
+      }, 200);
+    });
+    browser = await launchChromium({ quiet: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (demo && demo.exitCode === null) demo.kill('SIGKILL');
+    const repo = /Demo repository: (\S+)/.exec(output)?.[1];
+    if (repo) rmSync(repo, { recursive: true, force: true });
+  });
+
+  it('prints a loopback address on the requested port', () => {
+    assert.match(address, /^http:\/\/127\.0\.0\.1:\d+\/\?folder=/);
+  });
+
+  it('shows the planner on the demo plan with its collisions marked', async function () {
+    this.timeout(180000);
+    await openWorkbench(browser.page, address);
+    const planner = plannerFrame(browser.page);
+    for (const agent of ['api', 'ui', 'docs']) await planner.locator(`.lane[data-agent="${agent}"]`).waitFor({ timeout: 90000 });
+    await planner.locator('.entry.collides').first().waitFor({ timeout: 30000 });
+  });
+
+  it('stops code-server and exits on Ctrl-C', async function () {
+    this.timeout(30000);
+    const exited = new Promise((resolve) => demo.once('exit', (code, signal) => resolve({ code, signal })));
+    demo.kill('SIGINT');
+    const { code, signal } = await exited;
+    assert.ok(code === 0 || code === 130 || signal === 'SIGINT', `exit ${code} ${signal}\n${output}`);
+    const response = await fetch(address).then(() => 'answered', () => 'refused');
+    assert.equal(response, 'refused', 'code-server is gone');
+  });
+});
