@@ -111,13 +111,13 @@ export interface CompiledGrants {
   covers(target: ResolvedWriteTarget): boolean;
 }
 
-// The hook compiles a manifest of hundreds of entries for one or two targets, so most entries must
-// cost next to nothing. Two shortcuts, both exact or stricter than the engine, never looser:
-//  - a plain entry already in normal form (only ordinary file-name characters, no `./`, `//` or `..`)
-//    is its own normal form: it names exactly itself, or everything beneath when it ends in `/`;
-//  - a glob can only match paths that start with its literal directory prefix, so the engine compiles
-//    it only when a target does.
-// Anything else goes through the engine's grammar as written.
+// The hook reads a manifest of hundreds of entries for one or two targets, so it must not compile
+// them all. The scope engine decides every match; in front of it sits a necessary condition that
+// costs one string comparison: an entry in normal form (only ordinary file-name characters, no `./`,
+// `//` or `..`) can match a path only if the path starts with the entry's literal part (the whole
+// entry when it has no glob character, else everything up to the last `/` before the first glob
+// character). An entry is compiled, once, only when a target passes that test; an entry not in
+// normal form is always handed to the engine.
 const ORDINARY = /^[\p{L}\p{N}\p{M}._\- /]+$/u;
 const GLOB_CHARACTER = /[*?[{]/;
 
@@ -136,59 +136,48 @@ function fold(text: string, ignoreCase?: boolean): string {
   return ignoreCase ? text.toLowerCase() : text;
 }
 
+/** The literal every path an entry can match starts with ('' when nothing can be said cheaply). */
+function literalPrefix(entry: string): string {
+  const glob = entry.search(GLOB_CHARACTER);
+  const prefix = glob === -1 ? entry : entry.slice(0, entry.lastIndexOf('/', glob) + 1);
+  return prefix !== '' && isNormalLiteral(prefix) ? prefix : '';
+}
+
+/** A matcher compiled by the engine on first use; an entry the grammar rejects matches nothing. */
+function lazyEngineMatcher(compile: () => string, ignoreCase?: boolean): (path: string) => boolean {
+  let matcher: ((path: string) => boolean) | undefined;
+  return (path) => {
+    if (matcher === undefined) {
+      try {
+        const compiled = compileScopeEntry(compile(), { ignoreCase });
+        matcher = (candidate) => compiled.matches(candidate);
+      } catch {
+        matcher = () => false;
+      }
+    }
+    return matcher(path);
+  };
+}
+
 /**
- * Compiles grants once. Relative entries go through the scope engine's grammar; an absolute entry
- * (a grant outside the checkout, e.g. a memory directory) is matched by the same engine against the
- * absolute destination with the leading `/` removed on both sides. An entry the grammar rejects
- * grants nothing: a malformed grant can only make the gate stricter.
+ * Compiles grants. Relative entries go through the scope engine's grammar; an absolute entry (a grant
+ * outside the checkout, e.g. a memory directory) is matched by the same engine against the absolute
+ * destination with the leading `/` removed on both sides. An entry the grammar rejects grants
+ * nothing: a malformed grant can only make the gate stricter.
  */
 export function compileGrants(entries: readonly string[], options: { writeRoot: string; ignoreCase?: boolean }): CompiledGrants {
   const relative: Array<(path: string) => boolean> = [];
   const absolute: Array<(path: string) => boolean> = [];
-  const engine = (spelling: string): ((path: string) => boolean) => {
-    const compiled = compileScopeEntry(spelling, { ignoreCase: options.ignoreCase });
-    return (path) => compiled.matches(path);
-  };
+  const { ignoreCase } = options;
   for (const raw of entries) {
     const entry = raw.normalize('NFC');
-    try {
-      if (isAbsoluteEntry(entry) && !isWithin(options.writeRoot, entry.replace(/\/+$/, ''), options.ignoreCase)) {
-        absolute.push(engine(normalizeScopeEntry(entry.slice(1), { ignoreCase: options.ignoreCase })));
-        continue;
-      }
-      const glob = entry.search(GLOB_CHARACTER);
-      if (glob === -1 && entry !== '' && isNormalLiteral(entry)) {
-        const literal = fold(entry, options.ignoreCase);
-        relative.push(
-          literal.endsWith('/')
-            ? (path) => fold(path, options.ignoreCase).startsWith(literal)
-            : (path) => fold(path, options.ignoreCase) === literal,
-        );
-        continue;
-      }
-      const prefix = glob === -1 ? '' : entry.slice(0, entry.lastIndexOf('/', glob) + 1);
-      if (glob !== -1 && (prefix === '' || isNormalLiteral(prefix))) {
-        const folded = fold(prefix, options.ignoreCase);
-        let matcher: ((path: string) => boolean) | undefined;
-        let broken = false;
-        relative.push((path) => {
-          if (broken || !fold(path, options.ignoreCase).startsWith(folded)) return false;
-          if (matcher === undefined) {
-            try {
-              matcher = engine(normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase: options.ignoreCase }));
-            } catch {
-              broken = true;
-              return false;
-            }
-          }
-          return matcher(path);
-        });
-        continue;
-      }
-      relative.push(engine(normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase: options.ignoreCase })));
-    } catch {
-      // Unusable entry: grants nothing.
+    if (isAbsoluteEntry(entry) && !isWithin(options.writeRoot, entry.replace(/\/+$/, ''), ignoreCase)) {
+      absolute.push(lazyEngineMatcher(() => normalizeScopeEntry(entry.slice(1), { ignoreCase }), ignoreCase));
+      continue;
     }
+    const prefix = fold(literalPrefix(entry), ignoreCase);
+    const matches = lazyEngineMatcher(() => normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase }), ignoreCase);
+    relative.push(prefix === '' ? matches : (path) => fold(path, ignoreCase).startsWith(prefix) && matches(path));
   }
   return {
     entries,

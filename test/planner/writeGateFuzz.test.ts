@@ -86,7 +86,7 @@ describe('write gate fuzz: no out-of-scope spelling is ever allowed', function (
       manifest: { wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['in/', 'caf\u00e9.md'] },
       session: 'own',
     };
-    // Two spellings of one scope: plain entries (the gate's literal shortcut) and globs (the scope engine).
+    // Two spellings of one scope: plain entries and globs (both decided by the scope engine).
     const grantSets = [compileGrants(['in/', 'caf\u00e9.md'], { writeRoot: root }), compileGrants(['in/**', '{caf\u00e9.md,none.md}'], { writeRoot: root })];
     const next = random(20261130);
     let allowed = 0;
