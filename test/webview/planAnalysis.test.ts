@@ -79,22 +79,18 @@ describe('planner wave analysis', () => {
     assert.equal(cache.filesOf('src/'), first);
   });
 
-  it('analyses a 20,000-file wave well inside the 100 ms budget after a drop', () => {
+  it('finds the collision a drop makes in a 20,000-file wave, for each of several new globs', () => {
+    // Correctness at scale only: the 100 ms budget is measured by bench/plannerSpeed.mjs, not by a test.
     const many = Array.from({ length: 20_000 }, (_, i) => `pkg${i % 20}/mod${i % 200}/file${i}.ts`);
     const cache = new MatchCache(many);
     const agents: Record<string, string[]> = {};
     for (let i = 0; i < 8; i += 1) agents[`agent${i}`] = [`pkg${i}/`, `pkg1${i}/mod${i}/**`];
-    analyzeWave(wave(agents), cache);
-    // Best of three fresh drops (each a new glob, so nothing is cached): the machine may be busy.
-    let took = Infinity;
+    assert.equal(analyzeWave(wave(agents), cache).collisions.length, 0);
     for (const target of ['pkg3/**/*.ts', 'pkg4/mod4/*.ts', 'pkg5/**']) {
       const dropped = { ...agents, agent7: [...(agents.agent7 ?? []), target] };
-      const started = performance.now();
       const analysis = analyzeWave(wave(dropped), cache);
-      took = Math.min(took, performance.now() - started);
       assert.ok(analysis.collisions.some((collision) => collision.agents.includes('agent7') && collision.entries.includes(target)));
     }
-    assert.ok(took < 100, `analysis after a drop took ${took.toFixed(1)} ms`);
   });
 });
 
