@@ -6,8 +6,8 @@
 // with the globs filed on its own path from the root; plain paths meet plain paths through one hash map.
 // Each distinct pair of spellings is decided once, exactly (src/planner/scopeAlgebra.ts), then reported for
 // every pair of agents that declared it.
-import { expand, FileIndex } from './fileIndex';
-import { compiledEntry, intersectCompiled } from './scopeAlgebra';
+import { FileIndex } from './fileIndex';
+import { compiledEntry, intersectCompiled, knownWitness } from './scopeAlgebra';
 import type { CompiledScopeEntry } from './scopeEntry';
 import type { ScopeRecord } from './scopeRecords';
 
@@ -186,39 +186,21 @@ function sharesAnAgentPair(left: Claim, right: Claim, identity: readonly string[
 }
 
 /**
- * Known files that witness each colliding pair. The glob entries involved are expanded against the file
- * list in one pass; a pair's witness is then the first file in the smaller match list that the other entry
- * also names. A plain entry is its own witness.
+ * Known files that witness each colliding pair. A plain entry is its own witness (when it is a known
+ * file). For two globs, only the files under the longer of their literal prefixes can be named by both,
+ * so only those are tested; each distinct pair of spellings is searched once.
  */
 function realWitnesses(
   meetings: ReadonlyArray<{ left: Claim; right: Claim }>,
   knownFiles: FileIndex | undefined,
 ): (left: CompiledScopeEntry, right: CompiledScopeEntry) => string | undefined {
   if (knownFiles === undefined || meetings.length === 0) return () => undefined;
-  const globs = new Set<string>();
-  for (const { left, right } of meetings) {
-    if (left.entry.kind === 'glob' && right.entry.kind === 'glob') {
-      globs.add(left.entry.spelling);
-      globs.add(right.entry.spelling);
-    }
-  }
-  const matches = expand([...globs], knownFiles);
-  const matchSets = new Map<string, Set<string>>();
-  const setOf = (spelling: string) => {
-    let set = matchSets.get(spelling);
-    if (set === undefined) {
-      set = new Set(matches.get(spelling));
-      matchSets.set(spelling, set);
-    }
-    return set;
-  };
+  const found = new Map<string, string | undefined>();
   return (left, right) => {
     if (left.kind === 'plain') return knownFiles.spellingOf(left.spelling);
     if (right.kind === 'plain') return knownFiles.spellingOf(right.spelling);
-    const leftFiles = matches.get(left.spelling) ?? [];
-    const rightFiles = matches.get(right.spelling) ?? [];
-    const [smaller, larger] = leftFiles.length <= rightFiles.length ? [leftFiles, right.spelling] : [rightFiles, left.spelling];
-    const other = setOf(larger);
-    return smaller.find((file) => other.has(file));
+    const key = `${left.spelling}\0${right.spelling}`;
+    if (!found.has(key)) found.set(key, knownWitness(left, right, knownFiles));
+    return found.get(key);
   };
 }

@@ -1,6 +1,7 @@
 // The repository's known files, indexed for the two questions the scope engine asks of them: "which files
 // lie beneath this directory?" (directory promotion, real witnesses) and "which files does each entry name?"
-// (match counts). Built once per file list; every lookup is a binary search or a hash lookup.
+// (match counts). Every structure is built on first use and in one pass: a set of paths, a tree of
+// directories. Nothing sorts the whole list unless a caller asks for `files` in order.
 import { compileScopeEntry, foldCase } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
 
@@ -15,7 +16,8 @@ export class FileIndex {
   // than everything else a validation does.
   private byKey: Map<string, string> | undefined;
   private keySet: Set<string> | undefined;
-  private sorted: { keys: string[]; files: string[] } | undefined;
+  private sorted: string[] | undefined;
+  private tree: Map<string, { files: string[]; directories: string[] }> | undefined;
 
   constructor(files: Iterable<string>, options: FileIndexOptions = {}) {
     this.ignoreCase = options.ignoreCase ?? false;
@@ -24,7 +26,7 @@ export class FileIndex {
 
   /** The files (deduplicated), sorted by their comparison key. */
   get files(): readonly string[] {
-    return this.sortedIndex().files;
+    return this.sortedFiles();
   }
 
   get size(): number {
@@ -46,35 +48,41 @@ export class FileIndex {
     return this.lookup().get(this.keyOf(path));
   }
 
-  /** When case matters (the common case) the keys are the paths: a set is all the lookup needs. */
-  private pathSet(): ReadonlySet<string> {
-    this.keySet ??= new Set(this.given);
-    return this.keySet;
+  /** Every known file once, in no particular order (no sorting needed: for scans that stop at a match). */
+  inAnyOrder(): Iterable<string> {
+    return this.ignoreCase ? this.lookup().values() : this.pathSet();
+  }
+
+  /**
+   * The known files a path under `prefix` could be: the file `prefix` itself and every file beneath it, in no
+   * particular order. `prefix` is a repository-relative path; '' means every file.
+   */
+  filesUnder(prefix: string): string[] {
+    if (prefix === '') return [...this.inAnyOrder()];
+    const key = this.keyOf(prefix);
+    const found: string[] = [];
+    const exact = this.spellingOf(prefix);
+    if (exact !== undefined) found.push(exact);
+    const tree = this.directoryTree();
+    const pending = [key];
+    while (pending.length > 0) {
+      const directory = tree.get(pending.pop() as string);
+      if (directory === undefined) continue;
+      found.push(...directory.files);
+      pending.push(...directory.directories);
+    }
+    return found;
   }
 
   /** Whether any known file lies beneath the directory `dir` (a repository-relative path without trailing `/`). */
   hasFilesBeneath(dir: string): boolean {
-    const [start, end] = this.rangeBeneath(dir);
-    return start < end;
-  }
-
-  /**
-   * The known files a path under `prefix` could be: the file `prefix` itself and every file beneath it.
-   * `prefix` is a repository-relative path (already case-folded in ignore-case mode); '' means every file.
-   */
-  filesUnder(prefix: string): string[] {
-    const { files } = this.sortedIndex();
-    if (prefix === '') return [...files];
-    const [start, end] = this.rangeBeneath(prefix);
-    const beneath = files.slice(start, end);
-    const exact = this.spellingOf(prefix);
-    return exact === undefined ? beneath : [exact, ...beneath];
+    return this.directoryTree().has(this.keyOf(dir));
   }
 
   private lookup(): Map<string, string> {
     if (this.byKey === undefined) {
       this.byKey = new Map();
-      // The first spelling of a key wins, as in `files`.
+      // The first spelling of a key wins.
       for (const file of this.given) {
         const key = this.keyOf(file);
         if (!this.byKey.has(key)) this.byKey.set(key, file);
@@ -83,40 +91,60 @@ export class FileIndex {
     return this.byKey;
   }
 
-  private sortedIndex(): { keys: string[]; files: string[] } {
-    if (this.sorted === undefined) {
-      const keys = [...(this.ignoreCase ? this.lookup().keys() : this.pathSet())];
-      // The default sort compares UTF-16 code units, the order every lookup here assumes. `git ls-files`
-      // output is already in that order (for paths without astral characters): one pass to check it.
-      if (!isSorted(keys)) keys.sort();
-      const spellings = this.ignoreCase ? keys.map((key) => this.lookup().get(key) as string) : keys;
-      this.sorted = { keys, files: spellings };
-    }
-    return this.sorted;
+  /** When case matters (the common case) the keys are the paths: a set is all the lookup needs. */
+  private pathSet(): ReadonlySet<string> {
+    this.keySet ??= new Set(this.given);
+    return this.keySet;
   }
 
-  private rangeBeneath(dir: string): [number, number] {
-    const key = this.keyOf(dir);
-    const { keys } = this.sortedIndex();
-    // Everything beneath `dir` sorts between `dir/` and `dir0` ('0' is the code unit after '/').
-    return [lowerBound(keys, `${key}/`), lowerBound(keys, `${key}0`)];
+  /** Every directory that has a known file beneath it (by key), with its own files and subdirectories. */
+  private directoryTree(): Map<string, { files: string[]; directories: string[] }> {
+    if (this.tree === undefined) {
+      const tree = new Map<string, { files: string[]; directories: string[] }>();
+      for (const file of this.inAnyOrder()) {
+        const key = this.keyOf(file);
+        let slash = key.lastIndexOf('/');
+        if (slash === -1) continue;
+        let directory = key.slice(0, slash);
+        let node = tree.get(directory);
+        if (node !== undefined) {
+          node.files.push(file);
+          continue;
+        }
+        node = { files: [file], directories: [] };
+        tree.set(directory, node);
+        // A new directory: register it with its parents, up to the first one already known.
+        for (slash = directory.lastIndexOf('/'); slash !== -1; slash = directory.lastIndexOf('/')) {
+          const child = directory;
+          directory = directory.slice(0, slash);
+          const parent = tree.get(directory);
+          if (parent !== undefined) {
+            parent.directories.push(child);
+            break;
+          }
+          tree.set(directory, { files: [], directories: [child] });
+        }
+      }
+      this.tree = tree;
+    }
+    return this.tree;
+  }
+
+  private sortedFiles(): string[] {
+    if (this.sorted === undefined) {
+      const keys = [...(this.ignoreCase ? this.lookup().keys() : this.pathSet())];
+      // The default sort compares UTF-16 code units. `git ls-files` output is already in that order (for
+      // paths without astral characters): one pass to check it.
+      if (!isSorted(keys)) keys.sort();
+      this.sorted = this.ignoreCase ? keys.map((key) => this.lookup().get(key) as string) : keys;
+    }
+    return this.sorted;
   }
 }
 
 function isSorted(values: readonly string[]): boolean {
   for (let index = 1; index < values.length; index += 1) if ((values[index - 1] as string) > (values[index] as string)) return false;
   return true;
-}
-
-function lowerBound(sorted: readonly string[], target: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((sorted[middle] as string) < target) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /**
@@ -135,7 +163,7 @@ export function expand(entries: readonly string[], files: FileIndex | readonly s
     else bucket.push(entry);
   }
   const matched = new Map<string, string[]>(compiled.map((entry) => [entry.spelling, []]));
-  for (const file of index.files) {
+  for (const file of index.inAnyOrder()) {
     const key = index.keyOf(file);
     let slash = -1;
     do {
@@ -150,5 +178,7 @@ export function expand(entries: readonly string[], files: FileIndex | readonly s
       for (const entry of own) if (entry.matches(file)) (matched.get(entry.spelling) as string[]).push(file);
     }
   }
+  // Scanned in any order (sorting the whole list would cost more than the scan); each list is sorted.
+  for (const list of matched.values()) if (!isSorted(list)) list.sort();
   return matched;
 }

@@ -55,11 +55,16 @@ export function intersectCompiled(left: CompiledScopeEntry, right: CompiledScope
   return witness === undefined ? { overlaps: false } : { overlaps: true, witness };
 }
 
-/** A known file both entries name, if there is one. */
+/** The first known file (in code-unit order) both entries name, if there is one. */
 export function knownWitness(left: CompiledScopeEntry, right: CompiledScopeEntry, files: FileIndex): string | undefined {
   // Look only beneath the longer literal prefix: every path both entries name lies there.
   const prefix = (left.literalPrefix.length >= right.literalPrefix.length ? left : right).literalPrefix.join('/');
-  return files.filesUnder(prefix).find((file) => left.matches(file) && right.matches(file));
+  // The first in code-unit order, so the witness does not depend on the order the files came in.
+  let first: string | undefined;
+  for (const file of prefix === '' ? files.inAnyOrder() : files.filesUnder(prefix)) {
+    if ((first === undefined || file < first) && left.matches(file) && right.matches(file)) first = file;
+  }
+  return first;
 }
 
 /**
