@@ -9,6 +9,7 @@
 // always finds every per-agent file it names, with the same entries, and no stale one beside them.
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { compileScopeEntry, normalizeScopeEntry, ScopeEntryError } from './scopeEntry';
+import { promoteDirectory } from './scopeRecords';
 import type { ScopeRecord } from './scopeRecords';
 import type { StateDirFs } from './stateDir';
 import { MANIFEST_FILE_NAME } from './stateDir';
@@ -236,15 +237,8 @@ export function validateWaveRecords(input: unknown, options: RecordValidationOpt
         return;
       }
       try {
-        let normalised = normalizeScopeEntry(entry, grammar);
-        if (
-          options.files !== undefined &&
-          compileScopeEntry(normalised, grammar).kind === 'plain' &&
-          !options.files.has(normalised) &&
-          options.files.hasFilesBeneath(normalised)
-        ) {
-          normalised = `${normalised}/`;
-        }
+        const spelling = normalizeScopeEntry(entry, grammar);
+        const normalised = options.files === undefined ? spelling : promoteDirectory(spelling, options.files, grammar);
         if (isInsideControlDir(normalised, options.controlDir, options.ignoreCase)) {
           errors.push({
             reason: 'control-path',

@@ -43,7 +43,7 @@ function describeRecord(id: unknown, position: number): string {
  * A plain entry that names a directory (known files beneath it, and not a known file itself) means the whole
  * directory: `src/lib` becomes `src/lib/`. Anything else is returned unchanged.
  */
-export function promoteDirectory(spelling: string, files: FileIndex, options: GrammarOptions = {}): string {
+export function promoteDirectory(spelling: string, files: Pick<FileIndex, 'has' | 'hasFilesBeneath'>, options: GrammarOptions = {}): string {
   // Cheapest test first: most plain entries are files, and a file is never promoted.
   if (spelling.endsWith('/') || files.has(spelling)) return spelling;
   if (parseScopeEntry(spelling, options).kind !== 'plain' || !files.hasFilesBeneath(spelling)) return spelling;
