@@ -26,6 +26,7 @@ export const messages = {
   unknownCommand: (name: string) => `ERROR: unknown command "${name}". Run "wave-scope --help" for the list.\n`,
   internalError: (error: unknown) => `ERROR: wave-scope failed unexpectedly: ${describeError(error)}\n`,
   notImplemented: (name: string) => `ERROR: "${name}" is not implemented yet.\n`,
+  unexpectedArgument: (value: string) => `unexpected argument "${value}"`,
   badArguments: (command: string, detail: string) =>
     `ERROR: ${detail}\nRun "wave-scope ${command} --help" for its options.\n`,
 };
@@ -207,7 +208,6 @@ export const declarationMessages = {
   badWave: (value: string) => `--wave must be a positive integer, got "${value}"`,
   badEnforcement: (value: string) => `--enforcement must be strict, warn or off, got "${value}"`,
   emptyRole: '--role must not be empty',
-  unexpectedArgument: (value: string) => `unexpected argument "${value}"`,
   noRecords: 'no records on stdin: pipe a JSON array of {"id", "files"} records into the command',
   recordsNotJson: (detail: string) => `the records on stdin are not valid JSON: ${detail}`,
   error: (text: string) => `ERROR: ${text}\n`,

@@ -1,7 +1,6 @@
 // `wave-scope digest`: the scope digest of one agent's scope file, or the prompt line asking for its echo.
 // Contract: docs/cli.md § digest; algorithm: docs/file-formats.md § Scope digest.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readAgentScope } from '../../planner/declarations';
 import { readTextIfExists } from '../../planner/nodeDeclarationFs';
 import { gitTopLevel } from '../../planner/nodeHost';
@@ -9,33 +8,24 @@ import { scopeDigest, scopeEchoInstruction } from '../../planner/scopeDigest';
 import { processLocalSessionIds } from '../../planner/sessionBinding';
 import { resolveStateDir } from '../../planner/stateDir';
 import type { CliIo } from '../cliIo';
+import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';
 import { parseWave, UsageProblem } from './materialize';
 
 export async function runDigest(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        wave: { type: 'string' },
-        agent: { type: 'string' },
-        'state-dir': { type: 'string' },
-        instruction: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    io.writeStderr(messages.badArguments('digest', (error as Error).message));
-    return 1;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.writeStdout(say.digestUsage);
-    return 0;
-  }
+  const commandLine = parseCommandLine(
+    'digest',
+    args,
+    {
+      wave: { type: 'string' },
+      agent: { type: 'string' },
+      'state-dir': { type: 'string' },
+      instruction: { type: 'boolean', default: false },
+    },
+    { io, usage: say.digestUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
   let wave: number;
   try {
     wave = parseWave(values.wave);

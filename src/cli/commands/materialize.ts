@@ -2,13 +2,13 @@
 // Contract (flags, output, exit codes): docs/cli.md § materialize.
 import { lstatSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
 import { findMissingPaths, materializeWave } from '../../planner/declarations';
 import { FileIndex } from '../../planner/fileIndex';
 import { nodeDeclarationFs } from '../../planner/nodeDeclarationFs';
 import { STATE_DIR_NAMES } from '../../planner/stateDir';
 import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../../planner/nodeHost';
 import type { CliIo } from '../cliIo';
+import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';
 
 /** Arguments or stdin the command cannot work with; the message is one sentence. */
@@ -72,34 +72,23 @@ function existsNoFollow(path: string): boolean {
 }
 
 export async function runMaterialize(args: string[], io: CliIo): Promise<number> {
-  let options;
-  try {
-    options = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        'state-dir': { type: 'string' },
-        wave: { type: 'string' },
-        'warn-missing': { type: 'boolean', default: false },
-        'new-file': { type: 'string', multiple: true, default: [] },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    io.writeStderr(messages.badArguments('materialize', (error as Error).message));
-    return 1;
-  }
-  const { values, positionals } = options;
-  if (values.help) {
-    io.writeStdout(say.materializeUsage);
-    return 0;
-  }
+  const commandLine = parseCommandLine(
+    'materialize',
+    args,
+    {
+      'state-dir': { type: 'string' },
+      wave: { type: 'string' },
+      'warn-missing': { type: 'boolean', default: false },
+      'new-file': { type: 'string', multiple: true, default: [] },
+      json: { type: 'boolean', default: false },
+    },
+    { io, usage: say.materializeUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
   let wave: number;
   let records: unknown;
   try {
-    if (positionals.length > 0) throw new UsageProblem(say.unexpectedArgument(positionals[0] ?? ''));
     if (values['state-dir'] === undefined || values['state-dir'] === '') throw new UsageProblem(say.missingOption('--state-dir'));
     wave = parseWave(values.wave);
     records = await readRecords(io);

@@ -1,7 +1,6 @@
 // `wave-scope plan write` (the one safe chain) and `wave-scope plan show` (every wave on disk).
 // Contract (flags, output, exit codes): docs/cli.md § plan; JSON shapes: docs/file-formats.md.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ENFORCEMENT_VALUES } from '../../planner/manifest';
 import type { Enforcement } from '../../planner/manifest';
 import { nodeDeclarationFs, readTextIfExists } from '../../planner/nodeDeclarationFs';
@@ -11,6 +10,7 @@ import { resolveWriteStateDir, writeWavePlan } from '../../planner/planWriter';
 import type { WavePlanResult } from '../../planner/planWriter';
 import { processLocalSessionIds } from '../../planner/sessionBinding';
 import type { CliIo } from '../cliIo';
+import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';
 import { locateCommandRepository, parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
 
@@ -34,37 +34,26 @@ function jsonResult(result: WavePlanResult): string {
 }
 
 async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        wave: { type: 'string' },
-        role: { type: 'string' },
-        'state-dir': { type: 'string' },
-        enforcement: { type: 'string' },
-        'new-file': { type: 'string', multiple: true, default: [] },
-        'blocked-command': { type: 'string', multiple: true },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    io.writeStderr(messages.badArguments('plan', (error as Error).message));
-    return 1;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.writeStdout(say.planUsage);
-    return 0;
-  }
+  const commandLine = parseCommandLine(
+    'plan',
+    args,
+    {
+      wave: { type: 'string' },
+      role: { type: 'string' },
+      'state-dir': { type: 'string' },
+      enforcement: { type: 'string' },
+      'new-file': { type: 'string', multiple: true, default: [] },
+      'blocked-command': { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+    },
+    { io, usage: say.planUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
   let wave: number;
   let records: unknown;
   let enforcement: Enforcement | undefined;
   try {
-    if (positionals.length > 0) throw new UsageProblem(say.unexpectedArgument(positionals[0] ?? ''));
     wave = parseWave(values.wave);
     if (values.role === undefined) throw new UsageProblem(say.missingOption('--role'));
     if (values.role.trim() === '') throw new UsageProblem(say.emptyRole);
@@ -154,27 +143,17 @@ function formatPlanView(view: PlanView): string {
 }
 
 async function runPlanShow(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'state-dir': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    io.writeStderr(messages.badArguments('plan', (error as Error).message));
-    return 1;
-  }
-  const { values } = parsed;
-  if (values.help) {
-    io.writeStdout(say.planUsage);
-    return 0;
-  }
+  const commandLine = parseCommandLine(
+    'plan',
+    args,
+    {
+      'state-dir': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    { io, usage: say.planUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
   const repository = locateCommandRepository(io.cwd);
   const ownIds = processLocalSessionIds({ env: io.env });
   const stateDir = values['state-dir'] === undefined || values['state-dir'] === '' ? undefined : resolve(io.cwd, values['state-dir']);

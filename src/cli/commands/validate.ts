@@ -2,7 +2,6 @@
 // assertion flag, the manifest check. The contract (flags, exit codes, output) is in docs/cli.md.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { findCollisions } from '../../planner/collisions';
 import { FileIndex } from '../../planner/fileIndex';
 import { validateManifest, validateManifestDocument } from '../../planner/manifest';
@@ -15,6 +14,7 @@ import type { ScopeRecord } from '../../planner/scopeRecords';
 import { union } from '../../planner/scopeUnion';
 import { expandTestSiblings } from '../../planner/testSiblings';
 import type { CliIo } from '../cliIo';
+import { parseCommandLine } from '../commandLine';
 import { messages, validateMessages } from '../messages';
 
 /** Input the command cannot work with: exit 2 with one `ERROR:` line. */
@@ -107,31 +107,22 @@ async function validateManifestOnly(io: CliIo): Promise<number> {
 }
 
 export async function runValidate(args: string[], io: CliIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        'assert-disjoint': { type: 'string' },
-        'assert-subset': { type: 'string' },
-        union: { type: 'string' },
-        'no-manifest': { type: 'boolean', default: false },
-        'known-files': { type: 'string' },
-        'ignore-case': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    io.writeStderr(messages.badArguments('validate', (error as Error).message));
-    return 2;
-  }
-  if (values.help) {
-    io.writeStdout(validateMessages.usage);
-    return 0;
-  }
+  const commandLine = parseCommandLine(
+    'validate',
+    args,
+    {
+      'assert-disjoint': { type: 'string' },
+      'assert-subset': { type: 'string' },
+      union: { type: 'string' },
+      'no-manifest': { type: 'boolean', default: false },
+      'known-files': { type: 'string' },
+      'ignore-case': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+    { io, usage: validateMessages.usage, badArgumentsExit: 2 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
   const disjointPath = values['assert-disjoint'];
   const subsetPath = values['assert-subset'];
   const unionPath = values.union;
