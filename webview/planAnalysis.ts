@@ -2,18 +2,14 @@
 // who owns each file, and which agents collide (with a witness path). Pure, and fast enough to run on
 // every change in the webview: entry matches are cached per spelling, so a drop expands only the new entry.
 import { findCollisions } from '../src/planner/collisions';
+import type { Collision } from '../src/planner/collisions';
 import { expand, FileIndex } from '../src/planner/fileIndex';
 import type { ScopeRecord } from '../src/planner/scopeRecords';
 import { compileScopeEntry } from '../src/planner/scopeEntry';
 import type { WaveDraft } from './protocol';
 
-/** A collision between two agents of the open wave. */
-export interface WaveCollision {
-  agents: [string, string];
-  entries: [string, string];
-  kind: 'concrete' | 'glob';
-  witness: string;
-}
+/** A collision between two agents of the open wave (the scope engine's own shape). */
+export type WaveCollision = Collision;
 
 /** Everything derived from one wave. */
 export interface WaveAnalysis {
