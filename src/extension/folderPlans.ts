@@ -13,6 +13,7 @@ import { readDiskPlan } from './planFiles';
 
 const DRAFT_KEY = 'waveScope.draft:';
 const COLORS_KEY = 'waveScope.colors:';
+const ROLES_KEY = 'waveScope.roles:';
 
 
 export class FolderPlan implements vscode.Disposable {
@@ -65,7 +66,7 @@ export class FolderPlan implements vscode.Disposable {
         problem: `${this.folder.name} is not inside a git repository: Wave Scope plans the files git knows.`,
       };
     }
-    return readDiskPlan(this.repoRoot, this.colors(), this.ignoreCase);
+    return readDiskPlan(this.repoRoot, { colors: this.colors(), roles: this.roles() }, this.ignoreCase);
   }
 
   /** Where this folder's draft record lives on disk: the extension's own workspace storage. */
@@ -96,7 +97,7 @@ export class FolderPlan implements vscode.Disposable {
     return record?.dirty ? record.draft : undefined;
   }
 
-  /** Keeps the draft record (a clean one says "disk is current"); remembers lane colours either way. */
+  /** Keeps the draft record (a clean one says "disk is current"); remembers lane colours and wave roles either way. */
   storeDraft(draft: PlanDraft, dirty: boolean, updatedAt: number): void {
     const record: StoredDraftRecord = { draft, dirty, updatedAt };
     const file = this.draftFile();
@@ -112,10 +113,18 @@ export class FolderPlan implements vscode.Disposable {
     const colors = this.colors();
     for (const wave of draft.waves) for (const agent of wave.agents) colors[agent.id] = agent.color;
     void this.state.update(COLORS_KEY + this.folder.uri.toString(), colors);
+    // Only the wave the manifest names keeps its role on disk; the others' roles live here.
+    const roles = this.roles();
+    for (const wave of draft.waves) roles[String(wave.wave)] = wave.role;
+    void this.state.update(ROLES_KEY + this.folder.uri.toString(), roles);
   }
 
   private colors(): Record<string, string> {
     return { ...(this.state.get<Record<string, string>>(COLORS_KEY + this.folder.uri.toString()) ?? {}) };
+  }
+
+  private roles(): Record<string, string> {
+    return { ...(this.state.get<Record<string, string>>(ROLES_KEY + this.folder.uri.toString()) ?? {}) };
   }
 
   /** The draft palette commands act on: the planner's newest, else the stored one, else the disk plan. */

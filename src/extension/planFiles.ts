@@ -16,12 +16,20 @@ import type { CollisionSummary, PlanDraft, SaveOutcome } from '../../webview/pro
 
 const LANE_COLORS = ['#3794ff', '#e5a000', '#4ec94e', '#d16fd1', '#f14c4c', '#2fb5b5', '#c08b5c', '#8c8cff'];
 
-/** The plan on disk as a planner draft. `colors` are remembered lane colours by agent id. */
-export function readDiskPlan(
-  repoRoot: string,
-  colors: Record<string, string>,
-  ignoreCase: boolean,
-): { plan: PlanDraft; problem: string | undefined } {
+/**
+ * What the planner remembers that the files on disk do not say: lane colours by agent id, and the role of
+ * each wave (only the wave the manifest names has its role on disk).
+ */
+export interface RememberedLook {
+  colors: Record<string, string>;
+  roles: Record<string, string>;
+}
+
+const DEFAULT_ROLE = 'builder';
+
+/** The plan on disk as a planner draft, with the remembered colours and roles. */
+export function readDiskPlan(repoRoot: string, remembered: RememberedLook, ignoreCase: boolean): { plan: PlanDraft; problem: string | undefined } {
+  const { colors, roles } = remembered;
   const ownIds = processLocalSessionIds({ env: process.env });
   const view = readPlan(repoRoot, { ownIds, ignoreCase }, nodeDeclarationFs(repoRoot));
   const problems: string[] = [];
@@ -30,7 +38,7 @@ export function readDiskPlan(
     if (wave.problems.length > 0) problems.push(`wave ${wave.wave}: ${wave.problems.join(' ')}`);
     return {
       wave: wave.wave,
-      role: wave.active && view.manifest.role ? view.manifest.role : 'builder',
+      role: wave.active && view.manifest.role ? view.manifest.role : (roles[String(wave.wave)] ?? DEFAULT_ROLE),
       agents: wave.agents.map((agent, index) => ({
         id: agent.id,
         color: colors[agent.id] ?? LANE_COLORS[index % LANE_COLORS.length] ?? '#3794ff',
@@ -40,12 +48,12 @@ export function readDiskPlan(
   });
   // A manifest naming a wave without declarations still shows as a (empty) tab.
   if (view.activeWave !== null && !waves.some((wave) => wave.wave === view.activeWave)) {
-    waves.push({ wave: view.activeWave, role: view.manifest.role ?? 'builder', agents: [] });
+    waves.push({ wave: view.activeWave, role: view.manifest.role ?? roles[String(view.activeWave)] ?? DEFAULT_ROLE, agents: [] });
     waves.sort((a, b) => a.wave - b.wave);
   }
   const plan: PlanDraft = {
     version: 1,
-    waves: waves.length > 0 ? waves : [{ wave: 1, role: 'builder', agents: [] }],
+    waves: waves.length > 0 ? waves : [{ wave: 1, role: roles['1'] ?? DEFAULT_ROLE, agents: [] }],
     // A repository without any plan starts with wave 1 as the one the manifest will name.
     activeWave: view.activeWave ?? (view.waves.length === 0 && !view.manifest.found ? 1 : undefined),
   };

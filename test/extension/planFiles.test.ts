@@ -1,0 +1,50 @@
+// The extension's bridge to the plan on disk, in the real extension host: a saved draft reads back as
+// the same waves, with the role of every wave (the manifest holds only the active wave's role; the
+// others come from what the planner remembered).
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readDiskPlan, saveDraftToDisk } from '../../src/extension/planFiles';
+import type { PlanDraft } from '../../webview/protocol';
+
+describe('plan files: save and read back', () => {
+  let repo: string;
+
+  before(() => {
+    repo = mkdtempSync(join(tmpdir(), 'wave-scope-planfiles-'));
+    execFileSync('git', ['init', '--quiet', repo]);
+    writeFileSync(join(repo, 'a.ts'), '');
+    writeFileSync(join(repo, 'b.ts'), '');
+  });
+  after(() => rmSync(repo, { recursive: true, force: true }));
+
+  const draft: PlanDraft = {
+    version: 1,
+    activeWave: 1,
+    waves: [
+      { wave: 1, role: 'implementation', agents: [{ id: 'one', color: '#3794ff', entries: ['a.ts'] }] },
+      { wave: 2, role: 'review', agents: [{ id: 'two', color: '#e5a000', entries: ['b.ts'] }] },
+    ],
+  };
+
+  it('keeps every wave and the role of each (the inactive wave’s from what the planner remembered)', () => {
+    const saved = saveDraftToDisk(repo, draft, { ignoreCase: false, files: ['a.ts', 'b.ts'], stateDirName: '.claude' });
+    assert.equal(saved.ok, true, saved.message);
+    const { plan } = readDiskPlan(repo, { colors: { two: '#e5a000' }, roles: { '2': 'review', '1': 'stale' } }, false);
+    assert.deepEqual(
+      plan.waves.map((wave) => [wave.wave, wave.role, wave.agents.map((agent) => [agent.id, agent.color, agent.entries])]),
+      [
+        [1, 'implementation', [['one', plan.waves[0]?.agents[0]?.color, ['a.ts']]]],
+        [2, 'review', [['two', '#e5a000', ['b.ts']]]],
+      ],
+    );
+    assert.equal(plan.activeWave, 1);
+  });
+
+  it('falls back to the default role when nothing was remembered', () => {
+    const { plan } = readDiskPlan(repo, { colors: {}, roles: {} }, false);
+    assert.equal(plan.waves.find((wave) => wave.wave === 2)?.role, 'builder');
+  });
+});
