@@ -8,6 +8,7 @@
 // every pair of agents that declared it.
 import { FileIndex } from './fileIndex';
 import { compiledEntry, intersectCompiled, knownWitness } from './scopeAlgebra';
+import { foldCase } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
 import type { ScopeRecord } from './scopeRecords';
 
@@ -90,7 +91,7 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   const plainByKey = new Map<string, Claim[]>();
   for (const claim of claims.values()) {
     if (claim.entry.kind === 'plain') {
-      const key = ignoreCase ? claim.entry.spelling.toLowerCase() : claim.entry.spelling;
+      const key = ignoreCase ? foldCase(claim.entry.spelling) : claim.entry.spelling;
       const group = plainByKey.get(key);
       if (group === undefined) plainByKey.set(key, [claim]);
       else group.push(claim);
@@ -124,15 +125,13 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   }
   // Everything against the globs filed on its path from the root. Two globs filed in the same node are met
   // once, from the later of the two.
-  const filedAt = new Map<Claim, number>();
   for (const claim of claims.values()) {
     const path = claim.entry.literalPrefix;
     let node: PrefixNode | undefined = root;
     for (let depth = 0; node !== undefined; depth += 1) {
-      const isOwnNode = claim.entry.kind === 'glob' && depth === path.length;
-      if (isOwnNode) filedAt.set(claim, node.globs.indexOf(claim));
+      const ownPosition = claim.entry.kind === 'glob' && depth === path.length ? node.globs.indexOf(claim) : -1;
       for (const [position, glob] of node.globs.entries()) {
-        if (isOwnNode && position > (filedAt.get(claim) as number)) break;
+        if (ownPosition !== -1 && position > ownPosition) break;
         meet(glob, claim);
       }
       node = depth < path.length ? node.children.get(path[depth] as string) : undefined;
