@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium, makeFixtureRepo, openWorkbench, plannerFrame, repoRoot, startCodeServer } from '../support/codeServer.mjs';
+import { makeFixtureRepo, plannerFrame, repoRoot, startOwnWorkbench } from '../support/codeServer.mjs';
 
 describe('the planner opens by itself on a repository with a plan (openOnStartup)', function () {
-  let server;
-  let browser;
+  let workbench;
   let fixture;
 
   before(async function () {
@@ -21,20 +20,17 @@ describe('the planner opens by itself on a repository with a plan (openOnStartup
       encoding: 'utf8',
     });
     assert.equal(materialize.status, 0, materialize.stderr);
-    server = await startCodeServer({ settings: { 'waveScope.planner.openOnStartup': true } });
-    browser = await launchChromium({ quiet: true });
-    await openWorkbench(browser.page, server.folderUrl(fixture.root));
+    workbench = await startOwnWorkbench(fixture.root, { settings: { 'waveScope.planner.openOnStartup': true } });
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
     fixture?.remove();
   });
 
   it('shows the demo plan with its collisions marked, without any command', async function () {
     this.timeout(120000);
-    const planner = plannerFrame(browser.page);
+    const planner = plannerFrame(workbench.page);
     for (const agent of ['api', 'ui', 'docs']) await planner.locator(`.lane[data-agent="${agent}"]`).waitFor({ timeout: 90000 });
     await planner.locator('.entry.collides').first().waitFor({ timeout: 30000 });
     assert.ok((await planner.locator('.entry.collides').count()) >= 4, 'both sides of the demo collisions are marked');

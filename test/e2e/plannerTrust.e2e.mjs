@@ -4,31 +4,27 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium, makeFixtureRepo, openWorkbench, plannerFrame, repoRoot, runCommand, startCodeServer } from '../support/codeServer.mjs';
+import { makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
 
 describe('the planner in Restricted Mode', function () {
-  let server;
-  let browser;
+  let workbench;
   let fixture;
   let planner;
 
   before(async function () {
     this.timeout(240000);
     fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-untrusted-' });
-    server = await startCodeServer({ trustWorkspaces: false });
-    browser = await launchChromium({ quiet: true });
-    await openWorkbench(browser.page, server.folderUrl(fixture.root));
+    workbench = await startOwnWorkbench(fixture.root, { trustWorkspaces: false });
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
+    await workbench?.close();
     fixture?.remove();
   });
 
   it('opens and plans: tree, lanes and a live collision', async () => {
-    await runCommand(browser.page, 'Wave Scope: Open Planner');
-    planner = plannerFrame(browser.page);
+    await runCommand(workbench.page, 'Wave Scope: Open Planner');
+    planner = plannerFrame(workbench.page);
     await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
     await planner.locator('vscode-button.add-agent').click();
     await planner.locator('vscode-button.add-agent').click();

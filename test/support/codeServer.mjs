@@ -380,6 +380,32 @@ export async function launchChromium(options = {}) {
   };
 }
 
+/**
+ * A code-server and a Chromium of a spec's own, with the workbench open on `folder`: for specs that need
+ * server options the shared session (test/e2e/session.mjs) cannot have, such as user settings or
+ * workspace trust. `close()` stops both.
+ */
+export async function startOwnWorkbench(folder, serverOptions = {}) {
+  const server = await startCodeServer(serverOptions);
+  let browser;
+  try {
+    browser = await launchChromium({ quiet: true });
+    await openWorkbench(browser.page, server.folderUrl(folder));
+  } catch (error) {
+    await browser?.close();
+    await server.stop();
+    throw error;
+  }
+  return {
+    server,
+    page: browser.page,
+    async close() {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
+
 /** Loads a workbench address (see `server.folderUrl`) and waits until the workbench is on screen. */
 export async function openWorkbench(page, workbenchUrl, { timeoutMs = 90000 } = {}) {
   await page.goto(workbenchUrl);
