@@ -12,22 +12,16 @@
 // Also through the environment: WAVE_SCOPE_E2E_FIXTURE, WAVE_SCOPE_E2E_WORKSPACE, WAVE_SCOPE_E2E_GREP.
 // Writes the tally to $WAVE_SCOPE_TEST_RESULTS (counting reporter); screenshots of failed tests and
 // the code-server log go to test/e2e/output/. Needs `npm run build` first.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Mocha from 'mocha';
-import { artifactPath, ensureCodeServer, log, repoRoot } from '../support/codeServer.mjs';
-import { parseRunnerArgs, writeTally } from '../extension/hostReport.mjs';
+import { artifactPath, ensureCodeServer, log } from '../support/codeServer.mjs';
+import { startRunner, writeTally } from '../extension/hostReport.mjs';
 import { closeSession, configureSession, currentSession } from './session.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const usage = readFileSync(fileURLToPath(import.meta.url), 'utf8')
-  .split('\n')
-  .slice(1)
-  .filter((line, index, lines) => lines.slice(0, index + 1).every((earlier) => earlier.startsWith('//')))
-  .map((line) => line.replace(/^\/\/ ?/, ''))
-  .join('\n');
 
 function specFiles(directory) {
   return readdirSync(directory, { recursive: true, encoding: 'utf8' })
@@ -37,23 +31,9 @@ function specFiles(directory) {
 }
 
 async function main() {
-  let options;
-  try {
-    options = parseRunnerArgs(process.argv.slice(2), ['fixture', 'workspace', 'grep', 'timeout']);
-  } catch (error) {
-    console.error(`${error.message}\n\n${usage}`);
-    writeTally(undefined, error.message);
-    return 2;
-  }
-  if (options.help) {
-    console.log(usage);
-    return 0;
-  }
-  if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
-    writeTally(undefined, 'dist/extension.js is missing: run "npm run build" first');
-    console.log('dist/extension.js is missing: run "npm run build" first');
-    return 1;
-  }
+  const start = startRunner(import.meta.url, process.argv.slice(2), { strings: ['fixture', 'workspace', 'grep', 'timeout'] });
+  if ('exitCode' in start) return start.exitCode;
+  const { options } = start;
   try {
     // Install (or find) code-server before mocha starts, so a broken setup fails here and clearly.
     process.env.WAVE_SCOPE_CODE_SERVER = ensureCodeServer();

@@ -1,7 +1,11 @@
 // Shared by the two in-host runners (code-server and @vscode/test-electron): print the report the
 // suite wrote inside the extension host, and turn it into the tally test/runAll.mjs reads.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Reads the in-host report, or returns undefined when the suite never wrote one. */
 export function readHostReport(file) {
@@ -37,31 +41,48 @@ export function writeTally(report, problem) {
   return tally;
 }
 
-/** `--name value` options, `--flag` switches and repeated `--env K=V`; unknown options are an error. */
-export function parseRunnerArgs(argv, known, flags = []) {
-  const options = { env: {} };
-  for (let index = 0; index < argv.length; index += 1) {
-    const argument = argv[index];
-    const name = argument.replace(/^--/, '');
-    if (name === 'help') return { ...options, help: true };
-    if (argument.startsWith('--') && flags.includes(name)) {
-      options[name] = true;
-      continue;
-    }
-    if (!argument.startsWith('--') || !(known.includes(name) || name === 'env')) {
-      const all = [...known, 'env', ...flags].map((k) => `--${k}`).join(' ');
-      throw new Error(`unknown argument ${argument}; known: ${all}`);
-    }
-    const value = argv[index + 1];
-    if (value === undefined) throw new Error(`${argument} needs a value`);
-    index += 1;
-    if (name === 'env') {
-      const equals = value.indexOf('=');
-      if (equals <= 0) throw new Error(`--env takes KEY=VALUE, got ${value}`);
-      options.env[value.slice(0, equals)] = value.slice(equals + 1);
-    } else {
-      options[name] = value;
-    }
+/** The usage text of a runner: the comment block at the top of its own file (after the shebang). */
+function usageOf(runnerUrl) {
+  const lines = readFileSync(fileURLToPath(runnerUrl), 'utf8').split('\n').slice(1);
+  const end = lines.findIndex((line) => !line.startsWith('//'));
+  return lines
+    .slice(0, end === -1 ? lines.length : end)
+    .map((line) => line.replace(/^\/\/ ?/, ''))
+    .join('\n');
+}
+
+/**
+ * The start every runner shares: reads `--name value` options (`strings`), `--flag` switches (`flags`) and
+ * repeated `--env KEY=VALUE` with Node's own parser, answers `--help` with the runner's header comment, and
+ * refuses to run without a build. Returns `{ options }` (with `env` as an object), or `{ exitCode }` after
+ * saying why (and writing a failed tally, so a broken run never reads as passed).
+ */
+export function startRunner(runnerUrl, argv, { strings, flags = [] }) {
+  const usage = usageOf(runnerUrl);
+  const fail = (problem, exitCode) => {
+    console.error(exitCode === 2 ? `${problem}\n\n${usage}` : problem);
+    writeTally(undefined, problem);
+    return { exitCode };
+  };
+  let values;
+  try {
+    const options = { help: { type: 'boolean' }, env: { type: 'string', multiple: true } };
+    for (const name of strings) options[name] = { type: 'string' };
+    for (const name of flags) options[name] = { type: 'boolean' };
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    return fail(error.message, 2);
   }
-  return options;
+  if (values.help) {
+    console.log(usage);
+    return { exitCode: 0 };
+  }
+  const env = {};
+  for (const pair of values.env ?? []) {
+    const equals = pair.indexOf('=');
+    if (equals <= 0) return fail(`--env takes KEY=VALUE, got ${pair}`, 2);
+    env[pair.slice(0, equals)] = pair.slice(equals + 1);
+  }
+  if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) return fail('dist/extension.js is missing: run "npm run build" first', 1);
+  return { options: { ...values, env } };
 }

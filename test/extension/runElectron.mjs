@@ -8,32 +8,21 @@
 // WAVE_SCOPE_VSCODE_VERSION picks the version to download (default 1.100.3, the VS Code inside the
 // code-server we test with; engines.vscode must not be newer). WAVE_SCOPE_VSCODE_EXECUTABLE uses a VS
 // Code already on disk instead. On Linux without a display, run it under `xvfb-run -a`.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
 import { makeFixtureRepo, repoRoot } from '../support/codeServer.mjs';
 import { buildHostTests } from './buildHostTests.mjs';
-import { parseRunnerArgs, printHostReport, readHostReport, writeTally } from './hostReport.mjs';
+import { printHostReport, readHostReport, startRunner, writeTally } from './hostReport.mjs';
 
 const version = process.env.WAVE_SCOPE_VSCODE_VERSION ?? '1.100.3';
 const cachePath = join(process.env.WAVE_SCOPE_E2E_CACHE ?? join(homedir(), '.cache', 'wave-scope-e2e'), 'vscode-test');
 
 async function main() {
-  let options;
-  try {
-    options = parseRunnerArgs(process.argv.slice(2), ['fixture', 'workspace', 'grep']);
-  } catch (error) {
-    console.error(error.message);
-    writeTally(undefined, error.message);
-    return 2;
-  }
-  if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
-    const problem = 'dist/extension.js is missing: run "npm run build" first';
-    console.log(problem);
-    writeTally(undefined, problem);
-    return 1;
-  }
+  const start = startRunner(import.meta.url, process.argv.slice(2), { strings: ['fixture', 'workspace', 'grep'] });
+  if ('exitCode' in start) return start.exitCode;
+  const { options } = start;
 
   let executable = process.env.WAVE_SCOPE_VSCODE_EXECUTABLE;
   if (!executable) {

@@ -31,14 +31,8 @@ import {
   startCodeServer,
 } from '../support/codeServer.mjs';
 import { buildHostTests } from './buildHostTests.mjs';
-import { parseRunnerArgs, printHostReport, readHostReport, writeTally } from './hostReport.mjs';
+import { printHostReport, readHostReport, startRunner, writeTally } from './hostReport.mjs';
 
-const usage = readFileSync(new URL(import.meta.url), 'utf8')
-  .split('\n')
-  .slice(1)
-  .filter((line, index, lines) => lines.slice(0, index + 1).every((earlier) => earlier.startsWith('//')))
-  .map((line) => line.replace(/^\/\/ ?/, ''))
-  .join('\n');
 
 function exthostLogTails(stateDir, lines = 30) {
   const found = [];
@@ -55,30 +49,15 @@ function exthostLogTails(stateDir, lines = 30) {
 }
 
 async function main() {
-  let options;
-  try {
-    options = parseRunnerArgs(process.argv.slice(2), ['fixture', 'workspace', 'grep', 'timeout'], ['untrusted']);
-  } catch (error) {
-    console.error(`${error.message}\n\n${usage}`);
-    writeTally(undefined, error.message);
-    return 2;
-  }
-  if (options.help) {
-    console.log(usage);
-    return 0;
-  }
+  const start = startRunner(import.meta.url, process.argv.slice(2), { strings: ['fixture', 'workspace', 'grep', 'timeout'], flags: ['untrusted'] });
+  if ('exitCode' in start) return start.exitCode;
+  const { options } = start;
   const timeoutMs = Number(options.timeout ?? 300) * 1000;
   const workspaceOption = options.workspace ?? process.env.WAVE_SCOPE_HOST_WORKSPACE;
   const fixtureOption = options.fixture ?? process.env.WAVE_SCOPE_HOST_FIXTURE ?? join(repoRoot, 'demo', 'repo');
   const grep = options.grep ?? process.env.WAVE_SCOPE_HOST_GREP;
   const untrusted = options.untrusted === true || process.env.WAVE_SCOPE_HOST_UNTRUSTED === '1';
 
-  if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) {
-    const problem = 'dist/extension.js is missing: run "npm run build" first';
-    console.log(problem);
-    writeTally(undefined, problem);
-    return 1;
-  }
 
   let server;
   let browser;
