@@ -68,11 +68,6 @@ export const nodeLocateFileSystem: LocateFileSystem = {
   },
 };
 
-/** Reads a whole small file; `undefined` only when it does not exist (other errors are thrown). */
-export function readTextIfPresent(path: string): string | undefined {
-  return nodeLocateFileSystem.readText(path);
-}
-
 /** The canonical form of an existing directory (the payload's cwd, the checkout root). */
 export function canonicalDirectory(path: string): string {
   return realpathSync(path);

@@ -6,8 +6,8 @@ import { findMissingPaths, materializeWave } from '../../planner/declarations';
 import { FileIndex } from '../../planner/fileIndex';
 import { nodeDeclarationFs } from '../../planner/nodeDeclarationFs';
 import { STATE_DIR_NAMES } from '../../planner/stateDir';
-import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../../planner/nodeHost';
 import type { CliIo } from '../cliIo';
+import { locateCommandRepository } from '../commandRepository';
 import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';
 
@@ -30,21 +30,6 @@ export async function readRecords(io: CliIo): Promise<unknown> {
   } catch (error) {
     throw new UsageProblem(say.recordsNotJson((error as Error).message));
   }
-}
-
-/** The repository the command runs in: git's top level, or the working directory outside git. */
-export interface CommandRepository {
-  root: string;
-  inGit: boolean;
-  ignoreCase: boolean;
-  /** Tracked and untracked-not-ignored files (empty outside git). */
-  files: string[];
-}
-
-export function locateCommandRepository(cwd: string): CommandRepository {
-  const top = gitTopLevel(cwd);
-  if (top === undefined) return { root: resolve(cwd), inGit: false, ignoreCase: false, files: [] };
-  return { root: top, inGit: true, ignoreCase: gitIgnoreCase(top), files: listRepositoryFiles(top, { includeUntracked: true }) };
 }
 
 /**

@@ -12,7 +12,8 @@ import { processLocalSessionIds } from '../../planner/sessionBinding';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';
-import { locateCommandRepository, parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
+import { locateCommandRepository } from '../commandRepository';
+import { parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
 
 // Steps whose failure is the input's fault (exit 1); the rest are the file system's (exit 2).
 const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);

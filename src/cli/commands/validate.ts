@@ -6,7 +6,6 @@ import { findCollisions } from '../../planner/collisions';
 import { FileIndex } from '../../planner/fileIndex';
 import { validateManifest, validateManifestDocument } from '../../planner/manifest';
 import type { WaveManifest } from '../../planner/manifest';
-import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../../planner/nodeHost';
 import { covers } from '../../planner/scopeAlgebra';
 import { ScopeEntryError } from '../../planner/scopeEntry';
 import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../planner/scopeRecords';
@@ -15,6 +14,7 @@ import { union } from '../../planner/scopeUnion';
 import { expandTestSiblings } from '../../planner/testSiblings';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
+import { locateCommandRepository } from '../commandRepository';
 import { messages, validateMessages } from '../messages';
 
 /** Input the command cannot work with: exit 2 with one `ERROR:` line. */
@@ -41,25 +41,26 @@ function readJsonFile(path: string, cwd: string, what: string): unknown {
   }
 }
 
+/** The repository, its known files (`--known-files`, else what git tracks) and whether case folds. */
 function locateRepository(io: CliIo, knownFilesPath: string | undefined, ignoreCaseFlag: boolean): Repository {
-  const top = gitTopLevel(io.cwd);
-  const ignoreCase = ignoreCaseFlag || (top !== undefined && gitIgnoreCase(top));
-  if (knownFilesPath !== undefined) {
-    const absolute = isAbsolute(knownFilesPath) ? knownFilesPath : resolve(io.cwd, knownFilesPath);
-    let text: string;
-    try {
-      text = readFileSync(absolute, 'utf8');
-    } catch (error) {
-      throw new UnusableInput(validateMessages.cannotRead('--known-files', knownFilesPath, (error as NodeJS.ErrnoException).code ?? String(error)));
-    }
-    const files = text
-      .split('\n')
-      .map((line) => line.replace(/\r$/, ''))
-      .filter((line) => line !== '');
-    return { root: top ?? io.cwd, files: new FileIndex(files, { ignoreCase }), ignoreCase };
+  // With --known-files, git is asked only for the root and core.ignorecase, not for its file list.
+  const located = locateCommandRepository(io.cwd, { includeUntracked: false, listFiles: knownFilesPath === undefined });
+  const ignoreCase = ignoreCaseFlag || located.ignoreCase;
+  if (knownFilesPath === undefined) {
+    return { root: located.root, files: located.inGit ? new FileIndex(located.files, { ignoreCase }) : undefined, ignoreCase };
   }
-  if (top === undefined) return { root: io.cwd, files: undefined, ignoreCase };
-  return { root: top, files: new FileIndex(listRepositoryFiles(top), { ignoreCase }), ignoreCase };
+  const absolute = isAbsolute(knownFilesPath) ? knownFilesPath : resolve(io.cwd, knownFilesPath);
+  let text: string;
+  try {
+    text = readFileSync(absolute, 'utf8');
+  } catch (error) {
+    throw new UnusableInput(validateMessages.cannotRead('--known-files', knownFilesPath, (error as NodeJS.ErrnoException).code ?? String(error)));
+  }
+  const files = text
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line !== '');
+  return { root: located.root, files: new FileIndex(files, { ignoreCase }), ignoreCase };
 }
 
 function readSidecar(path: string, io: CliIo, repository: Repository): ScopeRecord[] {
