@@ -2,6 +2,7 @@
 // included) must lie in the active wave's `allowedPaths`, or in an earlier wave of this session
 // (reference limit 13: a wave sidecar counts only when it is not older than the session start;
 // with no session clock none counts). Pure: git's output, the manifest and the sidecars come in as data.
+import { foldCase } from './scopeEntry';
 import { compileGrants } from './writeDecision';
 import type { ManifestState } from './writeDecision';
 
@@ -92,9 +93,9 @@ export function declaredFiles(records: unknown): string[] {
 }
 
 function isControl(path: string, controlPaths: readonly string[], ignoreCase?: boolean): boolean {
-  const p = ignoreCase ? path.toLowerCase() : path;
+  const p = ignoreCase ? foldCase(path) : path;
   return controlPaths.some((raw) => {
-    const control = ignoreCase ? raw.toLowerCase() : raw;
+    const control = ignoreCase ? foldCase(raw) : raw;
     return control.endsWith('/') ? p.startsWith(control) : p === control;
   });
 }

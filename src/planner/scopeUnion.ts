@@ -1,12 +1,12 @@
 // The union of a wave's declarations: what `allowedPaths` is computed from, after disjointness is proven.
-import { normalizeScopeEntry } from './scopeEntry';
+import { foldCase, normalizeScopeEntry } from './scopeEntry';
 import type { GrammarOptions } from './scopeEntry';
 import type { ScopeRecord } from './scopeRecords';
 
 /** A key under which two spellings of the same set are one: `src/` and `src/**` name the same files. */
 function unionKey(spelling: string, options: GrammarOptions): string {
   const key = spelling.endsWith('/') ? `${spelling}**` : spelling;
-  return options.ignoreCase ? key.toLowerCase() : key;
+  return options.ignoreCase ? foldCase(key) : key;
 }
 
 /** Every entry of every record, normalised, deduplicated, in first-seen order (records in order, entries in order). */

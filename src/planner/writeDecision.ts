@@ -5,7 +5,7 @@
 // Posture: fail closed. Only three things allow a write: no wave is active (no manifest), the
 // manifest provably belongs to another session, or every target is covered. Everything the gate
 // cannot prove is a deny, including a manifest it cannot read.
-import { compileScopeEntry, normalizeScopeEntry } from './scopeEntry';
+import { compileScopeEntry, foldCase, normalizeScopeEntry } from './scopeEntry';
 import type { ResolvedWriteTarget, WriteTargetProblem } from './writeTarget';
 import { isWithin } from './writeTarget';
 
@@ -133,7 +133,7 @@ function isNormalLiteral(text: string): boolean {
 }
 
 function fold(text: string, ignoreCase?: boolean): string {
-  return ignoreCase ? text.toLowerCase() : text;
+  return ignoreCase ? foldCase(text) : text;
 }
 
 /** The literal every path an entry can match starts with ('' when nothing can be said cheaply). */
