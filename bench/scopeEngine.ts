@@ -10,9 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { findCollisions } from '../src/planner/collisions';
-import { FileIndex } from '../src/planner/fileIndex';
-import type { ScopeRecord } from '../src/planner/scopeRecords';
+import { findCollisions } from '../src/planner/scope/collisions';
+import { FileIndex } from '../src/planner/scope/fileIndex';
+import type { ScopeRecord } from '../src/planner/scope/collisions';
 
 const cli = join(__dirname, '..', 'dist', 'cli.js');
 const runsFlag = process.argv.indexOf('--runs');

@@ -3,7 +3,7 @@
 import { initialState, isPlannerState } from './plannerState';
 import type { Host } from './plannerView';
 import { PlannerView } from './plannerView';
-import type { HostMessage, WebviewMessage } from './protocol';
+import type { HostMessage, WebviewMessage } from '../src/protocol/plannerProtocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

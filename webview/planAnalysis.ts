@@ -1,12 +1,12 @@
 // What the planner shows about a wave besides the draft itself: how many files each entry matches,
 // who owns each file, and which agents collide (with a witness path). Pure, and fast enough to run on
 // every change in the webview: entry matches are cached per spelling, so a drop expands only the new entry.
-import { findCollisions } from '../src/planner/collisions';
-import type { Collision } from '../src/planner/collisions';
-import { expand, FileIndex } from '../src/planner/fileIndex';
-import type { ScopeRecord } from '../src/planner/scopeRecords';
-import { compileScopeEntry } from '../src/planner/scopeEntry';
-import type { WaveDraft } from './protocol';
+import { findCollisions } from '../src/planner/scope/collisions';
+import type { Collision } from '../src/planner/scope/collisions';
+import { expand, FileIndex } from '../src/planner/scope/fileIndex';
+import type { ScopeRecord } from '../src/planner/scope/collisions';
+import { compileScopeEntry } from '../src/planner/scope/scopeEntry';
+import type { WaveDraft } from '../src/protocol/plannerProtocol';
 
 /** A collision between two agents of the open wave (the scope engine's own shape). */
 export type WaveCollision = Collision;

@@ -1,8 +1,8 @@
 // The planner's state and every change to it, as a pure reducer: no DOM, no host, testable in Node.
 // The view dispatches actions; the reducer returns a new state (or the same one when nothing changed).
-import { normalizeScopeEntry, ScopeEntryError } from '../src/planner/scopeEntry';
-import type { AgentDraft, PlanDraft, WaveDraft } from './protocol';
-import { PLANNER_STATE_VERSION } from './protocol';
+import { normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
+import type { AgentDraft, PlanDraft, WaveDraft } from '../src/protocol/plannerProtocol';
+import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
 
 /** Lane colours, chosen to stay distinguishable on light, dark and high-contrast themes. */
 export const LANE_COLORS = ['#3794ff', '#e5a000', '#4ec94e', '#d16fd1', '#f14c4c', '#2fb5b5', '#c08b5c', '#8c8cff'];

@@ -10,7 +10,7 @@ import { analyzeWave, entryKey, MatchCache, narrowEntry } from './planAnalysis';
 import type { WaveAnalysis } from './planAnalysis';
 import type { PlannerAction, PlannerState } from './plannerState';
 import { reduce, selectedWave } from './plannerState';
-import type { HostMessage, PlanDraft, ReadyResult, SaveOutcome, WebviewMessage } from './protocol';
+import type { HostMessage, PlanDraft, ReadyResult, SaveOutcome, WebviewMessage } from '../src/protocol/plannerProtocol';
 import {
   isDidAssignNotification,
   isDidChangeFilesNotification,
@@ -21,7 +21,7 @@ import {
   isReplyMessage,
   isStoredDraftRecord,
   PLANNER_STATE_VERSION,
-} from './protocol';
+} from '../src/protocol/plannerProtocol';
 
 /** What the view needs from its surroundings; main.ts implements it over `acquireVsCodeApi()`. */
 export interface Host {

@@ -1,6 +1,6 @@
 // The repository a command runs in, found the same way by every command that reads declarations.
 import { resolve } from 'node:path';
-import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../planner/nodeHost';
+import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../node/git';
 
 /** The repository the command runs in: git's top level, or the working directory outside git. */
 export interface CommandRepository {

@@ -2,7 +2,7 @@
 // gutter decorations for contested files, and the workspace-trust rules (plan and read anywhere;
 // write declarations and install hooks only in a trusted workspace).
 import * as vscode from 'vscode';
-import type { PlanDraft, SaveOutcome } from '../../webview/protocol';
+import type { PlanDraft, SaveOutcome } from '../protocol/plannerProtocol';
 import { ContestedDecorations } from './contestedDecorations';
 import { FolderPlan } from './folderPlans';
 import { installHooksInto, saveDraftToDisk, validateDraft } from './planFiles';

@@ -6,9 +6,9 @@ import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import writeFileAtomic from 'write-file-atomic';
-import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../planner/nodeHost';
-import type { PlanDraft, StoredDraftRecord } from '../../webview/protocol';
-import { isStoredDraftRecord } from '../../webview/protocol';
+import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../node/git';
+import type { PlanDraft, StoredDraftRecord } from '../protocol/plannerProtocol';
+import { isStoredDraftRecord } from '../protocol/plannerProtocol';
 import { readDiskPlan } from './planFiles';
 
 const DRAFT_KEY = 'waveScope.draft:';

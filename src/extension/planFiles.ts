@@ -4,15 +4,15 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { findCollisions } from '../planner/collisions';
-import { FileIndex, expand } from '../planner/fileIndex';
-import { agentScopePath, listDeclaredWaves, materializeWave, readWaveDeclaration, waveSidecarPath } from '../planner/declarations';
-import { nodeDeclarationFs } from '../planner/nodeDeclarationFs';
-import { readPlan } from '../planner/planReader';
-import { resolveWriteStateDir, writeWavePlan } from '../planner/planWriter';
-import { processLocalSessionIds } from '../planner/sessionBinding';
-import { STATE_DIR_NAMES } from '../planner/stateDir';
-import type { CollisionSummary, PlanDraft, SaveOutcome } from '../../webview/protocol';
+import { findCollisions } from '../planner/scope/collisions';
+import { FileIndex, expand } from '../planner/scope/fileIndex';
+import { agentScopePath, listDeclaredWaves, materializeWave, readWaveDeclaration, waveSidecarPath } from '../planner/plan/declarations';
+import { nodeDeclarationFs } from '../node/declarationFs';
+import { readPlan } from '../planner/plan/planReader';
+import { resolveWriteStateDir, writeWavePlan } from '../planner/plan/planWriter';
+import { processLocalSessionIds } from '../planner/plan/sessionBinding';
+import { STATE_DIR_NAMES } from '../planner/plan/stateDir';
+import type { CollisionSummary, PlanDraft, SaveOutcome } from '../protocol/plannerProtocol';
 
 const LANE_COLORS = ['#3794ff', '#e5a000', '#4ec94e', '#d16fd1', '#f14c4c', '#2fb5b5', '#c08b5c', '#8c8cff'];
 

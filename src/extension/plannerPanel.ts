@@ -2,14 +2,14 @@
 // `media/` loadable), answers the webview's requests, and queues notifications until the webview
 // has said it is ready.
 import * as vscode from 'vscode';
-import type { HostNotification, PlanDraft, ReadyResult, ReplyMessage, SaveOutcome } from '../../webview/protocol';
+import type { HostNotification, PlanDraft, ReadyResult, ReplyMessage, SaveOutcome } from '../protocol/plannerProtocol';
 import {
   isDraftChangedCommand,
   isOpenFileCommand,
   isReadyRequest,
   isReportTimingCommand,
   isSavePlanRequest,
-} from '../../webview/protocol';
+} from '../protocol/plannerProtocol';
 
 /** The view type, also used by `onWebviewPanel:` activation and the serializer. */
 export const PLANNER_VIEW_TYPE = 'waveScope.planner';

@@ -6,10 +6,10 @@
 //   config: {mode: 'plan' | 'materialize', repoRoot, stateDir, wave, role, records, ownIds, knownFiles, killAfter}
 // Prints the completed steps as JSON when it is not killed.
 import { readFileSync } from 'node:fs';
-import { materializeWave } from '../../src/planner/declarations';
-import type { WriteStep } from '../../src/planner/declarations';
-import { nodeDeclarationFs } from '../../src/planner/nodeDeclarationFs';
-import { writeWavePlan } from '../../src/planner/planWriter';
+import { materializeWave } from '../../src/planner/plan/declarations';
+import type { WriteStep } from '../../src/planner/plan/declarations';
+import { nodeDeclarationFs } from '../../src/node/declarationFs';
+import { writeWavePlan } from '../../src/planner/plan/planWriter';
 
 interface DriverConfig {
   mode: 'plan' | 'materialize';

@@ -9,14 +9,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { findCollisions } from '../../src/planner/collisions';
-import { listDeclaredWaves, readWaveDeclaration } from '../../src/planner/declarations';
-import type { DeclaredRecord } from '../../src/planner/declarations';
-import { validateManifest } from '../../src/planner/manifest';
-import { nodeDeclarationFs } from '../../src/planner/nodeDeclarationFs';
-import { listRepositoryFiles } from '../../src/planner/nodeHost';
-import { union } from '../../src/planner/scopeUnion';
-import { expandTestSiblings } from '../../src/planner/testSiblings';
+import { findCollisions } from '../../src/planner/scope/collisions';
+import { listDeclaredWaves, readWaveDeclaration } from '../../src/planner/plan/declarations';
+import type { DeclaredRecord } from '../../src/planner/plan/declarations';
+import { validateManifest } from '../../src/planner/plan/manifest';
+import { nodeDeclarationFs } from '../../src/node/declarationFs';
+import { listRepositoryFiles } from '../../src/node/git';
+import { union } from '../../src/planner/scope/scopeUnion';
+import { expandTestSiblings } from '../../src/planner/scope/testSiblings';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scopeDigest';
+import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
 import { runBuiltCli } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launcherSource } from '../../src/planner/hookInstaller';
+import { launcherSource } from '../../src/planner/enforce/hookInstaller';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';

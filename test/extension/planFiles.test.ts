@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDiskPlan, saveDraftToDisk } from '../../src/extension/planFiles';
-import type { PlanDraft } from '../../webview/protocol';
+import type { PlanDraft } from '../../src/protocol/plannerProtocol';
 
 describe('plan files: save and read back', () => {
   let repo: string;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import type { DraftValidation } from '../../src/extension/planFiles';
-import type { PlanDraft, SaveOutcome } from '../../webview/protocol';
+import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
 
 const extensionId = 'wave-scope.wave-scope';
 

@@ -2,7 +2,7 @@
 // The algebra claims exact answers; the property tests check those answers against this enumeration.
 import fc from 'fast-check';
 import { braceExpand, Minimatch } from 'minimatch';
-import { normalizeScopeEntry } from '../../src/planner/scopeEntry';
+import { normalizeScopeEntry } from '../../src/planner/scope/scopeEntry';
 
 /** minimatch with the scope grammar's meaning: dot files included, no comments, negation or extglobs. */
 export function oracleMatcher(entry: string, ignoreCase = false): (path: string) => boolean {

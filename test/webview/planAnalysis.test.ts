@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { analyzeWave, entryKey, MatchCache, narrowEntry } from '../../webview/planAnalysis';
-import type { WaveDraft } from '../../webview/protocol';
+import type { WaveDraft } from '../../src/protocol/plannerProtocol';
 
 const files = ['README.md', 'docs/a.md', 'src/a.ts', 'src/b.ts', 'src/util/x.ts', 'test/a.test.ts'];
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { emptyDraft, initialState, isPlannerState, reduce, sameDraft, selectedWave } from '../../webview/plannerState';
 import type { PlannerAction, PlannerState } from '../../webview/plannerState';
-import type { PlanDraft } from '../../webview/protocol';
+import type { PlanDraft } from '../../src/protocol/plannerProtocol';
 
 function run(actions: PlannerAction[], from: PlannerState = initialState()): PlannerState {
   return actions.reduce((state, action) => reduce(state, action), from);

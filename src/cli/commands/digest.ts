@@ -1,12 +1,12 @@
 // `wave-scope digest`: the scope digest of one agent's scope file, or the prompt line asking for its echo.
 // Contract: docs/cli.md § digest; algorithm: docs/file-formats.md § Scope digest.
 import { resolve } from 'node:path';
-import { readAgentScope } from '../../planner/declarations';
-import { readTextIfExists } from '../../planner/nodeDeclarationFs';
-import { gitTopLevel } from '../../planner/nodeHost';
-import { scopeDigest, scopeEchoInstruction } from '../../planner/scopeDigest';
-import { processLocalSessionIds } from '../../planner/sessionBinding';
-import { resolveStateDir } from '../../planner/stateDir';
+import { readAgentScope } from '../../planner/plan/declarations';
+import { readTextIfExists } from '../../node/declarationFs';
+import { gitTopLevel } from '../../node/git';
+import { scopeDigest, scopeEchoInstruction } from '../../planner/scope/scopeDigest';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { resolveStateDir } from '../../planner/plan/stateDir';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';

@@ -6,17 +6,17 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliIo } from '../cliIo';
 import { hookMessages } from '../messages';
-import { checkStagedChanges, parseNameStatusZ, parseSessionStart } from '../../planner/commitGuard';
-import type { EarlierWaveSidecar } from '../../planner/commitGuard';
-import { formatHookReply, HOOK_PROTOCOLS, HookPayloadError, parseHookPayload } from '../../planner/hookPayloads';
-import type { HookProtocol, HookVerdict } from '../../planner/hookPayloads';
-import { runGit } from '../../planner/nodeHost';
-import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../planner/nodeHookHost';
-import { configIgnoreCase, locateRepository } from '../../planner/repoLocation';
-import { processLocalSessionIds } from '../../planner/sessionBinding';
-import { findManifest, runWriteGate } from '../../planner/writeGate';
-import type { WriteGateResult } from '../../planner/writeGate';
-import type { WriteViolation } from '../../planner/writeDecision';
+import { checkStagedChanges, parseNameStatusZ, parseSessionStart } from '../../planner/enforce/commitGuard';
+import type { EarlierWaveSidecar } from '../../planner/enforce/commitGuard';
+import { formatHookReply, HOOK_PROTOCOLS, HookPayloadError, parseHookPayload } from '../../planner/enforce/hookPayloads';
+import type { HookProtocol, HookVerdict } from '../../planner/enforce/hookPayloads';
+import { runGit } from '../../node/git';
+import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
+import { configIgnoreCase, locateRepository } from '../../planner/enforce/repoLocation';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { findManifest, runWriteGate } from '../../planner/enforce/writeGate';
+import type { WriteGateResult } from '../../planner/enforce/writeGate';
+import type { WriteViolation } from '../../planner/enforce/writeDecision';
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

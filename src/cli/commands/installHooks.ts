@@ -19,13 +19,13 @@ import {
   planPreCommitRemoval,
   preCommitHookPath,
   removeAgentHook,
-} from '../../planner/hookInstaller';
-import type { AgentHookTarget } from '../../planner/hookInstaller';
-import { runGit } from '../../planner/nodeHost';
-import { canonicalDirectory, nodeLocateFileSystem } from '../../planner/nodeHookHost';
-import { locateRepository } from '../../planner/repoLocation';
-import { processLocalSessionIds } from '../../planner/sessionBinding';
-import { resolveStateDir } from '../../planner/stateDir';
+} from '../../planner/enforce/hookInstaller';
+import type { AgentHookTarget } from '../../planner/enforce/hookInstaller';
+import { runGit } from '../../node/git';
+import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { locateRepository } from '../../planner/enforce/repoLocation';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { resolveStateDir } from '../../planner/plan/stateDir';
 
 type AgentCli = AgentHookTarget['agentCli'];
 

@@ -2,10 +2,10 @@
 // Contract (flags, output, exit codes): docs/cli.md § materialize.
 import { lstatSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { findMissingPaths, materializeWave } from '../../planner/declarations';
-import { FileIndex } from '../../planner/fileIndex';
-import { nodeDeclarationFs } from '../../planner/nodeDeclarationFs';
-import { STATE_DIR_NAMES } from '../../planner/stateDir';
+import { findMissingPaths, materializeWave } from '../../planner/plan/declarations';
+import { FileIndex } from '../../planner/scope/fileIndex';
+import { nodeDeclarationFs } from '../../node/declarationFs';
+import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';
 import type { CliIo } from '../cliIo';
 import { locateCommandRepository } from '../commandRepository';
 import { parseCommandLine } from '../commandLine';

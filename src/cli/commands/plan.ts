@@ -1,14 +1,14 @@
 // `wave-scope plan write` (the one safe chain) and `wave-scope plan show` (every wave on disk).
 // Contract (flags, output, exit codes): docs/cli.md § plan; JSON shapes: docs/file-formats.md.
 import { resolve } from 'node:path';
-import { ENFORCEMENT_VALUES } from '../../planner/manifest';
-import type { Enforcement } from '../../planner/manifest';
-import { nodeDeclarationFs, readTextIfExists } from '../../planner/nodeDeclarationFs';
-import { readPlan } from '../../planner/planReader';
-import type { PlanView } from '../../planner/planReader';
-import { resolveWriteStateDir, writeWavePlan } from '../../planner/planWriter';
-import type { WavePlanResult } from '../../planner/planWriter';
-import { processLocalSessionIds } from '../../planner/sessionBinding';
+import { ENFORCEMENT_VALUES } from '../../planner/plan/manifest';
+import type { Enforcement } from '../../planner/plan/manifest';
+import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { readPlan } from '../../planner/plan/planReader';
+import type { PlanView } from '../../planner/plan/planReader';
+import { resolveWriteStateDir, writeWavePlan } from '../../planner/plan/planWriter';
+import type { WavePlanResult } from '../../planner/plan/planWriter';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
 import { declarationMessages as say, messages } from '../messages';

@@ -2,16 +2,16 @@
 // assertion flag, the manifest check. The contract (flags, exit codes, output) is in docs/cli.md.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { findCollisions } from '../../planner/collisions';
-import { FileIndex } from '../../planner/fileIndex';
-import { validateManifest, validateManifestDocument } from '../../planner/manifest';
-import type { WaveManifest } from '../../planner/manifest';
-import { covers } from '../../planner/scopeAlgebra';
-import { ScopeEntryError } from '../../planner/scopeEntry';
-import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../planner/scopeRecords';
-import type { ScopeRecord } from '../../planner/scopeRecords';
-import { union } from '../../planner/scopeUnion';
-import { expandTestSiblings } from '../../planner/testSiblings';
+import { findCollisions } from '../../planner/scope/collisions';
+import { FileIndex } from '../../planner/scope/fileIndex';
+import { validateManifest, validateManifestDocument } from '../../planner/plan/manifest';
+import type { WaveManifest } from '../../planner/plan/manifest';
+import { covers } from '../../planner/scope/scopeAlgebra';
+import { ScopeEntryError } from '../../planner/scope/scopeEntry';
+import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../planner/plan/scopeRecords';
+import type { ScopeRecord } from '../../planner/scope/collisions';
+import { union } from '../../planner/scope/scopeUnion';
+import { expandTestSiblings } from '../../planner/scope/testSiblings';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
 import { locateCommandRepository } from '../commandRepository';

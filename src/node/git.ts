@@ -1,0 +1,46 @@
+// git, run as a process: the repository's top level, its case rule and its file list. The pure core
+// (src/planner) never spawns anything; the CLI and the extension call these and pass the results in.
+import { execFileSync } from 'node:child_process';
+
+/** Runs git with the given arguments in `cwd`; returns stdout, or throws with git's stderr. */
+export function runGit(cwd: string, args: readonly string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The top level of the git work tree that contains `cwd` (a worktree's own root for a linked worktree), or undefined outside git. */
+export function gitTopLevel(cwd: string): string | undefined {
+  try {
+    const top = runGit(cwd, ['rev-parse', '--show-toplevel']).trim();
+    return top === '' ? undefined : top;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The repository's `core.ignorecase` (false when unset or outside git). */
+export function gitIgnoreCase(cwd: string): boolean {
+  try {
+    return runGit(cwd, ['config', '--bool', 'core.ignorecase']).trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Repository-relative paths of the tracked files under the work tree of `root` (which must be the top
+ * level), plus untracked files that are not ignored when `includeUntracked` is set. NUL-separated, so
+ * names with newlines or quotes come through exactly.
+ */
+export function listRepositoryFiles(root: string, options: { includeUntracked?: boolean } = {}): string[] {
+  const args = ['-c', 'core.quotePath=false', 'ls-files', '-z', '--cached'];
+  if (options.includeUntracked) args.push('--others', '--exclude-standard');
+  const output = runGit(root, args);
+  const files = output.split('\0').filter((path) => path !== '');
+  // --cached lists a path once per merge stage during a conflict; --others can repeat what --cached said.
+  return [...new Set(files)];
+}

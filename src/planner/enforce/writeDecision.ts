@@ -1,0 +1,260 @@
+// The write gate's decision, as a pure function of what the hook has already read: the resolved
+// targets, the manifest's state, the writer's own scope. No I/O here, so every branch is tested
+// in-process and the fuzz test can run it a hundred thousand times.
+//
+// Posture: fail closed. Only three things allow a write: no wave is active (no manifest), the
+// manifest provably belongs to another session, or every target is covered. Everything the gate
+// cannot prove is a deny, including a manifest it cannot read.
+import { compileScopeEntry, foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
+import type { ResolvedWriteTarget, WriteTargetProblem } from './writeTarget';
+import { isWithin } from './writeTarget';
+
+/** The part of a wave manifest the write gate reads (a structural subset of `WaveManifest`). */
+export interface EnforcedManifest {
+  readonly wave: number;
+  readonly role: string;
+  readonly enforcement: 'strict' | 'warn' | 'off';
+  readonly allowedPaths: readonly string[];
+}
+
+/** What the hook found where the manifest should be. */
+export type ManifestState =
+  | { readonly kind: 'missing' }
+  | {
+      /** Present but unusable: unreadable, not JSON, or schema-invalid. `problems` say what is wrong. */
+      readonly kind: 'invalid';
+      readonly path: string;
+      readonly problems: readonly string[];
+    }
+  | {
+      readonly kind: 'loaded';
+      readonly path: string;
+      readonly manifest: EnforcedManifest;
+      /** The session binding's verdict (`classifyManifestSession`). */
+      readonly session: 'own' | 'foreign' | 'unknown';
+    };
+
+/** The writing agent's own declaration, when the writer is known (`WAVE_SCOPE_AGENT`). */
+export type AgentScopeState =
+  | { readonly kind: 'loaded'; readonly agent: string; readonly path: string; readonly entries: readonly string[] }
+  | { readonly kind: 'unusable'; readonly agent: string; readonly path: string; readonly problem: string };
+
+export interface WriteDecisionInput {
+  readonly targets: readonly ResolvedWriteTarget[];
+  readonly manifest: ManifestState;
+  /** Set when `WAVE_SCOPE_AGENT` names the writer: the target must lie in this agent's own scope. */
+  readonly agentScope?: AgentScopeState;
+  /** True when the caller is a dispatched agent (payload `agent_id`, `WAVE_SCOPE_AGENT`, or an isolated worktree). */
+  readonly dispatchedAgent: boolean;
+  /**
+   * Canonical absolute paths of the wave's control state (the manifest file and the `filescopes/`
+   * directory of the state dir in use). A dispatched agent may never write them.
+   */
+  readonly controlPaths: readonly string[];
+  /**
+   * Canonical absolute paths the coordinator (a caller that is not a dispatched agent) may write
+   * whatever the scope says: the wave's own declarations (manifest, `filescopes/`). They are never
+   * part of `allowedPaths`, yet the coordinator must be able to plan the next wave.
+   */
+  readonly coordinatorPaths?: readonly string[];
+  /** Canonical absolute top level of the checkout relative entries apply to. */
+  readonly writeRoot: string;
+  readonly ignoreCase?: boolean;
+  /** Extra entries the agent's own scope implies (its test siblings), already computed by the caller. */
+  readonly expandEntries?: (entries: readonly string[]) => readonly string[];
+}
+
+/** Why one target is refused; machine-readable. */
+export type ViolationKind = 'invalid-path' | 'control-file' | 'outside-root' | 'outside-scope' | 'no-agent-scope';
+
+export interface WriteViolation {
+  readonly kind: ViolationKind;
+  /** The target as the payload spelled it. */
+  readonly raw: string;
+  /** The canonical destination (repository-relative when inside the write root, else absolute). */
+  readonly shown: string;
+  readonly problem?: WriteTargetProblem | string;
+}
+
+/** The gate's answer. A refusal is data, never an exception. */
+export type WriteDecision =
+  | {
+      readonly decision: 'allow';
+      /** Why nothing was checked, when nothing was. */
+      readonly because: 'no-manifest' | 'foreign-session' | 'enforcement-off' | 'covered' | 'not-a-write';
+    }
+  | {
+      readonly decision: 'deny' | 'warn';
+      readonly violations: readonly WriteViolation[];
+      /** The entries the target was checked against (agent scope or `allowedPaths`). */
+      readonly allowed: readonly string[];
+      /** Where `allowed` came from. */
+      readonly against: 'manifest' | 'agent';
+      readonly agent?: string;
+      readonly manifestPath: string;
+      readonly wave: number;
+    }
+  | {
+      /** The manifest is present but unusable. */
+      readonly decision: 'deny-invalid-manifest';
+      readonly manifestPath: string;
+      readonly problems: readonly string[];
+    };
+
+function isAbsoluteEntry(entry: string): boolean {
+  return entry.startsWith('/');
+}
+
+/** A matcher over one list of grants: relative entries for the write root, absolute ones anywhere. */
+export interface CompiledGrants {
+  readonly entries: readonly string[];
+  covers(target: ResolvedWriteTarget): boolean;
+}
+
+// The hook reads a manifest of hundreds of entries for one or two targets, so it must not compile
+// them all. The scope engine decides every match; in front of it sits a necessary condition that
+// costs one string comparison: an entry in normal form (only ordinary file-name characters, no `./`,
+// `//` or `..`) can match a path only if the path starts with the entry's literal part (the whole
+// entry when it has no glob character, else everything up to the last `/` before the first glob
+// character). An entry is compiled, once, only when a target passes that test; an entry not in
+// normal form is always handed to the engine.
+const ORDINARY = /^[\p{L}\p{N}\p{M}._\- /]+$/u;
+const GLOB_CHARACTER = /[*?[{]/;
+
+function isNormalLiteral(text: string): boolean {
+  return (
+    ORDINARY.test(text) &&
+    !text.startsWith('/') &&
+    !text.startsWith('./') &&
+    !text.includes('//') &&
+    !/(^|\/)\.\.?(\/|$)/.test(text) &&
+    text.trim() === text
+  );
+}
+
+function fold(text: string, ignoreCase?: boolean): string {
+  return ignoreCase ? foldCase(text) : text;
+}
+
+/** The literal every path an entry can match starts with ('' when nothing can be said cheaply). */
+function literalPrefix(entry: string): string {
+  const glob = entry.search(GLOB_CHARACTER);
+  const prefix = glob === -1 ? entry : entry.slice(0, entry.lastIndexOf('/', glob) + 1);
+  return prefix !== '' && isNormalLiteral(prefix) ? prefix : '';
+}
+
+/** A matcher compiled by the engine on first use; an entry the grammar rejects matches nothing. */
+function lazyEngineMatcher(compile: () => string, ignoreCase?: boolean): (path: string) => boolean {
+  let matcher: ((path: string) => boolean) | undefined;
+  return (path) => {
+    if (matcher === undefined) {
+      try {
+        const compiled = compileScopeEntry(compile(), { ignoreCase });
+        matcher = (candidate) => compiled.matches(candidate);
+      } catch {
+        matcher = () => false;
+      }
+    }
+    return matcher(path);
+  };
+}
+
+/**
+ * Compiles grants. Relative entries go through the scope engine's grammar; an absolute entry (a grant
+ * outside the checkout, e.g. a memory directory) is matched by the same engine against the absolute
+ * destination with the leading `/` removed on both sides. An entry the grammar rejects grants
+ * nothing: a malformed grant can only make the gate stricter.
+ */
+export function compileGrants(entries: readonly string[], options: { writeRoot: string; ignoreCase?: boolean }): CompiledGrants {
+  const relative: Array<(path: string) => boolean> = [];
+  const absolute: Array<(path: string) => boolean> = [];
+  const { ignoreCase } = options;
+  for (const raw of entries) {
+    const entry = raw.normalize('NFC');
+    if (isAbsoluteEntry(entry) && !isWithin(options.writeRoot, entry.replace(/\/+$/, ''), ignoreCase)) {
+      absolute.push(lazyEngineMatcher(() => normalizeScopeEntry(entry.slice(1), { ignoreCase }), ignoreCase));
+      continue;
+    }
+    const prefix = fold(literalPrefix(entry), ignoreCase);
+    const matches = lazyEngineMatcher(() => normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase }), ignoreCase);
+    relative.push(prefix === '' ? matches : (path) => fold(path, ignoreCase).startsWith(prefix) && matches(path));
+  }
+  return {
+    entries,
+    covers(target) {
+      if (target.kind === 'inside') return relative.some((matches) => matches(target.relative));
+      if (target.kind === 'outside') {
+        const path = target.absolute.slice(1);
+        return absolute.some((matches) => matches(path));
+      }
+      return false;
+    },
+  };
+}
+
+function isControlPath(target: ResolvedWriteTarget, controlPaths: readonly string[], ignoreCase?: boolean): boolean {
+  if (target.kind === 'invalid') return false;
+  return controlPaths.some((control) => isWithin(control, target.absolute, ignoreCase));
+}
+
+function shownOf(target: ResolvedWriteTarget): string {
+  if (target.kind === 'inside') return target.relative;
+  if (target.kind === 'outside') return target.absolute;
+  return target.raw;
+}
+
+/** Decides one write. Pure; never throws for any input the types admit. */
+export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants): WriteDecision {
+  const { manifest } = input;
+  if (manifest.kind === 'missing') return { decision: 'allow', because: 'no-manifest' };
+  if (manifest.kind === 'invalid') {
+    return { decision: 'deny-invalid-manifest', manifestPath: manifest.path, problems: manifest.problems };
+  }
+  if (manifest.session === 'foreign') return { decision: 'allow', because: 'foreign-session' };
+  const enforcement = manifest.manifest.enforcement;
+
+  const agentScope = input.agentScope;
+  const against: 'manifest' | 'agent' = agentScope === undefined ? 'manifest' : 'agent';
+  let allowed: readonly string[] = manifest.manifest.allowedPaths;
+  if (agentScope !== undefined) {
+    allowed = agentScope.kind === 'loaded' ? agentScope.entries : [];
+    if (input.expandEntries !== undefined && agentScope.kind === 'loaded') allowed = input.expandEntries(allowed);
+  }
+  const compiled = grants ?? compileGrants(allowed, { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase });
+
+  const hard: WriteViolation[] = [];
+  const soft: WriteViolation[] = [];
+  for (const target of input.targets) {
+    const shown = shownOf(target);
+    if (target.kind === 'invalid') {
+      hard.push({ kind: 'invalid-path', raw: target.raw, shown, problem: target.problem });
+      continue;
+    }
+    if (input.dispatchedAgent && isControlPath(target, input.controlPaths, input.ignoreCase)) {
+      hard.push({ kind: 'control-file', raw: target.raw, shown });
+      continue;
+    }
+    if (!input.dispatchedAgent && isControlPath(target, input.coordinatorPaths ?? [], input.ignoreCase)) continue;
+    if (agentScope !== undefined && agentScope.kind === 'unusable') {
+      soft.push({ kind: 'no-agent-scope', raw: target.raw, shown, problem: agentScope.problem });
+      continue;
+    }
+    if (compiled.covers(target)) continue;
+    soft.push({ kind: target.kind === 'outside' ? 'outside-root' : 'outside-scope', raw: target.raw, shown });
+  }
+
+  // Control files and unresolvable paths are refused whatever the enforcement level says.
+  if (hard.length === 0 && (soft.length === 0 || enforcement === 'off')) {
+    return { decision: 'allow', because: soft.length === 0 ? 'covered' : 'enforcement-off' };
+  }
+  const decision = hard.length > 0 || enforcement === 'strict' ? 'deny' : 'warn';
+  return {
+    decision,
+    violations: [...hard, ...soft],
+    allowed,
+    against,
+    ...(agentScope !== undefined ? { agent: agentScope.agent } : {}),
+    manifestPath: manifest.path,
+    wave: manifest.manifest.wave,
+  };
+}

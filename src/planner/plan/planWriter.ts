@@ -1,0 +1,258 @@
+// The one safe chain that turns a wave's declarations into an enforced plan:
+//
+//   validate → (prove disjoint on the input) → materialize both shapes → assert disjoint on the
+//   aggregate as written → union + test siblings → write the manifest, bound to the writer's session
+//
+// The union comes after the disjointness proof because a union over colliding scopes would grant the
+// contested file and every later gate would see a legal write. No step can be skipped or reordered
+// by a caller: this function is the only writer of `wave-scope.json` in Wave Scope.
+import { join } from 'node:path';
+import { findCollisions } from '../scope/collisions';
+import type { Collision } from '../scope/collisions';
+import type { DeclarationFs, DeclarationInputError, DeclaredRecord, WriteObserver } from './declarations';
+import { controlDirOf, isWaveNumber, manifestPath, readWaveDeclaration, validateWaveRecords, writeWaveDeclaration } from './declarations';
+import { DEFAULT_ENFORCEMENT, ENFORCEMENT_VALUES, formatManifest, validateManifest } from './manifest';
+import type { Enforcement, WaveManifest } from './manifest';
+import { FileIndex } from '../scope/fileIndex';
+import { scopeDigest } from '../scope/scopeDigest';
+import { union } from '../scope/scopeUnion';
+import { classifyManifestSession, writerSessionBinding } from './sessionBinding';
+import type { StateDirFs } from './stateDir';
+import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, resolveStateDir, STATE_DIR_NAMES } from './stateDir';
+import { expandTestSiblings } from '../scope/testSiblings';
+
+/** A step of the chain; a failure names the one that stopped it. */
+export type WavePlanStep = 'validate' | 'state-dir' | 'assert-disjoint' | 'materialize' | 'union' | 'manifest';
+
+export interface WavePlanRequest {
+  /** Absolute repository root (entries are normalised against it; the state dir is resolved in it). */
+  repoRoot: string;
+  /** Absolute state directory; resolved with resolveWriteStateDir when absent. */
+  stateDir?: string;
+  wave: number;
+  role: string;
+  /** Default `strict`. */
+  enforcement?: Enforcement;
+  /** The parsed `[{id, files}]` input; validated here. */
+  records: unknown;
+  /** Default: those of the manifest being replaced (when it is this session's or unbound), else []. */
+  blockedCommands?: string[];
+  /** Default: those of the manifest being replaced (when it is this session's or unbound), else none. */
+  gates?: Record<string, boolean>;
+  /** This process's own session ids (processLocalSessionIds); the manifest is bound to the first, or unbound. */
+  ownIds: ReadonlySet<string>;
+  ignoreCase?: boolean;
+  /** Repository files, for glob-against-glob witnesses and directory promotion. */
+  knownFiles?: readonly string[];
+  /** Files the wave will create; each must be a declared plain entry. */
+  newFiles?: readonly string[];
+  /** Called after each completed file-system change (crash tests). */
+  afterWrite?: WriteObserver;
+}
+
+export interface WavePlanWritten {
+  /** Absolute state directory used. */
+  stateDir: string;
+  /** Files written, in order. */
+  written: string[];
+  /** Files removed, in order. */
+  removed: string[];
+}
+
+export type WavePlanResult =
+  | ({
+      ok: true;
+      manifestPath: string;
+      manifest: WaveManifest;
+      /** The validator's warnings about the written manifest. */
+      warnings: string[];
+      records: DeclaredRecord[];
+      /** Scope digest per agent id. */
+      digests: Record<string, string>;
+    } & WavePlanWritten)
+  | ({
+      ok: false;
+      step: WavePlanStep;
+      /** One sentence for a person: which step failed and why. */
+      message: string;
+      /** Every individual problem (input errors, manifest errors), as sentences. */
+      errors: string[];
+      /** The typed input errors of the `validate` step. */
+      inputErrors?: DeclarationInputError[];
+      /** The colliding pairs of the `assert-disjoint` step, with witnesses. */
+      collisions?: Collision[];
+      duplicateIds?: string[];
+    } & WavePlanWritten);
+
+/** Where a new plan goes: the resolved state dir unless it is another session's, else the first free candidate. */
+export function resolveWriteStateDir(
+  repoRoot: string,
+  ownIds: ReadonlySet<string>,
+  fs: StateDirFs,
+): { stateDir: string } | { problem: string } {
+  const resolved = resolveStateDir(repoRoot, ownIds, fs);
+  if (resolved.session !== 'foreign') return { stateDir: resolved.stateDir };
+  const preference = [DEFAULT_STATE_DIR_NAME, ...STATE_DIR_NAMES.filter((name) => name !== DEFAULT_STATE_DIR_NAME)];
+  for (const name of preference) {
+    const candidate = join(repoRoot, name);
+    try {
+      if (fs.readText(join(candidate, MANIFEST_FILE_NAME)) === undefined) return { stateDir: candidate };
+    } catch {
+      // Unreadable: not free.
+    }
+  }
+  return { problem: `every state directory (${STATE_DIR_NAMES.join(', ')}) holds another session's manifest; pass --state-dir` };
+}
+
+function describeCollision(collision: Collision): string {
+  const [a, b] = collision.agents;
+  const [entryA, entryB] = collision.entries;
+  return `agents "${a}" and "${b}" both claim "${collision.witness}" (${JSON.stringify(entryA)} and ${JSON.stringify(entryB)}, ${collision.kind})`;
+}
+
+/** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
+export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
+  const done = { written: [] as string[], removed: [] as string[] };
+  const fail = (step: WavePlanStep, message: string, extra: Partial<Extract<WavePlanResult, { ok: false }>> = {}, stateDir = request.stateDir ?? '') =>
+    ({ ok: false, step, message, errors: extra.errors ?? [message], stateDir, ...done, ...extra }) as WavePlanResult;
+
+  const problems: string[] = [];
+  if (!isWaveNumber(request.wave)) problems.push(`wave must be a positive integer, got ${String(request.wave)}`);
+  if (typeof request.role !== 'string' || request.role.trim() === '') problems.push('role must be a non-empty string');
+  const enforcement = request.enforcement ?? DEFAULT_ENFORCEMENT;
+  if (!ENFORCEMENT_VALUES.includes(enforcement)) problems.push(`enforcement must be one of strict, warn, off; got ${String(enforcement)}`);
+  // The state directory is resolved first (read-only) so entries inside it can be refused as control state.
+  let stateDir = request.stateDir;
+  let stateDirProblem: string | undefined;
+  if (stateDir === undefined) {
+    const resolved = resolveWriteStateDir(request.repoRoot, request.ownIds, fs);
+    if ('problem' in resolved) stateDirProblem = resolved.problem;
+    else stateDir = resolved.stateDir;
+  }
+  // One index of the repository's files serves directory promotion and both disjointness proofs.
+  const knownIndex = request.knownFiles === undefined ? undefined : new FileIndex(request.knownFiles, { ignoreCase: request.ignoreCase });
+  const validation = validateWaveRecords(request.records, {
+    repoRoot: request.repoRoot,
+    ignoreCase: request.ignoreCase,
+    newFiles: request.newFiles,
+    files: knownIndex,
+    controlDir: stateDir === undefined ? undefined : controlDirOf(request.repoRoot, stateDir),
+  });
+  const inputMessages = [...problems, ...validation.errors.map((error) => error.message)];
+  if (inputMessages.length > 0 || validation.records === undefined) {
+    return fail('validate', `the wave plan is invalid (${inputMessages.length} problem${inputMessages.length === 1 ? '' : 's'}); nothing was written`, {
+      errors: inputMessages,
+      inputErrors: validation.errors,
+    });
+  }
+  const records = validation.records;
+
+  if (stateDir === undefined) return fail('state-dir', stateDirProblem ?? 'no state directory');
+  const target = manifestPath(stateDir);
+
+  // What the manifest being replaced says: another session's manifest is never overwritten.
+  let previous: WaveManifest | undefined;
+  try {
+    const text = fs.readText(target);
+    if (text !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (classifyManifestSession(parsed, request.ownIds) === 'foreign') {
+        return fail('state-dir', `${target} belongs to another session; refusing to overwrite it (choose another --state-dir)`, {}, stateDir);
+      }
+      previous = validateManifest(parsed).manifest;
+    }
+  } catch (error) {
+    return fail('state-dir', `${target} cannot be read: ${(error as Error).message}`, {}, stateDir);
+  }
+
+  const knownFiles = knownIndex ?? [];
+  const precheck = findCollisions(records, { knownFiles, ignoreCase: request.ignoreCase });
+  if (!precheck.ok) {
+    const details = [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)];
+    return fail('assert-disjoint', `the declared scopes are not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was written`, {
+      errors: details,
+      collisions: precheck.collisions,
+      duplicateIds: precheck.duplicateIds,
+    }, stateDir);
+  }
+
+  const binding = writerSessionBinding(request.ownIds);
+  const blockedCommands = request.blockedCommands ?? previous?.blockedCommands ?? [];
+  const gates = request.gates ?? previous?.gates;
+  const manifestFor = (allowedPaths: string[]): WaveManifest => ({
+    version: 1,
+    wave: request.wave,
+    role: request.role,
+    enforcement,
+    allowedPaths,
+    blockedCommands: [...blockedCommands],
+    ...(gates === undefined ? {} : { gates: { ...gates } }),
+    ...binding,
+  });
+
+  const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
+    fs.sync?.();
+    done.written.push(path);
+    request.afterWrite?.({ kind, action: 'write', path });
+  };
+
+  // The standing manifest of this very wave was computed from the aggregate about to be replaced:
+  // until the new one is proven, it grants nothing (a skeleton), so no crash can leave it standing
+  // over an aggregate it was not computed from.
+  if (previous !== undefined && previous.wave === request.wave && previous.allowedPaths.length > 0) {
+    try {
+      fs.writeAtomic(target, formatManifest(manifestFor([])));
+      note('manifest-skeleton', target);
+    } catch (error) {
+      return fail('materialize', `${target}: ${(error as Error).message}`, {}, stateDir);
+    }
+  }
+
+  const write = writeWaveDeclaration(stateDir, request.wave, records, fs, { ignoreCase: request.ignoreCase, afterWrite: request.afterWrite });
+  done.written.push(...write.written);
+  done.removed.push(...write.removed);
+  if (!write.ok) return fail('materialize', write.message, {}, stateDir);
+
+  // Prove disjointness on what is actually on disk, not on what we meant to write.
+  const declaration = readWaveDeclaration(stateDir, request.wave, fs, { ignoreCase: request.ignoreCase });
+  if (declaration.status !== 'complete' || declaration.records === undefined) {
+    return fail('materialize', `the declaration of wave ${request.wave} on disk is ${declaration.status}: ${declaration.problems.join('; ')}`, { errors: declaration.problems }, stateDir);
+  }
+  const report = findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  if (!report.ok) {
+    const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
+    return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
+      errors: details,
+      collisions: report.collisions,
+      duplicateIds: report.duplicateIds,
+    }, stateDir);
+  }
+
+  let allowedPaths: string[];
+  try {
+    allowedPaths = expandTestSiblings(union(declaration.records), { role: request.role });
+  } catch (error) {
+    return fail('union', `the union could not be computed: ${(error as Error).message}`, {}, stateDir);
+  }
+
+  const manifest = manifestFor(allowedPaths);
+  const check = validateManifest(manifest);
+  if (check.errors.length > 0) {
+    return fail('manifest', `the computed manifest is invalid: ${check.errors.join('; ')}`, { errors: check.errors }, stateDir);
+  }
+  try {
+    fs.writeAtomic(target, formatManifest(manifest));
+    note('manifest', target);
+  } catch (error) {
+    return fail('manifest', `${target}: ${(error as Error).message}`, {}, stateDir);
+  }
+
+  const digests: Record<string, string> = {};
+  for (const record of declaration.records) digests[record.id] = scopeDigest(record.files);
+  return { ok: true, stateDir, manifestPath: target, manifest, warnings: check.warnings, records: declaration.records, digests, ...done };
+}

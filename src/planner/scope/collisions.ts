@@ -1,0 +1,212 @@
+// Collision detection for a wave: every pair of agents whose declared scopes share a path.
+//
+// Comparing every entry of every agent with every other would be quadratic in the whole wave (20 million
+// pairs for 64 agents × 100 entries). Two entries can only share a path when one's literal directory prefix
+// is a prefix of the other's, so entries are filed in a tree by that prefix and each entry is compared only
+// with the globs filed on its own path from the root; plain paths meet plain paths through one hash map.
+// Each distinct pair of spellings is decided once, exactly (src/planner/scope/scopeAlgebra.ts), then reported for
+// every pair of agents that declared it.
+import { FileIndex } from './fileIndex';
+import { compiledEntry, intersectCompiled, knownWitness } from './scopeAlgebra';
+import { foldCase } from './scopeEntry';
+import type { CompiledScopeEntry } from './scopeEntry';
+
+/** One agent's declared scope: its id and its entries (normalised spellings). */
+export interface ScopeRecord {
+  /** The agent id; `<unnamed#i>` (1-based position) when the input had none. */
+  id: string;
+  /** Normalised scope entries, duplicates removed, in the order given. */
+  files: string[];
+}
+
+/** Two agents that both claim at least one path. */
+export interface Collision {
+  /** The two agent ids, in the order their records appear. */
+  agents: [string, string];
+  /** The entry of each agent (same order as `agents`), normalised spellings. */
+  entries: [string, string];
+  /** `concrete` when either entry is a plain path, `glob` when both are patterns. */
+  kind: 'concrete' | 'glob';
+  /** A path both entries name: a known file when one is known, otherwise a synthesised one. */
+  witness: string;
+}
+
+export interface CollisionReport {
+  /** True when no two agents share a path and no id is used twice. */
+  ok: boolean;
+  collisions: Collision[];
+  /** Ids used by more than one record (compared case-insensitively), each once, as first spelled. */
+  duplicateIds: string[];
+}
+
+export interface CollisionOptions {
+  /** Known repository files, for real witnesses. */
+  knownFiles?: FileIndex | readonly string[];
+  ignoreCase?: boolean;
+}
+
+interface Claim {
+  readonly entry: CompiledScopeEntry;
+  /** Positions of the records that declare this entry, ascending. */
+  readonly owners: number[];
+}
+
+interface PrefixNode {
+  readonly children: Map<string, PrefixNode>;
+  readonly globs: Claim[];
+}
+
+function newNode(): PrefixNode {
+  return { children: new Map(), globs: [] };
+}
+
+function duplicateIdsOf(records: readonly ScopeRecord[]): { duplicates: string[]; identity: string[] } {
+  const firstSpelling = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const identity = records.map((record) => record.id.toLowerCase());
+  records.forEach((record, index) => {
+    const key = identity[index] as string;
+    if (!firstSpelling.has(key)) firstSpelling.set(key, record.id);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  });
+  const duplicates = [...counts].filter(([, count]) => count > 1).map(([key]) => firstSpelling.get(key) as string);
+  return { duplicates, identity };
+}
+
+/**
+ * Every pair of agents that share a path, with both entries, the kind and a witness; and the ids used twice.
+ * Records with the same id (case-insensitively) are reported in `duplicateIds`, never as colliding with each
+ * other. Entries must be normalised (see `parseScopeRecords`).
+ */
+export function findCollisions(records: readonly ScopeRecord[], options: CollisionOptions = {}): CollisionReport {
+  const given = options.knownFiles;
+  const ignoreCase = options.ignoreCase ?? (given instanceof FileIndex ? given.ignoreCase : false);
+  const { duplicates, identity } = duplicateIdsOf(records);
+
+  // Who declares what: one claim per distinct spelling.
+  const claims = new Map<string, Claim>();
+  records.forEach((record, position) => {
+    for (const spelling of new Set(record.files)) {
+      const claim = claims.get(spelling);
+      if (claim === undefined) claims.set(spelling, { entry: compiledEntry(spelling, ignoreCase), owners: [position] });
+      else if (claim.owners[claim.owners.length - 1] !== position) claim.owners.push(position);
+    }
+  });
+
+  // Globs go into the prefix tree; plain paths are grouped by their comparison key.
+  const root = newNode();
+  const plainByKey = new Map<string, Claim[]>();
+  for (const claim of claims.values()) {
+    if (claim.entry.kind === 'plain') {
+      const key = ignoreCase ? foldCase(claim.entry.spelling) : claim.entry.spelling;
+      const group = plainByKey.get(key);
+      if (group === undefined) plainByKey.set(key, [claim]);
+      else group.push(claim);
+      continue;
+    }
+    let node = root;
+    for (const segment of claim.entry.literalPrefix) {
+      let child = node.children.get(segment);
+      if (child === undefined) {
+        child = newNode();
+        node.children.set(segment, child);
+      }
+      node = child;
+    }
+    node.globs.push(claim);
+  }
+
+  const meetings: Array<{ left: Claim; right: Claim; witness: string }> = [];
+  const meet = (left: Claim, right: Claim) => {
+    if (!sharesAnAgentPair(left, right, identity)) return;
+    const result = intersectCompiled(left.entry, right.entry);
+    if (result.overlaps) meetings.push({ left, right, witness: result.witness });
+  };
+
+  // Plain against plain: the same path (or the same claim declared by several agents).
+  for (const group of plainByKey.values()) {
+    group.forEach((left, index) => {
+      meet(left, left);
+      for (const right of group.slice(index + 1)) meet(left, right);
+    });
+  }
+  // Everything against the globs filed on its path from the root. Two globs filed in the same node are met
+  // once, from the later of the two.
+  for (const claim of claims.values()) {
+    const path = claim.entry.literalPrefix;
+    let node: PrefixNode | undefined = root;
+    for (let depth = 0; node !== undefined; depth += 1) {
+      const ownPosition = claim.entry.kind === 'glob' && depth === path.length ? node.globs.indexOf(claim) : -1;
+      for (const [position, glob] of node.globs.entries()) {
+        if (ownPosition !== -1 && position > ownPosition) break;
+        meet(glob, claim);
+      }
+      node = depth < path.length ? node.children.get(path[depth] as string) : undefined;
+    }
+  }
+
+  // The file list is only needed for witnesses, so a disjoint wave never pays for indexing it.
+  const knownFiles = given === undefined || meetings.length === 0 ? undefined : given instanceof FileIndex ? given : new FileIndex(given, { ignoreCase });
+  const witnessFor = realWitnesses(meetings, knownFiles);
+  const collisions: Array<Collision & { order: [number, number] }> = [];
+  for (const { left, right, witness: synthesised } of meetings) {
+    const witness = witnessFor(left.entry, right.entry) ?? synthesised;
+    const kind = left.entry.kind === 'plain' || right.entry.kind === 'plain' ? 'concrete' : 'glob';
+    for (const leftOwner of left.owners) {
+      for (const rightOwner of right.owners) {
+        if (identity[leftOwner] === identity[rightOwner] || (left === right && leftOwner > rightOwner)) continue;
+        const [first, second] = leftOwner < rightOwner ? [[leftOwner, left], [rightOwner, right]] as const : [[rightOwner, right], [leftOwner, left]] as const;
+        collisions.push({
+          agents: [(records[first[0]] as ScopeRecord).id, (records[second[0]] as ScopeRecord).id],
+          entries: [first[1].entry.spelling, second[1].entry.spelling],
+          kind,
+          witness,
+          order: [first[0], second[0]],
+        });
+      }
+    }
+  }
+  // Report order: by the first agent's record, the second's, then each entry's place in its record.
+  const entryPlaces = records.map((record) => new Map(record.files.map((spelling, place) => [spelling, place])));
+  const place = (position: number, spelling: string) => (entryPlaces[position] as Map<string, number>).get(spelling) ?? 0;
+  collisions.sort(
+    (a, b) =>
+      a.order[0] - b.order[0] ||
+      a.order[1] - b.order[1] ||
+      place(a.order[0], a.entries[0]) - place(b.order[0], b.entries[0]) ||
+      place(a.order[1], a.entries[1]) - place(b.order[1], b.entries[1]),
+  );
+  return {
+    ok: collisions.length === 0 && duplicates.length === 0,
+    collisions: collisions.map(({ agents, entries, kind, witness }) => ({ agents, entries, kind, witness })),
+    duplicateIds: duplicates,
+  };
+}
+
+/** Whether the two claims have owners from two different agents (otherwise there is nothing to report). */
+function sharesAnAgentPair(left: Claim, right: Claim, identity: readonly string[]): boolean {
+  for (const leftOwner of left.owners) {
+    for (const rightOwner of right.owners) if (identity[leftOwner] !== identity[rightOwner]) return true;
+  }
+  return false;
+}
+
+/**
+ * Known files that witness each colliding pair. A plain entry is its own witness (when it is a known
+ * file). For two globs, only the files under the longer of their literal prefixes can be named by both,
+ * so only those are tested; each distinct pair of spellings is searched once.
+ */
+function realWitnesses(
+  meetings: ReadonlyArray<{ left: Claim; right: Claim }>,
+  knownFiles: FileIndex | undefined,
+): (left: CompiledScopeEntry, right: CompiledScopeEntry) => string | undefined {
+  if (knownFiles === undefined || meetings.length === 0) return () => undefined;
+  const found = new Map<string, string | undefined>();
+  return (left, right) => {
+    if (left.kind === 'plain') return knownFiles.spellingOf(left.spelling);
+    if (right.kind === 'plain') return knownFiles.spellingOf(right.spelling);
+    const key = `${left.spelling}\0${right.spelling}`;
+    if (!found.has(key)) found.set(key, knownWitness(left, right, knownFiles));
+    return found.get(key);
+  };
+}

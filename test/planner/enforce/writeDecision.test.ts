@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
+import { compileGrants, decideWrite } from '../../../src/planner/enforce/writeDecision';
+import type { AgentScopeState, EnforcedManifest, ManifestState, WriteDecisionInput } from '../../../src/planner/enforce/writeDecision';
+import type { ResolvedWriteTarget } from '../../../src/planner/enforce/writeTarget';
+
+const ROOT = '/work/repo';
+
+function inside(relative: string): ResolvedWriteTarget {
+  return { kind: 'inside', raw: relative, absolute: `${ROOT}/${relative}`, relative };
+}
+function outside(absolute: string): ResolvedWriteTarget {
+  return { kind: 'outside', raw: absolute, absolute };
+}
+const nulTarget: ResolvedWriteTarget = { kind: 'invalid', raw: 'a\0b', problem: 'nul' };
+
+function loaded(fields: Partial<EnforcedManifest> = {}, session: 'own' | 'foreign' | 'unknown' = 'unknown'): ManifestState {
+  return {
+    kind: 'loaded',
+    path: `${ROOT}/.claude/wave-scope.json`,
+    manifest: { wave: 2, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/', 'docs/*.md', 'package.json'], ...fields },
+    session,
+  };
+}
+
+function input(overrides: Partial<WriteDecisionInput>): WriteDecisionInput {
+  return {
+    targets: [inside('src/a.ts')],
+    manifest: loaded(),
+    dispatchedAgent: false,
+    controlPaths: [`${ROOT}/.claude/wave-scope.json`, `${ROOT}/.claude/filescopes`],
+    writeRoot: ROOT,
+    ...overrides,
+  };
+}
+
+const alice: AgentScopeState = { kind: 'loaded', agent: 'alice', path: `${ROOT}/.claude/filescopes/wave-2/alice.json`, entries: ['src/alice/', '/home/u/.claude/projects/-work-repo/memory/'] };
+
+describe('decideWrite (pure)', () => {
+  const table: Array<{ name: string; input: Partial<WriteDecisionInput>; expected: string; kinds?: string[] }> = [
+    { name: 'no manifest: no wave is active', input: { manifest: { kind: 'missing' }, targets: [inside('anything')] }, expected: 'allow' },
+    { name: 'no manifest even for a control path', input: { manifest: { kind: 'missing' }, targets: [inside('.claude/wave-scope.json')], dispatchedAgent: true }, expected: 'allow' },
+    { name: 'invalid manifest', input: { manifest: { kind: 'invalid', path: 'm', problems: ['x'] } }, expected: 'deny-invalid-manifest' },
+    { name: 'foreign manifest', input: { manifest: loaded({}, 'foreign'), targets: [inside('elsewhere.ts')] }, expected: 'allow' },
+    { name: 'covered by a directory entry', input: {}, expected: 'allow' },
+    { name: 'covered by a glob', input: { targets: [inside('docs/guide.md')] }, expected: 'allow' },
+    { name: 'a slash-less glob segment stays in its directory', input: { targets: [inside('docs/deep/guide.md')] }, expected: 'deny', kinds: ['outside-scope'] },
+    { name: 'covered by a plain file entry', input: { targets: [inside('package.json')] }, expected: 'allow' },
+    { name: 'a sibling with a common prefix is not covered', input: { targets: [inside('src-old/a.ts')] }, expected: 'deny', kinds: ['outside-scope'] },
+    { name: 'one target out of two is enough to deny', input: { targets: [inside('src/a.ts'), inside('lib/b.ts')] }, expected: 'deny', kinds: ['outside-scope'] },
+    { name: 'warn turns an out-of-scope write into a warning', input: { manifest: loaded({ enforcement: 'warn' }), targets: [inside('lib/b.ts')] }, expected: 'warn' },
+    { name: 'off allows an out-of-scope write', input: { manifest: loaded({ enforcement: 'off' }), targets: [inside('lib/b.ts')] }, expected: 'allow' },
+    { name: 'an empty allowedPaths denies everything (discovery)', input: { manifest: loaded({ allowedPaths: [], role: 'discovery' }) }, expected: 'deny' },
+    { name: 'an invalid path is denied even under warn', input: { manifest: loaded({ enforcement: 'warn' }), targets: [nulTarget] }, expected: 'deny', kinds: ['invalid-path'] },
+    { name: 'an invalid path is denied even under off', input: { manifest: loaded({ enforcement: 'off' }), targets: [nulTarget] }, expected: 'deny', kinds: ['invalid-path'] },
+    { name: 'outside the write root without a grant', input: { targets: [outside('/etc/passwd')] }, expected: 'deny', kinds: ['outside-root'] },
+    {
+      name: 'the coordinator may write control files',
+      input: { manifest: loaded({ allowedPaths: ['.claude/'] }), targets: [inside('.claude/wave-scope.json')], dispatchedAgent: false },
+      expected: 'allow',
+    },
+    {
+      name: 'the coordinator may write the wave\'s declarations even though allowedPaths never lists them',
+      input: { targets: [inside('.claude/filescopes/wave-3/alice.json')], coordinatorPaths: [`${ROOT}/.claude/wave-scope.json`, `${ROOT}/.claude/filescopes`] },
+      expected: 'allow',
+    },
+    {
+      name: 'a dispatched agent does not get that carve-out',
+      input: { targets: [inside('.claude/filescopes/wave-3/alice.json')], coordinatorPaths: [`${ROOT}/.claude/filescopes`], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
+    },
+    {
+      name: 'a dispatched agent may not, even when granted and under warn',
+      input: { manifest: loaded({ allowedPaths: ['.claude/'], enforcement: 'warn' }), targets: [inside('.claude/filescopes/wave-2/alice.json')], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
+    },
+    {
+      name: 'a dispatched agent may not, even under off',
+      input: { manifest: loaded({ enforcement: 'off' }), targets: [inside('.claude/wave-scope.json')], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
+    },
+    { name: 'per-agent: own file', input: { agentScope: alice, targets: [inside('src/alice/x.ts')] }, expected: 'allow' },
+    { name: 'per-agent: a union file of another agent', input: { agentScope: alice, targets: [inside('src/bob/x.ts')] }, expected: 'deny', kinds: ['outside-scope'] },
+    {
+      name: 'per-agent: an absolute grant outside the checkout',
+      input: { agentScope: alice, targets: [outside('/home/u/.claude/projects/-work-repo/memory/MEMORY.md')] },
+      expected: 'allow',
+    },
+    {
+      name: 'per-agent: an adjacent-prefix sibling of the absolute grant',
+      input: { agentScope: alice, targets: [outside('/home/u/.claude/projects/-work-repo/memory-evil/x.md')] },
+      expected: 'deny',
+      kinds: ['outside-root'],
+    },
+    {
+      name: 'per-agent: an unusable scope file denies (no scope, no write)',
+      input: { agentScope: { kind: 'unusable', agent: 'bob', path: 'p', problem: 'does not exist' }, targets: [inside('src/bob/x.ts')] },
+      expected: 'deny',
+      kinds: ['no-agent-scope'],
+    },
+    {
+      name: 'per-agent: test siblings supplied by the caller are honoured',
+      input: { agentScope: alice, targets: [inside('test/alice/x.test.ts')], expandEntries: (entries) => [...entries, 'test/alice/'] },
+      expected: 'allow',
+    },
+    { name: 'a malformed grant grants nothing', input: { manifest: loaded({ allowedPaths: ['!src/', 'src/**/[[:alpha:]]'] }) }, expected: 'deny' },
+  ];
+
+  for (const { name, input: overrides, expected, kinds } of table) {
+    it(`${name}: ${expected}`, () => {
+      const decision = decideWrite(input(overrides));
+      assert.equal(decision.decision, expected, JSON.stringify(decision));
+      if (kinds !== undefined && (decision.decision === 'deny' || decision.decision === 'warn')) {
+        assert.deepEqual(decision.violations.map((violation) => violation.kind), kinds);
+      }
+    });
+  }
+
+  it('a deny carries what the reason needs: the wave, the manifest and the entries checked against', () => {
+    const decision = decideWrite(input({ targets: [inside('lib/b.ts')] }));
+    assert.equal(decision.decision, 'deny');
+    if (decision.decision !== 'deny') return;
+    assert.equal(decision.wave, 2);
+    assert.equal(decision.manifestPath, `${ROOT}/.claude/wave-scope.json`);
+    assert.deepEqual(decision.allowed, ['src/', 'docs/*.md', 'package.json']);
+    assert.equal(decision.against, 'manifest');
+    assert.deepEqual(decision.violations, [{ kind: 'outside-scope', raw: 'lib/b.ts', shown: 'lib/b.ts' }]);
+  });
+
+  it('case-insensitive repositories match case variants; case-sensitive ones do not', () => {
+    assert.equal(decideWrite(input({ targets: [inside('SRC/A.ts')] })).decision, 'deny');
+    assert.equal(decideWrite(input({ targets: [inside('SRC/A.ts')], ignoreCase: true })).decision, 'allow');
+  });
+
+  it('the literal prefilter never hides a match of the scope engine (a table of entries and paths)', () => {
+    const entries = ['src/', 'src/a.ts', 'src', 'docs/*.md', 'docs/**', '*.md', 'src/{a,b}.ts', 'lib/[ab]*.ts', 'caf\u00e9/', 'src/a b.ts', 'x-y_z.v2/', './src/a.ts', 'src//a.ts', 'lib/../src/a.ts'];
+    const paths = ['src/a.ts', 'src/b.ts', 'src', 'src/sub/a.ts', 'docs/a.md', 'docs/x/a.md', 'a.md', 'x/a.md', 'lib/a1.ts', 'lib/c.ts', 'caf\u00e9/x', 'src/a b.ts', 'x-y_z.v2/k', 'SRC/a.ts', 'src-old/a.ts'];
+    for (const ignoreCase of [false, true]) {
+      for (const entry of entries) {
+        const engine = compileScopeEntry(normalizeScopeEntry(entry, { repoRoot: ROOT, ignoreCase }), { ignoreCase });
+        const grants = compileGrants([entry], { writeRoot: ROOT, ignoreCase });
+        for (const path of paths) {
+          assert.equal(grants.covers(inside(path)), engine.matches(path), `${entry} vs ${path} (ignoreCase ${ignoreCase})`);
+        }
+      }
+    }
+  });
+});

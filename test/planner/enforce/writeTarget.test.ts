@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeTargetFileSystem } from '../../../src/node/hookFileSystem';
+import { resolveWriteTarget } from '../../../src/planner/enforce/writeTarget';
+import type { ResolveWriteTargetOptions } from '../../../src/planner/enforce/writeTarget';
+
+describe('resolveWriteTarget (real files, symlinks on disk)', () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+
+  before(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-target-')));
+    root = join(base, 'repo');
+    outside = join(base, 'outside');
+    mkdirSync(join(root, 'src/sub'), { recursive: true });
+    mkdirSync(join(root, 'docs'), { recursive: true });
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(root, 'src/a.ts'), 'a');
+    writeFileSync(join(root, 'docs/readme.md'), 'r');
+    symlinkSync(outside, join(root, 'src/link-out'));
+    symlinkSync('../docs', join(root, 'src/link-in'));
+    symlinkSync('../../outside/new.txt', join(root, 'src/dangling-out'));
+    symlinkSync('missing-inside.ts', join(root, 'src/dangling-in'));
+    symlinkSync('loop-b', join(root, 'src/loop-a'));
+    symlinkSync('loop-a', join(root, 'src/loop-b'));
+    symlinkSync(join(root, 'src/a.ts'), join(root, 'src/abs-in'));
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  const options = (extra: Partial<ResolveWriteTargetOptions> = {}): ResolveWriteTargetOptions => ({
+    cwd: root,
+    writeRoot: root,
+    fs: nodeTargetFileSystem,
+    ...extra,
+  });
+
+  const inside: Array<[string, string]> = [
+    ['src/a.ts', 'src/a.ts'],
+    ['./src//a.ts', 'src/a.ts'],
+    ['src/./sub/../a.ts', 'src/a.ts'],
+    ['src/a.ts/.', 'src/a.ts'],
+    ['src/', 'src'],
+    ['src/new/deeper/file.ts', 'src/new/deeper/file.ts'],
+    ['src/missing/../a.ts', 'src/a.ts'],
+    ['src/link-in/readme.md', 'docs/readme.md'],
+    ['src/link-in/../src/a.ts', 'src/a.ts'],
+    ['src/dangling-in', 'src/missing-inside.ts'],
+    ['src/abs-in', 'src/a.ts'],
+    ['src/cafe\u0301.ts', 'src/caf\u00e9.ts'],
+  ];
+  for (const [raw, relative] of inside) {
+    it(`${JSON.stringify(raw)} lands inside, at ${relative}`, () => {
+      const target = resolveWriteTarget(raw, options());
+      assert.equal(target.kind, 'inside', JSON.stringify(target));
+      assert.equal(target.kind === 'inside' ? target.relative : '', relative);
+    });
+  }
+
+  it('absolute spellings resolve like relative ones', () => {
+    const target = resolveWriteTarget(join(root, 'src/link-in/readme.md'), options({ cwd: undefined }));
+    assert.deepEqual(target.kind === 'inside' ? target.relative : target.kind, 'docs/readme.md');
+  });
+
+  const outsideCases: Array<[string, () => string]> = [
+    ['../x.ts', () => join(base, 'x.ts')],
+    ['src/../../x.ts', () => join(base, 'x.ts')],
+    ['src/link-out/f.ts', () => join(outside, 'f.ts')],
+    // The kernel applies `..` to the link target, not to the spelling: link-out/.. is base, not src.
+    ['src/link-out/../a.ts', () => join(base, 'a.ts')],
+    ['src/dangling-out', () => join(outside, 'new.txt')],
+    ['.', () => root],
+  ];
+  for (const [raw, expected] of outsideCases) {
+    it(`${JSON.stringify(raw)} lands outside the write root`, () => {
+      const target = resolveWriteTarget(raw, options());
+      assert.equal(target.kind, 'outside', JSON.stringify(target));
+      assert.equal(target.kind === 'outside' ? target.absolute : '', expected());
+    });
+  }
+
+  const invalid: Array<[unknown, string, Partial<ResolveWriteTargetOptions>?]> = [
+    ['', 'empty'],
+    ['src/a\0.ts', 'nul'],
+    [42, 'not-a-string'],
+    ['src\\a.ts', 'backslash'],
+    [`src/${'d/'.repeat(2100)}x.ts`, 'too-long'],
+    ['src/loop-a', 'link-loop'],
+    ['src/a.ts', 'relative-without-cwd', { cwd: undefined }],
+  ];
+  for (const [raw, problem, extra] of invalid) {
+    it(`${JSON.stringify(raw).slice(0, 40)} is refused as ${problem}`, () => {
+      const target = resolveWriteTarget(raw, options(extra));
+      assert.equal(target.kind, 'invalid');
+      assert.equal(target.kind === 'invalid' ? target.problem : '', problem);
+    });
+  }
+
+  it('reads "\\" as a separator on win32', () => {
+    const target = resolveWriteTarget('src\\sub\\..\\a.ts', options({ platform: 'win32' }));
+    assert.equal(target.kind === 'inside' ? target.relative : target.kind, 'src/a.ts');
+  });
+
+  it('folds case against the write root only when the repository ignores case', () => {
+    const shouted = join(root.toUpperCase(), 'SRC/A.TS');
+    assert.equal(resolveWriteTarget(shouted, options()).kind, 'outside');
+    const folded = resolveWriteTarget(shouted, options({ ignoreCase: true }));
+    assert.equal(folded.kind === 'inside' ? folded.relative : folded.kind, 'SRC/A.TS');
+  });
+});

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import { agentScopePath, readWaveDeclaration, waveSidecarPath } from '../../../src/planner/plan/declarations';
+import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarations';
+import { nodeDeclarationFs, readTextIfExists } from '../../../src/node/declarationFs';
+import { resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
+import type { WavePlanRequest } from '../../../src/planner/plan/planWriter';
+
+const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
+const schemaValidates = new Ajv({ strict: true }).compile(schema);
+
+describe('writeWavePlan (the safe chain, real directories)', () => {
+  let root: string;
+  let stateDir: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'wave-scope-plan-'));
+    stateDir = join(root, '.claude');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const manifestFile = () => join(stateDir, 'wave-scope.json');
+  const readManifest = () => JSON.parse(readFileSync(manifestFile(), 'utf8'));
+  const plan = (overrides: Partial<WavePlanRequest> = {}, fs: DeclarationFs = nodeDeclarationFs(stateDir)) =>
+    writeWavePlan(
+      {
+        repoRoot: root,
+        stateDir,
+        wave: 1,
+        role: 'implementation',
+        records: [
+          { id: 'alice', files: ['src/cart/total.ts'] },
+          { id: 'bob', files: ['src/ui/'] },
+          { id: 'coordinator', files: ['README.md'] },
+        ],
+        ownIds: new Set(['sess-1']),
+        knownFiles: ['src/cart/total.ts', 'src/ui/button.ts', 'README.md'],
+        ...overrides,
+      },
+      fs,
+    );
+
+  it('writes both shapes, then a manifest whose allowedPaths is the union plus test siblings, bound to the writer', () => {
+    const steps: WriteStep[] = [];
+    const result = plan({ afterWrite: (step) => steps.push(step) });
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.deepEqual(steps.map((step) => step.kind), ['agent-file', 'agent-file', 'agent-file', 'aggregate', 'manifest']);
+    const manifest = readManifest();
+    assert.equal(manifest.session_id, 'sess-1');
+    assert.equal(manifest.enforcement, 'strict');
+    assert.deepEqual(manifest.blockedCommands, []);
+    for (const entry of ['src/cart/total.ts', 'src/ui/', 'README.md', 'src/cart/total.test.ts']) {
+      assert.ok(manifest.allowedPaths.includes(entry), `allowedPaths lacks ${entry}: ${manifest.allowedPaths}`);
+    }
+    assert.ok(schemaValidates(manifest));
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(stateDir)).status, 'complete');
+    assert.ok(result.ok && /^ws1-/.test(result.digests.alice ?? ''));
+  });
+
+  it('leaves the manifest unbound (keys omitted) when the writer has no session id', () => {
+    assert.equal(plan({ ownIds: new Set() }).ok, true);
+    const manifest = readManifest();
+    assert.equal('session_id' in manifest, false);
+    assert.equal('semantic_session_id' in manifest, false);
+  });
+
+  it('adds no test siblings for a role that does not write code', () => {
+    plan({ role: 'docs' });
+    assert.deepEqual(readManifest().allowedPaths, ['src/cart/total.ts', 'src/ui/', 'README.md']);
+  });
+
+  it('stops at assert-disjoint with both agents, entries and a witness, writing nothing', () => {
+    const result = plan({
+      records: [
+        { id: 'alice', files: ['src/ui/button.ts'] },
+        { id: 'bob', files: ['src/ui/'] },
+      ],
+    });
+    assert.equal(result.ok, false);
+    assert.equal(result.ok === false && result.step, 'assert-disjoint');
+    assert.deepEqual(result.ok === false && result.collisions?.map((c) => [c.agents, c.witness]), [[['alice', 'bob'], 'src/ui/button.ts']]);
+    assert.match(result.ok === false ? result.errors[0] ?? '' : '', /agents "alice" and "bob" both claim "src\/ui\/button\.ts"/);
+    assert.equal(existsSync(stateDir), false);
+  });
+
+  it('finds a glob-against-glob collision with a known file as witness', () => {
+    const result = plan({ records: [{ id: 'a', files: ['src/**/*.ts'] }, { id: 'b', files: ['src/ui/*'] }] });
+    assert.equal(result.ok === false && result.step, 'assert-disjoint');
+    assert.equal(result.ok === false && result.collisions?.[0]?.witness, 'src/ui/button.ts');
+  });
+
+  const invalid: Array<[string, Partial<WavePlanRequest>, RegExp]> = [
+    ['a bad wave', { wave: 0 }, /wave must be a positive integer, got 0/],
+    ['an empty role', { role: ' ' }, /role must be a non-empty string/],
+    ['a bad enforcement', { enforcement: 'loose' as never }, /enforcement must be one of strict, warn, off; got loose/],
+    ['bad records', { records: [{ id: 'a/b', files: [] }] }, /id "a\/b" must match/],
+    ['an undeclared new file', { newFiles: ['src/other.ts'] }, /--new-file "src\/other\.ts" is not declared/],
+  ];
+  for (const [name, overrides, pattern] of invalid) {
+    it(`stops at validate for ${name}, writing nothing`, () => {
+      const result = plan(overrides);
+      assert.equal(result.ok === false && result.step, 'validate');
+      assert.match(result.ok === false ? result.errors.join('\n') : '', pattern);
+      assert.equal(existsSync(stateDir), false);
+    });
+  }
+
+  it("refuses to overwrite another session's manifest", () => {
+    mkdirSync(stateDir, { recursive: true });
+    const peer = JSON.stringify({ version: 1, wave: 1, role: 'implementation', allowedPaths: ['x'], blockedCommands: [], session_id: 'peer' });
+    writeFileSync(manifestFile(), peer);
+    const result = plan();
+    assert.equal(result.ok === false && result.step, 'state-dir');
+    assert.match(result.ok === false ? result.message : '', /belongs to another session/);
+    assert.equal(readFileSync(manifestFile(), 'utf8'), peer);
+    assert.equal(existsSync(join(stateDir, 'filescopes')), false);
+  });
+
+  it('replaces the standing manifest of the same wave with a skeleton before touching its declaration', () => {
+    assert.equal(plan().ok, true);
+    const steps: Array<{ step: WriteStep; manifest: unknown; aggregate: boolean }> = [];
+    const result = plan({
+      records: [{ id: 'alice', files: ['src/cart/'] }],
+      afterWrite: (step) => steps.push({ step, manifest: readManifest(), aggregate: existsSync(waveSidecarPath(stateDir, 1)) }),
+    });
+    assert.equal(result.ok, true);
+    assert.deepEqual(steps.map((entry) => entry.step.kind), ['manifest-skeleton', 'invalidate-aggregate', 'agent-file', 'stale-agent-file', 'stale-agent-file', 'aggregate', 'manifest']);
+    // While the aggregate is being replaced, the manifest grants nothing.
+    for (const entry of steps.slice(0, -2)) assert.deepEqual((entry.manifest as { allowedPaths: string[] }).allowedPaths, []);
+    assert.ok(readManifest().allowedPaths.includes('src/cart/'));
+    assert.equal(existsSync(agentScopePath(stateDir, 1, 'bob')), false);
+  });
+
+  it('keeps the manifest of another wave until the new one is proven, and on a collision', () => {
+    assert.equal(plan().ok, true);
+    const before = readFileSync(manifestFile(), 'utf8');
+    const failed = plan({ wave: 2, records: [{ id: 'a', files: ['x'] }, { id: 'b', files: ['x'] }] });
+    assert.equal(failed.ok, false);
+    assert.equal(readFileSync(manifestFile(), 'utf8'), before);
+    assert.equal(plan({ wave: 2, records: [{ id: 'a', files: ['x'] }] }).ok, true);
+    assert.equal(readManifest().wave, 2);
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(stateDir)).status, 'complete');
+  });
+
+  it('carries blockedCommands and gates over from the manifest it replaces unless given', () => {
+    plan({ blockedCommands: ['git push'], gates: { echo: true } });
+    plan({ wave: 2 });
+    assert.deepEqual(readManifest().blockedCommands, ['git push']);
+    assert.deepEqual(readManifest().gates, { echo: true });
+    plan({ wave: 3, blockedCommands: [] });
+    assert.deepEqual(readManifest().blockedCommands, []);
+  });
+
+  it('converges: the same plan twice gives the same files', () => {
+    plan();
+    const first = readFileSync(manifestFile(), 'utf8') + readFileSync(waveSidecarPath(stateDir, 1), 'utf8');
+    plan();
+    assert.equal(readFileSync(manifestFile(), 'utf8') + readFileSync(waveSidecarPath(stateDir, 1), 'utf8'), first);
+  });
+
+  it('stops at assert-disjoint when the aggregate on disk is not what was proven (a concurrent writer)', () => {
+    const real = nodeDeclarationFs(stateDir);
+    const meddling: DeclarationFs = {
+      ...real,
+      writeAtomic(path, text) {
+        real.writeAtomic(path, text);
+        if (path === waveSidecarPath(stateDir, 1)) {
+          real.writeAtomic(agentScopePath(stateDir, 1, 'mallory'), '["src/ui/button.ts"]\n');
+          real.writeAtomic(path, JSON.stringify([...JSON.parse(text), { id: 'mallory', files: ['src/ui/button.ts'] }]));
+        }
+      },
+    };
+    const result = plan({}, meddling);
+    assert.equal(result.ok === false && result.step, 'assert-disjoint');
+    assert.match(result.ok === false ? result.message : '', /aggregate on disk is not disjoint/);
+    assert.equal(existsSync(manifestFile()), false);
+  });
+
+  it('stops at materialize when the declaration on disk is not complete after writing it', () => {
+    const real = nodeDeclarationFs(stateDir);
+    const losing: DeclarationFs = {
+      ...real,
+      writeAtomic(path, text) {
+        real.writeAtomic(path, text);
+        if (path === waveSidecarPath(stateDir, 1)) rmSync(agentScopePath(stateDir, 1, 'bob'));
+      },
+    };
+    const result = plan({}, losing);
+    assert.equal(result.ok === false && result.step, 'materialize');
+    assert.match(result.ok === false ? result.message : '', /^the declaration of wave 1 on disk is inconsistent: agent "bob" has no scope file in wave 1/);
+    assert.equal(existsSync(manifestFile()), false);
+  });
+
+  it('stops at materialize on a file-system failure and writes no manifest', () => {
+    mkdirSync(join(stateDir, 'filescopes'), { recursive: true });
+    writeFileSync(join(stateDir, 'filescopes', 'wave-1'), 'not a directory');
+    const result = plan();
+    assert.equal(result.ok === false && result.step, 'materialize');
+    assert.equal(existsSync(manifestFile()), false);
+  });
+
+  describe('resolveWriteStateDir', () => {
+    const put = (name: string, session?: string) => {
+      mkdirSync(join(root, name), { recursive: true });
+      writeFileSync(join(root, name, 'wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'r', allowedPaths: [], blockedCommands: [], ...(session ? { session_id: session } : {}) }));
+    };
+    const fs = { readText: readTextIfExists };
+    it('defaults to .claude', () => assert.deepEqual(resolveWriteStateDir(root, new Set(['me']), fs), { stateDir: join(root, '.claude') }));
+    it('uses the directory of its own manifest', () => {
+      put('.codex', 'me');
+      assert.deepEqual(resolveWriteStateDir(root, new Set(['me']), fs), { stateDir: join(root, '.codex') });
+    });
+    it("avoids a peer's .claude and takes the first free candidate", () => {
+      put('.claude', 'peer');
+      assert.deepEqual(resolveWriteStateDir(root, new Set(['me']), fs), { stateDir: join(root, '.pi') });
+    });
+    it('gives up when every candidate is a peer\'s', () => {
+      for (const name of ['.pi', '.cursor', '.codex', '.claude']) put(name, 'peer');
+      const result = resolveWriteStateDir(root, new Set(['me']), fs);
+      assert.match('problem' in result ? result.problem : '', /every state directory .* holds another session's manifest/);
+    });
+  });
+});

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { findCollisions } from '../../../src/planner/scope/collisions';
+import type { Collision } from '../../../src/planner/scope/collisions';
+import { FileIndex } from '../../../src/planner/scope/fileIndex';
+import { intersects } from '../../../src/planner/scope/scopeAlgebra';
+import type { ScopeRecord } from '../../../src/planner/scope/collisions';
+import { parseScopeRecords } from '../../../src/planner/plan/scopeRecords';
+import { entryArbitrary, oracleMatcher, usable } from '../../support/globOracle';
+
+const records = (json: unknown) => parseScopeRecords(json);
+
+describe('findCollisions', () => {
+  it('reports nothing for a disjoint wave', () => {
+    const report = findCollisions(
+      records([
+        { id: 'api', files: ['src/api/', 'src/shared/api-types.ts'] },
+        { id: 'ui', files: ['src/ui/**/*.tsx', 'src/shared/ui-types.ts'] },
+        { id: 'docs', files: ['docs/**/*.md', '*.md'] },
+      ]),
+    );
+    assert.deepEqual(report, { ok: true, collisions: [], duplicateIds: [] });
+  });
+
+  const cases: Array<{ title: string; wave: Array<{ id?: string; files: string[] }>; expected: Collision[]; knownFiles?: string[] }> = [
+    {
+      title: 'a plain path claimed twice, in two spellings, is concrete',
+      wave: [
+        { id: 'a', files: ['./src//x.ts'] },
+        { id: 'b', files: ['src/lib/../x.ts'] },
+      ],
+      expected: [{ agents: ['a', 'b'], entries: ['src/x.ts', 'src/x.ts'], kind: 'concrete', witness: 'src/x.ts' }],
+    },
+    {
+      title: 'a plain path inside another agent’s glob is concrete, witnessed by the path',
+      wave: [
+        { id: 'a', files: ['src/**/*.ts'] },
+        { id: 'b', files: ['docs/a.md', 'src/lib/x.ts'] },
+      ],
+      expected: [{ agents: ['a', 'b'], entries: ['src/**/*.ts', 'src/lib/x.ts'], kind: 'concrete', witness: 'src/lib/x.ts' }],
+    },
+    {
+      title: 'two non-recursive globs that meet only in a file not yet written',
+      wave: [
+        { id: 'a', files: ['src/*.ts'] },
+        { id: 'b', files: ['src/a.*'] },
+      ],
+      expected: [{ agents: ['a', 'b'], entries: ['src/*.ts', 'src/a.*'], kind: 'glob', witness: 'src/a.ts' }],
+    },
+    {
+      title: 'glob against glob takes a real file as witness when one is known',
+      wave: [
+        { id: 'ui', files: ['src/ui/**/*.tsx'] },
+        { id: 'docs', files: ['**/*.stories.tsx'] },
+      ],
+      knownFiles: ['src/ui/App.tsx', 'src/ui/Cart.stories.tsx', 'README.md'],
+      expected: [{ agents: ['ui', 'docs'], entries: ['src/ui/**/*.tsx', '**/*.stories.tsx'], kind: 'glob', witness: 'src/ui/Cart.stories.tsx' }],
+    },
+    {
+      title: 'a directory entry against a glob reaching into it',
+      wave: [
+        { id: 'api', files: ['src/api/'] },
+        { id: 'tests', files: ['**/*.test.ts'] },
+      ],
+      expected: [{ agents: ['api', 'tests'], entries: ['src/api/', '**/*.test.ts'], kind: 'glob', witness: 'src/api/x.test.ts' }],
+    },
+    {
+      title: 'the same glob in three agents gives every pair, in record order',
+      wave: [
+        { id: 'a', files: ['lib/'] },
+        { id: 'b', files: ['lib/**'] },
+        { id: 'c', files: ['lib/'] },
+      ],
+      expected: [
+        { agents: ['a', 'b'], entries: ['lib/', 'lib/**'], kind: 'glob', witness: 'lib/x' },
+        { agents: ['a', 'c'], entries: ['lib/', 'lib/'], kind: 'glob', witness: 'lib/x' },
+        { agents: ['b', 'c'], entries: ['lib/**', 'lib/'], kind: 'glob', witness: 'lib/x' },
+      ],
+    },
+    {
+      title: 'records without an id are named <unnamed#i> and still compared',
+      wave: [{ files: ['a.ts'] }, { id: '', files: ['a.ts'] }],
+      expected: [{ agents: ['<unnamed#1>', '<unnamed#2>'], entries: ['a.ts', 'a.ts'], kind: 'concrete', witness: 'a.ts' }],
+    },
+    {
+      title: 'an agent never collides with itself',
+      wave: [{ id: 'a', files: ['src/', 'src/a.ts', 'src/**/*.ts'] }],
+      expected: [],
+    },
+  ];
+  for (const { title, wave, expected, knownFiles } of cases) {
+    it(title, () => {
+      const report = findCollisions(records(wave), { knownFiles });
+      assert.deepEqual(report.collisions, expected);
+      assert.equal(report.ok, expected.length === 0);
+    });
+  }
+
+  it('reports ids used twice (case-insensitively) separately, never as a self-collision', () => {
+    const report = findCollisions(
+      records([
+        { id: 'api', files: ['src/a.ts'] },
+        { id: 'API', files: ['src/a.ts'] },
+        { id: 'ui', files: ['src/b.ts'] },
+      ]),
+    );
+    assert.deepEqual(report, { ok: false, collisions: [], duplicateIds: ['api'] });
+  });
+
+  it('folds case in ignore-case mode', () => {
+    const wave = records([
+      { id: 'a', files: ['SRC/Main.ts'] },
+      { id: 'b', files: ['src/main.TS'] },
+    ]);
+    assert.equal(findCollisions(wave).ok, true);
+    const folded = findCollisions(wave, { ignoreCase: true });
+    assert.equal(folded.collisions.length, 1);
+    assert.equal(folded.collisions[0]?.kind, 'concrete');
+  });
+
+  it('accepts the known files as a prebuilt index', () => {
+    const index = new FileIndex(['src/b.ts', 'src/a.ts']);
+    const report = findCollisions(records([{ id: 'x', files: ['src/*'] }, { id: 'y', files: ['src/*.ts'] }]), { knownFiles: index });
+    assert.equal(report.collisions[0]?.witness, 'src/a.ts');
+  });
+
+  it('finds exactly the colliding pairs that pairwise intersection finds (random waves)', function () {
+    this.timeout(300_000);
+    const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 5 });
+    fc.assert(
+      fc.property(wave, (agents) => {
+        const declared: ScopeRecord[] = [];
+        agents.forEach((entries, index) => {
+          const files = entries.map(usable).filter((entry): entry is string => entry !== undefined);
+          declared.push({ id: `agent${index}`, files: [...new Set(files)] });
+        });
+        const expected = new Set<string>();
+        declared.forEach((left, i) =>
+          declared.slice(i + 1).forEach((right) => {
+            for (const a of left.files) for (const b of right.files) if (intersects(a, b).overlaps) expected.add(`${left.id}|${right.id}|${a}|${b}`);
+          }),
+        );
+        const report = findCollisions(declared);
+        const found = new Set(report.collisions.map((c) => `${c.agents[0]}|${c.agents[1]}|${c.entries[0]}|${c.entries[1]}`));
+        assert.deepEqual([...found].sort(), [...expected].sort());
+        assert.equal(found.size, report.collisions.length, 'no pair is reported twice');
+        for (const collision of report.collisions) {
+          assert.ok(oracleMatcher(collision.entries[0])(collision.witness) && oracleMatcher(collision.entries[1])(collision.witness));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

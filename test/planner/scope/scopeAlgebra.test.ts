@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { covers, intersects } from '../../../src/planner/scope/scopeAlgebra';
+import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
+import { entryArbitrary, enumeratePaths, oracleMatcher, usable } from '../../support/globOracle';
+
+function isNormalisedPath(path: string): boolean {
+  return path !== '' && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+describe('scope algebra: intersects (table)', () => {
+  // Each row: two entries, whether some path is named by both, and (when given) the witness expected.
+  const rows: Array<[a: string, b: string, overlaps: boolean, witness?: string]> = [
+    // Overlaps the reference heuristic misses: two non-recursive globs.
+    ['src/*.ts', 'src/a.*', true, 'src/a.ts'],
+    ['src/*/index.ts', 'src/lib/*', true, 'src/lib/index.ts'],
+    // Overlaps the reference heuristic reports although none can happen.
+    ['src/**/a*.ts', 'src/**/b*.ts', false],
+    ['src/**/foo/*.ts', 'src/**/bar/*.ts', false],
+    ['*.md', 'docs/', false],
+    // One file, three spellings.
+    ['./src/a.ts', 'src//a.ts', true, 'src/a.ts'],
+    ['src/../lib/a.ts', 'lib/a.ts', true, 'lib/a.ts'],
+    ['src\\a.ts', 'src/a.ts', true, 'src/a.ts'],
+    // Directories, globstars, anchoring.
+    ['src/', 'src/**', true],
+    ['src/', 'src/a/b/c.ts', true, 'src/a/b/c.ts'],
+    ['src/', 'src', false],
+    ['src/**', 'src', false],
+    ['*.md', 'README.md', true, 'README.md'],
+    ['*.md', 'docs/README.md', false],
+    ['**/*.md', 'docs/README.md', true, 'docs/README.md'],
+    ['src/**/*.test.ts', 'src/mod1/sub2/**', true, 'src/mod1/sub2/x.test.ts'],
+    ['scripts/**/*.ts', 'scripts/**/*.mjs', false],
+    ['scripts/**/*.mjs', 'scripts/lib/*.mjs', true, 'scripts/lib/x.mjs'],
+    ['a/**/b/**/c', 'a/b/c', true, 'a/b/c'],
+    ['**/x/**', '**/y/**', true],
+    // Character classes and braces.
+    ['src/[ab].ts', 'src/[bc].ts', true, 'src/b.ts'],
+    ['src/[ab].ts', 'src/[cd].ts', false],
+    ['src/[!a].ts', 'src/a.ts', false],
+    ['src/{a,b}/x.ts', 'src/b/*', true, 'src/b/x.ts'],
+    ['{src,lib/core}/x.ts', 'lib/*/x.ts', true, 'lib/core/x.ts'],
+    ['src/x{1..3}.ts', 'src/x4.ts', false],
+    // A segment is never "." or "..": patterns that could only meet there do not meet.
+    ['.*', '?', false],
+    ['src/.?', 'src/?.', false],
+    ['src/.*', 'src/*.', true, 'src/.x.'],
+  ];
+  for (const [a, b, overlaps, witness] of rows) {
+    it(`${a} ${overlaps ? 'meets' : 'does not meet'} ${b}`, () => {
+      for (const [left, right] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const result = intersects(left, right);
+        assert.equal(result.overlaps, overlaps);
+        if (result.overlaps) {
+          const nl = normalizeScopeEntry(left);
+          const nr = normalizeScopeEntry(right);
+          assert.ok(isNormalisedPath(result.witness), `witness ${result.witness} is a normalised path`);
+          assert.ok(oracleMatcher(nl)(result.witness), `${left} names ${result.witness}`);
+          assert.ok(oracleMatcher(nr)(result.witness), `${right} names ${result.witness}`);
+          if (witness !== undefined) assert.equal(result.witness, witness);
+        }
+      }
+    });
+  }
+
+  it('takes the witness from the known files when one of them is named by both', () => {
+    const files = ['src/zeta.ts', 'src/b.ts', 'docs/a.md'];
+    assert.deepEqual(intersects('src/*.ts', 'src/*', { files }), { overlaps: true, witness: 'src/b.ts' });
+    // No known file is named by both: the witness is synthesised.
+    assert.deepEqual(intersects('src/*.ts', 'src/a.*', { files }), { overlaps: true, witness: 'src/a.ts' });
+  });
+
+  it('folds case in ignore-case mode, and only then', () => {
+    assert.equal(intersects('SRC/*.TS', 'src/a.ts').overlaps, false);
+    assert.deepEqual(intersects('SRC/*.TS', 'src/a.ts', { ignoreCase: true }), { overlaps: true, witness: 'src/a.ts' });
+    assert.equal(intersects('src/[A-C].ts', 'src/b.ts', { ignoreCase: true }).overlaps, true);
+    // The witness names a real file in its real spelling.
+    assert.deepEqual(intersects('SRC/*', 'src/*.TS', { ignoreCase: true, files: ['Src/Main.ts'] }), { overlaps: true, witness: 'Src/Main.ts' });
+  });
+});
+
+describe('scope algebra: covers (table)', () => {
+  const rows: Array<[allowed: string[], entry: string, covered: boolean]> = [
+    [['src/'], 'src/a.ts', true],
+    [['src/'], 'src/**/*.ts', true],
+    [['src/**'], 'src/lib/', true],
+    [['src/*.ts'], 'src/a.ts', true],
+    [['src/*.ts'], 'src/**', false],
+    [['src/*.ts'], 'src/*', false],
+    [['src/a*', 'src/[!a]*'], 'src/*', true],
+    [['src/a.ts', 'src/b.ts'], 'src/[ab].ts', true],
+    [['src/a.ts'], 'src/[ab].ts', false],
+    [['**/*.md'], '*.md', true],
+    [['*.md'], '**/*.md', false],
+    [['src/{a,b}/'], 'src/a/x.ts', true],
+    [[], 'src/a.ts', false],
+    [['./src//'], 'src/a.ts', true],
+    [['lib/'], 'src/a.ts', false],
+  ];
+  for (const [allowed, entry, covered] of rows) {
+    it(`[${allowed.join(', ')}] ${covered ? 'covers' : 'does not cover'} ${entry}`, () => {
+      const result = covers(allowed, entry);
+      assert.equal(result.covered, covered);
+      if (!result.covered) {
+        assert.equal(result.undecided, false);
+        const counterexample = result.counterexample as string;
+        assert.ok(oracleMatcher(normalizeScopeEntry(entry))(counterexample), `${entry} names ${counterexample}`);
+        for (const spelling of allowed) assert.ok(!oracleMatcher(normalizeScopeEntry(spelling))(counterexample), `${spelling} does not name ${counterexample}`);
+      }
+    });
+  }
+});
+
+describe('scope algebra against a brute-force oracle (fast-check × minimatch)', function () {
+  // Thousands of cases against an enumeration of paths: seconds on an idle machine, more on a busy CI box.
+  this.timeout(300_000);
+  const paths = enumeratePaths(['a', 'b', '.'], 2, 3);
+  const foldedPaths = enumeratePaths(['a', 'A', 'b', '.'], 2, 3);
+  const usableEntry = (ignoreCase: boolean) =>
+    entryArbitrary(ignoreCase)
+      .map(usable)
+      .filter((entry): entry is string => entry !== undefined);
+
+  it('compiled matchers agree with minimatch on every enumerated path', () => {
+    fc.assert(
+      fc.property(usableEntry(false), (entry) => {
+        const compiled = compileScopeEntry(entry);
+        const oracle = oracleMatcher(entry);
+        for (const path of paths) assert.equal(compiled.matches(path), oracle(path), `${entry} on ${path}`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  for (const ignoreCase of [false, true]) {
+    const universe = ignoreCase ? foldedPaths : paths;
+    const runs = ignoreCase ? 500 : 2000;
+    it(`intersects agrees with the oracle on ${runs} random glob pairs${ignoreCase ? ' (ignore case)' : ''}, and every witness matches both`, () => {
+      fc.assert(
+        fc.property(usableEntry(ignoreCase), usableEntry(ignoreCase), (a, b) => {
+          const result = intersects(a, b, { ignoreCase });
+          const matchA = oracleMatcher(a, ignoreCase);
+          const matchB = oracleMatcher(b, ignoreCase);
+          if (result.overlaps) {
+            assert.ok(isNormalisedPath(result.witness), `witness "${result.witness}" is a normalised path`);
+            assert.ok(matchA(result.witness) && matchB(result.witness), `witness "${result.witness}" of ${a} ∩ ${b} matches both`);
+          } else {
+            const common = universe.find((path) => matchA(path) && matchB(path));
+            assert.equal(common, undefined, `${a} and ${b} both name ${common}, yet intersects said no`);
+          }
+        }),
+        { numRuns: runs },
+      );
+    });
+
+    it(`covers agrees with the oracle on ${runs} random cases${ignoreCase ? ' (ignore case)' : ''}: sound, with a real counterexample when not covered`, () => {
+      fc.assert(
+        fc.property(fc.array(usableEntry(ignoreCase), { minLength: 1, maxLength: 3 }), usableEntry(ignoreCase), (allowed, entry) => {
+          const result = covers(allowed, entry, { ignoreCase });
+          const matchEntry = oracleMatcher(entry, ignoreCase);
+          const matchAllowed = allowed.map((spelling) => oracleMatcher(spelling, ignoreCase));
+          const allowedNames = (path: string) => matchAllowed.some((match) => match(path));
+          if (result.covered) {
+            const escape = universe.find((path) => matchEntry(path) && !allowedNames(path));
+            assert.equal(escape, undefined, `[${allowed.join(', ')}] was said to cover ${entry}, but ${escape} is not covered`);
+          } else {
+            assert.equal(result.undecided, false, 'small cases are always decided');
+            const counterexample = result.counterexample as string;
+            assert.ok(isNormalisedPath(counterexample), `counterexample "${counterexample}" is a normalised path`);
+            assert.ok(matchEntry(counterexample), `${entry} names the counterexample ${counterexample}`);
+            assert.ok(!allowedNames(counterexample), `no allowed entry names the counterexample ${counterexample}`);
+          }
+        }),
+        { numRuns: runs },
+      );
+    });
+  }
+});
