@@ -1,5 +1,6 @@
 // The planner's state and every change to it, as a pure reducer: no DOM, no host, testable in Node.
 // The view dispatches actions; the reducer returns a new state (or the same one when nothing changed).
+import { isAgentId, MAX_AGENT_ID_LENGTH } from '../src/planner/plan/agentId';
 import { normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
 import type { AgentDraft, PlanDraft, WaveDraft } from '../src/protocol/plannerProtocol';
 import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
@@ -7,8 +8,6 @@ import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
 /** Lane colours, chosen to stay distinguishable on light, dark and high-contrast themes. */
 export const LANE_COLORS = ['#3794ff', '#e5a000', '#4ec94e', '#d16fd1', '#f14c4c', '#2fb5b5', '#c08b5c', '#8c8cff'];
 
-// Mirrors src/planner/declarations.ts: an agent id becomes a file name.
-const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** Everything the webview persists (with `setState`) and renders. */
 export interface PlannerState {
@@ -130,8 +129,8 @@ export function normalizeEntry(raw: string, options: { ignoreCase?: boolean } = 
 
 /** Checks an agent id: it becomes a file name, so it is kept to letters, digits, `.`, `_` and `-`. */
 export function agentIdProblem(id: string): string | undefined {
-  if (!AGENT_ID_PATTERN.test(id)) {
-    return `"${id}" cannot be an agent id: use up to 128 letters, digits, "_" or "-", starting with a letter or digit.`;
+  if (!isAgentId(id)) {
+    return `"${id}" cannot be an agent id: use up to ${MAX_AGENT_ID_LENGTH} letters, digits, "_" or "-", starting with a letter or digit.`;
   }
   return undefined;
 }

@@ -4,6 +4,7 @@
 import type { WriteRequest } from './hookPayloads';
 import { locateRepository } from './repoLocation';
 import type { LocateFileSystem, RepoLocation } from './repoLocation';
+import { isAgentId } from '../plan/agentId';
 import { processLocalSessionIds } from '../plan/sessionBinding';
 import { readCoreConfig } from './repoLocation';
 import { LAUNCHER_FILE_NAME } from './hookInstaller';
@@ -38,11 +39,6 @@ function joinPath(base: string, rest: string): string {
   return base === '/' ? `/${rest}` : `${base}/${rest}`;
 }
 
-/** Agent ids become file names: only a plain name is accepted, so `WAVE_SCOPE_AGENT=../x` cannot pick a file. */
-export function isSafeAgentId(id: string): boolean {
-  return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id) && !id.includes('..') && id.length <= 200;
-}
-
 interface FoundManifest {
   readonly state: ManifestState;
   readonly stateDir?: string;
@@ -67,7 +63,8 @@ export function findManifest(root: string, ownIds: ReadonlySet<string>, fs: Loca
 /** Reads one agent's own scope file; any problem makes it `unusable` (no scope = no write). */
 export function readAgentScope(stateDir: string, wave: number, agent: string, fs: LocateFileSystem): AgentScopeState {
   const path = joinPath(stateDir, `filescopes/wave-${wave}/${agent}.json`);
-  if (!isSafeAgentId(agent)) {
+  // Agent ids become file names: only a valid id is looked up, so `WAVE_SCOPE_AGENT=../x` cannot pick a file.
+  if (!isAgentId(agent)) {
     return { kind: 'unusable', agent, path, problem: 'WAVE_SCOPE_AGENT is not a plain agent id' };
   }
   let text: string | undefined;

@@ -13,18 +13,10 @@ import { promoteDirectory } from './scopeRecords';
 import type { ScopeRecord } from '../scope/collisions';
 import type { StateDirFs } from './stateDir';
 import { MANIFEST_FILE_NAME } from './stateDir';
+import { AGENT_ID_PATTERN, COORDINATOR_ID, isAgentId, MAX_AGENT_ID_LENGTH } from './agentId';
 
 /** One agent's declaration: its id and its normalised entries (the scope engine's record). */
 export type DeclaredRecord = ScopeRecord;
-
-/** The id of the record that holds the coordinator's own planned edits (exactly this spelling). */
-export const COORDINATOR_ID = 'coordinator';
-
-/** What an agent id must look like: it becomes a file name. */
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
-/** Longest accepted agent id (file systems cap names at 255 bytes; leave room for the suffix and temp names). */
-export const MAX_AGENT_ID_LENGTH = 128;
 
 const AGENT_FILE_PATTERN = /^([A-Za-z0-9][A-Za-z0-9_-]*)\.json$/;
 const WAVE_DIR_PATTERN = /^wave-([1-9][0-9]*)$/;
@@ -44,11 +36,6 @@ export class DeclarationPathError extends Error {
 /** Whether `wave` is a usable wave number (a positive safe integer). */
 export function isWaveNumber(wave: unknown): wave is number {
   return typeof wave === 'number' && Number.isSafeInteger(wave) && wave >= 1;
-}
-
-/** Whether `id` can be an agent id (and so a file name). */
-export function isAgentId(id: unknown): boolean {
-  return typeof id === 'string' && id.length <= MAX_AGENT_ID_LENGTH && AGENT_ID_PATTERN.test(id);
 }
 
 function checkWave(wave: number): void {
