@@ -33,3 +33,26 @@ export function processIo(): CliIo {
     env: process.env,
   };
 }
+
+// How catalogue entries (src/cli/messages.ts: sentences without a prefix or a final newline) reach a
+// person. The prefixes and the line ends live here, once.
+
+/** One `ERROR: …` line on stderr. */
+export function reportError(io: CliIo, text: string): void {
+  io.writeStderr(`ERROR: ${text}\n`);
+}
+
+/** One `WARNING: …` line on stderr. */
+export function reportWarning(io: CliIo, text: string): void {
+  io.writeStderr(`WARNING: ${text}\n`);
+}
+
+/** One plain line on stderr (progress and notes that are neither errors nor warnings). */
+export function reportNote(io: CliIo, text: string): void {
+  io.writeStderr(`${text}\n`);
+}
+
+/** One line of a command's output on stdout. */
+export function printLine(io: CliIo, text: string): void {
+  io.writeStdout(`${text}\n`);
+}
