@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCollisions } from '../planner/scope/collisions';
 import { FileIndex, expand } from '../planner/scope/fileIndex';
-import { agentScopePath, listDeclaredWaves, materializeWave, readWaveDeclaration, waveSidecarPath } from '../planner/plan/declarations';
+import { agentScopePath, waveDirPath, waveSidecarPath } from '../planner/plan/declarationPaths';
+import { listDeclaredWaves, materializeWave, readWaveDeclaration } from '../planner/plan/declarationStore';
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { readPlan } from '../planner/plan/planReader';
 import { resolveWriteStateDir, writeWavePlan } from '../planner/plan/planWriter';
@@ -162,7 +163,7 @@ export function saveDraftToDisk(repoRoot: string, draft: PlanDraft, options: Sav
     if (kept.has(wave)) continue;
     const declaration = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
     fs.remove(waveSidecarPath(stateDir, wave));
-    const ids = new Set([...(declaration.records ?? []).map((record) => record.id), ...(fs.listDir(join(stateDir, 'filescopes', `wave-${wave}`)) ?? []).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5))]);
+    const ids = new Set([...(declaration.records ?? []).map((record) => record.id), ...(fs.listDir(waveDirPath(stateDir, wave)) ?? []).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5))]);
     for (const id of ids) {
       try {
         fs.remove(agentScopePath(stateDir, wave, id));

@@ -5,7 +5,7 @@
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import type { DeclarationFs } from '../planner/plan/declarations';
+import type { DeclarationFs } from '../planner/plan/declarationStore';
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;

@@ -6,8 +6,8 @@
 //   config: {mode: 'plan' | 'materialize', repoRoot, stateDir, wave, role, records, ownIds, knownFiles, killAfter}
 // Prints the completed steps as JSON when it is not killed.
 import { readFileSync } from 'node:fs';
-import { materializeWave } from '../../src/planner/plan/declarations';
-import type { WriteStep } from '../../src/planner/plan/declarations';
+import { materializeWave } from '../../src/planner/plan/declarationStore';
+import type { WriteStep } from '../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs } from '../../src/node/declarationFs';
 import { writeWavePlan } from '../../src/planner/plan/planWriter';
 

@@ -1,7 +1,7 @@
 // `wave-scope digest`: the scope digest of one agent's scope file, or the prompt line asking for its echo.
 // Contract: docs/cli.md § digest; algorithm: docs/file-formats.md § Scope digest.
 import { resolve } from 'node:path';
-import { readAgentScope } from '../../planner/plan/declarations';
+import { readAgentScope } from '../../planner/plan/declarationStore';
 import { readTextIfExists } from '../../node/declarationFs';
 import { gitTopLevel } from '../../node/git';
 import { scopeDigest, scopeEchoInstruction } from '../../planner/scope/scopeDigest';

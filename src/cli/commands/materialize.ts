@@ -2,7 +2,8 @@
 // Contract (flags, output, exit codes): docs/cli.md § materialize.
 import { lstatSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { findMissingPaths, materializeWave } from '../../planner/plan/declarations';
+import { findMissingPaths } from '../../planner/plan/declarationInput';
+import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';

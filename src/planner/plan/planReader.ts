@@ -3,9 +3,10 @@
 import { relative, sep } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import type { Collision } from '../scope/collisions';
-import type { DeclarationFs, DeclarationStatus } from './declarations';
+import type { DeclarationFs, DeclarationStatus } from './declarationStore';
 import { COORDINATOR_ID } from './agentId';
-import { agentScopePath, listDeclaredWaves, readWaveDeclaration } from './declarations';
+import { agentScopePath } from './declarationPaths';
+import { listDeclaredWaves, readWaveDeclaration } from './declarationStore';
 import { expand } from '../scope/fileIndex';
 import type { Enforcement } from './manifest';
 import { compileScopeEntry } from '../scope/scopeEntry';

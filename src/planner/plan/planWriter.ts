@@ -9,8 +9,11 @@
 import { join } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import type { Collision } from '../scope/collisions';
-import type { DeclarationFs, DeclarationInputError, DeclaredRecord, WriteObserver } from './declarations';
-import { controlDirOf, isWaveNumber, manifestPath, readWaveDeclaration, validateWaveRecords, writeWaveDeclaration } from './declarations';
+import type { DeclarationInputError, DeclaredRecord } from './declarationInput';
+import { controlDirOf, validateWaveRecords } from './declarationInput';
+import { manifestPath, waveNumberProblem } from './declarationPaths';
+import type { DeclarationFs, WriteObserver } from './declarationStore';
+import { readWaveDeclaration, writeWaveDeclaration } from './declarationStore';
 import { DEFAULT_ENFORCEMENT, ENFORCEMENT_VALUES, formatManifest, validateManifest } from './manifest';
 import type { Enforcement, WaveManifest } from './manifest';
 import { FileIndex } from '../scope/fileIndex';
@@ -117,7 +120,8 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     ({ ok: false, step, message, errors: extra.errors ?? [message], stateDir, ...done, ...extra }) as WavePlanResult;
 
   const problems: string[] = [];
-  if (!isWaveNumber(request.wave)) problems.push(`wave must be a positive integer, got ${String(request.wave)}`);
+  const waveProblem = waveNumberProblem(request.wave);
+  if (waveProblem !== undefined) problems.push(waveProblem);
   if (typeof request.role !== 'string' || request.role.trim() === '') problems.push('role must be a non-empty string');
   const enforcement = request.enforcement ?? DEFAULT_ENFORCEMENT;
   if (!ENFORCEMENT_VALUES.includes(enforcement)) problems.push(`enforcement must be one of strict, warn, off; got ${String(enforcement)}`);

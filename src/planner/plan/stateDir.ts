@@ -7,15 +7,11 @@ import { validateManifest } from './manifest';
 import type { WaveManifest } from './manifest';
 import { classifyManifestSession } from './sessionBinding';
 import type { SessionVerdict } from './sessionBinding';
+import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
-/** The candidate state directories, in resolution order. */
-export const STATE_DIR_NAMES = ['.pi', '.cursor', '.codex', '.claude'] as const;
-
-/** The directory a new plan is written to when none exists yet. */
-export const DEFAULT_STATE_DIR_NAME = '.claude';
-
-/** The manifest's file name inside a state directory. */
-export const MANIFEST_FILE_NAME = 'wave-scope.json';
+// The names live in stateDirNames.ts (a leaf); they are offered here too, beside the lookup that uses them.
+export { DEFAULT_STATE_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
+export type { StateDirName } from './stateDirNames';
 
 /** The read half of the file system a state-dir lookup needs. */
 export interface StateDirFs {

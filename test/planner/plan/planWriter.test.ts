@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { agentScopePath, readWaveDeclaration, waveSidecarPath } from '../../../src/planner/plan/declarations';
-import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarations';
+import { agentScopePath, waveSidecarPath } from '../../../src/planner/plan/declarationPaths';
+import { readWaveDeclaration } from '../../../src/planner/plan/declarationStore';
+import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs, readTextIfExists } from '../../../src/node/declarationFs';
 import { resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
 import type { WavePlanRequest } from '../../../src/planner/plan/planWriter';

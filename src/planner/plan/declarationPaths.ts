@@ -1,0 +1,127 @@
+// Where the declarations live below a state directory, built in one place:
+//
+//   <state-dir>/wave-scope.json                        the manifest
+//   <state-dir>/filescopes/wave-<N>/<agent-id>.json    per agent
+//   <state-dir>/filescopes/wave-<N>.scopes.json        per wave (the aggregate)
+//
+// Two flavours of the same layout: `relative…` builders give `/`-separated paths below the state
+// directory (the hooks, the catalogue of control state and every other `/`-path reader use them), and
+// the absolute builders join those onto a state directory with the platform's separator. Every
+// builder checks the wave number and the agent id, so no caller can build a path from a hostile one.
+import { join } from 'node:path';
+import { AGENT_ID_PATTERN, isAgentId } from './agentId';
+import { MANIFEST_FILE_NAME } from './stateDirNames';
+
+/** The directory of the declarations inside a state directory. */
+export const FILESCOPES_DIR_NAME = 'filescopes';
+
+const AGENT_FILE_PATTERN = /^([A-Za-z0-9][A-Za-z0-9_-]*)\.json$/;
+const WAVE_DIR_PATTERN = /^wave-([1-9][0-9]*)$/;
+const WAVE_SIDECAR_PATTERN = /^wave-([1-9][0-9]*)\.scopes\.json$/;
+
+/** A path builder was given an agent id or wave number that cannot name a file safely. */
+export class DeclarationPathError extends Error {
+  constructor(
+    readonly reason: 'bad-wave' | 'bad-agent-id',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DeclarationPathError';
+  }
+}
+
+/** Whether `wave` is a usable wave number (a positive safe integer). */
+export function isWaveNumber(wave: unknown): wave is number {
+  return typeof wave === 'number' && Number.isSafeInteger(wave) && wave >= 1;
+}
+
+/** Why `wave` cannot be a wave number, as a sentence; undefined when it can. */
+export function waveNumberProblem(wave: unknown): string | undefined {
+  return isWaveNumber(wave) ? undefined : `wave must be a positive integer, got ${String(wave)}`;
+}
+
+/** Why `agentId` cannot name a per-agent file, as a sentence; undefined when it can. */
+export function agentIdProblem(agentId: unknown): string | undefined {
+  return isAgentId(agentId) ? undefined : `agent id ${JSON.stringify(agentId)} must match ${AGENT_ID_PATTERN.source}`;
+}
+
+function checkWave(wave: number): void {
+  const problem = waveNumberProblem(wave);
+  if (problem !== undefined) throw new DeclarationPathError('bad-wave', problem);
+}
+
+function checkAgentId(agentId: string): void {
+  const problem = agentIdProblem(agentId);
+  if (problem !== undefined) throw new DeclarationPathError('bad-agent-id', problem);
+}
+
+// ---------------------------------------------------------------------------------------------
+// `/`-separated, relative to the state directory
+
+/** `filescopes/wave-<N>`. Throws DeclarationPathError for a bad wave. */
+export function relativeWaveDirPath(wave: number): string {
+  checkWave(wave);
+  return `${FILESCOPES_DIR_NAME}/wave-${wave}`;
+}
+
+/** `filescopes/wave-<N>/<agentId>.json`. Throws DeclarationPathError for a bad wave or an id that is not a safe file name. */
+export function relativeAgentScopePath(wave: number, agentId: string): string {
+  checkAgentId(agentId);
+  return `${relativeWaveDirPath(wave)}/${agentId}.json`;
+}
+
+/** `filescopes/wave-<N>.scopes.json`. Throws DeclarationPathError for a bad wave. */
+export function relativeWaveSidecarPath(wave: number): string {
+  checkWave(wave);
+  return `${FILESCOPES_DIR_NAME}/wave-${wave}.scopes.json`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Absolute, joined onto a state directory
+
+/** `<stateDir>/wave-scope.json` */
+export function manifestPath(stateDir: string): string {
+  return join(stateDir, MANIFEST_FILE_NAME);
+}
+
+/** `<stateDir>/filescopes` */
+export function filescopesPath(stateDir: string): string {
+  return join(stateDir, FILESCOPES_DIR_NAME);
+}
+
+/** `<stateDir>/filescopes/wave-<N>`: the directory of the per-agent files. */
+export function waveDirPath(stateDir: string, wave: number): string {
+  return join(stateDir, relativeWaveDirPath(wave));
+}
+
+/** `<stateDir>/filescopes/wave-<N>/<agentId>.json`. Throws DeclarationPathError for an id that is not a safe file name. */
+export function agentScopePath(stateDir: string, wave: number, agentId: string): string {
+  return join(stateDir, relativeAgentScopePath(wave, agentId));
+}
+
+/** `<stateDir>/filescopes/wave-<N>.scopes.json`: the aggregate sidecar. */
+export function waveSidecarPath(stateDir: string, wave: number): string {
+  return join(stateDir, relativeWaveSidecarPath(wave));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading names back (directory listings)
+
+/** The agent id a per-agent file name stands for (`alice.json` → `alice`); undefined for any other name. */
+export function agentIdOfFileName(name: string): string | undefined {
+  return AGENT_FILE_PATTERN.exec(name)?.[1];
+}
+
+/** The wave an aggregate sidecar's file name stands for (`wave-3.scopes.json` → 3); undefined for any other name. */
+export function waveOfSidecarName(name: string): number | undefined {
+  const match = WAVE_SIDECAR_PATTERN.exec(name);
+  const wave = match === null ? NaN : Number(match[1]);
+  return isWaveNumber(wave) ? wave : undefined;
+}
+
+/** The wave a name in `filescopes/` stands for: an aggregate sidecar or a per-agent directory; undefined otherwise. */
+export function waveOfFilescopesName(name: string): number | undefined {
+  const match = WAVE_DIR_PATTERN.exec(name);
+  const wave = match === null ? NaN : Number(match[1]);
+  return isWaveNumber(wave) ? wave : waveOfSidecarName(name);
+}
