@@ -1,5 +1,6 @@
 // The repository's files as a tree, flattened into the rows a virtualised list shows. Pure: built
 // once per file list (linear in the number of files), flattened per expand/filter change.
+import { foldCase } from '../src/planner/scope/scopeEntry';
 
 /** A folder of the tree; `path` is repository-relative without a trailing slash (`''` for the root). */
 export interface FolderNode {
@@ -74,7 +75,7 @@ export function buildFileTree(files: readonly string[]): FolderNode {
  */
 export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, filter = '', limit = Infinity): TreeRow[] {
   const rows: TreeRow[] = [];
-  const needle = filter.trim().toLowerCase();
+  const needle = foldCase(filter.trim());
   if (needle === '') {
     const walk = (node: FolderNode, depth: number): void => {
       ensureSorted(node);
@@ -106,7 +107,7 @@ export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, fil
     }
     for (const file of node.files) {
       if (rows.length >= limit) break;
-      if (file.toLowerCase().includes(needle)) {
+      if (foldCase(file).includes(needle)) {
         rows.push({ path: file, name: baseName(file), depth, isFolder: false, expanded: false, fileCount: 1 });
         any = true;
       }

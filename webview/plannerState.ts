@@ -1,7 +1,7 @@
 // The planner's state and every change to it, as a pure reducer: no DOM, no host, testable in Node.
 // The view dispatches actions; the reducer returns a new state (or the same one when nothing changed).
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../src/planner/plan/agentId';
-import { normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
+import { foldCase, normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
 import type { AgentDraft, PlanDraft, WaveDraft } from '../src/protocol/plannerProtocol';
 import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
 
@@ -277,7 +277,7 @@ export function reduce(state: PlannerState, action: PlannerAction, options: { ig
     }
     case 'setAgentColor':
       if (!/^#[0-9a-fA-F]{6}$/.test(action.color)) return problem(state, `"${action.color}" is not a colour like #3794ff.`);
-      return withDraft(state, mapAgent(draft, action.wave, action.agentId, (agent) => ({ ...agent, color: action.color.toLowerCase() })));
+      return withDraft(state, mapAgent(draft, action.wave, action.agentId, (agent) => ({ ...agent, color: foldCase(action.color) })));
     case 'setTargetAgent':
       return { ...state, targetAgent: action.agentId };
     case 'addEntries': {

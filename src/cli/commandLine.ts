@@ -2,10 +2,17 @@
 // command's usage hint on a bad flag, and `--help` answered before anything else happens.
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { printLine, reportError, reportNote } from './cliIo';
 import type { CliIo } from './cliIo';
 import { messages } from './messages';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** An `ERROR:` line for a bad argument, then the hint that names the command's `--help`. */
+export function reportBadArguments(io: CliIo, command: string, detail: string): void {
+  reportError(io, detail);
+  reportNote(io, messages.optionsHint(command));
+}
 
 export type ParsedCommandLine<T extends Options> = ReturnType<typeof parseArgs<{ options: T; allowPositionals: true; strict: true }>>;
 
@@ -24,16 +31,16 @@ export function parseCommandLine<T extends Options>(
   try {
     parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true }) as ParsedCommandLine<T>;
   } catch (error) {
-    context.io.writeStderr(messages.badArguments(command, (error as Error).message));
+    reportBadArguments(context.io, command, error instanceof Error ? error.message : String(error));
     return { exitCode: context.badArgumentsExit };
   }
   if ((parsed.values as { help?: boolean }).help === true) {
-    context.io.writeStdout(context.usage);
+    printLine(context.io, context.usage);
     return { exitCode: 0 };
   }
   const [unexpected] = parsed.positionals;
   if (unexpected !== undefined) {
-    context.io.writeStderr(messages.badArguments(command, messages.unexpectedArgument(unexpected)));
+    reportBadArguments(context.io, command, messages.unexpectedArgument(unexpected));
     return { exitCode: context.badArgumentsExit };
   }
   return parsed;

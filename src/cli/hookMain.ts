@@ -3,7 +3,7 @@
 // launcher the installer writes requires this file and calls `runHookMain`; `dist/cli.js hook`
 // serves the same subcommand through the full dispatcher.
 import { readFileSync, writeSync } from 'node:fs';
-import { processIo } from './cliIo';
+import { processIo, reportNote } from './cliIo';
 import type { CliIo } from './cliIo';
 import { runHook } from './commands/hook';
 import { hookMessages } from './messages';
@@ -44,8 +44,13 @@ export function runHookMain(argv: string[]): Promise<void> {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(hookMessages.lastResort(error instanceof Error ? error.message : String(error)));
+      // The exit code first: 2 is what every supported agent CLI reads as "block", even if the note cannot be written.
       process.exitCode = 2;
+      try {
+        reportNote(processIo(), hookMessages.lastResort(error instanceof Error ? error.message : String(error)));
+      } catch {
+        // Nothing left to say it with; the exit code still blocks.
+      }
     },
   );
 }

@@ -1,4 +1,4 @@
-import { processIo } from './cliIo';
+import { printLine, processIo, reportError } from './cliIo';
 import type { CliIo, CommandRunner } from './cliIo';
 import { runDigest } from './commands/digest';
 import { runHook } from './commands/hook';
@@ -21,29 +21,30 @@ const commands: Record<string, CommandRunner> = {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.writeStdout(messages.usage);
+    printLine(io, messages.usage);
     return name === undefined ? 2 : 0;
   }
   if (name === '--version') {
-    io.writeStdout(`${messages.version}\n`);
+    printLine(io, messages.version);
     return 0;
   }
   const command = commands[name];
   if (command === undefined) {
-    io.writeStderr(messages.unknownCommand(name));
+    reportError(io, messages.unknownCommand(name));
     return 2;
   }
   return command(rest, io);
 }
 
 if (require.main === module) {
-  runCli(process.argv.slice(2), processIo()).then(
+  const io = processIo();
+  runCli(process.argv.slice(2), io).then(
     (code) => {
       // exitCode, not exit(): a large stdout is still being flushed to a pipe at this point.
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(messages.internalError(error));
+      reportError(io, messages.internalError(error));
       process.exitCode = 2;
     },
   );

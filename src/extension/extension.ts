@@ -2,6 +2,8 @@
 // gutter decorations for contested files, and the workspace-trust rules (plan and read anywhere;
 // write declarations and install hooks only in a trusted workspace).
 import * as vscode from 'vscode';
+import { isAgentId } from '../planner/plan/agentId';
+import { STATE_FILES_GLOB } from '../planner/plan/stateDir';
 import type { PlanDraft, SaveOutcome } from '../protocol/plannerProtocol';
 import { ContestedDecorations } from './contestedDecorations';
 import { FolderPlan } from './folderPlans';
@@ -75,7 +77,7 @@ class WaveScopeExtension implements PlannerPanelServices, vscode.Disposable {
       }, 500);
     };
     const planWatcher = vscode.workspace.createFileSystemWatcher(
-      new vscode.RelativePattern(plan.folder, '{.pi,.cursor,.codex,.claude}/{wave-scope.json,filescopes/**}'),
+      new vscode.RelativePattern(plan.folder, STATE_FILES_GLOB),
     );
     const fileWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(plan.folder, '**/*'), false, true, false);
     disposables.push(
@@ -311,7 +313,7 @@ export function activate(context: vscode.ExtensionContext): WaveScopeApi {
         );
         if (!picked) return undefined;
         agentId = picked.label.startsWith('$(add)')
-          ? await vscode.window.showInputBox({ prompt: 'New agent id (letters, digits, "_" or "-")', validateInput: (value) => (/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(value) ? undefined : 'Use letters, digits, "_" or "-".') })
+          ? await vscode.window.showInputBox({ prompt: 'New agent id (letters, digits, "_" or "-")', validateInput: (value) => (isAgentId(value) ? undefined : 'Use letters, digits, "_" or "-".') })
           : picked.label;
         if (!agentId) return undefined;
       }

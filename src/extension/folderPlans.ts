@@ -10,6 +10,7 @@ import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../node/git';
 import type { PlanDraft, StoredDraftRecord } from '../protocol/plannerProtocol';
 import { isStoredDraftRecord } from '../protocol/plannerProtocol';
 import { readDiskPlan } from './planFiles';
+import { foldCase } from '../planner/scope/scopeEntry';
 
 const DRAFT_KEY = 'waveScope.draft:';
 const COLORS_KEY = 'waveScope.colors:';
@@ -145,7 +146,7 @@ export class FolderPlan implements vscode.Disposable {
       // A path that does not exist yet keeps its spelling.
     }
     const path = resolved.replace(/\\/g, '/');
-    const same = this.ignoreCase ? path.toLowerCase().startsWith(`${root.toLowerCase()}/`) : path.startsWith(`${root}/`);
+    const same = this.ignoreCase ? foldCase(path).startsWith(`${foldCase(root)}/`) : path.startsWith(`${root}/`);
     return same ? path.slice(root.length + 1) : undefined;
   }
 

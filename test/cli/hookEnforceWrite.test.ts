@@ -170,8 +170,8 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     assert.equal(run.stdout, '');
   });
 
-  it('the wave\'s control files are never writable by a dispatched agent, even under warn or when granted', () => {
-    writeManifest(repo, { allowedPaths: ['src/', '.claude/'], enforcement: 'warn' });
+  it('the wave\'s control files are never writable by a dispatched agent, even under warn; a manifest that grants them is unusable', () => {
+    writeManifest(repo, { allowedPaths: ['src/'], enforcement: 'warn' });
     for (const target of ['.claude/wave-scope.json', '.claude/filescopes/wave-1/alice.json', '.pi/wave-scope.json']) {
       const agent = claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target })).stdout);
       assert.equal(agent.decision, 'deny', target);
@@ -179,6 +179,13 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     }
     const coordinator = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: '.claude/wave-scope.json' })).stdout);
     assert.equal(coordinator.decision, 'allow');
+    // Granting control state makes the manifest unusable (issue 10 item 16): everyone is denied until it is repaired.
+    writeManifest(repo, { allowedPaths: ['src/', '.claude/'], enforcement: 'warn' });
+    for (const fixture of ['claude-subagent-write', 'claude-write']) {
+      const reply = claudeDecision(enforce(hookPayload(fixture, { cwd: repo.root, target: '.claude/wave-scope.json' })).stdout);
+      assert.equal(reply.decision, 'deny', fixture);
+      assert.match(reply.text, /is unusable .*control state/);
+    }
   });
 
   it('the coordinator may write the wave\'s declarations under strict, though allowedPaths never lists them', () => {
@@ -192,15 +199,14 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
 
   it('a dispatched agent cannot switch the gate off: hook settings, the launcher, git\'s files and hooks directories are control state', () => {
     repo.git('config', 'core.hooksPath', '.githooks');
-    writeManifest(repo, { allowedPaths: ['src/', '.claude/', '.codex/', '.githooks/', '.husky/', '.git/'] });
+    writeManifest(repo, { allowedPaths: ['src/', '.githooks/'] });
     const targets = ['.claude/settings.json', '.claude/wave-scope-hook.cjs', '.codex/hooks.json', '.git/hooks/pre-commit', '.git/config', '.githooks/pre-commit', '.husky/pre-commit'];
     for (const target of targets) {
       const reply = claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target })).stdout);
       assert.equal(reply.decision, 'deny', target);
       assert.match(reply.text, /control state/);
     }
-    assert.equal(claudeDecision(enforce(hookPayload('claude-subagent-write', { cwd: repo.root, target: '.claude/agents/helper.md' })).stdout).decision, 'allow');
-    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: '.claude/settings.json' })).stdout).decision, 'allow', 'the coordinator may');
+    assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: '.githooks/pre-commit' })).stdout).decision, 'allow', 'the coordinator may');
   });
 
   describe('per-agent enforcement (WAVE_SCOPE_AGENT)', () => {

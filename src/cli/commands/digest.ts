@@ -7,9 +7,10 @@ import { gitTopLevel } from '../../node/git';
 import { scopeDigest, scopeEchoInstruction } from '../../planner/scope/scopeDigest';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
+import { printLine, reportError } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { declarationMessages as say, messages } from '../messages';
+import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { declarationMessages as say } from '../messages';
 import { parseWave, UsageProblem } from './materialize';
 
 export async function runDigest(args: string[], io: CliIo): Promise<number> {
@@ -32,7 +33,7 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
     if (values.agent === undefined || values.agent === '') throw new UsageProblem(say.missingOption('--agent'));
   } catch (error) {
     if (!(error instanceof UsageProblem)) throw error;
-    io.writeStderr(messages.badArguments('digest', error.message));
+    reportBadArguments(io, 'digest', error.message);
     return 1;
   }
   let stateDir: string;
@@ -43,16 +44,16 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
   }
   const scope = readAgentScope(stateDir, wave, values.agent, { readText: readTextIfExists });
   if (!scope.found) {
-    io.writeStderr(say.noAgentScope(scope.message));
+    reportError(io, scope.message);
     return scope.reason === 'unreadable' ? 2 : 1;
   }
   let digest: string;
   try {
     digest = scopeDigest(scope.entries);
   } catch (error) {
-    io.writeStderr(say.noAgentScope(`${scope.path}: ${(error as Error).message}`));
+    reportError(io, `${scope.path}: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
-  io.writeStdout(`${values.instruction ? scopeEchoInstruction(digest) : digest}\n`);
+  printLine(io, values.instruction ? scopeEchoInstruction(digest) : digest);
   return 0;
 }

@@ -4,6 +4,7 @@
 // the one exit code every supported agent CLI reads as "block".
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { hookMessages } from '../messages';
 import { checkStagedChanges, parseNameStatusZ, parseSessionStart } from '../../planner/enforce/commitGuard';
@@ -13,7 +14,10 @@ import type { HookProtocol, HookVerdict } from '../../planner/enforce/hookPayloa
 import { runGit } from '../../node/git';
 import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { configIgnoreCase, locateRepository } from '../../planner/enforce/repoLocation';
+import { isAgentId } from '../../planner/plan/agentId';
+import { agentScopePath, filescopesPath, waveDirPath, waveOfSidecarName } from '../../planner/plan/declarationPaths';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from '../../planner/plan/stateDir';
 import { findManifest, runWriteGate } from '../../planner/enforce/writeGate';
 import type { WriteGateResult } from '../../planner/enforce/writeGate';
 import type { WriteViolation } from '../../planner/enforce/writeDecision';
@@ -53,14 +57,20 @@ export function verdictOf(result: WriteGateResult): HookVerdict {
     agentScopePath: agentScopePathOf(result, decision.agent, decision.wave),
   };
   const lines = decision.violations.map((violation) => violationLine(violation, context));
-  const source = decision.against === 'agent' ? `agent "${decision.agent}"` : `wave ${decision.wave}, ${decision.manifestPath}`;
-  const body = [...lines.map((line) => `- ${line}`), hookMessages.allowedLine(decision.allowed, source)];
+  const source = decision.against === 'agent' ? hookMessages.agentSource(decision.agent) : hookMessages.waveSource(decision.wave, decision.manifestPath);
+  const body = [...lines.map(hookMessages.violationLine), hookMessages.allowedLine(decision.allowed, source)];
   if (decision.decision === 'warn') return { decision: 'warn', message: [hookMessages.warnHeader, ...body].join('\n') };
   return { decision: 'deny', reason: [hookMessages.denyHeader, ...body, hookMessages.denyAdvice].join('\n') };
 }
 
 function agentScopePathOf(result: WriteGateResult, agent: string | undefined, wave: number): string {
-  return result.stateDir === undefined || agent === undefined ? '' : join(result.stateDir, 'filescopes', `wave-${wave}`, `${agent}.json`);
+  if (result.stateDir === undefined || agent === undefined) return '';
+  try {
+    return isAgentId(agent) ? agentScopePath(result.stateDir, wave, agent) : waveDirPath(result.stateDir, wave);
+  } catch {
+    // A wave number that cannot name a directory (a hand-edited manifest): nothing to show; the deny says why.
+    return '';
+  }
 }
 
 function parseAgentCli(args: string[]): { protocol?: HookProtocol; error?: string } {
@@ -103,16 +113,14 @@ export async function runEnforceWrite(args: string[], io: CliIo): Promise<number
       io.writeStdout(formatHookReply(protocol, { decision: 'deny', reason: hookMessages.internalFailure(describe(error)) }));
       return 0;
     } catch (lastError) {
-      io.writeStderr(hookMessages.lastResort(describe(lastError)));
+      reportNote(io, hookMessages.lastResort(describe(lastError)));
       return 2;
     }
   }
 }
 
-const SIDECAR_NAME = /^wave-(\d+)\.scopes\.json$/;
-
 function readSidecars(stateDir: string): EarlierWaveSidecar[] {
-  const dir = join(stateDir, 'filescopes');
+  const dir = filescopesPath(stateDir);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -121,13 +129,13 @@ function readSidecars(stateDir: string): EarlierWaveSidecar[] {
   }
   const sidecars: EarlierWaveSidecar[] = [];
   for (const name of names) {
-    const match = SIDECAR_NAME.exec(name);
-    if (match === null) continue;
+    const wave = waveOfSidecarName(name);
+    if (wave === undefined) continue;
     const path = join(dir, name);
     try {
       const text = nodeLocateFileSystem.readText(path);
       if (text === undefined) continue;
-      sidecars.push({ wave: Number(match[1]), path, mtimeMs: statSync(path).mtimeMs, records: JSON.parse(text) as unknown });
+      sidecars.push({ wave, path, mtimeMs: statSync(path).mtimeMs, records: JSON.parse(text) as unknown });
     } catch {
       // An unreadable sidecar declares nothing: it can only narrow what the commit may carry.
     }
@@ -149,7 +157,7 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
     const changes = parseNameStatusZ(output);
     const ignoreCase = configIgnoreCase(nodeLocateFileSystem.readText(join(location.commonDir, 'config')));
     const stateName = found.stateDir === undefined ? undefined : found.stateDir.slice(manifestRoot.length + 1);
-    const controlPaths = stateName === undefined ? [] : [`${stateName}/wave-scope.json`, `${stateName}/filescopes/`];
+    const controlPaths = stateName === undefined ? [] : [`${stateName}/${MANIFEST_FILE_NAME}`, `${stateName}/${FILESCOPES_DIR_NAME}/`];
     const result = checkStagedChanges({
       changes,
       manifest: found.state,
@@ -161,22 +169,24 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
     });
     if (result.kind === 'stand-down') return 0;
     if (result.kind === 'invalid-manifest') {
-      io.writeStderr(hookMessages.commitInvalidManifest(result.manifestPath, result.problems));
+      reportNote(io, hookMessages.commitInvalidManifest(result.manifestPath, result.problems));
       return 1;
     }
     for (const line of result.results) {
-      if (line.verdict === 'earlier-wave' && line.wave !== undefined) io.writeStderr(hookMessages.commitEarlierWave(line.path, line.wave));
+      if (line.verdict === 'earlier-wave' && line.wave !== undefined) reportNote(io, hookMessages.commitEarlierWave(line.path, line.wave));
     }
     const blocked = result.results.filter((line) => line.verdict === 'blocked');
     if (blocked.length === 0) return 0;
-    io.writeStderr(
+    reportNote(
+      io,
       result.ok ? hookMessages.commitWarnHeader(result.wave, result.manifestPath) : hookMessages.commitBlockedHeader(result.wave, result.manifestPath),
     );
-    for (const line of blocked) io.writeStderr(hookMessages.commitBlockedLine(line.path, line.status));
-    if (!result.ok) io.writeStderr(hookMessages.commitAdvice);
+    for (const line of blocked) reportNote(io, hookMessages.commitBlockedLine(line.path, line.status));
+    if (!result.ok) reportNote(io, hookMessages.commitAdvice);
     return result.ok ? 0 : 1;
   } catch (error) {
-    io.writeStderr(hookMessages.commitFailure(describe(error)));
+    reportNote(io, hookMessages.commitFailure(describe(error)));
+    reportNote(io, hookMessages.commitFailClosed);
     return 1;
   }
 }
@@ -186,9 +196,9 @@ export async function runHook(args: string[], io: CliIo): Promise<number> {
   if (name === 'enforce-write') return runEnforceWrite(rest, io);
   if (name === 'commit-guard') return runCommitGuard(rest, io);
   if (name === undefined || name === '--help' || name === '-h') {
-    io.writeStdout(hookMessages.usage);
+    printLine(io, hookMessages.usage);
     return name === undefined ? 2 : 0;
   }
-  io.writeStderr(hookMessages.unknownSubcommand(name));
+  reportError(io, hookMessages.unknownSubcommand(name));
   return 2;
 }

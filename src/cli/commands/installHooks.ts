@@ -5,15 +5,16 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { printLine, reportError } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { installHooksMessages, messages } from '../messages';
+import { reportBadArguments } from '../commandLine';
+import { installHooksMessages as say } from '../messages';
 import {
   AGENT_HOOK_TARGETS,
   CHAINED_SUFFIX,
   formatSettings,
   HookConfigError,
   launcherSource,
-  LAUNCHER_FILE_NAME,
   mergeAgentHook,
   planPreCommitInstall,
   planPreCommitRemoval,
@@ -25,7 +26,7 @@ import { runGit } from '../../node/git';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
 import { locateRepository } from '../../planner/enforce/repoLocation';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
-import { resolveStateDir } from '../../planner/plan/stateDir';
+import { LAUNCHER_FILE_NAME, resolveStateDir } from '../../planner/plan/stateDir';
 
 type AgentCli = AgentHookTarget['agentCli'];
 
@@ -49,7 +50,7 @@ function parseOptions(args: string[]): Options | string {
       options.explicit = true;
     } else if (arg === '--uninstall') options.uninstall = true;
     else if (arg === '--dry-run') options.dryRun = true;
-    else return `unknown option "${arg}"`;
+    else return say.unknownOption(arg);
   }
   return options;
 }
@@ -84,17 +85,17 @@ function readIfPresent(path: string): string | undefined {
 
 export async function runInstallHooks(args: string[], io: CliIo): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    io.writeStdout(installHooksMessages.usage);
+    printLine(io, say.usage);
     return 0;
   }
   const parsed = parseOptions(args);
   if (typeof parsed === 'string') {
-    io.writeStderr(messages.badArguments('install-hooks', parsed));
+    reportBadArguments(io, 'install-hooks', parsed);
     return 2;
   }
   const location = locateRepository(canonicalDirectory(io.cwd), nodeLocateFileSystem);
   if (location === undefined) {
-    io.writeStderr(installHooksMessages.notInRepository(io.cwd));
+    reportError(io, say.notInRepository(io.cwd));
     return 2;
   }
   const root = realpathSync(location.manifestRoot);
@@ -131,7 +132,7 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
       }
     } catch (error) {
       const detail = error instanceof HookConfigError || error instanceof SyntaxError ? error.message : String(error);
-      io.writeStderr(installHooksMessages.badSettings(path, detail));
+      reportError(io, say.badSettings(path, detail));
       return 1;
     }
   }
@@ -170,21 +171,21 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
 
   for (const step of plan) {
     if (parsed.dryRun) {
-      io.writeStdout(step.action === 'remove' ? installHooksMessages.wouldRemove(step.path) : installHooksMessages.wouldWrite(step.to ?? step.path));
+      printLine(io, step.action === 'remove' ? say.wouldRemove(step.path) : say.wouldWrite(step.to ?? step.path));
       continue;
     }
     if (step.action === 'write') {
       mkdirSync(dirname(step.path), { recursive: true });
       writeFileAtomic.sync(step.path, step.text ?? '', { mode: step.mode ?? 0o644 });
-      io.writeStdout(installHooksMessages.wrote(step.path));
+      printLine(io, say.wrote(step.path));
     } else if (step.action === 'remove') {
       rmSync(step.path, { force: true });
-      io.writeStdout(installHooksMessages.removed(step.path));
+      printLine(io, say.removed(step.path));
     } else if (step.to !== undefined) {
       renameSync(step.path, step.to);
-      io.writeStdout(installHooksMessages.wrote(step.to));
+      printLine(io, say.wrote(step.to));
     }
   }
-  if (plan.length === 0) io.writeStdout(installHooksMessages.unchanged(root));
+  if (plan.length === 0) printLine(io, say.unchanged(root));
   return 0;
 }

@@ -7,10 +7,11 @@ import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';
+import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { locateCommandRepository } from '../commandRepository';
-import { parseCommandLine } from '../commandLine';
-import { declarationMessages as say, messages } from '../messages';
+import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { declarationMessages as say } from '../messages';
 
 /** Arguments or stdin the command cannot work with; the message is one sentence. */
 export class UsageProblem extends Error {}
@@ -80,7 +81,7 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
     records = await readRecords(io);
   } catch (error) {
     if (!(error instanceof UsageProblem)) throw error;
-    io.writeStderr(messages.badArguments('materialize', error.message));
+    reportBadArguments(io, 'materialize', error.message);
     return 1;
   }
   const stateDir = resolve(io.cwd, values['state-dir']);
@@ -99,15 +100,15 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
   );
   if (!result.ok) {
     if (result.reason === 'invalid-input') {
-      for (const error of result.errors) io.writeStderr(say.error(error.message));
-      io.writeStderr(say.nothingWritten);
+      for (const error of result.errors) reportError(io, error.message);
+      reportError(io, say.nothingWritten);
       return 1;
     }
-    io.writeStderr(say.fileSystemError(result.message));
+    reportError(io, say.fileSystemError(result.message));
     return 2;
   }
   if (!STATE_DIR_NAMES.some((name) => join(repository.root, name) === stateDir)) {
-    io.writeStderr(say.unusualStateDir(shownPath(io.cwd, stateDir)));
+    reportWarning(io, say.unusualStateDir(shownPath(io.cwd, stateDir)));
   }
   if (values['warn-missing']) {
     const missing = findMissingPaths(result.records, {
@@ -115,14 +116,14 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
       ignoreCase: repository.ignoreCase,
       exists: (path) => existsNoFollow(join(repository.root, ...path.split('/'))),
     });
-    for (const { agent, path } of missing) io.writeStderr(say.missingPath(agent, path));
+    for (const { agent, path } of missing) reportWarning(io, say.missingPath(agent, path));
   }
   if (values.json) {
-    io.writeStdout(`${JSON.stringify({ wave, stateDir, written: result.written, removed: result.removed }, null, 2)}\n`);
+    printLine(io, JSON.stringify({ wave, stateDir, written: result.written, removed: result.removed }, null, 2));
   } else {
     const sidecar = result.written[result.written.length - 1] ?? '';
     const removedStale = result.removed.filter((path) => path !== sidecar).length;
-    io.writeStdout(say.materialized(wave, result.records.length, removedStale, shownPath(io.cwd, sidecar)));
+    printLine(io, say.materialized(wave, result.records.length, removedStale, shownPath(io.cwd, sidecar)));
   }
   return 0;
 }

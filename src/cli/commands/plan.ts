@@ -9,9 +9,10 @@ import type { PlanView } from '../../planner/plan/planReader';
 import { resolveWriteStateDir, writeWavePlan } from '../../planner/plan/planWriter';
 import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { declarationMessages as say, messages } from '../messages';
+import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { declarationMessages as say, planShowMessages as show } from '../messages';
 import { locateCommandRepository } from '../commandRepository';
 import { parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
 
@@ -21,17 +22,17 @@ const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
 export async function runPlan(args: string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
-    io.writeStdout(say.planUsage);
+    printLine(io, say.planUsage);
     return subcommand === undefined ? 1 : 0;
   }
   if (subcommand === 'write') return runPlanWrite(rest, io);
   if (subcommand === 'show') return runPlanShow(rest, io);
-  io.writeStderr(messages.badArguments('plan', say.unknownPlanSubcommand(subcommand)));
+  reportBadArguments(io, 'plan', say.unknownPlanSubcommand(subcommand));
   return 1;
 }
 
 function jsonResult(result: WavePlanResult): string {
-  return `${JSON.stringify(result, null, 2)}\n`;
+  return JSON.stringify(result, null, 2);
 }
 
 async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
@@ -65,7 +66,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
     records = await readRecords(io);
   } catch (error) {
     if (!(error instanceof UsageProblem)) throw error;
-    io.writeStderr(messages.badArguments('plan', error.message));
+    reportBadArguments(io, 'plan', error.message);
     return 1;
   }
 
@@ -76,7 +77,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
   else {
     const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
     if ('problem' in resolved) {
-      io.writeStderr(say.planStopped('state-dir', resolved.problem));
+      reportError(io, say.planStopped('state-dir', resolved.problem));
       return 1;
     }
     stateDir = resolved.stateDir;
@@ -99,48 +100,53 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
     nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
   );
   if (!result.ok) {
-    io.writeStderr(say.planStopped(result.step, result.message));
+    reportError(io, say.planStopped(result.step, result.message));
     if (result.errors.length > 1 || result.errors[0] !== result.message) {
-      for (const detail of result.errors) io.writeStderr(say.planDetail(detail));
+      for (const detail of result.errors) reportError(io, say.planDetail(detail));
     }
-    if (values.json) io.writeStdout(jsonResult(result));
+    if (values.json) printLine(io, jsonResult(result));
     return INPUT_STEPS.has(result.step) ? 1 : 2;
   }
-  for (const warning of result.warnings) io.writeStderr(say.warning(warning));
-  if (values.json) io.writeStdout(jsonResult(result));
+  for (const warning of result.warnings) reportWarning(io, warning);
+  if (values.json) printLine(io, jsonResult(result));
   else {
-    io.writeStdout(
+    printLine(
+      io,
       say.planWritten(wave, result.manifest.role, shownPath(io.cwd, result.manifestPath), result.manifest.allowedPaths.length, result.manifest.session_id),
     );
-    for (const [id, digest] of Object.entries(result.digests)) io.writeStdout(say.planAgentDigest(id, digest));
+    for (const [id, digest] of Object.entries(result.digests)) printLine(io, say.planAgentDigest(id, digest));
   }
   return 0;
 }
 
-function formatPlanView(view: PlanView): string {
+/** The plan view for a person, one line each. */
+function formatPlanView(view: PlanView): string[] {
   const lines: string[] = [];
   const manifest = view.manifest;
-  if (!manifest.found) lines.push(`State dir ${view.stateDir}: no manifest (${manifest.path})`);
-  else if (manifest.problem !== null) lines.push(`State dir ${view.stateDir}: manifest ${manifest.path} is unusable: ${manifest.problem.message}`);
+  if (!manifest.found) lines.push(show.noManifest(view.stateDir, manifest.path));
+  else if (manifest.problem !== null) lines.push(show.unusableManifest(view.stateDir, manifest.path, manifest.problem.message));
   else {
     lines.push(
-      `State dir ${view.stateDir}: manifest ${manifest.path} names wave ${manifest.wave} (${manifest.role}, ${manifest.enforcement}), ` +
-        `${manifest.allowedPaths.length} allowed entries, session ${manifest.session}`,
+      show.manifest(view.stateDir, manifest.path, {
+        wave: manifest.wave,
+        role: manifest.role,
+        enforcement: manifest.enforcement,
+        allowed: manifest.allowedPaths.length,
+        session: manifest.session,
+      }),
     );
   }
-  if (view.waves.length === 0) lines.push('No wave declared.');
+  if (view.waves.length === 0) lines.push(show.noWave);
   for (const wave of view.waves) {
-    lines.push(`Wave ${wave.wave}: ${wave.status}${wave.active ? ', active' : ''} (${wave.sidecar})`);
+    lines.push(show.wave(wave.wave, wave.status, wave.active, wave.sidecar));
     for (const agent of wave.agents) {
-      lines.push(`  ${agent.id}${agent.coordinator ? ' (coordinator)' : ''}  ${agent.digest ?? 'no digest'}`);
-      for (const entry of agent.entries) lines.push(`    ${entry.entry}  ${entry.matches} match${entry.matches === 1 ? '' : 'es'}`);
+      lines.push(show.agent(agent.id, agent.coordinator, agent.digest));
+      for (const entry of agent.entries) lines.push(show.entry(entry.entry, entry.matches));
     }
-    for (const collision of wave.collisions) {
-      lines.push(`  COLLISION ${collision.agents[0]} / ${collision.agents[1]}: ${collision.entries[0]} vs ${collision.entries[1]}, both name ${collision.witness}`);
-    }
-    for (const problem of wave.problems) lines.push(`  problem: ${problem}`);
+    for (const collision of wave.collisions) lines.push(show.collision(collision));
+    for (const problem of wave.problems) lines.push(show.problem(problem));
   }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 async function runPlanShow(args: string[], io: CliIo): Promise<number> {
@@ -166,9 +172,10 @@ async function runPlanShow(args: string[], io: CliIo): Promise<number> {
       nodeDeclarationFs(stateDir ?? repository.root),
     );
   } catch (error) {
-    io.writeStderr(say.error(`cannot read the plan: ${(error as Error).message}`));
+    reportError(io, say.cannotReadPlan(error instanceof Error ? error.message : String(error)));
     return 2;
   }
-  io.writeStdout(values.json ? `${JSON.stringify(view, null, 2)}\n` : formatPlanView(view));
+  if (values.json) printLine(io, JSON.stringify(view, null, 2));
+  else for (const line of formatPlanView(view)) printLine(io, line);
   return 0;
 }

@@ -12,10 +12,11 @@ import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../
 import type { ScopeRecord } from '../../planner/scope/collisions';
 import { union } from '../../planner/scope/scopeUnion';
 import { expandTestSiblings } from '../../planner/scope/testSiblings';
+import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
+import { parseCommandLine, reportBadArguments } from '../commandLine';
 import { locateCommandRepository } from '../commandRepository';
-import { messages, validateMessages } from '../messages';
+import { validateMessages } from '../messages';
 
 /** Input the command cannot work with: exit 2 with one `ERROR:` line. */
 class UnusableInput extends Error {}
@@ -102,8 +103,8 @@ async function readManifest(io: CliIo): Promise<{ manifest: WaveManifest; text: 
 
 async function validateManifestOnly(io: CliIo): Promise<number> {
   const validation = validateManifestDocument(await io.readStdin());
-  for (const error of validation.errors) io.writeStderr(`ERROR: ${error}\n`);
-  for (const warning of validation.warnings) io.writeStderr(`WARNING: ${warning}\n`);
+  for (const error of validation.errors) reportError(io, error);
+  for (const warning of validation.warnings) reportWarning(io, warning);
   return validation.errors.length > 0 ? 1 : 0;
 }
 
@@ -129,17 +130,17 @@ export async function runValidate(args: string[], io: CliIo): Promise<number> {
   const unionPath = values.union;
   if (disjointPath === undefined && subsetPath === undefined && unionPath === undefined) {
     if (values['no-manifest'] || values.json || values['known-files'] !== undefined) {
-      io.writeStderr(messages.badArguments('validate', validateMessages.flagsNeedAssertion));
+      reportBadArguments(io, 'validate', validateMessages.flagsNeedAssertion);
       return 2;
     }
     return validateManifestOnly(io);
   }
   if (values['no-manifest'] && (unionPath !== undefined || subsetPath !== undefined)) {
-    io.writeStderr(messages.badArguments('validate', validateMessages.noManifestRefuses));
+    reportBadArguments(io, 'validate', validateMessages.noManifestRefuses);
     return 2;
   }
   if (values.json && unionPath !== undefined) {
-    io.writeStderr(messages.badArguments('validate', validateMessages.jsonWithUnion));
+    reportBadArguments(io, 'validate', validateMessages.jsonWithUnion);
     return 2;
   }
 
@@ -157,35 +158,35 @@ export async function runValidate(args: string[], io: CliIo): Promise<number> {
         return coverage.covered ? [] : [validateMessages.notCovered(entry, subsetPath as string, coverage)];
       });
       if (uncovered.length > 0) {
-        for (const line of uncovered) io.writeStderr(line);
+        for (const line of uncovered) reportError(io, line);
         return 1;
       }
     }
 
     if (disjoint !== undefined) {
       const report = findCollisions(disjoint, { knownFiles: repository.files, ignoreCase: repository.ignoreCase });
-      if (values.json) io.writeStdout(`${JSON.stringify({ ok: report.ok, collisions: report.collisions, duplicateIds: report.duplicateIds })}\n`);
+      if (values.json) printLine(io, JSON.stringify({ ok: report.ok, collisions: report.collisions, duplicateIds: report.duplicateIds }));
       else {
-        for (const collision of report.collisions) io.writeStderr(validateMessages.collision(collision));
-        for (const id of report.duplicateIds) io.writeStderr(validateMessages.duplicateId(id));
+        for (const collision of report.collisions) reportError(io, validateMessages.collision(collision));
+        for (const id of report.duplicateIds) reportError(io, validateMessages.duplicateId(id));
       }
       if (!report.ok) return 1;
     }
 
     if (unionRecords !== undefined && manifest !== undefined) {
       const entries = expandTestSiblings(union(unionRecords, { ignoreCase: repository.ignoreCase }), { role: manifest.manifest.role });
-      io.writeStdout(`${JSON.stringify(entries, null, 2)}\n`);
+      printLine(io, JSON.stringify(entries, null, 2));
     } else if (manifest !== undefined && !values.json) {
       io.writeStdout(manifest.text);
     }
     return 0;
   } catch (error) {
     if (error instanceof UnusableInput) {
-      io.writeStderr(`ERROR: ${error.message}\n`);
+      reportError(io, error.message);
       return 2;
     }
     if (error instanceof ScopeEntryError) {
-      io.writeStderr(`ERROR: ${validateMessages.badAllowedPath(error.message)}\n`);
+      reportError(io, validateMessages.badAllowedPath(error.message));
       return 2;
     }
     throw error;

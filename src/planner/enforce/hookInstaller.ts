@@ -4,8 +4,7 @@
 // name inside their command, so a merge never touches another tool's hook and an uninstall removes
 // exactly what an install added.
 
-/** The launcher's file name; every command we install names it, and nothing else does. */
-export const LAUNCHER_FILE_NAME = 'wave-scope-hook.cjs';
+import { LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../plan/stateDirNames';
 
 type JsonObject = Record<string, unknown>;
 
@@ -314,7 +313,7 @@ function* candidates() {
 // The launcher lives in <repository>/<state-dir>/; without any manifest there no wave is active.
 function waveActive() {
   const root = path.dirname(__dirname);
-  return ['.pi', '.cursor', '.codex', '.claude'].some((dir) => fs.existsSync(path.join(root, dir, 'wave-scope.json')));
+  return ${JSON.stringify(STATE_DIR_NAMES)}.some((dir) => fs.existsSync(path.join(root, dir, ${JSON.stringify(MANIFEST_FILE_NAME)})));
 }
 
 function failClosed(detail) {

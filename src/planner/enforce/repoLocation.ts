@@ -5,6 +5,7 @@
 // worktree: its git dir holds a `commondir` file pointing at the shared git directory, whose parent
 // is the coordinator's checkout, where the wave's manifest lives (reference § 2.5: manifest root vs
 // write root).
+import { foldCase } from '../scope/scopeEntry';
 
 /** The little of a file system the walk needs. `src/node/hookFileSystem.ts` has the Node one. */
 export interface LocateFileSystem {
@@ -123,15 +124,15 @@ export function readCoreConfig(configText: string | undefined): CoreConfig {
     if (line === '') continue;
     const section = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
     if (section !== null) {
-      inCore = (section[1] ?? '').toLowerCase() === 'core';
+      inCore = foldCase(section[1] ?? '') === 'core';
       continue;
     }
     if (!inCore) continue;
     const assignment = /^([A-Za-z]+)\s*(?:=\s*(.*))?$/.exec(line);
     if (assignment === null) continue;
-    const key = (assignment[1] ?? '').toLowerCase();
+    const key = foldCase(assignment[1] ?? '');
     const value = (assignment[2] ?? 'true').trim();
-    if (key === 'ignorecase') ignoreCase = ['true', 'yes', 'on', '1'].includes(value.toLowerCase());
+    if (key === 'ignorecase') ignoreCase = ['true', 'yes', 'on', '1'].includes(foldCase(value));
     else if (key === 'hookspath') hooksPath = value.replace(/^"(.*)"$/, '$1');
   }
   return hooksPath === undefined ? { ignoreCase } : { ignoreCase, hooksPath };

@@ -7,8 +7,9 @@ import type { LocateFileSystem, RepoLocation } from './repoLocation';
 import { isAgentId } from '../plan/agentId';
 import { processLocalSessionIds } from '../plan/sessionBinding';
 import { readCoreConfig } from './repoLocation';
-import { LAUNCHER_FILE_NAME } from './hookInstaller';
-import { resolveStateDir, STATE_DIR_NAMES } from '../plan/stateDir';
+import { HOOK_SETTINGS_FILES } from '../plan/controlState';
+import { relativeAgentScopePath, relativeWaveDirPath } from '../plan/declarationPaths';
+import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, resolveStateDir, STATE_DIR_NAMES } from '../plan/stateDir';
 import { expandTestSiblings } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision } from './writeDecision';
@@ -62,11 +63,11 @@ export function findManifest(root: string, ownIds: ReadonlySet<string>, fs: Loca
 
 /** Reads one agent's own scope file; any problem makes it `unusable` (no scope = no write). */
 export function readAgentScope(stateDir: string, wave: number, agent: string, fs: LocateFileSystem): AgentScopeState {
-  const path = joinPath(stateDir, `filescopes/wave-${wave}/${agent}.json`);
   // Agent ids become file names: only a valid id is looked up, so `WAVE_SCOPE_AGENT=../x` cannot pick a file.
   if (!isAgentId(agent)) {
-    return { kind: 'unusable', agent, path, problem: 'WAVE_SCOPE_AGENT is not a plain agent id' };
+    return { kind: 'unusable', agent, path: joinPath(stateDir, relativeWaveDirPath(wave)), problem: 'WAVE_SCOPE_AGENT is not a plain agent id' };
   }
+  const path = joinPath(stateDir, relativeAgentScopePath(wave, agent));
   let text: string | undefined;
   try {
     text = fs.readText(path);
@@ -86,9 +87,6 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   return { kind: 'loaded', agent, path, entries: parsed };
 }
 
-/** The agent CLIs' hook settings: writing one of them can unregister the gate. */
-const HOOK_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.codex/config.toml', '.cursor/hooks.json', '.gemini/settings.json'];
-
 /**
  * What a dispatched agent may never write, whatever its scope says: in both roots, every candidate
  * manifest, `filescopes/` and hook launcher, the agent CLIs' hook settings, git's own directory
@@ -100,7 +98,7 @@ export function controlPathsOf(roots: readonly string[], extra: readonly string[
   for (const root of new Set(roots)) {
     for (const name of STATE_DIR_NAMES) {
       const stateDir = joinPath(root, name);
-      paths.push(joinPath(stateDir, 'wave-scope.json'), joinPath(stateDir, 'filescopes'), joinPath(stateDir, LAUNCHER_FILE_NAME));
+      paths.push(joinPath(stateDir, MANIFEST_FILE_NAME), joinPath(stateDir, FILESCOPES_DIR_NAME), joinPath(stateDir, LAUNCHER_FILE_NAME));
     }
     for (const file of HOOK_SETTINGS_FILES) paths.push(joinPath(root, file));
     paths.push(joinPath(root, '.git'), joinPath(root, '.husky'));
@@ -181,7 +179,7 @@ function decideAt(location: RepoLocation, request: WriteRequest, cwd: string, ow
     dispatchedAgent: request.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
     controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
     ...(found.stateDir !== undefined
-      ? { coordinatorPaths: [joinPath(found.stateDir, 'wave-scope.json'), joinPath(found.stateDir, 'filescopes')] }
+      ? { coordinatorPaths: [joinPath(found.stateDir, MANIFEST_FILE_NAME), joinPath(found.stateDir, FILESCOPES_DIR_NAME)] }
       : {}),
     writeRoot: location.writeRoot,
     ignoreCase,

@@ -2,6 +2,7 @@
 // scope is consulted. A write gate that compares spellings instead of destinations can be walked
 // around with `..`, a symlink, a case variant or a second Unicode spelling, so every decision in
 // writeDecision.ts starts from the canonical destination computed here.
+import { foldCase } from '../scope/scopeEntry';
 
 /** The little of a file system that resolution needs. `src/node/hookFileSystem.ts` has the Node one. */
 export interface TargetFileSystem {
@@ -121,7 +122,7 @@ function resolveSegments(
 }
 
 function fold(path: string, ignoreCase: boolean | undefined): string {
-  return ignoreCase ? path.toLowerCase() : path;
+  return ignoreCase ? foldCase(path) : path;
 }
 
 /** Whether canonical `path` is `root` itself or beneath it (exact prefix on a segment boundary). */

@@ -7,11 +7,9 @@
 // control state?" exactly, for globs too (`{.claude,src}/x`, `.clau[d]e/x`, `.claude*/x`), instead of
 // a test on how the entry is spelled.
 import { braceExpand } from 'minimatch';
-import { covers, compiledEntry, intersectCompiled } from '../scope/scopeAlgebra';
+import { compiledEntry, covers, intersects } from '../scope/scopeAlgebra';
 import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
-import type { CompiledScopeEntry } from '../scope/scopeEntry';
-import { FILESCOPES_DIR_NAME } from './declarationPaths';
-import { LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
+import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
 /** What a piece of control state does. */
 export type ControlStateKind =
@@ -108,24 +106,9 @@ export interface ControlOverlap {
   readonly witness: string;
 }
 
-const compiledLists = new Map<string, { control: ControlStateEntry; compiled: CompiledScopeEntry }[]>();
-
-function compiledControl(entries: readonly ControlStateEntry[], key: string, ignoreCase: boolean) {
-  const cacheKey = `${ignoreCase ? 'i' : 's'}:${key}`;
-  let list = compiledLists.get(cacheKey);
-  if (list === undefined) {
-    list = entries.map((control) => ({ control, compiled: compiledEntry(control.entry, ignoreCase) }));
-    if (compiledLists.size > 64) compiledLists.clear();
-    compiledLists.set(cacheKey, list);
-  }
-  return list;
-}
-
-function controlEntries(options: ControlCheckOptions) {
-  const ignoreCase = options.ignoreCase ?? false;
-  const root = compiledControl(CONTROL_STATE, 'root', ignoreCase);
-  if (options.stateDir === undefined || options.stateDir === '') return root;
-  return [...root, ...compiledControl(stateDirControlState(options.stateDir), `dir:${options.stateDir}`, ignoreCase)];
+/** The control entries that apply: the catalogue, and the state directory being written to. */
+function controlEntries(options: ControlCheckOptions): readonly ControlStateEntry[] {
+  return options.stateDir === undefined || options.stateDir === '' ? CONTROL_STATE : [...CONTROL_STATE, ...stateDirControlState(options.stateDir)];
 }
 
 const GLOB_OR_SPECIAL = /[*?[\]{}\\]/;
@@ -188,9 +171,8 @@ export function findControlOverlap(entry: string, options: ControlCheckOptions =
       continue;
     }
     if (startsWithWildcard(alternative)) continue;
-    const compiled = compiledEntry(alternative, ignoreCase);
-    for (const { control, compiled: controlCompiled } of controls) {
-      const meet = intersectCompiled(compiled, controlCompiled);
+    for (const control of controls) {
+      const meet = intersects(alternative, control.entry, { ignoreCase });
       if (meet.overlaps) return { control, witness: meet.witness };
     }
   }
@@ -208,8 +190,7 @@ export function liesInsideStateDir(entry: string, stateDir: string, options: { i
  */
 export function controlStateOf(path: string, options: ControlCheckOptions = {}): ControlStateEntry | undefined {
   const ignoreCase = options.ignoreCase ?? false;
-  const candidates = [...controlEntries(options), ...compiledControl(NESTED_CONTROL_STATE, 'nested', ignoreCase)];
-  return candidates.find(({ compiled }) => compiled.matches(path))?.control;
+  return [...controlEntries(options), ...NESTED_CONTROL_STATE].find((control) => compiledEntry(control.entry, ignoreCase).matches(path));
 }
 
 /** A control entry's kind, as the end of a sentence ("…, which is control state (git's own files and hooks)"). */

@@ -10,12 +10,9 @@
 // builder checks the wave number and the agent id, so no caller can build a path from a hostile one.
 import { join } from 'node:path';
 import { AGENT_ID_PATTERN, isAgentId } from './agentId';
-import { MANIFEST_FILE_NAME } from './stateDirNames';
+import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from './stateDirNames';
 
-/** The directory of the declarations inside a state directory. */
-export const FILESCOPES_DIR_NAME = 'filescopes';
-
-const AGENT_FILE_PATTERN = /^([A-Za-z0-9][A-Za-z0-9_-]*)\.json$/;
+const AGENT_FILE_SUFFIX = '.json';
 const WAVE_DIR_PATTERN = /^wave-([1-9][0-9]*)$/;
 const WAVE_SIDECAR_PATTERN = /^wave-([1-9][0-9]*)\.scopes\.json$/;
 
@@ -67,7 +64,7 @@ export function relativeWaveDirPath(wave: number): string {
 /** `filescopes/wave-<N>/<agentId>.json`. Throws DeclarationPathError for a bad wave or an id that is not a safe file name. */
 export function relativeAgentScopePath(wave: number, agentId: string): string {
   checkAgentId(agentId);
-  return `${relativeWaveDirPath(wave)}/${agentId}.json`;
+  return `${relativeWaveDirPath(wave)}/${agentId}${AGENT_FILE_SUFFIX}`;
 }
 
 /** `filescopes/wave-<N>.scopes.json`. Throws DeclarationPathError for a bad wave. */
@@ -109,7 +106,9 @@ export function waveSidecarPath(stateDir: string, wave: number): string {
 
 /** The agent id a per-agent file name stands for (`alice.json` → `alice`); undefined for any other name. */
 export function agentIdOfFileName(name: string): string | undefined {
-  return AGENT_FILE_PATTERN.exec(name)?.[1];
+  if (!name.endsWith(AGENT_FILE_SUFFIX)) return undefined;
+  const id = name.slice(0, -AGENT_FILE_SUFFIX.length);
+  return isAgentId(id) ? id : undefined;
 }
 
 /** The wave an aggregate sidecar's file name stands for (`wave-3.scopes.json` → 3); undefined for any other name. */

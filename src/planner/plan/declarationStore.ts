@@ -179,7 +179,7 @@ function isStringArray(value: unknown): value is string[] {
 }
 
 /** Parses a per-agent file's text; undefined when it is not a JSON array of strings. */
-export function parseAgentScope(text: string): string[] | undefined {
+function parseAgentScope(text: string): string[] | undefined {
   const parsed = parseJson(text);
   return parsed.ok && isStringArray(parsed.value) ? parsed.value : undefined;
 }

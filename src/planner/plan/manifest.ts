@@ -3,7 +3,10 @@
 // `validateManifest` runs on the write gate's hot path (every Edit of every agent), so it is a
 // small hand-written structural check, not a JSON Schema compiled at run time. The published
 // schema `schemas/wave-scope.schema.json` says the same thing; test/planner/plan/manifest.test.ts
-// proves the two agree on a table of documents. Change both together.
+// proves the two agree on a table of documents. Change both together. One check goes beyond what a
+// schema can say: no grant may name control state (controlState.ts), decided by the scope algebra.
+import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
+import { describeControlState, findControlOverlap } from './controlState';
 
 /** How the write gate treats a write outside `allowedPaths`. */
 export type Enforcement = 'strict' | 'warn' | 'off';
@@ -68,7 +71,7 @@ const READ_ONLY_ROLES = new Set(['discovery', 'review', 'research', 'audit', 'an
 
 /** Whether a role's wave is expected to write files (an empty `allowedPaths` is then suspicious). */
 export function roleWrites(role: string): boolean {
-  return !READ_ONLY_ROLES.has(role.trim().toLowerCase());
+  return !READ_ONLY_ROLES.has(foldCase(role.trim()));
 }
 
 // These regular expressions are the same ones the published schema uses (as `pattern`s).
@@ -109,7 +112,7 @@ function describeAbsoluteGrant(entry: string): string {
     return meaningful.length <= 2 ? 'grants a network share root' : 'is an absolute path: write it relative to the repository root';
   }
   if (meaningful.length === 0) return 'grants the file-system root';
-  const first = (meaningful[0] ?? '').toLowerCase();
+  const first = foldCase(meaningful[0] ?? '');
   if (HOME_DIRECTORIES.has(first)) return 'grants a home directory (or all of them)';
   if (SYSTEM_DIRECTORIES.has(first)) return `grants the system directory "/${meaningful[0]}"`;
   return 'is an absolute path: write it relative to the repository root';
@@ -128,8 +131,34 @@ function describeValue(value: unknown): string {
   return String(value);
 }
 
+/**
+ * Why a grant is refused as control state, as a sentence; undefined when it names none. Case is
+ * folded (a manifest does not say which file system it is on, so `.GIT/` counts as `.git/`). An entry
+ * the grammar refuses grants nothing at the gate, so it names nothing here either.
+ */
+export function refuseControlGrant(entry: string): string | undefined {
+  let spelling: string;
+  try {
+    spelling = normalizeScopeEntry(entry);
+  } catch {
+    return undefined;
+  }
+  const overlap = findControlOverlap(spelling, { ignoreCase: true });
+  return overlap === undefined
+    ? undefined
+    : `can name ${JSON.stringify(overlap.witness)}, which is control state (${describeControlState(overlap.control)}): no wave grants it`;
+}
+
+export interface ManifestValidationOptions {
+  /**
+   * Refuse grants that can name control state (default true). False leaves exactly what the published
+   * schema says, for the test that proves the two agree.
+   */
+  controlState?: boolean;
+}
+
 /** Validates a parsed `wave-scope.json`. Cheap and synchronous: safe on a hook's hot path. */
-export function validateManifest(value: unknown): ManifestValidation {
+export function validateManifest(value: unknown, options: ManifestValidationOptions = {}): ManifestValidation {
   const errors: string[] = [];
   const warnings: string[] = [];
   if (!isPlainObject(value)) {
@@ -163,7 +192,7 @@ export function validateManifest(value: unknown): ManifestValidation {
         errors.push(`"allowedPaths"[${index}] must be a string, got ${describeValue(entry)}`);
         return;
       }
-      const refusal = refuseGrant(entry);
+      const refusal = refuseGrant(entry) ?? (options.controlState === false ? undefined : refuseControlGrant(entry));
       if (refusal !== undefined) errors.push(`"allowedPaths"[${index}] ${describeValue(entry)} ${refusal}`);
       else if (WILDCARD_GRANTS.has(entry.replace(/^(?:\.\/)+/, ''))) {
         warnings.push(`"allowedPaths"[${index}] ${describeValue(entry)} grants every file of the repository: the wave is not confined`);

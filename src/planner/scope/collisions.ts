@@ -63,7 +63,7 @@ function newNode(): PrefixNode {
 function duplicateIdsOf(records: readonly ScopeRecord[]): { duplicates: string[]; identity: string[] } {
   const firstSpelling = new Map<string, string>();
   const counts = new Map<string, number>();
-  const identity = records.map((record) => record.id.toLowerCase());
+  const identity = records.map((record) => foldCase(record.id));
   records.forEach((record, index) => {
     const key = identity[index] as string;
     if (!firstSpelling.has(key)) firstSpelling.set(key, record.id);

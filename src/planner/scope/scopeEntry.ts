@@ -388,8 +388,3 @@ export function compileScopeEntry(spelling: string, options: GrammarOptions = {}
   const pattern = new RegExp(`^(?:${parsed.alternatives.map(alternativeSource).join('|')})$`);
   return { ...parsed, matches: (path) => pattern.test(fold(path)) };
 }
-
-/** Whether a normalised spelling names a directory's whole contents (`src/`) or is otherwise recursive. */
-export function isDirectoryEntry(spelling: string): boolean {
-  return spelling.endsWith('/');
-}

@@ -1,6 +1,7 @@
 // Test siblings: an agent that owns `src/cart/total.ts` in a role that writes code also owns its tests, so
 // the wave's `allowedPaths` grants `src/cart/total.test.ts` and friends without anyone listing them.
 // The rules are data: which roles, which production files, which sibling spellings.
+import { foldCase } from './scopeEntry';
 
 /** One expansion rule. */
 export interface TestSiblingRule {
@@ -66,8 +67,8 @@ function siblingsOf(path: string, rule: TestSiblingRule): string[] {
  * spelled from such a name would be read as a pattern). Idempotent; order: the entries, then new siblings.
  */
 export function expandTestSiblings(entries: readonly string[], options: TestSiblingOptions): string[] {
-  const role = options.role.toLowerCase();
-  const rules = (options.rules ?? DEFAULT_TEST_SIBLING_RULES).filter((rule) => rule.roles.some((candidate) => candidate.toLowerCase() === role));
+  const role = foldCase(options.role);
+  const rules = (options.rules ?? DEFAULT_TEST_SIBLING_RULES).filter((rule) => rule.roles.some((candidate) => foldCase(candidate) === role));
   const result = [...new Set(entries)];
   const seen = new Set(result);
   for (const entry of entries) {

@@ -63,6 +63,29 @@ describe('validateWaveRecords: every input error', () => {
     });
   }
 
+  // Issue 10 item 16: the refusal is decided by the scope algebra over the catalogue of control state
+  // (controlState.ts), not by how the entry starts.
+  const algebraCases: Array<[string, string, RegExp | undefined]> = [
+    ['a brace alternative inside the state directory', '{.claude,src}/x', /^record "a", entry "\{\.claude,src\}\/x": can name "\.claude\/x", inside the state directory "\.claude\/", which holds the wave's own declarations and manifest; no agent may own it$/],
+    ['a class spelling of the state directory', '.clau[d]e/x', /^record "a", entry "\.clau\[d\]e\/x": lies inside the state directory "\.claude\/"/],
+    ['a star after the state directory\'s name', '.claude*/x', /^record "a", entry "\.claude\*\/x": can name "\.claude\/x", inside the state directory "\.claude\/"/],
+    ['git\'s own directory', '.git/', /^record "a", entry "\.git\/": can name "\.git\/[^"]*", which is control state \(git's own files and hooks\); no agent may own it$/],
+    ['another harness\'s manifest', '.codex/wave-scope.json', /can name "\.codex\/wave-scope\.json", which is control state \(a wave manifest\)/],
+    ['an agent instruction file', 'CLAUDE.md', /can name "CLAUDE\.md", which is control state \(a file that changes what agents run or are told\)/],
+    ['a repository-wide glob', '**/*.test.ts', undefined],
+    ['a path beside git\'s directory', '.gitignore', undefined],
+  ];
+  for (const [name, entry, pattern] of algebraCases) {
+    it(`${pattern === undefined ? 'accepts' : 'refuses'} ${name} (${entry}) when the state directory is .claude`, () => {
+      const result = validateWaveRecords([{ id: 'a', files: [entry] }], { controlDir: '.claude' });
+      assert.deepEqual(result.errors.map((error) => error.reason), pattern === undefined ? [] : ['control-path']);
+      if (pattern !== undefined) {
+        assert.match(result.errors[0]?.message ?? '', pattern);
+        assert.equal(typeof result.errors[0]?.controlPath, 'string');
+      }
+    });
+  }
+
   it('normalises entries, drops duplicates, keeps unknown keys out and the order in', () => {
     const result = validateWaveRecords(
       [

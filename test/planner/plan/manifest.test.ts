@@ -107,7 +107,8 @@ describe('validateManifest', () => {
   }
 
   it('agrees with the published JSON Schema (Ajv) on every document of the table', () => {
-    const disagreements = cases.filter((testCase) => schemaValidates(testCase.doc) !== (validateManifest(testCase.doc).errors.length === 0));
+    // The schema says everything but the control-state check (see 'grants that can name control state').
+    const disagreements = cases.filter((testCase) => schemaValidates(testCase.doc) !== (validateManifest(testCase.doc, { controlState: false }).errors.length === 0));
     assert.deepEqual(disagreements.map((testCase) => testCase.name), []);
     // The table holds both kinds, so the agreement is not vacuous.
     assert.ok(cases.some((testCase) => testCase.errors.length === 0) && cases.some((testCase) => testCase.errors.length > 0));
@@ -120,7 +121,7 @@ describe('validateManifest', () => {
       for (const b of pieces) {
         for (const c of ['', '/', 'x']) {
           const doc = withPaths(`${a}${b}${c}`);
-          assert.equal(schemaValidates(doc), validateManifest(doc).errors.length === 0, JSON.stringify(doc.allowedPaths));
+          assert.equal(schemaValidates(doc), validateManifest(doc, { controlState: false }).errors.length === 0, JSON.stringify(doc.allowedPaths));
           checked += 1;
         }
       }
@@ -140,6 +141,40 @@ describe('validateManifest', () => {
     assert.deepEqual(validateManifestDocument(text).manifest, manifest);
     assert.ok(text.endsWith('}\n'));
   });
+});
+
+describe('validateManifest: grants that can name control state (controlState.ts)', () => {
+  const refused: Array<[string, RegExp]> = [
+    ['.git/', /"\.git\/[^"]*", which is control state \(git's own files and hooks\)/],
+    ['.git', /"\.git", which is control state \(git's own files and hooks\)/],
+    ['.GIT/hooks/', /which is control state \(git's own files and hooks\)/],
+    ['.claude/', /"\.claude\/[^"]*", which is control state/],
+    ['.claude/wave-scope.json', /"\.claude\/wave-scope\.json", which is control state \(a wave manifest\)/],
+    ['.clau[d]e/filescopes/**', /which is control state \(a wave's declarations \(filescopes\/\)\)/],
+    ['.pi/*', /"\.pi\/[^"]*", which is control state/],
+    ['{.codex,src}/hooks.json', /"\.codex\/hooks\.json", which is control state \(an agent CLI's hook settings\)/],
+    ['.*/settings.json', /which is control state \(an agent CLI's hook settings\)/],
+    ['.husky/pre-commit', /which is control state \(git's own files and hooks\)/],
+    ['AGENTS.md', /"AGENTS\.md", which is control state \(a file that changes what agents run or are told\)/],
+    ['.mcp.json', /which is control state \(a file that changes what agents run or are told\)/],
+    ['.cursor/rules/style.mdc', /which is control state \(a file that changes what agents run or are told\)/],
+  ];
+  for (const [grant, pattern] of refused) {
+    it(`refuses the grant ${grant}, naming the control path it can name`, () => {
+      const result = validateManifest(withPaths('src/', grant));
+      assert.equal(result.errors.length, 1, JSON.stringify(result.errors));
+      assert.match(result.errors[0] ?? '', /^"allowedPaths"\[1\] /);
+      assert.match(result.errors[0] ?? '', pattern);
+      assert.match(result.errors[0] ?? '', /: no wave grants it$/);
+      assert.equal(result.manifest, undefined);
+    });
+  }
+  // A wildcard never stands for the first character of a path: repository-wide globs claim no control
+  // state (the gate still denies every control path to every dispatched agent).
+  const accepted = ['.github/workflows/ci.yml', '.gitignore', '.claude-notes/x.md', 'src/.git-keep', '**/*.test.ts', '*.md', '**', 'docs/AGENTS.md', '.codex/notes.md', '.claude/notes.md'];
+  for (const grant of accepted) {
+    it(`accepts the grant ${grant}`, () => assert.deepEqual(validateManifest(withPaths(grant)).errors, []));
+  }
 });
 
 describe('the published schema', () => {
