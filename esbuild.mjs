@@ -3,9 +3,12 @@
 //   dist/extension.js       the VS Code extension host entry (`vscode` stays external)
 //   media/dist/planner.js   the planner webview (browser)
 import * as esbuild from 'esbuild';
-import { chmod } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
 
 const watch = process.argv.includes('--watch');
+
+// One source for the version: package.json, injected where the CLI prints it (src/cli/messages.ts).
+const { version } = JSON.parse(await readFile(new URL('./package.json', import.meta.url), 'utf8'));
 
 /** @type {esbuild.BuildOptions[]} */
 const bundles = [
@@ -47,7 +50,13 @@ const bundles = [
   },
 ];
 
-const common = { bundle: true, sourcemap: 'linked', logLevel: 'warning', legalComments: 'none' };
+const common = {
+  bundle: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+  define: { WAVE_SCOPE_VERSION: JSON.stringify(version) },
+};
 
 if (watch) {
   for (const options of bundles) {

@@ -12,6 +12,11 @@ import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDi
 /** What an entry may be: a sentence, or a function of its details that returns one. */
 type Catalogue = Record<string, string | ((...details: never[]) => string)>;
 
+// package.json's version, injected by esbuild.mjs (`define`). Undefined only when this source runs
+// unbundled (under tsx), which no user does.
+declare const WAVE_SCOPE_VERSION: string | undefined;
+const VERSION = typeof WAVE_SCOPE_VERSION === 'string' ? WAVE_SCOPE_VERSION : '0.0.0-unbundled';
+
 function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
@@ -19,7 +24,7 @@ function describeError(error: unknown): string {
 // --- the command itself --------------------------------------------------------------------
 
 export const messages = {
-  version: 'wave-scope 0.1.0',
+  version: `wave-scope ${VERSION}`,
   usage: `Usage: wave-scope <command> [options]
 
 Commands:

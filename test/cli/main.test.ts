@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
 
 describe('wave-scope (built dist/cli.js)', () => {
@@ -6,6 +8,16 @@ describe('wave-scope (built dist/cli.js)', () => {
     const run = runBuiltCli(['--help']);
     assert.equal(run.status, 0);
     assert.match(run.stdout, /^Usage: wave-scope <command>/);
+  });
+
+  it('prints the version package.json names with --version and exits 0', () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const run = runBuiltCli(['--version']);
+    assert.equal(run.status, 0);
+    assert.equal(run.stdout, `wave-scope ${version}\n`);
+    assert.equal(run.stderr, '');
+    // Injected at build time (esbuild.mjs), so package.json is the one place it is written.
+    assert.ok(!readFileSync(join(__dirname, '..', '..', 'src', 'cli', 'messages.ts'), 'utf8').includes(version), 'messages.ts hard-codes the version');
   });
 
   it('names an unknown command on stderr and exits 2', () => {

@@ -112,6 +112,7 @@ function controlEntries(options: ControlCheckOptions): readonly ControlStateEntr
 }
 
 const GLOB_OR_SPECIAL = /[*?[\]{}\\]/;
+const DOT_DOT_SEGMENT = /(?:^|\/)\.\.(?:\/|$)/;
 
 const firstSegmentSets = new Map<string, Set<string>>();
 
@@ -129,13 +130,15 @@ function firstSegments(stateDir: string): Set<string> {
 
 /**
  * Whether an entry's paths all start with a literal first segment that no control entry starts with:
- * then it cannot name control state, and nothing needs compiling (the write gate's manifest check
- * runs this for every grant on every call).
+ * then it cannot name control state, and nothing needs normalising or compiling (the write gate's
+ * manifest check runs this for every grant on every call). Valid for a raw spelling too: an entry
+ * whose first segment is ordinary and that has no `..` segment keeps that first segment when it is
+ * normalised.
  */
 function surelyOutside(spelling: string, options: ControlCheckOptions): boolean {
   const cut = spelling.indexOf('/');
   const first = cut === -1 ? spelling : spelling.slice(0, cut);
-  if (first === '' || first === '.' || first === '..' || GLOB_OR_SPECIAL.test(first)) return false;
+  if (first === '' || first === '.' || GLOB_OR_SPECIAL.test(first) || DOT_DOT_SEGMENT.test(spelling)) return false;
   return !firstSegments(options.stateDir ?? '').has(foldCase(first));
 }
 
@@ -154,11 +157,12 @@ function startsWithWildcard(alternative: string): boolean {
  * Whether a normalised scope entry can name control state (CONTROL_STATE, and the whole state
  * directory being written to when `stateDir` is given), decided by the scope algebra, with the
  * control entry and a path both name. See `startsWithWildcard` for the one thing it deliberately
- * does not count. Throws ScopeEntryError for an entry the grammar refuses.
+ * does not count. Takes a raw or normalised spelling; throws ScopeEntryError for an entry the grammar
+ * refuses (unless its first segment alone shows it names no control state).
  */
 export function findControlOverlap(entry: string, options: ControlCheckOptions = {}): ControlOverlap | undefined {
+  if (surelyOutside(entry, options)) return undefined;
   const spelling = normalizeScopeEntry(entry);
-  if (surelyOutside(spelling, options)) return undefined;
   const ignoreCase = options.ignoreCase ?? false;
   const controls = controlEntries(options);
   // The alternatives one by one: `{**,.git}/x` claims `.git/x` through its second alternative only.

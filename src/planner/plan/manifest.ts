@@ -5,7 +5,7 @@
 // schema `schemas/wave-scope.schema.json` says the same thing; test/planner/plan/manifest.test.ts
 // proves the two agree on a table of documents. Change both together. One check goes beyond what a
 // schema can say: no grant may name control state (controlState.ts), decided by the scope algebra.
-import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
+import { foldCase, ScopeEntryError } from '../scope/scopeEntry';
 import { describeControlState, findControlOverlap } from './controlState';
 
 /** How the write gate treats a write outside `allowedPaths`. */
@@ -137,13 +137,13 @@ function describeValue(value: unknown): string {
  * the grammar refuses grants nothing at the gate, so it names nothing here either.
  */
 export function refuseControlGrant(entry: string): string | undefined {
-  let spelling: string;
+  let overlap: ReturnType<typeof findControlOverlap>;
   try {
-    spelling = normalizeScopeEntry(entry);
-  } catch {
-    return undefined;
+    overlap = findControlOverlap(entry, { ignoreCase: true });
+  } catch (error) {
+    if (error instanceof ScopeEntryError) return undefined;
+    throw error;
   }
-  const overlap = findControlOverlap(spelling, { ignoreCase: true });
   return overlap === undefined
     ? undefined
     : `can name ${JSON.stringify(overlap.witness)}, which is control state (${describeControlState(overlap.control)}): no wave grants it`;
