@@ -1,0 +1,216 @@
+// The Node side of DeclarationFs, against real temporary directories: atomic replacement, refusal of
+// symbolic links and of paths outside the confinement root, and the order in which data and
+// directories are made durable (observed by watching the calls into node:fs, which still run).
+import assert from 'node:assert/strict';
+// The module object itself (not a namespace copy), so the spy below sees every call, write-file-atomic's too.
+import fs from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { nodeDeclarationFs, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
+import { writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
+
+/** What node:fs was asked to do, in order, while `run` ran (every call goes through to the real one). */
+function observeFs(run: () => void): string[] {
+  const calls: string[] = [];
+  const descriptors = new Map<number, string>();
+  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync, renameSync: fs.renameSync, unlinkSync: fs.unlinkSync };
+  const mutable = fs as unknown as Record<keyof typeof real, unknown>;
+  mutable.openSync = (path: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
+    descriptors.set(fd, String(path));
+    return fd;
+  };
+  mutable.fsyncSync = (fd: number) => {
+    calls.push(`fsync ${descriptors.get(fd) ?? fd}`);
+    real.fsyncSync(fd);
+  };
+  mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+    calls.push(`rename ${String(to)}`);
+    real.renameSync(from, to);
+  };
+  mutable.unlinkSync = (path: fs.PathLike) => {
+    calls.push(`unlink ${String(path)}`);
+    real.unlinkSync(path);
+  };
+  try {
+    run();
+  } finally {
+    Object.assign(mutable, real);
+  }
+  return calls;
+}
+
+function unsafeReason(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof UnsafePathError) return error.reason;
+    throw error;
+  }
+  return 'no error';
+}
+
+describe('node/declarationFs (real directories)', () => {
+  let root: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-declfs-')));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  describe('readTextIfExists', () => {
+    it('reads a file, and is undefined for a missing file or one below a file', () => {
+      writeFileSync(join(root, 'a.json'), '[1]');
+      assert.equal(readTextIfExists(join(root, 'a.json')), '[1]');
+      assert.equal(readTextIfExists(join(root, 'missing.json')), undefined);
+      assert.equal(readTextIfExists(join(root, 'a.json', 'below')), undefined);
+    });
+    it('throws for anything else (a directory where a file should be)', () => {
+      mkdirSync(join(root, 'dir'));
+      assert.throws(() => readTextIfExists(join(root, 'dir')), /EISDIR/);
+    });
+  });
+
+  describe('writeAtomic', () => {
+    it('creates the parents and the file, and leaves no temporary file behind', () => {
+      const declarations = nodeDeclarationFs(root);
+      declarations.writeAtomic(join(root, 'a', 'b', 'c.json'), '["x"]\n');
+      assert.equal(readFileSync(join(root, 'a', 'b', 'c.json'), 'utf8'), '["x"]\n');
+      assert.deepEqual(readdirSync(join(root, 'a', 'b')), ['c.json']);
+    });
+
+    it('replaces a file by renaming a new one over it (a reader sees the old or the new file, never a mix)', () => {
+      const target = join(root, 'c.json');
+      writeFileSync(target, 'old');
+      const before = statSync(target).ino;
+      const calls = observeFs(() => nodeDeclarationFs(root).writeAtomic(target, 'new'));
+      assert.equal(readFileSync(target, 'utf8'), 'new');
+      assert.notEqual(statSync(target).ino, before, 'the file was rewritten in place, not replaced');
+      // The data is durable before the rename publishes it.
+      const rename = calls.indexOf(`rename ${target}`);
+      const fsync = calls.findIndex((call) => call.startsWith(`fsync ${target}.`));
+      assert.ok(fsync !== -1 && rename !== -1 && fsync < rename, calls.join('\n'));
+    });
+
+    it('refuses to replace a symbolic link, and leaves its target alone', () => {
+      const victim = join(root, 'victim.txt');
+      writeFileSync(victim, 'keep me');
+      symlinkSync(victim, join(root, 'link.json'));
+      assert.equal(unsafeReason(() => nodeDeclarationFs(root).writeAtomic(join(root, 'link.json'), 'x')), 'symlink');
+      assert.equal(readFileSync(victim, 'utf8'), 'keep me');
+    });
+
+    it('refuses to write through a directory that is a symbolic link, even a dangling one', () => {
+      const outside = mkdtempSync(join(tmpdir(), 'wave-scope-declfs-outside-'));
+      try {
+        symlinkSync(outside, join(root, 'filescopes'));
+        symlinkSync(join(root, 'nowhere'), join(root, 'dangling'));
+        const declarations = nodeDeclarationFs(root);
+        assert.equal(unsafeReason(() => declarations.writeAtomic(join(root, 'filescopes', 'wave-1', 'a.json'), 'x')), 'symlink');
+        assert.equal(unsafeReason(() => declarations.writeAtomic(join(root, 'dangling', 'a.json'), 'x')), 'symlink');
+        assert.deepEqual(readdirSync(outside), []);
+        assert.equal(existsSync(join(root, 'nowhere')), false);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+
+    it('trusts the confinement root itself when it is reached through a link', () => {
+      const real = join(root, 'real');
+      mkdirSync(real);
+      symlinkSync(real, join(root, 'linked'));
+      nodeDeclarationFs(join(root, 'linked')).writeAtomic(join(root, 'linked', 'a.json'), 'x');
+      assert.equal(readFileSync(join(real, 'a.json'), 'utf8'), 'x');
+    });
+
+    const outsideRoot: Array<[string, (base: string) => string]> = [
+      ['a sibling of the root', (base) => join(dirname(base), 'elsewhere.json')],
+      ['a path that climbs out with ..', (base) => `${base}/sub/../../escape.json`],
+      ['a sibling whose name extends the root\'s', (base) => `${base}-evil/a.json`],
+      ['the root itself', (base) => base],
+    ];
+    for (const [name, target] of outsideRoot) {
+      it(`refuses ${name}`, () => {
+        const confined = join(root, 'state');
+        assert.equal(unsafeReason(() => nodeDeclarationFs(confined).writeAtomic(target(confined), 'x')), 'outside-root');
+        assert.equal(unsafeReason(() => nodeDeclarationFs(confined).remove(target(confined))), 'outside-root');
+      });
+    }
+
+    it('refuses a directory where the file should be, and a file where a directory should be', () => {
+      mkdirSync(join(root, 'dir.json'));
+      writeFileSync(join(root, 'file'), 'x');
+      const declarations = nodeDeclarationFs(root);
+      assert.equal(unsafeReason(() => declarations.writeAtomic(join(root, 'dir.json'), 'x')), 'not-a-file');
+      assert.equal(unsafeReason(() => declarations.writeAtomic(join(root, 'file', 'a.json'), 'x')), 'not-a-directory');
+    });
+  });
+
+  describe('remove and listDir', () => {
+    it('removes a file and says whether there was one', () => {
+      writeFileSync(join(root, 'a.json'), 'x');
+      const declarations = nodeDeclarationFs(root);
+      assert.equal(declarations.remove(join(root, 'a.json')), true);
+      assert.equal(declarations.remove(join(root, 'a.json')), false);
+      assert.equal(declarations.remove(join(root, 'missing', 'a.json')), false);
+      assert.equal(existsSync(join(root, 'missing')), false, 'a removal creates no directory');
+    });
+
+    it('refuses to remove a symbolic link or anything through one', () => {
+      const victim = join(root, 'victim.txt');
+      writeFileSync(victim, 'keep me');
+      symlinkSync(victim, join(root, 'link.json'));
+      mkdirSync(join(root, 'real'));
+      writeFileSync(join(root, 'real', 'a.json'), 'x');
+      symlinkSync(join(root, 'real'), join(root, 'via'));
+      const declarations = nodeDeclarationFs(root);
+      assert.equal(unsafeReason(() => declarations.remove(join(root, 'link.json'))), 'symlink');
+      assert.equal(unsafeReason(() => declarations.remove(join(root, 'via', 'a.json'))), 'symlink');
+      assert.equal(readFileSync(victim, 'utf8'), 'keep me');
+      assert.ok(existsSync(join(root, 'real', 'a.json')));
+    });
+
+    it('lists a directory, and is undefined for a missing one or a file', () => {
+      writeFileSync(join(root, 'a.json'), 'x');
+      const declarations = nodeDeclarationFs(root);
+      assert.deepEqual(declarations.listDir(root), ['a.json']);
+      assert.equal(declarations.listDir(join(root, 'missing')), undefined);
+      assert.equal(declarations.listDir(join(root, 'a.json')), undefined);
+    });
+  });
+
+  describe('durability order', () => {
+    it('fsyncs the directories it changed only when asked (sync), each once', () => {
+      const declarations = nodeDeclarationFs(root);
+      const writes = observeFs(() => {
+        declarations.writeAtomic(join(root, 'd1', 'a.json'), 'x');
+        declarations.writeAtomic(join(root, 'd1', 'b.json'), 'x');
+        declarations.writeAtomic(join(root, 'd2', 'c.json'), 'x');
+      });
+      assert.deepEqual(writes.filter((call) => call === `fsync ${join(root, 'd1')}` || call === `fsync ${join(root, 'd2')}`), []);
+      const synced = observeFs(() => declarations.sync?.());
+      assert.deepEqual(synced.sort(), [`fsync ${join(root, 'd1')}`, `fsync ${join(root, 'd2')}`]);
+      assert.deepEqual(observeFs(() => declarations.sync?.()), [], 'nothing left to sync');
+    });
+
+    it('makes every per-agent file and stale removal durable before the aggregate is published', () => {
+      const stateDir = join(root, '.claude');
+      const declarations = nodeDeclarationFs(root);
+      writeWaveDeclaration(stateDir, 1, [{ id: 'alice', files: ['a'] }, { id: 'bob', files: ['b'] }], declarations);
+      const waveDir = join(stateDir, 'filescopes', 'wave-1');
+      const sidecar = join(stateDir, 'filescopes', 'wave-1.scopes.json');
+      const calls = observeFs(() => writeWaveDeclaration(stateDir, 1, [{ id: 'alice', files: ['a2'] }], declarations));
+      const at = (call: string) => {
+        const index = calls.indexOf(call);
+        assert.notEqual(index, -1, `${call} missing from\n${calls.join('\n')}`);
+        return index;
+      };
+      // The old aggregate goes first, durably; then the agents' files; then the directory fsync; then the new aggregate.
+      assert.ok(at(`unlink ${sidecar}`) < at(`fsync ${join(stateDir, 'filescopes')}`));
+      assert.ok(at(`rename ${join(waveDir, 'alice.json')}`) < at(`fsync ${waveDir}`));
+      assert.ok(at(`unlink ${join(waveDir, 'bob.json')}`) < at(`fsync ${waveDir}`));
+      assert.ok(at(`fsync ${waveDir}`) < at(`rename ${sidecar}`));
+      assert.ok(calls.lastIndexOf(`fsync ${join(stateDir, 'filescopes')}`) > at(`rename ${sidecar}`), 'the aggregate\'s rename is made durable too');
+    });
+  });
+});
