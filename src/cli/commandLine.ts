@@ -1,10 +1,12 @@
-// Every subcommand reads its flags the same way: Node's own strict parser, an `ERROR:` line and the
-// command's usage hint on a bad flag, and `--help` answered before anything else happens.
+// Every subcommand reads what its caller gives it the same way: flags through Node's own strict
+// parser, an `ERROR:` line and the command's usage hint on a bad flag or bad input, and `--help`
+// answered before anything else happens.
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { printLine, reportError, reportNote } from './cliIo';
 import type { CliIo } from './cliIo';
-import { messages } from './messages';
+import { parseJsonText } from '../planner/plan/jsonText';
+import { declarationMessages, messages } from './messages';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -44,4 +46,38 @@ export function parseCommandLine<T extends Options>(
     return { exitCode: context.badArgumentsExit };
   }
   return parsed;
+}
+
+/** Arguments or stdin the command cannot work with; the message is one sentence. */
+export class UsageProblem extends Error {}
+
+/**
+ * Reads a command's input with `read`, which throws UsageProblem for anything unusable: then the
+ * problem is reported like a bad flag (an `ERROR:` line and the usage hint) and the result is
+ * undefined, so the command returns its bad-arguments exit code. Any other error propagates.
+ */
+export async function readArguments<T extends object>(io: CliIo, command: string, read: () => T | Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof UsageProblem)) throw error;
+    reportBadArguments(io, command, error.message);
+    return undefined;
+  }
+}
+
+/** Parses `--wave`'s value: a positive decimal integer. */
+export function parseWave(value: string | undefined): number {
+  if (value === undefined) throw new UsageProblem(declarationMessages.missingOption('--wave'));
+  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageProblem(declarationMessages.badWave(value));
+  return Number(value);
+}
+
+/** Reads stdin as JSON (the record array of materialize and plan write). */
+export async function readRecords(io: CliIo): Promise<unknown> {
+  const text = await io.readStdin();
+  if (text.trim() === '') throw new UsageProblem(declarationMessages.noRecords);
+  const json = parseJsonText(text);
+  if (!json.ok) throw new UsageProblem(declarationMessages.recordsNotJson(json.message));
+  return json.value;
 }

@@ -11,6 +11,12 @@ function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
 }
 
+/** The path (or one of its parents) does not exist, or a parent is a file. */
+function isMissing(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
 /** A write or removal that would leave the confinement root or pass through a symbolic link. */
 export class UnsafePathError extends Error {
   constructor(
@@ -40,8 +46,7 @@ export function readTextIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -133,8 +138,7 @@ export function nodeDeclarationFs(root: string): DeclarationFs {
       try {
         return readdirSync(path);
       } catch (error) {
-        const code = errorCode(error);
-        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+        if (isMissing(error)) return undefined;
         throw error;
       }
     },

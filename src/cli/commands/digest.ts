@@ -9,9 +9,8 @@ import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
 import { printLine, reportError } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { parseCommandLine, parseWave, readArguments, UsageProblem } from '../commandLine';
 import { declarationMessages as say } from '../messages';
-import { parseWave, UsageProblem } from './materialize';
 
 export async function runDigest(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -27,22 +26,21 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
-  let wave: number;
-  try {
-    wave = parseWave(values.wave);
-    if (values.agent === undefined || values.agent === '') throw new UsageProblem(say.missingOption('--agent'));
-  } catch (error) {
-    if (!(error instanceof UsageProblem)) throw error;
-    reportBadArguments(io, 'digest', error.message);
-    return 1;
-  }
+  const input = await readArguments(io, 'digest', () => {
+    const wave = parseWave(values.wave);
+    const agent = values.agent;
+    if (agent === undefined || agent === '') throw new UsageProblem(say.missingOption('--agent'));
+    return { wave, agent };
+  });
+  if (input === undefined) return 1;
+  const { wave, agent } = input;
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
   else {
     const root = gitTopLevel(io.cwd) ?? resolve(io.cwd);
     stateDir = resolveStateDir(root, processLocalSessionIds({ env: io.env }), { readText: readTextIfExists }).stateDir;
   }
-  const scope = readAgentScope(stateDir, wave, values.agent, { readText: readTextIfExists });
+  const scope = readAgentScope(stateDir, wave, agent, { readText: readTextIfExists });
   if (!scope.found) {
     reportError(io, scope.message);
     return scope.reason === 'unreadable' ? 2 : 1;

@@ -1,7 +1,7 @@
 // `wave-scope materialize`: writes a wave's two declaration shapes from one record array on stdin.
 // Contract (flags, output, exit codes): docs/cli.md § materialize.
 import { lstatSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { findMissingPaths } from '../../planner/plan/declarationInput';
 import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
@@ -9,45 +9,9 @@ import { nodeDeclarationFs } from '../../node/declarationFs';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { locateCommandRepository } from '../commandRepository';
-import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
+import { parseCommandLine, parseWave, readArguments, readRecords, UsageProblem } from '../commandLine';
 import { declarationMessages as say } from '../messages';
-
-/** Arguments or stdin the command cannot work with; the message is one sentence. */
-export class UsageProblem extends Error {}
-
-/** Parses `--wave`'s value: a positive decimal integer. */
-export function parseWave(value: string | undefined): number {
-  if (value === undefined) throw new UsageProblem(say.missingOption('--wave'));
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageProblem(say.badWave(value));
-  return Number(value);
-}
-
-/** Reads stdin as JSON (the record array). */
-export async function readRecords(io: CliIo): Promise<unknown> {
-  const text = await io.readStdin();
-  if (text.trim() === '') throw new UsageProblem(say.noRecords);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageProblem(say.recordsNotJson((error as Error).message));
-  }
-}
-
-/**
- * Where writes are confined: the repository root when the state directory lies inside it (so a
- * `.claude` that is a symbolic link is refused too), else the state directory itself.
- */
-export function writeConfinement(repositoryRoot: string, stateDir: string): string {
-  const rel = relative(repositoryRoot, stateDir);
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? stateDir : repositoryRoot;
-}
-
-/** A path for messages: relative to the working directory when inside it. */
-export function shownPath(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  return rel === '' || rel.startsWith('..') ? path : rel.split(sep).join('/');
-}
 
 function existsNoFollow(path: string): boolean {
   try {
@@ -73,18 +37,14 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
-  let wave: number;
-  let records: unknown;
-  try {
-    if (values['state-dir'] === undefined || values['state-dir'] === '') throw new UsageProblem(say.missingOption('--state-dir'));
-    wave = parseWave(values.wave);
-    records = await readRecords(io);
-  } catch (error) {
-    if (!(error instanceof UsageProblem)) throw error;
-    reportBadArguments(io, 'materialize', error.message);
-    return 1;
-  }
-  const stateDir = resolve(io.cwd, values['state-dir']);
+  const input = await readArguments(io, 'materialize', async () => {
+    const stateDirOption = values['state-dir'];
+    if (stateDirOption === undefined || stateDirOption === '') throw new UsageProblem(say.missingOption('--state-dir'));
+    return { stateDirOption, wave: parseWave(values.wave), records: await readRecords(io) };
+  });
+  if (input === undefined) return 1;
+  const { wave, records } = input;
+  const stateDir = resolve(io.cwd, input.stateDirOption);
   const repository = locateCommandRepository(io.cwd);
   const result = materializeWave(
     {

@@ -11,10 +11,9 @@ import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArguments, UsageProblem } from '../commandLine';
 import { declarationMessages as say, planShowMessages as show } from '../messages';
-import { locateCommandRepository } from '../commandRepository';
-import { parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
+import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
 
 // Steps whose failure is the input's fault (exit 1); the rest are the file system's (exit 2).
 const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
@@ -29,6 +28,10 @@ export async function runPlan(args: string[], io: CliIo): Promise<number> {
   if (subcommand === 'show') return runPlanShow(rest, io);
   reportBadArguments(io, 'plan', say.unknownPlanSubcommand(subcommand));
   return 1;
+}
+
+function isEnforcement(value: string): value is Enforcement {
+  return (ENFORCEMENT_VALUES as readonly string[]).includes(value);
 }
 
 function jsonResult(result: WavePlanResult): string {
@@ -52,23 +55,17 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
-  let wave: number;
-  let records: unknown;
-  let enforcement: Enforcement | undefined;
-  try {
-    wave = parseWave(values.wave);
-    if (values.role === undefined) throw new UsageProblem(say.missingOption('--role'));
-    if (values.role.trim() === '') throw new UsageProblem(say.emptyRole);
-    if (values.enforcement !== undefined) {
-      if (!ENFORCEMENT_VALUES.includes(values.enforcement as Enforcement)) throw new UsageProblem(say.badEnforcement(values.enforcement));
-      enforcement = values.enforcement as Enforcement;
-    }
-    records = await readRecords(io);
-  } catch (error) {
-    if (!(error instanceof UsageProblem)) throw error;
-    reportBadArguments(io, 'plan', error.message);
-    return 1;
-  }
+  const input = await readArguments(io, 'plan', async () => {
+    const wave = parseWave(values.wave);
+    const role = values.role;
+    if (role === undefined) throw new UsageProblem(say.missingOption('--role'));
+    if (role.trim() === '') throw new UsageProblem(say.emptyRole);
+    const enforcement = values.enforcement;
+    if (enforcement !== undefined && !isEnforcement(enforcement)) throw new UsageProblem(say.badEnforcement(enforcement));
+    return { wave, role, enforcement, records: await readRecords(io) };
+  });
+  if (input === undefined) return 1;
+  const { wave, role, enforcement, records } = input;
 
   const repository = locateCommandRepository(io.cwd);
   const ownIds = processLocalSessionIds({ env: io.env });
@@ -88,7 +85,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       repoRoot: repository.root,
       stateDir,
       wave,
-      role: values.role,
+      role,
       enforcement,
       records,
       blockedCommands: values['blocked-command'],

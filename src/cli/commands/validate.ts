@@ -6,6 +6,7 @@ import { findCollisions } from '../../planner/scope/collisions';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { validateManifest, validateManifestDocument } from '../../planner/plan/manifest';
 import type { WaveManifest } from '../../planner/plan/manifest';
+import { parseJsonText } from '../../planner/plan/jsonText';
 import { covers } from '../../planner/scope/scopeAlgebra';
 import { ScopeEntryError } from '../../planner/scope/scopeEntry';
 import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../planner/plan/scopeRecords';
@@ -27,19 +28,19 @@ interface Repository {
   ignoreCase: boolean;
 }
 
-function readJsonFile(path: string, cwd: string, what: string): unknown {
-  const absolute = isAbsolute(path) ? path : resolve(cwd, path);
-  let text: string;
+/** A file named on the command line (relative to the working directory); unreadable is unusable input. */
+function readInputFile(path: string, cwd: string, what: string): string {
   try {
-    text = readFileSync(absolute, 'utf8');
+    return readFileSync(isAbsolute(path) ? path : resolve(cwd, path), 'utf8');
   } catch (error) {
     throw new UnusableInput(validateMessages.cannotRead(what, path, (error as NodeJS.ErrnoException).code ?? String(error)));
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UnusableInput(validateMessages.badJson(what, path, (error as Error).message));
-  }
+}
+
+function readJsonFile(path: string, cwd: string, what: string): unknown {
+  const json = parseJsonText(readInputFile(path, cwd, what));
+  if (!json.ok) throw new UnusableInput(validateMessages.badJson(what, path, json.message));
+  return json.value;
 }
 
 /** The repository, its known files (`--known-files`, else what git tracks) and whether case folds. */
@@ -50,14 +51,7 @@ function locateRepository(io: CliIo, knownFilesPath: string | undefined, ignoreC
   if (knownFilesPath === undefined) {
     return { root: located.root, files: located.inGit ? new FileIndex(located.files, { ignoreCase }) : undefined, ignoreCase };
   }
-  const absolute = isAbsolute(knownFilesPath) ? knownFilesPath : resolve(io.cwd, knownFilesPath);
-  let text: string;
-  try {
-    text = readFileSync(absolute, 'utf8');
-  } catch (error) {
-    throw new UnusableInput(validateMessages.cannotRead('--known-files', knownFilesPath, (error as NodeJS.ErrnoException).code ?? String(error)));
-  }
-  const files = text
+  const files = readInputFile(knownFilesPath, io.cwd, '--known-files')
     .split('\n')
     .map((line) => line.replace(/\r$/, ''))
     .filter((line) => line !== '');
@@ -90,13 +84,9 @@ function readScopeFile(path: string, io: CliIo, repository: Repository): string[
 async function readManifest(io: CliIo): Promise<{ manifest: WaveManifest; text: string }> {
   const text = await io.readStdin();
   if (text.trim() === '') throw new UnusableInput(validateMessages.noManifest);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UnusableInput(validateMessages.manifestNotJson((error as Error).message));
-  }
-  const validation = validateManifest(parsed);
+  const json = parseJsonText(text);
+  if (!json.ok) throw new UnusableInput(validateMessages.manifestNotJson(json.message));
+  const validation = validateManifest(json.value);
   if (validation.manifest === undefined) throw new UnusableInput(validateMessages.manifestInvalid(validation.errors));
   return { manifest: validation.manifest, text };
 }

@@ -111,16 +111,17 @@ export function agentIdOfFileName(name: string): string | undefined {
   return isAgentId(id) ? id : undefined;
 }
 
+function waveNamedBy(pattern: RegExp, name: string): number | undefined {
+  const wave = Number(pattern.exec(name)?.[1] ?? NaN);
+  return isWaveNumber(wave) ? wave : undefined;
+}
+
 /** The wave an aggregate sidecar's file name stands for (`wave-3.scopes.json` → 3); undefined for any other name. */
 export function waveOfSidecarName(name: string): number | undefined {
-  const match = WAVE_SIDECAR_PATTERN.exec(name);
-  const wave = match === null ? NaN : Number(match[1]);
-  return isWaveNumber(wave) ? wave : undefined;
+  return waveNamedBy(WAVE_SIDECAR_PATTERN, name);
 }
 
 /** The wave a name in `filescopes/` stands for: an aggregate sidecar or a per-agent directory; undefined otherwise. */
 export function waveOfFilescopesName(name: string): number | undefined {
-  const match = WAVE_DIR_PATTERN.exec(name);
-  const wave = match === null ? NaN : Number(match[1]);
-  return isWaveNumber(wave) ? wave : waveOfSidecarName(name);
+  return waveNamedBy(WAVE_DIR_PATTERN, name) ?? waveOfSidecarName(name);
 }

@@ -12,6 +12,7 @@ import { foldCase } from '../scope/scopeEntry';
 import type { StateDirFs } from './stateDir';
 import { agentIdOfFileName, agentIdProblem, agentScopePath, filescopesPath, waveDirPath, waveNumberProblem, waveOfFilescopesName, waveSidecarPath } from './declarationPaths';
 import { controlDirOf, validateWaveRecords } from './declarationInput';
+import { parseJsonText } from './jsonText';
 import type { DeclarationInputError, DeclaredRecord, RecordValidationOptions } from './declarationInput';
 
 function quote(text: string): string {
@@ -166,27 +167,19 @@ export interface WaveDeclaration {
   problems: string[];
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
 }
 
 /** Parses a per-agent file's text; undefined when it is not a JSON array of strings. */
 function parseAgentScope(text: string): string[] | undefined {
-  const parsed = parseJson(text);
+  const parsed = parseJsonText(text);
   return parsed.ok && isStringArray(parsed.value) ? parsed.value : undefined;
 }
 
 /** Parses an aggregate sidecar's text; undefined when it is not a JSON array of {id, files}. */
 export function parseWaveSidecar(text: string): DeclaredRecord[] | undefined {
-  const parsed = parseJson(text);
+  const parsed = parseJsonText(text);
   if (!parsed.ok || !Array.isArray(parsed.value)) return undefined;
   const records: DeclaredRecord[] = [];
   for (const item of parsed.value as unknown[]) {

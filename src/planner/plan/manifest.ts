@@ -7,6 +7,7 @@
 // schema can say: no grant may name control state (controlState.ts), decided by the scope algebra.
 import { foldCase, ScopeEntryError } from '../scope/scopeEntry';
 import { describeControlState, findControlOverlap } from './controlState';
+import { parseJsonText } from './jsonText';
 
 /** How the write gate treats a write outside `allowedPaths`. */
 export type Enforcement = 'strict' | 'warn' | 'off';
@@ -266,13 +267,9 @@ export function validateManifestDocument(text: string): ManifestValidation {
   if (text.trim() === '') {
     return { errors: ['no manifest on stdin: pipe a wave-scope.json into the command'], warnings: [] };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return { errors: [`the manifest is not valid JSON: ${(error as Error).message}`], warnings: [] };
-  }
-  return validateManifest(parsed);
+  const json = parseJsonText(text);
+  if (!json.ok) return { errors: [`the manifest is not valid JSON: ${json.message}`], warnings: [] };
+  return validateManifest(json.value);
 }
 
 /** A manifest as the text written to disk: fixed key order, two-space indent, final newline. */

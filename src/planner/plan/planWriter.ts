@@ -17,6 +17,7 @@ import { readWaveDeclaration, writeWaveDeclaration } from './declarationStore';
 import { DEFAULT_ENFORCEMENT, ENFORCEMENT_VALUES, formatManifest, validateManifest } from './manifest';
 import type { Enforcement, WaveManifest } from './manifest';
 import { FileIndex } from '../scope/fileIndex';
+import { parseJsonText } from './jsonText';
 import { scopeDigest } from '../scope/scopeDigest';
 import { union } from '../scope/scopeUnion';
 import { classifyManifestSession, writerSessionBinding } from './sessionBinding';
@@ -159,12 +160,8 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   try {
     const text = fs.readText(target);
     if (text !== undefined) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
+      const json = parseJsonText(text);
+      const parsed = json.ok ? json.value : undefined;
       if (classifyManifestSession(parsed, request.ownIds) === 'foreign') {
         return fail('state-dir', `${target} belongs to another session; refusing to overwrite it (choose another --state-dir)`, {}, stateDir);
       }

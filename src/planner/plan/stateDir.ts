@@ -5,6 +5,7 @@
 import { basename, join } from 'node:path';
 import { validateManifest } from './manifest';
 import type { WaveManifest } from './manifest';
+import { parseJsonText } from './jsonText';
 import { classifyManifestSession } from './sessionBinding';
 import type { SessionVerdict } from './sessionBinding';
 import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
@@ -64,15 +65,14 @@ function inspectCandidate(stateDir: string, name: string, ownIds: ReadonlySet<st
     };
   }
   if (text === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
+  const json = parseJsonText(text);
+  if (!json.ok) {
     return {
       stateDir, name, manifestPath, found: true, session: 'unknown',
-      problem: { reason: 'not-json', message: `${manifestPath} is not valid JSON: ${(error as Error).message}` },
+      problem: { reason: 'not-json', message: `${manifestPath} is not valid JSON: ${json.message}` },
     };
   }
+  const parsed = json.value;
   const session = classifyManifestSession(parsed, ownIds);
   const validation = validateManifest(parsed);
   if (validation.manifest === undefined) {
