@@ -25,7 +25,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version') {
-    printLine(io, messages.version);
+    printLine(io, messages.version());
     return 0;
   }
   const command = commands[name];

@@ -24,7 +24,9 @@ function describeError(error: unknown): string {
 // --- the command itself --------------------------------------------------------------------
 
 export const messages = {
-  version: `wave-scope ${VERSION}`,
+  // Entries that interpolate a value from another module are functions, so a bundle that does not
+  // print them (the hook's) can leave their section out.
+  version: () => `wave-scope ${VERSION}`,
   usage: `Usage: wave-scope <command> [options]
 
 Commands:
@@ -194,7 +196,7 @@ export const declarationMessages = {
   --json            print {"wave", "stateDir", "written", "removed"} on stdout
 
   Exit codes: 0 written; 1 invalid input or arguments, nothing written; 2 file-system error.`,
-  planUsage: `Usage: wave-scope plan write --wave N --role R [--state-dir DIR] [--enforcement strict|warn|off]
+  planUsage: () => `Usage: wave-scope plan write --wave N --role R [--state-dir DIR] [--enforcement strict|warn|off]
                          [--new-file PATH]... [--blocked-command CMD]... [--json] < records
        wave-scope plan show [--state-dir DIR] [--json]
 

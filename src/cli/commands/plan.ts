@@ -21,7 +21,7 @@ const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
 export async function runPlan(args: string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   if (subcommand === undefined || subcommand === '--help' || subcommand === '-h') {
-    printLine(io, say.planUsage);
+    printLine(io, say.planUsage());
     return subcommand === undefined ? 1 : 0;
   }
   if (subcommand === 'write') return runPlanWrite(rest, io);
@@ -51,7 +51,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       'blocked-command': { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
     },
-    { io, usage: say.planUsage, badArgumentsExit: 1 },
+    { io, usage: say.planUsage(), badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
@@ -154,7 +154,7 @@ async function runPlanShow(args: string[], io: CliIo): Promise<number> {
       'state-dir': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
-    { io, usage: say.planUsage, badArgumentsExit: 1 },
+    { io, usage: say.planUsage(), badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
