@@ -164,7 +164,10 @@ export class PlannerView {
     const newest = kept && kept.updatedAt > own.updatedAt ? kept : own;
     const keep = newest.dirty ? newest.draft : undefined;
     this.ready = true;
+    // Persisted at once: VS Code hands this state back when it restores the panel, and the folder is
+    // how the extension knows whose planner it is (in a multi-root window).
     this.state = { ...this.state, folderUri: result.folderUri };
+    this.host.setState(this.state);
     this.dispatch({ type: 'loadDisk', diskPlan: result.diskPlan, keepDraft: keep });
     if (result.diskProblem) this.saveStatus = { text: result.diskProblem, kind: 'error' };
     this.render();

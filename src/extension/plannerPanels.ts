@@ -24,6 +24,20 @@ function requestTimeoutMs(): number {
   return Number.isFinite(configured) && configured > 0 ? configured : REQUEST_TIMEOUT_MS;
 }
 
+/**
+ * The folder a restored planner belongs to: the one its persisted state names, else the one its tab
+ * title names (the state can lag behind: a browser reload does not wait for it), else the only folder.
+ */
+function restoredFolder(webviewPanel: vscode.WebviewPanel, state: unknown): vscode.WorkspaceFolder | undefined {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const folderUri = typeof state === 'object' && state !== null ? (state as { folderUri?: unknown }).folderUri : undefined;
+  return (
+    folders.find((item) => item.uri.toString() === folderUri) ??
+    folders.find((item) => plannerTitle(item) === webviewPanel.title) ??
+    (folders.length === 1 ? folders[0] : undefined)
+  );
+}
+
 export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   private readonly panels = new Map<string, PlannerPanel>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -72,10 +86,9 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
    * folder (left over from a window that had two) is closed.
    */
   adoptRestored(webviewPanel: vscode.WebviewPanel, state: unknown): void {
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    const folderUri = typeof state === 'object' && state !== null ? (state as { folderUri?: unknown }).folderUri : undefined;
-    const folder = folders.find((item) => item.uri.toString() === folderUri) ?? folders[0];
+    const folder = restoredFolder(webviewPanel, state);
     if (!folder) {
+      this.log.info(`closed a restored planner "${webviewPanel.title}" whose folder is not in this workspace`);
       webviewPanel.dispose();
       return;
     }
