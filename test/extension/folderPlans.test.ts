@@ -7,18 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
-
-const extensionId = 'wave-scope.wave-scope';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
-}
+import { extensionId, until } from './hostSupport';
 
 /** A real git repository (outside the workspace), as a workspace folder value the registry can plan. */
 function repoFolder(name: string, index: number): { folder: vscode.WorkspaceFolder; root: string } {

@@ -10,18 +10,7 @@ import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import type { DraftValidation } from '../../src/planner/plan/draftSave';
 import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
-
-const extensionId = 'wave-scope.wave-scope';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
-}
+import { extensionId, until } from './hostSupport';
 
 function entriesOf(draft: PlanDraft | undefined, wave: number, agentId: string): string[] | undefined {
   return draft?.waves.find((item) => item.wave === wave)?.agents.find((agent) => agent.id === agentId)?.entries;

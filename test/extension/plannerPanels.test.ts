@@ -7,18 +7,7 @@ import type { WaveScopeApi } from '../../src/extension/extension';
 import { Log } from '../../src/extension/log';
 import { PLANNER_VIEW_TYPE, plannerTitle } from '../../src/extension/plannerPanel';
 import { PlannerPanels } from '../../src/extension/plannerPanels';
-
-const extensionId = 'wave-scope.wave-scope';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
-}
+import { extensionId, until } from './hostSupport';
 
 /** A webview panel as VS Code hands one to the serializer after a reload. */
 function restoredWebviewPanel(folder: vscode.WorkspaceFolder): vscode.WebviewPanel {
