@@ -31,6 +31,10 @@ describe('the planner in a multi-root workspace', function () {
   /** The workspace in a fresh page, Open Planner, and the beta folder picked. */
   async function openBetaPlanner() {
     const page = await session.openFolder(workspaceFile);
+    // The workbench shows before it has read the workspace file: wait until both folders are in.
+    for (const root of [alpha.root, beta.root]) {
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: root.split('/').pop() }).first().waitFor({ timeout: 60000 });
+    }
     await runCommand(page, 'Wave Scope: Open Planner');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: beta.root.split('/').pop() });
     await pick.first().waitFor({ timeout: 20000 });
