@@ -2,12 +2,9 @@
 // The view dispatches actions; the reducer returns a new state (or the same one when nothing changed).
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../src/planner/plan/agentId';
 import { foldCase, normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
+import { nextLaneColor } from '../src/protocol/laneColors';
 import type { AgentDraft, PlanDraft, WaveDraft } from '../src/protocol/plannerProtocol';
 import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
-
-/** Lane colours, chosen to stay distinguishable on light, dark and high-contrast themes. */
-export const LANE_COLORS = ['#3794ff', '#e5a000', '#4ec94e', '#d16fd1', '#f14c4c', '#2fb5b5', '#c08b5c', '#8c8cff'];
-
 
 /** Everything the webview persists (with `setState`) and renders. */
 export interface PlannerState {
@@ -160,8 +157,7 @@ function problem(state: PlannerState, notice: string): PlannerState {
 
 /** A colour not yet used in the wave, or the next one round the palette. */
 function nextColor(wave: WaveDraft): string {
-  const used = new Set(wave.agents.map((agent) => agent.color));
-  return LANE_COLORS.find((color) => !used.has(color)) ?? LANE_COLORS[wave.agents.length % LANE_COLORS.length] ?? '#3794ff';
+  return nextLaneColor(wave.agents.map((agent) => agent.color));
 }
 
 /** Applies one action. Pure: the same state and action always give the same result. */

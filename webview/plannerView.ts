@@ -8,28 +8,25 @@ import { buildFileTree, flattenTree } from './fileTree';
 import type { FolderNode, TreeRow } from './fileTree';
 import { analyzeWave, entryKey, MatchCache, narrowEntry } from './planAnalysis';
 import type { WaveAnalysis } from './planAnalysis';
+import type { Host } from './host';
 import type { PlannerAction, PlannerState } from './plannerState';
 import { reduce, selectedWave } from './plannerState';
-import type { HostMessage, PlanDraft, ReadyResult, SaveOutcome, WebviewMessage } from '../src/protocol/plannerProtocol';
+import { RequestFailedError } from '../src/protocol/ipc';
+import type { KeptDraft, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
 import {
-  isDidAssignNotification,
-  isDidChangeFilesNotification,
-  isDidChangeTrustNotification,
-  isDidLoadPlanNotification,
-  isDidRequestActionNotification,
-  isDidSaveNotification,
-  isReplyMessage,
-  isStoredDraftRecord,
+  DidAssignNotification,
+  DidChangeFilesNotification,
+  DidChangeTrustNotification,
+  DidLoadPlanNotification,
+  DidRequestActionNotification,
+  DidSaveNotification,
+  DraftChangedCommand,
+  OpenFileCommand,
   PLANNER_STATE_VERSION,
+  ReadyRequest,
+  ReportTimingCommand,
+  SavePlanRequest,
 } from '../src/protocol/plannerProtocol';
-
-/** What the view needs from its surroundings; main.ts implements it over `acquireVsCodeApi()`. */
-export interface Host {
-  postMessage(message: WebviewMessage): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-  onMessage(listener: (message: HostMessage) => void): void;
-}
 
 const ROW_HEIGHT = 22;
 const OVERSCAN = 10;
@@ -68,6 +65,12 @@ function h(
   return element;
 }
 
+/** A failed request, for a person; a timeout says the extension did not answer. */
+function requestProblem(error: unknown): string {
+  if (error instanceof RequestFailedError && error.reason === 'timeout') return `Wave Scope did not answer in time (${error.message.replace(/\.$/, '')})`;
+  return error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+}
+
 /** The value of a vscode-textfield or a plain input. */
 function valueOf(element: Element | null): string {
   return (element as HTMLInputElement | null)?.value ?? '';
@@ -87,8 +90,8 @@ export class PlannerView {
   private rows: TreeRow[] = [];
   private rowsKey = '';
   private activeRow = 0;
-  private nextRequestId = 1;
-  private readonly pending = new Map<number, (reply: { result?: unknown; error?: { message: string } }) => void>();
+  /** How long a request waits for its answer; the host says so in its answer to ready. */
+  private requestTimeoutMs: number | undefined;
   private saveStatus: { text: string; kind: 'ok' | 'error' | 'info' } | undefined;
   private lastSaveCollisions: SaveOutcome | undefined;
   private draftTimer: ReturnType<typeof setTimeout> | undefined;
@@ -130,44 +133,41 @@ export class PlannerView {
     const body = h('main', { class: 'planner-body' }, [treePane, h('div', { class: 'plan-pane' }, [this.lanes, this.collisionList])]);
     this.root.replaceChildren(this.header, this.notice, this.tabs, this.waveSettings, body);
     new ResizeObserver(() => this.renderTreeRows()).observe(this.treeViewport);
-    this.host.onMessage((message) => this.onHostMessage(message));
+    this.listen();
     this.render();
     void this.start();
   }
 
   // ---- host traffic ----------------------------------------------------------------------------
 
-  private request(message: { method: 'ready'; params: { stateVersion: number } } | { method: 'savePlan'; params: { draft: PlanDraft } }): Promise<{ result?: unknown; error?: { message: string } }> {
-    const id = this.nextRequestId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.host.postMessage({ kind: 'request', id, ...message } as WebviewMessage);
-    });
-  }
-
   private async start(): Promise<void> {
     document.body.dataset.readySentMs = performance.now().toFixed(1);
-    const reply = await this.request({ method: 'ready', params: { stateVersion: PLANNER_STATE_VERSION } });
-    document.body.dataset.readyAnsweredMs = performance.now().toFixed(1);
-    if (reply.error) {
-      this.saveStatus = { text: reply.error.message, kind: 'error' };
+    let result;
+    try {
+      result = await this.host.request(ReadyRequest, { stateVersion: PLANNER_STATE_VERSION });
+    } catch (error) {
+      document.body.dataset.readyFailed = error instanceof RequestFailedError ? error.reason : 'error';
+      this.saveStatus = { text: `The planner could not load: ${requestProblem(error)}. Close the planner and open it again.`, kind: 'error' };
       this.render();
       return;
     }
-    const result = reply.result as ReadyResult;
+    document.body.dataset.readyAnsweredMs = performance.now().toFixed(1);
+    this.requestTimeoutMs = result.requestTimeoutMs;
     this.ignoreCase = result.ignoreCase;
     this.trusted = result.trusted;
     this.rootUri = result.rootUri;
     this.setFiles(result.files);
     this.deferAnalysis = true;
-    // The webview's own state wins (it is the newest); else a draft the host kept for this folder.
     // The newer of the webview's own state and the host's copy wins (either can lag behind a reload).
-    const own = { draft: this.state.draft, dirty: this.state.dirty, updatedAt: this.state.updatedAt ?? 0 };
-    const stored = isStoredDraftRecord(result.storedDraft) ? result.storedDraft : undefined;
-    const newest = stored && stored.updatedAt > own.updatedAt ? stored : own;
+    const own: KeptDraft = { draft: this.state.draft, dirty: this.state.dirty, updatedAt: this.state.updatedAt ?? 0 };
+    const kept = result.keptDraft;
+    const newest = kept && kept.updatedAt > own.updatedAt ? kept : own;
     const keep = newest.dirty ? newest.draft : undefined;
     this.ready = true;
+    // Persisted at once: VS Code hands this state back when it restores the panel, and the folder is
+    // how the extension knows whose planner it is (in a multi-root window).
     this.state = { ...this.state, folderUri: result.folderUri };
+    this.host.setState(this.state);
     this.dispatch({ type: 'loadDisk', diskPlan: result.diskPlan, keepDraft: keep });
     if (result.diskProblem) this.saveStatus = { text: result.diskProblem, kind: 'error' };
     this.render();
@@ -176,7 +176,7 @@ export class PlannerView {
       // From the start of this webview document's navigation (its time origin) to the painted tree.
       const milliseconds = performance.now();
       document.body.dataset.treeShownMs = milliseconds.toFixed(1);
-      this.host.postMessage({ kind: 'command', method: 'reportTiming', params: { name: 'treeShown', milliseconds } });
+      this.host.command(ReportTimingCommand, { name: 'treeShown', milliseconds });
       // Then match counts, owners and collisions.
       setTimeout(() => {
         this.deferAnalysis = false;
@@ -193,46 +193,53 @@ export class PlannerView {
     this.rowsKey = '';
   }
 
-  private onHostMessage(message: HostMessage): void {
-    if (isReplyMessage(message)) {
-      const resolve = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      resolve?.(message);
-    } else if (isDidLoadPlanNotification(message)) {
-      this.dispatch({ type: 'loadDisk', diskPlan: message.params.diskPlan });
-      if (message.params.problem) this.saveStatus = { text: message.params.problem, kind: 'error' };
-    } else if (isDidChangeFilesNotification(message)) {
-      this.setFiles(message.params.files);
+  /** The host's notifications (it holds them until it has answered the ready request). */
+  private listen(): void {
+    this.host.onNotification(DidLoadPlanNotification, ({ diskPlan, problem }) => {
+      this.dispatch({ type: 'loadDisk', diskPlan });
+      if (problem) this.saveStatus = { text: problem, kind: 'error' };
+    });
+    this.host.onNotification(DidChangeFilesNotification, ({ files }) => {
+      this.setFiles(files);
       this.render();
-    } else if (isDidAssignNotification(message)) {
-      const { wave, agentId, entries } = message.params;
+    });
+    this.host.onNotification(DidAssignNotification, ({ wave, agentId, entries }) => {
       this.dispatch({ type: 'ensureAgent', wave, agentId });
       if (this.state.selectedWave !== wave) this.dispatch({ type: 'selectWave', wave });
       this.dispatch({ type: 'addEntries', wave, agentId, entries });
-    } else if (isDidSaveNotification(message)) {
-      this.showSaveOutcome(message.params.outcome, message.params.savedDraft);
-    } else if (isDidChangeTrustNotification(message)) {
-      this.trusted = message.params.trusted;
+    });
+    this.host.onNotification(DidSaveNotification, ({ outcome, savedDraft }) => this.showSaveOutcome(outcome, savedDraft));
+    this.host.onNotification(DidChangeTrustNotification, ({ trusted }) => {
+      this.trusted = trusted;
       this.render();
-    } else if (isDidRequestActionNotification(message)) {
+    });
+    this.host.onNotification(DidRequestActionNotification, ({ action }) => {
       const wave = this.state.selectedWave;
-      if (message.params.action === 'addWave') this.dispatch({ type: 'addWave' });
-      else if (message.params.action === 'addAgent' && wave !== undefined) this.dispatch({ type: 'addAgent', wave });
-      else (this.root.querySelector('.tree-filter') as HTMLElement | null)?.focus();
-    }
+      if (action === 'addWave') this.dispatch({ type: 'addWave' });
+      else if (action === 'addAgent' && wave !== undefined) this.dispatch({ type: 'addAgent', wave });
+      else if (action === 'focusFilter') (this.root.querySelector('.tree-filter') as HTMLElement | null)?.focus();
+    });
   }
 
   private async save(): Promise<void> {
     this.saveStatus = { text: 'Saving…', kind: 'info' };
     this.render();
-    const reply = await this.request({ method: 'savePlan', params: { draft: this.state.draft } });
-    if (reply.error) {
-      this.saveStatus = { text: reply.error.message, kind: 'error' };
+    const draft = this.state.draft;
+    let outcome: SaveOutcome;
+    try {
+      outcome = await this.host.request(SavePlanRequest, { draft }, { timeoutMs: this.requestTimeoutMs });
+    } catch (error) {
+      const late = error instanceof RequestFailedError && error.reason === 'timeout';
+      this.saveStatus = {
+        text: late
+          ? `${requestProblem(error)}: the plan may or may not be saved. The draft is kept, and the planner follows the plan on disk.`
+          : `Saving failed: ${requestProblem(error)}`,
+        kind: 'error',
+      };
       this.render();
       return;
     }
-    const outcome = reply.result as SaveOutcome;
-    this.showSaveOutcome(outcome, outcome.ok ? this.state.draft : undefined);
+    this.showSaveOutcome(outcome, outcome.ok ? draft : undefined);
   }
 
   private showSaveOutcome(outcome: SaveOutcome, savedDraft: PlanDraft | undefined): void {
@@ -263,10 +270,11 @@ export class PlannerView {
     this.draftTimer = setTimeout(() => {
       this.draftTimer = undefined;
       const contested = [...(this.currentAnalysis()?.contested ?? [])];
-      this.host.postMessage({
-        kind: 'command',
-        method: 'draftChanged',
-        params: { draft: this.state.draft, contested, dirty: this.state.dirty, updatedAt: this.state.updatedAt ?? Date.now() },
+      this.host.command(DraftChangedCommand, {
+        draft: this.state.draft,
+        contested,
+        dirty: this.state.dirty,
+        updatedAt: this.state.updatedAt ?? Date.now(),
       });
     }, 100);
   }
@@ -525,7 +533,7 @@ export class PlannerView {
     this.dispatch({ type: 'addEntries', wave, agentId, entries });
     const milliseconds = performance.now() - started;
     document.body.dataset.lastDropMs = milliseconds.toFixed(1);
-    this.host.postMessage({ kind: 'command', method: 'reportTiming', params: { name: 'dropToRender', milliseconds } });
+    this.host.command(ReportTimingCommand, { name: 'dropToRender', milliseconds });
   }
 
   /** Entries carried by a drop: our own tree rows, or files dragged from VS Code's Explorer. */
@@ -670,7 +678,7 @@ export class PlannerView {
           else this.renderTreeRows();
         },
         dblclick: () => {
-          if (!row.isFolder) this.host.postMessage({ kind: 'command', method: 'openFile', params: { path: row.path } });
+          if (!row.isFolder) this.host.command(OpenFileCommand, { path: row.path });
         },
         dragstart: (event) => {
           const data = (event as DragEvent).dataTransfer;

@@ -1,156 +1,154 @@
-// Per workspace folder: the repository behind it, its files, its plan on disk, the planner's
-// unsaved draft (kept in workspaceState so it survives a window reload), and which files the draft
-// contests. Multi-root: every folder has its own FolderPlan and its own plan on disk.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+// The registry of FolderPlans, one per workspace folder, each with the file watchers it owns: one on
+// the plan's files (manifest and declarations in every state directory) and one on the folder's
+// files. A folder removed from the workspace is forgotten, and its watchers and pending timers die
+// with it. Listeners hear about changes after a short quiet period (a save writes several files).
 import * as vscode from 'vscode';
-import writeFileAtomic from 'write-file-atomic';
-import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../node/git';
-import type { PlanDraft, StoredDraftRecord } from '../protocol/plannerProtocol';
-import { isStoredDraftRecord } from '../protocol/plannerProtocol';
-import { readDiskPlan } from './planFiles';
-import { foldCase } from '../planner/scope/scopeEntry';
+import { STATE_FILES_GLOB } from '../planner/plan/stateDirNames';
+import { DraftStore } from './draftStore';
+import { FolderPlan } from './folderPlan';
+import type { Log } from './log';
 
-const DRAFT_KEY = 'waveScope.draft:';
-const COLORS_KEY = 'waveScope.colors:';
-const ROLES_KEY = 'waveScope.roles:';
+/** Quiet period after the last change of a plan file before listeners hear of it (ms). */
+const PLAN_SETTLE_MS = 150;
+/** Quiet period after the last created or deleted file before the file list is refreshed (ms). */
+const FILES_SETTLE_MS = 500;
 
+/** What the registry keeps for one folder. */
+interface Entry {
+  readonly folder: vscode.WorkspaceFolder;
+  readonly plan: Promise<FolderPlan>;
+  readonly watchers: FolderWatchers;
+}
 
-export class FolderPlan implements vscode.Disposable {
-  /** Repository root (git top level), or undefined when the folder is not in a git repository. */
-  readonly repoRoot: string | undefined;
-  readonly ignoreCase: boolean;
-  private filesCache: string[] | undefined;
-  /** Contested files of the planner's open wave, repository-relative. */
-  contested: string[] = [];
+/** The two watchers of one folder and their debounce timers; disposing it stops both for good. */
+export class FolderWatchers implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly timers = new Map<'plan' | 'files', ReturnType<typeof setTimeout>>();
+  private disposedFlag = false;
 
   constructor(
-    readonly folder: vscode.WorkspaceFolder,
-    private readonly state: vscode.Memento,
-    private readonly storage: vscode.Uri | undefined,
+    folder: vscode.WorkspaceFolder,
+    onPlanChanged: () => void,
+    onFilesChanged: () => void,
   ) {
-    this.repoRoot = folder.uri.scheme === 'file' ? gitTopLevel(folder.uri.fsPath) : undefined;
-    this.ignoreCase = this.repoRoot ? gitIgnoreCase(this.repoRoot) : false;
+    const settle = (which: 'plan' | 'files', ms: number, fire: () => void) => () => {
+      if (this.disposedFlag) return;
+      const pending = this.timers.get(which);
+      if (pending) clearTimeout(pending);
+      this.timers.set(
+        which,
+        setTimeout(() => {
+          this.timers.delete(which);
+          if (!this.disposedFlag) fire();
+        }, ms),
+      );
+    };
+    const planChanged = settle('plan', PLAN_SETTLE_MS, onPlanChanged);
+    const filesChanged = settle('files', FILES_SETTLE_MS, onFilesChanged);
+    const planWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, STATE_FILES_GLOB));
+    // Changes of content do not change the file list: only creations and deletions count.
+    const fileWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'), false, true, false);
+    const onFile = (uri: vscode.Uri) => {
+      if (!/[\\/]\.git[\\/]/.test(uri.fsPath)) filesChanged();
+    };
+    this.disposables.push(
+      planWatcher,
+      planWatcher.onDidCreate(planChanged),
+      planWatcher.onDidChange(planChanged),
+      planWatcher.onDidDelete(planChanged),
+      fileWatcher,
+      fileWatcher.onDidCreate(onFile),
+      fileWatcher.onDidDelete(onFile),
+    );
   }
 
-  private prefetched: string[] | undefined;
-
-  /** Lists the files now (while VS Code is still loading the webview); the next `ready` uses them. */
-  prefetchFiles(): void {
-    this.prefetched = this.files(true);
-  }
-
-  /** The prefetched list once, else a fresh listing. */
-  takeFiles(): string[] {
-    const files = this.prefetched ?? this.files(true);
-    this.prefetched = undefined;
-    return files;
-  }
-
-  /** Tracked plus untracked-not-ignored files (setting `waveScope.planner.includeUntracked`). */
-  files(refresh = false): string[] {
-    if (!this.repoRoot) return [];
-    if (this.filesCache && !refresh) return this.filesCache;
-    const includeUntracked = vscode.workspace
-      .getConfiguration('waveScope.planner', this.folder.uri)
-      .get<boolean>('includeUntracked', true);
-    this.filesCache = listRepositoryFiles(this.repoRoot, { includeUntracked });
-    return this.filesCache;
-  }
-
-  /** The plan on disk as a draft (lane colours from what the planner remembered). */
-  diskPlan(): { plan: PlanDraft; problem: string | undefined } {
-    if (!this.repoRoot) {
-      return {
-        plan: { version: 1, waves: [], activeWave: undefined },
-        problem: `${this.folder.name} is not inside a git repository: Wave Scope plans the files git knows.`,
-      };
-    }
-    return readDiskPlan(this.repoRoot, { colors: this.colors(), roles: this.roles() }, this.ignoreCase);
-  }
-
-  /** Where this folder's draft record lives on disk: the extension's own workspace storage. */
-  private draftFile(): string | undefined {
-    if (!this.storage || this.storage.scheme !== 'file') return undefined;
-    const name = createHash('sha256').update(this.folder.uri.toString()).digest('hex').slice(0, 32);
-    return join(this.storage.fsPath, 'drafts', `${name}.json`);
-  }
-
-  /** The last draft record kept for this folder (the file first: it is written at once, storage lags). */
-  storedRecord(): StoredDraftRecord | undefined {
-    const file = this.draftFile();
-    if (file) {
-      try {
-        const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-        if (isStoredDraftRecord(parsed)) return parsed;
-      } catch {
-        // Missing or unreadable: fall back to workspaceState.
-      }
-    }
-    const stored = this.state.get<unknown>(DRAFT_KEY + this.folder.uri.toString());
-    return isStoredDraftRecord(stored) ? stored : undefined;
-  }
-
-  /** The unsaved draft kept for this folder, if any. */
-  storedDraft(): PlanDraft | undefined {
-    const record = this.storedRecord();
-    return record?.dirty ? record.draft : undefined;
-  }
-
-  /** Keeps the draft record (a clean one says "disk is current"); remembers lane colours and wave roles either way. */
-  storeDraft(draft: PlanDraft, dirty: boolean, updatedAt: number): void {
-    const record: StoredDraftRecord = { draft, dirty, updatedAt };
-    const file = this.draftFile();
-    if (file) {
-      try {
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileAtomic.sync(file, JSON.stringify(record));
-      } catch {
-        // workspaceState below still has it.
-      }
-    }
-    void this.state.update(DRAFT_KEY + this.folder.uri.toString(), record);
-    const colors = this.colors();
-    for (const wave of draft.waves) for (const agent of wave.agents) colors[agent.id] = agent.color;
-    void this.state.update(COLORS_KEY + this.folder.uri.toString(), colors);
-    // Only the wave the manifest names keeps its role on disk; the others' roles live here.
-    const roles = this.roles();
-    for (const wave of draft.waves) roles[String(wave.wave)] = wave.role;
-    void this.state.update(ROLES_KEY + this.folder.uri.toString(), roles);
-  }
-
-  private colors(): Record<string, string> {
-    return { ...(this.state.get<Record<string, string>>(COLORS_KEY + this.folder.uri.toString()) ?? {}) };
-  }
-
-  private roles(): Record<string, string> {
-    return { ...(this.state.get<Record<string, string>>(ROLES_KEY + this.folder.uri.toString()) ?? {}) };
-  }
-
-  /** The draft palette commands act on: the planner's newest, else the stored one, else the disk plan. */
-  currentDraft(latestFromPanel: PlanDraft | undefined): PlanDraft {
-    return latestFromPanel ?? this.storedDraft() ?? this.diskPlan().plan;
-  }
-
-  /** Repository-relative path of `uri`, or undefined when it is outside this folder's repository. */
-  relativePath(uri: vscode.Uri): string | undefined {
-    if (!this.repoRoot || uri.scheme !== 'file') return undefined;
-    const root = this.repoRoot.replace(/\\/g, '/').replace(/\/$/, '');
-    // The folder may be opened through a symlink while git reports the real path: resolve the
-    // parent folder, never the file itself (a tracked symlink is a file of its own).
-    let resolved = uri.fsPath;
-    try {
-      resolved = join(realpathSync(dirname(uri.fsPath)), basename(uri.fsPath));
-    } catch {
-      // A path that does not exist yet keeps its spelling.
-    }
-    const path = resolved.replace(/\\/g, '/');
-    const same = this.ignoreCase ? foldCase(path).startsWith(`${foldCase(root)}/`) : path.startsWith(`${root}/`);
-    return same ? path.slice(root.length + 1) : undefined;
+  /** Whether dispose() ran (the folder was forgotten or the extension deactivated). */
+  get disposed(): boolean {
+    return this.disposedFlag;
   }
 
   dispose(): void {
-    this.filesCache = undefined;
+    if (this.disposedFlag) return;
+    this.disposedFlag = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+}
+
+export class FolderPlans implements vscode.Disposable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly planChanged = new vscode.EventEmitter<FolderPlan>();
+  private readonly filesChanged = new vscode.EventEmitter<FolderPlan>();
+  private readonly forgotten = new vscode.EventEmitter<vscode.WorkspaceFolder>();
+  private readonly disposables: vscode.Disposable[] = [this.planChanged, this.filesChanged, this.forgotten];
+
+  /** The plan on disk of a folder changed (after the quiet period). */
+  readonly onDidChangeDiskPlan = this.planChanged.event;
+  /** Files were created or deleted in a folder (after the quiet period). */
+  readonly onDidChangeFiles = this.filesChanged.event;
+  /** A folder left the workspace; its plan and watchers are gone. */
+  readonly onDidForgetFolder = this.forgotten.event;
+
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly storage: vscode.Uri | undefined,
+    private readonly log: Log,
+    /** Whether to follow workspace folder removals (the extension's registry does; a test's own may not). */
+    options: { followWorkspace?: boolean } = {},
+  ) {
+    if (options.followWorkspace ?? true) {
+      this.disposables.push(
+        vscode.workspace.onDidChangeWorkspaceFolders((event) => {
+          for (const folder of event.removed) this.forget(folder);
+        }),
+      );
+    }
+  }
+
+  /** The FolderPlan of `folder`, created (and watched) on first use. */
+  get(folder: vscode.WorkspaceFolder): Promise<FolderPlan> {
+    return this.entry(folder).plan;
+  }
+
+  /** The watchers of a folder this registry knows, if any. */
+  watchersOf(folder: vscode.WorkspaceFolder): FolderWatchers | undefined {
+    return this.entries.get(folder.uri.toString())?.watchers;
+  }
+
+  /** Drops a folder: its watchers stop, its FolderPlan is no longer handed out. */
+  forget(folder: vscode.WorkspaceFolder): void {
+    const key = folder.uri.toString();
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    entry.watchers.dispose();
+    this.forgotten.fire(entry.folder);
+  }
+
+  dispose(): void {
+    for (const entry of this.entries.values()) entry.watchers.dispose();
+    this.entries.clear();
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+
+  private entry(folder: vscode.WorkspaceFolder): Entry {
+    const key = folder.uri.toString();
+    const existing = this.entries.get(key);
+    if (existing) return existing;
+    const drafts = new DraftStore(folder.uri, this.state, this.storage, (error) => this.log.quietFailure(`keeping the draft of ${folder.name}`, error));
+    const plan = FolderPlan.open(folder, drafts);
+    const fire = (emitter: vscode.EventEmitter<FolderPlan>) => () => {
+      plan.then(
+        (opened) => {
+          if (this.entries.get(key)?.plan === plan) emitter.fire(opened);
+        },
+        (error: unknown) => this.log.quietFailure(`reading ${folder.name}`, error),
+      );
+    };
+    const watchers = new FolderWatchers(folder, fire(this.planChanged), fire(this.filesChanged));
+    const entry: Entry = { folder, plan, watchers };
+    this.entries.set(key, entry);
+    return entry;
   }
 }

@@ -1,157 +1,152 @@
-// One planner webview panel for one workspace folder: builds the page (CSP with a nonce, only
-// `media/` loadable), answers the webview's requests, and queues notifications until the webview
-// has said it is ready.
+// One planner webview panel for one workspace folder: builds the page, answers the webview's requests,
+// handles its commands, and holds notifications until the webview has sent its ready request. Every
+// message goes through the protocol's endpoint, so what arrives has been checked against its schema.
 import * as vscode from 'vscode';
-import type { HostNotification, PlanDraft, ReadyResult, ReplyMessage, SaveOutcome } from '../protocol/plannerProtocol';
+import { describeError, IpcEndpoint } from '../protocol/ipc';
+import type { NotificationType, ParamsOf } from '../protocol/ipc';
+import type { PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import {
-  isDraftChangedCommand,
-  isOpenFileCommand,
-  isReadyRequest,
-  isReportTimingCommand,
-  isSavePlanRequest,
+  DraftChangedCommand,
+  OpenFileCommand,
+  ReadyRequest,
+  ReportProblemCommand,
+  ReportTimingCommand,
+  SavePlanRequest,
 } from '../protocol/plannerProtocol';
+import type { Log } from './log';
+import { plannerHtml } from './plannerHtml';
 
 /** The view type, also used by `onWebviewPanel:` activation and the serializer. */
 export const PLANNER_VIEW_TYPE = 'waveScope.planner';
 
+/** The title of a folder's planner tab. */
+export function plannerTitle(folder: vscode.WorkspaceFolder): string {
+  return `Wave Planner: ${folder.name}`;
+}
+
 /** What a panel needs from the extension: the folder's plan and files, saving, logging. */
 export interface PlannerPanelServices {
+  readonly log: Log;
   ready(folder: vscode.WorkspaceFolder): Promise<ReadyResult>;
   save(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome>;
-  draftChanged(folder: vscode.WorkspaceFolder, draft: PlanDraft, contested: string[], dirty: boolean, updatedAt: number): void;
+  draftChanged(folder: vscode.WorkspaceFolder, change: ParamsOf<typeof DraftChangedCommand>): Promise<void>;
   openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void>;
   timing(name: string, milliseconds: number): void;
-  log(message: string): void;
-}
-
-function makeNonce(): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  let nonce = '';
-  for (let i = 0; i < 32; i += 1) nonce += alphabet.charAt(Math.floor(Math.random() * alphabet.length));
-  return nonce;
-}
-
-/** The page: one stylesheet and one script, both from `media/`, nothing inline without the nonce. */
-export function plannerHtml(webview: vscode.Webview, extensionUri: vscode.Uri, folderName: string): string {
-  const nonce = makeNonce();
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'dist', 'planner.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'planner.css'));
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `script-src 'nonce-${nonce}'`,
-    `img-src ${webview.cspSource} data:`,
-    `font-src ${webview.cspSource}`,
-  ].join('; ');
-  const title = folderName.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}" nonce="${nonce}">
-<title>Wave planner — ${title}</title>
-</head>
-<body data-title="${title}">
-<div id="planner" data-nonce-check="${nonce.length}"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
 }
 
 export class PlannerPanel implements vscode.Disposable {
-  private readyReceived = false;
-  private readonly queue: HostNotification[] = [];
+  private readonly endpoint: IpcEndpoint;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly disposeListeners: (() => void)[] = [];
+  private readonly closed = new vscode.EventEmitter<void>();
+  private released = false;
+  /** Fires once, when the person (or the extension) closed the panel. */
+  readonly onDidClose = this.closed.event;
   /** The newest draft the webview reported (palette commands save and validate this). */
   latestDraft: PlanDraft | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     readonly folder: vscode.WorkspaceFolder,
-    private readonly extensionUri: vscode.Uri,
+    /** Whether VS Code restored this panel after a reload (rather than the extension creating it). */
+    readonly restored: boolean,
+    extensionUri: vscode.Uri,
     private readonly services: PlannerPanelServices,
   ) {
-    panel.webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media')],
-    };
-    panel.title = `Wave Planner: ${folder.name}`;
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media')] };
+    panel.title = plannerTitle(folder);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'wave-scope.svg');
-    panel.webview.html = plannerHtml(panel.webview, extensionUri, folder.name);
+    const { log } = services;
+    this.endpoint = new IpcEndpoint({
+      post: (message) => void panel.webview.postMessage(message),
+      onProblem: (problem) => log.warn(`planner of ${folder.name}: ${problem}`),
+      holdNotificationsUntilReplyTo: ReadyRequest,
+    });
+    this.handleMessages();
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((message: unknown) => void this.onMessage(message)),
-      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        // The message boundary: a command that fails is logged and shown once; a failed request is
+        // answered with an error the webview shows (see answer()).
+        this.endpoint.receive(message).catch((error: unknown) => log.failure(`The planner of ${folder.name}`, error));
+      }),
+      panel.onDidDispose(() => {
+        this.release();
+        this.closed.fire();
+        this.closed.dispose();
+      }),
     );
+    panel.webview.html = plannerHtml(panel.webview, extensionUri, folder.name);
   }
 
-  /** Called once when the panel goes away. */
-  onDispose(listener: () => void): void {
-    this.disposeListeners.push(listener);
+  /** Whether the webview's ready request has been answered (held notifications went out). */
+  get isReady(): boolean {
+    return this.endpoint.released;
   }
 
   /** Sends a notification now, or once the webview is ready. */
-  notify(notification: HostNotification): void {
-    if (!this.readyReceived) {
-      this.queue.push(notification);
-      return;
-    }
-    void this.panel.webview.postMessage(notification);
+  notify<T extends NotificationType>(type: T, params: ParamsOf<T>): void {
+    this.endpoint.sendNotification(type, params);
   }
 
-  get isReady(): boolean {
-    return this.readyReceived;
+  /** Shows the panel. */
+  reveal(): void {
+    this.panel.reveal();
   }
 
-  private reply(message: ReplyMessage): void {
-    void this.panel.webview.postMessage(message);
-  }
-
-  private async onMessage(message: unknown): Promise<void> {
-    try {
-      if (isReadyRequest(message)) {
-        const result = await this.services.ready(this.folder);
-        if (result.storedDraft?.dirty) this.latestDraft ??= result.storedDraft.draft;
-        this.reply({ kind: 'reply', id: message.id, result });
-        this.readyReceived = true;
-        for (const queued of this.queue.splice(0)) void this.panel.webview.postMessage(queued);
-      } else if (isSavePlanRequest(message)) {
-        this.latestDraft = message.params.draft;
-        try {
-          const result = await this.services.save(this.folder, message.params.draft);
-          this.reply({ kind: 'reply', id: message.id, result });
-        } catch (error) {
-          this.services.log(`save failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-          this.reply({ kind: 'reply', id: message.id, error: { message: `Saving failed: ${error instanceof Error ? error.message : String(error)}` } });
-        }
-      } else if (isDraftChangedCommand(message)) {
-        this.latestDraft = message.params.draft;
-        const { draft, contested, dirty, updatedAt } = message.params;
-        this.services.draftChanged(this.folder, draft, contested, dirty, updatedAt);
-      } else if (isOpenFileCommand(message)) {
-        await this.services.openFile(this.folder, message.params.path);
-      } else if (isReportTimingCommand(message)) {
-        this.services.timing(message.params.name, message.params.milliseconds);
-      } else {
-        this.services.log(`ignored a message the planner protocol does not know: ${JSON.stringify(message).slice(0, 200)}`);
-      }
-    } catch (error) {
-      this.services.log(`planner message failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (isReadyRequest(message)) {
-        this.reply({ kind: 'reply', id: message.id, error: { message: error instanceof Error ? error.message : String(error) } });
-      }
-    }
-  }
-
-  private disposed = false;
-
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.panel.dispose();
+  /**
+   * Stops listening and answering, and leaves the panel itself alone: what deactivation does. VS Code
+   * persists open tabs late; a panel the extension disposed during shutdown would be missing after the
+   * reload.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.endpoint.close();
     for (const disposable of this.disposables.splice(0)) disposable.dispose();
-    for (const listener of this.disposeListeners.splice(0)) listener();
+  }
+
+  /** Closes the panel (a duplicate, or its folder left the workspace). Never called on deactivation. */
+  close(): void {
+    this.panel.dispose();
+  }
+
+  /** As a Disposable, a panel only releases its listeners (see release()); close() closes it. */
+  dispose(): void {
+    this.release();
+  }
+
+  private handleMessages(): void {
+    const { folder, services } = this;
+    const answer =
+      <P, R>(what: string, handle: (params: P) => Promise<R>) =>
+      async (params: P): Promise<R> => {
+        try {
+          return await handle(params);
+        } catch (error) {
+          services.log.error(`${what} for ${folder.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          throw new Error(`${what} failed: ${describeError(error)}`);
+        }
+      };
+    this.endpoint.onRequest(
+      ReadyRequest,
+      answer('Loading the planner', async () => {
+        const result = await services.ready(folder);
+        if (result.keptDraft?.dirty) this.latestDraft ??= result.keptDraft.draft;
+        return result;
+      }),
+    );
+    this.endpoint.onRequest(
+      SavePlanRequest,
+      answer('Saving', async ({ draft }) => {
+        this.latestDraft = draft;
+        return services.save(folder, draft);
+      }),
+    );
+    this.endpoint.onCommand(DraftChangedCommand, async (change) => {
+      this.latestDraft = change.draft;
+      await services.draftChanged(folder, change);
+    });
+    this.endpoint.onCommand(OpenFileCommand, ({ path }) => services.openFile(folder, path));
+    this.endpoint.onCommand(ReportTimingCommand, ({ name, milliseconds }) => services.timing(name, milliseconds));
+    this.endpoint.onCommand(ReportProblemCommand, ({ message }) => services.log.warn(`planner of ${folder.name}: ${message}`));
   }
 }

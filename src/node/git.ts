@@ -1,6 +1,6 @@
 // git, run as a process: the repository's top level, its case rule and its file list. The pure core
 // (src/planner) never spawns anything; the CLI and the extension call these and pass the results in.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 
 /** Runs git with the given arguments in `cwd`; returns stdout, or throws with git's stderr. */
 export function runGit(cwd: string, args: readonly string[]): string {
@@ -37,10 +37,58 @@ export function gitIgnoreCase(cwd: string): boolean {
  * names with newlines or quotes come through exactly.
  */
 export function listRepositoryFiles(root: string, options: { includeUntracked?: boolean } = {}): string[] {
+  return uniquePaths(runGit(root, listFilesArgs(options)));
+}
+
+function listFilesArgs(options: { includeUntracked?: boolean }): string[] {
   const args = ['-c', 'core.quotePath=false', 'ls-files', '-z', '--cached'];
   if (options.includeUntracked) args.push('--others', '--exclude-standard');
-  const output = runGit(root, args);
+  return args;
+}
+
+function uniquePaths(output: string): string[] {
   const files = output.split('\0').filter((path) => path !== '');
   // --cached lists a path once per merge stage during a conflict; --others can repeat what --cached said.
   return [...new Set(files)];
+}
+
+// ---- asynchronous: for the extension host, which must never block on git --------------------------
+
+/** Runs git with the given arguments in `cwd` without blocking; resolves with stdout, rejects with git's stderr. */
+export function runGitAsync(cwd: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) {
+        const detail = stderr.trim();
+        reject(detail === '' ? error : Object.assign(new Error(`git ${args.join(' ')}: ${detail}`), { cause: error }));
+        return;
+      }
+      resolve(stdout);
+    });
+  });
+}
+
+/** gitTopLevel without blocking: the work tree's top level, or undefined outside git. */
+export async function gitTopLevelAsync(cwd: string): Promise<string | undefined> {
+  try {
+    const top = (await runGitAsync(cwd, ['rev-parse', '--show-toplevel'])).trim();
+    return top === '' ? undefined : top;
+  } catch {
+    return undefined;
+  }
+}
+
+/** gitIgnoreCase without blocking: the repository's `core.ignorecase` (false when unset or outside git). */
+export async function gitIgnoreCaseAsync(cwd: string): Promise<boolean> {
+  try {
+    return (await runGitAsync(cwd, ['config', '--bool', 'core.ignorecase'])).trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** listRepositoryFiles without blocking: the same paths, in the same order. */
+export async function listRepositoryFilesAsync(root: string, options: { includeUntracked?: boolean } = {}): Promise<string[]> {
+  const output = await runGitAsync(root, listFilesArgs(options));
+  return uniquePaths(output);
 }

@@ -1,49 +1,124 @@
 // The planner end to end: Debian's Chromium drives the real workbench (code-server) with Wave Scope
 // loaded, on a fresh git repository. Drag two tree entries onto two agents, type a colliding glob, see
 // the collision on both entries with its witness, resolve it with one action, save, and read the
-// declarations and the manifest back from disk.
+// declarations and the manifest back from disk. Every test opens its own repository in a fresh page and
+// builds the state it needs with the steps below, so a failing test cannot take the ones after it down.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
+/** Polls `probe` until it returns something truthy (a condition, not a fixed sleep). */
+async function until(what, probe, timeoutMs = 20000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+}
+
+/** The draft records the extension kept in its workspace storage (under code-server's user data). */
+function keptDraftRecords(stateDir) {
+  const records = [];
+  const userData = join(stateDir, 'user-data');
+  if (!existsSync(userData)) return records;
+  for (const name of readdirSync(userData, { recursive: true, encoding: 'utf8' })) {
+    if (!/wave-scope\.wave-scope[\\/]drafts[\\/][0-9a-f]{32}\.json$/.test(name)) continue;
+    try {
+      records.push(JSON.parse(readFileSync(join(userData, name), 'utf8')));
+    } catch {
+      // Being replaced right now: the next poll reads it.
+    }
+  }
+  return records;
+}
+
 describe('the planner in the browser', function () {
   let session;
-  let page;
-  let fixture;
-  let planner;
-  const lane = (id) => planner.locator(`.lane[data-agent="${id}"]`);
-  const entry = (agent, spelling) => lane(agent).locator(`.entry[data-entry="${spelling}"]`);
+  const fixtures = [];
 
   before(async function () {
     this.timeout(240000);
     session = await useWorkbench();
-    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-planner-e2e-', untracked: { 'notes/todo.md': '- plan\n' } });
-    page = await session.openFolder(fixture.root);
   });
 
-  after(() => fixture?.remove());
+  after(() => {
+    for (const fixture of fixtures) fixture.remove();
+  });
+
+  /** A fresh copy of the demo repository, its workbench in a fresh page, the planner open on it. */
+  async function openPlanner({ untracked } = {}) {
+    const fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-planner-e2e-', untracked });
+    fixtures.push(fixture);
+    const page = await session.openFolder(fixture.root);
+    await runCommand(page, 'Wave Scope: Open Planner');
+    const planner = plannerFrame(page);
+    await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
+    const lane = (id) => planner.locator(`.lane[data-agent="${id}"]`);
+    const entry = (agent, spelling) => lane(agent).locator(`.entry[data-entry="${spelling}"]`);
+    return { fixture, page, planner, lane, entry };
+  }
+
+  const withNotes = { untracked: { 'notes/todo.md': '- plan\n' } };
+
+  async function addTwoAgents({ planner, lane }) {
+    await planner.locator('vscode-button.add-agent').click();
+    await lane('agent-1').waitFor({ timeout: 10000 });
+    await planner.locator('vscode-button.add-agent').click();
+    await lane('agent-2').waitFor({ timeout: 10000 });
+  }
+
+  /** README.md onto agent-1, the docs folder onto agent-2 (as docs/). */
+  async function dragFileAndFolder({ planner, lane, entry }) {
+    await planner.locator('.tree-row[data-path="README.md"]').dragTo(lane('agent-1'));
+    await entry('agent-1', 'README.md').waitFor({ timeout: 10000 });
+    await planner.locator('.tree-row[data-path="docs"]').dragTo(lane('agent-2'));
+    await entry('agent-2', 'docs/').waitFor({ timeout: 10000 });
+  }
+
+  /** agent-1 also claims every Markdown file: it collides with agent-2's docs/. */
+  async function typeCollidingGlob({ planner, lane, entry }) {
+    const input = lane('agent-1').locator('.glob-input input');
+    await input.fill('**/*.md');
+    await input.press('Enter');
+    await entry('agent-1', '**/*.md').waitFor({ timeout: 10000 });
+    await planner.locator('.entry.collides').nth(1).waitFor({ timeout: 5000 });
+  }
+
+  async function narrowTheGlob({ planner }) {
+    await planner.locator('vscode-button.resolve-narrow[data-agent="agent-1"]').click();
+    await planner.locator('.collision').waitFor({ state: 'detached', timeout: 5000 });
+  }
+
+  async function saveOk({ planner }) {
+    await planner.locator('vscode-button.save').click();
+    await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
+  }
 
   it('opens from the command palette and shows the repository tree, untracked files included', async () => {
-    await runCommand(page, 'Wave Scope: Open Planner');
-    planner = plannerFrame(page);
-    await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
+    const { planner } = await openPlanner(withNotes);
     const top = await planner.locator('.tree-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-path')));
     for (const expected of ['docs', 'src', 'notes', 'README.md']) assert.ok(top.includes(expected), `tree shows ${expected}: ${top.join(', ')}`);
     assert.match((await planner.locator('.tree-summary').textContent()) ?? '', /^\d+ files$/);
   });
 
   it('adds two agents as lanes', async () => {
-    await planner.locator('vscode-button.add-agent').click();
-    await planner.locator('vscode-button.add-agent').click();
-    await lane('agent-2').waitFor({ timeout: 10000 });
-    assert.equal(await planner.locator('.lane').count(), 2);
+    const ctx = await openPlanner();
+    await ctx.planner.locator('vscode-button.add-agent').click();
+    await ctx.planner.locator('vscode-button.add-agent').click();
+    await ctx.lane('agent-2').waitFor({ timeout: 10000 });
+    assert.equal(await ctx.planner.locator('.lane').count(), 2);
   });
 
   it('drags a file onto one agent and a folder onto the other (the folder becomes dir/)', async () => {
+    const ctx = await openPlanner();
+    await addTwoAgents(ctx);
+    const { planner, lane, entry } = ctx;
     await planner.locator('.tree-row[data-path="README.md"]').dragTo(lane('agent-1'));
     await entry('agent-1', 'README.md').waitFor({ timeout: 10000 });
     await planner.locator('.tree-row[data-path="docs"]').dragTo(lane('agent-2'));
@@ -53,6 +128,10 @@ describe('the planner in the browser', function () {
   });
 
   it('a typed glob that collides lights up on both entries with the witness and the other agent', async () => {
+    const ctx = await openPlanner(withNotes);
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    const { page, planner, lane, entry } = ctx;
     const input = lane('agent-1').locator('.glob-input input');
     await input.fill('**/*.md');
     await input.press('Enter');
@@ -72,6 +151,11 @@ describe('the planner in the browser', function () {
   });
 
   it('refuses to save while the wave collides, and keeps the draft', async () => {
+    const ctx = await openPlanner(withNotes);
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    await typeCollidingGlob(ctx);
+    const { planner, entry, fixture } = ctx;
     await planner.locator('vscode-button.save').click();
     await planner.locator('.save-status.error').waitFor({ timeout: 15000 });
     assert.match((await planner.locator('.save-status').textContent()) ?? '', /not disjoint/);
@@ -80,6 +164,11 @@ describe('the planner in the browser', function () {
   });
 
   it('one action resolves the collision (narrow the glob)', async () => {
+    const ctx = await openPlanner(withNotes);
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    await typeCollidingGlob(ctx);
+    const { planner, entry } = ctx;
     const narrow = planner.locator('vscode-button.resolve-narrow[data-agent="agent-1"]');
     await narrow.click();
     await planner.locator('.collision').waitFor({ state: 'detached', timeout: 5000 });
@@ -89,6 +178,12 @@ describe('the planner in the browser', function () {
   });
 
   it('saves: per-agent files, the wave sidecar and the manifest are on disk', async () => {
+    const ctx = await openPlanner(withNotes);
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    await typeCollidingGlob(ctx);
+    await narrowTheGlob(ctx);
+    const { planner, fixture } = ctx;
     await planner.locator('vscode-button.save').click();
     await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
     const dir = join(fixture.root, '.claude', 'filescopes');
@@ -109,10 +204,14 @@ describe('the planner in the browser', function () {
   });
 
   it('follows a change on disk: another writer adds an agent, the planner shows it', async () => {
+    const ctx = await openPlanner();
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    await saveOk(ctx);
+    const { lane, entry, fixture } = ctx;
     const dir = join(fixture.root, '.claude', 'filescopes');
     const records = readJson(join(dir, 'wave-1.scopes.json'));
     records.push({ id: 'agent-3', files: ['src/ui/'] });
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'wave-1', 'agent-3.json'), JSON.stringify(['src/ui/']));
     writeFileSync(join(dir, 'wave-1.scopes.json'), JSON.stringify(records));
     await lane('agent-3').waitFor({ timeout: 20000 });
@@ -120,6 +219,9 @@ describe('the planner in the browser', function () {
   });
 
   it('keyboard: arrow to a file in the tree and press 2 to assign it to the second agent', async () => {
+    const ctx = await openPlanner();
+    await addTwoAgents(ctx);
+    const { page, planner, entry } = ctx;
     const tree = planner.locator('.tree');
     await tree.focus();
     await page.keyboard.press('End');
@@ -129,22 +231,40 @@ describe('the planner in the browser', function () {
     await entry('agent-2', last.includes('.') ? last : `${last}/`).waitFor({ timeout: 5000 });
   });
 
-  it('an unsaved draft survives a reload of the window (the panel is restored with it)', async () => {
+  it('an unsaved draft survives a reload of the window (the panel is restored with it)', async function () {
+    this.timeout(180000);
+    const ctx = await openPlanner();
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    const { page, lane } = ctx;
     const draftEntries = await lane('agent-2').locator('.entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
-    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
-    // A person does not reload within a frame of their last edit; the draft report is debounced by 100 ms.
-    await page.waitForTimeout(1000);
-    await page.reload();
+    assert.equal((await ctx.planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
+    // The condition, not a pause: the extension has kept this draft (its copy outlives the webview's).
+    await until('the extension to keep the draft', () =>
+      keptDraftRecords(session.server.stateDir).some(
+        (record) => record.dirty && JSON.stringify(record.draft.waves).includes('"docs/"') && JSON.stringify(record.draft.waves).includes('"README.md"'),
+      ),
+    );
+    // A person reloads with VS Code's own command: it persists the open editors before the page goes
+    // (a browser reload does not wait for that, so a tab opened seconds earlier can be lost to it).
+    await runCommand(page, 'Developer: Reload Window');
     await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
-    planner = plannerFrame(page);
-    await lane('agent-2').waitFor({ timeout: 60000 });
+    const planner = plannerFrame(page);
+    await planner.locator('.lane[data-agent="agent-2"]').waitFor({ timeout: 60000 });
     await planner.locator('.tree-row').first().waitFor({ timeout: 30000 });
-    const restored = await lane('agent-2').locator('.entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
+    const restored = await planner
+      .locator('.lane[data-agent="agent-2"] .entry')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
     assert.deepEqual(restored, draftEntries);
     assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
   });
 
   it('every control has an accessible name, and the tree is a tree of tree items', async () => {
+    const ctx = await openPlanner(withNotes);
+    await addTwoAgents(ctx);
+    await dragFileAndFolder(ctx);
+    await typeCollidingGlob(ctx);
+    const { planner } = ctx;
     const unnamed = await planner.locator('button, vscode-button, input, vscode-textfield, vscode-checkbox').evaluateAll((elements) =>
       elements
         .filter((element) => {
@@ -171,6 +291,9 @@ describe('the planner in the browser', function () {
     ['Light Modern', false],
   ]) {
     it(`follows the colour theme: ${theme}`, async () => {
+      const ctx = await openPlanner();
+      await addTwoAgents(ctx);
+      const { page, planner } = ctx;
       // The theme picker by its key chord: the palette would also offer "Browse Color Themes in Marketplace".
       await page.keyboard.press('Control+K');
       await page.keyboard.press('Control+T');
@@ -179,17 +302,23 @@ describe('the planner in the browser', function () {
       await input.fill(theme);
       await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 10000 });
       await page.keyboard.press('Enter');
-      const body = planner.locator('body');
-      const deadline = Date.now() + 15000;
-      let background = '';
-      for (;;) {
-        background = await body.evaluate((element) => getComputedStyle(element).backgroundColor);
-        const [r = 0, g = 0, b = 0] = (background.match(/\d+/g) ?? []).map(Number);
-        const luminance = (r + g + b) / 3;
-        if (dark ? luminance < 40 : luminance > 200) break;
-        if (Date.now() > deadline) assert.fail(`planner background ${background} does not follow ${theme}`);
-        await page.waitForTimeout(200);
-      }
+      // Wait, inside the page, until the planner's background has followed the theme.
+      const background = await planner.locator('body').evaluate(
+        (element, { dark, timeoutMs }) =>
+          new Promise((resolve, reject) => {
+            const deadline = performance.now() + timeoutMs;
+            const check = () => {
+              const color = getComputedStyle(element).backgroundColor;
+              const [r = 0, g = 0, b = 0] = (color.match(/\d+/g) ?? []).map(Number);
+              const luminance = (r + g + b) / 3;
+              if (dark ? luminance < 40 : luminance > 200) resolve(color);
+              else if (performance.now() > deadline) reject(new Error(`planner background ${color} does not follow the theme`));
+              else setTimeout(check, 50);
+            };
+            check();
+          }),
+        { dark, timeoutMs: 15000 },
+      );
       const text = await planner.locator('.lane-header .agent-name').first().evaluate((element) => getComputedStyle(element).color);
       assert.notEqual(text, background, 'text stays readable on the background');
       await page.screenshot({ path: artifactPath(`planner-${theme.replace(/\s+/g, '-').toLowerCase()}.png`) });

@@ -1,5 +1,6 @@
 // Multi-root: every workspace folder has its own plan. The planner asks which folder, shows that
-// folder's repository, and saves into that repository only.
+// folder's repository, and saves into that repository only. Each test opens the workspace afresh and
+// picks its folder itself.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,6 @@ import { useWorkbench } from './session.mjs';
 
 describe('the planner in a multi-root workspace', function () {
   let session;
-  let page;
   let alpha;
   let beta;
   let workspaceFile;
@@ -20,7 +20,6 @@ describe('the planner in a multi-root workspace', function () {
     beta = makeFixtureRepo({ 'beta-only.ts': 'export {};\n', 'lib/b.ts': 'export {};\n' }, { prefix: 'wave-scope-beta-' });
     workspaceFile = join(alpha.root, '..', `${alpha.root.split('/').pop()}.code-workspace`);
     writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: alpha.root }, { path: beta.root }] }));
-    page = await session.openFolder(workspaceFile);
   });
 
   after(() => {
@@ -29,18 +28,29 @@ describe('the planner in a multi-root workspace', function () {
     beta?.remove();
   });
 
-  it('asks for the folder and shows only that repository', async () => {
+  /** The workspace in a fresh page, Open Planner, and the beta folder picked. */
+  async function openBetaPlanner() {
+    const page = await session.openFolder(workspaceFile);
+    // The workbench shows before it has read the workspace file: wait until both folders are in.
+    for (const root of [alpha.root, beta.root]) {
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: root.split('/').pop() }).first().waitFor({ timeout: 60000 });
+    }
     await runCommand(page, 'Wave Scope: Open Planner');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: beta.root.split('/').pop() });
     await pick.first().waitFor({ timeout: 20000 });
     await pick.first().click();
     const planner = plannerFrame(page);
     await planner.locator('.tree-row[data-path="beta-only.ts"]').waitFor({ timeout: 60000 });
+    return planner;
+  }
+
+  it('asks for the folder and shows only that repository', async () => {
+    const planner = await openBetaPlanner();
     assert.equal(await planner.locator('.tree-row[data-path="alpha-only.ts"]').count(), 0);
   });
 
   it('saves into the chosen folder only', async () => {
-    const planner = plannerFrame(page);
+    const planner = await openBetaPlanner();
     await planner.locator('vscode-button.add-agent').click();
     const input = planner.locator('.lane[data-agent="agent-1"] .glob-input input');
     await input.fill('lib/');

@@ -1,6 +1,6 @@
 // Workspace trust: in Restricted Mode the planner plans (tree, lanes, live collisions) but does not
 // write declarations. Runs its own code-server with workspace trust enabled (the shared session trusts
-// every folder).
+// every folder). Each test opens (or reveals) the planner itself.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,6 @@ import { makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench 
 describe('the planner in Restricted Mode', function () {
   let workbench;
   let fixture;
-  let planner;
 
   before(async function () {
     this.timeout(240000);
@@ -22,10 +21,16 @@ describe('the planner in Restricted Mode', function () {
     fixture?.remove();
   });
 
-  it('opens and plans: tree, lanes and a live collision', async () => {
+  /** Open Planner (it reveals the planner when it is open) and wait for its tree. */
+  async function openPlanner() {
     await runCommand(workbench.page, 'Wave Scope: Open Planner');
-    planner = plannerFrame(workbench.page);
+    const planner = plannerFrame(workbench.page);
     await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
+    return planner;
+  }
+
+  it('opens and plans: tree, lanes and a live collision', async () => {
+    const planner = await openPlanner();
     await planner.locator('vscode-button.add-agent').click();
     await planner.locator('vscode-button.add-agent').click();
     for (const agent of ['agent-1', 'agent-2']) {
@@ -37,6 +42,8 @@ describe('the planner in Restricted Mode', function () {
   });
 
   it('says saving needs trust, and its Save button is disabled', async () => {
+    const planner = await openPlanner();
+    await planner.locator('.untrusted').waitFor({ timeout: 10000 });
     assert.match((await planner.locator('.untrusted').textContent()) ?? '', /saving needs a trusted workspace/);
     assert.equal(await planner.locator('vscode-button.save').getAttribute('disabled'), '');
     assert.equal(existsSync(join(fixture.root, '.claude')), false, 'nothing written');

@@ -1,25 +1,16 @@
 // The planner in a real extension host (code-server, its workbench open in Chromium, so the webview
 // really runs): commands drive the planner, the webview computes collisions, and saving writes
-// through the safe chain. Files on disk are checked, nothing is mocked.
+// through the safe chain. Files on disk are checked, nothing is mocked. Every test starts from a closed
+// planner, no plan on disk and no kept draft, and builds what it needs itself: one failure cannot take
+// the tests after it down.
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
-import type { DraftValidation } from '../../src/extension/planFiles';
+import type { DraftValidation } from '../../src/planner/plan/draftSave';
 import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
-
-const extensionId = 'wave-scope.wave-scope';
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
-}
+import { extensionId, until } from './hostSupport';
 
 function entriesOf(draft: PlanDraft | undefined, wave: number, agentId: string): string[] | undefined {
   return draft?.waves.find((item) => item.wave === wave)?.agents.find((agent) => agent.id === agentId)?.entries;
@@ -50,9 +41,55 @@ describe('the planner in a real extension host', function () {
     folder = first;
   });
 
-  after(() => {
-    api?.panelFor(folder)?.dispose();
-  });
+  /** Closes the planner, removes the plan on disk and drops the kept draft. */
+  async function startClean(): Promise<void> {
+    const open = api.panelFor(folder);
+    if (open) {
+      open.close();
+      await until('the planner to close', () => api.panelFor(folder) === undefined);
+    }
+    rmSync(stateDir(), { recursive: true, force: true });
+    const plan = await api.plans.get(folder);
+    await plan.drafts.write({ draft: plan.diskPlan().plan, dirty: false, updatedAt: Date.now() });
+  }
+
+  beforeEach(startClean);
+  after(startClean);
+
+  /** Opens the planner and waits until its webview has answered ready and reported its draft. */
+  async function openPlanner() {
+    await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+    const panel = await until('a planner panel', () => api.panelFor(folder));
+    await until('the webview ready request', () => panel.isReady, 45000);
+    await until('the first draft report of the webview', () => panel.latestDraft);
+    return panel;
+  }
+
+  /** api owns src/api/, ui owns two files of src/ui (the planner opens for the first assignment). */
+  async function assignApiAndUi() {
+    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/api'), [uri('src/api')], { wave: 1, agentId: 'api' });
+    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/ui/App.tsx'), [uri('src/ui/App.tsx'), uri('src/ui/Cart.tsx')], {
+      wave: 1,
+      agentId: 'ui',
+    });
+    const panel = await until('a planner panel', () => api.panelFor(folder));
+    return until('both assignments in the draft', () => {
+      const latest = panel.latestDraft;
+      return entriesOf(latest, 1, 'ui')?.length === 2 && entriesOf(latest, 1, 'api')?.length === 1 ? latest : undefined;
+    });
+  }
+
+  /** ui also claims src/api/server.ts, which api owns through src/api/. */
+  async function assignCollision() {
+    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/api/server.ts'), undefined, { wave: 1, agentId: 'ui' });
+    await until('the Explorer decoration of the contested file', () => api.decorations.isContested(uri('src/api/server.ts')));
+    await until('the collision in the draft', () => entriesOf(api.panelFor(folder)?.latestDraft, 1, 'ui')?.length === 3);
+  }
+
+  async function saveOk() {
+    const outcome = (await vscode.commands.executeCommand('waveScope.savePlan', folder.uri)) as SaveOutcome;
+    assert.equal(outcome.ok, true, outcome.message);
+  }
 
   it('opens the planner webview, which loads its script and completes the ready handshake', async () => {
     await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
@@ -65,21 +102,13 @@ describe('the planner in a real extension host', function () {
   });
 
   it('Assign to Agent… from the Explorer adds a folder as dir/ and a file as itself, creating the agents', async () => {
-    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/api'), [uri('src/api')], { wave: 1, agentId: 'api' });
-    await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/ui/App.tsx'), [uri('src/ui/App.tsx'), uri('src/ui/Cart.tsx')], {
-      wave: 1,
-      agentId: 'ui',
-    });
-    const panel = api.panelFor(folder);
-    const draft = await until('both assignments in the draft', () => {
-      const latest = panel?.latestDraft;
-      return entriesOf(latest, 1, 'ui')?.length === 2 && entriesOf(latest, 1, 'api')?.length === 1 ? latest : undefined;
-    });
+    const draft = await assignApiAndUi();
     assert.deepEqual(entriesOf(draft, 1, 'api'), ['src/api/']);
     assert.deepEqual(entriesOf(draft, 1, 'ui'), ['src/ui/App.tsx', 'src/ui/Cart.tsx']);
   });
 
   it('saves a disjoint wave through the safe chain: both shapes and the manifest', async () => {
+    await assignApiAndUi();
     const outcome = (await vscode.commands.executeCommand('waveScope.savePlan', folder.uri)) as SaveOutcome;
     assert.equal(outcome.ok, true, outcome.message);
     const api1 = JSON.parse(readFileSync(join(stateDir(), 'filescopes', 'wave-1', 'api.json'), 'utf8'));
@@ -101,6 +130,7 @@ describe('the planner in a real extension host', function () {
   });
 
   it('a colliding assignment is contested live: Explorer decoration and validation with the witness', async () => {
+    await assignApiAndUi();
     await vscode.commands.executeCommand('waveScope.assignToAgent', uri('src/api/server.ts'), undefined, { wave: 1, agentId: 'ui' });
     const contested = uri('src/api/server.ts');
     await until('the Explorer decoration of the contested file', () => api.decorations.isContested(contested));
@@ -115,6 +145,9 @@ describe('the planner in a real extension host', function () {
   });
 
   it('refuses to save a wave that is not disjoint, writes nothing, and keeps the draft', async () => {
+    await assignApiAndUi();
+    await saveOk();
+    await assignCollision();
     const before = snapshot(stateDir());
     assert.ok(before.length >= 4, 'the earlier save left files to compare');
     const outcome = (await vscode.commands.executeCommand('waveScope.savePlan', folder.uri)) as SaveOutcome;
@@ -126,7 +159,9 @@ describe('the planner in a real extension host', function () {
   });
 
   it('an unsaved draft survives closing and reopening the planner', async () => {
-    api.panelFor(folder)?.dispose();
+    await assignApiAndUi();
+    await assignCollision();
+    api.panelFor(folder)?.close();
     await until('the panel to close', () => api.panelFor(folder) === undefined);
     await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
     const panel = await until('a new planner panel', () => api.panelFor(folder));
@@ -136,7 +171,7 @@ describe('the planner in a real extension host', function () {
   });
 
   it('palette commands reach the open planner: Add Wave and Add Agent', async () => {
-    const panel = await until('the planner panel', () => api.panelFor(folder));
+    const panel = await openPlanner();
     const wavesBefore = panel.latestDraft?.waves.map((wave) => wave.wave) ?? [];
     await vscode.commands.executeCommand('waveScope.addWave', folder.uri);
     const next = Math.max(0, ...wavesBefore) + 1;
@@ -148,6 +183,9 @@ describe('the planner in a real extension host', function () {
   });
 
   it('Install Hooks runs the bundled installer in the repository (trusted workspace)', async () => {
+    // The installer writes the settings of the state directory a plan is in.
+    await assignApiAndUi();
+    await saveOk();
     const result = (await vscode.commands.executeCommand('waveScope.installHooks', folder.uri)) as { ok: boolean; message: string };
     assert.equal(result.ok, true, result.message);
     const settings = JSON.parse(readFileSync(join(stateDir(), 'settings.json'), 'utf8'));
@@ -156,7 +194,9 @@ describe('the planner in a real extension host', function () {
   });
 
   it('reports how long the tree took to show, measured in the webview', async () => {
-    const timing = await until('a treeShown timing', () => api.timings.find((item) => item.name === 'treeShown'));
+    const before = api.timings.length;
+    await openPlanner();
+    const timing = await until('a treeShown timing', () => api.timings.slice(before).find((item) => item.name === 'treeShown'));
     assert.ok(timing.milliseconds > 0 && timing.milliseconds < 10000, `treeShown ${timing.milliseconds} ms`);
   });
 });

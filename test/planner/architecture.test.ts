@@ -49,7 +49,7 @@ describe('architecture: import direction (eslint.config.mjs)', () => {
     ['src/planner/plan/example.ts', "import type { PlanDraft } from '../../protocol/plannerProtocol';\nexport type X = PlanDraft;\n", false],
     // The Node adapters implement the core's interfaces and nothing above them.
     ['src/node/example.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", true],
-    ['src/node/example.ts', "import type { DeclarationFs } from '../planner/plan/declarations';\nexport type X = DeclarationFs;\n", true],
+    ['src/node/example.ts', "import type { DeclarationFs } from '../planner/plan/declarationStore';\nexport type X = DeclarationFs;\n", true],
     ['src/node/example.ts', "import { messages } from '../cli/messages';\nexport const x = messages;\n", false],
     ['src/node/example.ts', "import type * as vscode from 'vscode';\nexport type X = vscode.Uri;\n", false],
     // The protocol is shared with the browser.

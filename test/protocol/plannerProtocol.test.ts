@@ -1,15 +1,60 @@
 import assert from 'node:assert/strict';
+import * as v from 'valibot';
+import type { CommandType, NotificationType, RequestType, WireMessage } from '../../src/protocol/ipc';
+import { IpcEndpoint } from '../../src/protocol/ipc';
 import {
-  isDidAssignNotification,
-  isDraftChangedCommand,
+  DidAssignNotification,
+  DraftChangedCommand,
   isPlanDraft,
-  isReadyRequest,
-  isReplyMessage,
-  isSavePlanRequest,
-  isStoredDraftRecord,
+  PLANNER_PROTOCOL,
+  PlanDraftSchema,
+  ReadyRequest,
+  SavePlanRequest,
 } from '../../src/protocol/plannerProtocol';
 
 const draft = { version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', color: '#3794ff', entries: ['src/'] }] }] };
+
+/** Whether an endpoint that handles `type` hands `message` to its handler (the checks both sides run). */
+async function accepts(type: RequestType | CommandType | NotificationType, message: unknown): Promise<boolean> {
+  let handled = false;
+  const endpoint = new IpcEndpoint({ post: () => undefined });
+  if (type.kind === 'request') {
+    endpoint.onRequest(type, () => {
+      handled = true;
+      return undefined;
+    });
+  } else if (type.kind === 'command') {
+    endpoint.onCommand(type, () => {
+      handled = true;
+    });
+  } else {
+    endpoint.onNotification(type, () => {
+      handled = true;
+    });
+  }
+  await endpoint.receive(message);
+  return handled;
+}
+
+/** Whether a reply with this envelope (and the pending request's id) settles that request. */
+async function settlesRequest(reply: Record<string, unknown>, { sameId = true } = {}): Promise<boolean> {
+  const posted: WireMessage[] = [];
+  const endpoint = new IpcEndpoint({ post: (message) => posted.push(message) });
+  let settled = false;
+  const answer = endpoint.sendRequest({ ...ReadyRequest, result: v.unknown() }, { stateVersion: 1 }).then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const request = posted[0];
+  assert.equal(request?.kind, 'request');
+  const id = request.kind === 'request' ? request.id : 0;
+  await endpoint.receive({ ...reply, id: sameId ? id : id + 1 });
+  await Promise.resolve();
+  const result = settled;
+  endpoint.close();
+  await answer;
+  return result;
+}
 
 describe('planner protocol guards', () => {
   const drafts: [string, unknown, boolean][] = [
@@ -25,21 +70,37 @@ describe('planner protocol guards', () => {
     it(`isPlanDraft: ${name}`, () => assert.equal(isPlanDraft(value), expected));
   }
 
-  const messages: [string, (value: unknown) => boolean, unknown, boolean][] = [
-    ['ready request', isReadyRequest, { kind: 'request', id: 1, method: 'ready', params: { stateVersion: 1 } }, true],
-    ['ready without id', isReadyRequest, { kind: 'request', method: 'ready', params: {} }, false],
-    ['save request', isSavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft } }, true],
-    ['save with a broken draft', isSavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft: {} } }, false],
-    ['draft changed', isDraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true, updatedAt: 1 } }, true],
-    ['draft changed without a time', isDraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true } }, false],
-    ['stored draft record', isStoredDraftRecord, { draft, dirty: false, updatedAt: 5 }, true],
-    ['stored draft record of another version', isStoredDraftRecord, { draft: { ...draft, version: 2 }, dirty: true, updatedAt: 5 }, false],
-    ['draft changed as a request', isDraftChangedCommand, { kind: 'request', method: 'draftChanged', params: { draft, contested: [], dirty: true } }, false],
-    ['reply', isReplyMessage, { kind: 'reply', id: 3, result: {} }, true],
-    ['assign', isDidAssignNotification, { kind: 'notification', method: 'didAssign', params: { wave: 1, agentId: 'a', entries: ['x'] } }, true],
-    ['assign without entries', isDidAssignNotification, { kind: 'notification', method: 'didAssign', params: { wave: 1, agentId: 'a' } }, false],
+  const messages: [string, RequestType | CommandType | NotificationType, unknown, boolean][] = [
+    ['ready request', ReadyRequest, { kind: 'request', id: 1, method: 'ready', params: { stateVersion: 1 } }, true],
+    ['ready without id', ReadyRequest, { kind: 'request', method: 'ready', params: {} }, false],
+    ['save request', SavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft } }, true],
+    ['save with a broken draft', SavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft: {} } }, false],
+    ['draft changed', DraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true, updatedAt: 1 } }, true],
+    ['draft changed without a time', DraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true } }, false],
+    ['draft changed as a request', DraftChangedCommand, { kind: 'request', method: 'draftChanged', params: { draft, contested: [], dirty: true } }, false],
+    ['assign', DidAssignNotification, { kind: 'notification', method: 'didAssign', params: { wave: 1, agentId: 'a', entries: ['x'] } }, true],
+    ['assign without entries', DidAssignNotification, { kind: 'notification', method: 'didAssign', params: { wave: 1, agentId: 'a' } }, false],
   ];
-  for (const [name, guard, value, expected] of messages) {
-    it(`guard: ${name}`, () => assert.equal(guard(value), expected));
+  for (const [name, type, value, expected] of messages) {
+    it(`guard: ${name}`, async () => assert.equal(await accepts(type, value), expected));
   }
+
+  it('guard: reply', async () => assert.equal(await settlesRequest({ kind: 'reply', result: {} }), true));
+  it('guard: a reply to another request', async () => assert.equal(await settlesRequest({ kind: 'reply', result: {} }, { sameId: false }), false));
+});
+
+describe('planner protocol declarations', () => {
+  it('names every message once, by kind', () => {
+    const all = [...PLANNER_PROTOCOL.requests, ...PLANNER_PROTOCOL.commands, ...PLANNER_PROTOCOL.notifications];
+    const names = all.map((type) => `${type.kind}:${type.method}`);
+    assert.deepEqual([...new Set(names)], names);
+    for (const type of PLANNER_PROTOCOL.notifications) assert.match(type.method, /^did[A-Z]/, `${type.method} is a DidXxx notification`);
+    for (const type of PLANNER_PROTOCOL.requests) assert.ok(type.timeoutMs > 0, `${type.method} has a timeout`);
+  });
+
+  it('reads a draft whose "no active wave" was written as null (a JSON copy) as undefined', () => {
+    const parsed = v.parse(PlanDraftSchema, { ...draft, activeWave: null });
+    assert.equal(parsed.activeWave, undefined);
+    assert.equal('activeWave' in parsed && parsed.activeWave === null, false);
+  });
 });

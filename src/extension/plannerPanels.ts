@@ -1,0 +1,241 @@
+// The planner panels: one per workspace folder, always. A panel VS Code restores after a reload wins
+// over one the extension opened meanwhile (open-on-startup can race the restore): the extension's own
+// is closed, the restored one adopted. Also the services every panel calls (ready, save, draft
+// changes), and keeping the Explorer's contested marks in step with the planner or, without one, with
+// the plan on disk.
+import * as vscode from 'vscode';
+import type { ParamsOf } from '../protocol/ipc';
+import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
+import { DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification } from '../protocol/plannerProtocol';
+import { validateDraft } from '../planner/plan/draftSave';
+import type { ContestedDecorations } from './contestedDecorations';
+import type { FolderPlan } from './folderPlan';
+import type { FolderPlans } from './folderPlans';
+import type { Log } from './log';
+import { saveDraftToDisk } from './planFiles';
+import { PLANNER_VIEW_TYPE, PlannerPanel, plannerTitle } from './plannerPanel';
+import type { PlannerPanelServices } from './plannerPanel';
+
+/** How long the webview waits for the answer to a save (ms); WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS overrides it. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+function requestTimeoutMs(): number {
+  const configured = Number(process.env.WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS);
+  return Number.isFinite(configured) && configured > 0 ? configured : REQUEST_TIMEOUT_MS;
+}
+
+/**
+ * The folder a restored planner belongs to: the one its persisted state names, else the one its tab
+ * title names (the state can lag behind: a browser reload does not wait for it), else the only folder.
+ */
+function restoredFolder(webviewPanel: vscode.WebviewPanel, state: unknown): vscode.WorkspaceFolder | undefined {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const folderUri = typeof state === 'object' && state !== null ? (state as { folderUri?: unknown }).folderUri : undefined;
+  return (
+    folders.find((item) => item.uri.toString() === folderUri) ??
+    folders.find((item) => plannerTitle(item) === webviewPanel.title) ??
+    (folders.length === 1 ? folders[0] : undefined)
+  );
+}
+
+export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
+  private readonly panels = new Map<string, PlannerPanel>();
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Timings the planner webviews reported, newest last. */
+  readonly timings: { name: string; milliseconds: number }[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    readonly log: Log,
+    private readonly plans: FolderPlans,
+    private readonly decorations: ContestedDecorations,
+  ) {
+    this.disposables.push(
+      plans.onDidChangeDiskPlan((plan) => this.diskPlanChanged(plan)),
+      plans.onDidChangeFiles((plan) => void this.filesChanged(plan)),
+      plans.onDidForgetFolder((folder) => this.panelFor(folder)?.close()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        for (const panel of this.panels.values()) panel.notify(DidChangeTrustNotification, { trusted: true });
+      }),
+    );
+  }
+
+  /** The open planner of a folder, if any. */
+  panelFor(folder: vscode.WorkspaceFolder): PlannerPanel | undefined {
+    return this.panels.get(folder.uri.toString());
+  }
+
+  /** Opens (or reveals) the planner of `folder`. */
+  open(folder: vscode.WorkspaceFolder): PlannerPanel {
+    const existing = this.panelFor(folder);
+    if (existing) {
+      existing.reveal();
+      return existing;
+    }
+    const webviewPanel = vscode.window.createWebviewPanel(PLANNER_VIEW_TYPE, plannerTitle(folder), vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')],
+    });
+    return this.track(new PlannerPanel(webviewPanel, folder, false, this.extensionUri, this));
+  }
+
+  /**
+   * Takes over a panel VS Code restored (the serializer). One planner per folder: a panel the
+   * extension opened meanwhile gives way to the restored one; a second restored panel of the same
+   * folder (left over from a window that had two) is closed.
+   */
+  adoptRestored(webviewPanel: vscode.WebviewPanel, state: unknown): void {
+    const folder = restoredFolder(webviewPanel, state);
+    if (!folder) {
+      this.log.info(`closed a restored planner "${webviewPanel.title}" whose folder is not in this workspace`);
+      webviewPanel.dispose();
+      return;
+    }
+    const existing = this.panelFor(folder);
+    if (existing?.restored) {
+      this.log.info(`closed a second restored planner of ${folder.name}`);
+      webviewPanel.dispose();
+      existing.reveal();
+      return;
+    }
+    this.track(new PlannerPanel(webviewPanel, folder, true, this.extensionUri, this));
+    if (existing) {
+      this.log.info(`the restored planner of ${folder.name} replaces the one opened meanwhile`);
+      existing.close();
+    }
+  }
+
+  /** Whether a planner tab of `folder` is open, restored or not yet (VS Code restores background tabs when shown). */
+  hasPlannerTab(folder: vscode.WorkspaceFolder): boolean {
+    if (this.panelFor(folder)) return true;
+    const title = plannerTitle(folder);
+    return vscode.window.tabGroups.all.some((group) =>
+      group.tabs.some((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(PLANNER_VIEW_TYPE) && tab.label === title),
+    );
+  }
+
+  /** Without an open planner, the Explorer shows what the plan on disk contests in its active wave. */
+  async showDiskContested(plan: FolderPlan): Promise<void> {
+    if (!plan.repoRoot || this.panelFor(plan.folder)) return;
+    const draft = await plan.currentDraft(undefined);
+    const validation = validateDraft(draft, await plan.files(), plan.ignoreCase);
+    const wave = draft.activeWave ?? draft.waves[0]?.wave;
+    const contested = validation.waves.find((item) => item.wave === wave)?.contested ?? [];
+    // A planner that opened meanwhile marks its own draft's contested files.
+    if (this.panelFor(plan.folder)) return;
+    plan.contested = contested;
+    this.decorations.setContested(vscode.Uri.file(plan.repoRoot), contested);
+  }
+
+  // ---- PlannerPanelServices ----------------------------------------------------------------------
+
+  async ready(folder: vscode.WorkspaceFolder): Promise<ReadyResult> {
+    const plan = await this.plans.get(folder);
+    const started = Date.now();
+    const files = await plan.files();
+    const { plan: diskPlan, problem } = plan.diskPlan();
+    const kept = await plan.drafts.read();
+    this.log.info(`planner ready for ${folder.name}: ${files.length} files, ${diskPlan.waves.length} waves on disk, ${Date.now() - started} ms`);
+    return {
+      folderName: folder.name,
+      folderUri: folder.uri.toString(),
+      rootUri: plan.repoRoot ? vscode.Uri.file(plan.repoRoot).toString() : folder.uri.toString(),
+      files,
+      ignoreCase: plan.ignoreCase,
+      diskPlan,
+      keptDraft: kept && { draft: kept.draft, dirty: kept.dirty, updatedAt: kept.updatedAt },
+      trusted: vscode.workspace.isTrusted,
+      diskProblem: problem,
+      requestTimeoutMs: requestTimeoutMs(),
+    };
+  }
+
+  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome> {
+    const plan = await this.plans.get(folder);
+    if (!vscode.workspace.isTrusted) {
+      return { ok: false, message: 'Saving writes declarations: trust this workspace first (Restricted mode only plans).', collisions: [] };
+    }
+    if (!plan.repoRoot) return { ok: false, message: `${folder.name} is not inside a git repository.`, collisions: [] };
+    const stateDirName = vscode.workspace.getConfiguration('waveScope.plan', folder.uri).get<string>('stateDirectory', 'auto');
+    const outcome = saveDraftToDisk(plan.repoRoot, draft, {
+      ignoreCase: plan.ignoreCase,
+      files: await plan.files(),
+      stateDirName: stateDirName === 'auto' ? undefined : stateDirName,
+    });
+    this.log.info(`save ${folder.name}: ${outcome.message}`);
+    if (outcome.ok) await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now() });
+    return outcome;
+  }
+
+  async draftChanged(folder: vscode.WorkspaceFolder, change: ParamsOf<typeof DraftChangedCommand>): Promise<void> {
+    const plan = await this.plans.get(folder);
+    plan.contested = change.contested;
+    if (plan.repoRoot) this.decorations.setContested(vscode.Uri.file(plan.repoRoot), change.contested);
+    await plan.drafts.write({ draft: change.draft, dirty: change.dirty, updatedAt: change.updatedAt });
+  }
+
+  async openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void> {
+    const plan = await this.plans.get(folder);
+    const segments = path.split('/');
+    if (!plan.repoRoot || segments.includes('..') || segments[0] === '') return;
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(plan.repoRoot), ...segments), { preview: true });
+  }
+
+  timing(name: string, milliseconds: number): void {
+    this.timings.push({ name, milliseconds });
+    this.log.info(`timing ${name}: ${milliseconds.toFixed(1)} ms`);
+  }
+
+  /** Releases every panel's listeners and leaves the panels open (see PlannerPanel.release). */
+  dispose(): void {
+    for (const panel of this.panels.values()) panel.release();
+    this.panels.clear();
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+
+  // ---- internals ---------------------------------------------------------------------------------
+
+  private track(panel: PlannerPanel): PlannerPanel {
+    const key = panel.folder.uri.toString();
+    this.panels.set(key, panel);
+    // The browser loads the page meanwhile; git lists the files in parallel instead of after `ready`.
+    void this.plans
+      .get(panel.folder)
+      .then((plan) => plan.files(true))
+      .catch((error: unknown) => this.log.quietFailure(`listing the files of ${panel.folder.name}`, error));
+    panel.onDidClose(() => {
+      if (this.panels.get(key) !== panel) return;
+      this.panels.delete(key);
+      void this.plans
+        .get(panel.folder)
+        .then((plan) => this.showDiskContested(plan))
+        .catch((error: unknown) => this.log.quietFailure(`marking the contested files of ${panel.folder.name}`, error));
+    });
+    return panel;
+  }
+
+  private diskPlanChanged(plan: FolderPlan): void {
+    const panel = this.panelFor(plan.folder);
+    if (panel) {
+      try {
+        const { plan: diskPlan, problem } = plan.diskPlan();
+        panel.notify(DidLoadPlanNotification, { diskPlan, problem });
+      } catch (error) {
+        this.log.quietFailure(`reading the plan of ${plan.folder.name}`, error);
+      }
+      return;
+    }
+    this.showDiskContested(plan).catch((error: unknown) => this.log.quietFailure(`marking the contested files of ${plan.folder.name}`, error));
+  }
+
+  private async filesChanged(plan: FolderPlan): Promise<void> {
+    const panel = this.panelFor(plan.folder);
+    if (!panel) return;
+    try {
+      panel.notify(DidChangeFilesNotification, { files: await plan.files(true) });
+    } catch (error) {
+      this.log.quietFailure(`listing the files of ${plan.folder.name}`, error);
+    }
+  }
+}

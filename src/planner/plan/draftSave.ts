@@ -1,0 +1,223 @@
+// A whole draft plan (every wave a planner edits) checked and saved in one call: the save the
+// extension's planner and the CLI share. Nothing is written unless every wave is disjoint; the wave the
+// manifest names goes through the safe chain (writeWavePlan), the others are materialized, and waves
+// the draft no longer has lose their declaration files. The file system arrives as a parameter.
+import { join } from 'node:path';
+import { findCollisions } from '../scope/collisions';
+import { expand, FileIndex } from '../scope/fileIndex';
+import { agentScopePath, waveDirPath, waveSidecarPath } from './declarationPaths';
+import type { DeclarationFs } from './declarationStore';
+import { listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
+import { resolveWriteStateDir, writeWavePlan } from './planWriter';
+import { STATE_DIR_NAMES } from './stateDir';
+
+/** One agent of a draft wave: its id and its scope entries. */
+export interface DraftAgent {
+  id: string;
+  entries: readonly string[];
+}
+
+/** One wave of a draft. */
+export interface DraftWave {
+  /** Positive wave number (`wave-<N>` on disk). */
+  wave: number;
+  /** The role the manifest records when this is the active wave. */
+  role: string;
+  agents: readonly DraftAgent[];
+}
+
+/** Every wave of a plan as a planner edits it (the planner's draft fits this shape). */
+export interface DraftPlan {
+  waves: readonly DraftWave[];
+  /** The wave the manifest names, if any. */
+  activeWave?: number | undefined;
+}
+
+/** Two agents of one wave that would both own `witness`. */
+export interface DraftCollision {
+  wave: number;
+  agents: [string, string];
+  entries: [string, string];
+  witness: string;
+}
+
+/** Collisions and contested files of every wave of a draft. */
+export interface DraftValidation {
+  /** No wave has a collision or an agent id twice. */
+  ok: boolean;
+  waves: {
+    wave: number;
+    collisions: DraftCollision[];
+    duplicateIds: string[];
+    /** Repository files two or more agents of the wave own, sorted. */
+    contested: string[];
+  }[];
+}
+
+/** Checks every wave of `draft` exactly against the repository's files. */
+export function validateDraft(draft: DraftPlan, files: readonly string[], ignoreCase: boolean): DraftValidation {
+  const index = new FileIndex(files, { ignoreCase });
+  const waves = draft.waves.map((wave) => {
+    const records = wave.agents.map((agent) => ({ id: agent.id, files: [...agent.entries] }));
+    const report = findCollisions(records, { knownFiles: index, ignoreCase });
+    const matched = expand([...new Set(records.flatMap((record) => record.files))], index, { ignoreCase });
+    const owners = new Map<string, Set<string>>();
+    for (const record of records) {
+      for (const entry of record.files) {
+        for (const file of matched.get(entry) ?? []) {
+          const set = owners.get(file) ?? new Set<string>();
+          set.add(record.id);
+          owners.set(file, set);
+        }
+      }
+    }
+    return {
+      wave: wave.wave,
+      collisions: report.collisions.map((collision) => ({
+        wave: wave.wave,
+        agents: collision.agents,
+        entries: collision.entries,
+        witness: collision.witness,
+      })),
+      duplicateIds: report.duplicateIds,
+      contested: [...owners].filter(([, ids]) => ids.size > 1).map(([file]) => file).sort(),
+    };
+  });
+  return { ok: waves.every((wave) => wave.collisions.length === 0 && wave.duplicateIds.length === 0), waves };
+}
+
+export interface SaveDraftOptions {
+  /** Absolute repository root. */
+  repoRoot: string;
+  ignoreCase: boolean;
+  /** The repository's files (collision witnesses, directory promotion). */
+  files: readonly string[];
+  /** One of STATE_DIR_NAMES; anything else (or nothing) resolves the state directory as the CLI does. */
+  stateDirName?: string;
+  /** This process's own session ids (processLocalSessionIds); the manifest is bound to the first. */
+  ownIds: ReadonlySet<string>;
+  /** The file system confined to `root` (the Node one is src/node/declarationFs.ts's nodeDeclarationFs). */
+  fsAt(root: string): DeclarationFs;
+}
+
+/** Where a save stopped: the safe chain's step, `materialize` for another wave, `remove-wave` for a deleted one. */
+export type DraftSaveStep = 'assert-disjoint' | 'state-dir' | 'validate' | 'materialize' | 'union' | 'manifest' | 'remove-wave';
+
+export type DraftSaveResult =
+  | { ok: true; wavesWritten: number[]; manifestWave: number | undefined; message: string }
+  | { ok: false; step: DraftSaveStep; message: string; collisions: DraftCollision[] };
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * Saves the whole draft. Nothing is written unless every wave is disjoint. Waves other than the active
+ * one are materialized (both shapes) first; the active wave goes through writeWavePlan, which also
+ * writes the manifest, last. Waves no longer in the draft lose their declaration files, the aggregate
+ * first (so a reader never sees an aggregate without its per-agent files). Every outcome is data.
+ */
+export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResult {
+  const { repoRoot, ignoreCase } = options;
+  const validation = validateDraft(draft, options.files, ignoreCase);
+  if (!validation.ok) {
+    const collisions = validation.waves.flatMap((wave) => wave.collisions);
+    const duplicates = validation.waves.flatMap((wave) => wave.duplicateIds.map((id) => `wave ${wave.wave} names "${id}" twice`));
+    const first = collisions[0];
+    const reason = first
+      ? `${plural(collisions.length, 'collision')} (wave ${first.wave}: ${first.agents[0]} and ${first.agents[1]} both own ${first.witness})`
+      : duplicates.join('; ');
+    return { ok: false, step: 'assert-disjoint', message: `Not saved: the plan is not disjoint, ${reason}. The draft is kept.`, collisions };
+  }
+
+  let stateDir: string;
+  const named = options.stateDirName;
+  if (named !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(named)) {
+    stateDir = join(repoRoot, named);
+  } else {
+    const resolved = resolveWriteStateDir(repoRoot, options.ownIds, options.fsAt(repoRoot));
+    if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
+    stateDir = resolved.stateDir;
+  }
+
+  const fs = options.fsAt(stateDir);
+  const written: number[] = [];
+  // The active wave last: its manifest is the commit point of the whole save.
+  const ordered = [...draft.waves].sort((a, b) => Number(a.wave === draft.activeWave) - Number(b.wave === draft.activeWave) || a.wave - b.wave);
+  for (const wave of ordered) {
+    const records = wave.agents.map((agent) => ({ id: agent.id, files: [...agent.entries] }));
+    if (wave.wave === draft.activeWave) {
+      const result = writeWavePlan(
+        { repoRoot, stateDir, wave: wave.wave, role: wave.role, records, ownIds: options.ownIds, ignoreCase, knownFiles: options.files },
+        fs,
+      );
+      if (!result.ok) {
+        return {
+          ok: false,
+          step: result.step,
+          message: `Not saved completely: wave ${wave.wave} stopped at ${result.step}: ${result.message}.`,
+          collisions: (result.collisions ?? []).map((collision) => ({
+            wave: wave.wave,
+            agents: collision.agents,
+            entries: collision.entries,
+            witness: collision.witness,
+          })),
+        };
+      }
+    } else {
+      const result = materializeWave({ stateDir, wave: wave.wave, records, repoRoot, ignoreCase }, fs);
+      if (!result.ok) {
+        const detail = result.reason === 'invalid-input' ? result.errors.map((error) => error.message).join(' ') : result.message;
+        return { ok: false, step: 'materialize', message: `Not saved completely: wave ${wave.wave}: ${detail}`, collisions: [] };
+      }
+    }
+    written.push(wave.wave);
+  }
+
+  const kept = new Set(draft.waves.map((wave) => wave.wave));
+  const removedWaves: number[] = [];
+  for (const wave of listDeclaredWaves(stateDir, fs)) {
+    if (kept.has(wave)) continue;
+    try {
+      removeWaveDeclarations(stateDir, wave, fs, ignoreCase);
+    } catch (error) {
+      return {
+        ok: false,
+        step: 'remove-wave',
+        message: `Saved ${plural(written.length, 'wave')}, but wave ${wave}'s declarations could not be removed: ${describeError(error)}.`,
+        collisions: [],
+      };
+    }
+    removedWaves.push(wave);
+  }
+
+  const where = stateDir.slice(repoRoot.length + 1) || stateDir;
+  const manifestNote =
+    draft.activeWave !== undefined ? `; the manifest names wave ${draft.activeWave}` : '; no active wave, so the manifest was not touched';
+  const removedNote = removedWaves.length > 0 ? `; removed wave ${removedWaves.join(', ')}` : '';
+  return {
+    ok: true,
+    wavesWritten: written.sort((a, b) => a - b),
+    manifestWave: draft.activeWave,
+    message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}.`,
+  };
+}
+
+/** Removes a wave's aggregate, then every per-agent file it or its directory names. */
+function removeWaveDeclarations(stateDir: string, wave: number, fs: DeclarationFs, ignoreCase: boolean): void {
+  const declaration = readWaveDeclaration(stateDir, wave, fs, { ignoreCase });
+  fs.remove(waveSidecarPath(stateDir, wave));
+  const listed = (fs.listDir(waveDirPath(stateDir, wave)) ?? []).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length));
+  const ids = new Set([...(declaration.records ?? []).map((record) => record.id), ...listed]);
+  for (const id of ids) {
+    try {
+      fs.remove(agentScopePath(stateDir, wave, id));
+    } catch {
+      // A name that is not an agent id is not ours to remove.
+    }
+  }
+}

@@ -1,0 +1,209 @@
+// The whole-draft save the planner and the CLI share, on real directories with the Node file system:
+// nothing is written unless every wave is disjoint, the active wave gets the manifest, the other waves
+// are materialized, deleted waves lose their files, and every outcome is data.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { nodeDeclarationFs } from '../../../src/node/declarationFs';
+import type { DraftPlan, SaveDraftOptions } from '../../../src/planner/plan/draftSave';
+import { saveDraft, validateDraft } from '../../../src/planner/plan/draftSave';
+
+const FILES = ['README.md', 'docs/guide.md', 'docs/api.md', 'src/api/server.ts', 'src/ui/App.tsx', 'src/ui/App.test.tsx'];
+
+function tree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => name.split('\\').join('/'))
+    .sort();
+}
+
+describe('validateDraft', () => {
+  const cases: [string, DraftPlan, { ok: boolean; collisions: string[]; duplicates: string[]; contested: string[] }][] = [
+    [
+      'disjoint agents',
+      { waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', entries: ['docs/'] }, { id: 'b', entries: ['src/'] }] }] },
+      { ok: true, collisions: [], duplicates: [], contested: [] },
+    ],
+    [
+      'a glob against a folder, with the files both own',
+      { waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', entries: ['**/*.md'] }, { id: 'b', entries: ['docs/'] }] }] },
+      { ok: false, collisions: ['a+b'], duplicates: [], contested: ['docs/api.md', 'docs/guide.md'] },
+    ],
+    [
+      'a glob that matches no file today still collides (no contested file)',
+      { waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', entries: ['src/**/*.stories.tsx'] }, { id: 'b', entries: ['src/ui/'] }] }] },
+      { ok: false, collisions: ['a+b'], duplicates: [], contested: [] },
+    ],
+    [
+      'the same id twice',
+      { waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', entries: ['docs/'] }, { id: 'a', entries: ['src/'] }] }] },
+      { ok: false, collisions: [], duplicates: ['a'], contested: [] },
+    ],
+  ];
+  for (const [name, draft, expected] of cases) {
+    it(name, () => {
+      const validation = validateDraft(draft, FILES, false);
+      const wave = validation.waves[0];
+      assert.equal(validation.ok, expected.ok);
+      assert.deepEqual(wave?.collisions.map((collision) => [...collision.agents].sort().join('+')), expected.collisions);
+      assert.deepEqual(wave?.duplicateIds, expected.duplicates);
+      assert.deepEqual(wave?.contested, expected.contested);
+    });
+  }
+
+  it('checks each wave on its own: the same file in two waves is no collision', () => {
+    const validation = validateDraft(
+      {
+        waves: [
+          { wave: 1, role: 'builder', agents: [{ id: 'a', entries: ['README.md'] }] },
+          { wave: 2, role: 'builder', agents: [{ id: 'b', entries: ['README.md'] }] },
+        ],
+      },
+      FILES,
+      false,
+    );
+    assert.equal(validation.ok, true);
+    assert.deepEqual(validation.waves.map((wave) => wave.wave), [1, 2]);
+  });
+
+  it('folds case when the repository does', () => {
+    const draft: DraftPlan = { waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', entries: ['readme.md'] }, { id: 'b', entries: ['README.md'] }] }] };
+    assert.equal(validateDraft(draft, FILES, false).ok, true);
+    assert.equal(validateDraft(draft, FILES, true).ok, false);
+  });
+});
+
+describe('saveDraft (real directories, the Node file system)', () => {
+  let root: string;
+  const fsRoots: string[] = [];
+  const options = (overrides: Partial<SaveDraftOptions> = {}): SaveDraftOptions => ({
+    repoRoot: root,
+    ignoreCase: false,
+    files: FILES,
+    stateDirName: '.claude',
+    ownIds: new Set(['session-1']),
+    fsAt: (at) => {
+      fsRoots.push(at);
+      return nodeDeclarationFs(at);
+    },
+    ...overrides,
+  });
+  const stateFiles = () => tree(join(root, '.claude'));
+  const readJson = (path: string) => JSON.parse(readFileSync(join(root, '.claude', path), 'utf8'));
+
+  const twoWaves: DraftPlan = {
+    activeWave: 1,
+    waves: [
+      { wave: 1, role: 'implementation', agents: [{ id: 'api', entries: ['src/api/'] }, { id: 'ui', entries: ['src/ui/App.tsx'] }] },
+      { wave: 2, role: 'review', agents: [{ id: 'docs', entries: ['docs/'] }] },
+    ],
+  };
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'wave-scope-draft-save-'));
+    fsRoots.length = 0;
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('writes every wave: the active one with its manifest, the others materialized', () => {
+    const result = saveDraft(twoWaves, options());
+    assert.equal(result.ok, true, result.message);
+    assert.ok(result.ok);
+    assert.deepEqual(result.wavesWritten, [1, 2]);
+    assert.equal(result.manifestWave, 1);
+    assert.equal(result.message, 'Saved 2 waves to .claude; the manifest names wave 1.');
+    assert.deepEqual(readJson('filescopes/wave-1/api.json'), ['src/api/']);
+    assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/']);
+    const manifest = readJson('wave-scope.json');
+    assert.equal(manifest.wave, 1);
+    assert.equal(manifest.role, 'implementation');
+    assert.equal(manifest.session_id, 'session-1');
+    // The test sibling of a granted file is granted with it (the safe chain's union step ran).
+    assert.ok(manifest.allowedPaths.includes('src/ui/App.test.tsx'), manifest.allowedPaths.join(', '));
+    assert.ok(fsRoots.every((at) => at === join(root, '.claude')), `the state dir's fs only: ${fsRoots.join(', ')}`);
+  });
+
+  it('refuses a draft with a collision in any wave and writes nothing', () => {
+    const colliding: DraftPlan = {
+      ...twoWaves,
+      waves: [twoWaves.waves[0]!, { wave: 2, role: 'review', agents: [{ id: 'docs', entries: ['docs/'] }, { id: 'all', entries: ['**/*.md'] }] }],
+    };
+    const result = saveDraft(colliding, options());
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok);
+    assert.equal(result.step, 'assert-disjoint');
+    assert.match(result.message, /^Not saved: the plan is not disjoint, 1 collision \(wave 2: docs and all both own docs\/(api|guide)\.md\)\. The draft is kept\.$/);
+    assert.deepEqual(result.collisions.map((collision) => collision.wave), [2]);
+    assert.deepEqual(stateFiles(), []);
+    assert.deepEqual(fsRoots, [], 'not even the file system was asked for');
+  });
+
+  it('refuses an id named twice, saying so', () => {
+    const result = saveDraft({ waves: [{ wave: 3, role: 'builder', agents: [{ id: 'a', entries: ['docs/'] }, { id: 'a', entries: ['src/'] }] }] }, options());
+    assert.ok(!result.ok);
+    assert.match(result.message, /wave 3 names "a" twice/);
+    assert.deepEqual(stateFiles(), []);
+  });
+
+  it('without an active wave, materializes the waves and leaves the manifest alone', () => {
+    const result = saveDraft({ ...twoWaves, activeWave: undefined }, options());
+    assert.ok(result.ok, result.message);
+    assert.match(result.message, /no active wave, so the manifest was not touched/);
+    assert.equal(existsSync(join(root, '.claude', 'wave-scope.json')), false);
+    assert.ok(stateFiles().includes('filescopes/wave-1.scopes.json'));
+  });
+
+  it('removes the declaration files of waves the draft no longer has, and nothing else', () => {
+    assert.ok(saveDraft(twoWaves, options()).ok);
+    writeFileSync(join(root, '.claude', 'notes.txt'), 'mine');
+    const result = saveDraft({ ...twoWaves, waves: [twoWaves.waves[0]!] }, options());
+    assert.ok(result.ok, result.message);
+    assert.match(result.message, /; removed wave 2\.$/);
+    const files = stateFiles();
+    assert.equal(files.includes('filescopes/wave-2.scopes.json'), false);
+    assert.equal(files.includes('filescopes/wave-2/docs.json'), false);
+    assert.ok(files.includes('filescopes/wave-1/api.json'));
+    assert.ok(files.includes('notes.txt'), 'a file that is not a declaration stays');
+  });
+
+  it('resolves the state directory as the CLI does when none is named (or the name is not a state directory)', () => {
+    for (const stateDirName of [undefined, 'elsewhere']) {
+      rmSync(join(root, '.claude'), { recursive: true, force: true });
+      const result = saveDraft(twoWaves, options({ stateDirName }));
+      assert.ok(result.ok, result.message);
+      assert.ok(existsSync(join(root, '.claude', 'wave-scope.json')), `${stateDirName}: default .claude`);
+      assert.equal(existsSync(join(root, 'elsewhere')), false);
+    }
+  });
+
+  it('writes into the named state directory', () => {
+    const result = saveDraft(twoWaves, options({ stateDirName: '.cursor' }));
+    assert.ok(result.ok, result.message);
+    assert.ok(existsSync(join(root, '.cursor', 'wave-scope.json')));
+    assert.equal(existsSync(join(root, '.claude')), false);
+  });
+
+  it('returns a refusal, not an exception, when the file system refuses (a planted symbolic link)', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
+    try {
+      mkdirSync(join(root, '.claude', 'filescopes'), { recursive: true });
+      symlinkSync(outside, join(root, '.claude', 'filescopes', 'wave-2'), 'dir');
+      const result = saveDraft(twoWaves, options());
+      assert.equal(result.ok, false);
+      assert.ok(!result.ok);
+      assert.equal(result.step, 'materialize');
+      assert.match(result.message, /^Not saved completely: wave 2: .*symbolic link/);
+      assert.deepEqual(tree(outside), [], 'nothing was written through the link');
+      assert.equal(existsSync(join(root, '.claude', 'wave-scope.json')), false, 'the manifest (the commit point) was not written');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('reports where it wrote relative to the repository', () => {
+    const result = saveDraft({ activeWave: 4, waves: [{ wave: 4, role: 'builder', agents: [{ id: 'a', entries: ['README.md'] }] }] }, options());
+    assert.ok(result.ok, result.message);
+    assert.equal(result.message, `Saved 1 wave to ${relative(root, join(root, '.claude'))}; the manifest names wave 4.`);
+  });
+});
