@@ -12,6 +12,8 @@ Commands:
   digest         print the digest of one agent's scope, or the prompt line that asks for its echo
   hook           run one enforcement hook (reads the agent CLI's payload on stdin)
   install-hooks  install or remove Wave Scope's hooks for Claude Code, Codex, Cursor and git
+  amend          give an agent of the active wave more entries, proven disjoint first
+  ledger         show or reset this session's dispatch ledger (the dispatch guard's state)
 
 Run "wave-scope <command> --help" for a command's options. Exit codes: docs/cli.md.
 `;
@@ -233,6 +235,10 @@ export const declarationMessages = {
 
 /** How the liveness probe's evidence reads in a deny reason. */
 const EVIDENCE_PHRASES: Record<string, string> = {
+  'sync-result': 'its report came back',
+  'error-result': 'it ended in an error',
+  'report-delivered': 'its report was delivered',
+  notification: 'a completion notice arrived',
   'awaiting-result': 'its dispatch has not returned yet',
   'launch-receipt': 'launched in the background, no completion notice since',
   'fork-started': 'forked into the background, no completion notice since',

@@ -9,8 +9,9 @@ import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
-import { declarationMessages as say, messages } from '../messages';
+import { declarationMessages as say, dispatchMessages, messages } from '../messages';
 import { parseWave, UsageProblem } from './materialize';
+import { runDigestVerify } from './digestVerify';
 
 export async function runDigest(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -21,14 +22,23 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
       agent: { type: 'string' },
       'state-dir': { type: 'string' },
       instruction: { type: 'boolean', default: false },
+      verify: { type: 'boolean', default: false },
+      echo: { type: 'string', multiple: true },
+      session: { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
-    { io, usage: say.digestUsage, badArgumentsExit: 1 },
+    { io, usage: `${say.digestUsage}\n${dispatchMessages.verifyUsage}\n`, badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
   let wave: number;
   try {
     wave = parseWave(values.wave);
+    if (values.verify) {
+      if (values.agent !== undefined || values.instruction) throw new UsageProblem('--verify takes the whole wave: drop --agent and --instruction');
+      return runDigestVerify({ wave, echo: values.echo ?? [], json: values.json, ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}), ...(values.session !== undefined ? { session: values.session } : {}) }, io);
+    }
+    if (values.echo !== undefined || values.json || values.session !== undefined) throw new UsageProblem('--echo, --session and --json go with --verify');
     if (values.agent === undefined || values.agent === '') throw new UsageProblem(say.missingOption('--agent'));
   } catch (error) {
     if (!(error instanceof UsageProblem)) throw error;
