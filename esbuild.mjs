@@ -36,6 +36,8 @@ const bundles = [
     format: 'cjs',
     target: 'node20',
     minify: true,
+    // proper-lockfile's default file system; loading it costs more than the decision (see the stand-in).
+    alias: { 'graceful-fs': './src/node/gracefulFsStandIn.cjs' },
   },
   {
     entryPoints: ['src/extension/extension.ts'],

@@ -266,6 +266,19 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.equal(replyOf(dispatch('beta', ['src/lib/z.ts'], 'toolu_2', { transcriptPath: null }).stdout).decision, 'deny');
   });
 
+  it('dist/hook.js and dist/dispatch.js answer exactly as the full CLI does', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    for (const entry of ['hook.js', 'dispatch.js']) {
+      const run = spawnSync(process.execPath, [join(dist, entry), 'pre-dispatch'], {
+        input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2', transcriptPath: null }),
+        env: cleanEnv(),
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(replyOf(run.stdout).decision, 'deny', `${entry}: ${run.stdout}`);
+    }
+  });
+
   it('sessions never see each other\'s claims, and each has its own ledger file', () => {
     preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1', session: 'session-one', transcriptPath: null }));
     const other = preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), useId: 'toolu_2', session: 'session/two', transcriptPath: null }));
