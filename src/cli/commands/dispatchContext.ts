@@ -7,13 +7,13 @@ import { readTextIfExists } from '../../node/declarationFs';
 import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { locateRepository, readCoreConfig } from '../../planner/enforce/repoLocation';
 import type { RepoLocation } from '../../planner/enforce/repoLocation';
+import { declaredAgent } from '../../planner/dispatch/dispatchScope';
 import type { DeclaredAgent, DeclaredWave } from '../../planner/dispatch/dispatchScope';
 import { waveKeyOf } from '../../planner/dispatch/sessionLedger';
 import { parseWaveSidecar, waveSidecarPath } from '../../planner/plan/declarations';
 import { processLocalSessionIds, SESSION_ENV_VARIABLE } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
 import type { StateDirResolution } from '../../planner/plan/stateDir';
-import { scopeDigest } from '../../planner/scope/scopeDigest';
 
 /** The checkout a dispatch guard command works in. */
 export interface DispatchRoot {
@@ -75,14 +75,10 @@ export function readDeclaredWave(stateDir: string, wave: number): DeclaredWave {
   if (text === undefined) return { kind: 'none', reason: 'no-declaration' };
   const records = parseWaveSidecar(text);
   if (records === undefined) return { kind: 'none', reason: 'unusable-declaration' };
-  const agents: DeclaredAgent[] = [];
-  for (const record of records) {
-    try {
-      agents.push({ id: record.id, files: record.files, digest: scopeDigest(record.files) });
-    } catch {
-      return { kind: 'none', reason: 'unusable-declaration' };
-    }
-  }
+  // Digests are computed only when a prompt's echo line asks for them (declaredAgent). An entry the
+  // grammar refuses (a hand-edited aggregate) makes its agent's digest match nothing, and the collision
+  // check that compiles it reports row 9.
+  const agents: DeclaredAgent[] = records.map((record) => declaredAgent(record.id, record.files));
   return { kind: 'declared', wave, agents };
 }
 

@@ -12,7 +12,7 @@ import { dispatchMessages as say } from '../messages';
 import { appendEvent } from '../../node/eventLog';
 import { acquireLedgerLock, ledgerLocation, LOCK_BUDGET_MS, readLedger, writeLedger } from '../../node/dispatchLedgerStore';
 import type { LedgerLocation } from '../../node/dispatchLedgerStore';
-import { listRepositoryFiles } from '../../node/git';
+import type * as Git from '../../node/git';
 import { probeTranscript, readLeadingUserTexts } from '../../node/transcriptLines';
 import { decideDispatch } from '../../planner/dispatch/dispatchDecision';
 import type { DispatchVerdict, MatrixRow } from '../../planner/dispatch/dispatchDecision';
@@ -106,20 +106,25 @@ interface CycleResult {
   readonly writeProblem?: string;
 }
 
-/** The locked read-modify-write cycle, stepping out of the lock to read the transcript when asked. */
-function runCycle(request: DispatchRequest, scope: DispatchScope, wave: ActiveWave, place: DispatchRoot, location: LedgerLocation, started: number): CycleResult {
+/**
+ * The locked read-modify-write cycle, stepping out of the lock to read the transcript when asked. git (a
+ * process spawn, and the modules that spawn it) is loaded only once a collision needs witnesses.
+ */
+async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: ActiveWave, place: DispatchRoot, location: LedgerLocation, started: number): Promise<CycleResult> {
   const liveness = new Map<string, Liveness>();
   let rounds = 0;
   let probe: CycleFacts['probe'] = 'none';
   let lockWaitMs = 0;
   let everUnlocked = false;
   let gitFailed = false;
+  let git: typeof Git | undefined;
   const knownFiles =
     place.location === undefined
       ? undefined
       : () => {
           try {
-            return listRepositoryFiles(place.root, { includeUntracked: true });
+            if (git === undefined) throw new Error('git is not loaded');
+            return git.listRepositoryFiles(place.root, { includeUntracked: true });
           } catch {
             gitFailed = true;
             return undefined;
@@ -145,6 +150,7 @@ function runCycle(request: DispatchRequest, scope: DispatchScope, wave: ActiveWa
       });
       if (step.kind === 'probe') {
         lock.release();
+        if (knownFiles !== undefined) git ??= await import('../../node/git');
         const outcome = probeTranscript(request.transcriptPath, step.targets, request.useId, Date.now());
         for (const [key, value] of outcome.liveness) liveness.set(key, value);
         probe = outcome.probe;
@@ -238,7 +244,7 @@ export async function runPreDispatch(_args: string[], io: CliIo): Promise<number
       return 0;
     }
     const location = ledgerLocation(place.root, request.sessionId);
-    const result = runCycle(request, scope, wave, place, location, started);
+    const result = await runCycle(request, scope, wave, place, location, started);
     const { verdict } = result;
     log({ decision: verdict.decision, row: verdict.row }, { verdict, cycle: result.cycle });
     if (verdict.decision === 'deny') reply(io, { decision: 'deny', reason: denyReason(verdict, wave, location) });

@@ -15,8 +15,28 @@ export interface DeclaredAgent {
   readonly id: string;
   /** Its declared entries (normalised by the declaration writer). */
   readonly files: readonly string[];
-  /** scopeDigest of `files`. */
+  /** scopeDigest of `files` (readers may compute it on first use: see declaredAgent). */
   readonly digest: string;
+}
+
+/** A declared agent whose digest is computed when first asked for, at most once. */
+export function declaredAgent(id: string, files: readonly string[]): DeclaredAgent {
+  let digest: string | undefined;
+  return {
+    id,
+    files,
+    get digest() {
+      if (digest === undefined) {
+        try {
+          digest = scopeDigest(files);
+        } catch {
+          // An entry the grammar refuses: a digest no prompt can name.
+          digest = 'invalid';
+        }
+      }
+      return digest;
+    },
+  };
 }
 
 /** The active wave's declarations, as far as the hook could read them. */
@@ -89,7 +109,10 @@ function matchDeclared(naming: AgentNaming, request: DispatchRequest, wave: Decl
     else note(agent, 'id');
   }
   for (const digest of naming.digests) {
-    const owners = agents.filter((candidate) => candidate.digest === digest);
+    // The agents the prompt named by id are asked first: when one of them has the digest, the signals
+    // agree and no other agent's digest needs computing (they are hashes; the hook's path is a budget).
+    const namedWith = [...named.values()].map(({ agent }) => agent).filter((agent) => agent.digest === digest);
+    const owners = namedWith.length > 0 ? namedWith : agents.filter((candidate) => candidate.digest === digest);
     if (owners.length === 0) unknownDigests.push(digest);
     for (const agent of owners) note(agent, 'digest');
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { analyseDispatchScope, hasScope } from '../../../src/planner/dispatch/dispatchScope';
+import { analyseDispatchScope, declaredAgent, hasScope } from '../../../src/planner/dispatch/dispatchScope';
 import type { DeclaredWave } from '../../../src/planner/dispatch/dispatchScope';
 import type { DispatchRequest } from '../../../src/planner/dispatch/dispatchRequest';
 import { scopeDigest, scopeEchoInstruction } from '../../../src/planner/scope/scopeDigest';
@@ -64,6 +64,26 @@ describe('analyseDispatchScope: which declared agent the prompt dispatches', () 
     const scope = analyseDispatchScope(request('Just do it.'), WAVE);
     assert.equal(scope.declared.kind, 'none');
     assert.equal(hasScope(scope), false);
+  });
+});
+
+describe('declared agents: digests on demand', () => {
+  it('an id and its own digest agree without computing any other agent\'s digest', () => {
+    let asked = 0;
+    const counted = (id: string, files: string[]) => {
+      const agent = declaredAgent(id, files);
+      return { id, files, get digest() { asked += 1; return agent.digest; } };
+    };
+    const wave: DeclaredWave = { kind: 'declared', wave: 1, agents: [counted('alice', ['src/a/']), ...Array.from({ length: 20 }, (_, i) => counted(`other${i}`, [`pkg${i}/`]))] };
+    const scope = analyseDispatchScope(request(`AGENT-ID: alice\n${scopeEchoInstruction(scopeDigest(['src/a/']))}`), wave);
+    assert.deepEqual(scope.declared.kind === 'matched' ? [...scope.declared.signals].sort() : [], ['digest', 'id']);
+    assert.ok(asked <= 2, `asked for ${asked} digests`);
+  });
+
+  it('a digest of an entry the grammar refuses matches nothing (it never throws)', () => {
+    const broken = declaredAgent('broken', ['../x']);
+    assert.equal(broken.digest, 'invalid');
+    assert.equal(analyseDispatchScope(request('AGENT-ID: broken'), { kind: 'declared', wave: 1, agents: [broken] }).declared.kind, 'matched');
   });
 });
 
