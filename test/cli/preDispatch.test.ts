@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { runPreDispatch } from '../../src/cli/commands/preDispatch';
 import { LOCK_BUDGET_MS } from '../../src/node/dispatchLedgerStore';
 import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
-import { builtCliPath } from '../support/builtCli';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import {
@@ -264,6 +264,15 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
   it('a plain entry naming a directory means everything beneath it (as in the plan)', () => {
     dispatch('alpha', ['src/lib'], 'toolu_1', { transcriptPath: null });
     assert.equal(replyOf(dispatch('beta', ['src/lib/z.ts'], 'toolu_2', { transcriptPath: null }).stdout).decision, 'deny');
+  });
+
+  it('--help prints the hooks\' usage and decides nothing', () => {
+    for (const name of ['pre-dispatch', 'subagent-start']) {
+      const run = runBuiltCli(['hook', name, '--help'], { env: cleanEnv(), cwd: repo.root });
+      assert.equal(run.status, 0);
+      assert.match(run.stdout, /^Usage: wave-scope hook pre-dispatch/);
+    }
+    assert.deepEqual(readEvents(repo.root), []);
   });
 
   it('dist/hook.js and dist/dispatch.js answer exactly as the full CLI does', () => {

@@ -165,7 +165,7 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
     try {
       const read = readLedger(location);
       if (read.kind !== 'ok' || !allRecords(read.ledger).some(({ waveKey, record: own }) => isOwnRecord(own, agentId) && waveOfKey(waveKey) === wave)) continue;
-      writeLedger(location, amendLedger(read.ledger, agentId, check.added, Date.now()));
+      writeLedger(location, amendLedger(read.ledger, wave, agentId, check.added, Date.now()));
     } catch (error) {
       reportWarning(io, say.warnWriteFailed(location.ledgerPath, (error as Error).message));
     } finally {

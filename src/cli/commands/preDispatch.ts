@@ -7,7 +7,7 @@
 // have, an exception) allows the dispatch and leaves an event saying which row of the matrix decided.
 // It is loaded only for these two hooks (dist/dispatch.js): the write gate's bundle never parses it.
 import type { CliIo } from '../cliIo';
-import { reportNote } from '../cliIo';
+import { printLine, reportNote } from '../cliIo';
 import { dispatchMessages as say } from '../messages';
 import { appendEvent } from '../../node/eventLog';
 import { acquireLedgerLock, ledgerLocation, LOCK_BUDGET_MS, readLedger, writeLedger } from '../../node/dispatchLedgerStore';
@@ -189,8 +189,15 @@ async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: Ac
   }
 }
 
+function wantsHelp(args: readonly string[], io: CliIo): boolean {
+  if (!args.includes('--help') && !args.includes('-h')) return false;
+  printLine(io, say.hookUsage);
+  return true;
+}
+
 /** The dispatch guard. Always exits 0; see the header for what it allows. */
-export async function runPreDispatch(_args: string[], io: CliIo): Promise<number> {
+export async function runPreDispatch(args: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args, io)) return 0;
   const started = Date.now();
   let root: string | undefined;
   let request: DispatchRequest | undefined;
@@ -263,7 +270,8 @@ export async function runPreDispatch(_args: string[], io: CliIo): Promise<number
 }
 
 /** The subagent-start hook: binds the new subagent to its dispatch record. SubagentStart cannot block; always exits 0. */
-export async function runSubagentStart(_args: string[], io: CliIo): Promise<number> {
+export async function runSubagentStart(args: string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args, io)) return 0;
   let root: string | undefined;
   let sessionId: string | undefined;
   try {

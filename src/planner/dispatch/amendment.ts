@@ -12,7 +12,7 @@ import type { GrammarOptions } from '../scope/scopeEntry';
 import type { Liveness, ProbeTarget } from './liveness';
 import { withTtl } from './liveness';
 import type { LedgerRead, LedgerRecord, PlacedRecord, SessionLedger } from './sessionLedger';
-import { allRecords, recordKey } from './sessionLedger';
+import { allRecords, recordKey, waveOfKey } from './sessionLedger';
 
 /** A sibling that owns a path one of the new entries names. */
 export interface AmendConflict {
@@ -128,11 +128,12 @@ export function checkAmendment(input: AmendInput): AmendCheck {
   };
 }
 
-/** The ledger with the agent's own records claiming the added entries too (so later dispatches see them). */
-export function amendLedger(ledger: SessionLedger, agentId: string, added: readonly string[], now: number): SessionLedger {
+/** The ledger with the agent's own records of `wave` claiming the added entries too (so later dispatches see them). */
+export function amendLedger(ledger: SessionLedger, wave: number, agentId: string, added: readonly string[], now: number): SessionLedger {
   const waves: Record<string, LedgerRecord[]> = {};
   for (const [key, records] of Object.entries(ledger.waves)) {
-    waves[key] = records.map((record) => (isOwnRecord(record, agentId) ? { ...record, files: [...new Set([...record.files, ...added])] } : record));
+    const ofWave = waveOfKey(key) === wave;
+    waves[key] = records.map((record) => (ofWave && isOwnRecord(record, agentId) ? { ...record, files: [...new Set([...record.files, ...added])] } : record));
   }
   return { ...ledger, updated: new Date(now).toISOString(), waves };
 }

@@ -70,8 +70,9 @@ describe('checkAmendment', () => {
   }
 
   it('the ledger: the agent\'s own records claim the new entries', () => {
-    const next = amendLedger(ledger, 'alice', ['docs/a.md'], NOW);
+    const next = amendLedger(ledger, 2, 'alice', ['docs/a.md'], NOW);
     assert.deepEqual(allRecords(next).map(({ record }) => record.files), [['lib/**'], ['src/a/**', 'docs/a.md']]);
+    assert.deepEqual(allRecords(amendLedger(ledger, 3, 'alice', ['docs/a.md'], NOW)).map(({ record }) => record.files), [['lib/**'], ['src/a/**']], 'another wave\'s records are left alone');
   });
 
   it('the command line an agent can relay', () => {
