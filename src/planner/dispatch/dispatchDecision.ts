@@ -9,7 +9,8 @@
 //
 // Transcripts are read only for the agents a collision is found with: the decision asks for them
 // (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
-import { covers } from '../scope/scopeAlgebra';
+import { covers, prefixesCompatible } from '../scope/scopeAlgebra';
+import { foldCase } from '../scope/scopeEntry';
 import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
 import type { DispatchRequest } from './dispatchRequest';
@@ -152,7 +153,36 @@ interface RawCollision {
 
 const NEW_ID = '#dispatch';
 
-function collisionsWith(record: LedgerRecord, partners: readonly PlacedRecord[], options: { ignoreCase: boolean; knownFiles?: readonly string[] }): RawCollision[] {
+const GLOB_CHARACTER = /[*?[{]/;
+
+/**
+ * The leading literal segments of a normalised entry, read from its spelling alone: never longer than the
+ * engine's own literal prefix (a segment with any glob character ends it), so two entries whose rough
+ * prefixes are incompatible cannot share a path (scopeAlgebra's necessary condition).
+ */
+function roughPrefix(entry: string, ignoreCase: boolean): string[] {
+  const prefix: string[] = [];
+  for (const segment of entry.split('/')) {
+    if (segment === '' || GLOB_CHARACTER.test(segment)) break;
+    prefix.push(ignoreCase ? foldCase(segment) : segment);
+  }
+  return prefix;
+}
+
+/** The partners with at least one entry that may meet one of the record's (the rest are not compiled at all). */
+function mayMeet(record: LedgerRecord, partners: readonly PlacedRecord[], ignoreCase: boolean): PlacedRecord[] {
+  const mine = record.files.map((entry) => roughPrefix(entry, ignoreCase));
+  return partners.filter(({ record: prior }) => prior.files.some((entry) => {
+    const theirs = roughPrefix(entry, ignoreCase);
+    return mine.some((prefix) => prefixesCompatible(prefix, theirs));
+  }));
+}
+
+function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], options: { ignoreCase: boolean; knownFiles?: readonly string[] }): RawCollision[] {
+  // Most earlier agents own other directories: they are set aside by their spelling, so a ledger of 50
+  // agents costs the hook no compilation of their entries.
+  const partners = mayMeet(record, all, options.ignoreCase);
+  if (partners.length === 0 || record.files.length === 0) return [];
   // Synthetic ids: two records of one agent id must still be compared (findCollisions never compares a
   // record with another of the same id).
   const records: ScopeRecord[] = [{ id: NEW_ID, files: [...record.files] }, ...partners.map((placed, index) => ({ id: `#${index}`, files: [...placed.record.files] }))];

@@ -118,6 +118,24 @@ function isTime(value: unknown): value is string {
   return typeof value === 'string' && !Number.isNaN(Date.parse(value));
 }
 
+const PLAIN_CHARACTERS = /^[A-Za-z0-9_.*/-]+$/;
+
+/**
+ * Whether a spelling is certainly in the grammar's normal form, by its characters alone (no brace, class,
+ * question mark, backslash, space or `!`; no leading `/`, no `//`, no `.` or `..` segment, no `**` twice in
+ * a row, no `**` before a trailing `/`). Most ledger entries are; the rest go through the grammar. This only
+ * saves the hook work: it never accepts a spelling the grammar would change.
+ */
+export function isSurelyNormal(entry: string): boolean {
+  if (!PLAIN_CHARACTERS.test(entry) || entry.startsWith('/') || entry.includes('//')) return false;
+  const segments = entry.split('/');
+  if (segments[segments.length - 1] === '') {
+    segments.pop();
+    if (segments[segments.length - 1] === '**') return false;
+  }
+  return segments.every((segment, index) => segment !== '.' && segment !== '..' && !(segment === '**' && segments[index - 1] === '**'));
+}
+
 function recordProblem(value: unknown): string | undefined {
   if (!isObject(value)) return 'a record is not an object';
   if (typeof value.id !== 'string' || value.id === '') return 'a record has no "id"';
@@ -126,6 +144,7 @@ function recordProblem(value: unknown): string | undefined {
   if (!isTime(value.at)) return `record "${value.id}" has no ISO "at" time`;
   if (!Array.isArray(value.files) || !value.files.every((entry) => typeof entry === 'string')) return `record "${value.id}" has no "files" array of strings`;
   for (const entry of value.files as string[]) {
+    if (isSurelyNormal(entry)) continue;
     let normalised: string | undefined;
     try {
       normalised = normalizeScopeEntry(entry);

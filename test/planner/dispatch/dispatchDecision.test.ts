@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { findCollisions } from '../../../src/planner/scope/collisions';
+import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { decideDispatch, dispatchRecord } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DecisionInput, DecisionStep, DispatchVerdict } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DispatchRequest } from '../../../src/planner/dispatch/dispatchRequest';
@@ -191,5 +194,32 @@ describe('decideDispatch: row 10, the same agent id dispatched again', () => {
     const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), { kind: 'ok', ledger: earlier }, new Map([[recordKey(old), alive()]])));
     assert.equal(verdict.row, '11');
     assert.equal(verdict.staleLooking, true, 'an older wave\'s record may be stale');
+  });
+});
+
+describe('decideDispatch: earlier agents set aside by their spelling never hide a collision (fast-check, oracle findCollisions)', () => {
+  it('finds a collision exactly when the scope engine does', () => {
+    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*');
+    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+      try {
+        normalizeScopeEntry(candidate);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 3 }), fc.array(fc.array(entry, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (mine, priors, ignoreCase) => {
+        const req: DispatchRequest = { toolName: 'Agent', description: 'new', prompt: `FILE-SCOPE\n\`\`\`\n${JSON.stringify(mine)}\n\`\`\`\n`, background: false, sessionId: 's1', useId: 'toolu_new' };
+        const scope = analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' }, { ignoreCase });
+        const records = priors.map((files, index) => ({ id: `p${index}`, desc: `p${index}`, useId: `toolu_p${index}`, files: [...new Set(files.map((raw) => normalizeScopeEntry(raw)))], at: new Date(NOW).toISOString() }));
+        const oracle = findCollisions([{ id: '#new', files: [...scope.claim] }, ...records.map((record) => ({ id: record.id, files: record.files }))], { ignoreCase });
+        const expected = new Set(oracle.collisions.filter((collision) => collision.agents.includes('#new')).map((collision) => collision.agents.find((agent) => agent !== '#new')));
+        const step = decideDispatch({ request: req, scope, waveKey: KEY, ledger: ledgerOf(...records), now: NOW, liveness: new Map(), canProbe: true, ignoreCase });
+        const found = new Set(step.kind === 'probe' ? step.targets.map((target) => target.desc) : []);
+        assert.deepEqual([...found].sort(), [...expected].sort());
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import {
   allRecords,
   emptyLedger,
   formatLedger,
+  isSurelyNormal,
   ledgerLockRelativePath,
   ledgerRelativePath,
   MAX_LEDGER_RECORDS,
@@ -99,5 +102,22 @@ describe('session ledger: the file', () => {
     const next = updateLedger(ledger, { waveKey: 'k2', now: NOW, remove: new Set(['use:toolu_a']), add: [record('b')] });
     assert.deepEqual(Object.keys(next.waves), ['k2']);
     assert.equal(next.waveKey, 'k2');
+  });
+});
+
+describe('session ledger: the shortcut past the grammar', () => {
+  it('accepts only spellings the grammar leaves unchanged (fast-check, oracle normalizeScopeEntry)', () => {
+    const unit = fc.constantFrom(...'ab./*-_?{}[] \\!'.split(''), '**', '..', '/');
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: 1, maxLength: 12 }), (entry) => {
+        if (!isSurelyNormal(entry)) return;
+        assert.equal(normalizeScopeEntry(entry), entry);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  it('takes the common spellings', () => {
+    for (const entry of ['src/a.ts', 'src/', 'pkg1/test/**/*.test.ts', '**', 'a/**/b']) assert.equal(isSurelyNormal(entry), true, entry);
+    for (const entry of ['./a', 'a//b', 'a/./b', 'a/../b', 'a/**/**/b', 'src/**/', '/abs', 'a b', '{a,b}', 'a?']) assert.equal(isSurelyNormal(entry), false, entry);
   });
 });
