@@ -305,7 +305,10 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
       },
     };
   }
-  // Row 10a (or 10 when every finished partner is this agent's own earlier run): prune and allow.
+  // Row 10a (or 10 when every finished partner is this agent's own earlier run): allow, and prune the
+  // partners the transcript shows finished. One that only ran out its TTL stays (it binds no dispatch any
+  // more, but if it is in fact still running, its record still ties its subagent to its own scope).
   const onlyOwn = colliding.every(({ record: prior }) => prior.id === record.id);
-  return allow(onlyOwn ? '10' : '10a', { collisions, witnessesDegraded }, [...replaced, ...colliding]);
+  const finished = colliding.filter(({ record: prior }) => !livenessOf(prior).ttlExpired);
+  return allow(onlyOwn ? '10' : '10a', { collisions, witnessesDegraded }, [...replaced, ...finished]);
 }

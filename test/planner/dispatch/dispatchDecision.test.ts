@@ -99,7 +99,9 @@ describe('decideDispatch: the matrix rows decided against the ledger', () => {
   it('row 10a: a partner past the TTL without evidence no longer binds', () => {
     const old = recorded('alice', ['src/a/**'], 'toolu_a', 45);
     const ttl: Liveness = { inFlight: false, evidence: 'not-in-transcript', ttlExpired: true, since: old.at };
-    assert.equal(verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(old), new Map([[recordKey(old), ttl]]))).row, '10a');
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(old), new Map([[recordKey(old), ttl]])));
+    assert.equal(verdict.row, '10a');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['alice', 'bob'], 'kept: only evidence prunes a record');
   });
 
   it('row 13: a partner the probe could not reach counts as in flight (deny) inside the TTL', () => {
