@@ -271,6 +271,7 @@ export const dispatchMessages = {
     `Wave Scope did not start this agent: its scope overlaps ${count === 1 ? 'an agent' : `${count} agents`} of this session that ${count === 1 ? 'is' : 'are'} still running.`,
   denyCollision: (other: { id: string; desc: string; agentId?: string }, mine: string, theirs: string, witness: string, evidence: string, since: string) =>
     `- "${other.id}"${other.desc !== '' && other.desc !== other.id ? ` (${JSON.stringify(other.desc)})` : ''}${other.agentId === undefined ? '' : ` [agent_id ${other.agentId}]`}, dispatched ${since} (${EVIDENCE_PHRASES[evidence] ?? evidence}), claims ${JSON.stringify(theirs)}; this dispatch claims ${JSON.stringify(mine)}; both name ${JSON.stringify(witness)}.`,
+  denyMore: (count: number) => `- … and ${count} more overlap${count === 1 ? '' : 's'} (wave-scope ledger show lists every claim).`,
   denyAdvice: (others: readonly string[], wave: number | null) =>
     `What to do: give each file one owner (take the entry out of one FILE-SCOPE block and out of that agent's declaration), or wait until ${quoted(others)} ${others.length === 1 ? 'has' : 'have'} finished and dispatch again, or, once the file has one owner, record it in the plan: wave-scope amend --wave ${wave ?? '<N>'} --agent <owner> --add <entry> --reason "<why>".`,
   staleHint: (ledgerPath: string) =>

@@ -368,3 +368,20 @@ describe('wave-scope hook: the write gate does not load the dispatch guard', () 
     }
   });
 });
+
+describe('wave-scope hook pre-dispatch: a deny with many overlaps', () => {
+  it('lists the first ten and counts the rest', () => {
+    const repo = createTempGitRepo({ initialFiles: { 'README.md': 'r\n' } });
+    try {
+      const many = Array.from({ length: 14 }, (_, index) => `pkg/f${index}.ts`);
+      preDispatch(dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(many), useId: 'toolu_1', transcriptPath: null }));
+      const reply = replyOf(preDispatch(dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['pkg/*.ts']), useId: 'toolu_2', transcriptPath: null })).stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.equal(reply.text.split('\n').filter((line) => line.startsWith('- "alpha"')).length, 10);
+      assert.match(reply.text, /… and 4 more overlaps/);
+      assert.equal(lastEvent(repo.root).collision_count, 14);
+    } finally {
+      repo.remove();
+    }
+  });
+});

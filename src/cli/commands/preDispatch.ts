@@ -37,6 +37,9 @@ export const DISPATCH_GUARD_ENV = 'WAVE_SCOPE_DISPATCH_GUARD';
 /** How many times the cycle may step out of the lock to read the transcript before unknowns count as in flight. */
 const MAX_PROBE_ROUNDS = 3;
 
+/** Overlaps a deny reason lists before it says how many more there are. */
+const MAX_DENY_LINES = 10;
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -86,7 +89,9 @@ function allowWith(warnings: readonly string[]): HookVerdict {
 
 function denyReason(verdict: DispatchVerdict, wave: ActiveWave, location: LedgerLocation): string {
   const partners = [...new Set(verdict.collisions.map((collision) => collision.partner.record.id))];
-  const lines = verdict.collisions.map((collision) => {
+  // The first few overlaps say what to do; a hundred more would only bury it.
+  const shown = verdict.collisions.slice(0, MAX_DENY_LINES);
+  const lines = shown.map((collision) => {
     const { record } = collision.partner;
     return say.denyCollision(
       { id: record.id, desc: record.desc, ...(record.bound !== undefined ? { agentId: record.bound.agentId } : {}) },
@@ -97,7 +102,8 @@ function denyReason(verdict: DispatchVerdict, wave: ActiveWave, location: Ledger
       record.at,
     );
   });
-  return [say.denyHeader(partners.length), ...lines, say.denyAdvice(partners, wave.wave ?? null), ...(verdict.staleLooking ? [say.staleHint(location.ledgerPath)] : [])].join('\n');
+  const more = verdict.collisions.length - shown.length;
+  return [say.denyHeader(partners.length), ...lines, ...(more > 0 ? [say.denyMore(more)] : []), say.denyAdvice(partners, wave.wave ?? null), ...(verdict.staleLooking ? [say.staleHint(location.ledgerPath)] : [])].join('\n');
 }
 
 interface CycleResult {
