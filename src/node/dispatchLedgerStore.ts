@@ -11,8 +11,12 @@ import { ensureRealDirectory } from './eventLog';
 import { formatLedger, ledgerLockRelativePath, ledgerRelativePath, ORCHESTRATOR_DIR, parseLedger } from '../planner/dispatch/sessionLedger';
 import type { LedgerRead, SessionLedger } from '../planner/dispatch/sessionLedger';
 
-/** How long a hook waits for the ledger lock before it runs unlocked. */
-export const LOCK_BUDGET_MS = 2000;
+/**
+ * How long a hook waits for the ledger lock before it runs unlocked. Longer than LOCK_STALE_MS on purpose:
+ * a dead holder's lock is then taken over within the budget instead of sending every hook unlocked, and
+ * sixteen hooks queued on a loaded machine still get their turn. A live holder keeps it a few milliseconds.
+ */
+export const LOCK_BUDGET_MS = 6000;
 
 /** A lock older than this (its holder stopped refreshing it: it died) is taken over. */
 export const LOCK_STALE_MS = 5000;

@@ -1,9 +1,10 @@
 // Shared by the dispatch guard's CLI tests: payloads in Claude Code's PreToolUse / SubagentStart shape,
 // transcripts in its JSONL shape (test/fixtures/transcripts/README.md), and readers for what the hook
 // leaves behind (the ledger and the events).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
@@ -129,3 +130,32 @@ export const transcript = {
     writeFileSync(path, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
   },
 };
+
+/**
+ * A live lock holder: the lock directory, its modification time refreshed every 300 ms (as proper-lockfile's
+ * holder does) until `release()`, so it is never stale. Needs the test's event loop: run hooks with runAsync.
+ */
+export function holdLock(lockPath: string): { release(): void } {
+  mkdirSync(lockPath, { recursive: true });
+  const touch = () => {
+    const now = new Date();
+    utimesSync(lockPath, now, now);
+  };
+  touch();
+  const timer = setInterval(touch, 300);
+  return { release: () => clearInterval(timer) };
+}
+
+/** Runs the built CLI without blocking the test's event loop (so timers such as holdLock keep running). */
+export function runAsync(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtCliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}

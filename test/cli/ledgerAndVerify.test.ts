@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scopeDigest } from '../../src/planner/scope/scopeDigest';
 import { runBuiltCli } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { cleanEnv, dispatchPayload, lastEvent, ledgerPath, planWave, preDispatch, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
+import { cleanEnv, dispatchPayload, holdLock, lastEvent, ledgerPath, planWave, preDispatch, runAsync, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
 
 describe('wave-scope ledger (built CLI)', () => {
   let repo: TempGitRepo;
@@ -54,12 +54,15 @@ describe('wave-scope ledger (built CLI)', () => {
     assert.match(ledger(['reset'], SESSION).stderr, /nothing to reset/);
   });
 
-  it('reset while a hook holds the lock: exit 1, nothing removed', () => {
-    const lock = join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`);
-    mkdirSync(lock);
-    const now = new Date();
-    utimesSync(lock, now, now);
-    const run = ledger(['reset'], SESSION);
+  it('reset while a hook holds the lock: exit 1, nothing removed', async function () {
+    this.timeout(60_000);
+    const holder = holdLock(join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`));
+    let run;
+    try {
+      run = await runAsync(['ledger', 'reset'], { cwd: repo.root, env: cleanEnv({ CLAUDE_CODE_SESSION_ID: SESSION }) });
+    } finally {
+      holder.release();
+    }
     assert.equal(run.status, 1);
     assert.match(run.stderr, /is locked by a running hook/);
     assert.equal(existsSync(ledgerPath(repo.root)), true);

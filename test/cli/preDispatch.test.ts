@@ -14,6 +14,7 @@ import type { TempGitRepo } from '../support/tempGitRepo';
 import {
   cleanEnv,
   dispatchPayload,
+  holdLock,
   lastEvent,
   ledgerIds,
   ledgerPath,
@@ -22,6 +23,7 @@ import {
   readEvents,
   readLedgerFile,
   replyOf,
+  runAsync,
   scopedPrompt,
   SESSION,
   transcript,
@@ -237,14 +239,18 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.equal(lastEvent(repo.root).row, '12');
   });
 
-  it(`row 14: a lock that cannot be had within ${LOCK_BUDGET_MS} ms: the cycle runs unlocked, says so, and never denies`, () => {
-    mkdirSync(join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`), { recursive: true });
-    const lock = join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`);
-    const fresh = new Date();
-    utimesSync(lock, fresh, fresh);
-    const reply = replyOf(dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null }).stdout);
+  it(`row 14: a lock that cannot be had within ${LOCK_BUDGET_MS} ms: the cycle runs unlocked, says so, and never denies`, async function () {
+    this.timeout(60_000);
+    const holder = holdLock(join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`));
+    let run;
+    try {
+      run = await runAsync(['hook', 'pre-dispatch'], { input: dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1', transcriptPath: null }) });
+    } finally {
+      holder.release();
+    }
+    const reply = replyOf(run.stdout);
     assert.equal(reply.decision, 'warn');
-    assert.match(reply.text, /could not be had within 2000 ms; this dispatch was checked without it/);
+    assert.match(reply.text, new RegExp(`could not be had within ${LOCK_BUDGET_MS} ms; this dispatch was checked without it`));
     assert.deepEqual(ledgerIds(repo.root), ['alpha']);
     const event = lastEvent(repo.root);
     assert.equal(event.lock, 'unlocked');
