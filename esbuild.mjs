@@ -32,6 +32,17 @@ const bundles = [
     banner: { js: '#!/usr/bin/env node' },
   },
   {
+    // The dispatch guard's hooks, loaded by dist/hook.js only for `hook pre-dispatch` / `hook subagent-start`.
+    entryPoints: ['src/cli/dispatchMain.ts'],
+    outfile: 'dist/dispatch.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    // proper-lockfile's default file system; loading it costs more than the decision (see the stand-in).
+    alias: { 'graceful-fs': './src/node/gracefulFsStandIn.cjs' },
+  },
+  {
     entryPoints: ['src/extension/extension.ts'],
     outfile: 'dist/extension.js',
     platform: 'node',

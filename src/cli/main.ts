@@ -1,10 +1,14 @@
 import { printLine, processIo, reportError } from './cliIo';
 import type { CliIo, CommandRunner } from './cliIo';
+import { runAmend } from './commands/amend';
 import { runDigest } from './commands/digest';
+import { provideDispatchCommands } from './commands/dispatchHooks';
 import { runHook } from './commands/hook';
 import { runInstallHooks } from './commands/installHooks';
+import { runLedger } from './commands/ledger';
 import { runMaterialize } from './commands/materialize';
 import { runPlan } from './commands/plan';
+import { runPreDispatch, runSubagentStart } from './commands/preDispatch';
 import { runValidate } from './commands/validate';
 import { messages } from './messages';
 
@@ -15,7 +19,12 @@ const commands: Record<string, CommandRunner> = {
   digest: runDigest,
   hook: runHook,
   'install-hooks': runInstallHooks,
+  amend: runAmend,
+  ledger: runLedger,
 };
+
+// dist/cli.js is one self-contained file: it hands the dispatch hooks it bundles to the hook loader.
+provideDispatchCommands({ runPreDispatch, runSubagentStart });
 
 /** Runs one `wave-scope` invocation and returns its exit code. Exported so tests can run it in-process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

@@ -36,6 +36,8 @@ Commands:
   digest         print the digest of one agent's scope, or the prompt line that asks for its echo
   hook           run one enforcement hook (reads the agent CLI's payload on stdin)
   install-hooks  install or remove Wave Scope's hooks for Claude Code, Codex, Cursor and git
+  amend          give an agent of the active wave more entries, proven disjoint first
+  ledger         show or reset this session's dispatch ledger (the dispatch guard's state)
 
 Run "wave-scope <command> --help" for a command's options. Exit codes: docs/cli.md.`,
   unknownCommand: (name: string) => `unknown command "${name}". Run "wave-scope --help" for the list.`,
@@ -256,4 +258,137 @@ export const planShowMessages = {
   collision: (collision: { agents: readonly [string, string]; entries: readonly [string, string]; witness: string }) =>
     `  COLLISION ${collision.agents[0]} / ${collision.agents[1]}: ${collision.entries[0]} vs ${collision.entries[1]}, both name ${collision.witness}`,
   problem: (problem: string) => `  problem: ${problem}`,
+} satisfies Catalogue;
+
+// --- the dispatch guard: hook pre-dispatch, hook subagent-start, amend, ledger, digest --verify ------
+// Catalogue entries: no ERROR:/WARNING: prefix, no final newline (src/cli/cliIo.ts adds them).
+
+/** How the liveness probe's evidence reads in a deny reason. */
+const EVIDENCE_PHRASES: Record<string, string> = {
+  'sync-result': 'its report came back',
+  'error-result': 'it ended in an error',
+  'report-delivered': 'its report was delivered',
+  notification: 'a completion notice arrived',
+  'awaiting-result': 'its dispatch has not returned yet',
+  'launch-receipt': 'launched in the background, no completion notice since',
+  'fork-started': 'forked into the background, no completion notice since',
+  'unrecognised-result': 'its result proves no completion',
+  resumed: 'resumed by SendMessage and not finished since',
+  'not-in-transcript': 'not found in the session transcript',
+  'no-transcript': 'no transcript to check',
+  'transcript-too-large': 'the transcript is over 256 MiB and was not read',
+  'probe-failed': 'the transcript could not be read',
+  'probe-unavailable': 'the transcript was not read',
+};
+
+function quoted(items: readonly string[]): string {
+  return items.map((item) => JSON.stringify(item)).join(', ');
+}
+
+/** The one sentence the hook loader says (kept apart so the write gate's bundle carries none of the rest). */
+export const dispatchLoaderMessages = {
+  guardInactive: (detail: string) => `GUARD INACTIVE: the Wave Scope dispatch guard could not be loaded (${detail}); this dispatch was allowed unchecked.`,
+} satisfies Catalogue;
+
+export const dispatchMessages = {
+  hookUsage: `Usage: wave-scope hook pre-dispatch [--agent-cli claude]   < PreToolUse payload (matcher Agent|Task)
+       wave-scope hook subagent-start [--agent-cli claude] < SubagentStart payload
+
+  pre-dispatch denies starting an agent whose scope overlaps an agent of this session still in flight
+  (docs/hooks.md, "The dispatch guard"); everything it cannot check is allowed and logged.
+  subagent-start ties the new subagent to its dispatch record so it can be held to its own scope.`,
+  denyHeader: (count: number) =>
+    `Wave Scope did not start this agent: its scope overlaps ${count === 1 ? 'an agent' : `${count} agents`} of this session that ${count === 1 ? 'is' : 'are'} still running.`,
+  denyCollision: (other: { id: string; desc: string; agentId?: string }, mine: string, theirs: string, witness: string, evidence: string, since: string) =>
+    `- "${other.id}"${other.desc !== '' && other.desc !== other.id ? ` (${JSON.stringify(other.desc)})` : ''}${other.agentId === undefined ? '' : ` [agent_id ${other.agentId}]`}, dispatched ${since} (${EVIDENCE_PHRASES[evidence] ?? evidence}), claims ${JSON.stringify(theirs)}; this dispatch claims ${JSON.stringify(mine)}; both name ${JSON.stringify(witness)}.`,
+  denyMore: (count: number) => `- … and ${count} more overlap${count === 1 ? '' : 's'} (wave-scope ledger show lists every claim).`,
+  denyAdvice: (others: readonly string[], wave: number | null) =>
+    `What to do: give each file one owner (take the entry out of one FILE-SCOPE block and out of that agent's declaration), or wait until ${quoted(others)} ${others.length === 1 ? 'has' : 'have'} finished and dispatch again, or, once the file has one owner, record it in the plan: wave-scope amend --wave ${wave ?? '<N>'} --agent <owner> --add <entry> --reason "<why>".`,
+  staleHint: (ledgerPath: string) =>
+    `If that agent has already finished, this session's dispatch ledger is stale: run "wave-scope ledger reset" or delete ${ledgerPath} (this session's file only, never another session's).`,
+  invalidHeader: 'Wave Scope did not start this agent: its FILE-SCOPE block has entries the scope grammar refuses (docs/scope-grammar.md):',
+  invalidLine: (line: number, message: string) => `- prompt line ${line}: ${message}`,
+  invalidAdvice:
+    'What to do: correct or remove these entries and dispatch again (an entry that begins with a bullet or a quote, ends with a comma or has surrounding spaces is written as one JSON string: "…",).',
+  warnHeader: 'Wave Scope (dispatch guard):',
+  warnMismatch: (agent: string, missing: readonly string[], extra: readonly string[]) =>
+    `the prompt dispatches declared agent "${agent}", but its FILE-SCOPE block differs from the declaration${missing.length > 0 ? `; not in the block: ${quoted(missing)}` : ''}${extra.length > 0 ? `; not declared: ${quoted(extra)}` : ''}. Both were checked; the agent will be held to its declaration.`,
+  warnConflict: (agents: readonly string[]) =>
+    `the prompt names several declared agents (${quoted(agents)}); their scopes were checked together and the dispatch is bound to none of them.`,
+  warnUnknownAgent: (ids: readonly string[], digests: readonly string[]) =>
+    `the prompt names ${[...ids.map((id) => `agent "${id}"`), ...digests.map((digest) => `digest ${digest}`)].join(', ')}, which the active wave does not declare.`,
+  warnDigestInconsistent: (instructed: string, block: string) =>
+    `the prompt's echo line names digest ${instructed} but its FILE-SCOPE block has digest ${block}: the block and the echo line belong to different agents.`,
+  warnSelfHealed: (ledgerPath: string, problem: string) =>
+    `the dispatch ledger ${ledgerPath} was unusable (${problem}) and was rebuilt from this dispatch; earlier claims of this session are forgotten.`,
+  warnNotEvaluable: (detail: string) => `the collision check could not run (${detail}); the dispatch was allowed unchecked.`,
+  warnUnlocked: (lockPath: string, budgetMs: number) =>
+    `the ledger lock ${lockPath} could not be had within ${budgetMs} ms; this dispatch was checked without it, and a dispatch started at the same moment may not have seen it.`,
+  warnWriteFailed: (ledgerPath: string, detail: string) => `the dispatch could not be recorded in ${ledgerPath} (${detail}); later dispatches will not see its claim.`,
+  guardFailed: (detail: string) => `the Wave Scope dispatch guard failed (${detail}); this dispatch was allowed unchecked.`,
+
+  amendUsage: `Usage: wave-scope amend --wave N --agent ID --add ENTRY [--add ENTRY]... --reason TEXT [--state-dir DIR] [--session ID] [--json]
+
+  Gives agent ID of wave N more entries, after proving them disjoint from every other agent the wave
+  declares and from every agent of this session still in flight (the dispatch ledger and the session
+  transcript), then rewrites the wave through the one safe chain (per-agent files, aggregate, manifest)
+  and records the amendment and its reason in .orchestrator/metrics/events.jsonl. Wave N must be the
+  active wave. The session is --session, else CLAUDE_CODE_SESSION_ID; without either, every session's
+  ledger that names wave N is checked.
+
+  Exit codes: 0 amended; 1 refused (a sibling owns a path; the refusal names it and a witness) or
+  invalid arguments; 2 file-system error.`,
+  amendApplied: (agent: string, wave: number, added: readonly string[], digest: string) =>
+    `amended wave ${wave}: agent "${agent}" now also owns ${quoted(added)}; its scope digest is ${digest}`,
+  amendRefusedDeclared: (sibling: string, entry: string, theirs: string, witness: string) =>
+    `${JSON.stringify(entry)} overlaps ${JSON.stringify(theirs)}, which the plan gives agent "${sibling}" (both name ${JSON.stringify(witness)})`,
+  amendRefusedInFlight: (sibling: string, entry: string, theirs: string, witness: string, evidence: string) =>
+    `${JSON.stringify(entry)} overlaps ${JSON.stringify(theirs)}, claimed by "${sibling}", which is still in flight (${EVIDENCE_PHRASES[evidence] ?? evidence}; both name ${JSON.stringify(witness)})`,
+  amendRefusedHeader: (agent: string, wave: number) => `wave ${wave} was not amended: the new entries of agent "${agent}" are not disjoint:`,
+  amendRefusedAdvice: 'Give the path one owner first (take it from the sibling with "wave-scope plan write", or wait until it has finished), then amend again.',
+  amendNotActive: (wave: number, active: number | null) =>
+    active === null ? `wave ${wave} cannot be amended: no usable manifest names an active wave (write it with "wave-scope plan write")` : `wave ${wave} cannot be amended: the active wave is ${active}`,
+  amendNoDeclaration: (wave: number, problems: readonly string[]) => `wave ${wave} has no complete declaration to amend: ${problems.join('; ')}`,
+  amendWriteFailed: (step: string, message: string) => `the amended plan could not be written (step "${step}"): ${message}`,
+  amendNoSession: 'no session id (--session or CLAUDE_CODE_SESSION_ID): every session ledger that names this wave was checked',
+
+  ledgerUsage: `Usage: wave-scope ledger show [--session ID] [--json]
+       wave-scope ledger reset [--session ID]
+
+  show    this session's dispatch ledger: who is in flight, who finished, since when (every session's
+          when no session is known). --json prints the documents (docs/cli.md).
+  reset   deletes this session's ledger (never another session's); the next dispatch rebuilds it.
+  The session is --session, else CLAUDE_CODE_SESSION_ID.
+
+  Exit codes: 0 done; 1 bad arguments, no session for reset, or the ledger is locked; 2 file-system error.`,
+  ledgerJsonOnlyWithShow: '--json goes with "ledger show"',
+  unknownLedgerSubcommand: (name: string) => `unknown ledger subcommand "${name}" (expected "show" or "reset")`,
+  ledgerNone: (path: string) => `no dispatch ledger at ${path}`,
+  ledgerNoneAtAll: (dir: string) => `no dispatch ledger in ${dir}`,
+  ledgerHeader: (path: string, waveKey: string, updated: string) => `${path}: wave key ${waveKey}, updated ${updated}`,
+  ledgerCorrupt: (path: string, problem: string) => `${path} is not a usable ledger (${problem}); the next dispatch rebuilds it ("wave-scope ledger reset" removes it now)`,
+  ledgerRecord: (waveKey: string, id: string, state: string, evidence: string, since: string, entries: number, bound: string | undefined) =>
+    `  ${waveKey}  ${id}: ${state} (${EVIDENCE_PHRASES[evidence] ?? evidence}), since ${since}, ${entries} entr${entries === 1 ? 'y' : 'ies'}${bound === undefined ? '' : `, agent_id ${bound}`}`,
+  ledgerResetDone: (path: string, records: number) => `removed ${path} (${records} record${records === 1 ? '' : 's'})`,
+  ledgerResetAbsent: (path: string) => `nothing to reset: ${path} does not exist`,
+  ledgerResetLocked: (path: string) => `${path} is locked by a running hook; run "wave-scope ledger reset" again in a few seconds (a dead hook's lock is taken over after 5 s)`,
+  ledgerNeedsSession: 'reset needs this session\'s id (--session or CLAUDE_CODE_SESSION_ID): it never removes another session\'s ledger',
+
+  verifyUsage: `Usage: wave-scope digest --verify --wave N [--echo FILE]... [--state-dir DIR] [--session ID] [--json]
+
+  Joins the wave's declared digests (its aggregate), the digests the dispatch guard saw in dispatch
+  prompts (.orchestrator/metrics/events.jsonl) and the digests agents echoed (each --echo FILE is one
+  agent's report; its last "SCOPE-ECHO: ws1-…" line counts) on the digest. Verdicts: matched,
+  injected-not-echoed, echoed-not-injected, injection-missing, digest-unknown, duplicate-claim.
+
+  Exit codes: 0 every digest matched; 1 some digest did not (or bad arguments); 2 a file cannot be read.`,
+  verifyRow: (verdict: string, digest: string, agents: readonly string[], dispatched: number, echoed: number) =>
+    `${verdict.padEnd(20)} ${digest}  ${agents.length === 0 ? '-' : agents.join(', ')}  (dispatched ${dispatched}, echoed ${echoed})`,
+  verifyNoTransport: (wave: number) =>
+    `no dispatch of wave ${wave} was seen by the dispatch guard (is "hook pre-dispatch" installed?): every verdict rests on the echoes alone`,
+  verifyNoEcho: (file: string) => `${file} has no "SCOPE-ECHO: ws1-…" line`,
+  verifyCannotRead: (file: string, detail: string) => `cannot read ${file}: ${detail}`,
+  verifyNoDeclaration: (wave: number, detail: string) => `wave ${wave} has no readable aggregate: ${detail}`,
+  verifyTakesWholeWave: '--verify takes the whole wave: drop --agent and --instruction',
+  verifyOnlyOptions: '--echo, --session and --json go with --verify',
 } satisfies Catalogue;

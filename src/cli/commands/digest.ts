@@ -10,7 +10,8 @@ import { resolveStateDir } from '../../planner/plan/stateDir';
 import { printLine, reportError } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, UsageProblem } from '../commandLine';
-import { declarationMessages as say } from '../messages';
+import { declarationMessages as say, dispatchMessages } from '../messages';
+import { runDigestVerify } from './digestVerify';
 
 export async function runDigest(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -21,18 +22,40 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
       agent: { type: 'string' },
       'state-dir': { type: 'string' },
       instruction: { type: 'boolean', default: false },
+      verify: { type: 'boolean', default: false },
+      echo: { type: 'string', multiple: true },
+      session: { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
-    { io, usage: say.digestUsage, badArgumentsExit: 1 },
+    { io, usage: `${say.digestUsage}\n\n${dispatchMessages.verifyUsage}`, badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
   const input = await readArguments(io, 'digest', () => {
     const wave = parseWave(values.wave);
+    if (values.verify) {
+      if (values.agent !== undefined || values.instruction) throw new UsageProblem(dispatchMessages.verifyTakesWholeWave);
+      return { wave, verify: true as const };
+    }
+    if (values.echo !== undefined || values.json || values.session !== undefined) throw new UsageProblem(dispatchMessages.verifyOnlyOptions);
     const agent = values.agent;
     if (agent === undefined || agent === '') throw new UsageProblem(say.missingOption('--agent'));
-    return { wave, agent };
+    return { wave, verify: false as const, agent };
   });
   if (input === undefined) return 1;
+  if (input.verify) {
+    const { wave } = input;
+    return runDigestVerify(
+      {
+        wave,
+        echo: values.echo ?? [],
+        json: values.json,
+        ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
+        ...(values.session !== undefined ? { session: values.session } : {}),
+      },
+      io,
+    );
+  }
   const { wave, agent } = input;
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);

@@ -12,6 +12,7 @@ import type { EarlierWaveSidecar } from '../../planner/enforce/commitGuard';
 import { formatHookReply, HOOK_PROTOCOLS, HookPayloadError, parseHookPayload } from '../../planner/enforce/hookPayloads';
 import type { HookProtocol, HookVerdict } from '../../planner/enforce/hookPayloads';
 import { runGit } from '../../node/git';
+import { DISPATCH_HOOK_NAMES, runDispatchHook } from './dispatchHooks';
 import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { configIgnoreCase, locateRepository } from '../../planner/enforce/repoLocation';
 import { isAgentId } from '../../planner/plan/agentId';
@@ -195,6 +196,7 @@ export async function runHook(args: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = args;
   if (name === 'enforce-write') return runEnforceWrite(rest, io);
   if (name === 'commit-guard') return runCommitGuard(rest, io);
+  if (name !== undefined && DISPATCH_HOOK_NAMES.includes(name)) return runDispatchHook(name, rest, io);
   if (name === undefined || name === '--help' || name === '-h') {
     printLine(io, hookMessages.usage);
     return name === undefined ? 2 : 0;

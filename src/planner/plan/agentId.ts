@@ -3,8 +3,11 @@
 // the write gate (`WAVE_SCOPE_AGENT`), the dispatch guard and the planner webview (which may import this
 // file and nothing else of plan/: it has no imports of its own).
 
+/** The id rule as a regular-expression source without anchors, for patterns that find ids inside text. */
+export const AGENT_ID_SOURCE = '[A-Za-z0-9][A-Za-z0-9_-]*';
+
 /** What an agent id must look like: a letter or digit, then letters, digits, `_` and `-`. */
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+export const AGENT_ID_PATTERN = new RegExp(`^${AGENT_ID_SOURCE}$`);
 
 /** Longest accepted agent id (file systems cap names at 255 bytes; leave room for the suffix and temp names). */
 export const MAX_AGENT_ID_LENGTH = 128;

@@ -1,0 +1,176 @@
+// `wave-scope amend --wave N --agent ID --add ENTRY... --reason TEXT`: one more file for an agent of the
+// active wave, proven disjoint first (src/planner/dispatch/amendment.ts), then written through the one
+// safe chain (writeWavePlan), recorded in the session ledger and, with its reason, in the events.
+import { resolve } from 'node:path';
+import type { CliIo } from '../cliIo';
+import { printLine, reportError, reportWarning } from '../cliIo';
+import { parseCommandLine, parseWave, readArguments, UsageProblem } from '../commandLine';
+import { declarationMessages, dispatchMessages as say } from '../messages';
+import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { acquireLedgerLock, ledgerLocation, readLedger, writeLedger } from '../../node/dispatchLedgerStore';
+import type { LedgerLocation } from '../../node/dispatchLedgerStore';
+import { appendEvent } from '../../node/eventLog';
+import { listRepositoryFiles } from '../../node/git';
+import { probeTranscript } from '../../node/transcriptLines';
+import { amendLedger, checkAmendment, isOwnRecord } from '../../planner/dispatch/amendment';
+import type { AmendCheck } from '../../planner/dispatch/amendment';
+import { amendedEvent } from '../../planner/dispatch/dispatchEvents';
+import type { AmendOutcome } from '../../planner/dispatch/dispatchEvents';
+import type { Liveness } from '../../planner/dispatch/liveness';
+import { allRecords, waveOfKey } from '../../planner/dispatch/sessionLedger';
+import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
+import { readWaveDeclaration } from '../../planner/plan/declarationStore';
+import { writeWavePlan } from '../../planner/plan/planWriter';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
+import { locateDispatchRoot, sessionOf } from './dispatchContext';
+import { ledgersOfWave } from './ledgerFiles';
+
+const MAX_PROBE_ROUNDS = 3;
+
+/** Checks the amendment against one ledger, reading its transcript when a collision needs it. */
+function checkAgainst(base: Omit<Parameters<typeof checkAmendment>[0], 'ledger' | 'liveness' | 'canProbe'>, ledger: LedgerRead): AmendCheck {
+  const liveness = new Map<string, Liveness>();
+  for (let round = 0; ; round += 1) {
+    const check = checkAmendment({ ...base, ledger, liveness, canProbe: round < MAX_PROBE_ROUNDS });
+    if (check.kind !== 'probe') return check;
+    const transcript = ledger.kind === 'ok' ? ledger.ledger.transcriptPath : undefined;
+    for (const [key, value] of probeTranscript(transcript, check.targets, undefined, Date.now()).liveness) liveness.set(key, value);
+  }
+}
+
+export async function runAmend(args: string[], io: CliIo): Promise<number> {
+  const commandLine = parseCommandLine(
+    'amend',
+    args,
+    {
+      wave: { type: 'string' },
+      agent: { type: 'string' },
+      add: { type: 'string', multiple: true },
+      reason: { type: 'string' },
+      'state-dir': { type: 'string' },
+      session: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    { io, usage: say.amendUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
+  const input = await readArguments(io, 'amend', () => {
+    const wave = parseWave(values.wave);
+    const agentId = values.agent;
+    if (agentId === undefined || agentId === '') throw new UsageProblem(declarationMessages.missingOption('--agent'));
+    const reason = values.reason;
+    if (reason === undefined) throw new UsageProblem(declarationMessages.missingOption('--reason'));
+    return { wave, agentId, reason };
+  });
+  if (input === undefined) return 1;
+  const { wave, agentId, reason } = input;
+  const add = values.add ?? [];
+  const session = sessionOf(values.session, io.env);
+  const place = locateDispatchRoot(io.cwd, io.env);
+  const root = place.root;
+  const now = Date.now();
+  const record = (outcome: AmendOutcome, addedCount: number) =>
+    appendEvent(root, amendedEvent({ now: Date.now(), ...(session !== undefined ? { sessionId: session } : {}), wave, outcome, addedCount, reason }));
+  const finish = (exit: number, document: Record<string, unknown>) => {
+    if (values.json) printLine(io, JSON.stringify({ wave, agent: agentId, ...document }, null, 2));
+    return exit;
+  };
+
+  const ownIds = processLocalSessionIds({ payloadSessionIds: session === undefined ? [] : [session], env: io.env });
+  const fs = nodeDeclarationFs(root);
+  const resolution =
+    values['state-dir'] !== undefined && values['state-dir'] !== ''
+      ? inspectStateDir(resolve(io.cwd, values['state-dir']), ownIds, { readText: readTextIfExists })
+      : resolveStateDir(root, ownIds, { readText: readTextIfExists });
+  const manifest = resolution.manifest;
+  if (manifest === undefined || manifest.wave !== wave) {
+    reportError(io, say.amendNotActive(wave, manifest?.wave ?? null));
+    record('invalid', 0);
+    return finish(1, { outcome: 'invalid' });
+  }
+  const declaration = readWaveDeclaration(resolution.stateDir, wave, fs, { ignoreCase: place.ignoreCase });
+  if (declaration.status !== 'complete' || declaration.records === undefined) {
+    reportError(io, say.amendNoDeclaration(wave, declaration.problems));
+    record('invalid', 0);
+    return finish(1, { outcome: 'invalid' });
+  }
+  let knownFiles: string[] | undefined;
+  if (place.location !== undefined) {
+    try {
+      knownFiles = listRepositoryFiles(root, { includeUntracked: true });
+    } catch {
+      knownFiles = undefined;
+    }
+  }
+
+  // The ledgers to check: this session's; without a session, every session's that names this wave.
+  const locations: LedgerLocation[] = session !== undefined ? [ledgerLocation(root, session)] : ledgersOfWave(root, wave);
+  if (session === undefined) reportWarning(io, say.amendNoSession);
+  const base = { agentId, add, reason, records: declaration.records, now, grammar: { repoRoot: root, ignoreCase: place.ignoreCase }, ...(knownFiles !== undefined ? { knownFiles } : {}) };
+  let check: AmendCheck = checkAgainst(base, { kind: 'absent' });
+  for (const location of locations) {
+    if (check.kind !== 'ok') break;
+    check = checkAgainst(base, readLedger(location));
+  }
+  if (check.kind === 'invalid') {
+    for (const problem of check.problems) reportError(io, problem);
+    record('invalid', 0);
+    return finish(1, { outcome: 'invalid', problems: check.problems });
+  }
+  if (check.kind === 'refused-declared' || check.kind === 'refused-in-flight') {
+    reportError(io, say.amendRefusedHeader(agentId, wave));
+    for (const conflict of check.conflicts) {
+      reportError(
+        io,
+        check.kind === 'refused-declared'
+          ? say.amendRefusedDeclared(conflict.sibling, conflict.entries[0], conflict.entries[1], conflict.witness)
+          : say.amendRefusedInFlight(conflict.sibling, conflict.entries[0], conflict.entries[1], conflict.witness, conflict.liveness?.evidence ?? 'probe-unavailable'),
+      );
+    }
+    reportError(io, say.amendRefusedAdvice);
+    record(check.kind, 0);
+    return finish(1, { outcome: check.kind, conflicts: check.conflicts });
+  }
+  if (check.kind === 'probe') throw new Error('the amendment check asked for a probe after its last round');
+
+  const written = writeWavePlan(
+    {
+      repoRoot: root,
+      stateDir: resolution.stateDir,
+      wave,
+      role: manifest.role,
+      enforcement: manifest.enforcement,
+      records: check.records,
+      ownIds,
+      ignoreCase: place.ignoreCase,
+      ...(knownFiles !== undefined ? { knownFiles } : {}),
+    },
+    fs,
+  );
+  if (!written.ok) {
+    reportError(io, say.amendWriteFailed(written.step, written.message));
+    for (const problem of written.errors) reportError(io, problem);
+    record('failed', check.added.length);
+    return finish(written.step === 'assert-disjoint' || written.step === 'validate' ? 1 : 2, { outcome: 'failed', step: written.step, errors: written.errors });
+  }
+
+  // The agent's own ledger records claim the new entries too, so dispatches from now on see them.
+  for (const location of locations) {
+    const lock = acquireLedgerLock(location);
+    try {
+      const read = readLedger(location);
+      if (read.kind !== 'ok' || !allRecords(read.ledger).some(({ waveKey, record: own }) => isOwnRecord(own, agentId) && waveOfKey(waveKey) === wave)) continue;
+      writeLedger(location, amendLedger(read.ledger, wave, agentId, check.added, Date.now()));
+    } catch (error) {
+      reportWarning(io, say.warnWriteFailed(location.ledgerPath, (error as Error).message));
+    } finally {
+      lock.release();
+    }
+  }
+  record('applied', check.added.length);
+  const digest = written.digests[agentId] ?? '';
+  if (!values.json) printLine(io, say.amendApplied(agentId, wave, check.added, digest));
+  return finish(0, { outcome: 'applied', added: check.added, digest, manifest: written.manifestPath });
+}

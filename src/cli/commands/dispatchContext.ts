@@ -1,0 +1,118 @@
+// Where the dispatch guard's commands find things: the coordinator's checkout (the manifest root; the
+// ledger and the events live under it, whichever worktree the call comes from), the active wave, its
+// declarations, and the session. Read without spawning git (the hook's no-collision path is a budget).
+import { statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { readTextIfExists } from '../../node/declarationFs';
+import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
+import { locateRepository, readCoreConfig } from '../../planner/enforce/repoLocation';
+import type { RepoLocation } from '../../planner/enforce/repoLocation';
+import { declaredAgent } from '../../planner/dispatch/dispatchScope';
+import type { DeclaredAgent, DeclaredWave } from '../../planner/dispatch/dispatchScope';
+import { waveKeyOf } from '../../planner/dispatch/sessionLedger';
+import { waveSidecarPath } from '../../planner/plan/declarationPaths';
+import { parseWaveSidecar } from '../../planner/plan/declarationStore';
+import { processLocalSessionIds, SESSION_ENV_VARIABLE } from '../../planner/plan/sessionBinding';
+import { resolveStateDir } from '../../planner/plan/stateDir';
+import type { StateDirResolution } from '../../planner/plan/stateDir';
+
+/** The checkout a dispatch guard command works in. */
+export interface DispatchRoot {
+  /** Canonical absolute path of the coordinator's checkout (or the directory itself outside git). */
+  readonly root: string;
+  readonly location?: RepoLocation;
+  readonly ignoreCase: boolean;
+}
+
+/** The checkout around `cwd` (the payload's, else the process's), without spawning git. */
+export function locateDispatchRoot(cwd: string, env: Readonly<Record<string, string | undefined>>): DispatchRoot {
+  let start: string;
+  try {
+    start = canonicalDirectory(cwd);
+  } catch {
+    start = resolve(env.CLAUDE_PROJECT_DIR ?? cwd);
+  }
+  let location: RepoLocation | undefined;
+  try {
+    location = locateRepository(start, nodeLocateFileSystem);
+  } catch {
+    location = undefined;
+  }
+  if (location === undefined) return { root: start, ignoreCase: false };
+  const root = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
+  let ignoreCase = false;
+  try {
+    ignoreCase = readCoreConfig(nodeLocateFileSystem.readText(join(location.commonDir, 'config'))).ignoreCase;
+  } catch {
+    ignoreCase = false;
+  }
+  return { root, location, ignoreCase };
+}
+
+/** The active wave as the guard sees it. */
+export interface ActiveWave {
+  readonly resolution?: StateDirResolution;
+  /** The manifest's wave and role, when a usable manifest exists. */
+  readonly wave?: number;
+  readonly role?: string;
+  readonly waveKey: string;
+  readonly declared: DeclaredWave;
+}
+
+/** The session id of a command: the payload's, else --session, else CLAUDE_CODE_SESSION_ID. */
+export function sessionOf(explicit: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const candidate = explicit?.trim() || env[SESSION_ENV_VARIABLE]?.trim();
+  return candidate === undefined || candidate === '' ? undefined : candidate;
+}
+
+/** Reads the aggregate of `wave` into declared agents with their digests. */
+export function readDeclaredWave(stateDir: string, wave: number): DeclaredWave {
+  let text: string | undefined;
+  try {
+    text = readTextIfExists(waveSidecarPath(stateDir, wave));
+  } catch {
+    return { kind: 'none', reason: 'unusable-declaration' };
+  }
+  if (text === undefined) return { kind: 'none', reason: 'no-declaration' };
+  const records = parseWaveSidecar(text);
+  if (records === undefined) return { kind: 'none', reason: 'unusable-declaration' };
+  // Digests are computed only when a prompt's echo line asks for them (declaredAgent). An entry the
+  // grammar refuses (a hand-edited aggregate) makes its agent's digest match nothing, and the collision
+  // check that compiles it reports row 9.
+  const agents: DeclaredAgent[] = records.map((record) => declaredAgent(record.id, record.files));
+  return { kind: 'declared', wave, agents };
+}
+
+/** The manifest this session resolves to, its wave key and the wave's declarations. Never throws. */
+export function readActiveWave(root: string, sessionId: string | undefined, env: Readonly<Record<string, string | undefined>>): ActiveWave {
+  const ownIds = processLocalSessionIds({ payloadSessionIds: sessionId === undefined ? [] : [sessionId], env });
+  let resolution: StateDirResolution | undefined;
+  try {
+    resolution = resolveStateDir(root, ownIds, { readText: readTextIfExists });
+  } catch {
+    resolution = undefined;
+  }
+  const manifest = resolution?.manifest;
+  if (manifest === undefined || resolution === undefined) {
+    return { ...(resolution !== undefined ? { resolution } : {}), waveKey: waveKeyOf(sessionId, undefined, undefined), declared: { kind: 'none', reason: 'no-manifest' } };
+  }
+  return {
+    resolution,
+    wave: manifest.wave,
+    role: manifest.role,
+    waveKey: waveKeyOf(sessionId, manifest.wave, manifest.role),
+    declared: readDeclaredWave(resolution.stateDir, manifest.wave),
+  };
+}
+
+/** Whether a repository-relative path is an existing directory (a plain entry naming it means all beneath it). */
+export function directoryProbe(root: string): (path: string) => boolean {
+  return (path) => {
+    if (path === '' || isAbsolute(path) || path.split('/').includes('..')) return false;
+    try {
+      return statSync(join(root, path), { throwIfNoEntry: false })?.isDirectory() ?? false;
+    } catch {
+      return false;
+    }
+  };
+}

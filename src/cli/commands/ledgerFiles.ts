@@ -1,0 +1,30 @@
+// The dispatch ledgers of every session in one checkout (for `ledger show` without a session, and for
+// `amend` when it knows no session id).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ledgerLocation, readLedger } from '../../node/dispatchLedgerStore';
+import type { LedgerLocation } from '../../node/dispatchLedgerStore';
+import { LEDGER_FILE_PATTERN, ORCHESTRATOR_DIR, waveOfKey } from '../../planner/dispatch/sessionLedger';
+
+/** Every session's ledger under `root`, by session. */
+export function ledgersIn(root: string): LedgerLocation[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, ORCHESTRATOR_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => LEDGER_FILE_PATTERN.exec(name)?.[1])
+    .filter((session): session is string => session !== undefined)
+    .sort()
+    .map((session) => ledgerLocation(root, session));
+}
+
+/** The ledgers with at least one record dispatched in `wave`. */
+export function ledgersOfWave(root: string, wave: number): LedgerLocation[] {
+  return ledgersIn(root).filter((location) => {
+    const read = readLedger(location);
+    return read.kind === 'ok' && Object.keys(read.ledger.waves).some((key) => waveOfKey(key) === wave);
+  });
+}

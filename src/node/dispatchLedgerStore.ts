@@ -1,0 +1,133 @@
+// The session ledger on disk: read, written atomically (temp file, fsync, rename), and changed only under
+// its lock (`.orchestrator/wave-dispatch-scopes.<session>.lock`, a proper-lockfile directory). The lock
+// has a time budget: a hook that cannot have it within the budget runs its cycle unlocked and says so
+// (reference row 14: a lock problem must never deny a dispatch). An atomic write makes a write safe; only
+// the lock makes the read-modify-write cycle safe.
+import { lockSync } from 'proper-lockfile';
+import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { nodeDeclarationFs, readTextIfExists } from './declarationFs';
+import { ensureRealDirectory } from './eventLog';
+import { formatLedger, ledgerLockRelativePath, ledgerRelativePath, ORCHESTRATOR_DIR, parseLedger } from '../planner/dispatch/sessionLedger';
+import type { LedgerRead, SessionLedger } from '../planner/dispatch/sessionLedger';
+
+/**
+ * How long a hook waits for the ledger lock before it runs unlocked. Longer than LOCK_STALE_MS on purpose:
+ * a dead holder's lock is then taken over within the budget instead of sending every hook unlocked, and
+ * sixteen hooks queued on a loaded machine still get their turn. A live holder keeps it a few milliseconds.
+ */
+export const LOCK_BUDGET_MS = 6000;
+
+/** A lock older than this (its holder stopped refreshing it: it died) is taken over. */
+export const LOCK_STALE_MS = 5000;
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+// The calls proper-lockfile's synchronous mode makes, and nothing else: it copies the object it is given,
+// and copying Node's whole `fs` module wakes its lazy parts (on the hook's path that is a measurable cost).
+const lockFs = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
+
+function sleep(ms: number): void {
+  if (ms > 0) Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
+}
+
+/** The ledger's paths for one session. */
+export interface LedgerLocation {
+  /** Absolute repository root (the coordinator's checkout). */
+  readonly root: string;
+  readonly sessionId: string | undefined;
+  readonly ledgerPath: string;
+  readonly lockPath: string;
+}
+
+export function ledgerLocation(root: string, sessionId: string | undefined): LedgerLocation {
+  return { root, sessionId, ledgerPath: join(root, ledgerRelativePath(sessionId)), lockPath: join(root, ledgerLockRelativePath(sessionId)) };
+}
+
+/** A held (or, past the budget, not held) lock. */
+export interface LedgerLock {
+  readonly held: boolean;
+  readonly waitedMs: number;
+  /** Why it is not held, when it is not. */
+  readonly problem?: string;
+  release(): void;
+}
+
+/**
+ * Takes the ledger lock, retrying with a short random pause until `budgetMs` has passed. Never throws:
+ * past the budget (or on any error) the lock is returned not held.
+ */
+export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDGET_MS, clock: () => number = Date.now): LedgerLock {
+  const started = clock();
+  let problem = 'the lock is held by another hook';
+  try {
+    ensureRealDirectory(location.root, ORCHESTRATOR_DIR);
+  } catch (error) {
+    return { held: false, waitedMs: 0, problem: (error as Error).message, release() {} };
+  }
+  for (;;) {
+    try {
+      const release = lockSync(location.ledgerPath, {
+        lockfilePath: location.lockPath,
+        realpath: false,
+        fs: lockFs,
+        stale: LOCK_STALE_MS,
+        update: 1000,
+        // A compromised lock (its directory removed by `ledger reset`) only ends this hook's claim on it.
+        onCompromised: () => undefined,
+      });
+      let released = false;
+      return {
+        held: true,
+        waitedMs: clock() - started,
+        release() {
+          if (released) return;
+          released = true;
+          try {
+            release();
+          } catch {
+            // Already gone (taken over as stale, or reset): nothing left to release.
+          }
+        },
+      };
+    } catch (error) {
+      if (errorCode(error) !== 'ELOCKED') {
+        problem = (error as Error).message;
+        break;
+      }
+    }
+    const remaining = budgetMs - (clock() - started);
+    if (remaining <= 0) break;
+    sleep(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
+  }
+  return { held: false, waitedMs: clock() - started, problem, release() {} };
+}
+
+/** Reads the ledger; an unreadable file is `corrupt` (row 7), like a malformed one. */
+export function readLedger(location: LedgerLocation): LedgerRead {
+  let text: string | undefined;
+  try {
+    text = readTextIfExists(location.ledgerPath);
+  } catch (error) {
+    return { kind: 'corrupt', problem: `cannot be read (${(error as Error).message})` };
+  }
+  return text === undefined ? { kind: 'absent' } : parseLedger(text);
+}
+
+/**
+ * Writes the ledger atomically (temp file, fsync, rename), refusing symbolic links under the root. Throws
+ * on failure. The directory is not fsynced after the rename: a power cut can then cost the last dispatch's
+ * record (the guard fails open on a missing claim), never a torn file, and the hook saves a disk flush.
+ */
+export function writeLedger(location: LedgerLocation, ledger: SessionLedger): void {
+  nodeDeclarationFs(location.root).writeAtomic(location.ledgerPath, formatLedger(ledger));
+}
+
+/** Removes the ledger file; false when there was none. Throws on any other failure. */
+export function removeLedger(location: LedgerLocation): boolean {
+  return nodeDeclarationFs(location.root).remove(location.ledgerPath);
+}

@@ -1,0 +1,314 @@
+// The pre-dispatch guard's decision: a pure function from the dispatch's scope, the session ledger and
+// what the liveness probe found to a verdict (reference document 002, section 4.1, rows 7 to 14; rows
+// 1 to 6 are decided before the ledger is read, in src/cli/commands/preDispatch.ts and dispatchScope.ts).
+//
+// The posture is deliberately fail-open: a false deny blocks every agent of the session and nothing
+// downstream catches a dispatch that never happened, while a false allow is still caught by the plan's
+// disjointness proof and the write gate. The one deny is a collision with an agent still in flight
+// (and, ours, an invalid entry in the prompt's block). Every verdict says which row decided.
+//
+// Transcripts are read only for the agents a collision is found with: the decision asks for them
+// (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
+import { covers, prefixesCompatible } from '../scope/scopeAlgebra';
+import { foldCase } from '../scope/scopeEntry';
+import { findCollisions } from '../scope/collisions';
+import type { ScopeRecord } from '../scope/collisions';
+import type { DispatchRequest } from './dispatchRequest';
+import type { DispatchScope } from './dispatchScope';
+import type { Liveness, ProbeTarget } from './liveness';
+import { withTtl } from './liveness';
+import type { LedgerRead, LedgerRecord, PlacedRecord, SessionLedger } from './sessionLedger';
+import { allRecords, emptyLedger, promptDigest, recordKey, updateLedger } from './sessionLedger';
+
+/** The rows of the matrix a verdict can come from (docs/hooks.md, "The matrix"). */
+export type MatrixRow =
+  /** No collision, nothing special. */
+  | 'clear'
+  | '1' | '2' | '3' | '4' | '5' | '6'
+  /** Ours: an entry of the block the grammar refuses denies the dispatch. */
+  | '6a'
+  | '7' | '9' | '10' | '10a' | '11' | '12';
+
+/** Which matrix rows fail open (they allow although the guard could not check everything). */
+export const FAIL_OPEN_ROWS: ReadonlySet<MatrixRow> = new Set(['1', '2', '3', '5', '6', '7', '9', '12']);
+
+/** An earlier agent this dispatch shares a path with. */
+export interface Collider {
+  readonly partner: PlacedRecord;
+  /** This dispatch's entry and the partner's, normalised. */
+  readonly entries: readonly [string, string];
+  /** A path both name: a known file when one is known, else a synthesised one. */
+  readonly witness: string;
+  readonly kind: 'concrete' | 'glob';
+  readonly liveness: Liveness;
+}
+
+export interface DispatchVerdict {
+  readonly decision: 'allow' | 'deny';
+  readonly row: MatrixRow;
+  /** Every collision with an earlier agent, finished ones included. */
+  readonly collisions: readonly Collider[];
+  /** The record this dispatch adds (absent on deny). */
+  readonly record?: LedgerRecord;
+  /** The ledger to write (absent on deny: the dispatch did not happen, so nothing is recorded). */
+  readonly ledger?: SessionLedger;
+  /** Earlier records dropped: finished collision partners and same-id predecessors this one replaces. */
+  readonly removed: readonly PlacedRecord[];
+  /** Row 7: the ledger was unreadable and is rebuilt from this dispatch. */
+  readonly selfHealed?: string;
+  /** Row 8: known files were wanted for witnesses and could not be had. */
+  readonly witnessesDegraded: boolean;
+  /** Row 9: why the collision check could not be evaluated. */
+  readonly notEvaluable?: string;
+  /** A deny whose partners show no positive sign of running (or belong to an older wave): the ledger may be stale. */
+  readonly staleLooking: boolean;
+}
+
+export type DecisionStep = { readonly kind: 'probe'; readonly targets: readonly ProbeTarget[] } | { readonly kind: 'verdict'; readonly verdict: DispatchVerdict };
+
+export interface DecisionInput {
+  readonly request: DispatchRequest;
+  readonly scope: DispatchScope;
+  /** The wave key of this dispatch. */
+  readonly waveKey: string;
+  readonly ledger: LedgerRead;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  /** What earlier probes found, by recordKey. */
+  readonly liveness: ReadonlyMap<string, Liveness>;
+  /** False once the caller can probe no more: records still unknown then count as in flight (row 13). */
+  readonly canProbe: boolean;
+  readonly ignoreCase?: boolean;
+  /** The repository's files, asked for only when a collision needs a witness. Undefined or a throw: synthesised witnesses (row 8). */
+  readonly knownFiles?: () => readonly string[] | undefined;
+}
+
+/** The id a dispatch is recorded under: the declared agent, else its description, else its type. */
+export function dispatchRecordId(request: DispatchRequest, scope: DispatchScope): string {
+  if (scope.declared.kind === 'matched') return scope.declared.agent.id;
+  const description = request.description.trim();
+  if (description !== '') return description;
+  return request.subagentType ?? 'agent';
+}
+
+/** The ledger record a dispatch adds. */
+export function dispatchRecord(request: DispatchRequest, scope: DispatchScope, now: number): LedgerRecord {
+  return {
+    id: dispatchRecordId(request, scope),
+    desc: request.description,
+    ...(request.useId !== undefined ? { useId: request.useId } : {}),
+    files: scope.claim,
+    at: new Date(now).toISOString(),
+    ...(scope.declared.kind === 'matched' ? { agent: scope.declared.agent.id } : {}),
+    ...(request.subagentType !== undefined ? { type: request.subagentType } : {}),
+    mode: request.background ? 'async' : 'sync',
+    ...(request.prompt !== '' ? { prompt: promptDigest(request.prompt) } : {}),
+  };
+}
+
+/** Whether every path `inner` names is named by `outer` (exact; undecided counts as no). */
+function wholeCovered(inner: readonly string[], outer: readonly string[], ignoreCase: boolean): boolean {
+  if (inner.length === 0) return true;
+  try {
+    return inner.every((entry) => covers(outer, entry, { ignoreCase }).covered);
+  } catch {
+    return false;
+  }
+}
+
+interface Partition {
+  /** Compared for collisions. */
+  readonly partners: PlacedRecord[];
+  /** Replaced without a probe: same dispatch id, or (no ids on either side) wholly covered by this dispatch. */
+  readonly replaced: PlacedRecord[];
+  /** Same id, no dispatch ids on either side, not covered: kept as a claim, never a self-collision. */
+  readonly keptSameId: PlacedRecord[];
+}
+
+/** Reference row 10: how earlier records of the same agent id (or the same dispatch id) are treated. */
+function partition(records: readonly PlacedRecord[], record: LedgerRecord, ignoreCase: boolean): Partition {
+  const result: Partition = { partners: [], replaced: [], keptSameId: [] };
+  for (const placed of records) {
+    const prior = placed.record;
+    if (record.useId !== undefined && prior.useId === record.useId) {
+      result.replaced.push(placed);
+      continue;
+    }
+    if (prior.id === record.id && prior.useId === undefined && record.useId === undefined) {
+      if (wholeCovered(prior.files, record.files, ignoreCase)) result.replaced.push(placed);
+      else result.keptSameId.push(placed);
+      continue;
+    }
+    result.partners.push(placed);
+  }
+  return result;
+}
+
+interface RawCollision {
+  readonly partner: PlacedRecord;
+  readonly entries: readonly [string, string];
+  readonly witness: string;
+  readonly kind: 'concrete' | 'glob';
+}
+
+const NEW_ID = '#dispatch';
+
+const GLOB_CHARACTER = /[*?[{]/;
+
+/**
+ * The leading literal segments of a normalised entry, read from its spelling alone: never longer than the
+ * engine's own literal prefix (a segment with any glob character ends it), so two entries whose rough
+ * prefixes are incompatible cannot share a path (scopeAlgebra's necessary condition).
+ */
+function roughPrefix(entry: string, ignoreCase: boolean): string[] {
+  const prefix: string[] = [];
+  for (const segment of entry.split('/')) {
+    if (segment === '' || GLOB_CHARACTER.test(segment)) break;
+    prefix.push(ignoreCase ? foldCase(segment) : segment);
+  }
+  return prefix;
+}
+
+/** The partners with at least one entry that may meet one of the record's (the rest are not compiled at all). */
+function mayMeet(record: LedgerRecord, partners: readonly PlacedRecord[], ignoreCase: boolean): PlacedRecord[] {
+  const mine = record.files.map((entry) => roughPrefix(entry, ignoreCase));
+  return partners.filter(({ record: prior }) => prior.files.some((entry) => {
+    const theirs = roughPrefix(entry, ignoreCase);
+    return mine.some((prefix) => prefixesCompatible(prefix, theirs));
+  }));
+}
+
+function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], options: { ignoreCase: boolean; knownFiles?: readonly string[] }): RawCollision[] {
+  // Most earlier agents own other directories: they are set aside by their spelling, so a ledger of 50
+  // agents costs the hook no compilation of their entries.
+  const partners = mayMeet(record, all, options.ignoreCase);
+  if (partners.length === 0 || record.files.length === 0) return [];
+  // Synthetic ids: two records of one agent id must still be compared (findCollisions never compares a
+  // record with another of the same id).
+  const records: ScopeRecord[] = [{ id: NEW_ID, files: [...record.files] }, ...partners.map((placed, index) => ({ id: `#${index}`, files: [...placed.record.files] }))];
+  const report = findCollisions(records, { ignoreCase: options.ignoreCase, ...(options.knownFiles !== undefined ? { knownFiles: options.knownFiles } : {}) });
+  const found: RawCollision[] = [];
+  for (const collision of report.collisions) {
+    const mine = collision.agents.indexOf(NEW_ID);
+    if (mine === -1) continue;
+    const other = collision.agents[1 - mine] as string;
+    const partner = partners[Number(other.slice(1))] as PlacedRecord;
+    found.push({
+      partner,
+      entries: [collision.entries[mine] as string, collision.entries[1 - mine] as string],
+      witness: collision.witness,
+      kind: collision.kind,
+    });
+  }
+  return found;
+}
+
+/** Evidence that says nothing positive about a run (the deny then suggests the ledger may be stale). */
+function isBlind(liveness: Liveness): boolean {
+  return liveness.evidence !== 'awaiting-result';
+}
+
+/**
+ * Decides one dispatch whose scope is known (`hasScope`). Returns the records to probe when a collision
+ * partner's liveness is not known yet; otherwise the verdict. Never throws.
+ */
+export function decideDispatch(input: DecisionInput): DecisionStep {
+  const ignoreCase = input.ignoreCase ?? false;
+  const nowIso = new Date(input.now).toISOString();
+  const record = dispatchRecord(input.request, input.scope, input.now);
+  const base = input.ledger.kind === 'ok' ? input.ledger.ledger : emptyLedger(input.request.sessionId, input.waveKey, nowIso);
+  const selfHealed = input.ledger.kind === 'corrupt' ? input.ledger.problem : undefined;
+  const { partners, replaced, keptSameId } = partition(allRecords(base), record, ignoreCase);
+  const persist = (removed: readonly PlacedRecord[]) =>
+    updateLedger(base, {
+      waveKey: input.waveKey,
+      now: nowIso,
+      remove: new Set(removed.map(({ record: placed }) => recordKey(placed))),
+      add: [record],
+      ...(input.request.transcriptPath !== undefined ? { transcriptPath: input.request.transcriptPath } : {}),
+    });
+  const allow = (row: MatrixRow, extra: Partial<DispatchVerdict>, removed: readonly PlacedRecord[]): DecisionStep => ({
+    kind: 'verdict',
+    verdict: {
+      decision: 'allow',
+      row: selfHealed !== undefined ? '7' : row,
+      collisions: [],
+      record,
+      ledger: persist(removed),
+      removed,
+      witnessesDegraded: false,
+      staleLooking: false,
+      ...(selfHealed !== undefined ? { selfHealed } : {}),
+      ...extra,
+    },
+  });
+
+  let raw: RawCollision[];
+  try {
+    raw = collisionsWith(record, partners, { ignoreCase });
+  } catch (error) {
+    // Row 9: the check could not run. WARN + ALLOW, and the dispatch is still recorded.
+    return allow('9', { notEvaluable: (error as Error).message }, replaced);
+  }
+  const sameIdSeen = replaced.length > 0 || keptSameId.length > 0 || partners.some(({ record: prior }) => prior.id === record.id);
+  if (raw.length === 0) return allow(sameIdSeen ? '10' : 'clear', {}, replaced);
+
+  // Liveness of every partner a collision was found with: from earlier probes, else ask for a probe.
+  const colliding = [...new Map(raw.map((collision) => [recordKey(collision.partner.record), collision.partner])).values()];
+  const unknown = colliding.filter(({ record: prior }) => !input.liveness.has(recordKey(prior)));
+  if (unknown.length > 0 && input.canProbe) {
+    return {
+      kind: 'probe',
+      targets: unknown.map(({ record: prior }) => ({
+        key: recordKey(prior),
+        desc: prior.desc,
+        at: prior.at,
+        ...(prior.useId !== undefined ? { useId: prior.useId } : {}),
+      })),
+    };
+  }
+  const livenessOf = (prior: LedgerRecord): Liveness => input.liveness.get(recordKey(prior)) ?? withTtl('probe-unavailable', prior.at, input.now);
+
+  // Real witnesses only now that there is something to show (row 8: without files they are synthesised).
+  let witnessesDegraded = false;
+  let detailed = raw;
+  if (input.knownFiles !== undefined) {
+    let files: readonly string[] | undefined;
+    try {
+      files = input.knownFiles();
+    } catch {
+      files = undefined;
+    }
+    if (files === undefined) witnessesDegraded = true;
+    else {
+      try {
+        detailed = collisionsWith(record, colliding, { ignoreCase, knownFiles: files });
+      } catch {
+        detailed = raw;
+      }
+    }
+  }
+  const collisions: Collider[] = detailed.map((collision) => ({ ...collision, liveness: livenessOf(collision.partner.record) }));
+  const inFlight = colliding.filter(({ record: prior }) => livenessOf(prior).inFlight);
+  if (inFlight.length > 0) {
+    const currentWave = (placed: PlacedRecord) => placed.waveKey === input.waveKey;
+    return {
+      kind: 'verdict',
+      verdict: {
+        decision: 'deny',
+        row: '11',
+        collisions: collisions.filter((collision) => livenessOf(collision.partner.record).inFlight),
+        removed: [],
+        witnessesDegraded,
+        staleLooking: inFlight.some((placed) => isBlind(livenessOf(placed.record)) || !currentWave(placed)),
+        ...(selfHealed !== undefined ? { selfHealed } : {}),
+      },
+    };
+  }
+  // Row 10a (or 10 when every finished partner is this agent's own earlier run): allow, and prune the
+  // partners the transcript shows finished. One that only ran out its TTL stays (it binds no dispatch any
+  // more, but if it is in fact still running, its record still ties its subagent to its own scope).
+  const onlyOwn = colliding.every(({ record: prior }) => prior.id === record.id);
+  const finished = colliding.filter(({ record: prior }) => !livenessOf(prior).ttlExpired);
+  return allow(onlyOwn ? '10' : '10a', { collisions, witnessesDegraded }, [...replaced, ...finished]);
+}

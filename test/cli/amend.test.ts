@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+import { cleanEnv, dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
+
+describe('wave-scope amend (built CLI, real git repository)', () => {
+  let repo: TempGitRepo;
+  let transcriptPath: string;
+  const env = () => cleanEnv({ CLAUDE_CODE_SESSION_ID: SESSION });
+  const amend = (...args: string[]) => runBuiltCli(['amend', ...args], { cwd: repo.root, env: env() });
+  const read = (path: string) => readFileSync(join(repo.root, path), 'utf8');
+
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'src/b/y.ts': 'y\n', 'docs/a.md': 'a\n', 'lib/l.ts': 'l\n' } });
+    planWave(repo, 1, [
+      { id: 'alice', files: ['src/a/'] },
+      { id: 'bob', files: ['src/b/'] },
+      { id: 'coordinator', files: ['README.md'] },
+    ], { CLAUDE_CODE_SESSION_ID: SESSION });
+    transcriptPath = join(repo.root, '.test-transcript.jsonl');
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_a', 'alice')]);
+    for (const [description, prompt, id] of [
+      ['alice', scopedPrompt(['src/a/'], 'AGENT-ID: alice\n'), 'toolu_a'],
+      ['carol', scopedPrompt(['lib/**']), 'toolu_c'],
+    ] as const) {
+      assert.equal(preDispatch(dispatchPayload({ cwd: repo.root, description, prompt, useId: id, transcriptPath })).stdout, '');
+    }
+  });
+  afterEach(() => repo.remove());
+
+  it('adds the entries through the one safe chain (per-agent file, aggregate, manifest), updates the ledger, records the reason', () => {
+    const run = amend('--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'the guide documents the new flag');
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^amended wave 1: agent "alice" now also owns "docs\/a\.md"; its scope digest is ws1-[0-9a-f]{16}\n$/);
+    assert.deepEqual(JSON.parse(read('.claude/filescopes/wave-1/alice.json')), ['src/a/', 'docs/a.md']);
+    assert.deepEqual((JSON.parse(read('.claude/filescopes/wave-1.scopes.json')) as Array<{ id: string; files: string[] }>).find((record) => record.id === 'alice')?.files, ['src/a/', 'docs/a.md']);
+    assert.ok((JSON.parse(read('.claude/wave-scope.json')) as { allowedPaths: string[] }).allowedPaths.includes('docs/a.md'));
+    const record = Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat().find((entry) => entry.id === 'alice');
+    assert.deepEqual(record?.files, ['src/a/', 'docs/a.md'], 'later dispatches see the new claim');
+    const event = lastEvent(repo.root, 'wave_dispatch.amended');
+    assert.deepEqual([event.outcome, event.wave, event.added_count, event.reason], ['applied', 1, 1, 'the guide documents the new flag']);
+  });
+
+  it('refuses an entry a sibling of the plan owns, naming the sibling and a witness; nothing is written', () => {
+    const before = [read('.claude/wave-scope.json'), read('.claude/filescopes/wave-1.scopes.json')];
+    const run = amend('--wave', '1', '--agent', 'alice', '--add', 'src/**/*.ts', '--reason', 'needs it');
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^ERROR: wave 1 was not amended: the new entries of agent "alice" are not disjoint:\n/);
+    assert.match(run.stderr, /ERROR: "src\/\*\*\/\*\.ts" overlaps "src\/b\/", which the plan gives agent "bob" \(both name "src\/b\/y\.ts"\)/);
+    assert.deepEqual([read('.claude/wave-scope.json'), read('.claude/filescopes/wave-1.scopes.json')], before);
+    assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'refused-declared');
+  });
+
+  it('refuses an entry a sibling still in flight claims, and allows it once the sibling has finished', () => {
+    const refused = amend('--wave', '1', '--agent', 'alice', '--add', 'lib/l.ts', '--reason', 'shared helper');
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /"lib\/l\.ts" overlaps "lib\/\*\*", claimed by "carol", which is still in flight \(not found in the session transcript; both name "lib\/l\.ts"\)/);
+    assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'refused-in-flight');
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_a', 'alice'), transcript.dispatch('toolu_c', 'carol'), transcript.syncResult('toolu_c')]);
+    const applied = amend('--wave', '1', '--agent', 'alice', '--add', 'lib/l.ts', '--reason', 'shared helper');
+    assert.equal(applied.status, 0, applied.stderr);
+  });
+
+  it('--json prints the outcome', () => {
+    const run = amend('--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'r', '--json');
+    assert.equal(run.status, 0, run.stderr);
+    const document = JSON.parse(run.stdout) as { outcome: string; added: string[]; digest: string };
+    assert.deepEqual([document.outcome, document.added], ['applied', ['docs/a.md']]);
+  });
+
+  const refusals: Array<[string, string[], RegExp]> = [
+    ['no --reason', ['--wave', '1', '--agent', 'alice', '--add', 'docs/a.md'], /--reason is required/],
+    ['an empty --reason', ['--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', ' '], /--reason must say why/],
+    ['no --add', ['--wave', '1', '--agent', 'alice', '--reason', 'r'], /at least one entry/],
+    ['an undeclared agent', ['--wave', '1', '--agent', 'zed', '--add', 'docs/a.md', '--reason', 'r'], /not declared in this wave/],
+    ['a wave that is not active', ['--wave', '2', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'r'], /the active wave is 1/],
+    ['an entry the grammar refuses', ['--wave', '1', '--agent', 'alice', '--add', '../x', '--reason', 'r'], /climbs out of the repository/],
+  ];
+  for (const [name, args, pattern] of refusals) {
+    it(`exit 1 for ${name}`, () => {
+      const run = amend(...args);
+      assert.equal(run.status, 1);
+      assert.match(run.stderr, pattern);
+    });
+  }
+});

@@ -1,0 +1,393 @@
+// The dispatch guard's matrix (reference document 002, section 4.1, and docs/hooks.md), row by row, through
+// the built CLI as Claude Code runs it. Each test fails if its row's behaviour changes.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runPreDispatch } from '../../src/cli/commands/preDispatch';
+import { LOCK_BUDGET_MS } from '../../src/node/dispatchLedgerStore';
+import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+import {
+  cleanEnv,
+  dispatchPayload,
+  holdLock,
+  lastEvent,
+  ledgerIds,
+  ledgerPath,
+  planWave,
+  preDispatch,
+  readEvents,
+  readLedgerFile,
+  replyOf,
+  runAsync,
+  scopedPrompt,
+  SESSION,
+  transcript,
+} from './dispatchHelpers';
+
+const dist = join(builtCliPath, '..');
+
+describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git repositories)', () => {
+  let repo: TempGitRepo;
+  let transcriptPath: string;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'src/b/y.ts': 'y\n', 'src/lib/z.ts': 'z\n', 'docs/guide.md': 'g\n' } });
+    transcriptPath = join(repo.root, '.test-transcript.jsonl');
+  });
+  afterEach(() => repo.remove());
+
+  const dispatch = (description: string, entries: string[], useId: string, extra: { env?: Record<string, string>; transcriptPath?: string | null } = {}) =>
+    preDispatch(dispatchPayload({ cwd: repo.root, description, prompt: scopedPrompt(entries), useId, ...(extra.transcriptPath !== undefined ? { transcriptPath: extra.transcriptPath } : {}) }), extra.env);
+
+  it('clear: disjoint agents are all allowed and all recorded', () => {
+    for (const [name, entries, id] of [['alpha', ['src/a/**'], 'toolu_1'], ['beta', ['src/b/'], 'toolu_2'], ['gamma', ['docs/*.md'], 'toolu_3']] as const) {
+      const run = dispatch(name, [...entries], id);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, '', 'an allow prints nothing');
+    }
+    assert.deepEqual(ledgerIds(repo.root), ['alpha', 'beta', 'gamma']);
+    const ledger = readLedgerFile(repo.root);
+    assert.equal(ledger?.waveKey, `${SESSION}|w?|?`);
+    assert.equal(ledger?.transcriptPath, transcriptPath);
+    assert.deepEqual(readEvents(repo.root).map((event) => event.row), ['clear', 'clear', 'clear']);
+  });
+
+  it('row 11: an overlap with an agent still in flight is denied, naming it, both entries, a witness and what to do; nothing is recorded', () => {
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_1', 'alpha')]);
+    assert.equal(dispatch('alpha', ['src/a/**'], 'toolu_1').stdout, '');
+    const before = readFileSync(ledgerPath(repo.root), 'utf8');
+    const run = dispatch('beta', ['src/**/*.ts'], 'toolu_2');
+    const reply = replyOf(run.stdout);
+    assert.equal(reply.decision, 'deny');
+    assert.match(reply.text, /overlaps an agent of this session that is still running/);
+    assert.match(reply.text, /"alpha".*claims "src\/a\/\*\*"; this dispatch claims "src\/\*\*\/\*\.ts"; both name "src\/a\/x\.ts"/);
+    assert.match(reply.text, /its dispatch has not returned yet/);
+    assert.match(reply.text, /give each file one owner.*wait until "alpha" has finished.*wave-scope amend/);
+    assert.doesNotMatch(reply.text, /ledger reset/, 'positively running: no stale-ledger hint');
+    assert.equal(readFileSync(ledgerPath(repo.root), 'utf8'), before, 'a deny is not persisted');
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.decision, event.row, event.collision_count, event.partners_in_flight, event.ledger_result], ['deny', '11', 1, 1, 'not-persisted']);
+  });
+
+  it('row 11 when the state looks stale: the deny names this session\'s ledger file', () => {
+    assert.equal(dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null }).stdout, '');
+    const reply = replyOf(dispatch('beta', ['src/a/x.ts'], 'toolu_2', { transcriptPath: null }).stdout);
+    assert.equal(reply.decision, 'deny');
+    assert.match(reply.text, /no transcript to check/);
+    assert.ok(reply.text.includes(ledgerPath(repo.root)), reply.text);
+    assert.match(reply.text, /wave-scope ledger reset/);
+  });
+
+  it('row 10a: an overlap with an agent that has finished is allowed, and the finished record is pruned', () => {
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_1', 'alpha'), transcript.syncResult('toolu_1')]);
+    dispatch('alpha', ['src/a/**'], 'toolu_1');
+    const run = dispatch('beta', ['src/a/x.ts'], 'toolu_2');
+    assert.equal(run.stdout, '');
+    assert.deepEqual(ledgerIds(repo.root), ['beta']);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.partners_finished, event.removed_count, event.probe], ['10a', 1, 1, 'read']);
+    assert.deepEqual(event.liveness_evidence, ['sync-result']);
+  });
+
+  it('row 10: the same agent id again, its first run finished: allowed, the record replaced (a retry never self-locks)', () => {
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_1', 'alpha'), { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: 'failed' }] } }]);
+    dispatch('alpha', ['src/a/**'], 'toolu_1');
+    assert.equal(dispatch('alpha', ['src/a/**'], 'toolu_9').stdout, '');
+    assert.deepEqual(Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat().map((record) => record.useId), ['toolu_9']);
+    assert.equal(lastEvent(repo.root).row, '10');
+  });
+
+  it('row 10: the same tool_use_id again (the hook ran twice for one call): replaced without a probe', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    assert.equal(dispatch('alpha', ['src/a/**', 'docs/guide.md'], 'toolu_1', { transcriptPath: null }).stdout, '');
+    assert.deepEqual(Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat().map((record) => record.files), [['src/a/**', 'docs/guide.md']]);
+    assert.equal(lastEvent(repo.root).probe, 'none');
+  });
+
+  it('row 13: a partner the transcript has no evidence of counts as in flight until the TTL, then no longer', () => {
+    transcript.write(transcriptPath, []);
+    dispatch('alpha', ['src/a/**'], 'toolu_1');
+    assert.equal(replyOf(dispatch('beta', ['src/a/x.ts'], 'toolu_2').stdout).decision, 'deny');
+    assert.deepEqual(lastEvent(repo.root).liveness_evidence, ['not-in-transcript']);
+    // Forty minutes later (the record's own time moved back): past the TTL, it no longer binds.
+    const path = ledgerPath(repo.root);
+    const ledger = JSON.parse(readFileSync(path, 'utf8')) as { waves: Record<string, Array<{ at: string }>> };
+    for (const records of Object.values(ledger.waves)) for (const record of records) record.at = new Date(Date.now() - 40 * 60_000).toISOString();
+    writeFileSync(path, JSON.stringify(ledger));
+    assert.equal(dispatch('beta', ['src/a/x.ts'], 'toolu_2').stdout, '');
+    assert.equal(lastEvent(repo.root).row, '10a');
+  });
+
+  it('row 13: a transcript over 256 MiB is no evidence (never a completion): in flight inside the TTL', () => {
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_1', 'alpha'), transcript.syncResult('toolu_1')]);
+    truncateSync(transcriptPath, 256 * 1024 * 1024 + 1);
+    dispatch('alpha', ['src/a/**'], 'toolu_1');
+    assert.equal(replyOf(dispatch('beta', ['src/a/x.ts'], 'toolu_2').stdout).decision, 'deny');
+    const event = lastEvent(repo.root);
+    assert.equal(event.probe, 'too-large');
+    assert.deepEqual(event.liveness_evidence, ['transcript-too-large']);
+  });
+
+  it('row 1: switched off by WAVE_SCOPE_DISPATCH_GUARD=off: exit 0, silent, nothing recorded, the row logged', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    const run = dispatch('beta', ['src/a/x.ts'], 'toolu_2', { env: { WAVE_SCOPE_DISPATCH_GUARD: 'off', CLAUDE_PROJECT_DIR: repo.root } });
+    assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+    assert.deepEqual(ledgerIds(repo.root), ['alpha']);
+    assert.equal(lastEvent(repo.root).row, '1');
+  });
+
+  it('row 2: the guard\'s code cannot be loaded: allow, GUARD INACTIVE on stderr, the row logged', () => {
+    const lean = mkdtempSync(join(tmpdir(), 'wave-scope-lean-'));
+    try {
+      copyFileSync(join(dist, 'hook.js'), join(lean, 'hook.js'));
+      writeFileSync(join(lean, 'dispatch.js'), 'this is not JavaScript (');
+      const run = spawnSync(process.execPath, [join(lean, 'hook.js'), 'pre-dispatch'], {
+        input: dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1' }),
+        env: cleanEnv(),
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /^GUARD INACTIVE: /);
+      assert.equal(lastEvent(repo.root).row, '2');
+    } finally {
+      rmSync(lean, { recursive: true, force: true });
+    }
+  });
+
+  const unreadable: Array<[string, string]> = [['empty stdin', ''], ['not JSON', '{tool_name'], ['not an object', '[1]']];
+  for (const [name, input] of unreadable) {
+    it(`row 3: ${name}: allow, the row logged`, () => {
+      const run = preDispatch(input, { CLAUDE_PROJECT_DIR: repo.root }, repo.root);
+      assert.deepEqual([run.status, run.stdout], [0, '']);
+      assert.equal(lastEvent(repo.root).row, '3');
+    });
+  }
+
+  it('row 4: a tool that is not the dispatch tool: allow, the row logged; `Task` (older versions) is the dispatch tool', () => {
+    const other = preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), toolName: 'TaskOutput', useId: 'toolu_1' }));
+    assert.deepEqual([other.status, other.stdout], [0, '']);
+    assert.equal(lastEvent(repo.root).row, '4');
+    preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), toolName: 'Task', useId: 'toolu_2', description: 'old' }));
+    assert.deepEqual(ledgerIds(repo.root), ['old']);
+  });
+
+  it('row 5: no FILE-SCOPE marker and no declared agent named: allow, unrecorded, the row logged', () => {
+    const run = preDispatch(dispatchPayload({ cwd: repo.root, prompt: 'Refactor src/a.', useId: 'toolu_1' }));
+    assert.deepEqual([run.status, run.stdout], [0, '']);
+    assert.equal(readLedgerFile(repo.root), undefined);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.marker, event.injected], ['5', 'absent', false]);
+  });
+
+  it('row 6: a marker without a usable block: allow, unrecorded, the reason logged', () => {
+    const run = preDispatch(dispatchPayload({ cwd: repo.root, prompt: 'FILE-SCOPE: src/a/** only', useId: 'toolu_1' }));
+    assert.equal(run.stdout, '');
+    assert.equal(readLedgerFile(repo.root), undefined);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.block], ['6', 'no-fence']);
+  });
+
+  it('row 6a (ours): an entry the grammar refuses denies the dispatch, naming its line and why; nothing recorded', () => {
+    const run = preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**', '../secrets/key', '!src/b']), useId: 'toolu_1' }));
+    const reply = replyOf(run.stdout);
+    assert.equal(reply.decision, 'deny');
+    assert.match(reply.text, /prompt line 5: scope entry "\.\.\/secrets\/key" climbs out of the repository/);
+    assert.match(reply.text, /prompt line 6: scope entry "!src\/b" starts with "!"/);
+    assert.equal(readLedgerFile(repo.root), undefined);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.invalid_entry_count], ['6a', 2]);
+    assert.deepEqual(event.invalid_reasons, ['escapes-root', 'negation']);
+  });
+
+  it('row 7: an unusable ledger: allow with a warning, and the ledger is rebuilt from this dispatch', () => {
+    mkdirSync(join(repo.root, '.orchestrator'), { recursive: true });
+    writeFileSync(ledgerPath(repo.root), '{"version": 1, "waves": ');
+    const reply = replyOf(dispatch('alpha', ['src/a/**'], 'toolu_1').stdout);
+    assert.equal(reply.decision, 'warn');
+    assert.match(reply.text, /was unusable \(not JSON.*\) and was rebuilt from this dispatch/);
+    assert.deepEqual(ledgerIds(repo.root), ['alpha']);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.self_healed], ['7', true]);
+  });
+
+  it('row 8: git cannot list the files: the overlap is still found and denied, with a synthesised witness', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    const run = dispatch('beta', ['src/**/*.ts'], 'toolu_2', { transcriptPath: null, env: { PATH: '/nonexistent' } });
+    assert.equal(replyOf(run.stdout).decision, 'deny');
+    const event = lastEvent(repo.root);
+    assert.ok((event.degraded as string[]).includes('git'), JSON.stringify(event));
+  });
+
+  it('row 12: an unexpected failure allows, says so on stderr, and is logged', async () => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runPreDispatch([], {
+      readStdin: () => Promise.reject(new Error('stdin exploded')),
+      writeStdout: (text) => stdout.push(text),
+      writeStderr: (text) => stderr.push(text),
+      cwd: repo.root,
+      env: cleanEnv(),
+    });
+    assert.equal(code, 0);
+    assert.deepEqual(stdout, []);
+    assert.match(stderr.join(''), /dispatch guard failed \(stdin exploded\); this dispatch was allowed unchecked/);
+    assert.equal(lastEvent(repo.root).row, '12');
+  });
+
+  it(`row 14: a lock that cannot be had within ${LOCK_BUDGET_MS} ms: the cycle runs unlocked, says so, and never denies`, async function () {
+    this.timeout(60_000);
+    const holder = holdLock(join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`));
+    let run;
+    try {
+      run = await runAsync(['hook', 'pre-dispatch'], { input: dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1', transcriptPath: null }) });
+    } finally {
+      holder.release();
+    }
+    const reply = replyOf(run.stdout);
+    assert.equal(reply.decision, 'warn');
+    assert.match(reply.text, new RegExp(`could not be had within ${LOCK_BUDGET_MS} ms; this dispatch was checked without it`));
+    assert.deepEqual(ledgerIds(repo.root), ['alpha']);
+    const event = lastEvent(repo.root);
+    assert.equal(event.lock, 'unlocked');
+    assert.ok((event.lock_wait_ms as number) >= LOCK_BUDGET_MS - 50);
+    assert.ok((event.degraded as string[]).includes('lock'));
+  });
+
+  it('a stale lock (its holder died) is taken over', () => {
+    const lock = join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`);
+    mkdirSync(lock, { recursive: true });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    assert.equal(dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null }).stdout, '');
+    assert.equal(lastEvent(repo.root).lock, 'held');
+  });
+
+  it('a plain entry naming a directory means everything beneath it (as in the plan)', () => {
+    dispatch('alpha', ['src/lib'], 'toolu_1', { transcriptPath: null });
+    assert.equal(replyOf(dispatch('beta', ['src/lib/z.ts'], 'toolu_2', { transcriptPath: null }).stdout).decision, 'deny');
+  });
+
+  it('--help prints the hooks\' usage and decides nothing', () => {
+    for (const name of ['pre-dispatch', 'subagent-start']) {
+      const run = runBuiltCli(['hook', name, '--help'], { env: cleanEnv(), cwd: repo.root });
+      assert.equal(run.status, 0);
+      assert.match(run.stdout, /^Usage: wave-scope hook pre-dispatch/);
+    }
+    assert.deepEqual(readEvents(repo.root), []);
+  });
+
+  it('dist/hook.js and dist/dispatch.js answer exactly as the full CLI does', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    for (const entry of ['hook.js', 'dispatch.js']) {
+      const run = spawnSync(process.execPath, [join(dist, entry), 'pre-dispatch'], {
+        input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2', transcriptPath: null }),
+        env: cleanEnv(),
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(replyOf(run.stdout).decision, 'deny', `${entry}: ${run.stdout}`);
+    }
+  });
+
+  it('sessions never see each other\'s claims, and each has its own ledger file', () => {
+    preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1', session: 'session-one', transcriptPath: null }));
+    const other = preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), useId: 'toolu_2', session: 'session/two', transcriptPath: null }));
+    assert.equal(other.stdout, '');
+    assert.deepEqual(ledgerIds(repo.root, 'session-one'), ['work']);
+    assert.deepEqual(ledgerIds(repo.root, 'session_two'), ['work']);
+  });
+});
+
+describe('wave-scope hook pre-dispatch: declared agents of the active wave', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'src/b/y.ts': 'y\n', 'docs/guide.md': 'g\n' } });
+    planWave(repo, 2, [
+      { id: 'alice', files: ['src/a/'] },
+      { id: 'bob', files: ['src/b/', 'docs/guide.md'] },
+    ]);
+  });
+  afterEach(() => repo.remove());
+
+  it('the echo instruction\'s digest names the agent: its declared scope is checked even with no block', () => {
+    const alice = scopeEchoInstruction(scopeDigest(['src/a/']));
+    assert.equal(preDispatch(dispatchPayload({ cwd: repo.root, prompt: `Do your part.\n${alice}`, useId: 'toolu_1', transcriptPath: null })).stdout, '');
+    const ledger = readLedgerFile(repo.root);
+    assert.equal(ledger?.waveKey, `${SESSION}|w2|implementation`);
+    const [record] = Object.values(ledger?.waves ?? {}).flat();
+    assert.deepEqual([record?.id, record?.agent, record?.files], ['alice', 'alice', ['src/a/']]);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.wave, event.declared_agent, event.echo_instruction_present, event.injected], [2, 'matched', true, false]);
+    // A second dispatch of a different agent that reaches into alice's directory is denied.
+    const reply = replyOf(preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2', transcriptPath: null })).stdout);
+    assert.equal(reply.decision, 'deny');
+    assert.match(reply.text, /"alice"/);
+  });
+
+  it('a block that disagrees with the declaration is reported, and both are claimed', () => {
+    const run = preDispatch(dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/b/'], 'AGENT-ID: bob\n'), useId: 'toolu_1', transcriptPath: null }));
+    const reply = replyOf(run.stdout);
+    assert.equal(reply.decision, 'warn');
+    assert.match(reply.text, /declared agent "bob", but its FILE-SCOPE block differs from the declaration; not in the block: "docs\/guide\.md"/);
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.prompt_scope_agrees, event.declared_agent], ['clear', false, 'matched']);
+    assert.deepEqual(Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat()[0]?.files, ['src/b/', 'docs/guide.md']);
+  });
+
+  it('the echo line of one agent beside the block of another is reported (digest_consistent: false)', () => {
+    const prompt = scopedPrompt(['src/a/'], `${scopeEchoInstruction(scopeDigest(['src/b/', 'docs/guide.md']))}\n`);
+    const reply = replyOf(preDispatch(dispatchPayload({ cwd: repo.root, prompt, useId: 'toolu_1', transcriptPath: null })).stdout);
+    assert.equal(reply.decision, 'warn');
+    assert.match(reply.text, /belong to different agents/);
+    assert.equal(lastEvent(repo.root).digest_consistent, false);
+  });
+});
+
+describe('wave-scope hook: the write gate does not load the dispatch guard', () => {
+  it('enforce-write through dist/hook.js never loads dist/dispatch.js, and hook.js carries none of it', () => {
+    const repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n' } });
+    const probeDir = mkdtempSync(join(tmpdir(), 'wave-scope-loads-'));
+    try {
+      const record = join(probeDir, 'loaded.txt');
+      const preload = join(probeDir, 'preload.cjs');
+      writeFileSync(preload, `const Module = require('module'); const fs = require('fs'); const load = Module._load; Module._load = function (request, parent, isMain) { fs.appendFileSync(${JSON.stringify(record)}, request + '\\n'); return load.apply(this, arguments); };\n`);
+      const payload = JSON.stringify({ tool_name: 'Write', cwd: repo.root, session_id: 's', tool_input: { file_path: join(repo.root, 'src/a.ts'), content: '' } });
+      const run = spawnSync(process.execPath, ['--require', preload, join(dist, 'hook.js'), 'enforce-write'], { input: payload, encoding: 'utf8', env: cleanEnv() });
+      assert.equal(run.status, 0, run.stderr);
+      const loaded = readFileSync(record, 'utf8');
+      assert.ok(loaded.includes('hook.js'), 'the preload saw the hook bundle load');
+      assert.doesNotMatch(loaded, /dispatch\.js|preDispatch|proper-lockfile/);
+      // The control: a dispatch hook through the same bundle does load it.
+      writeFileSync(record, '');
+      spawnSync(process.execPath, ['--require', preload, join(dist, 'hook.js'), 'pre-dispatch'], { input: '', encoding: 'utf8', env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }) });
+      assert.match(readFileSync(record, 'utf8'), /dispatch\.js/);
+      const bundle = readFileSync(join(dist, 'hook.js'), 'utf8');
+      for (const marker of ['Async agent launched successfully', 'Fork started', 'FILE-SCOPE', 'Lock file is already being held']) assert.ok(!bundle.includes(marker), `hook.js carries ${marker}`);
+    } finally {
+      repo.remove();
+      rmSync(probeDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('wave-scope hook pre-dispatch: a deny with many overlaps', () => {
+  it('lists the first ten and counts the rest', () => {
+    const repo = createTempGitRepo({ initialFiles: { 'README.md': 'r\n' } });
+    try {
+      const many = Array.from({ length: 14 }, (_, index) => `pkg/f${index}.ts`);
+      preDispatch(dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(many), useId: 'toolu_1', transcriptPath: null }));
+      const reply = replyOf(preDispatch(dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['pkg/*.ts']), useId: 'toolu_2', transcriptPath: null })).stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.equal(reply.text.split('\n').filter((line) => line.startsWith('- "alpha"')).length, 10);
+      assert.match(reply.text, /… and 4 more overlaps/);
+      assert.equal(lastEvent(repo.root).collision_count, 14);
+    } finally {
+      repo.remove();
+    }
+  });
+});

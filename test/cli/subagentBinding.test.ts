@@ -1,0 +1,107 @@
+// A subagent bound to its dispatch is held to its own scope, not the wave's union: the part reachable
+// without the write gate (which is being rewritten): dispatch through the built hook, bind through the
+// built subagent-start hook, and ask what the write gate will ask (readSubagentScope), then check a
+// sibling's file that lies inside the wave's union against the answer with the scope engine.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readSubagentScope } from '../../src/node/subagentScope';
+import { readAgentScope } from '../../src/planner/plan/declarationStore';
+import { readTextIfExists } from '../../src/node/declarationFs';
+import { covers } from '../../src/planner/scope/scopeAlgebra';
+import { runBuiltCli } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+import { cleanEnv, dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
+
+describe('binding a subagent to its dispatch (built hooks, real git repository)', () => {
+  let repo: TempGitRepo;
+  let projects: string;
+  let sessionTranscript: string;
+  const alicePrompt = scopedPrompt(['src/a/'], 'AGENT-ID: alice\n');
+  const bobPrompt = scopedPrompt(['src/b/'], 'AGENT-ID: bob\n');
+
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'src/b/y.ts': 'y\n' } });
+    planWave(repo, 1, [
+      { id: 'alice', files: ['src/a/'] },
+      { id: 'bob', files: ['src/b/'] },
+    ]);
+    projects = mkdtempSync(join(tmpdir(), 'wave-scope-projects-'));
+    sessionTranscript = join(projects, '-repo', `${SESSION}.jsonl`);
+    transcript.write(sessionTranscript, []);
+    for (const [description, prompt, id] of [['alice', alicePrompt, 'toolu_a'], ['bob', bobPrompt, 'toolu_b']] as const) {
+      const run = preDispatch(dispatchPayload({ cwd: repo.root, description, prompt, useId: id, transcriptPath: sessionTranscript }));
+      assert.equal(run.stdout, '', run.stdout);
+    }
+  });
+  afterEach(() => {
+    repo.remove();
+    rmSync(projects, { recursive: true, force: true });
+  });
+
+  const subagentStart = (agentId: string) =>
+    runBuiltCli(['hook', 'subagent-start'], {
+      // Observed: SubagentStart payloads carry no transcript_path; the ledger keeps the session's.
+      input: JSON.stringify({ session_id: SESSION, cwd: repo.root, hook_event_name: 'SubagentStart', agent_id: agentId, agent_type: 'general-purpose' }),
+      env: cleanEnv(),
+    });
+
+  it('subagent-start binds the subagent whose own transcript opens with the dispatch prompt; its scope excludes a sibling\'s file inside the union', () => {
+    transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-a11ce00.jsonl'), [
+      { type: 'user', isSidechain: true, agentId: 'a11ce00', sessionId: SESSION, message: { role: 'user', content: alicePrompt } },
+    ]);
+    const run = subagentStart('a11ce00');
+    assert.deepEqual([run.status, run.stdout], [0, '']);
+    const record = Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat().find((entry) => entry.id === 'alice');
+    assert.equal(record?.bound?.agentId, 'a11ce00');
+    const event = lastEvent(repo.root, 'wave_dispatch.subagent_binding');
+    assert.deepEqual([event.outcome, event.via, event.declared_agent], ['bound', 'prompt', true]);
+
+    // What the write gate will ask for this subagent's Write/Edit call.
+    const scope = readSubagentScope({ root: repo.root, sessionId: SESSION, agentId: 'a11ce00', transcriptPath: sessionTranscript });
+    assert.equal(scope.kind, 'bound');
+    if (scope.kind !== 'bound') return;
+    assert.deepEqual([scope.via, scope.agent, scope.wave], ['ledger', 'alice', 1]);
+    // The write gate holds a bound subagent to its declared agent's scope file (as for WAVE_SCOPE_AGENT).
+    const own = readAgentScope(join(repo.root, '.claude'), 1, scope.agent ?? '', { readText: readTextIfExists });
+    assert.ok(own.found);
+    const manifest = JSON.parse(readFileSync(join(repo.root, '.claude', 'wave-scope.json'), 'utf8')) as { allowedPaths: string[] };
+    assert.equal(covers(manifest.allowedPaths, 'src/b/y.ts').covered, true, 'the sibling\'s file lies inside the wave\'s union');
+    assert.equal(covers(own.found ? own.entries : [], 'src/b/y.ts').covered, false, 'and outside the bound subagent\'s own scope');
+    assert.equal(covers(scope.files, 'src/b/y.ts').covered, false);
+    assert.equal(covers(own.found ? own.entries : [], 'src/a/x.ts').covered, true);
+  });
+
+  it('the older transcript layout (before 2.1.2) binds too', () => {
+    transcript.write(join(projects, '-repo', 'agent-b0b0000.jsonl'), [{ type: 'user', isSidechain: true, message: { role: 'user', content: [{ type: 'text', text: bobPrompt }] } }]);
+    subagentStart('b0b0000');
+    assert.equal(Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat().find((entry) => entry.id === 'bob')?.bound?.agentId, 'b0b0000');
+  });
+
+  it('without subagent-start, the write gate\'s question binds by the prompt on its own (nothing written)', () => {
+    transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-b22.jsonl'), [{ type: 'user', message: { role: 'user', content: bobPrompt } }]);
+    const scope = readSubagentScope({ root: repo.root, sessionId: SESSION, agentId: 'b22' });
+    assert.equal(scope.kind === 'bound' ? `${scope.via}:${scope.agent}` : scope.kind, 'prompt:bob');
+    assert.equal(Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat().some((entry) => entry.bound !== undefined), false);
+  });
+
+  it('no reliable link: the union, and the fallback is counted in the events', () => {
+    const run = subagentStart('c0ffee1');
+    assert.equal(run.status, 0);
+    const event = lastEvent(repo.root, 'wave_dispatch.subagent_binding');
+    assert.deepEqual([event.outcome, event.reason], ['union-fallback', 'no-subagent-transcript']);
+    assert.deepEqual(readSubagentScope({ root: repo.root, sessionId: SESSION, agentId: 'c0ffee1' }), { kind: 'union', reason: 'no-subagent-transcript' });
+    transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-c0ffee1.jsonl'), [{ type: 'user', message: { role: 'user', content: 'a prompt nobody dispatched' } }]);
+    subagentStart('c0ffee1');
+    assert.equal(lastEvent(repo.root, 'wave_dispatch.subagent_binding').reason, 'no-matching-dispatch');
+    assert.deepEqual(readSubagentScope({ root: repo.root, sessionId: SESSION }), { kind: 'union', reason: 'no-agent-id' });
+  });
+
+  it('a payload without agent_id is counted and changes nothing', () => {
+    const run = runBuiltCli(['hook', 'subagent-start'], { input: JSON.stringify({ session_id: SESSION, cwd: repo.root }), env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }) });
+    assert.deepEqual([run.status, run.stdout], [0, '']);
+    assert.equal(lastEvent(repo.root, 'wave_dispatch.subagent_binding').reason, 'no-agent-id');
+  });
+});

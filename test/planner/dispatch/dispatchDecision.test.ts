@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { findCollisions } from '../../../src/planner/scope/collisions';
+import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
+import { decideDispatch, dispatchRecord } from '../../../src/planner/dispatch/dispatchDecision';
+import type { DecisionInput, DecisionStep, DispatchVerdict } from '../../../src/planner/dispatch/dispatchDecision';
+import type { DispatchRequest } from '../../../src/planner/dispatch/dispatchRequest';
+import { analyseDispatchScope } from '../../../src/planner/dispatch/dispatchScope';
+import type { Liveness, LivenessEvidence } from '../../../src/planner/dispatch/liveness';
+import { IN_FLIGHT_TTL_MS } from '../../../src/planner/dispatch/liveness';
+import { allRecords, emptyLedger, recordKey, updateLedger } from '../../../src/planner/dispatch/sessionLedger';
+import type { LedgerRead, LedgerRecord, SessionLedger } from '../../../src/planner/dispatch/sessionLedger';
+
+const NOW = Date.parse('2026-11-30T12:00:00.000Z');
+const KEY = 's1|w2|implementation';
+
+function request(description: string, entries: string[], useId?: string): DispatchRequest {
+  return {
+    toolName: 'Agent',
+    description,
+    prompt: `Work.\nFILE-SCOPE\n\`\`\`\n${entries.join('\n')}\n\`\`\`\n`,
+    background: false,
+    sessionId: 's1',
+    transcriptPath: '/t/s1.jsonl',
+    ...(useId !== undefined ? { useId } : {}),
+  };
+}
+
+function recorded(description: string, entries: string[], useId: string | undefined, minutesAgo: number): LedgerRecord {
+  const req = request(description, entries, useId);
+  return dispatchRecord(req, analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' }), NOW - minutesAgo * 60_000);
+}
+
+function ledgerOf(...records: LedgerRecord[]): LedgerRead {
+  const ledger: SessionLedger = updateLedger(emptyLedger('s1', KEY, new Date(NOW).toISOString()), { waveKey: KEY, now: new Date(NOW).toISOString(), add: records });
+  return { kind: 'ok', ledger };
+}
+
+function decide(req: DispatchRequest, ledger: LedgerRead, liveness: Map<string, Liveness> = new Map(), extra: Partial<DecisionInput> = {}): DecisionStep {
+  return decideDispatch({ request: req, scope: analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' }), waveKey: KEY, ledger, now: NOW, liveness, canProbe: true, ...extra });
+}
+
+function verdictOf(step: DecisionStep): DispatchVerdict {
+  assert.equal(step.kind, 'verdict', JSON.stringify(step));
+  return (step as { verdict: DispatchVerdict }).verdict;
+}
+
+function alive(evidence: LivenessEvidence = 'awaiting-result'): Liveness {
+  return { inFlight: true, evidence, ttlExpired: false, since: new Date(NOW).toISOString() };
+}
+
+function done(evidence: LivenessEvidence = 'sync-result'): Liveness {
+  return { inFlight: false, evidence, ttlExpired: false, since: new Date(NOW).toISOString() };
+}
+
+describe('decideDispatch: the matrix rows decided against the ledger', () => {
+  const alice = recorded('alice', ['src/a/**'], 'toolu_a', 5);
+
+  it('clear: no collision: allow, and the ledger gains the record', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/b/**'], 'toolu_b'), ledgerOf(alice)));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, 'clear');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['alice', 'bob']);
+  });
+
+  it('a collision asks for the partner\'s liveness first (the transcript is read only now)', () => {
+    const step = decide(request('bob', ['src/**/*.ts'], 'toolu_b'), ledgerOf(alice, recorded('carol', ['docs/**'], 'toolu_c', 5)));
+    assert.equal(step.kind, 'probe');
+    assert.deepEqual((step as { targets: ReadonlyArray<{ useId?: string }> }).targets.map((target) => target.useId), ['toolu_a'], 'only the colliding partner is probed');
+  });
+
+  it('row 11: collision with an agent in flight: deny, naming it, with entries and a witness; nothing persisted', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/**/*.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), alive()]])));
+    assert.equal(verdict.decision, 'deny');
+    assert.equal(verdict.row, '11');
+    assert.equal(verdict.ledger, undefined);
+    assert.equal(verdict.collisions.length, 1);
+    const [collision] = verdict.collisions;
+    assert.equal(collision?.partner.record.id, 'alice');
+    assert.deepEqual(collision?.entries, ['src/**/*.ts', 'src/a/**']);
+    assert.match(collision?.witness ?? '', /^src\/a\/.+\.ts$/);
+    assert.equal(verdict.staleLooking, false, 'positively running: the ledger is not stale');
+  });
+
+  it('row 11 with a partner known only by the TTL suggests the ledger may be stale', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), alive('no-transcript')]])));
+    assert.equal(verdict.row, '11');
+    assert.equal(verdict.staleLooking, true);
+  });
+
+  it('row 10a: every colliding partner finished: allow, and they are pruned', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), done()]])));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, '10a');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['bob']);
+    assert.deepEqual(verdict.removed.map(({ record }) => record.id), ['alice']);
+  });
+
+  it('row 10a: a partner past the TTL without evidence no longer binds', () => {
+    const old = recorded('alice', ['src/a/**'], 'toolu_a', 45);
+    const ttl: Liveness = { inFlight: false, evidence: 'not-in-transcript', ttlExpired: true, since: old.at };
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(old), new Map([[recordKey(old), ttl]])));
+    assert.equal(verdict.row, '10a');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['alice', 'bob'], 'kept: only evidence prunes a record');
+  });
+
+  it('row 13: a partner the probe could not reach counts as in flight (deny) inside the TTL', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(alice), new Map(), { canProbe: false }));
+    assert.equal(verdict.row, '11');
+    assert.equal(verdict.collisions[0]?.liveness.evidence, 'probe-unavailable');
+    assert.equal(verdict.collisions[0]?.liveness.inFlight, true);
+  });
+
+  it('row 13: ... and not past it', () => {
+    const old = recorded('alice', ['src/a/**'], 'toolu_a', IN_FLIGHT_TTL_MS / 60_000 + 1);
+    assert.equal(verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(old), new Map(), { canProbe: false })).row, '10a');
+  });
+
+  it('row 7: an unusable ledger: allow, self-heal with a fresh ledger holding this dispatch', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), { kind: 'corrupt', problem: 'not JSON' }));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, '7');
+    assert.equal(verdict.selfHealed, 'not JSON');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['bob']);
+  });
+
+  it('row 9: a collision check that cannot run: allow, recorded, with the reason', () => {
+    const broken: LedgerRecord = { ...alice, files: ['src/{' + 'a,'.repeat(1500) + 'b}/x.ts'] };
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(broken)));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, '9');
+    assert.match(verdict.notEvaluable ?? '', /alternatives/);
+    assert.equal(allRecords(verdict.ledger as SessionLedger).length, 2);
+  });
+
+  it('row 8: witnesses synthesised when the file list cannot be had', () => {
+    const verdict = verdictOf(decide(request('bob', ['src/**/*.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), alive()]]), { knownFiles: () => undefined }));
+    assert.equal(verdict.row, '11');
+    assert.equal(verdict.witnessesDegraded, true);
+  });
+
+  it('row 8: ... and a real file when it can', () => {
+    const verdict = verdictOf(
+      decide(request('bob', ['src/**/*.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), alive()]]), { knownFiles: () => ['README.md', 'src/a/real.ts'] }),
+    );
+    assert.equal(verdict.witnessesDegraded, false);
+    assert.equal(verdict.collisions[0]?.witness, 'src/a/real.ts');
+  });
+});
+
+describe('decideDispatch: row 10, the same agent id dispatched again', () => {
+  it('the same tool_use_id: replaced without a probe', () => {
+    const first = recorded('alice', ['src/a/**'], 'toolu_a', 5);
+    const verdict = verdictOf(decide(request('alice', ['src/a/**', 'src/c.ts'], 'toolu_a'), ledgerOf(first)));
+    assert.equal(verdict.row, '10');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.files), [['src/a/**', 'src/c.ts']]);
+  });
+
+  it('a running predecessor with a distinct tool_use_id stays a collision partner (row 11)', () => {
+    const first = recorded('alice', ['src/a/**'], 'toolu_a1', 5);
+    const step = decide(request('alice', ['src/a/**'], 'toolu_a2'), ledgerOf(first));
+    assert.equal(step.kind, 'probe');
+    assert.equal(verdictOf(decide(request('alice', ['src/a/**'], 'toolu_a2'), ledgerOf(first), new Map([[recordKey(first), alive()]]))).row, '11');
+  });
+
+  it('a finished predecessor with a distinct tool_use_id is replaced (a retry after a failure never self-locks)', () => {
+    const first = recorded('alice', ['src/a/**'], 'toolu_a1', 5);
+    const verdict = verdictOf(decide(request('alice', ['src/a/**'], 'toolu_a2'), ledgerOf(first), new Map([[recordKey(first), done('error-result')]])));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, '10');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.useId), ['toolu_a2']);
+  });
+
+  it('no ids on either side, predecessor wholly covered by the retry: replaced without a probe', () => {
+    const first = recorded('alice', ['src/a/x.ts'], undefined, 5);
+    const verdict = verdictOf(decide(request('alice', ['src/a/**']), ledgerOf(first)));
+    assert.equal(verdict.row, '10');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.files), [['src/a/**']]);
+  });
+
+  it('no ids on either side, predecessor not covered: kept as a claim, never a self-collision', () => {
+    const first = recorded('alice', ['src/a/**', 'docs/a.md'], undefined, 5);
+    const verdict = verdictOf(decide(request('alice', ['src/a/**']), ledgerOf(first)));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, '10');
+    assert.equal(allRecords(verdict.ledger as SessionLedger).length, 2);
+  });
+
+  it('records of other waves are partners too (an agent of an earlier wave may still be running)', () => {
+    const earlier: SessionLedger = updateLedger(emptyLedger('s1', 's1|w1|implementation', new Date(NOW).toISOString()), {
+      waveKey: 's1|w1|implementation',
+      now: new Date(NOW).toISOString(),
+      add: [recorded('old', ['src/a/**'], 'toolu_old', 10)],
+    });
+    const old = allRecords(earlier)[0]?.record as LedgerRecord;
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), { kind: 'ok', ledger: earlier }, new Map([[recordKey(old), alive()]])));
+    assert.equal(verdict.row, '11');
+    assert.equal(verdict.staleLooking, true, 'an older wave\'s record may be stale');
+  });
+});
+
+describe('decideDispatch: earlier agents set aside by their spelling never hide a collision (fast-check, oracle findCollisions)', () => {
+  it('finds a collision exactly when the scope engine does', () => {
+    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*');
+    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+      try {
+        normalizeScopeEntry(candidate);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 3 }), fc.array(fc.array(entry, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (mine, priors, ignoreCase) => {
+        const req: DispatchRequest = { toolName: 'Agent', description: 'new', prompt: `FILE-SCOPE\n\`\`\`\n${JSON.stringify(mine)}\n\`\`\`\n`, background: false, sessionId: 's1', useId: 'toolu_new' };
+        const scope = analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' }, { ignoreCase });
+        const records = priors.map((files, index) => ({ id: `p${index}`, desc: `p${index}`, useId: `toolu_p${index}`, files: [...new Set(files.map((raw) => normalizeScopeEntry(raw)))], at: new Date(NOW).toISOString() }));
+        const oracle = findCollisions([{ id: '#new', files: [...scope.claim] }, ...records.map((record) => ({ id: record.id, files: record.files }))], { ignoreCase });
+        const expected = new Set(oracle.collisions.filter((collision) => collision.agents.includes('#new')).map((collision) => collision.agents.find((agent) => agent !== '#new')));
+        const step = decideDispatch({ request: req, scope, waveKey: KEY, ledger: ledgerOf(...records), now: NOW, liveness: new Map(), canProbe: true, ignoreCase });
+        const found = new Set(step.kind === 'probe' ? step.targets.map((target) => target.desc) : []);
+        assert.deepEqual([...found].sort(), [...expected].sort());
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
