@@ -6,9 +6,9 @@
 //
 // Pure: the transcript reaches `TranscriptProbe` one line at a time (src/node/transcriptLines.ts streams
 // the file), and `wants` lets the reader skip lines that cannot matter without parsing them.
+import { foldCase } from '../scope/scopeEntry';
 
 /** Without evidence, an agent stops counting as in flight this long after its dispatch (or last resume). */
-import { foldCase } from '../scope/scopeEntry';
 export const IN_FLIGHT_TTL_MS = 30 * 60 * 1000;
 
 /** A transcript larger than this is not read at all: it is no evidence (never a completion). */
