@@ -5,7 +5,11 @@ import { runHook } from './commands/hook';
 import { runInstallHooks } from './commands/installHooks';
 import { runMaterialize } from './commands/materialize';
 import { runPlan } from './commands/plan';
+import { runPublish } from './commands/publish';
+import { runRelease } from './commands/release';
+import { runSync } from './commands/sync';
 import { runValidate } from './commands/validate';
+import { runVerify } from './commands/verify';
 import { messages } from './messages';
 
 const commands: Record<string, CommandRunner> = {
@@ -15,6 +19,10 @@ const commands: Record<string, CommandRunner> = {
   digest: runDigest,
   hook: runHook,
   'install-hooks': runInstallHooks,
+  publish: runPublish,
+  sync: runSync,
+  release: runRelease,
+  verify: runVerify,
 };
 
 /** Runs one `wave-scope` invocation and returns its exit code. Exported so tests can run it in-process. */
