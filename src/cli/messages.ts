@@ -337,9 +337,10 @@ export const syncMessages = {
     `${manifest} grants other paths than its declaration computes to (was it edited by hand?): re-run "wave-scope plan write" before publishing`,
   syncedPlan: (wave: number, clone: string) => `the plan in this state directory is wave ${wave} of ${clone}, synced here: only its own clone publishes it`,
   publishConflictHeader: (wave: number, count: number) =>
-    `wave ${wave} overlaps a wave another clone claims (${count} colliding pair${count === 1 ? '' : 's'}); nothing was published`,
-  publishConflict: (c: { agent: string; entry: string; testSibling: boolean; otherAgent: string; otherEntry: string; otherTestSibling: boolean; witness: string; claimedBy: string }) =>
-    `  agent "${c.agent}" (${c.entry}${c.testSibling ? ', a test sibling' : ''}) and agent "${c.otherAgent}" (${c.otherEntry}${c.otherTestSibling ? ', a test sibling' : ''}) of ${c.claimedBy} both claim ${c.witness}`,
+    `wave ${wave} overlaps a wave another clone claims (${count} colliding pair${count === 1 ? '' : 's'} of agents); nothing was published`,
+  publishConflict: (c: { agent: string; entry: string; testSibling: boolean; otherAgent: string; otherEntry: string; otherTestSibling: boolean; witness: string; claimedBy: string; more: number }) =>
+    `  agent "${c.agent}" (${c.entry}${c.testSibling ? ', a test sibling' : ''}) and agent "${c.otherAgent}" (${c.otherEntry}${c.otherTestSibling ? ', a test sibling' : ''}) of ${c.claimedBy} both claim ${c.witness}` +
+    (c.more > 0 ? ` (and ${c.more} more colliding entr${c.more === 1 ? 'y' : 'ies'} between them)` : ''),
   claimedBy: (wave: number, cloneName: string, cloneId: string, since: string) => `wave ${wave} claimed by ${cloneLabel(cloneName, cloneId)} since ${since}`,
   afterLostRace: (attempts: number) => `(proven again after losing ${attempts - 1} race${attempts === 2 ? '' : 's'} to another clone's push)`,
   unreadableClaim: (claimedBy: string, problems: string) => `${claimedBy} cannot be read from the plan ref (${problems}): nothing can be proven disjoint from it, so nothing was published`,
@@ -424,6 +425,6 @@ export const claimsMessages = {
   claim: (claimedBy: string, until: string, agents: number) => `  ${claimedBy}, until ${until}: ${agents} agent${agents === 1 ? '' : 's'}`,
   ownClaim: (wave: number, since: string, until: string) => `  this clone claims wave ${wave} since ${since}, until ${until}`,
   unreadable: (claimedBy: string, problems: string) => `  ${claimedBy}: its plan cannot be read (${problems})`,
-  conflict: (localWave: number, agent: string, entry: string, claimedBy: string, otherAgent: string, otherEntry: string, witness: string) =>
-    `  CLAIMED wave ${localWave} agent "${agent}" ${entry}: ${witness} is ${claimedBy} (agent "${otherAgent}", ${otherEntry})`,
+  conflict: (localWave: number, agent: string, entry: string, claimedBy: string, otherAgent: string, otherEntry: string, witness: string, more: number) =>
+    `  CLAIMED wave ${localWave} agent "${agent}" ${entry}: ${witness} is ${claimedBy} (agent "${otherAgent}", ${otherEntry})${more > 0 ? `, and ${more} more colliding entr${more === 1 ? 'y' : 'ies'}` : ''}`,
 };

@@ -21,7 +21,7 @@ import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
 import { messages, syncMessages as say } from '../messages';
 import { shownPath, writeConfinement } from './materialize';
-import { claimedByOf, clockTime, remoteOf } from './syncShared';
+import { claimedByOf, clockTime, groupConflicts, remoteOf } from './syncShared';
 
 export async function runPublish(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -119,7 +119,14 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
   }
   const now = Date.now();
   if (values.json) printLine(io, JSON.stringify({ remote, ...result }, null, 2));
-  if (!result.ok) return reportRefusal(io, result, manifest.wave, remote, now);
+  if (!result.ok) {
+    // What the refused publish fetched is what `plan show` then lists.
+    if ('planCommit' in result) {
+      const fetched = { at: new Date(now).toISOString(), commit: result.planCommit };
+      updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: fetched } }));
+    }
+    return reportRefusal(io, result, manifest.wave, remote, now);
+  }
 
   updateLocalSyncState(repository.gitDir, (state) => ({
     ...rememberPlan(state, {
@@ -145,9 +152,10 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
 
 function reportRefusal(io: CliIo, result: Extract<PublishResult, { ok: false }>, wave: number, remote: string, now: number): number {
   switch (result.reason) {
-    case 'conflict':
-      reportError(io, say.publishConflictHeader(wave, result.conflicts.length));
-      for (const conflict of result.conflicts) {
+    case 'conflict': {
+      const groups = groupConflicts(result.conflicts);
+      reportError(io, say.publishConflictHeader(wave, groups.length));
+      for (const { conflict, more } of groups) {
         reportNote(
           io,
           say.publishConflict({
@@ -159,11 +167,13 @@ function reportRefusal(io: CliIo, result: Extract<PublishResult, { ok: false }>,
             otherTestSibling: conflict.other.testSibling,
             witness: conflict.witness,
             claimedBy: claimedByOf(conflict.other, now),
+            more,
           }),
         );
       }
       if (result.attempts > 1) reportNote(io, say.afterLostRace(result.attempts));
       return 1;
+    }
     case 'unreadable-claim':
       for (const { claim, problems } of result.unreadable) {
         reportError(io, say.unreadableClaim(say.claimedBy(claim.wave, claim.cloneName, claim.clone, clockTime(claim.claimedAt, now)), problems.join('; ')));

@@ -104,10 +104,26 @@ export function formatClaimsView(claims: ClaimsView, now: number): string {
     else lines.push(claimsMessages.claim(claimedBy, clockTime(claim.expiresAt, now), claim.agents.length));
   }
   if (others.length === 0) lines.push(claimsMessages.none);
-  for (const conflict of claims.conflicts) {
+  for (const { conflict, more } of groupConflicts(claims.conflicts)) {
     lines.push(
-      claimsMessages.conflict(conflict.localWave, conflict.agent, conflict.entry, claimedByOf(conflict.other, now), conflict.other.agent, conflict.other.entry, conflict.witness),
+      claimsMessages.conflict(conflict.localWave, conflict.agent, conflict.entry, claimedByOf(conflict.other, now), conflict.other.agent, conflict.other.entry, conflict.witness, more),
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Conflicts grouped by pair of agents, for text output: one line per pair, showing a declared entry
+ * rather than a test sibling where there is one, and how many more colliding entry pairs it hides.
+ */
+export function groupConflicts<T extends ClaimConflict>(conflicts: readonly T[]): Array<{ conflict: T; more: number }> {
+  const groups = new Map<string, T[]>();
+  for (const conflict of conflicts) {
+    const key = JSON.stringify([(conflict as { localWave?: number }).localWave ?? 0, conflict.agent, conflict.other.clone, conflict.other.wave, conflict.other.agent]);
+    groups.set(key, [...(groups.get(key) ?? []), conflict]);
+  }
+  return [...groups.values()].map((group) => {
+    const conflict = group.find((candidate) => !candidate.testSibling && !candidate.other.testSibling) ?? (group[0] as T);
+    return { conflict, more: group.length - 1 };
+  });
 }
