@@ -143,7 +143,9 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     } else {
       for (const { ref } of listBranchRefs(repository.root, remote)) {
         const agent = agentForBranch(rules, branchNameOf(ref, remote));
-        if (agent !== undefined) targets.push({ branch: ref, revision: ref, agent: withClone(agent) });
+        // Shown as people name it (`wave-2/alice`, `origin/wave-2/alice`), verified by its full ref.
+        const shown = ref.replace(/^refs\/(?:heads|remotes)\//, '');
+        if (agent !== undefined) targets.push({ branch: shown, revision: ref, agent: withClone(agent) });
       }
     }
   }
