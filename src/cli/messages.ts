@@ -373,6 +373,8 @@ export const syncMessages = {
   syncDetail: (text: string) => `  ${text}`,
   synced: (wave: number, cloneName: string, cloneId: string, stateDir: string, agents: number, allowed: number, claim: string) =>
     `synced wave ${wave} of ${cloneLabel(cloneName, cloneId)}${claim} into ${stateDir}: ${agents} agent${agents === 1 ? '' : 's'}, ${allowed} allowed entr${allowed === 1 ? 'y' : 'ies'}, unbound (every session of this clone is held to it)`,
+  alreadySynced: (wave: number, cloneName: string, cloneId: string, stateDir: string) =>
+    `${stateDir} already enforces wave ${wave} of ${cloneLabel(cloneName, cloneId)} as published; nothing was written`,
   syncedClaim: (until: string) => `, claimed until ${until}`,
   syncedUnclaimed: ', no longer claimed',
   allowedPathsDiffer: 'the allowed paths computed here differ from the published manifest\'s (another Wave Scope version?); this clone enforces its own computation',

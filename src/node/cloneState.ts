@@ -5,14 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { CloneIdentity } from '../planner/sync/claims';
 import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
 import type { LocalSyncState } from '../planner/sync/localState';
+import { configIgnoreCase } from '../planner/enforce/repoLocation';
 import { readTextIfExists } from './declarationFs';
-import { runGitProcess } from './planRefGit';
+import { gitPlanRefStore, runGitProcess } from './planRefGit';
+import type { PlanTreeCache } from './planRefGit';
 
 /** The facts about a checkout that sync needs, from one `git rev-parse`. */
 export interface SyncRepository {
@@ -20,29 +22,73 @@ export interface SyncRepository {
   root: string;
   /** This checkout's own git directory (absolute). */
   gitDir: string;
-  /** core.ignorecase. */
+  /** core.ignorecase, from the shared git directory's config file (where `git init` sets it). */
   ignoreCase: boolean;
+  /** The checkout's HEAD commit, or null (an unborn branch). */
+  head: string | null;
+  /** The shared git directory (absolute; where refs live). */
+  commonDir: string;
 }
 
-/** Locates the checkout around `cwd`; undefined outside git. */
+/** Locates the checkout around `cwd` with one process; undefined outside git. */
 export function locateSyncRepository(cwd: string): SyncRepository | undefined {
-  let run;
-  try {
-    run = runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir']);
-  } catch {
-    return undefined;
+  const ask = (withHead: boolean) => {
+    try {
+      return runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...(withHead ? ['HEAD'] : [])]);
+    } catch {
+      return undefined;
+    }
+  };
+  // An unborn HEAD makes the whole rev-parse fail; ask again without it.
+  let run = ask(true);
+  let withHead = true;
+  if (run !== undefined && run.status !== 0) {
+    run = ask(false);
+    withHead = false;
   }
-  if (run.status !== 0) return undefined;
-  const [root, gitDir] = run.stdout.toString('utf8').split('\n');
-  if (root === undefined || root === '' || gitDir === undefined || gitDir === '') return undefined;
-  const config = runGitProcess(root, ['config', '--bool', 'core.ignorecase']);
-  return { root, gitDir, ignoreCase: config.status === 0 && config.stdout.toString('utf8').trim() === 'true' };
+  if (run === undefined || run.status !== 0) return undefined;
+  const [root, gitDir, commonDir, head] = run.stdout.toString('utf8').split('\n');
+  if (root === undefined || root === '' || gitDir === undefined || gitDir === '' || commonDir === undefined) return undefined;
+  const common = resolve(cwd, commonDir);
+  const ignoreCase = configIgnoreCase(readTextIfExists(join(common, 'config')));
+  return { root, gitDir, commonDir: common, ignoreCase, head: withHead && head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
 }
 
-/** The checkout's HEAD commit, or null (an unborn branch). */
-export function headCommit(root: string): string | null {
-  const run = runGitProcess(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-  return run.status === 0 ? run.stdout.toString('utf8').trim() : null;
+/** How every sync command opens the plan ref of `remote`: with this clone's plan-tree cache and its refs' directory. */
+export function planStoreOf(repository: SyncRepository, remote: string): ReturnType<typeof gitPlanRefStore> {
+  return gitPlanRefStore(repository.root, remote, { cache: planTreeCache(repository.gitDir), commonDir: repository.commonDir });
+}
+
+/** The plan-tree cache of a clone: the last plan commit it read or wrote, in `<git-dir>/wave-scope/plan-cache.json`. */
+export function planTreeCache(gitDir: string): PlanTreeCache {
+  const path = join(stateDirOf(gitDir), 'plan-cache.json');
+  return {
+    get(commit) {
+      let parsed: { version?: unknown; commit?: unknown; files?: unknown };
+      try {
+        parsed = JSON.parse(readTextIfExists(path) ?? 'null') ?? {};
+      } catch {
+        return undefined;
+      }
+      if (parsed.version !== 1 || parsed.commit !== commit || typeof parsed.files !== 'object' || parsed.files === null) return undefined;
+      const tree = new Map<string, { oid: string; text: string }>();
+      for (const [file, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
+        const { oid, text } = (entry ?? {}) as { oid?: unknown; text?: unknown };
+        if (typeof oid !== 'string' || typeof text !== 'string') return undefined;
+        tree.set(file, { oid, text });
+      }
+      return tree;
+    },
+    put(commit, tree) {
+      try {
+        mkdirSync(stateDirOf(gitDir), { recursive: true });
+        // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
+        writeFileAtomic.sync(path, JSON.stringify({ version: 1, commit, files: Object.fromEntries(tree) }), { fsync: false });
+      } catch {
+        // A cache that cannot be written is a cache that misses.
+      }
+    },
+  };
 }
 
 function stateDirOf(gitDir: string): string {

@@ -4,7 +4,7 @@
 // the wave: one fetch, one ls-tree and one cat-file --batch to read, one hash-object --stdin-paths for
 // every new file at once, update-index and write-tree on a throw-away index, commit-tree, one push.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanRefError } from '../planner/sync/publish';
@@ -51,10 +51,27 @@ const PLAN_COMMIT_IDENTITY = {
   GIT_COMMITTER_EMAIL: 'wave-scope@localhost',
 };
 
-/** The commit this clone's copy of `remote`'s plan ref points at, without fetching; null when there is none. */
-export function readTrackingRef(root: string, remote: string): string | null {
+/**
+ * The commit this clone's copy of `remote`'s plan ref points at, without fetching; null when there is none.
+ * With `commonDir`, a loose ref file is read directly (it is authoritative when present: git writes one
+ * on every update of the ref); otherwise, or when there is none (packed refs, reftable), git is asked.
+ */
+export function readTrackingRef(root: string, remote: string, commonDir?: string): string | null {
+  if (commonDir !== undefined) {
+    const loose = readLooseRef(join(commonDir, ...trackingRefOf(remote).split('/')));
+    if (loose !== undefined) return loose;
+  }
   const run = runGitProcess(root, ['rev-parse', '--verify', '--quiet', `${trackingRefOf(remote)}^{commit}`]);
   return run.status === 0 ? run.stdout.toString('utf8').trim() : null;
+}
+
+function readLooseRef(path: string): string | undefined {
+  try {
+    const text = readFileSync(path, 'utf8').trim();
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface TreeFile {
@@ -98,14 +115,33 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
   return files;
 }
 
+/** The files of one plan commit with their blob ids. */
+export type PlanTree = ReadonlyMap<string, { oid: string; text: string }>;
+
+/**
+ * A cache of plan commits' trees (a commit id names its tree for ever, so an entry never goes stale).
+ * Saves the two processes that read a plan when the remote has not moved since this clone last saw it.
+ */
+export interface PlanTreeCache {
+  get(commit: string): PlanTree | undefined;
+  put(commit: string, tree: PlanTree): void;
+}
+
 /**
  * The plan ref of `remote` in the repository at `root`. The local copy lives at
  * `refs/wave-scope/remotes/<remote>/plan` (never under refs/heads or refs/remotes: it is not a branch).
  */
-export function gitPlanRefStore(root: string, remote: string): PlanRefStore & { readonly trackingRef: string } {
+export function gitPlanRefStore(
+  root: string,
+  remote: string,
+  options: { cache?: PlanTreeCache; commonDir?: string } = {},
+): PlanRefStore & { readonly trackingRef: string } {
   const trackingRef = trackingRefOf(remote);
   // What was read last, so writing the next commit hashes only the files that changed.
   const known = new Map<string, TreeFile>();
+  const remember = (tree: PlanTree) => {
+    for (const [path, file] of tree) known.set(path, file);
+  };
 
   return {
     trackingRef,
@@ -122,17 +158,19 @@ export function gitPlanRefStore(root: string, remote: string): PlanRefStore & { 
         }
         throw new PlanRefError('fetch', `git fetch ${remote} ${PLAN_REF} failed (exit ${fetched.status}): ${firstLineOf(fetched.stderr)}`);
       }
-      const tip = readTrackingRef(root, remote);
+      const tip = readTrackingRef(root, remote, options.commonDir);
       if (tip === null) throw new PlanRefError('fetch', `git fetch ${remote} succeeded but ${trackingRef} does not name a commit`);
       return tip;
     },
     readFiles(commit, only) {
-      const tree = readTree(root, commit, only);
-      const files = new Map<string, string>();
-      for (const [path, file] of tree) {
-        known.set(path, file);
-        files.set(path, file.text);
+      let tree: PlanTree | undefined = options.cache?.get(commit);
+      if (tree === undefined) {
+        tree = readTree(root, commit, only);
+        if (only === undefined) options.cache?.put(commit, tree);
       }
+      remember(tree);
+      const files = new Map<string, string>();
+      for (const [path, file] of tree) if (only === undefined || only(path)) files.set(path, file.text);
       return files;
     },
     writeCommit(files: PlanFiles, parent, message) {
@@ -168,7 +206,9 @@ export function gitPlanRefStore(root: string, remote: string): PlanRefStore & { 
           input: `${message}\n`,
           env: { ...process.env, ...PLAN_COMMIT_IDENTITY },
         }).trim();
-        for (const [path, oid] of oids) known.set(path, { oid, text: files.get(path) as string });
+        const written = new Map([...oids].map(([path, oid]) => [path, { oid, text: files.get(path) as string }]));
+        remember(written);
+        options.cache?.put(commit, written);
         return commit;
       } finally {
         rmSync(scratch, { recursive: true, force: true });
@@ -204,11 +244,4 @@ export function remotesWithPlanCopies(root: string): string[] {
     .split('\n')
     .map((ref) => /^refs\/wave-scope\/remotes\/(.+)\/plan$/.exec(ref)?.[1])
     .filter((name): name is string => name !== undefined);
-}
-
-/** Reads one plan commit's files without a store (plan show, verify --no-fetch). */
-export function readPlanCommit(root: string, commit: string, only?: (path: string) => boolean): PlanFiles {
-  const files = new Map<string, string>();
-  for (const [path, file] of readTree(root, commit, only)) files.set(path, file.text);
-  return files;
 }

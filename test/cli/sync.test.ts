@@ -133,6 +133,9 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.match(synced.stdout, /^synced wave 2 of clone .+ \(c-[0-9a-f]{12}\), claimed until .+ into \.claude: 2 agents, \d+ allowed entries, unbound/);
     const manifest = JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8'));
     assert.equal('session_id' in manifest, false);
+    const again = cli(c, ['sync']);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /^\.claude already enforces wave 2 of clone .+ as published; nothing was written\n$/);
 
     const hook = (target: string, env: Record<string, string> = {}, fixture = 'claude-write') =>
       claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload(fixture, { cwd: c.root, target: join(c.root, target) }), env: cleanEnv(env) }).stdout);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { locateSyncRepository, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
+import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies } from '../../src/node/planRefGit';
 import { diffRange, listBranchRefs } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
@@ -68,6 +68,21 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const child = storeB.writeCommit(new Map([...storeB.readFiles(first), ['claims.json', '{"version":1,"claims":[]}\n\n']]), first, 'child');
     assert.deepEqual(storeB.push(child, first), { ok: true });
     assert.equal(gitIn(remote.bare, 'rev-parse', `${PLAN_REF}^`).trim(), first, 'the plan keeps its own history');
+  });
+
+  it('reads a plan commit from the clone\'s cache when it has it, from git when the cache is wrong or missing', () => {
+    const a = remote.clone('a');
+    const repository = locateSyncRepository(a.root);
+    assert.ok(repository);
+    const writer = planStoreOf(repository, 'origin');
+    const commit = writer.writeCommit(files, null, 'cached');
+    const cache = planTreeCache(repository.gitDir);
+    assert.deepEqual(new Map([...(cache.get(commit) ?? [])].map(([path, file]) => [path, file.text])), files, 'writing a commit caches its tree');
+    assert.equal(cache.get('0'.repeat(40)), undefined);
+    assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
+    writeFileSync(join(repository.gitDir, 'wave-scope', 'plan-cache.json'), '{"version":1,"commit":"' + commit + '","files":{"x":{"oid":1}}}');
+    assert.equal(cache.get(commit), undefined, 'a malformed cache is a miss');
+    assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
   it('an unreachable remote is a git failure, not "no plan"', () => {

@@ -1,11 +1,10 @@
 // `wave-scope publish`: this checkout's active plan onto the remote's refs/wave-scope/plan, with a claim.
 // Contract (flags, output, exit codes): docs/cli.md § publish; the model: docs/sync.md.
 import { resolve } from 'node:path';
-import { headCommit, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import { locateSyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { listRepositoryFiles } from '../../node/git';
-import { gitPlanRefStore } from '../../node/planRefGit';
 import { readWaveDeclaration } from '../../planner/plan/declarations';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
@@ -105,12 +104,12 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
         records,
         session: manifest.session_id ?? [...ownIds][0] ?? null,
         ignoreCase: repository.ignoreCase,
-        head: headCommit(repository.root),
+        head: repository.head,
         now: () => Date.now(),
         ttlMs,
         knownFiles: () => listRepositoryFiles(repository.root, { includeUntracked: true }),
       },
-      gitPlanRefStore(repository.root, remote),
+      planStoreOf(repository, remote),
     );
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;

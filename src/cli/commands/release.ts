@@ -1,6 +1,5 @@
 // `wave-scope release --wave N`: ends this clone's claim on a wave. Contract: docs/cli.md § release.
-import { locateSyncRepository, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
-import { gitPlanRefStore } from '../../node/planRefGit';
+import { locateSyncRepository, planStoreOf, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import { PlanRefError, releaseClaim } from '../../planner/sync/publish';
 import type { ReleaseResult } from '../../planner/sync/publish';
 import { printLine, reportError, reportNote } from '../cliIo';
@@ -35,7 +34,7 @@ export async function runRelease(args: string[], io: CliIo): Promise<number> {
   }
   let result: ReleaseResult;
   try {
-    result = releaseClaim({ clone: readOrCreateCloneIdentity(repository), wave, now: () => Date.now() }, gitPlanRefStore(repository.root, remote));
+    result = releaseClaim({ clone: readOrCreateCloneIdentity(repository), wave, now: () => Date.now() }, planStoreOf(repository, remote));
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
     reportError(io, say.gitFailed(error.message));

@@ -1,16 +1,15 @@
 // `wave-scope sync`: one published wave into this checkout's state directory, through the one safe chain.
 // Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
 import { resolve } from 'node:path';
-import { locateSyncRepository, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
-import { gitPlanRefStore } from '../../node/planRefGit';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { findLocalPlanRisk, incomingDigests, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
+import { findLocalPlanRisk, incomingDigests, isAlreadySynced, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -65,7 +64,7 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
   let clone;
   try {
     clone = readOrCreateCloneIdentity(repository);
-    const store = gitPlanRefStore(repository.root, remote);
+    const store = planStoreOf(repository, remote);
     tip = store.fetch();
     plan = decodePlan(tip === null ? new Map() : store.readFiles(tip));
   } catch (error) {
@@ -129,6 +128,12 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
   if (risk !== undefined) {
     reportError(io, describeRisk(risk, shownDir));
     return 1;
+  }
+
+  if (isAlreadySynced(stateDir, incoming, fs, { ignoreCase: repository.ignoreCase })) {
+    if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
+    else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
+    return 0;
   }
 
   // Marked before the first write, so a sync killed half-way may be finished by the next one.

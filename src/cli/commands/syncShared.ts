@@ -1,7 +1,7 @@
 // What publish, sync, release, verify and plan show share: finding the checkout, naming times the way
 // people read them ("since 10:42"), and the claims view `plan show` prints.
-import { readCloneIdentity, readLocalSyncState } from '../../node/cloneState';
-import { readPlanCommit, readTrackingRef, remotesWithPlanCopies } from '../../node/planRefGit';
+import { planStoreOf, readCloneIdentity, readLocalSyncState } from '../../node/cloneState';
+import { readTrackingRef, remotesWithPlanCopies } from '../../node/planRefGit';
 import type { PlanView } from '../../planner/plan/planReader';
 import { isRemoteName, trackingRefOf, decodePlan } from '../../planner/sync/planRef';
 import { buildClaimsView } from '../../planner/sync/claimsView';
@@ -55,8 +55,8 @@ export function claimsForPlanShow(cwd: string, view: PlanView, options: { ignore
     const copies = remotesWithPlanCopies(repository.root);
     const remote = byTime[0]?.[0] ?? (copies.includes(DEFAULT_REMOTE) ? DEFAULT_REMOTE : copies[0]);
     if (remote === undefined) return empty(null, clone);
-    const commit = readTrackingRef(repository.root, remote);
-    const plan = commit === null ? null : decodePlan(readPlanCommit(repository.root, commit));
+    const commit = readTrackingRef(repository.root, remote, repository.commonDir);
+    const plan = commit === null ? null : decodePlan(planStoreOf(repository, remote).readFiles(commit));
     const activeRole = view.manifest.role;
     const localWaves = view.waves
       .filter((wave) => wave.agents.length > 0)

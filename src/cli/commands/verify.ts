@@ -1,9 +1,9 @@
 // `wave-scope verify`: every path a branch changes must lie in its agent's published scope.
 // Contract (flags, output, exit codes): docs/cli.md § verify; CI examples: docs/sync.md.
 import { resolve } from 'node:path';
-import { locateSyncRepository, updateLocalSyncState } from '../../node/cloneState';
+import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../node/cloneState';
 import { readTextIfExists } from '../../node/declarationFs';
-import { gitPlanRefStore, readPlanCommit, readTrackingRef } from '../../node/planRefGit';
+import { readTrackingRef } from '../../node/planRefGit';
 import { diffRange, listBranchRefs, RevisionRangeError } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
@@ -153,9 +153,10 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
   let plan: DecodedPlan = emptyPlan();
   let planCommit: string | null = null;
   try {
-    if (values['no-fetch']) planCommit = readTrackingRef(repository.root, remote);
+    const store = planStoreOf(repository, remote);
+    if (values['no-fetch']) planCommit = readTrackingRef(repository.root, remote, repository.commonDir);
     else {
-      planCommit = gitPlanRefStore(repository.root, remote).fetch();
+      planCommit = store.fetch();
       const at = new Date().toISOString();
       updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at, commit: planCommit } } }));
     }
@@ -165,7 +166,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
       const match = /^clones\/[^/]+\/wave-([0-9]+)\//.exec(path);
       return match === null || waves.has(Number(match[1]));
     };
-    if (planCommit !== null && waves.size > 0) plan = decodePlan(readPlanCommit(repository.root, planCommit, wanted));
+    if (planCommit !== null && waves.size > 0) plan = decodePlan(store.readFiles(planCommit, wanted));
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
     reportError(io, say.gitFailed(error.message));

@@ -9,6 +9,7 @@ import { readWaveDeclaration } from '../plan/declarations';
 import type { DeclarationFs } from '../plan/declarations';
 import { writeWavePlan } from '../plan/planWriter';
 import type { WavePlanResult } from '../plan/planWriter';
+import { manifestSessionIds } from '../plan/sessionBinding';
 import type { SessionVerdict } from '../plan/sessionBinding';
 import { inspectStateDir } from '../plan/stateDir';
 import { isClaimLive } from './claims';
@@ -120,6 +121,26 @@ export function findLocalPlanRisk(input: {
     }
   }
   return undefined;
+}
+
+/**
+ * Whether `stateDir` already enforces exactly this published wave: an unbound manifest of the same plan
+ * and a complete declaration with the same records. A follower that syncs often then writes nothing.
+ */
+export function isAlreadySynced(stateDir: string, wave: SyncableWave, fs: DeclarationFs, options: { ignoreCase?: boolean } = {}): boolean {
+  const current = inspectStateDir(stateDir, new Set(), fs);
+  if (current.manifest === undefined) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readText(current.manifestPath) ?? 'null');
+  } catch {
+    return false;
+  }
+  if (manifestSessionIds(parsed).length > 0) return false;
+  const declaration = readWaveDeclaration(stateDir, wave.wave, fs, { ignoreCase: options.ignoreCase });
+  if (declaration.status !== 'complete' || declaration.records === undefined) return false;
+  const incoming = incomingDigests(wave);
+  return planDigest(current.manifest, declaration.records) === incoming.planDigest && declarationDigest(wave.wave, declaration.records) === incoming.declarationDigest;
 }
 
 /** The digests of a published wave as it will be written here. */

@@ -110,7 +110,7 @@ export interface RangeVerification {
  * an entry the grammar refuses grants nothing. An empty scope grants nothing (every change is outside).
  */
 export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScope, options: { ignoreCase?: boolean } = {}): RangeVerification {
-  const effective = effectiveEntries(scope.entries, scope.role).entries;
+  const effective = effectiveEntries(scope.entries, scope.role, { globSiblings: true }).entries;
   const compiled: CompiledScopeEntry[] = [];
   for (const entry of effective) {
     try {

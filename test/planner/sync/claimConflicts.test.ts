@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { ScopeRecord } from '../../../src/planner/scope/collisions';
 import { intersects } from '../../../src/planner/scope/scopeAlgebra';
-import { findClaimConflicts } from '../../../src/planner/sync/claimConflicts';
+import { effectiveEntries, findClaimConflicts } from '../../../src/planner/sync/claimConflicts';
 import type { ClaimedWaveScopes } from '../../../src/planner/sync/claimConflicts';
 import { buildClaimsView, findConflictsWithClaims } from '../../../src/planner/sync/claimsView';
 import { claimFor, isClaimLive, parseClaim, parseClaimTtl } from '../../../src/planner/sync/claims';
@@ -74,7 +74,13 @@ describe('findClaimConflicts (our wave against other clones\' claims)', () => {
     assert.equal(conflict?.witness, 'src/lib/x.ts');
   });
 
-  it('compares what the gate will allow: a test sibling our role grants collides with their file', () => {
+  it('leaves the glob test siblings out (every same-named file would collide), keeps the plain ones', () => {
+    const ours = { role: 'implementation', records: [{ id: 'alice', files: ['src/a/index.ts'] }] };
+    const theirs = [claimed([{ id: 'bob', files: ['lib/b/index.ts'] }], 'implementation')];
+    assert.deepEqual(findClaimConflicts(ours, theirs), [], 'test/**/index.test.ts is granted to both, as in one local wave');
+  });
+
+  it('a plain test sibling our role grants collides with their file', () => {
     const ours = { role: 'implementation', records: [{ id: 'alice', files: ['src/cart/total.ts'] }] };
     const conflicts = findClaimConflicts(ours, [claimed([{ id: 'tester', files: ['src/cart/total.test.ts'] }], 'review')]);
     assert.equal(conflicts.length, 1);
@@ -127,6 +133,35 @@ describe('findClaimConflicts (our wave against other clones\' claims)', () => {
         for (const conflict of conflicts) assert.ok(oracleMatcher(conflict.entry)(conflict.witness) && oracleMatcher(conflict.other.entry)(conflict.witness));
       }),
       { numRuns: 120 },
+    );
+  });
+
+  it('with test siblings: exactly the pairs pairwise intersection finds over the effective scopes', function () {
+    this.timeout(300_000);
+    const pool = [
+      'a/x.ts', 'a/y.ts', 'b/x.ts', 'a/x.test.ts', 'b/x.spec.ts', 'a/__tests__/x.ts', 'a/__tests__/y.test.ts', 'b/test_z.py', 'b/z.py',
+      'a/*', 'b/**', '*/x.*', '**/*.test.ts', 'a/', 'a/__tests__/', '{a,b}/y.ts',
+    ];
+    const waveArb = fc.array(fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(waveArb, waveArb, fc.constantFrom('implementation', 'docs'), (oursRaw, theirsRaw, theirRole) => {
+        const ours = { role: 'implementation', records: oursRaw.map((files, index) => ({ id: `o${index}`, files })) };
+        const other = claimed(theirsRaw.map((files, index) => ({ id: `t${index}`, files })), theirRole);
+        const expected = new Set<string>();
+        for (const mine of ours.records) {
+          for (const theirs of other.records) {
+            for (const a of effectiveEntries(mine.files, ours.role).entries) {
+              for (const b of effectiveEntries(theirs.files, other.role).entries) if (intersects(a, b).overlaps) expected.add(`${mine.id}|${theirs.id}|${a}|${b}`);
+            }
+          }
+        }
+        const conflicts = findClaimConflicts(ours, [other]);
+        const found = conflicts.map((c) => `${c.agent}|${c.other.agent}|${c.entry}|${c.other.entry}`);
+        assert.deepEqual([...new Set(found)].sort(), [...expected].sort());
+        assert.equal(new Set(found).size, found.length, 'no pair is reported twice');
+        for (const conflict of conflicts) assert.ok(oracleMatcher(conflict.entry)(conflict.witness) && oracleMatcher(conflict.other.entry)(conflict.witness));
+      }),
+      { numRuns: 200 },
     );
   });
 });
