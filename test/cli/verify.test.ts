@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { createSharedRemote } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
@@ -158,6 +159,40 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     const pr = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--head', head, '--branch', 'wave-2/bob']);
     assert.equal(pr.status, 3);
     assert.match(pr.stderr, /modified: docs\/readme\.md/);
+  });
+
+  it('the example GitHub workflow\'s verify step (docs/examples/verify-agent-branches.yml) runs as written', () => {
+    const workflow = readFileSync(join(__dirname, '..', '..', 'docs', 'examples', 'verify-agent-branches.yml'), 'utf8');
+    const lines = workflow.split('\n');
+    const start = lines.findIndex((line) => /^\s+run: >-$/.test(line));
+    assert.notEqual(start, -1, 'the verify step is a folded run block');
+    const indent = (line: string) => line.length - line.trimStart().length;
+    const body: string[] = [];
+    for (const line of lines.slice(start + 1)) {
+      if (line.trim() === '' || indent(line) <= indent(lines[start] as string)) break;
+      body.push(line.trim());
+    }
+    const script = body.join(' ');
+    assert.match(script, /^wave-scope verify /);
+    branch('wave-2/alice', (c) => c.write({ 'src/a/ci.ts': 'ci\n' }));
+    branch('wave-2/bob', (c) => c.write({ 'src/b/ci.ts': 'ci\n', 'README.md': 'not bob\'s\n' }));
+    ci.write({ '.github/wave-scope-branches.json': JSON.stringify({ version: 1, branches: [{ branch: 'wave-{wave}/{agent}' }] }) });
+    const shims = join(remote.dir, 'bin');
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(join(shims, 'wave-scope'), `#!/bin/sh\nexec "${process.execPath}" "${builtCliPath}" "$@"\n`);
+    chmodSync(join(shims, 'wave-scope'), 0o755);
+    const step = (ref: string) =>
+      spawnSync('sh', ['-c', script], {
+        cwd: ci.root,
+        encoding: 'utf8',
+        env: { ...cleanEnv(), PATH: `${shims}:${process.env.PATH ?? ''}`, BASE_SHA: ci.git('rev-parse', 'origin/main').trim(), HEAD_SHA: ci.git('rev-parse', ref).trim(), HEAD_REF: ref },
+      });
+    const clean = step('wave-2/alice');
+    assert.equal(clean.status, 0, clean.stderr);
+    const dirty = step('wave-2/bob');
+    assert.equal(dirty.status, 3, dirty.stderr);
+    assert.match(dirty.stderr, /^ {2}added: README\.md$/m);
+    rmSync(join(ci.root, '.github'), { recursive: true });
   });
 
   it('no published scope, no write: an unknown agent or wave fails (exit 1)', () => {
