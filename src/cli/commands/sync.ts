@@ -9,7 +9,7 @@ import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { findLocalPlanRisk, incomingDigests, isAlreadySynced, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -138,12 +138,15 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
 
   // Marked before the first write, so a sync killed half-way may be finished by the next one.
   const started = new Date(now).toISOString();
+  const previous = currentDigests(stateDir, incoming.wave, fs, { ignoreCase: repository.ignoreCase });
   updateLocalSyncState(repository.gitDir, (state) => ({
     ...state,
-    inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, at: started },
+    inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
   }));
   const result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
   if (!result.ok) {
+    // Stopped before its first write: nothing of it is on disk, so nothing is left to finish.
+    if (result.written.length === 0 && result.removed.length === 0) updateLocalSyncState(repository.gitDir, (state) => ({ ...state, inProgress: null }));
     reportError(io, say.syncStopped(result.step, result.message));
     if (result.errors.length > 1 || result.errors[0] !== result.message) for (const detail of result.errors) reportNote(io, say.syncDetail(detail));
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, ...result }, null, 2));

@@ -32,12 +32,22 @@ export interface KnownPlan {
   at: string;
 }
 
-/** The state directory a sync is writing into right now (a crash leaves it here, so the next sync may finish the job). */
+/**
+ * The state directory a sync is writing into right now. A sync killed half-way leaves it here, so the
+ * next sync may finish the job: it may then replace what this sync found there (`previousDigest`, already
+ * judged safe to replace) or what this sync writes on the way (its own plan, or the skeleton manifest the
+ * chain writes first), and nothing else, so a plan written there after the crash is still protected.
+ */
 export interface SyncInProgress {
   stateDir: string;
   wave: number;
   clone: string;
+  /** planDigest of the plan being written. */
   planDigest: string;
+  /** planDigest of the manifest's plan found before the first write, or null when there was none. */
+  previousDigest: string | null;
+  /** declarationDigest of the incoming wave's declaration found before the first write, or null. */
+  previousDeclarationDigest: string | null;
   at: string;
 }
 
@@ -82,8 +92,18 @@ export function parseLocalSyncState(text: string | undefined): LocalSyncState {
     }
   }
   const progress = parsed.inProgress;
-  if (isRecord(progress) && typeof progress.stateDir === 'string' && typeof progress.wave === 'number' && typeof progress.clone === 'string' && typeof progress.planDigest === 'string' && typeof progress.at === 'string') {
-    state.inProgress = { stateDir: progress.stateDir, wave: progress.wave, clone: progress.clone, planDigest: progress.planDigest, at: progress.at };
+  if (
+    isRecord(progress) &&
+    typeof progress.stateDir === 'string' &&
+    typeof progress.wave === 'number' &&
+    typeof progress.clone === 'string' &&
+    typeof progress.planDigest === 'string' &&
+    (progress.previousDigest === null || typeof progress.previousDigest === 'string') &&
+    (progress.previousDeclarationDigest === null || typeof progress.previousDeclarationDigest === 'string') &&
+    typeof progress.at === 'string'
+  ) {
+    const { stateDir, wave, clone, planDigest, previousDigest, previousDeclarationDigest, at } = progress;
+    state.inProgress = { stateDir, wave, clone, planDigest, previousDigest, previousDeclarationDigest, at };
   }
   if (isRecord(parsed.fetched)) {
     for (const [remote, value] of Object.entries(parsed.fetched)) {

@@ -87,7 +87,7 @@ function repoRelative(repoRoot: string, path: string): string {
 /**
  * Whether syncing `incoming` into `stateDir` can lose a plan. The content may be replaced when it is the
  * incoming plan already, when this clone knows it to be on the plan ref (it published or synced it), or
- * when an interrupted sync was writing there. `ownIds` only colours the message (another session's plan).
+ * when it is what an interrupted sync left there (SyncInProgress). `ownIds` only colours the message.
  */
 export function findLocalPlanRisk(input: {
   repoRoot: string;
@@ -99,14 +99,21 @@ export function findLocalPlanRisk(input: {
   fs: DeclarationFs;
 }): LocalPlanRisk | undefined {
   const stateDirKey = repoRelative(input.repoRoot, input.stateDir);
-  if (input.state.inProgress?.stateDir === stateDirKey) return undefined;
+  const interrupted = input.state.inProgress?.stateDir === stateDirKey ? input.state.inProgress : null;
   const known = input.state.known.filter((plan: KnownPlan) => plan.stateDir === stateDirKey);
   const current = inspectStateDir(input.stateDir, input.ownIds, input.fs);
   if (current.found) {
     if (current.manifest === undefined) return { reason: 'unusable-manifest', message: current.problem?.message ?? `${current.manifestPath} cannot be used` };
     const declaration = readWaveDeclaration(input.stateDir, current.manifest.wave, input.fs, { ignoreCase: input.ignoreCase });
     const digest = planDigest(current.manifest, declaration.status === 'complete' ? declaration.records : undefined);
-    if (digest !== input.incoming.planDigest && !known.some((plan) => plan.planDigest === digest)) {
+    // What an interrupted sync left: what it found (judged safe then), or the skeleton it wrote on the
+    // way (an unbound manifest of its wave granting nothing).
+    const leftByInterruptedSync =
+      interrupted !== null &&
+      (digest === interrupted.previousDigest ||
+        digest === interrupted.planDigest ||
+        (current.manifest.wave === interrupted.wave && current.manifest.allowedPaths.length === 0 && current.manifest.session_id === undefined));
+    if (digest !== input.incoming.planDigest && !known.some((plan) => plan.planDigest === digest) && !leftByInterruptedSync) {
       return { reason: 'unpublished-plan', wave: current.manifest.wave, session: current.session };
     }
   }
@@ -116,7 +123,8 @@ export function findLocalPlanRisk(input: {
   }
   if (declaration.status === 'complete' && declaration.records !== undefined) {
     const digest = declarationDigest(input.incoming.wave, declaration.records);
-    if (digest !== input.incoming.declarationDigest && !known.some((plan) => plan.wave === input.incoming.wave && plan.declarationDigest === digest)) {
+    const leftByInterruptedSync = interrupted !== null && interrupted.wave === input.incoming.wave && digest === interrupted.previousDeclarationDigest;
+    if (digest !== input.incoming.declarationDigest && !known.some((plan) => plan.wave === input.incoming.wave && plan.declarationDigest === digest) && !leftByInterruptedSync) {
       return { reason: 'unpublished-declaration', wave: input.incoming.wave };
     }
   }
@@ -141,6 +149,27 @@ export function isAlreadySynced(stateDir: string, wave: SyncableWave, fs: Declar
   if (declaration.status !== 'complete' || declaration.records === undefined) return false;
   const incoming = incomingDigests(wave);
   return planDigest(current.manifest, declaration.records) === incoming.planDigest && declarationDigest(wave.wave, declaration.records) === incoming.declarationDigest;
+}
+
+/**
+ * What `stateDir` holds before a sync writes `wave` into it, as digests (the in-progress marker's
+ * `previousDigest` and `previousDeclarationDigest`): the manifest's plan, and the declaration of `wave`.
+ */
+export function currentDigests(
+  stateDir: string,
+  wave: number,
+  fs: DeclarationFs,
+  options: { ignoreCase?: boolean } = {},
+): { previousDigest: string | null; previousDeclarationDigest: string | null } {
+  const current = inspectStateDir(stateDir, new Set(), fs);
+  let previousDigest: string | null = null;
+  if (current.manifest !== undefined) {
+    const declaration = readWaveDeclaration(stateDir, current.manifest.wave, fs, { ignoreCase: options.ignoreCase });
+    previousDigest = planDigest(current.manifest, declaration.status === 'complete' ? declaration.records : undefined);
+  }
+  const incoming = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
+  const previousDeclarationDigest = incoming.status === 'complete' && incoming.records !== undefined ? declarationDigest(wave, incoming.records) : null;
+  return { previousDigest, previousDeclarationDigest };
 }
 
 /** The digests of a published wave as it will be written here. */

@@ -15,7 +15,7 @@ import {
 } from '../../../src/planner/sync/localState';
 import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { findLocalPlanRisk, incomingDigests, selectWaveToSync, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, selectWaveToSync, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
 import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
 import { claimOf, cloneNamed, HOUR, manifestFor, T0, waveToPublish } from './syncFixtures';
 
@@ -138,10 +138,23 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     assert.equal(risk(incoming())?.reason, 'damaged-declaration');
   });
 
-  it('an interrupted sync into this state directory may be finished', () => {
+  it('an interrupted sync may be finished: what it found and what it left may be replaced, a plan written since may not', () => {
     localPlan(2, [{ id: 'mine', files: ['m/'] }]);
-    const state = { ...emptyLocalSyncState(), inProgress: { stateDir: '.claude', wave: 3, clone: 'c-alpha', planDigest: 'x', at: 'now' } };
-    assert.equal(risk(incoming(), state), undefined);
+    const found = currentDigests(stateDir, 3, fs());
+    const marker = (previous: { previousDigest: string | null; previousDeclarationDigest: string | null }) => ({
+      ...emptyLocalSyncState(),
+      inProgress: { stateDir: '.claude', wave: 3, clone: 'c-alpha', planDigest: 'x', ...previous, at: 'now' },
+    });
+    const none = { previousDigest: null, previousDeclarationDigest: null };
+    assert.equal(risk(incoming(), marker(found)), undefined, 'what the interrupted sync found (and had judged safe)');
+    assert.equal(risk(incoming(), marker(none))?.reason, 'unpublished-plan', 'a plan written after the crash stays protected');
+    // The skeleton the chain writes first: the incoming wave, unbound, granting nothing.
+    writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'alice', files: ['src/a/'] }], ownIds: new Set() }, fs());
+    const before = currentDigests(stateDir, 3, fs());
+    const manifestFile = join(stateDir, 'wave-scope.json');
+    writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, 'utf8')), allowedPaths: [] }));
+    assert.equal(risk(incoming([{ id: 'alice', files: ['src/a/', 'src/z/'] }]), marker({ previousDigest: null, previousDeclarationDigest: before.previousDeclarationDigest })), undefined);
+    assert.equal(risk(incoming([{ id: 'alice', files: ['src/a/', 'src/z/'] }]))?.reason, 'unpublished-plan', 'without the marker the same skeleton is protected');
   });
 
   it('does not carry gates or blocked commands of the plan it replaces', () => {
