@@ -67,6 +67,13 @@ async function inProcess(cwd: string, args: string[], sessionId?: string): Promi
   if (code !== 0) throw new Error(`wave-scope ${args.join(' ')} exited ${code}: ${stderr}`);
 }
 
+async function inProcessWithInput(cwd: string, args: string[], input: string): Promise<void> {
+  let stderr = '';
+  const io: CliIo = { readStdin: async () => input, writeStdout: () => undefined, writeStderr: (text) => void (stderr += text), cwd, env };
+  const code = await runCli(args, io);
+  if (code !== 0) throw new Error(`wave-scope ${args.join(' ')} exited ${code}: ${stderr}`);
+}
+
 /** A wave of 64 agents: each owns its package directory and four plain files elsewhere. */
 function waveRecords(prefix: string): Array<{ id: string; files: string[] }> {
   return Array.from({ length: AGENTS }, (_, i) => ({
@@ -100,6 +107,8 @@ async function main(): Promise<void> {
   const coordinator = clone('coordinator');
   const rival = clone('rival');
   const follower = clone('follower');
+  // A clone where the same wave is written with `plan write`: the safe chain on its own, for reference.
+  const writer = clone('writer');
 
   // The rival clone claims a disjoint 64-agent wave first, so every publish proves 64 agents against 64.
   processRun(rival, process.execPath, [cli, 'plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(waveRecords('b')), 'rival');
@@ -170,6 +179,7 @@ async function main(): Promise<void> {
     record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
     rmSync(join(follower, '.claude'), { recursive: true, force: true });
     record('sync writing, whole process', timed(() => processRun(follower, process.execPath, [cli, ...syncArgs])));
+    record('plan write of the same wave', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
     record('git merge-base + git diff', timed(() => {
       git(follower, 'merge-base', 'origin/main', 'wave-1/a0');
       git(follower, '-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0');
@@ -190,6 +200,7 @@ async function main(): Promise<void> {
     ['sync (plan already there), whole process', m('sync unchanged, whole process'), m('git fetch (follower)'), ''],
     ['sync (writes 66 files), in process', m('sync writing, in process'), m('git fetch (follower)'), ''],
     ['sync (writes 66 files), whole process', m('sync writing, whole process'), m('git fetch (follower)'), ''],
+    ['plan write of the same wave, in process', m('plan write of the same wave'), undefined, 'the safe chain alone (66 files, each fsynced): what sync adds to the fetch'],
     ['git merge-base + git diff --raw -z -M', m('git merge-base + git diff'), undefined, `verify wraps these (git diff alone ${m('git diff alone').toFixed(1)} ms)`],
     ['verify, in process', m('verify, in process'), m('git merge-base + git diff'), ''],
     ['verify, whole process', m('verify, whole process'), m('git merge-base + git diff'), ''],

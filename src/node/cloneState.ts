@@ -150,10 +150,14 @@ export function readLocalSyncState(gitDir: string): LocalSyncState {
   return parseLocalSyncState(readTextIfExists(join(stateDirOf(gitDir), 'sync-state.json')));
 }
 
-/** Reads, changes and atomically rewrites the sync state; returns what was written. */
+/**
+ * Reads, changes and atomically rewrites the sync state; returns what was written. Renamed into place,
+ * never torn, but not fsynced: the state only ever permits a replacement, so a power cut that loses
+ * the last update makes `sync` more careful, never less.
+ */
 export function updateLocalSyncState(gitDir: string, change: (state: LocalSyncState) => LocalSyncState): LocalSyncState {
   const next = change(readLocalSyncState(gitDir) ?? emptyLocalSyncState());
   mkdirSync(stateDirOf(gitDir), { recursive: true });
-  writeFileAtomic.sync(join(stateDirOf(gitDir), 'sync-state.json'), formatLocalSyncState(next), { fsync: true });
+  writeFileAtomic.sync(join(stateDirOf(gitDir), 'sync-state.json'), formatLocalSyncState(next), { fsync: false });
   return next;
 }

@@ -215,7 +215,9 @@ export function gitPlanRefStore(
       }
     },
     push(commit, expected) {
+      // The extra fetch refspec makes git move this clone's copy of the ref with the push itself.
       const pushed = runGitProcess(root, [
+        '-c', `remote.${remote}.fetch=+${PLAN_REF}:${trackingRef}`,
         'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', remote,
         `--force-with-lease=${PLAN_REF}:${expected ?? ''}`, `${commit}:${PLAN_REF}`,
       ]);
@@ -229,7 +231,7 @@ export function gitPlanRefStore(
       if (pushed.status !== 0 || line === undefined) {
         throw new PlanRefError('push', `git push ${remote} ${PLAN_REF} failed (exit ${pushed.status}): ${firstLineOf(pushed.stderr)}`);
       }
-      runGitProcess(root, ['update-ref', trackingRef, commit]);
+      if (readTrackingRef(root, remote, options.commonDir) !== commit) runGitProcess(root, ['update-ref', trackingRef, commit]);
       return { ok: true };
     },
   };

@@ -116,6 +116,13 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
   const fs = nodeDeclarationFs(writeConfinement(repository.root, stateDir));
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
+  // The common case for a follower that syncs often: nothing to write (and nothing to lose).
+  if (isAlreadySynced(stateDir, incoming, fs, { ignoreCase: repository.ignoreCase })) {
+    if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
+    else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
+    return 0;
+  }
+
   const risk = findLocalPlanRisk({
     repoRoot: repository.root,
     stateDir,
@@ -128,12 +135,6 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
   if (risk !== undefined) {
     reportError(io, describeRisk(risk, shownDir));
     return 1;
-  }
-
-  if (isAlreadySynced(stateDir, incoming, fs, { ignoreCase: repository.ignoreCase })) {
-    if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
-    else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
-    return 0;
   }
 
   // Marked before the first write, so a sync killed half-way may be finished by the next one.
