@@ -52,8 +52,11 @@ export function claimsForPlanShow(cwd: string, view: PlanView, options: { ignore
     const state = readLocalSyncState(repository.gitDir);
     // The remote fetched most recently, else origin, else any remote this clone holds a copy for.
     const byTime = Object.entries(state.fetched).sort(([, a], [, b]) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-    const copies = remotesWithPlanCopies(repository.root);
-    const remote = byTime[0]?.[0] ?? (copies.includes(DEFAULT_REMOTE) ? DEFAULT_REMOTE : copies[0]);
+    let remote = byTime[0]?.[0];
+    if (remote === undefined) {
+      const copies = remotesWithPlanCopies(repository.root);
+      remote = copies.includes(DEFAULT_REMOTE) ? DEFAULT_REMOTE : copies[0];
+    }
     if (remote === undefined) return empty(null, clone);
     const commit = readTrackingRef(repository.root, remote, repository.commonDir);
     const plan = commit === null ? null : decodePlan(planStoreOf(repository, remote).readFiles(commit));

@@ -7,9 +7,10 @@
 // reason. `verify` does count them: it checks what the gate allows.
 import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
-import { expand } from '../scope/fileIndex';
 import type { FileIndex } from '../scope/fileIndex';
+import { compiledEntry } from '../scope/scopeAlgebra';
 import { foldCase } from '../scope/scopeEntry';
+import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { expandTestSiblings } from '../scope/testSiblings';
 import type { Claim } from './claims';
 
@@ -99,9 +100,9 @@ function own(owners: Owners, entry: string, wave: number, id: string): void {
  * reported (each wave was proven disjoint by its own clone); neither are pairs between two other waves.
  *
  * Declared entries meet in the collision engine. The plain test siblings (thousands in a large wave, all
- * concrete paths) are matched as paths against the other side's entries through the file index, which
- * compiles each entry once and tests a path only against entries filed under its own directories: the
- * same exact answer as handing them to the engine, without compiling every sibling.
+ * concrete paths) are matched as paths against the other side's compiled entries, each path only against
+ * the entries filed under its own directories: the engine's own answer for a plain path against an entry
+ * (it matches the path), without compiling every sibling.
  */
 export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWaveScopes[], options: ClaimConflictOptions = {}): ClaimConflict[] {
   if (claimed.length === 0 || ours.records.length === 0) return [];
@@ -157,17 +158,29 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   }
 
   // One side's plain siblings against the other side's declared entries (each sibling is its own witness).
+  // The entries are filed by their literal directory prefix (compiled once, shared with the engine's
+  // cache), and each sibling path is tested only against the entries filed under one of its ancestors.
   const siblingsAgainst = (siblingSide: 0 | 1) => {
     const siblings = siblingsOf[siblingSide];
     const entries = declaredOf[siblingSide === 0 ? 1 : 0];
     if (siblings.size === 0 || entries.size === 0) return;
-    const matched = expand([...entries.keys()], [...siblings.keys()], { ignoreCase });
-    for (const [entry, paths] of matched) {
-      for (const path of paths) {
-        for (const sibling of siblings.get(path) ?? []) {
-          for (const holder of entries.get(entry) ?? []) {
-            if (siblingSide === 0) push(sibling, path, true, holder, entry, false, 'concrete', path);
-            else push(holder, entry, false, sibling, path, true, 'concrete', path);
+    const byPrefix = new Map<string, CompiledScopeEntry[]>();
+    for (const spelling of entries.keys()) {
+      const compiled = compiledEntry(spelling, ignoreCase);
+      const key = compiled.literalPrefix.join('/');
+      byPrefix.set(key, [...(byPrefix.get(key) ?? []), compiled]);
+    }
+    for (const [path, owners] of siblings) {
+      const key = ignoreCase ? foldCase(path) : path;
+      const segments = key.split('/');
+      for (let depth = 0; depth <= segments.length; depth += 1) {
+        for (const entry of byPrefix.get(segments.slice(0, depth).join('/')) ?? []) {
+          if (!entry.matches(path)) continue;
+          for (const sibling of owners) {
+            for (const holder of entries.get(entry.spelling) ?? []) {
+              if (siblingSide === 0) push(sibling, path, true, holder, entry.spelling, false, 'concrete', path);
+              else push(holder, entry.spelling, false, sibling, path, true, 'concrete', path);
+            }
           }
         }
       }
