@@ -1,18 +1,10 @@
 // What publish, sync, release, verify and plan show share: finding the checkout, naming times the way
 // people read them ("since 10:42"), and the claims view `plan show` prints.
-import { planStoreOf, readCloneIdentity, readLocalSyncState } from '../../node/cloneState';
-import { readTrackingRef, remotesWithPlanCopies } from '../../node/planRefGit';
-import type { PlanView } from '../../planner/plan/planReader';
-import { isRemoteName, trackingRefOf, decodePlan } from '../../planner/sync/planRef';
-import { buildClaimsView } from '../../planner/sync/claimsView';
-import { declarationDigest } from '../../planner/sync/localState';
+import { readClaimsView } from '../../node/claimsReader';
+import { DEFAULT_REMOTE, isRemoteName } from '../../planner/sync/planRef';
 import type { ClaimsView } from '../../planner/sync/claimsView';
 import type { ClaimConflict } from '../../planner/sync/claimConflicts';
 import { claimsMessages, syncMessages } from '../messages';
-import { locateSyncRepository } from '../../node/cloneState';
-
-/** The default remote of every sync command. */
-export const DEFAULT_REMOTE = 'origin';
 
 /** `--remote`'s value, checked; throws a sentence for a bad one. */
 export function remoteOf(value: string | undefined): string {
@@ -38,60 +30,8 @@ export function claimedByOf(other: ClaimConflict['other'], now: number): string 
   return syncMessages.claimedBy(other.wave, other.cloneName, other.clone, clockTime(other.claimedAt, now));
 }
 
-/**
- * The claims `plan show` adds to the plan view: read from this clone's copy of the plan ref (never the
- * network), checked against the waves on disk. Never throws: a failure becomes the view's `problem`.
- */
-export function claimsForPlanShow(cwd: string, view: PlanView, options: { ignoreCase: boolean; files: readonly string[]; now: number }): ClaimsView {
-  const empty = (problem: string | null, clone: ClaimsView['clone'] = null): ClaimsView =>
-    buildClaimsView({ plan: null, remote: null, trackingRef: null, commit: null, fetchedAt: null, clone, problem, now: options.now, localWaves: [] });
-  try {
-    const repository = locateSyncRepository(cwd);
-    if (repository === undefined) return empty(null);
-    const clone = readCloneIdentity(repository.gitDir) ?? null;
-    const state = readLocalSyncState(repository.gitDir);
-    // The remote fetched most recently, else origin, else any remote this clone holds a copy for.
-    const byTime = Object.entries(state.fetched).sort(([, a], [, b]) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-    let remote = byTime[0]?.[0];
-    if (remote === undefined) {
-      const copies = remotesWithPlanCopies(repository.root);
-      remote = copies.includes(DEFAULT_REMOTE) ? DEFAULT_REMOTE : copies[0];
-    }
-    if (remote === undefined) return empty(null, clone);
-    const commit = readTrackingRef(repository.root, remote, repository.commonDir);
-    const plan = commit === null ? null : decodePlan(planStoreOf(repository, remote).readFiles(commit));
-    const activeRole = view.manifest.role;
-    const localWaves = view.waves
-      .filter((wave) => wave.agents.length > 0)
-      .map((wave) => {
-        const records = wave.agents.map((agent) => ({ id: agent.id, files: agent.entries.map((entry) => entry.entry) }));
-        const digest = declarationDigest(wave.wave, records);
-        const synced = state.known.find((plan) => plan.source === 'synced' && plan.stateDir === view.stateDir && plan.wave === wave.wave && plan.declarationDigest === digest);
-        return {
-          wave: wave.wave,
-          // Test siblings follow the role, which only the manifest names (and only for its own wave).
-          role: wave.active && activeRole !== null ? activeRole : '',
-          records,
-          ...(synced !== undefined ? { syncedFrom: { clone: synced.clone, wave: synced.wave } } : {}),
-        };
-      });
-    return buildClaimsView({
-      plan,
-      remote,
-      trackingRef: trackingRefOf(remote),
-      commit,
-      fetchedAt: state.fetched[remote]?.at ?? null,
-      clone,
-      problem: null,
-      now: options.now,
-      localWaves,
-      ignoreCase: options.ignoreCase,
-      knownFiles: options.files,
-    });
-  } catch (error) {
-    return empty((error as Error).message);
-  }
-}
+/** The claims `plan show` adds to the plan view (src/node/claimsReader.ts). */
+export const claimsForPlanShow = readClaimsView;
 
 /** The lines `plan show` prints for the claims view (text mode). */
 export function formatClaimsView(claims: ClaimsView, now: number): string {

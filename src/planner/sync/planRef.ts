@@ -21,6 +21,9 @@ import { normalizeScopeEntry } from '../scope/scopeEntry';
 import { isClaimLive, isCloneId, parseClaim } from './claims';
 import type { Claim } from './claims';
 
+/** The remote every sync command uses unless told otherwise. */
+export const DEFAULT_REMOTE = 'origin';
+
 /** The ref the plan is published on, on the shared remote. */
 export const PLAN_REF = 'refs/wave-scope/plan';
 
