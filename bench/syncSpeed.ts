@@ -45,6 +45,7 @@ function write(root: string, files: Record<string, string>): void {
 }
 
 function median(values: number[]): number {
+  if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
@@ -135,22 +136,25 @@ async function main(): Promise<void> {
   const mergeBase = git(follower, 'merge-base', 'origin/main', 'wave-1/a0').trim();
   console.log(`setup: two clones with ${AGENTS}-agent waves published, one follower synced; range of ${COMMITS} commits touching ${changed} paths`);
 
-  // A push the way publish pushes it: a new plan commit on top of the tip, compare-and-swap on the tip.
+  // Wall time of one process, waited for.
+  const measure = (cwd: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): number => {
+    const t0 = performance.now();
+    const result = spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+    const elapsed = performance.now() - t0;
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return elapsed;
+  };
   const tracking = 'refs/wave-scope/remotes/origin/plan';
+  // A push the way publish pushes it: a new plan commit on top of the tip, compare-and-swap on the tip.
   const pushOnce = () => {
     const tip = git(coordinator, 'rev-parse', tracking).trim();
     const tree = git(coordinator, 'rev-parse', `${tip}^{tree}`).trim();
     const commit = git(coordinator, 'commit-tree', tree, '-p', tip, '-m', 'bench push').trim();
-    const t0 = performance.now();
-    git(coordinator, 'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', 'origin', `--force-with-lease=refs/wave-scope/plan:${tip}`, `${commit}:refs/wave-scope/plan`);
-    const elapsed = performance.now() - t0;
-    git(coordinator, 'update-ref', tracking, commit);
-    return elapsed;
-  };
-  const timed = (fn: () => void) => {
-    const t0 = performance.now();
-    fn();
-    return performance.now() - t0;
+    const result = measure(coordinator, 'git', [
+      '-c', `remote.origin.fetch=+refs/wave-scope/plan:${tracking}`, 'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', 'origin',
+      `--force-with-lease=refs/wave-scope/plan:${tip}`, `${commit}:refs/wave-scope/plan`,
+    ]);
+    return result;
   };
   const timedAsync = async (fn: () => Promise<void>) => {
     const t0 = performance.now();
@@ -160,56 +164,59 @@ async function main(): Promise<void> {
   const fetchArgs = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', 'origin', `+refs/wave-scope/plan:${tracking}`];
   const verifyArgs = ['verify', '--base', 'origin/main', '--head', 'wave-1/a0', '--wave', '1', '--agent', 'a0', '--no-fetch'];
   const syncArgs = ['sync', '--clone', cloneId(coordinator), '--wave', '1'];
+  const diffArgs = ['-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0'];
 
   const samples = new Map<string, number[]>();
-  const add = (name: string, value: number) => samples.set(name, [...(samples.get(name) ?? []), value]);
   for (let run = 0; run < runs + 2; run += 1) {
-    const keep = run >= 2;
-    const record = (name: string, value: number) => keep && add(name, value);
-    record('git fetch (coordinator)', timed(() => git(coordinator, ...fetchArgs)));
-    record('git push', pushOnce());
+    // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
+    const record = (name: string, value: number) => {
+      if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
+    };
+    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce());
     record('publish, in process', await timedAsync(() => inProcess(coordinator, ['publish', '--ttl', '1d'], 'coord')));
-    record('publish, whole process', timed(() => processRun(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'coord')));
-    record('git fetch (follower)', timed(() => git(follower, ...fetchArgs)));
+    record('publish, whole process', measure(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], { CLAUDE_CODE_SESSION_ID: 'coord' }));
+    record('git fetch', measure(follower, 'git', fetchArgs));
     // A sync that finds the plan already there writes nothing; one into an empty state directory writes
     // the whole wave (66 files, each fsynced) through the safe chain. Both are measured.
     record('sync unchanged, in process', await timedAsync(() => inProcess(follower, syncArgs)));
-    record('sync unchanged, whole process', timed(() => processRun(follower, process.execPath, [cli, ...syncArgs])));
+    record('sync unchanged, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     rmSync(join(follower, '.claude'), { recursive: true, force: true });
     record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
     rmSync(join(follower, '.claude'), { recursive: true, force: true });
-    record('sync writing, whole process', timed(() => processRun(follower, process.execPath, [cli, ...syncArgs])));
-    record('plan write of the same wave', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
-    record('git merge-base + git diff', timed(() => {
-      git(follower, 'merge-base', 'origin/main', 'wave-1/a0');
-      git(follower, '-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0');
-    }));
-    record('git diff alone', timed(() => git(follower, '-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0')));
+    record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
+    record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
+    record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
+    record('git diff alone', measure(follower, 'git', diffArgs));
     record('verify, in process', await timedAsync(() => inProcess(follower, verifyArgs)));
-    record('verify, whole process', timed(() => processRun(follower, process.execPath, [cli, ...verifyArgs])));
-    record('node -e 0', timed(() => processRun(follower, process.execPath, ['-e', '0'])));
+    record('verify, whole process', measure(follower, process.execPath, [cli, ...verifyArgs]));
+    record('node -e 0', measure(follower, process.execPath, ['-e', '0']));
   }
   const m = (name: string) => median(samples.get(name) ?? []);
-  const fetchPush = m('git fetch (coordinator)') + m('git push');
-  const rows: Array<[string, number, number | undefined, string]> = [
-    ['git fetch of the plan ref + git push (CAS)', fetchPush, undefined, 'publish wraps these'],
-    ['publish, in process', m('publish, in process'), fetchPush, ''],
-    ['publish, whole process', m('publish, whole process'), fetchPush, ''],
-    ['git fetch of the plan ref', m('git fetch (follower)'), undefined, 'sync wraps this'],
-    ['sync (plan already there), in process', m('sync unchanged, in process'), m('git fetch (follower)'), ''],
-    ['sync (plan already there), whole process', m('sync unchanged, whole process'), m('git fetch (follower)'), ''],
-    ['sync (writes 66 files), in process', m('sync writing, in process'), m('git fetch (follower)'), ''],
-    ['sync (writes 66 files), whole process', m('sync writing, whole process'), m('git fetch (follower)'), ''],
-    ['plan write of the same wave, in process', m('plan write of the same wave'), undefined, 'the safe chain alone (66 files, each fsynced): what sync adds to the fetch'],
-    ['git merge-base + git diff --raw -z -M', m('git merge-base + git diff'), undefined, `verify wraps these (git diff alone ${m('git diff alone').toFixed(1)} ms)`],
-    ['verify, in process', m('verify, in process'), m('git merge-base + git diff'), ''],
-    ['verify, whole process', m('verify, whole process'), m('git merge-base + git diff'), ''],
-    ['node -e 0', m('node -e 0'), undefined, 'Node\'s own start, part of every whole-process figure'],
+  const node = m('node -e 0');
+  const rows: Array<[string, string | undefined, string]> = [
+    ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref, push with --force-with-lease)'],
+    ['publish, in process', 'git fetch + git push', ''],
+    ['publish, whole process', 'git fetch + git push', ''],
+    ['git fetch', undefined, 'sync wraps this'],
+    ['sync unchanged, in process', 'git fetch', 'the plan is already there: nothing written'],
+    ['sync unchanged, whole process', 'git fetch', ''],
+    ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
+    ['sync writing, whole process', 'git fetch', ''],
+    ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
+    ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
+    ['verify, in process', 'git merge-base + git diff', ''],
+    ['verify, whole process', 'git merge-base + git diff', ''],
+    ['node -e 0', undefined, "Node's own start, part of every whole-process figure"],
   ];
-  console.log(`\n${runs} runs each, interleaved, medians (load average ${readLoad()})`);
-  for (const [name, value, against, note] of rows) {
-    const ratio = against === undefined ? '' : `${(value / against).toFixed(2)}× the git operations`;
-    console.log(`  ${name.padEnd(44)} ${value.toFixed(1).padStart(8)} ms   ${ratio}${note}`);
+  console.log(`\n${runs} runs each, interleaved, wall-clock medians; load average ${readLoad()}`);
+  for (const [name, against, note] of rows) {
+    const value = m(name);
+    let ratio = '';
+    if (against !== undefined) {
+      ratio = `${(value / m(against)).toFixed(2)}× the git operations`;
+      if (name.endsWith('whole process')) ratio += `; beyond Node's start ${(value - node).toFixed(1)} ms, ${((value - node) / m(against)).toFixed(2)}×`;
+    }
+    console.log(`  ${name.padEnd(42)} ${value.toFixed(1).padStart(7)} ms   ${[ratio, note].filter((part) => part !== '').join('; ')}`);
   }
 }
 
