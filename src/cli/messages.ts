@@ -263,7 +263,6 @@ export const planShowMessages = {
 } satisfies Catalogue;
 
 // --- publish, sync, release, verify (engineer "sync"; docs/sync.md) -----------------------------
-// Entries carry no ERROR:/WARNING: prefix and no final newline: src/cli/cliIo.ts adds them.
 
 /** A clone as people read it: its name and its id. */
 const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${id}` : `clone ${name} (${id})`);
@@ -403,7 +402,7 @@ export const syncMessages = {
   verifySkipped: (branch: string) => `skipped ${branch}: no rule of the branch map names its agent`,
   verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
   verifyBranchError: (branch: string, detail: string) => `${branch}: ${detail}`,
-};
+} satisfies Catalogue;
 
 /** How each kind of change reads in a report, and the word for its counterpart path. */
 export const changeKindWords: Record<string, { kind: string; counterpart: string }> = {
@@ -429,4 +428,4 @@ export const claimsMessages = {
   unreadable: (claimedBy: string, problems: string) => `  ${claimedBy}: its plan cannot be read (${problems})`,
   conflict: (localWave: number, agent: string, entry: string, claimedBy: string, otherAgent: string, otherEntry: string, witness: string, more: number) =>
     `  CLAIMED wave ${localWave} agent "${agent}" ${entry}: ${witness} is ${claimedBy} (agent "${otherAgent}", ${otherEntry})${more > 0 ? `, and ${more} more colliding entr${more === 1 ? 'y' : 'ies'}` : ''}`,
-};
+} satisfies Catalogue;

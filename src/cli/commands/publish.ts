@@ -5,7 +5,7 @@ import { planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocal
 import { locateSyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { listRepositoryFiles } from '../../node/git';
-import { readWaveDeclaration } from '../../planner/plan/declarations';
+import { readWaveDeclaration } from '../../planner/plan/declarationStore';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
 import { union } from '../../planner/scope/scopeUnion';
@@ -17,9 +17,9 @@ import type { PublishResult } from '../../planner/sync/publish';
 import { stateDirKey } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { messages, syncMessages as say } from '../messages';
-import { shownPath, writeConfinement } from './materialize';
+import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { shownPath, writeConfinement } from '../commandRepository';
+import { syncMessages as say } from '../messages';
 import { claimedByOf, clockTime, groupConflicts, remoteOf } from './syncShared';
 
 export async function runPublish(args: string[], io: CliIo): Promise<number> {
@@ -27,7 +27,7 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
     'publish',
     args,
     { remote: { type: 'string' }, 'state-dir': { type: 'string' }, ttl: { type: 'string' }, json: { type: 'boolean', default: false } },
-    { io, usage: `${say.publishUsage}\n`, badArgumentsExit: 1 },
+    { io, usage: say.publishUsage, badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
@@ -41,7 +41,7 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
       ttlMs = parsed;
     }
   } catch (error) {
-    io.writeStderr(messages.badArguments('publish', (error as Error).message));
+    reportBadArguments(io, 'publish', (error as Error).message);
     return 1;
   }
   const repository = locateSyncRepository(io.cwd);

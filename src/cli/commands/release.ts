@@ -4,9 +4,8 @@ import { PlanRefError, releaseClaim } from '../../planner/sync/publish';
 import type { ReleaseResult } from '../../planner/sync/publish';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { messages, syncMessages as say } from '../messages';
-import { parseWave } from './materialize';
+import { parseCommandLine, parseWave, reportBadArguments } from '../commandLine';
+import { syncMessages as say } from '../messages';
 import { remoteOf } from './syncShared';
 
 export async function runRelease(args: string[], io: CliIo): Promise<number> {
@@ -14,7 +13,7 @@ export async function runRelease(args: string[], io: CliIo): Promise<number> {
     'release',
     args,
     { wave: { type: 'string' }, remote: { type: 'string' }, json: { type: 'boolean', default: false } },
-    { io, usage: `${say.releaseUsage}\n`, badArgumentsExit: 1 },
+    { io, usage: say.releaseUsage, badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
@@ -24,7 +23,7 @@ export async function runRelease(args: string[], io: CliIo): Promise<number> {
     wave = parseWave(values.wave);
     remote = remoteOf(values.remote);
   } catch (error) {
-    io.writeStderr(messages.badArguments('release', (error as Error).message));
+    reportBadArguments(io, 'release', (error as Error).message);
     return 1;
   }
   const repository = locateSyncRepository(io.cwd);

@@ -13,9 +13,9 @@ import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, se
 import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { messages, syncMessages as say } from '../messages';
-import { parseWave, shownPath, UsageProblem, writeConfinement } from './materialize';
+import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
+import { shownPath, writeConfinement } from '../commandRepository';
+import { syncMessages as say } from '../messages';
 import { clockTime, remoteOf } from './syncShared';
 
 // Steps of the chain whose failure is the published plan's fault (exit 1); the rest are the file system's (exit 2).
@@ -39,7 +39,7 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
     'sync',
     args,
     { remote: { type: 'string' }, wave: { type: 'string' }, clone: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean', default: false } },
-    { io, usage: `${say.syncUsage}\n`, badArgumentsExit: 1 },
+    { io, usage: say.syncUsage, badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
@@ -50,7 +50,7 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
     if (values.wave !== undefined) wave = parseWave(values.wave);
     if (values.clone !== undefined && !isCloneId(values.clone)) throw new UsageProblem(say.badCloneId(values.clone));
   } catch (error) {
-    io.writeStderr(messages.badArguments('sync', (error as Error).message));
+    reportBadArguments(io, 'sync', (error as Error).message);
     return 1;
   }
   const repository = locateSyncRepository(io.cwd);

@@ -34,9 +34,9 @@ export function claimedByOf(other: ClaimConflict['other'], now: number): string 
 export const claimsForPlanShow = readClaimsView;
 
 /** The lines `plan show` prints for the claims view (text mode). */
-export function formatClaimsView(claims: ClaimsView, now: number): string {
+export function formatClaimsView(claims: ClaimsView, now: number): string[] {
   // A clone that never fetched a plan ref does not sync: plan show stays as it always was.
-  if (claims.remote === null) return claims.problem === null ? '' : `${claimsMessages.problem(claims.problem)}\n`;
+  if (claims.remote === null) return claims.problem === null ? [] : [claimsMessages.problem(claims.problem)];
   const lines = [claimsMessages.header(claims.remote, claims.fetchedAt === null ? 'its last fetch' : clockTime(claims.fetchedAt, now))];
   if (claims.problem !== null) lines.push(claimsMessages.problem(claims.problem));
   const others = claims.claims.filter((claim) => !claim.ownClone);
@@ -52,7 +52,7 @@ export function formatClaimsView(claims: ClaimsView, now: number): string {
       claimsMessages.conflict(conflict.localWave, conflict.agent, conflict.entry, claimedByOf(conflict.other, now), conflict.other.agent, conflict.other.entry, conflict.witness, more),
     );
   }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /**

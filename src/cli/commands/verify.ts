@@ -16,9 +16,8 @@ import { findPublishedScope, parseRawDiff, RawDiffError, verifyChanges } from '.
 import type { RangeChange } from '../../planner/sync/verifyRange';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { changeKindWords, messages, syncMessages as say } from '../messages';
-import { parseWave, UsageProblem } from './materialize';
+import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
+import { changeKindWords, syncMessages as say } from '../messages';
 import { remoteOf } from './syncShared';
 
 /** One branch to verify: what it is called, which revision, and whose scope. */
@@ -91,7 +90,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
       'ignore-case': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
-    { io, usage: `${say.verifyUsage}\n`, badArgumentsExit: 1 },
+    { io, usage: say.verifyUsage, badArgumentsExit: 1 },
   );
   if ('exitCode' in commandLine) return commandLine.exitCode;
   const { values } = commandLine;
@@ -120,7 +119,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     }
   } catch (error) {
     if (!(error instanceof UsageProblem || error instanceof Error)) throw error;
-    io.writeStderr(messages.badArguments('verify', (error as Error).message));
+    reportBadArguments(io, 'verify', (error as Error).message);
     return 1;
   }
   const repository = locateSyncRepository(io.cwd);

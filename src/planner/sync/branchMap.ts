@@ -11,7 +11,7 @@
 // characters other than `/`; everything else is literal. A rule must yield a wave and an agent, from its
 // placeholders or its fields (not both for the same thing).
 import { AGENT_ID_PATTERN, isAgentId } from '../plan/agentId';
-import { isWaveNumber } from '../plan/declarations';
+import { isWaveNumber } from '../plan/declarationPaths';
 import { CLONE_ID_PATTERN, isCloneId } from './claims';
 
 export const BRANCH_MAP_VERSION = 1;

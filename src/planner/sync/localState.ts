@@ -4,7 +4,7 @@
 // git directory (`<git-dir>/wave-scope/sync-state.json`), where no agent writes (the write gate guards it)
 // and no commit carries it. A plan is recognised by its digest, never by its file times.
 import { createHash } from 'node:crypto';
-import type { DeclaredRecord } from '../plan/declarations';
+import type { DeclaredRecord } from '../plan/declarationInput';
 import type { WaveManifest } from '../plan/manifest';
 
 /** Version of the sync-state document. */

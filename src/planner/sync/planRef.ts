@@ -13,8 +13,11 @@
 // clone publishes the same wave number again, or it is unclaimed and older than PLAN_RETENTION_MS.
 // Everything here works on a map of paths to texts; git reaches it through src/planner/sync/publish.ts.
 import { isAgentId } from '../plan/agentId';
-import { formatAgentScope, formatWaveSidecar, isWaveNumber, readWaveDeclaration } from '../plan/declarations';
-import type { DeclarationFs, DeclaredRecord } from '../plan/declarations';
+import type { DeclaredRecord } from '../plan/declarationInput';
+import { isWaveNumber, relativeAgentScopePath, relativeWaveSidecarPath } from '../plan/declarationPaths';
+import { formatAgentScope, formatWaveSidecar, readWaveDeclaration } from '../plan/declarationStore';
+import type { DeclarationFs } from '../plan/declarationStore';
+import { MANIFEST_FILE_NAME } from '../plan/stateDirNames';
 import { formatManifest, validateManifest } from '../plan/manifest';
 import type { WaveManifest } from '../plan/manifest';
 import { normalizeScopeEntry } from '../scope/scopeEntry';
@@ -35,6 +38,9 @@ export const PLAN_MARKER_FILE = 'wave-scope-plan.json';
 
 /** The claims file at the tree's root. */
 export const CLAIMS_FILE = 'claims.json';
+
+/** Beside each published wave's state directory files: who published it, when, how. */
+export const PUBLISHED_INFO_FILE = 'published.json';
 
 /** An unclaimed plan older than this (by `publishedAt`) is dropped from the tree on the next publish: 30 days. */
 export const PLAN_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -147,14 +153,14 @@ const WAVE_PATH = /^clones\/([^/]+)\/wave-([1-9][0-9]*)\/(.+)$/;
 function decodeWave(files: PlanFiles, clone: string, wave: number): PublishedWave {
   const dir = publishedWaveDir(clone, wave);
   const problems: string[] = [];
-  const info = parseInfo(parseJson(files.get(`${dir}/published.json`)), clone, wave);
-  if (info === undefined) problems.push(`${dir}/published.json is missing or not a valid record of the publication`);
-  const manifestText = files.get(`${dir}/wave-scope.json`);
+  const info = parseInfo(parseJson(files.get(`${dir}/${PUBLISHED_INFO_FILE}`)), clone, wave);
+  if (info === undefined) problems.push(`${dir}/${PUBLISHED_INFO_FILE} is missing or not a valid record of the publication`);
+  const manifestText = files.get(`${dir}/${MANIFEST_FILE_NAME}`);
   const validation = manifestText === undefined ? undefined : validateManifest(parseJson(manifestText));
   let manifest = validation?.manifest;
-  if (manifest === undefined) problems.push(`${dir}/wave-scope.json is missing or not a valid manifest`);
+  if (manifest === undefined) problems.push(`${dir}/${MANIFEST_FILE_NAME} is missing or not a valid manifest`);
   else if (manifest.wave !== wave) {
-    problems.push(`${dir}/wave-scope.json names wave ${manifest.wave}, not ${wave}`);
+    problems.push(`${dir}/${MANIFEST_FILE_NAME} names wave ${manifest.wave}, not ${wave}`);
     manifest = undefined;
   }
   const declaration = readWaveDeclaration(dir, wave, planTreeFs(files), { ignoreCase: info?.ignoreCase });
@@ -241,10 +247,10 @@ export function encodePublishedWave(wave: WaveToPublish): Map<string, string> {
   const dir = publishedWaveDir(wave.info.clone, wave.info.wave);
   const files = new Map<string, string>();
   const info = { version: PLAN_FORMAT_VERSION, ...wave.info };
-  files.set(`${dir}/published.json`, `${JSON.stringify(info, null, 2)}\n`);
-  files.set(`${dir}/wave-scope.json`, formatManifest(wave.manifest));
-  files.set(`${dir}/filescopes/wave-${wave.info.wave}.scopes.json`, formatWaveSidecar(wave.records));
-  for (const record of wave.records) files.set(`${dir}/filescopes/wave-${wave.info.wave}/${record.id}.json`, formatAgentScope(record.files));
+  files.set(`${dir}/${PUBLISHED_INFO_FILE}`, `${JSON.stringify(info, null, 2)}\n`);
+  files.set(`${dir}/${MANIFEST_FILE_NAME}`, formatManifest(wave.manifest));
+  files.set(`${dir}/${relativeWaveSidecarPath(wave.info.wave)}`, formatWaveSidecar(wave.records));
+  for (const record of wave.records) files.set(`${dir}/${relativeAgentScopePath(wave.info.wave, record.id)}`, formatAgentScope(record.files));
   return files;
 }
 

@@ -3,7 +3,7 @@
 // new plan is fetched and everything is proven again against it: a wave is never published on a proof
 // made against a plan that is no longer there. Git reaches this file through PlanRefStore
 // (src/node/planRefGit.ts is the real one).
-import type { DeclaredRecord } from '../plan/declarations';
+import type { DeclaredRecord } from '../plan/declarationInput';
 import type { WaveManifest } from '../plan/manifest';
 import { findClaimConflicts } from './claimConflicts';
 import type { ClaimConflict, ClaimedWaveScopes } from './claimConflicts';

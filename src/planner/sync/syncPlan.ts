@@ -5,8 +5,8 @@
 // Before anything is written, the state directory is checked for a plan that is not on the plan ref and
 // would be lost; such a plan is refused, with the reason.
 import { relative, sep } from 'node:path';
-import { readWaveDeclaration } from '../plan/declarations';
-import type { DeclarationFs } from '../plan/declarations';
+import { readWaveDeclaration } from '../plan/declarationStore';
+import type { DeclarationFs } from '../plan/declarationStore';
 import { writeWavePlan } from '../plan/planWriter';
 import type { WavePlanResult } from '../plan/planWriter';
 import { manifestSessionIds } from '../plan/sessionBinding';

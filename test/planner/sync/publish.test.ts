@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { DeclaredRecord } from '../../../src/planner/plan/declarations';
+import type { DeclaredRecord } from '../../../src/planner/plan/declarationInput';
 import { decodePlan, nextPlanFiles, emptyPlan } from '../../../src/planner/sync/planRef';
 import { MAX_PUSH_ATTEMPTS, publishWave, releaseClaim } from '../../../src/planner/sync/publish';
 import type { PublishRequest } from '../../../src/planner/sync/publish';

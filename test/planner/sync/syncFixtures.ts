@@ -1,7 +1,7 @@
 // Shared pieces of the sync tests: a published wave, a claim, and an in-memory plan ref that behaves as
 // git's does (compare-and-swap on push) and lets a test push "from another clone" between a fetch and a
 // push, the way a real race interleaves.
-import type { DeclaredRecord } from '../../../src/planner/plan/declarations';
+import type { DeclaredRecord } from '../../../src/planner/plan/declarationInput';
 import type { WaveManifest } from '../../../src/planner/plan/manifest';
 import { union } from '../../../src/planner/scope/scopeUnion';
 import { expandTestSiblings } from '../../../src/planner/scope/testSiblings';
