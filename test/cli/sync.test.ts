@@ -81,7 +81,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /^published wave 1 \(2 agents\) to origin refs\/wave-scope\/plan as [0-9a-f]{12}; this clone's claim stands until .+\n$/);
     const tree = gitIn(remote.bare, 'ls-tree', '-r', '--name-only', 'refs/wave-scope/plan');
-    assert.match(tree, /^clones\/c-[0-9a-f]{12}\/wave-1\/filescopes\/wave-1\/alice\.json$/m);
+    assert.match(tree, /^clones\/c-[0-9a-f]{12}\/waves\/1\/filescopes\/wave-1\/alice\.json$/m);
     const claims = JSON.parse(gitIn(remote.bare, 'show', 'refs/wave-scope/plan:claims.json'));
     assert.equal(claims.claims.length, 1);
     assert.equal(claims.claims[0].session, 'sess-a');
@@ -209,7 +209,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(again.status, 0);
     assert.equal(again.stderr, 'this clone holds no claim on wave 3; nothing to release\n');
     assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
-    assert.match(gitIn(remote.bare, 'ls-tree', '-r', '--name-only', 'refs/wave-scope/plan'), new RegExp(`clones/${readCloneId(a)}/wave-3/`));
+    assert.match(gitIn(remote.bare, 'ls-tree', '-r', '--name-only', 'refs/wave-scope/plan'), new RegExp(`clones/${readCloneId(a)}/waves/3/`));
   });
 
   it('plan show lists other clones\' claims and a local wave that overlaps one; --json carries them under "claims"', () => {

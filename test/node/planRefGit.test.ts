@@ -19,8 +19,8 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   const files = new Map([
     ['wave-scope-plan.json', '{"version":1}\n'],
     ['claims.json', '{"version":1,"claims":[]}\n'],
-    ['clones/c-x/wave-1/filescopes/wave-1/alice.json', '["src/"]\n'],
-    ['clones/c-x/wave-1/note with spaces.json', 'ünïcode\n'],
+    ['clones/c-x/waves/1/filescopes/wave-1/alice.json', '["src/"]\n'],
+    ['clones/c-x/waves/1/note with spaces.json', 'ünïcode\n'],
   ]);
 
   it('fetch of a remote without the ref is null, and leaves no copy behind', () => {

@@ -162,7 +162,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     // Only the waves the targets name are read (and the files every plan has).
     const waves = new Set(targets.map((target) => target.agent?.wave).filter((wave): wave is number => wave !== undefined));
     const wanted = (path: string) => {
-      const match = /^clones\/[^/]+\/wave-([0-9]+)\//.exec(path);
+      const match = /^clones\/[^/]+\/waves\/([0-9]+)\//.exec(path);
       return match === null || waves.has(Number(match[1]));
     };
     if (planCommit !== null && waves.size > 0) plan = decodePlan(store.readFiles(planCommit, wanted));

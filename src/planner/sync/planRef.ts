@@ -3,12 +3,12 @@
 //
 //   wave-scope-plan.json                                   {"version": 1}: marks the tree as ours
 //   claims.json                                            {"version": 1, "claims": [...]}: who holds which wave now
-//   clones/<clone>/wave-<N>/published.json                 who published the wave, when, with which case rule
-//   clones/<clone>/wave-<N>/wave-scope.json                the manifest as its clone wrote it
-//   clones/<clone>/wave-<N>/filescopes/wave-<N>.scopes.json          the aggregate
-//   clones/<clone>/wave-<N>/filescopes/wave-<N>/<agent-id>.json      the per-agent files
+//   clones/<clone>/waves/<N>/published.json                 who published the wave, when, with which case rule
+//   clones/<clone>/waves/<N>/wave-scope.json                the manifest as its clone wrote it
+//   clones/<clone>/waves/<N>/filescopes/wave-<N>.scopes.json          the aggregate
+//   clones/<clone>/waves/<N>/filescopes/wave-<N>/<agent-id>.json      the per-agent files
 //
-// So `clones/<clone>/wave-<N>/` is a state directory holding exactly one wave, read with the same readers
+// So `clones/<clone>/waves/<N>/` is a state directory holding exactly one wave, read with the same readers
 // as a local one. A plan stays after its claim ends (CI verifies branches of finished waves) until its
 // clone publishes the same wave number again, or it is unclaimed and older than PLAN_RETENTION_MS.
 // Everything here works on a map of paths to texts; git reaches it through src/planner/sync/publish.ts.
@@ -57,7 +57,7 @@ export function isRemoteName(name: unknown): name is string {
 
 /** The directory of one published wave inside the tree. */
 export function publishedWaveDir(clone: string, wave: number): string {
-  return `clones/${clone}/wave-${wave}`;
+  return `clones/${clone}/waves/${wave}`;
 }
 
 /** The files of a plan commit: tree path (`/`-separated) → text. */
@@ -148,7 +148,7 @@ function parseInfo(value: unknown, clone: string, wave: number): PublishedWaveIn
   return { clone, cloneName: raw.cloneName, wave, publishedAt: raw.publishedAt, session: raw.session, ignoreCase: raw.ignoreCase, head: raw.head };
 }
 
-const WAVE_PATH = /^clones\/([^/]+)\/wave-([1-9][0-9]*)\/(.+)$/;
+const WAVE_PATH = /^clones\/([^/]+)\/waves\/([1-9][0-9]*)\/(.+)$/;
 
 function decodeWave(files: PlanFiles, clone: string, wave: number): PublishedWave {
   const dir = publishedWaveDir(clone, wave);
@@ -282,7 +282,7 @@ export function nextPlanFiles(current: PlanFiles, decoded: DecodedPlan, change: 
   const next = new Map<string, string>();
   for (const [path, text] of current) {
     if (path === CLAIMS_FILE || path === PLAN_MARKER_FILE) continue;
-    const dir = WAVE_PATH.exec(path) === null ? undefined : path.split('/').slice(0, 3).join('/') + '/';
+    const dir = WAVE_PATH.exec(path) === null ? undefined : path.split('/').slice(0, 4).join('/') + '/';
     if (dir !== undefined && replaced.has(dir)) continue;
     next.set(path, text);
   }

@@ -35,8 +35,8 @@ describe('the plan tree (refs/wave-scope/plan)', () => {
     assert.deepEqual(wave?.records, [{ id: 'alice', files: ['src/a/'] }, { id: 'coordinator', files: ['README.md'] }]);
     assert.equal(wave?.manifest?.role, 'implementation');
     assert.equal(wave?.info?.cloneName, alpha.name);
-    assert.ok(files.has('clones/c-alpha/wave-3/filescopes/wave-3/alice.json'), 'per-agent files sit where a state dir keeps them');
-    assert.ok(files.has('clones/c-alpha/wave-3/filescopes/wave-3.scopes.json'));
+    assert.ok(files.has('clones/c-alpha/waves/3/filescopes/wave-3/alice.json'), 'per-agent files sit where a state dir keeps them');
+    assert.ok(files.has('clones/c-alpha/waves/3/filescopes/wave-3.scopes.json'));
   });
 
   it('an empty tree is the empty plan', () => {
@@ -50,36 +50,36 @@ describe('the plan tree (refs/wave-scope/plan)', () => {
     { name: 'claims not JSON', change: (f) => f.set(CLAIMS_FILE, '{'), whole: /claims\.json is missing/, wave: undefined },
     { name: 'a claim without a clone', change: (f) => f.set(CLAIMS_FILE, '{"version":1,"claims":[{"wave":1}]}'), whole: /claim #1 is not a valid claim/, wave: undefined },
     { name: 'a stray path', change: (f) => f.set('notes.txt', 'x'), whole: /unexpected path on the plan ref: notes\.txt/, wave: undefined },
-    { name: 'a clone id that is not one', change: (f) => f.set('clones/C..x/wave-1/published.json', '{}'), whole: /unexpected path/, wave: undefined },
+    { name: 'a clone id that is not one', change: (f) => f.set('clones/C..x/waves/1/published.json', '{}'), whole: /unexpected path/, wave: undefined },
     {
       name: 'a per-agent file that differs from the aggregate',
-      change: (f) => f.set('clones/c-alpha/wave-2/filescopes/wave-2/alice.json', '["src/b.ts"]\n'),
+      change: (f) => f.set('clones/c-alpha/waves/2/filescopes/wave-2/alice.json', '["src/b.ts"]\n'),
       whole: undefined,
       wave: /differs from agent "alice"/,
     },
     {
       name: 'a stale per-agent file beside the aggregate',
-      change: (f) => f.set('clones/c-alpha/wave-2/filescopes/wave-2/mallory.json', '["**"]\n'),
+      change: (f) => f.set('clones/c-alpha/waves/2/filescopes/wave-2/mallory.json', '["**"]\n'),
       whole: undefined,
       wave: /stale per-agent file for "mallory"/,
     },
     {
       name: 'an entry not in normal form',
       change: (f) => {
-        f.set('clones/c-alpha/wave-2/filescopes/wave-2.scopes.json', '[{"id":"alice","files":["./src//a.ts"]}]');
-        f.set('clones/c-alpha/wave-2/filescopes/wave-2/alice.json', '["./src//a.ts"]');
+        f.set('clones/c-alpha/waves/2/filescopes/wave-2.scopes.json', '[{"id":"alice","files":["./src//a.ts"]}]');
+        f.set('clones/c-alpha/waves/2/filescopes/wave-2/alice.json', '["./src//a.ts"]');
       },
       whole: undefined,
       wave: /not in normal form/,
     },
     {
       name: 'a manifest naming another wave',
-      change: (f) => f.set('clones/c-alpha/wave-2/wave-scope.json', JSON.stringify({ version: 1, wave: 5, role: 'x', allowedPaths: [], blockedCommands: [] })),
+      change: (f) => f.set('clones/c-alpha/waves/2/wave-scope.json', JSON.stringify({ version: 1, wave: 5, role: 'x', allowedPaths: [], blockedCommands: [] })),
       whole: undefined,
       wave: /names wave 5, not 2/,
     },
-    { name: 'no publication record', change: (f) => f.delete('clones/c-alpha/wave-2/published.json'), whole: undefined, wave: /published\.json is missing/ },
-    { name: 'no aggregate', change: (f) => f.delete('clones/c-alpha/wave-2/filescopes/wave-2.scopes.json'), whole: undefined, wave: /no aggregate/ },
+    { name: 'no publication record', change: (f) => f.delete('clones/c-alpha/waves/2/published.json'), whole: undefined, wave: /published\.json is missing/ },
+    { name: 'no aggregate', change: (f) => f.delete('clones/c-alpha/waves/2/filescopes/wave-2.scopes.json'), whole: undefined, wave: /no aggregate/ },
   ];
   for (const { name, change, whole, wave } of damaged) {
     it(`reports ${name}, never trusting it`, () => {
@@ -100,13 +100,13 @@ describe('the plan tree (refs/wave-scope/plan)', () => {
     const first = planWith([waveToPublish(alpha, 1, [{ id: 'alice', files: ['a/'] }]), waveToPublish(beta, 1, [{ id: 'bob', files: ['b/'] }])]);
     const tampered = new Map(first);
     // Another clone's file in an unusual (but valid) spelling survives untouched.
-    const betaAgent = 'clones/c-beta/wave-1/filescopes/wave-1/bob.json';
+    const betaAgent = 'clones/c-beta/waves/1/filescopes/wave-1/bob.json';
     tampered.set(betaAgent, '[ "b/" ]');
     const decoded = decodePlan(tampered);
     const next = nextPlanFiles(tampered, decoded, { claims: [claimOf(alpha, 2), claimOf(beta, 1)], write: [waveToPublish(alpha, 2, [{ id: 'alice', files: ['a2/'] }])] }, T0);
     assert.equal(next.get(betaAgent), '[ "b/" ]');
-    assert.ok(next.has('clones/c-alpha/wave-1/published.json'), 'an earlier wave of the same clone stays (verify reads it)');
-    assert.ok(next.has('clones/c-alpha/wave-2/filescopes/wave-2/alice.json'));
+    assert.ok(next.has('clones/c-alpha/waves/1/published.json'), 'an earlier wave of the same clone stays (verify reads it)');
+    assert.ok(next.has('clones/c-alpha/waves/2/filescopes/wave-2/alice.json'));
     assert.equal(next.get(CLAIMS_FILE), formatClaims([claimOf(alpha, 2), claimOf(beta, 1)]));
   });
 
@@ -118,16 +118,16 @@ describe('the plan tree (refs/wave-scope/plan)', () => {
     );
     const next = nextPlanFiles(files, decodePlan(files), { claims: [claimOf(beta, 1, T0)] }, T0);
     assert.equal([...next.keys()].some((path) => path.startsWith('clones/c-alpha/')), false);
-    assert.equal([...next.keys()].some((path) => path.startsWith('clones/c-beta/wave-1/')), true);
+    assert.equal([...next.keys()].some((path) => path.startsWith('clones/c-beta/waves/1/')), true);
   });
 
   it('encodes a wave as a state directory of one wave', () => {
     const files = encodePublishedWave(waveToPublish(alpha, 4, [{ id: 'x1', files: ['a.ts'] }]));
     assert.deepEqual([...files.keys()].sort(), [
-      'clones/c-alpha/wave-4/filescopes/wave-4.scopes.json',
-      'clones/c-alpha/wave-4/filescopes/wave-4/x1.json',
-      'clones/c-alpha/wave-4/published.json',
-      'clones/c-alpha/wave-4/wave-scope.json',
+      'clones/c-alpha/waves/4/filescopes/wave-4.scopes.json',
+      'clones/c-alpha/waves/4/filescopes/wave-4/x1.json',
+      'clones/c-alpha/waves/4/published.json',
+      'clones/c-alpha/waves/4/wave-scope.json',
     ]);
   });
 

@@ -123,7 +123,7 @@ describe('publishWave (fetch, prove, compare-and-swap push)', () => {
     const ref = new MemoryPlanRef();
     pushAs(ref);
     const broken = new Map(ref.files());
-    broken.delete('clones/c-beta/wave-1/filescopes/wave-1.scopes.json');
+    broken.delete('clones/c-beta/waves/1/filescopes/wave-1.scopes.json');
     ref.tip = ref.writeCommit(broken, ref.tip, 'damage');
     const result = publishWave(request(), ref);
     assert.equal(result.ok === false && result.reason, 'unreadable-claim');

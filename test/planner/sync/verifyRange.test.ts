@@ -122,7 +122,7 @@ describe('findPublishedScope', () => {
   });
   it('fails closed when a wave of that number cannot be read', () => {
     const broken = new Map(files);
-    broken.set('clones/c-beta/wave-3/filescopes/wave-3/bob.json', '["**"]');
+    broken.set('clones/c-beta/waves/3/filescopes/wave-3/bob.json', '["**"]');
     assert.equal(findPublishedScope(decodePlan(broken), { wave: 3, agent: 'alice' }).ok, false);
   });
 });
