@@ -30,28 +30,39 @@ export interface SyncRepository {
   commonDir: string;
 }
 
-/** Locates the checkout around `cwd` with one process; undefined outside git. */
-export function locateSyncRepository(cwd: string): SyncRepository | undefined {
-  const ask = (withHead: boolean) => {
+/**
+ * Locates the checkout around `cwd` with one process; undefined outside git. `revisions` (none starting
+ * with `-`) are resolved to commits by the same process when they all resolve (`resolved`, in order);
+ * otherwise `resolved` is absent and the caller resolves them itself, with git's own error.
+ */
+export function locateSyncRepository(cwd: string, options: { revisions?: readonly string[] } = {}): (SyncRepository & { resolved?: string[] }) | undefined {
+  const revisions = (options.revisions ?? []).map((revision) => `${revision}^{commit}`);
+  const ask = (extra: readonly string[]) => {
     try {
-      return runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...(withHead ? ['HEAD'] : [])]);
+      return runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...extra]);
     } catch {
       return undefined;
     }
   };
-  // An unborn HEAD makes the whole rev-parse fail; ask again without it.
-  let run = ask(true);
-  let withHead = true;
-  if (run !== undefined && run.status !== 0) {
-    run = ask(false);
-    withHead = false;
+  // An unborn HEAD, or a revision that does not resolve, makes the whole rev-parse fail: ask with less.
+  const attempts: Array<{ head: boolean; revisions: boolean }> = [
+    ...(revisions.length > 0 ? [{ head: true, revisions: true }] : []),
+    { head: true, revisions: false },
+    { head: false, revisions: false },
+  ];
+  for (const attempt of attempts) {
+    const run = ask([...(attempt.head ? ['HEAD'] : []), ...(attempt.revisions ? revisions : [])]);
+    if (run === undefined) return undefined;
+    if (run.status !== 0) continue;
+    const [root, gitDir, commonDir, ...rest] = run.stdout.toString('utf8').split('\n');
+    if (root === undefined || root === '' || gitDir === undefined || gitDir === '' || commonDir === undefined) return undefined;
+    const head = attempt.head ? rest.shift() : undefined;
+    const common = resolve(cwd, commonDir);
+    const ignoreCase = configIgnoreCase(readTextIfExists(join(common, 'config')));
+    const repository = { root, gitDir, commonDir: common, ignoreCase, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
+    return attempt.revisions ? { ...repository, resolved: rest.slice(0, revisions.length) } : repository;
   }
-  if (run === undefined || run.status !== 0) return undefined;
-  const [root, gitDir, commonDir, head] = run.stdout.toString('utf8').split('\n');
-  if (root === undefined || root === '' || gitDir === undefined || gitDir === '' || commonDir === undefined) return undefined;
-  const common = resolve(cwd, commonDir);
-  const ignoreCase = configIgnoreCase(readTextIfExists(join(common, 'config')));
-  return { root, gitDir, commonDir: common, ignoreCase, head: withHead && head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
+  return undefined;
 }
 
 /** How every sync command opens the plan ref of `remote`: with this clone's plan-tree cache and its refs' directory. */

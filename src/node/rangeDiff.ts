@@ -29,15 +29,21 @@ function gitLine(root: string, args: string[], reason: RevisionRangeError['reaso
   return run.stdout.toString('utf8');
 }
 
-/** Resolves `base` and `head` (any revision git accepts, not starting with `-`) and diffs the range. */
-export function diffRange(root: string, base: string, head: string): ResolvedRange {
+/**
+ * Resolves `base` and `head` (any revision git accepts, not starting with `-`; or their commits given as
+ * `resolved`) and diffs the range.
+ */
+export function diffRange(root: string, base: string, head: string, resolved?: readonly string[]): ResolvedRange {
   for (const revision of [base, head]) {
     if (revision.startsWith('-') || revision.trim() === '') throw new RevisionRangeError('bad-revision', `${JSON.stringify(revision)} is not a revision`);
   }
-  const resolved = gitLine(root, ['rev-parse', `${base}^{commit}`, `${head}^{commit}`], 'bad-revision', `cannot resolve ${base} and ${head}`)
-    .split('\n')
-    .filter((line) => line !== '');
-  const [baseOid, headOid] = resolved as [string, string];
+  const commits =
+    resolved?.length === 2
+      ? resolved
+      : gitLine(root, ['rev-parse', `${base}^{commit}`, `${head}^{commit}`], 'bad-revision', `cannot resolve ${base} and ${head}`)
+          .split('\n')
+          .filter((line) => line !== '');
+  const [baseOid, headOid] = commits as [string, string];
   const mergeBaseRun = runGitProcess(root, ['merge-base', baseOid, headOid]);
   if (mergeBaseRun.status !== 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
   const mergeBase = mergeBaseRun.stdout.toString('utf8').trim();

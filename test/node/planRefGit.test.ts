@@ -121,6 +121,18 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.equal(clone.git('status', '--porcelain'), '', 'nothing of it shows in the work tree');
   });
 
+  it('locating the checkout resolves revisions in the same process, and still locates it when one does not resolve', () => {
+    const clone = remote.clone('a');
+    const head = clone.git('rev-parse', 'HEAD').trim();
+    const located = locateSyncRepository(clone.root, { revisions: ['main', 'origin/main'] });
+    assert.deepEqual(located?.resolved, [head, head]);
+    assert.equal(located?.head, head);
+    const partly = locateSyncRepository(clone.root, { revisions: ['main', 'no-such-branch'] });
+    assert.equal(partly?.root, clone.root);
+    assert.equal(partly?.resolved, undefined);
+    assert.equal(partly?.head, head);
+  });
+
   it('two clones, and a linked worktree, are three identities', () => {
     const a = remote.clone('a');
     const b = remote.clone('b');

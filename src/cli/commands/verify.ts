@@ -122,7 +122,8 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     reportBadArguments(io, 'verify', (error as Error).message);
     return 1;
   }
-  const repository = locateSyncRepository(io.cwd);
+  // With one head, the process that finds the checkout also resolves the two revisions.
+  const repository = locateSyncRepository(io.cwd, values.head === undefined ? {} : { revisions: [base, values.head] });
   if (repository === undefined) {
     reportError(io, say.notInGit('verify'));
     return 2;
@@ -178,7 +179,8 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
 
   const ignoreCase = values['ignore-case'] || repository.ignoreCase;
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
-  const results: BranchResult[] = targets.map((target) => verifyTarget(repository.root, base, target, plan, { ignoreCase, planWhere }));
+  const resolved = targets.length === 1 ? repository.resolved : undefined;
+  const results: BranchResult[] = targets.map((target) => verifyTarget(repository.root, base, target, plan, { ignoreCase, planWhere, resolved }));
   if (values.json) {
     const exitCode = overallExit(results);
     printLine(io, JSON.stringify({ ok: exitCode === 0, exitCode, remote, planCommit, branches: results }, null, 2));
@@ -210,7 +212,13 @@ function overallExit(results: readonly BranchResult[]): number {
   return 0;
 }
 
-function verifyTarget(root: string, base: string, target: Target, plan: DecodedPlan, options: { ignoreCase: boolean; planWhere: string }): BranchResult {
+function verifyTarget(
+  root: string,
+  base: string,
+  target: Target,
+  plan: DecodedPlan,
+  options: { ignoreCase: boolean; planWhere: string; resolved?: readonly string[] },
+): BranchResult {
   const result: BranchResult = {
     branch: target.branch,
     status: 'skipped',
@@ -236,7 +244,7 @@ function verifyTarget(root: string, base: string, target: Target, plan: DecodedP
   result.clone = lookup.clone;
   let changes: RangeChange[];
   try {
-    const range = diffRange(root, base, target.revision);
+    const range = diffRange(root, base, target.revision, options.resolved);
     result.base = range.base;
     result.head = range.head;
     result.mergeBase = range.mergeBase;
