@@ -9,6 +9,7 @@ const benchmarks: Array<{ name: string; command: string[] }> = [
   { name: 'scope engine', command: ['--import', 'tsx', join(__dirname, 'scopeEngine.ts')] },
   { name: 'write hook latency', command: ['--import', 'tsx', join(__dirname, 'hookLatency.ts')] },
   { name: 'dispatch hook latency', command: ['--import', 'tsx', join(__dirname, 'dispatchLatency.ts')] },
+  { name: 'sync across clones (publish, sync, verify)', command: ['--import', 'tsx', join(__dirname, 'syncSpeed.ts')] },
   { name: 'planner speed (Playwright, code-server)', command: [join(__dirname, 'plannerSpeed.mjs')] },
 ];
 

@@ -9,7 +9,11 @@ import { runLedger } from './commands/ledger';
 import { runMaterialize } from './commands/materialize';
 import { runPlan } from './commands/plan';
 import { runPreDispatch, runSubagentStart } from './commands/preDispatch';
+import { runPublish } from './commands/publish';
+import { runRelease } from './commands/release';
+import { runSync } from './commands/sync';
 import { runValidate } from './commands/validate';
+import { runVerify } from './commands/verify';
 import { messages } from './messages';
 
 const commands: Record<string, CommandRunner> = {
@@ -21,6 +25,10 @@ const commands: Record<string, CommandRunner> = {
   'install-hooks': runInstallHooks,
   amend: runAmend,
   ledger: runLedger,
+  publish: runPublish,
+  sync: runSync,
+  release: runRelease,
+  verify: runVerify,
 };
 
 // dist/cli.js is one self-contained file: it hands the dispatch hooks it bundles to the hook loader.

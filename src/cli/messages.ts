@@ -38,6 +38,10 @@ Commands:
   install-hooks  install or remove Wave Scope's hooks for Claude Code, Codex, Cursor and git
   amend          give an agent of the active wave more entries, proven disjoint first
   ledger         show or reset this session's dispatch ledger (the dispatch guard's state)
+  publish        publish this checkout's active wave on the remote's plan ref and claim it for this clone
+  sync           bring a wave published by another clone into this checkout, so its hooks enforce it
+  release        end this clone's claim on a wave
+  verify         check that every path a branch changes lies in its agent's published scope
 
 Run "wave-scope <command> --help" for a command's options. Exit codes: docs/cli.md.`,
   unknownCommand: (name: string) => `unknown command "${name}". Run "wave-scope --help" for the list.`,
@@ -391,4 +395,172 @@ export const dispatchMessages = {
   verifyNoDeclaration: (wave: number, detail: string) => `wave ${wave} has no readable aggregate: ${detail}`,
   verifyTakesWholeWave: '--verify takes the whole wave: drop --agent and --instruction',
   verifyOnlyOptions: '--echo, --session and --json go with --verify',
+} satisfies Catalogue;
+
+// --- publish, sync, release, verify (engineer "sync"; docs/sync.md) -----------------------------
+
+/** A clone as people read it: its name and its id. */
+const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${id}` : `clone ${name} (${id})`);
+
+export const syncMessages = {
+  publishUsage: `Usage: wave-scope publish [--remote origin] [--state-dir DIR] [--ttl 4h] [--json]
+
+  Publishes this checkout's active plan (the manifest, the aggregate and the per-agent files of the wave
+  the manifest names) on the remote's refs/wave-scope/plan, and claims the wave for this clone. It
+  fetches the ref first and proves the wave disjoint from every wave another clone still claims; the
+  push is a compare-and-swap, and on a lost race the new plan is fetched and the proof made again.
+  A collision is refused with both agents, both entries and a witness path; nothing is pushed.
+
+  --remote NAME   the configured remote to publish to (default origin); git's own credentials are used
+  --state-dir DIR the state directory holding the plan (default: the one this session resolves to)
+  --ttl DURATION  how long the claim stands unless renewed by publishing again: 90m, 4h, 2d (default 4h)
+  --json          print the result as JSON on stdout
+
+  Exit codes: 0 published; 1 refused (a collision with another clone's claim, an unreadable claim or
+  plan ref, no publishable plan here) or bad arguments; 2 git failed (fetch, push, a remote that keeps
+  refusing or keeps moving).`,
+  syncUsage: `Usage: wave-scope sync [--remote origin] [--wave N] [--clone ID] [--state-dir DIR] [--json]
+
+  Fetches the remote's refs/wave-scope/plan and writes one published wave into this checkout's state
+  directory through the one safe chain (as "plan write" does), unbound, so this clone's hooks enforce a
+  plan made elsewhere. Without --wave and --clone: the one wave another clone claims now. Refuses, and
+  writes nothing, when the state directory holds a plan that is not on the plan ref and would be lost.
+
+  Exit codes: 0 synced; 1 refused (nothing or several waves to sync, an unpublished local plan, a
+  published wave that cannot be used) or bad arguments; 2 git or file-system failure.`,
+  releaseUsage: `Usage: wave-scope release --wave N [--remote origin] [--json]
+
+  Ends this clone's claim on wave N on the remote's refs/wave-scope/plan (the wave's plan stays published,
+  so its branches can still be verified). Claims also lapse by themselves when their TTL runs out.
+
+  Exit codes: 0 released, or no such claim to release; 1 bad arguments or an unusable plan ref; 2 git failed.`,
+  verifyUsage: `Usage: wave-scope verify --base REV --head REV --wave N --agent ID [--clone ID] [options]
+       wave-scope verify --base REV --map FILE [--head REV --branch NAME | --branch NAME...] [options]
+
+  Every path changed from the merge base of REV and the head to the head (added, modified, deleted,
+  both sides of a rename, a copy's destination, a type change, a submodule added, removed or bumped)
+  must lie in the agent's scope as published on refs/wave-scope/plan (its entries plus the test siblings
+  its wave's role grants). Each path outside it is reported with its kind of change.
+
+  --map FILE       branch names to agents: {"version": 1, "branches": [{"branch": "wave-{wave}/{agent}"}]}
+  --branch NAME    a branch to verify (its agent from --map); with --head, the name of the head's branch.
+                   Without --branch, every local and remote-tracking branch some rule of --map matches.
+  --remote NAME    where the plan ref is fetched from, and whose remote-tracking branches are listed (origin)
+  --no-fetch       use this clone's copy of the plan ref as it is
+  --ignore-case    fold case when matching (default: core.ignorecase)
+  --json           print the results as JSON on stdout
+
+  Exit codes: 0 every change in scope (or no branch to verify); 1 bad arguments, a bad map, no published
+  scope for the agent; 2 git failed (a revision, the fetch); 3 a change outside the agent's scope.`,
+
+  notInGit: (command: string) => `${command} needs a git checkout (with a remote for the plan ref); this directory is not in one`,
+  badRemote: (value: string) => `--remote must be the name of a configured remote (letters, digits, ".", "_", "-"), got "${value}"`,
+  badTtl: (value: string) => `--ttl must be a duration between 1s and 30d such as 90m, 4h or 2d, got "${value}"`,
+  badCloneId: (value: string) => `--clone must be a clone id (as "plan show" prints it), got "${value}"`,
+  badAgentId: (value: string) => `--agent must be an agent id, got "${value}"`,
+  badRevision: (option: string, value: string) => `${option} must be a revision, got "${value}"`,
+  gitFailed: (detail: string) => `git failed: ${detail}`,
+  fileSystemFailed: (detail: string) => `file-system error: ${detail}`,
+
+  // publish
+  noPlanToPublish: (manifest: string) => `no plan to publish: ${manifest} does not exist (write one with "wave-scope plan write")`,
+  unusablePlan: (detail: string) => `the local plan cannot be published: ${detail}`,
+  foreignPlan: (manifest: string) => `${manifest} belongs to another session: only the session that wrote a plan publishes it`,
+  incompleteDeclaration: (wave: number, problems: string) => `wave ${wave}'s declaration is not complete (${problems}): re-run "wave-scope plan write"`,
+  handEditedManifest: (manifest: string) =>
+    `${manifest} grants other paths than its declaration computes to (was it edited by hand?): re-run "wave-scope plan write" before publishing`,
+  syncedPlan: (wave: number, clone: string) => `the plan in this state directory is wave ${wave} of ${clone}, synced here: only its own clone publishes it`,
+  publishConflictHeader: (wave: number, count: number) =>
+    `wave ${wave} overlaps a wave another clone claims (${count} colliding pair${count === 1 ? '' : 's'} of agents); nothing was published`,
+  publishConflict: (c: { agent: string; entry: string; testSibling: boolean; otherAgent: string; otherEntry: string; otherTestSibling: boolean; witness: string; claimedBy: string; more: number }) =>
+    `  agent "${c.agent}" (${c.entry}${c.testSibling ? ', a test sibling' : ''}) and agent "${c.otherAgent}" (${c.otherEntry}${c.otherTestSibling ? ', a test sibling' : ''}) of ${c.claimedBy} both claim ${c.witness}` +
+    (c.more > 0 ? ` (and ${c.more} more colliding entr${c.more === 1 ? 'y' : 'ies'} between them)` : ''),
+  claimedBy: (wave: number, cloneName: string, cloneId: string, since: string) => `wave ${wave} claimed by ${cloneLabel(cloneName, cloneId)} since ${since}`,
+  afterLostRace: (attempts: number) => `(proven again after losing ${attempts - 1} race${attempts === 2 ? '' : 's'} to another clone's push)`,
+  unreadableClaim: (claimedBy: string, problems: string) => `${claimedBy} cannot be read from the plan ref (${problems}): nothing can be proven disjoint from it, so nothing was published`,
+  corruptPlanRef: (remote: string, problems: string) => `the plan ref on ${remote} cannot be used (${problems}); nothing was changed`,
+  pushRefused: (remote: string, reason: string) => `${remote} refused the push of refs/wave-scope/plan: ${reason}`,
+  contention: (remote: string, attempts: number) => `the plan ref on ${remote} kept changing under this push (${attempts} attempts); run the command again`,
+  published: (wave: number, agents: number, remote: string, commit: string, until: string) =>
+    `published wave ${wave} (${agents} agent${agents === 1 ? '' : 's'}) to ${remote} refs/wave-scope/plan as ${commit.slice(0, 12)}; this clone's claim stands until ${until} (publish again to renew it)`,
+  lostRaces: (attempts: number) => `lost ${attempts - 1} race${attempts === 2 ? '' : 's'} to another clone's push: fetched the new plan and proved the wave again`,
+  provenAgainst: (claimedBy: string) => `disjoint from ${claimedBy}`,
+  droppedExpired: (wave: number, cloneName: string, cloneId: string, at: string) => `dropped the expired claim of ${cloneLabel(cloneName, cloneId)} on wave ${wave} (expired ${at})`,
+
+  // sync
+  nothingToSync: (remote: string) => `no other clone claims a wave on ${remote}'s plan ref now; name one with --wave and --clone`,
+  nothingMatches: (remote: string) => `no published wave on ${remote}'s plan ref matches --wave/--clone`,
+  onlyOwnClaims: (waves: string) => `only this clone's own claim stands (${waves}): its plan is already here`,
+  ambiguousSync: (count: number) => `${count} published waves match; name one with --wave and --clone:`,
+  syncCandidate: (wave: number, cloneName: string, cloneId: string, claim: string) => `  --wave ${wave} --clone ${cloneId}   (${cloneName}${claim})`,
+  ownCloneSync: 'that is this clone: its own published plan is never synced into itself',
+  unusablePublishedWave: (wave: number, clone: string, problems: string) => `published wave ${wave} of clone ${clone} cannot be used: ${problems}`,
+  unpublishedPlan: (stateDir: string, wave: number, foreign: boolean) =>
+    `${stateDir} holds wave ${wave}${foreign ? ", another session's plan," : ','} which is not on the plan ref (never published from here, or changed since): syncing would replace it. ` +
+    'Publish it ("wave-scope publish"), or move it out of the way, then sync again. Nothing was written.',
+  unusableLocalManifest: (detail: string) => `${detail}; nobody can tell which plan it held, so sync will not replace it. Repair or remove it, then sync again. Nothing was written.`,
+  unpublishedDeclaration: (stateDir: string, wave: number) =>
+    `${stateDir} holds a declaration of wave ${wave} that is not on the plan ref: syncing would replace it. Publish it, or move it out of the way, then sync again. Nothing was written.`,
+  damagedDeclaration: (stateDir: string, wave: number, problems: string) =>
+    `${stateDir} holds a damaged declaration of wave ${wave} (${problems}): repair or remove it, then sync again. Nothing was written.`,
+  syncStopped: (step: string, message: string) => `sync stopped at step "${step}": ${message}`,
+  syncDetail: (text: string) => `  ${text}`,
+  synced: (wave: number, cloneName: string, cloneId: string, stateDir: string, agents: number, allowed: number, claim: string) =>
+    `synced wave ${wave} of ${cloneLabel(cloneName, cloneId)}${claim} into ${stateDir}: ${agents} agent${agents === 1 ? '' : 's'}, ${allowed} allowed entr${allowed === 1 ? 'y' : 'ies'}, unbound (every session of this clone is held to it)`,
+  alreadySynced: (wave: number, cloneName: string, cloneId: string, stateDir: string) =>
+    `${stateDir} already enforces wave ${wave} of ${cloneLabel(cloneName, cloneId)} as published; nothing was written`,
+  syncedClaim: (until: string) => `, claimed until ${until}`,
+  syncedUnclaimed: ', no longer claimed',
+  allowedPathsDiffer: 'the allowed paths computed here differ from the published manifest\'s (another Wave Scope version?); this clone enforces its own computation',
+
+  // release
+  released: (wave: number, remote: string) => `released wave ${wave} on ${remote}: this clone's claim ended (the wave's plan stays published for verify)`,
+  nothingToRelease: (wave: number, expired: boolean) =>
+    expired ? `this clone's claim on wave ${wave} had already expired; nothing to release` : `this clone holds no claim on wave ${wave}; nothing to release`,
+
+  // verify
+  missingBase: '--base is required (the revision the branch is merged into, e.g. origin/main)',
+  verifyNeedsTarget: 'give --head with --wave and --agent, or --map (with --branch, or alone for every matching branch)',
+  verifyWaveAgentTogether: '--wave and --agent go together (and not with --map)',
+  verifyHeadOneBranch: 'with --head, give at most one --branch (the name of the head\'s branch)',
+  badMap: (path: string, detail: string) => `branch map ${path}: ${detail}`,
+  unreadableMap: (path: string, detail: string) => `cannot read the branch map ${path}: ${detail}`,
+  noPublishedScope: (wave: number, agent: string, where: string) => `no published scope for agent "${agent}" in wave ${wave} on ${where}: no scope, no write`,
+  ambiguousScope: (wave: number, agent: string, clones: string) => `several clones published a wave ${wave} with agent "${agent}" (${clones}): name one with --clone`,
+  unusableScope: (wave: number, clone: string, problems: string) => `wave ${wave} of clone ${clone} on the plan ref cannot be read (${problems}): nothing can be verified against it`,
+  verifyPassed: (branch: string, wave: number, agent: string, changes: number, range: string) =>
+    `ok ${branch}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
+  verifyFailedHeader: (branch: string, wave: number, agent: string, count: number, range: string) =>
+    `${branch}: agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope in ${range}:`,
+  verifyOutsideLine: (kind: string, path: string, counterpart: string | undefined, counterpartWord: string) =>
+    `  ${kind}: ${path}${counterpart === undefined ? '' : ` (${counterpartWord} ${counterpart})`}`,
+  verifySkipped: (branch: string) => `skipped ${branch}: no rule of the branch map names its agent`,
+  verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
+  verifyBranchError: (branch: string, detail: string) => `${branch}: ${detail}`,
+} satisfies Catalogue;
+
+/** How each kind of change reads in a report, and the word for its counterpart path. */
+export const changeKindWords: Record<string, { kind: string; counterpart: string }> = {
+  added: { kind: 'added', counterpart: '' },
+  modified: { kind: 'modified', counterpart: '' },
+  deleted: { kind: 'deleted', counterpart: '' },
+  'renamed-from': { kind: 'renamed from', counterpart: 'to' },
+  'renamed-to': { kind: 'renamed to', counterpart: 'from' },
+  'copied-to': { kind: 'copied to', counterpart: 'from' },
+  'type-changed': { kind: 'type changed', counterpart: '' },
+  'submodule-added': { kind: 'submodule added', counterpart: '' },
+  'submodule-removed': { kind: 'submodule removed', counterpart: '' },
+  'submodule-bumped': { kind: 'submodule bumped', counterpart: '' },
+};
+
+/** The claims lines `plan show` prints under the plan (docs/sync.md). */
+export const claimsMessages = {
+  header: (remote: string, fetched: string) => `Claims on ${remote}'s plan ref (as of ${fetched}):`,
+  problem: (detail: string) => `  the plan ref cannot be read: ${detail}`,
+  none: '  no other clone claims a wave',
+  claim: (claimedBy: string, until: string, agents: number) => `  ${claimedBy}, until ${until}: ${agents} agent${agents === 1 ? '' : 's'}`,
+  ownClaim: (wave: number, since: string, until: string) => `  this clone claims wave ${wave} since ${since}, until ${until}`,
+  unreadable: (claimedBy: string, problems: string) => `  ${claimedBy}: its plan cannot be read (${problems})`,
+  conflict: (localWave: number, agent: string, entry: string, claimedBy: string, otherAgent: string, otherEntry: string, witness: string, more: number) =>
+    `  CLAIMED wave ${localWave} agent "${agent}" ${entry}: ${witness} is ${claimedBy} (agent "${otherAgent}", ${otherEntry})${more > 0 ? `, and ${more} more colliding entr${more === 1 ? 'y' : 'ies'}` : ''}`,
 } satisfies Catalogue;

@@ -14,6 +14,7 @@ import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArguments, UsageProblem } from '../commandLine';
 import { declarationMessages as say, planShowMessages as show } from '../messages';
 import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
+import { claimsForPlanShow, formatClaimsView } from './syncShared';
 
 // Steps whose failure is the input's fault (exit 1); the rest are the file system's (exit 2).
 const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
@@ -172,7 +173,10 @@ async function runPlanShow(args: string[], io: CliIo): Promise<number> {
     reportError(io, say.cannotReadPlan(error instanceof Error ? error.message : String(error)));
     return 2;
   }
-  if (values.json) printLine(io, JSON.stringify(view, null, 2));
-  else for (const line of formatPlanView(view)) printLine(io, line);
+  // Other clones' claims (docs/sync.md), from this clone's copy of the plan ref.
+  const now = Date.now();
+  const claims = claimsForPlanShow(io.cwd, view, { ignoreCase: repository.ignoreCase, files: repository.files, now });
+  if (values.json) printLine(io, JSON.stringify({ ...view, claims }, null, 2));
+  else for (const line of [...formatPlanView(view), ...formatClaimsView(claims, now)]) printLine(io, line);
   return 0;
 }

@@ -1,0 +1,240 @@
+// Benchmark of sync across clones (issue 13, "Speed"): publish and sync of a 64-agent wave against a
+// local bare remote, and verify of a range of 100 commits touching 5,000 paths, each beside the git
+// operation it wraps, measured in the same run and interleaved (so machine load falls on all alike):
+//
+//   publish  vs  git fetch + git push of the plan ref (the two network operations it cannot avoid)
+//   sync     vs  git fetch of the plan ref
+//   verify   vs  git merge-base + git diff --raw -z -M of the range
+//
+// Each Wave Scope figure is given twice: in process (runCli called from this process: the command's own
+// work, its git processes included) and as a whole process (`node dist/cli.js ...`, which adds Node's
+// start, shown as `node -e 0`).
+//
+//   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { runCli } from '../src/cli/main';
+import type { CliIo } from '../src/cli/cliIo';
+
+const cli = join(__dirname, '..', 'dist', 'cli.js');
+const flag = (name: string, fallback: number) => {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+};
+const runs = flag('--runs', 15);
+const AGENTS = 64;
+const COMMITS = 100;
+const PATHS = 5000;
+
+const identity = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.invalid' };
+const env: NodeJS.ProcessEnv = { ...process.env, ...identity };
+for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+}
+
+function write(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function processRun(cwd: string, command: string, args: string[], input = '', sessionId?: string): void {
+  const result = spawnSync(command, args, { cwd, input, env: { ...env, ...(sessionId ? { CLAUDE_CODE_SESSION_ID: sessionId } : {}) }, encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+}
+
+async function inProcess(cwd: string, args: string[], sessionId?: string): Promise<void> {
+  let stderr = '';
+  const io: CliIo = {
+    readStdin: async () => '',
+    writeStdout: () => undefined,
+    writeStderr: (text) => void (stderr += text),
+    cwd,
+    env: { ...env, ...(sessionId ? { CLAUDE_CODE_SESSION_ID: sessionId } : {}) },
+  };
+  const code = await runCli(args, io);
+  if (code !== 0) throw new Error(`wave-scope ${args.join(' ')} exited ${code}: ${stderr}`);
+}
+
+async function inProcessWithInput(cwd: string, args: string[], input: string): Promise<void> {
+  let stderr = '';
+  const io: CliIo = { readStdin: async () => input, writeStdout: () => undefined, writeStderr: (text) => void (stderr += text), cwd, env };
+  const code = await runCli(args, io);
+  if (code !== 0) throw new Error(`wave-scope ${args.join(' ')} exited ${code}: ${stderr}`);
+}
+
+/** A wave of 64 agents: each owns its package directory and four plain files elsewhere. */
+function waveRecords(prefix: string): Array<{ id: string; files: string[] }> {
+  return Array.from({ length: AGENTS }, (_, i) => ({
+    id: `${prefix}${i}`,
+    files: [`${prefix}/pkg${i}/`, ...[0, 1, 2, 3].map((j) => `shared/${prefix}${i}/file${j}.ts`)],
+  }));
+}
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-sync-bench-')));
+async function main(): Promise<void> {
+  const bare = join(dir, 'remote.git');
+  git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
+  const seed = join(dir, 'seed');
+  git(dir, 'init', '--quiet', '--initial-branch=main', seed);
+  const files: Record<string, string> = { '.gitignore': '.claude/\n' };
+  for (const prefix of ['a', 'b']) {
+    for (let i = 0; i < AGENTS; i += 1) {
+      files[`${prefix}/pkg${i}/index.ts`] = 'x\n';
+      for (let j = 0; j < 4; j += 1) files[`shared/${prefix}${i}/file${j}.ts`] = 'y\n';
+    }
+  }
+  write(seed, files);
+  git(seed, 'add', '--all');
+  git(seed, 'commit', '--quiet', '-m', 'seed');
+  git(seed, 'push', '--quiet', bare, 'main');
+  const clone = (name: string) => {
+    const root = join(dir, name);
+    git(dir, 'clone', '--quiet', bare, root);
+    return root;
+  };
+  const coordinator = clone('coordinator');
+  const rival = clone('rival');
+  const follower = clone('follower');
+  // A clone where the same wave is written with `plan write`: the safe chain on its own, for reference.
+  const writer = clone('writer');
+
+  // The rival clone claims a disjoint 64-agent wave first, so every publish proves 64 agents against 64.
+  processRun(rival, process.execPath, [cli, 'plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(waveRecords('b')), 'rival');
+  processRun(rival, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'rival');
+  const aWave = waveRecords('a');
+  // Agent a0 also owns bulk/, where the verified range writes.
+  aWave[0]?.files.push('bulk/');
+  processRun(coordinator, process.execPath, [cli, 'plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave), 'coord');
+  processRun(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'coord');
+  processRun(follower, process.execPath, [cli, 'sync', '--clone', cloneId(coordinator), '--wave', '1']);
+
+  // The verified range: 100 commits, 50 new or changed paths each, 5,000 distinct paths in all.
+  git(follower, 'checkout', '--quiet', '-b', 'wave-1/a0');
+  let written = 0;
+  for (let c = 0; c < COMMITS; c += 1) {
+    const batch: Record<string, string> = {};
+    for (let k = 0; k < PATHS / COMMITS; k += 1, written += 1) batch[`bulk/d${written % 50}/f${written}.ts`] = `${written}\n`;
+    write(follower, batch);
+    git(follower, 'add', '--all');
+    git(follower, 'commit', '--quiet', '-m', `bulk ${c}`);
+  }
+  const changed = git(follower, 'diff', '--name-only', 'origin/main', 'wave-1/a0').split('\n').filter((line) => line !== '').length;
+  if (changed !== PATHS) throw new Error(`the range touches ${changed} paths, not ${PATHS}`);
+  const mergeBase = git(follower, 'merge-base', 'origin/main', 'wave-1/a0').trim();
+  console.log(`setup: two clones with ${AGENTS}-agent waves published, one follower synced; range of ${COMMITS} commits touching ${changed} paths`);
+
+  // Wall time of one process, waited for.
+  const measure = (cwd: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): number => {
+    const t0 = performance.now();
+    const result = spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+    const elapsed = performance.now() - t0;
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return elapsed;
+  };
+  const tracking = 'refs/wave-scope/remotes/origin/plan';
+  // A push the way publish pushes it: a new plan commit on top of the tip, compare-and-swap on the tip.
+  const pushOnce = () => {
+    const tip = git(coordinator, 'rev-parse', tracking).trim();
+    const tree = git(coordinator, 'rev-parse', `${tip}^{tree}`).trim();
+    const commit = git(coordinator, 'commit-tree', tree, '-p', tip, '-m', 'bench push').trim();
+    const result = measure(coordinator, 'git', [
+      '-c', `remote.origin.fetch=+refs/wave-scope/plan:${tracking}`, 'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', 'origin',
+      `--force-with-lease=refs/wave-scope/plan:${tip}`, `${commit}:refs/wave-scope/plan`,
+    ]);
+    return result;
+  };
+  const timedAsync = async (fn: () => Promise<void>) => {
+    const t0 = performance.now();
+    await fn();
+    return performance.now() - t0;
+  };
+  const fetchArgs = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', 'origin', `+refs/wave-scope/plan:${tracking}`];
+  const verifyArgs = ['verify', '--base', 'origin/main', '--head', 'wave-1/a0', '--wave', '1', '--agent', 'a0', '--no-fetch'];
+  const syncArgs = ['sync', '--clone', cloneId(coordinator), '--wave', '1'];
+  const diffArgs = ['-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0'];
+
+  const samples = new Map<string, number[]>();
+  for (let run = 0; run < runs + 2; run += 1) {
+    // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
+    const record = (name: string, value: number) => {
+      if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
+    };
+    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce());
+    record('publish, in process', await timedAsync(() => inProcess(coordinator, ['publish', '--ttl', '1d'], 'coord')));
+    record('publish, whole process', measure(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], { CLAUDE_CODE_SESSION_ID: 'coord' }));
+    record('git fetch', measure(follower, 'git', fetchArgs));
+    // A sync that finds the plan already there writes nothing; one into an empty state directory writes
+    // the whole wave (66 files, each fsynced) through the safe chain. Both are measured.
+    record('sync unchanged, in process', await timedAsync(() => inProcess(follower, syncArgs)));
+    record('sync unchanged, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
+    rmSync(join(follower, '.claude'), { recursive: true, force: true });
+    record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
+    rmSync(join(follower, '.claude'), { recursive: true, force: true });
+    record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
+    record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
+    record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
+    record('git diff alone', measure(follower, 'git', diffArgs));
+    record('verify, in process', await timedAsync(() => inProcess(follower, verifyArgs)));
+    record('verify, whole process', measure(follower, process.execPath, [cli, ...verifyArgs]));
+    record('node -e 0', measure(follower, process.execPath, ['-e', '0']));
+  }
+  const m = (name: string) => median(samples.get(name) ?? []);
+  const node = m('node -e 0');
+  const rows: Array<[string, string | undefined, string]> = [
+    ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref, push with --force-with-lease)'],
+    ['publish, in process', 'git fetch + git push', ''],
+    ['publish, whole process', 'git fetch + git push', ''],
+    ['git fetch', undefined, 'sync wraps this'],
+    ['sync unchanged, in process', 'git fetch', 'the plan is already there: nothing written'],
+    ['sync unchanged, whole process', 'git fetch', ''],
+    ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
+    ['sync writing, whole process', 'git fetch', ''],
+    ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
+    ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
+    ['verify, in process', 'git merge-base + git diff', ''],
+    ['verify, whole process', 'git merge-base + git diff', ''],
+    ['node -e 0', undefined, "Node's own start, part of every whole-process figure"],
+  ];
+  console.log(`\n${runs} runs each, interleaved, wall-clock medians; load average ${readLoad()}`);
+  for (const [name, against, note] of rows) {
+    const value = m(name);
+    let ratio = '';
+    if (against !== undefined) {
+      ratio = `${(value / m(against)).toFixed(2)}× the git operations`;
+      if (name.endsWith('whole process')) ratio += `; beyond Node's start ${(value - node).toFixed(1)} ms, ${((value - node) / m(against)).toFixed(2)}×`;
+    }
+    console.log(`  ${name.padEnd(42)} ${value.toFixed(1).padStart(7)} ms   ${[ratio, note].filter((part) => part !== '').join('; ')}`);
+  }
+}
+
+function cloneId(root: string): string {
+  return JSON.parse(readFileSync(join(root, '.git', 'wave-scope', 'clone.json'), 'utf8')).id;
+}
+
+function readLoad(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'unknown';
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(dir, { recursive: true, force: true }));

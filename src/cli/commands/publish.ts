@@ -1,0 +1,191 @@
+// `wave-scope publish`: this checkout's active plan onto the remote's refs/wave-scope/plan, with a claim.
+// Contract (flags, output, exit codes): docs/cli.md § publish; the model: docs/sync.md.
+import { resolve } from 'node:path';
+import { planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { locateSyncRepository } from '../../node/cloneState';
+import { nodeDeclarationFs } from '../../node/declarationFs';
+import { listRepositoryFiles } from '../../node/git';
+import { readWaveDeclaration } from '../../planner/plan/declarationStore';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
+import { union } from '../../planner/scope/scopeUnion';
+import { expandTestSiblings } from '../../planner/scope/testSiblings';
+import { DEFAULT_CLAIM_TTL_MS, parseClaimTtl } from '../../planner/sync/claims';
+import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
+import { PlanRefError, publishWave } from '../../planner/sync/publish';
+import type { PublishResult } from '../../planner/sync/publish';
+import { stateDirKey } from '../../planner/sync/syncPlan';
+import { printLine, reportError, reportNote } from '../cliIo';
+import type { CliIo } from '../cliIo';
+import { parseCommandLine, reportBadArguments } from '../commandLine';
+import { shownPath, writeConfinement } from '../commandRepository';
+import { syncMessages as say } from '../messages';
+import { claimedByOf, clockTime, groupConflicts, remoteOf } from './syncShared';
+
+export async function runPublish(args: string[], io: CliIo): Promise<number> {
+  const commandLine = parseCommandLine(
+    'publish',
+    args,
+    { remote: { type: 'string' }, 'state-dir': { type: 'string' }, ttl: { type: 'string' }, json: { type: 'boolean', default: false } },
+    { io, usage: say.publishUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
+  let remote: string;
+  let ttlMs = DEFAULT_CLAIM_TTL_MS;
+  try {
+    remote = remoteOf(values.remote);
+    if (values.ttl !== undefined) {
+      const parsed = parseClaimTtl(values.ttl);
+      if (parsed === undefined) throw new Error(say.badTtl(values.ttl));
+      ttlMs = parsed;
+    }
+  } catch (error) {
+    reportBadArguments(io, 'publish', (error as Error).message);
+    return 1;
+  }
+  const repository = locateSyncRepository(io.cwd);
+  if (repository === undefined) {
+    reportError(io, say.notInGit('publish'));
+    return 2;
+  }
+  const ownIds = processLocalSessionIds({ env: io.env });
+  const explicit = values['state-dir'] === undefined || values['state-dir'] === '' ? undefined : resolve(io.cwd, values['state-dir']);
+  const fs = nodeDeclarationFs(writeConfinement(repository.root, explicit ?? repository.root));
+  const local = explicit === undefined ? resolveStateDir(repository.root, ownIds, fs) : inspectStateDir(explicit, ownIds, fs);
+  const manifestShown = shownPath(io.cwd, local.manifestPath);
+  if (!local.found) {
+    reportError(io, say.noPlanToPublish(manifestShown));
+    return 1;
+  }
+  if (local.manifest === undefined) {
+    reportError(io, say.unusablePlan(local.problem?.message ?? manifestShown));
+    return 1;
+  }
+  if (local.session === 'foreign') {
+    reportError(io, say.foreignPlan(manifestShown));
+    return 1;
+  }
+  const manifest = local.manifest;
+  const declaration = readWaveDeclaration(local.stateDir, manifest.wave, fs, { ignoreCase: repository.ignoreCase });
+  if (declaration.status !== 'complete' || declaration.records === undefined) {
+    reportError(io, say.unusablePlan(say.incompleteDeclaration(manifest.wave, declaration.problems.join('; '))));
+    return 1;
+  }
+  const records = declaration.records;
+  // The published manifest must be the one the chain computes from this declaration: another clone
+  // will enforce exactly what is proven here, nothing a hand edit added.
+  let computed: string[] | undefined;
+  try {
+    computed = expandTestSiblings(union(records), { role: manifest.role });
+  } catch {
+    computed = undefined;
+  }
+  if (computed === undefined || JSON.stringify(computed) !== JSON.stringify(manifest.allowedPaths)) {
+    reportError(io, say.unusablePlan(say.handEditedManifest(manifestShown)));
+    return 1;
+  }
+  const key = stateDirKey(repository.root, local.stateDir);
+  const digest = planDigest(manifest, records);
+  const synced = readLocalSyncState(repository.gitDir).known.find((plan) => plan.source === 'synced' && plan.stateDir === key && plan.planDigest === digest);
+  if (synced !== undefined) {
+    reportError(io, say.unusablePlan(say.syncedPlan(synced.wave, synced.clone)));
+    return 1;
+  }
+
+  let result: PublishResult;
+  let clone;
+  try {
+    clone = readOrCreateCloneIdentity(repository);
+    result = publishWave(
+      {
+        clone,
+        manifest,
+        records,
+        session: manifest.session_id ?? [...ownIds][0] ?? null,
+        ignoreCase: repository.ignoreCase,
+        head: repository.head,
+        now: () => Date.now(),
+        ttlMs,
+        knownFiles: () => listRepositoryFiles(repository.root, { includeUntracked: true }),
+      },
+      planStoreOf(repository, remote),
+    );
+  } catch (error) {
+    if (!(error instanceof PlanRefError)) throw error;
+    reportError(io, say.gitFailed(error.message));
+    return 2;
+  }
+  const now = Date.now();
+  if (values.json) printLine(io, JSON.stringify({ remote, ...result }, null, 2));
+  if (!result.ok) {
+    // What the refused publish fetched is what `plan show` then lists.
+    if ('planCommit' in result) {
+      const fetched = { at: new Date(now).toISOString(), commit: result.planCommit };
+      updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: fetched } }));
+    }
+    return reportRefusal(io, result, manifest.wave, remote, now);
+  }
+
+  updateLocalSyncState(repository.gitDir, (state) => ({
+    ...rememberPlan(state, {
+      source: 'published',
+      stateDir: key,
+      wave: manifest.wave,
+      clone: clone.id,
+      planDigest: digest,
+      declarationDigest: declarationDigest(manifest.wave, records),
+      commit: result.commit,
+      at: new Date(now).toISOString(),
+    }),
+    fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: result.commit } },
+  }));
+  if (result.attempts > 1) reportNote(io, say.lostRaces(result.attempts));
+  for (const claim of result.expired) reportNote(io, say.droppedExpired(claim.wave, claim.cloneName, claim.clone, clockTime(claim.expiresAt, now)));
+  for (const claim of result.provenAgainst) {
+    reportNote(io, say.provenAgainst(say.claimedBy(claim.wave, claim.cloneName, claim.clone, clockTime(claim.claimedAt, now))));
+  }
+  if (!values.json) printLine(io, say.published(manifest.wave, records.length, remote, result.commit, clockTime(result.claim.expiresAt, now)));
+  return 0;
+}
+
+function reportRefusal(io: CliIo, result: Extract<PublishResult, { ok: false }>, wave: number, remote: string, now: number): number {
+  switch (result.reason) {
+    case 'conflict': {
+      const groups = groupConflicts(result.conflicts);
+      reportError(io, say.publishConflictHeader(wave, groups.length));
+      for (const { conflict, more } of groups) {
+        reportNote(
+          io,
+          say.publishConflict({
+            agent: conflict.agent,
+            entry: conflict.entry,
+            testSibling: conflict.testSibling,
+            otherAgent: conflict.other.agent,
+            otherEntry: conflict.other.entry,
+            otherTestSibling: conflict.other.testSibling,
+            witness: conflict.witness,
+            claimedBy: claimedByOf(conflict.other, now),
+            more,
+          }),
+        );
+      }
+      if (result.attempts > 1) reportNote(io, say.afterLostRace(result.attempts));
+      return 1;
+    }
+    case 'unreadable-claim':
+      for (const { claim, problems } of result.unreadable) {
+        reportError(io, say.unreadableClaim(say.claimedBy(claim.wave, claim.cloneName, claim.clone, clockTime(claim.claimedAt, now)), problems.join('; ')));
+      }
+      return 1;
+    case 'corrupt-plan':
+      reportError(io, say.corruptPlanRef(remote, result.problems.join('; ')));
+      return 1;
+    case 'push-refused':
+      reportError(io, say.pushRefused(remote, result.message));
+      return 2;
+    case 'contention':
+      reportError(io, say.contention(remote, result.attempts));
+      return 2;
+  }
+}

@@ -1,0 +1,178 @@
+// `wave-scope sync`: one published wave into this checkout's state directory, through the one safe chain.
+// Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
+import { resolve } from 'node:path';
+import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { resolveWriteStateDir } from '../../planner/plan/planWriter';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { isCloneId } from '../../planner/sync/claims';
+import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
+import { decodePlan } from '../../planner/sync/planRef';
+import { PlanRefError } from '../../planner/sync/publish';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
+import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
+import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
+import type { CliIo } from '../cliIo';
+import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
+import { shownPath, writeConfinement } from '../commandRepository';
+import { syncMessages as say } from '../messages';
+import { clockTime, remoteOf } from './syncShared';
+
+// Steps of the chain whose failure is the published plan's fault (exit 1); the rest are the file system's (exit 2).
+const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
+
+function describeRisk(risk: LocalPlanRisk, stateDir: string): string {
+  switch (risk.reason) {
+    case 'unusable-manifest':
+      return say.unusableLocalManifest(risk.message);
+    case 'unpublished-plan':
+      return say.unpublishedPlan(stateDir, risk.wave, risk.session === 'foreign');
+    case 'unpublished-declaration':
+      return say.unpublishedDeclaration(stateDir, risk.wave);
+    case 'damaged-declaration':
+      return say.damagedDeclaration(stateDir, risk.wave, risk.problems.join('; '));
+  }
+}
+
+export async function runSync(args: string[], io: CliIo): Promise<number> {
+  const commandLine = parseCommandLine(
+    'sync',
+    args,
+    { remote: { type: 'string' }, wave: { type: 'string' }, clone: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean', default: false } },
+    { io, usage: say.syncUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
+  let remote: string;
+  let wave: number | undefined;
+  try {
+    remote = remoteOf(values.remote);
+    if (values.wave !== undefined) wave = parseWave(values.wave);
+    if (values.clone !== undefined && !isCloneId(values.clone)) throw new UsageProblem(say.badCloneId(values.clone));
+  } catch (error) {
+    reportBadArguments(io, 'sync', (error as Error).message);
+    return 1;
+  }
+  const repository = locateSyncRepository(io.cwd);
+  if (repository === undefined) {
+    reportError(io, say.notInGit('sync'));
+    return 2;
+  }
+  const ownIds = processLocalSessionIds({ env: io.env });
+  let tip: string | null;
+  let plan;
+  let clone;
+  try {
+    clone = readOrCreateCloneIdentity(repository);
+    const store = planStoreOf(repository, remote);
+    tip = store.fetch();
+    plan = decodePlan(tip === null ? new Map() : store.readFiles(tip));
+  } catch (error) {
+    if (!(error instanceof PlanRefError)) throw error;
+    reportError(io, say.gitFailed(error.message));
+    return 2;
+  }
+  const now = Date.now();
+  updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+  if (plan.problems.length > 0) {
+    reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
+    return 1;
+  }
+  const selection = selectWaveToSync(plan, { wave, clone: values.clone }, clone.id, now);
+  if (!selection.ok) {
+    switch (selection.reason) {
+      case 'own-clone':
+        reportError(io, say.ownCloneSync);
+        break;
+      case 'none':
+        reportError(io, wave === undefined && values.clone === undefined ? say.nothingToSync(remote) : say.nothingMatches(remote));
+        if (selection.ownClaims.length > 0) reportNote(io, say.onlyOwnClaims(selection.ownClaims.map((claim) => `wave ${claim.wave}`).join(', ')));
+        break;
+      case 'ambiguous':
+        reportError(io, say.ambiguousSync(selection.candidates.length));
+        for (const candidate of selection.candidates) {
+          const claim = candidate.claim === null ? say.syncedUnclaimed : say.syncedClaim(clockTime(candidate.claim.expiresAt, now));
+          reportNote(io, say.syncCandidate(candidate.wave, candidate.cloneName, candidate.clone, claim));
+        }
+        break;
+      case 'unusable':
+        reportError(io, say.unusablePublishedWave(selection.wave, selection.clone, selection.problems.join('; ')));
+        break;
+    }
+    return 1;
+  }
+  const incoming = selection.wave;
+
+  let stateDir: string;
+  if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
+  else {
+    const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
+    if ('problem' in resolved) {
+      reportError(io, say.syncStopped('state-dir', resolved.problem));
+      return 1;
+    }
+    stateDir = resolved.stateDir;
+  }
+  const fs = nodeDeclarationFs(writeConfinement(repository.root, stateDir));
+  const key = stateDirKey(repository.root, stateDir);
+  const shownDir = shownPath(io.cwd, stateDir);
+  // The common case for a follower that syncs often: nothing to write (and nothing to lose).
+  if (isAlreadySynced(stateDir, incoming, fs, { ignoreCase: repository.ignoreCase })) {
+    if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
+    else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
+    return 0;
+  }
+
+  const risk = findLocalPlanRisk({
+    repoRoot: repository.root,
+    stateDir,
+    incoming: incomingDigests(incoming),
+    state: readLocalSyncState(repository.gitDir),
+    ownIds,
+    ignoreCase: repository.ignoreCase,
+    fs,
+  });
+  if (risk !== undefined) {
+    reportError(io, describeRisk(risk, shownDir));
+    return 1;
+  }
+
+  // Marked before the first write, so a sync killed half-way may be finished by the next one.
+  const started = new Date(now).toISOString();
+  const previous = currentDigests(stateDir, incoming.wave, fs, { ignoreCase: repository.ignoreCase });
+  updateLocalSyncState(repository.gitDir, (state) => ({
+    ...state,
+    inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
+  }));
+  const result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
+  if (!result.ok) {
+    // Stopped before its first write: nothing of it is on disk, so nothing is left to finish.
+    if (result.written.length === 0 && result.removed.length === 0) updateLocalSyncState(repository.gitDir, (state) => ({ ...state, inProgress: null }));
+    reportError(io, say.syncStopped(result.step, result.message));
+    if (result.errors.length > 1 || result.errors[0] !== result.message) for (const detail of result.errors) reportNote(io, say.syncDetail(detail));
+    if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, ...result }, null, 2));
+    return INPUT_STEPS.has(result.step) ? 1 : 2;
+  }
+  updateLocalSyncState(repository.gitDir, (state) => ({
+    ...rememberPlan(state, {
+      source: 'synced',
+      stateDir: key,
+      wave: incoming.wave,
+      clone: incoming.clone,
+      planDigest: planDigest(result.manifest, result.records),
+      declarationDigest: declarationDigest(incoming.wave, result.records),
+      commit: tip ?? '',
+      at: started,
+    }),
+    inProgress: null,
+  }));
+  if (result.allowedPathsDiffer === true) reportWarning(io, say.allowedPathsDiffer);
+  if (values.json) {
+    printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ...result }, null, 2));
+  } else {
+    const claim = incoming.claim === null ? say.syncedUnclaimed : say.syncedClaim(clockTime(incoming.claim.expiresAt, now));
+    const cloneName = incoming.info?.cloneName ?? incoming.clone;
+    printLine(io, say.synced(incoming.wave, cloneName, incoming.clone, shownDir, result.records.length, result.manifest.allowedPaths.length, claim));
+  }
+  return 0;
+}

@@ -1,0 +1,259 @@
+// `wave-scope verify`: every path a branch changes must lie in its agent's published scope.
+// Contract (flags, output, exit codes): docs/cli.md § verify; CI examples: docs/sync.md.
+import { resolve } from 'node:path';
+import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../node/cloneState';
+import { readTextIfExists } from '../../node/declarationFs';
+import { readTrackingRef } from '../../node/planRefGit';
+import { diffRange, listBranchRefs, RevisionRangeError } from '../../node/rangeDiff';
+import { isAgentId } from '../../planner/plan/agentId';
+import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
+import type { BranchAgent, BranchRule } from '../../planner/sync/branchMap';
+import { isCloneId } from '../../planner/sync/claims';
+import { decodePlan, emptyPlan } from '../../planner/sync/planRef';
+import type { DecodedPlan } from '../../planner/sync/planRef';
+import { PlanRefError } from '../../planner/sync/publish';
+import { findPublishedScope, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
+import type { RangeChange } from '../../planner/sync/verifyRange';
+import { printLine, reportError, reportNote } from '../cliIo';
+import type { CliIo } from '../cliIo';
+import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
+import { changeKindWords, syncMessages as say } from '../messages';
+import { remoteOf } from './syncShared';
+
+/** One branch to verify: what it is called, which revision, and whose scope. */
+interface Target {
+  branch: string;
+  revision: string;
+  agent: BranchAgent | undefined;
+}
+
+/** What became of one branch (the JSON shape of `verify --json`'s `branches`). */
+interface BranchResult {
+  branch: string;
+  status: 'ok' | 'outside' | 'error' | 'skipped';
+  wave: number | null;
+  agent: string | null;
+  clone: string | null;
+  base: string | null;
+  head: string | null;
+  mergeBase: string | null;
+  checked: number;
+  outside: RangeChange[];
+  error: string | null;
+  /** The exit code this branch alone would give. */
+  exitCode: 0 | 1 | 2 | 3;
+}
+
+function readMap(io: CliIo, path: string): BranchRule[] {
+  const full = resolve(io.cwd, path);
+  let text: string | undefined;
+  try {
+    text = readTextIfExists(full);
+  } catch (error) {
+    throw new UsageProblem(say.unreadableMap(path, (error as Error).message));
+  }
+  if (text === undefined) throw new UsageProblem(say.unreadableMap(path, 'no such file'));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageProblem(say.badMap(path, `not valid JSON: ${(error as Error).message}`));
+  }
+  try {
+    return parseBranchMap(parsed);
+  } catch (error) {
+    if (error instanceof BranchMapError) throw new UsageProblem(say.badMap(path, error.message));
+    throw error;
+  }
+}
+
+function checkRevision(option: string, value: string | undefined): string {
+  if (value === undefined) throw new UsageProblem(say.verifyNeedsTarget);
+  if (value.trim() === '' || value.startsWith('-')) throw new UsageProblem(say.badRevision(option, value));
+  return value;
+}
+
+export async function runVerify(args: string[], io: CliIo): Promise<number> {
+  const commandLine = parseCommandLine(
+    'verify',
+    args,
+    {
+      base: { type: 'string' },
+      head: { type: 'string' },
+      wave: { type: 'string' },
+      agent: { type: 'string' },
+      clone: { type: 'string' },
+      map: { type: 'string' },
+      branch: { type: 'string', multiple: true, default: [] },
+      remote: { type: 'string' },
+      'no-fetch': { type: 'boolean', default: false },
+      'ignore-case': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+    { io, usage: say.verifyUsage, badArgumentsExit: 1 },
+  );
+  if ('exitCode' in commandLine) return commandLine.exitCode;
+  const { values } = commandLine;
+  let remote: string;
+  let base: string;
+  let rules: BranchRule[] | undefined;
+  let single: BranchAgent | undefined;
+  try {
+    remote = remoteOf(values.remote);
+    if (values.base === undefined) throw new UsageProblem(say.missingBase);
+    base = checkRevision('--base', values.base);
+    if (values.head !== undefined) checkRevision('--head', values.head);
+    if (values.clone !== undefined && !isCloneId(values.clone)) throw new UsageProblem(say.badCloneId(values.clone));
+    if (values.map !== undefined) {
+      if (values.wave !== undefined || values.agent !== undefined) throw new UsageProblem(say.verifyWaveAgentTogether);
+      if (values.head !== undefined && values.branch.length > 1) throw new UsageProblem(say.verifyHeadOneBranch);
+      if (values.head !== undefined && values.branch.length === 0) throw new UsageProblem(say.verifyNeedsTarget);
+      for (const branch of values.branch) checkRevision('--branch', branch);
+      rules = readMap(io, values.map);
+    } else {
+      if (values.head === undefined || values.branch.length > 0) throw new UsageProblem(say.verifyNeedsTarget);
+      if (values.wave === undefined || values.agent === undefined) throw new UsageProblem(say.verifyWaveAgentTogether);
+      const wave = parseWave(values.wave);
+      if (!isAgentId(values.agent)) throw new UsageProblem(say.badAgentId(values.agent));
+      single = { wave, agent: values.agent, ...(values.clone !== undefined ? { clone: values.clone } : {}), rule: '--wave/--agent' };
+    }
+  } catch (error) {
+    if (!(error instanceof UsageProblem || error instanceof Error)) throw error;
+    reportBadArguments(io, 'verify', (error as Error).message);
+    return 1;
+  }
+  // With one head, the process that finds the checkout also resolves the two revisions.
+  const repository = locateSyncRepository(io.cwd, values.head === undefined ? {} : { revisions: [base, values.head] });
+  if (repository === undefined) {
+    reportError(io, say.notInGit('verify'));
+    return 2;
+  }
+
+  // The targets, before anything is fetched (a bad map or branch list costs no network).
+  const targets: Target[] = [];
+  if (single !== undefined) targets.push({ branch: values.head as string, revision: values.head as string, agent: single });
+  else if (rules !== undefined) {
+    const withClone = (agent: BranchAgent | undefined) =>
+      agent === undefined || values.clone === undefined || agent.clone !== undefined ? agent : { ...agent, clone: values.clone };
+    if (values.head !== undefined) {
+      const name = values.branch[0] as string;
+      targets.push({ branch: name, revision: values.head, agent: withClone(agentForBranch(rules, branchNameOf(name, remote))) });
+    } else if (values.branch.length > 0) {
+      for (const name of values.branch) targets.push({ branch: name, revision: name, agent: withClone(agentForBranch(rules, branchNameOf(name, remote))) });
+    } else {
+      for (const { ref } of listBranchRefs(repository.root, remote)) {
+        const agent = agentForBranch(rules, branchNameOf(ref, remote));
+        // Shown as people name it (`wave-2/alice`, `origin/wave-2/alice`), verified by its full ref.
+        const shown = ref.replace(/^refs\/(?:heads|remotes)\//, '');
+        if (agent !== undefined) targets.push({ branch: shown, revision: ref, agent: withClone(agent) });
+      }
+    }
+  }
+
+  let plan: DecodedPlan = emptyPlan();
+  let planCommit: string | null = null;
+  try {
+    const store = planStoreOf(repository, remote);
+    if (values['no-fetch']) planCommit = readTrackingRef(repository.root, remote, repository.commonDir);
+    else {
+      planCommit = store.fetch();
+      const at = new Date().toISOString();
+      updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at, commit: planCommit } } }));
+    }
+    // Only the waves the targets name are read (and the files every plan has).
+    const waves = new Set(targets.map((target) => target.agent?.wave).filter((wave): wave is number => wave !== undefined));
+    const wanted = (path: string) => {
+      const match = /^clones\/[^/]+\/waves\/([0-9]+)\//.exec(path);
+      return match === null || waves.has(Number(match[1]));
+    };
+    if (planCommit !== null && waves.size > 0) plan = decodePlan(store.readFiles(planCommit, wanted));
+  } catch (error) {
+    if (!(error instanceof PlanRefError)) throw error;
+    reportError(io, say.gitFailed(error.message));
+    return 2;
+  }
+  if (plan.problems.length > 0) {
+    reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
+    return 1;
+  }
+
+  const ignoreCase = values['ignore-case'] || repository.ignoreCase;
+  const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
+  const resolved = targets.length === 1 ? repository.resolved : undefined;
+  const results: BranchResult[] = targets.map((target) => verifyTarget(repository.root, base, target, plan, { ignoreCase, planWhere, resolved }));
+  if (values.json) {
+    const exitCode = overallExit(results);
+    printLine(io, JSON.stringify({ ok: exitCode === 0, exitCode, remote, planCommit, branches: results }, null, 2));
+    return exitCode;
+  }
+  if (targets.length === 0) reportNote(io, say.verifyNothing);
+  for (const result of results) {
+    const range = result.mergeBase === null || result.head === null ? '' : `${result.mergeBase.slice(0, 12)}..${result.head.slice(0, 12)}`;
+    if (result.status === 'skipped') reportNote(io, say.verifySkipped(result.branch));
+    else if (result.status === 'error') reportError(io, say.verifyBranchError(result.branch, result.error ?? ''));
+    else if (result.status === 'ok') printLine(io, say.verifyPassed(result.branch, result.wave as number, result.agent as string, result.checked, range));
+    else {
+      reportError(io, say.verifyFailedHeader(result.branch, result.wave as number, result.agent as string, result.outside.length, range));
+      for (const change of result.outside) {
+        const words = changeKindWords[change.kind] ?? { kind: change.kind, counterpart: '' };
+        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart));
+      }
+    }
+  }
+  return overallExit(results);
+}
+
+/** A branch that could not be verified outranks one that was verified and failed; any failure outranks a pass. */
+function overallExit(results: readonly BranchResult[]): number {
+  const codes = results.map((result) => result.exitCode);
+  if (codes.includes(2)) return 2;
+  if (codes.includes(1)) return 1;
+  if (codes.includes(3)) return 3;
+  return 0;
+}
+
+function verifyTarget(
+  root: string,
+  base: string,
+  target: Target,
+  plan: DecodedPlan,
+  options: { ignoreCase: boolean; planWhere: string; resolved?: readonly string[] },
+): BranchResult {
+  const result: BranchResult = {
+    branch: target.branch,
+    status: 'skipped',
+    wave: target.agent?.wave ?? null,
+    agent: target.agent?.agent ?? null,
+    clone: target.agent?.clone ?? null,
+    base: null,
+    head: null,
+    mergeBase: null,
+    checked: 0,
+    outside: [],
+    error: null,
+    exitCode: 0,
+  };
+  if (target.agent === undefined) return result;
+  const fail = (error: string, exitCode: 1 | 2): BranchResult => ({ ...result, status: 'error', error, exitCode });
+  const lookup = findPublishedScope(plan, { wave: target.agent.wave, agent: target.agent.agent, ...(target.agent.clone ? { clone: target.agent.clone } : {}) });
+  if (!lookup.ok) {
+    if (lookup.reason === 'ambiguous') return fail(say.ambiguousScope(target.agent.wave, target.agent.agent, lookup.clones.join(', ')), 1);
+    if (lookup.reason === 'unusable') return fail(say.unusableScope(target.agent.wave, lookup.clone, lookup.problems.join('; ')), 1);
+    return fail(say.noPublishedScope(target.agent.wave, target.agent.agent, options.planWhere), 1);
+  }
+  result.clone = lookup.clone;
+  let changes: RangeChange[];
+  try {
+    const range = diffRange(root, base, target.revision, options.resolved);
+    result.base = range.base;
+    result.head = range.head;
+    result.mergeBase = range.mergeBase;
+    changes = parseRawDiff(range.rawDiff);
+  } catch (error) {
+    if (error instanceof RevisionRangeError) return fail(error.message, 2);
+    if (error instanceof RawDiffError) return fail(error.message, 2);
+    throw error;
+  }
+  const verdict = verifyChanges(changes, { entries: lookup.entries, role: lookup.role }, { ignoreCase: options.ignoreCase });
+  return { ...result, status: verdict.ok ? 'ok' : 'outside', checked: verdict.checked, outside: verdict.outside, exitCode: verdict.ok ? 0 : 3 };
+}

@@ -1,0 +1,174 @@
+// What a clone keeps about itself for sync, in its git directory (`<git-dir>/wave-scope/`): its identity
+// (`clone.json`, made once and kept, so claims made before a restart are still this clone's) and its
+// sync state (`sync-state.json`, see src/planner/sync/localState.ts). The git directory is per checkout
+// (a linked worktree has its own), is never committed, and the write gate keeps agents out of it.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { CloneIdentity } from '../planner/sync/claims';
+import { isCloneId } from '../planner/sync/claims';
+import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
+import type { LocalSyncState } from '../planner/sync/localState';
+import { configIgnoreCase } from '../planner/enforce/repoLocation';
+import { readTextIfExists } from './declarationFs';
+import { gitPlanRefStore, runGitProcess } from './planRefGit';
+import type { PlanTreeCache } from './planRefGit';
+
+/** The facts about a checkout that sync needs, from one `git rev-parse`. */
+export interface SyncRepository {
+  /** The work tree's top level. */
+  root: string;
+  /** This checkout's own git directory (absolute). */
+  gitDir: string;
+  /** core.ignorecase, from the shared git directory's config file (where `git init` sets it). */
+  ignoreCase: boolean;
+  /** The checkout's HEAD commit, or null (an unborn branch). */
+  head: string | null;
+  /** The shared git directory (absolute; where refs live). */
+  commonDir: string;
+}
+
+/**
+ * Locates the checkout around `cwd` with one process; undefined outside git. `revisions` (none starting
+ * with `-`) are resolved to commits by the same process when they all resolve (`resolved`, in order);
+ * otherwise `resolved` is absent and the caller resolves them itself, with git's own error.
+ */
+export function locateSyncRepository(cwd: string, options: { revisions?: readonly string[] } = {}): (SyncRepository & { resolved?: string[] }) | undefined {
+  const revisions = (options.revisions ?? []).map((revision) => `${revision}^{commit}`);
+  const ask = (extra: readonly string[]) => {
+    try {
+      return runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...extra]);
+    } catch {
+      return undefined;
+    }
+  };
+  // An unborn HEAD, or a revision that does not resolve, makes the whole rev-parse fail: ask with less.
+  const attempts: Array<{ head: boolean; revisions: boolean }> = [
+    ...(revisions.length > 0 ? [{ head: true, revisions: true }] : []),
+    { head: true, revisions: false },
+    { head: false, revisions: false },
+  ];
+  for (const attempt of attempts) {
+    const run = ask([...(attempt.head ? ['HEAD'] : []), ...(attempt.revisions ? revisions : [])]);
+    if (run === undefined) return undefined;
+    if (run.status !== 0) continue;
+    const [root, gitDir, commonDir, ...rest] = run.stdout.toString('utf8').split('\n');
+    if (root === undefined || root === '' || gitDir === undefined || gitDir === '' || commonDir === undefined) return undefined;
+    const head = attempt.head ? rest.shift() : undefined;
+    const common = resolve(cwd, commonDir);
+    const ignoreCase = configIgnoreCase(readTextIfExists(join(common, 'config')));
+    const repository = { root, gitDir, commonDir: common, ignoreCase, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
+    return attempt.revisions ? { ...repository, resolved: rest.slice(0, revisions.length) } : repository;
+  }
+  return undefined;
+}
+
+/** How every sync command opens the plan ref of `remote`: with this clone's plan-tree cache and its refs' directory. */
+export function planStoreOf(repository: SyncRepository, remote: string): ReturnType<typeof gitPlanRefStore> {
+  return gitPlanRefStore(repository.root, remote, { cache: planTreeCache(repository.gitDir), commonDir: repository.commonDir });
+}
+
+/** The plan-tree cache of a clone: the last plan commit it read or wrote, in `<git-dir>/wave-scope/plan-cache.json`. */
+export function planTreeCache(gitDir: string): PlanTreeCache {
+  const path = join(stateDirOf(gitDir), 'plan-cache.json');
+  return {
+    get(commit) {
+      let parsed: { version?: unknown; commit?: unknown; files?: unknown };
+      try {
+        parsed = JSON.parse(readTextIfExists(path) ?? 'null') ?? {};
+      } catch {
+        return undefined;
+      }
+      if (parsed.version !== 1 || parsed.commit !== commit || typeof parsed.files !== 'object' || parsed.files === null) return undefined;
+      const tree = new Map<string, { oid: string; text: string }>();
+      for (const [file, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
+        const { oid, text } = (entry ?? {}) as { oid?: unknown; text?: unknown };
+        if (typeof oid !== 'string' || typeof text !== 'string') return undefined;
+        tree.set(file, { oid, text });
+      }
+      return tree;
+    },
+    put(commit, tree) {
+      try {
+        mkdirSync(stateDirOf(gitDir), { recursive: true });
+        // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
+        writeFileAtomic.sync(path, JSON.stringify({ version: 1, commit, files: Object.fromEntries(tree) }), { fsync: false });
+      } catch {
+        // A cache that cannot be written is a cache that misses.
+      }
+    },
+  };
+}
+
+function stateDirOf(gitDir: string): string {
+  return join(gitDir, 'wave-scope');
+}
+
+function parseIdentity(text: string | undefined): CloneIdentity | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { id?: unknown; name?: unknown };
+    if (isCloneId(parsed.id) && typeof parsed.name === 'string') return { id: parsed.id, name: parsed.name };
+  } catch {
+    // Unreadable: treated as absent below, and never overwritten (see readOrCreateCloneIdentity).
+  }
+  return undefined;
+}
+
+/** This clone's identity, or undefined when it has none yet. */
+export function readCloneIdentity(gitDir: string): CloneIdentity | undefined {
+  return parseIdentity(readTextIfExists(join(stateDirOf(gitDir), 'clone.json')));
+}
+
+/**
+ * This clone's identity, made on first use: `c-` and 12 random hex digits, named `host:path`. The file is
+ * created whole or not at all (written aside, fsynced, then hard-linked into place, which fails when it
+ * exists), so two commands starting at once in one clone agree on one identity.
+ */
+export function readOrCreateCloneIdentity(repository: SyncRepository): CloneIdentity {
+  const path = join(stateDirOf(repository.gitDir), 'clone.json');
+  const existing = parseIdentity(readTextIfExists(path));
+  if (existing !== undefined) return existing;
+  if (readTextIfExists(path) !== undefined) {
+    throw new Error(`${path} exists but is not a clone identity ({"id", "name"}); repair or remove it`);
+  }
+  mkdirSync(stateDirOf(repository.gitDir), { recursive: true });
+  const identity: CloneIdentity = { id: `c-${randomBytes(6).toString('hex')}`, name: `${hostname()}:${repository.root}` };
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const descriptor = openSync(temporary, 'wx');
+  try {
+    writeSync(descriptor, `${JSON.stringify({ version: 1, ...identity, createdAt: new Date().toISOString() }, null, 2)}\n`);
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  try {
+    linkSync(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+  const made = parseIdentity(readTextIfExists(path));
+  if (made === undefined) throw new Error(`${path} could not be created`);
+  return made;
+}
+
+/** This clone's sync state (empty when there is none or it cannot be read). */
+export function readLocalSyncState(gitDir: string): LocalSyncState {
+  return parseLocalSyncState(readTextIfExists(join(stateDirOf(gitDir), 'sync-state.json')));
+}
+
+/**
+ * Reads, changes and atomically rewrites the sync state; returns what was written. Renamed into place,
+ * never torn, but not fsynced: the state only ever permits a replacement, so a power cut that loses
+ * the last update makes `sync` more careful, never less.
+ */
+export function updateLocalSyncState(gitDir: string, change: (state: LocalSyncState) => LocalSyncState): LocalSyncState {
+  const next = change(readLocalSyncState(gitDir) ?? emptyLocalSyncState());
+  mkdirSync(stateDirOf(gitDir), { recursive: true });
+  writeFileAtomic.sync(join(stateDirOf(gitDir), 'sync-state.json'), formatLocalSyncState(next), { fsync: false });
+  return next;
+}

@@ -1,0 +1,249 @@
+// The plan ref through the user's own git: fetch and push with the user's remote configuration and
+// credentials (Wave Scope never sees them), plumbing to read and write plan commits without touching the
+// work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
+// the wave: one fetch, one ls-tree and one cat-file --batch to read, one hash-object --stdin-paths for
+// every new file at once, update-index and write-tree on a throw-away index, commit-tree, one push.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PlanRefError } from '../planner/sync/publish';
+import type { PlanRefStore } from '../planner/sync/publish';
+import { PLAN_REF, trackingRefOf } from '../planner/sync/planRef';
+import type { PlanFiles } from '../planner/sync/planRef';
+
+/** One finished git process. */
+export interface GitRun {
+  status: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Runs git in `cwd`. Never throws for a non-zero exit (the caller decides); throws when git cannot start. */
+export function runGitProcess(cwd: string, args: readonly string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): GitRun {
+  const result = spawnSync('git', args, {
+    cwd,
+    input: options.input,
+    env: options.env ?? process.env,
+    maxBuffer: 1024 * 1024 * 1024,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  if (result.error) throw result.error;
+  return { status: result.status ?? 128, stdout: result.stdout, stderr: result.stderr.toString('utf8') };
+}
+
+function firstLineOf(text: string): string {
+  return text.trim().split('\n').filter((line) => line.trim() !== '').join(' / ') || 'no output';
+}
+
+/** Runs git and returns stdout as text; a non-zero exit throws PlanRefError with git's stderr. */
+function gitText(cwd: string, reason: PlanRefError['reason'], args: readonly string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): string {
+  const run = runGitProcess(cwd, args, options);
+  if (run.status !== 0) throw new PlanRefError(reason, `git ${args[0]} failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
+  return run.stdout.toString('utf8');
+}
+
+/** The identity plan commits are made with: they record a plan, not anybody's work. */
+const PLAN_COMMIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Wave Scope',
+  GIT_AUTHOR_EMAIL: 'wave-scope@localhost',
+  GIT_COMMITTER_NAME: 'Wave Scope',
+  GIT_COMMITTER_EMAIL: 'wave-scope@localhost',
+};
+
+/**
+ * The commit this clone's copy of `remote`'s plan ref points at, without fetching; null when there is none.
+ * With `commonDir`, a loose ref file is read directly (it is authoritative when present: git writes one
+ * on every update of the ref); otherwise, or when there is none (packed refs, reftable), git is asked.
+ */
+export function readTrackingRef(root: string, remote: string, commonDir?: string): string | null {
+  if (commonDir !== undefined) {
+    const loose = readLooseRef(join(commonDir, ...trackingRefOf(remote).split('/')));
+    if (loose !== undefined) return loose;
+  }
+  const run = runGitProcess(root, ['rev-parse', '--verify', '--quiet', `${trackingRefOf(remote)}^{commit}`]);
+  return run.status === 0 ? run.stdout.toString('utf8').trim() : null;
+}
+
+function readLooseRef(path: string): string | undefined {
+  try {
+    const text = readFileSync(path, 'utf8').trim();
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface TreeFile {
+  oid: string;
+  text: string;
+}
+
+/** Reads the regular files of a commit's tree (one ls-tree, one cat-file --batch). */
+function readTree(root: string, commit: string, only?: (path: string) => boolean): Map<string, TreeFile> {
+  const listing = gitText(root, 'read', ['ls-tree', '-r', '-z', '--full-tree', commit]);
+  const entries: Array<{ path: string; oid: string; blob: boolean }> = [];
+  for (const record of listing.split('\0')) {
+    if (record === '') continue;
+    const tab = record.indexOf('\t');
+    const [, type, oid] = record.slice(0, tab).split(' ');
+    const path = record.slice(tab + 1);
+    if (oid === undefined || (only !== undefined && !only(path))) continue;
+    entries.push({ path, oid, blob: type === 'blob' });
+  }
+  const files = new Map<string, TreeFile>();
+  const wanted = [...new Set(entries.filter((entry) => entry.blob).map((entry) => entry.oid))];
+  const contents = new Map<string, string>();
+  if (wanted.length > 0) {
+    const out = runGitProcess(root, ['cat-file', '--batch'], { input: `${wanted.join('\n')}\n` });
+    if (out.status !== 0) throw new PlanRefError('read', `git cat-file failed (exit ${out.status}): ${firstLineOf(out.stderr)}`);
+    const buffer = out.stdout;
+    let offset = 0;
+    while (offset < buffer.length) {
+      const newline = buffer.indexOf(0x0a, offset);
+      if (newline === -1) break;
+      const [oid, type, size] = buffer.subarray(offset, newline).toString('utf8').split(' ');
+      if (type === 'missing' || oid === undefined || size === undefined) throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have (${oid ?? '?'})`);
+      const start = newline + 1;
+      const end = start + Number(size);
+      contents.set(oid, buffer.subarray(start, end).toString('utf8'));
+      offset = end + 1;
+    }
+  }
+  // Anything that is not a blob (a submodule link) is kept as an empty text: the decoder refuses it.
+  for (const entry of entries) files.set(entry.path, { oid: entry.oid, text: entry.blob ? (contents.get(entry.oid) ?? '') : '' });
+  return files;
+}
+
+/** The files of one plan commit with their blob ids. */
+export type PlanTree = ReadonlyMap<string, { oid: string; text: string }>;
+
+/**
+ * A cache of plan commits' trees (a commit id names its tree for ever, so an entry never goes stale).
+ * Saves the two processes that read a plan when the remote has not moved since this clone last saw it.
+ */
+export interface PlanTreeCache {
+  get(commit: string): PlanTree | undefined;
+  put(commit: string, tree: PlanTree): void;
+}
+
+/**
+ * The plan ref of `remote` in the repository at `root`. The local copy lives at
+ * `refs/wave-scope/remotes/<remote>/plan` (never under refs/heads or refs/remotes: it is not a branch).
+ */
+export function gitPlanRefStore(
+  root: string,
+  remote: string,
+  options: { cache?: PlanTreeCache; commonDir?: string } = {},
+): PlanRefStore & { readonly trackingRef: string } {
+  const trackingRef = trackingRefOf(remote);
+  // What was read last, so writing the next commit hashes only the files that changed.
+  const known = new Map<string, TreeFile>();
+  const remember = (tree: PlanTree) => {
+    for (const [path, file] of tree) known.set(path, file);
+  };
+
+  return {
+    trackingRef,
+    fetch() {
+      const fetched = runGitProcess(root, [
+        'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', remote, `+${PLAN_REF}:${trackingRef}`,
+      ]);
+      if (fetched.status !== 0) {
+        // A remote without the ref makes fetch fail; ask once more, so "no plan yet" is told from "cannot reach it".
+        const listed = runGitProcess(root, ['ls-remote', '--exit-code', remote, PLAN_REF]);
+        if (listed.status === 2) {
+          runGitProcess(root, ['update-ref', '-d', trackingRef]);
+          return null;
+        }
+        throw new PlanRefError('fetch', `git fetch ${remote} ${PLAN_REF} failed (exit ${fetched.status}): ${firstLineOf(fetched.stderr)}`);
+      }
+      const tip = readTrackingRef(root, remote, options.commonDir);
+      if (tip === null) throw new PlanRefError('fetch', `git fetch ${remote} succeeded but ${trackingRef} does not name a commit`);
+      return tip;
+    },
+    readFiles(commit, only) {
+      let tree: PlanTree | undefined = options.cache?.get(commit);
+      if (tree === undefined) {
+        tree = readTree(root, commit, only);
+        if (only === undefined) options.cache?.put(commit, tree);
+      }
+      remember(tree);
+      const files = new Map<string, string>();
+      for (const [path, file] of tree) if (only === undefined || only(path)) files.set(path, file.text);
+      return files;
+    },
+    writeCommit(files: PlanFiles, parent, message) {
+      const oids = new Map<string, string>();
+      const fresh = new Map<string, string[]>();
+      for (const [path, text] of files) {
+        const old = known.get(path);
+        if (old !== undefined && old.text === text) oids.set(path, old.oid);
+        else fresh.set(text, [...(fresh.get(text) ?? []), path]);
+      }
+      const scratch = mkdtempSync(join(tmpdir(), 'wave-scope-plan-'));
+      try {
+        if (fresh.size > 0) {
+          const texts = [...fresh.keys()];
+          const paths = texts.map((text, index) => {
+            const path = join(scratch, `blob-${index}`);
+            writeFileSync(path, text);
+            return path;
+          });
+          const hashed = gitText(root, 'write', ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: `${paths.join('\n')}\n` })
+            .split('\n')
+            .filter((line) => line !== '');
+          if (hashed.length !== texts.length) throw new PlanRefError('write', `git hash-object returned ${hashed.length} ids for ${texts.length} files`);
+          texts.forEach((text, index) => {
+            for (const path of fresh.get(text) ?? []) oids.set(path, hashed[index] as string);
+          });
+        }
+        const env = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') };
+        const indexInfo = [...oids].map(([path, oid]) => `100644 ${oid}\t${path}\0`).join('');
+        gitText(root, 'write', ['update-index', '--add', '-z', '--index-info'], { input: indexInfo, env });
+        const tree = gitText(root, 'write', ['write-tree'], { env }).trim();
+        const commit = gitText(root, 'write', ['commit-tree', '--no-gpg-sign', tree, ...(parent === null ? [] : ['-p', parent]), '-F', '-'], {
+          input: `${message}\n`,
+          env: { ...process.env, ...PLAN_COMMIT_IDENTITY },
+        }).trim();
+        const written = new Map([...oids].map(([path, oid]) => [path, { oid, text: files.get(path) as string }]));
+        remember(written);
+        options.cache?.put(commit, written);
+        return commit;
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+    push(commit, expected) {
+      // The extra fetch refspec makes git move this clone's copy of the ref with the push itself.
+      const pushed = runGitProcess(root, [
+        '-c', `remote.${remote}.fetch=+${PLAN_REF}:${trackingRef}`,
+        'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', remote,
+        `--force-with-lease=${PLAN_REF}:${expected ?? ''}`, `${commit}:${PLAN_REF}`,
+      ]);
+      const line = pushed.stdout
+        .toString('utf8')
+        .split('\n')
+        .find((candidate) => candidate.includes(`:${PLAN_REF}\t`));
+      if (line !== undefined && line.startsWith('!')) {
+        return { ok: false, rejected: line.split('\t').slice(2).join(' ').trim() || firstLineOf(pushed.stderr) };
+      }
+      if (pushed.status !== 0 || line === undefined) {
+        throw new PlanRefError('push', `git push ${remote} ${PLAN_REF} failed (exit ${pushed.status}): ${firstLineOf(pushed.stderr)}`);
+      }
+      if (readTrackingRef(root, remote, options.commonDir) !== commit) runGitProcess(root, ['update-ref', trackingRef, commit]);
+      return { ok: true };
+    },
+  };
+}
+
+/** The remotes this clone holds a copy of the plan ref for (the names under refs/wave-scope/remotes/). */
+export function remotesWithPlanCopies(root: string): string[] {
+  const run = runGitProcess(root, ['for-each-ref', '--format=%(refname)', 'refs/wave-scope/remotes/']);
+  if (run.status !== 0) return [];
+  return run.stdout
+    .toString('utf8')
+    .split('\n')
+    .map((ref) => /^refs\/wave-scope\/remotes\/(.+)\/plan$/.exec(ref)?.[1])
+    .filter((name): name is string => name !== undefined);
+}

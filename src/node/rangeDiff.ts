@@ -1,0 +1,75 @@
+// The changes of a revision range, as `wave-scope verify` judges them: from the merge base of base and
+// head to head (what a pull request of head into base would bring, as the forge shows it). One
+// rev-parse, one merge-base, one diff. The diff is told to ignore every configuration that would hide or
+// reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths).
+import { runGitProcess } from './planRefGit';
+
+/** A revision that cannot be resolved, or a range without a merge base. */
+export class RevisionRangeError extends Error {
+  constructor(
+    readonly reason: 'bad-revision' | 'no-merge-base' | 'diff',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RevisionRangeError';
+  }
+}
+
+export interface ResolvedRange {
+  base: string;
+  head: string;
+  mergeBase: string;
+  /** `git diff --raw -z` output from mergeBase to head. */
+  rawDiff: string;
+}
+
+function gitLine(root: string, args: string[], reason: RevisionRangeError['reason'], what: string): string {
+  const run = runGitProcess(root, args);
+  if (run.status !== 0) throw new RevisionRangeError(reason, `${what}: ${run.stderr.trim().split('\n')[0] ?? `git exited ${run.status}`}`);
+  return run.stdout.toString('utf8');
+}
+
+/**
+ * Resolves `base` and `head` (any revision git accepts, not starting with `-`; or their commits given as
+ * `resolved`) and diffs the range.
+ */
+export function diffRange(root: string, base: string, head: string, resolved?: readonly string[]): ResolvedRange {
+  for (const revision of [base, head]) {
+    if (revision.startsWith('-') || revision.trim() === '') throw new RevisionRangeError('bad-revision', `${JSON.stringify(revision)} is not a revision`);
+  }
+  const commits =
+    resolved?.length === 2
+      ? resolved
+      : gitLine(root, ['rev-parse', `${base}^{commit}`, `${head}^{commit}`], 'bad-revision', `cannot resolve ${base} and ${head}`)
+          .split('\n')
+          .filter((line) => line !== '');
+  const [baseOid, headOid] = commits as [string, string];
+  const mergeBaseRun = runGitProcess(root, ['merge-base', baseOid, headOid]);
+  if (mergeBaseRun.status !== 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
+  const mergeBase = mergeBaseRun.stdout.toString('utf8').trim();
+  const rawDiff = gitLine(
+    root,
+    [
+      '-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--no-ext-diff', '--no-textconv',
+      '--ignore-submodules=none', mergeBase, headOid, '--',
+    ],
+    'diff',
+    `git diff ${mergeBase}..${headOid} failed`,
+  );
+  return { base: baseOid, head: headOid, mergeBase, rawDiff };
+}
+
+/** Every branch ref (`refs/heads/*` and `refs/remotes/<remote>/*`, not `HEAD`) with its commit. */
+export function listBranchRefs(root: string, remote: string): Array<{ ref: string; commit: string }> {
+  const run = runGitProcess(root, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', `refs/remotes/${remote}/`]);
+  if (run.status !== 0) return [];
+  return run.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const space = line.indexOf(' ');
+      return { commit: line.slice(0, space), ref: line.slice(space + 1) };
+    })
+    .filter(({ ref }) => ref !== `refs/remotes/${remote}/HEAD`);
+}

@@ -1,0 +1,219 @@
+// Bringing a published wave into this clone's state directory, so the local hooks (write gate, commit
+// guard, backstop) enforce a plan made elsewhere. The wave is written through the one safe chain
+// (writeWavePlan: validate, prove disjoint, materialize, re-prove on disk, union, manifest), never copied
+// file by file, and it is written unbound (no session id): every session of this clone is held to it.
+// Before anything is written, the state directory is checked for a plan that is not on the plan ref and
+// would be lost; such a plan is refused, with the reason.
+import { relative, sep } from 'node:path';
+import { readWaveDeclaration } from '../plan/declarationStore';
+import type { DeclarationFs } from '../plan/declarationStore';
+import { writeWavePlan } from '../plan/planWriter';
+import type { WavePlanResult } from '../plan/planWriter';
+import { manifestSessionIds } from '../plan/sessionBinding';
+import type { SessionVerdict } from '../plan/sessionBinding';
+import { inspectStateDir } from '../plan/stateDir';
+import { isClaimLive } from './claims';
+import type { Claim } from './claims';
+import { declarationDigest, planDigest } from './localState';
+import type { KnownPlan, LocalSyncState } from './localState';
+import type { DecodedPlan, PublishedWave } from './planRef';
+
+/** Which published wave to bring in; without either, the one wave another clone claims. */
+export interface SyncSelection {
+  wave?: number;
+  clone?: string;
+}
+
+/** A published wave that can be synced: its manifest and records are usable. */
+export interface SyncableWave extends PublishedWave {
+  manifest: NonNullable<PublishedWave['manifest']>;
+  records: NonNullable<PublishedWave['records']>;
+  /** Its live claim, or null when nobody claims it any more. */
+  claim: Claim | null;
+}
+
+export type SelectionResult =
+  | { ok: true; wave: SyncableWave }
+  /** Nothing matches (`ownClaims`: this clone's own live claims, which are never synced into itself). */
+  | { ok: false; reason: 'none'; ownClaims: Claim[] }
+  /** Several match: `candidates` lists them; pass --wave and --clone. */
+  | { ok: false; reason: 'ambiguous'; candidates: Array<{ clone: string; cloneName: string; wave: number; claim: Claim | null }> }
+  | { ok: false; reason: 'own-clone' }
+  | { ok: false; reason: 'unusable'; clone: string; wave: number; problems: string[] };
+
+/** Picks the published wave a sync brings in. */
+export function selectWaveToSync(plan: DecodedPlan, selection: SyncSelection, ownClone: string, now: number): SelectionResult {
+  if (selection.clone === ownClone) return { ok: false, reason: 'own-clone' };
+  const liveClaim = (wave: PublishedWave) =>
+    plan.claims.find((claim) => claim.clone === wave.clone && claim.wave === wave.wave && isClaimLive(claim, now)) ?? null;
+  const explicit = selection.clone !== undefined || selection.wave !== undefined;
+  const candidates = plan.waves.filter((wave) => {
+    if (wave.clone === ownClone) return false;
+    if (selection.clone !== undefined && wave.clone !== selection.clone) return false;
+    if (selection.wave !== undefined && wave.wave !== selection.wave) return false;
+    return explicit || liveClaim(wave) !== null;
+  });
+  if (candidates.length === 0) {
+    return { ok: false, reason: 'none', ownClaims: plan.claims.filter((claim) => claim.clone === ownClone && isClaimLive(claim, now)) };
+  }
+  if (candidates.length > 1) {
+    return {
+      ok: false,
+      reason: 'ambiguous',
+      candidates: candidates.map((wave) => ({ clone: wave.clone, cloneName: wave.info?.cloneName ?? wave.clone, wave: wave.wave, claim: liveClaim(wave) })),
+    };
+  }
+  const wave = candidates[0] as PublishedWave;
+  if (wave.manifest === undefined || wave.records === undefined) return { ok: false, reason: 'unusable', clone: wave.clone, wave: wave.wave, problems: wave.problems };
+  return { ok: true, wave: { ...wave, manifest: wave.manifest, records: wave.records, claim: liveClaim(wave) } };
+}
+
+/** Why the state directory's current content may not be replaced. */
+export type LocalPlanRisk =
+  /** A manifest exists but cannot be used: nobody can tell what it held. */
+  | { reason: 'unusable-manifest'; message: string }
+  /** The manifest's plan is neither the incoming one nor one this clone published or synced. */
+  | { reason: 'unpublished-plan'; wave: number; session: SessionVerdict }
+  /** The incoming wave's declaration exists here, differs, and is not on the plan ref. */
+  | { reason: 'unpublished-declaration'; wave: number }
+  /** The incoming wave's declaration exists here but is invalid or inconsistent (edited by hand?). */
+  | { reason: 'damaged-declaration'; wave: number; problems: string[] };
+
+function repoRelative(repoRoot: string, path: string): string {
+  const rel = relative(repoRoot, path);
+  return (rel === '' ? '.' : rel).split(sep).join('/');
+}
+
+/**
+ * Whether syncing `incoming` into `stateDir` can lose a plan. The content may be replaced when it is the
+ * incoming plan already, when this clone knows it to be on the plan ref (it published or synced it), or
+ * when it is what an interrupted sync left there (SyncInProgress). `ownIds` only colours the message.
+ */
+export function findLocalPlanRisk(input: {
+  repoRoot: string;
+  stateDir: string;
+  incoming: { wave: number; planDigest: string; declarationDigest: string };
+  state: LocalSyncState;
+  ownIds: ReadonlySet<string>;
+  ignoreCase?: boolean;
+  fs: DeclarationFs;
+}): LocalPlanRisk | undefined {
+  const stateDirKey = repoRelative(input.repoRoot, input.stateDir);
+  const interrupted = input.state.inProgress?.stateDir === stateDirKey ? input.state.inProgress : null;
+  const known = input.state.known.filter((plan: KnownPlan) => plan.stateDir === stateDirKey);
+  const current = inspectStateDir(input.stateDir, input.ownIds, input.fs);
+  if (current.found) {
+    if (current.manifest === undefined) return { reason: 'unusable-manifest', message: current.problem?.message ?? `${current.manifestPath} cannot be used` };
+    const declaration = readWaveDeclaration(input.stateDir, current.manifest.wave, input.fs, { ignoreCase: input.ignoreCase });
+    const digest = planDigest(current.manifest, declaration.status === 'complete' ? declaration.records : undefined);
+    // What an interrupted sync left: what it found (judged safe then), or the skeleton it wrote on the
+    // way (an unbound manifest of its wave granting nothing).
+    const leftByInterruptedSync =
+      interrupted !== null &&
+      (digest === interrupted.previousDigest ||
+        digest === interrupted.planDigest ||
+        (current.manifest.wave === interrupted.wave && current.manifest.allowedPaths.length === 0 && current.manifest.session_id === undefined));
+    if (digest !== input.incoming.planDigest && !known.some((plan) => plan.planDigest === digest) && !leftByInterruptedSync) {
+      return { reason: 'unpublished-plan', wave: current.manifest.wave, session: current.session };
+    }
+  }
+  const declaration = readWaveDeclaration(input.stateDir, input.incoming.wave, input.fs, { ignoreCase: input.ignoreCase });
+  if (declaration.status === 'invalid' || declaration.status === 'inconsistent') {
+    return { reason: 'damaged-declaration', wave: input.incoming.wave, problems: declaration.problems };
+  }
+  if (declaration.status === 'complete' && declaration.records !== undefined) {
+    const digest = declarationDigest(input.incoming.wave, declaration.records);
+    const leftByInterruptedSync = interrupted !== null && interrupted.wave === input.incoming.wave && digest === interrupted.previousDeclarationDigest;
+    if (digest !== input.incoming.declarationDigest && !known.some((plan) => plan.wave === input.incoming.wave && plan.declarationDigest === digest) && !leftByInterruptedSync) {
+      return { reason: 'unpublished-declaration', wave: input.incoming.wave };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether `stateDir` already enforces exactly this published wave: an unbound manifest of the same plan
+ * and a complete declaration with the same records. A follower that syncs often then writes nothing.
+ */
+export function isAlreadySynced(stateDir: string, wave: SyncableWave, fs: DeclarationFs, options: { ignoreCase?: boolean } = {}): boolean {
+  const current = inspectStateDir(stateDir, new Set(), fs);
+  if (current.manifest === undefined) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readText(current.manifestPath) ?? 'null');
+  } catch {
+    return false;
+  }
+  if (manifestSessionIds(parsed).length > 0) return false;
+  const declaration = readWaveDeclaration(stateDir, wave.wave, fs, { ignoreCase: options.ignoreCase });
+  if (declaration.status !== 'complete' || declaration.records === undefined) return false;
+  const incoming = incomingDigests(wave);
+  return planDigest(current.manifest, declaration.records) === incoming.planDigest && declarationDigest(wave.wave, declaration.records) === incoming.declarationDigest;
+}
+
+/**
+ * What `stateDir` holds before a sync writes `wave` into it, as digests (the in-progress marker's
+ * `previousDigest` and `previousDeclarationDigest`): the manifest's plan, and the declaration of `wave`.
+ */
+export function currentDigests(
+  stateDir: string,
+  wave: number,
+  fs: DeclarationFs,
+  options: { ignoreCase?: boolean } = {},
+): { previousDigest: string | null; previousDeclarationDigest: string | null } {
+  const current = inspectStateDir(stateDir, new Set(), fs);
+  let previousDigest: string | null = null;
+  if (current.manifest !== undefined) {
+    const declaration = readWaveDeclaration(stateDir, current.manifest.wave, fs, { ignoreCase: options.ignoreCase });
+    previousDigest = planDigest(current.manifest, declaration.status === 'complete' ? declaration.records : undefined);
+  }
+  const incoming = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
+  const previousDeclarationDigest = incoming.status === 'complete' && incoming.records !== undefined ? declarationDigest(wave, incoming.records) : null;
+  return { previousDigest, previousDeclarationDigest };
+}
+
+/** The digests of a published wave as it will be written here. */
+export function incomingDigests(wave: SyncableWave): { wave: number; planDigest: string; declarationDigest: string } {
+  return { wave: wave.wave, planDigest: planDigest(wave.manifest, wave.records), declarationDigest: declarationDigest(wave.wave, wave.records) };
+}
+
+export type SyncWriteResult = WavePlanResult & {
+  /** Set when the manifest computed here grants other entries than the published one (another Wave Scope version). */
+  allowedPathsDiffer?: boolean;
+};
+
+/**
+ * Writes a published wave into `stateDir` through writeWavePlan, unbound. Entries are written exactly as
+ * published (no directory promotion against this checkout's files).
+ */
+export function writeSyncedWave(
+  request: { repoRoot: string; stateDir: string; wave: SyncableWave; ignoreCase?: boolean; afterWrite?: Parameters<typeof writeWavePlan>[0]['afterWrite'] },
+  fs: DeclarationFs,
+): SyncWriteResult {
+  const { manifest, records } = request.wave;
+  const result = writeWavePlan(
+    {
+      repoRoot: request.repoRoot,
+      stateDir: request.stateDir,
+      wave: manifest.wave,
+      role: manifest.role,
+      enforcement: manifest.enforcement,
+      records: records.map((record) => ({ id: record.id, files: [...record.files] })),
+      blockedCommands: [...manifest.blockedCommands],
+      // Explicitly empty, so gates of the plan being replaced are not carried over into this one.
+      gates: { ...(manifest.gates ?? {}) },
+      ownIds: new Set<string>(),
+      ignoreCase: request.ignoreCase,
+      afterWrite: request.afterWrite,
+    },
+    fs,
+  );
+  if (!result.ok) return result;
+  const differ = JSON.stringify(result.manifest.allowedPaths) !== JSON.stringify(manifest.allowedPaths);
+  return differ ? { ...result, allowedPathsDiffer: true } : result;
+}
+
+/** `<stateDir>` relative to the checkout's root, `/`-separated: the key of KnownPlan and SyncInProgress. */
+export function stateDirKey(repoRoot: string, stateDir: string): string {
+  return repoRelative(repoRoot, stateDir);
+}

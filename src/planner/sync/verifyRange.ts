@@ -1,0 +1,164 @@
+// Verifying a revision range against an agent's published scope: the backstop for work done on any
+// machine. Every path the range changes must lie in the agent's scope (its entries plus the test
+// siblings its wave's role grants, exactly what the write gate lets it write): added, modified and
+// deleted paths, both sides of a rename, the destination of a copy, a type change, and a submodule
+// added, removed or moved to another commit. git's `diff --raw -z` output is parsed here; running git is
+// the caller's business.
+import { compileScopeEntry } from '../scope/scopeEntry';
+import type { CompiledScopeEntry } from '../scope/scopeEntry';
+import { effectiveEntries } from './claimConflicts';
+import type { DecodedPlan } from './planRef';
+
+/** The kind of change a path underwent in the range. */
+export type ChangeKind =
+  | 'added'
+  | 'modified'
+  | 'deleted'
+  | 'renamed-from'
+  | 'renamed-to'
+  | 'copied-to'
+  | 'type-changed'
+  | 'submodule-added'
+  | 'submodule-removed'
+  | 'submodule-bumped';
+
+/** One changed path of the range. */
+export interface RangeChange {
+  path: string;
+  kind: ChangeKind;
+  /** For `renamed-to` and `copied-to`: where it came from; for `renamed-from`: where it went. */
+  counterpart?: string;
+}
+
+const GITLINK = '160000';
+
+function classify(status: string, oldMode: string, newMode: string): ChangeKind | undefined {
+  switch (status) {
+    case 'A':
+      return newMode === GITLINK ? 'submodule-added' : 'added';
+    case 'D':
+      return oldMode === GITLINK ? 'submodule-removed' : 'deleted';
+    case 'M':
+      return oldMode === GITLINK && newMode === GITLINK ? 'submodule-bumped' : 'modified';
+    case 'T':
+      return 'type-changed';
+    default:
+      return undefined;
+  }
+}
+
+/** git's raw diff could not be read (an unknown status letter, a truncated record). */
+export class RawDiffError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RawDiffError';
+  }
+}
+
+/**
+ * Parses `git diff --raw -z` output (`:<old mode> <new mode> <old id> <new id> <status>\0<path>\0`, and for
+ * a rename or copy `\0<from>\0<to>\0`) into changes. A rename yields two changes, one per side. An unmerged
+ * or unknown record throws RawDiffError: a verifier that skipped what it cannot read would pass it.
+ */
+export function parseRawDiff(output: string): RangeChange[] {
+  const fields = output.split('\0');
+  const changes: RangeChange[] = [];
+  let index = 0;
+  while (index < fields.length) {
+    const header = fields[index] as string;
+    index += 1;
+    if (header === '' && index >= fields.length) break;
+    const match = /^:([0-7]{6}) ([0-7]{6}) [0-9a-f]+ [0-9a-f]+ ([A-Z])([0-9]*)$/.exec(header.replace(/^\n/, ''));
+    if (match === null) throw new RawDiffError(`cannot read the diff record ${JSON.stringify(header.slice(0, 80))}`);
+    const [, oldMode, newMode, status] = match as unknown as [string, string, string, string];
+    const first = fields[index];
+    if (first === undefined || first === '') throw new RawDiffError(`the diff record ${JSON.stringify(header)} names no path`);
+    index += 1;
+    if (status === 'R' || status === 'C') {
+      const second = fields[index];
+      if (second === undefined || second === '') throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(first)} names no destination`);
+      index += 1;
+      if (status === 'R') changes.push({ path: first, kind: 'renamed-from', counterpart: second });
+      changes.push({ path: second, kind: status === 'R' ? 'renamed-to' : 'copied-to', counterpart: first });
+      continue;
+    }
+    const kind = classify(status, oldMode, newMode);
+    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(first)}, which a verification cannot judge`);
+    changes.push({ path: first, kind });
+  }
+  return changes;
+}
+
+/** The scope a branch is verified against: the agent's published entries and its wave's role. */
+export interface VerifyScope {
+  entries: readonly string[];
+  role: string;
+}
+
+export interface RangeVerification {
+  ok: boolean;
+  /** How many changes were checked (a rename counts twice). */
+  checked: number;
+  /** The changes outside the scope, in diff order. */
+  outside: RangeChange[];
+  /** The entries checked against (declared plus test siblings). */
+  effective: string[];
+}
+
+/**
+ * Checks every change against the scope. A path is compared in Unicode NFC, as the write gate compares it;
+ * an entry the grammar refuses grants nothing. An empty scope grants nothing (every change is outside).
+ */
+export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScope, options: { ignoreCase?: boolean } = {}): RangeVerification {
+  const effective = effectiveEntries(scope.entries, scope.role, { globSiblings: true }).entries;
+  const compiled: CompiledScopeEntry[] = [];
+  for (const entry of effective) {
+    try {
+      compiled.push(compileScopeEntry(entry, { ignoreCase: options.ignoreCase }));
+    } catch {
+      // Refused by the grammar: grants nothing.
+    }
+  }
+  const inScope = (path: string) => {
+    const spelled = path.normalize('NFC');
+    return compiled.some((entry) => entry.matches(spelled));
+  };
+  const outside = changes.filter((change) => !inScope(change.path));
+  return { ok: outside.length === 0, checked: changes.length, outside, effective };
+}
+
+/** The published scope of one agent, found on the plan ref. */
+export type PublishedScopeLookup =
+  | { ok: true; clone: string; cloneName: string; wave: number; agent: string; role: string; entries: string[] }
+  /** No published wave `wave` declares the agent (of `clone`, when given). */
+  | { ok: false; reason: 'none'; wavesWithNumber: string[] }
+  /** Several clones published a wave `wave` that declares the agent: name the clone. */
+  | { ok: false; reason: 'ambiguous'; clones: string[] }
+  /** The wave is published but cannot be read: nothing can be verified against it. */
+  | { ok: false; reason: 'unusable'; clone: string; problems: string[] };
+
+/**
+ * Finds agent `agent` of wave `wave` on the plan ref (of `clone` when given; otherwise the one clone whose
+ * wave `wave` declares that agent). Agent ids compare exactly, as the per-agent file names do.
+ */
+export function findPublishedScope(plan: DecodedPlan, query: { wave: number; agent: string; clone?: string }): PublishedScopeLookup {
+  const numbered = plan.waves.filter((wave) => wave.wave === query.wave && (query.clone === undefined || wave.clone === query.clone));
+  const unusable = numbered.filter((wave) => wave.records === undefined || wave.manifest === undefined);
+  // A wave that cannot be read might be the one that declares the agent (or a second one): fail closed.
+  const broken = unusable[0];
+  if (broken !== undefined) return { ok: false, reason: 'unusable', clone: broken.clone, problems: broken.problems };
+  const declaring = numbered.filter((wave) => wave.records?.some((record) => record.id === query.agent) === true);
+  if (declaring.length > 1) return { ok: false, reason: 'ambiguous', clones: declaring.map((wave) => wave.clone) };
+  const found = declaring[0];
+  if (found === undefined) return { ok: false, reason: 'none', wavesWithNumber: numbered.map((wave) => wave.clone) };
+  const record = found.records?.find((candidate) => candidate.id === query.agent);
+  return {
+    ok: true,
+    clone: found.clone,
+    cloneName: found.info?.cloneName ?? found.clone,
+    wave: found.wave,
+    agent: query.agent,
+    role: found.manifest?.role ?? '',
+    entries: [...(record?.files ?? [])],
+  };
+}

@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import type { CliRun } from '../support/builtCli';
+import { claudeDecision, hookPayload } from '../support/hookFixtures';
+import { createSharedRemote, gitIn } from '../node/gitRemotes';
+import type { Clone, SharedRemote } from '../node/gitRemotes';
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
+  return { ...env, ...extra };
+}
+
+function cli(clone: Clone, args: string[], options: { input?: unknown; session?: string; env?: Record<string, string> } = {}): CliRun {
+  const input = options.input === undefined ? '' : typeof options.input === 'string' ? options.input : JSON.stringify(options.input);
+  return runBuiltCli(args, { cwd: clone.root, input, env: cleanEnv({ ...(options.session ? { CLAUDE_CODE_SESSION_ID: options.session } : {}), ...options.env }) });
+}
+
+/** Starts the built CLI without waiting: several of these run at the same time. */
+function cliAsync(clone: Clone, args: string[], session: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtCliPath, ...args], { cwd: clone.root, env: cleanEnv({ CLAUDE_CODE_SESSION_ID: session }) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function planWave(clone: Clone, wave: number, records: Array<{ id: string; files: string[] }>, session: string) {
+  const run = cli(clone, ['plan', 'write', '--wave', String(wave), '--role', 'implementation'], { input: records, session });
+  assert.equal(run.status, 0, run.stderr);
+}
+
+/**
+ * A pre-receive hook on the remote that holds the first push until a second push has arrived. A push
+ * arrives only after its publisher fetched, so both publishers are certain to have fetched the same
+ * plan before either lands: a real race, every time, decided by the remote's compare-and-swap.
+ */
+function holdFirstPushUntilSecond(remote: SharedRemote): void {
+  const hook = join(remote.bare, 'hooks', 'pre-receive');
+  writeFileSync(
+    hook,
+    [
+      '#!/bin/sh',
+      'cat > /dev/null',
+      `dir="${join(remote.dir, 'arrivals')}"`,
+      'mkdir -p "$dir"',
+      'touch "$dir/push-$$"',
+      'i=0',
+      'while [ "$(ls "$dir" | wc -l)" -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done',
+      'exit 0',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(hook, 0o755);
+}
+
+const FILES = { 'src/a/x.ts': 'a\n', 'src/a/y.ts': 'y\n', 'src/b/z.ts': 'b\n', 'docs/readme.md': '#\n', 'README.md': 'r\n' };
+
+describe('wave-scope publish, sync, release (built CLI, a bare remote and several clones)', function () {
+  this.timeout(60_000);
+  let remote: SharedRemote;
+  let a: Clone;
+  let b: Clone;
+  beforeEach(() => {
+    remote = createSharedRemote(FILES);
+    a = remote.clone('a');
+    b = remote.clone('b');
+  });
+  afterEach(() => remote.remove());
+
+  it('publish puts the active plan on refs/wave-scope/plan of the remote, claimed by this clone', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }, { id: 'coordinator', files: ['README.md'] }], 'sess-a');
+    const run = cli(a, ['publish'], { session: 'sess-a' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^published wave 1 \(2 agents\) to origin refs\/wave-scope\/plan as [0-9a-f]{12}; this clone's claim stands until .+\n$/);
+    const tree = gitIn(remote.bare, 'ls-tree', '-r', '--name-only', 'refs/wave-scope/plan');
+    assert.match(tree, /^clones\/c-[0-9a-f]{12}\/waves\/1\/filescopes\/wave-1\/alice\.json$/m);
+    const claims = JSON.parse(gitIn(remote.bare, 'show', 'refs/wave-scope/plan:claims.json'));
+    assert.equal(claims.claims.length, 1);
+    assert.equal(claims.claims[0].session, 'sess-a');
+    assert.equal(claims.claims[0].wave, 1);
+    assert.equal(gitIn(remote.bare, 'for-each-ref', 'refs/heads').trim().split('\n').length, 1, 'no branch was created');
+  });
+
+  it('two coordinators publishing overlapping waves at once: exactly one wins, the other is refused with a witness', async () => {
+    holdFirstPushUntilSecond(remote);
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    planWave(b, 1, [{ id: 'bob', files: ['src/**/y.ts'] }], 'sess-b');
+    const [ra, rb] = await Promise.all([cliAsync(a, ['publish'], 'sess-a'), cliAsync(b, ['publish'], 'sess-b')]);
+    const results = [ra, rb];
+    assert.deepEqual(results.map((r) => r.status).sort(), [0, 1], results.map((r) => r.stderr).join('\n---\n'));
+    const loser = results.find((r) => r.status === 1) as CliRun;
+    assert.match(loser.stderr, /^ERROR: wave 1 overlaps a wave another clone claims \(1 colliding pair of agents\); nothing was published\n/);
+    assert.match(loser.stderr, /both claim src\/a\/y\.ts\n/, 'the witness is a real file');
+    assert.match(loser.stderr, /claimed by clone .+ \(c-[0-9a-f]{12}\) since \d\d:\d\d/);
+    assert.match(loser.stderr, /proven again after losing 1 race/, 'the loser fetched the winner\'s plan and proved again');
+    const claims = JSON.parse(gitIn(remote.bare, 'show', 'refs/wave-scope/plan:claims.json')).claims;
+    assert.equal(claims.length, 1, 'only the winner\'s claim is on the remote');
+  });
+
+  it('two coordinators publishing disjoint waves at once: both land', async () => {
+    holdFirstPushUntilSecond(remote);
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    planWave(b, 4, [{ id: 'bob', files: ['src/b/'] }], 'sess-b');
+    const results = await Promise.all([cliAsync(a, ['publish'], 'sess-a'), cliAsync(b, ['publish'], 'sess-b')]);
+    assert.deepEqual(results.map((r) => r.status), [0, 0], results.map((r) => r.stderr).join('\n---\n'));
+    assert.equal(results.filter((r) => /lost 1 race to another clone's push/.test(r.stderr)).length, 1, 'one of them lost the race and proved again');
+    const claims = JSON.parse(gitIn(remote.bare, 'show', 'refs/wave-scope/plan:claims.json')).claims;
+    assert.deepEqual(claims.map((claim: { wave: number }) => claim.wave).sort(), [1, 4]);
+  });
+
+  it('three clones started together, unsynchronised, overlapping: exactly one wins', async () => {
+    const c = remote.clone('c');
+    for (const [clone, session] of [[a, 'sa'], [b, 'sb'], [c, 'sc']] as const) planWave(clone, 1, [{ id: 'x', files: ['docs/readme.md'] }], session);
+    const results = await Promise.all([cliAsync(a, ['publish'], 'sa'), cliAsync(b, ['publish'], 'sb'), cliAsync(c, ['publish'], 'sc')]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [0, 1, 1], results.map((r) => r.stderr).join('\n---\n'));
+    for (const loser of results.filter((r) => r.status === 1)) assert.match(loser.stderr, /both claim docs\/readme\.md/);
+  });
+
+  it('a clone that syncs enforces the plan: the built hook denies a write outside it, per agent too, and the commit guard blocks', () => {
+    planWave(a, 2, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    const synced = cli(c, ['sync'], { session: 'someone-in-c' });
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(synced.stdout, /^synced wave 2 of clone .+ \(c-[0-9a-f]{12}\), claimed until .+ into \.claude: 2 agents, \d+ allowed entries, unbound/);
+    const manifest = JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8'));
+    assert.equal('session_id' in manifest, false);
+    const again = cli(c, ['sync']);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /^\.claude already enforces wave 2 of clone .+ as published; nothing was written\n$/);
+
+    const hook = (target: string, env: Record<string, string> = {}, fixture = 'claude-write') =>
+      claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload(fixture, { cwd: c.root, target: join(c.root, target) }), env: cleanEnv(env) }).stdout);
+    assert.equal(hook('src/a/x.ts').decision, 'allow');
+    const denied = hook('docs/readme.md');
+    assert.equal(denied.decision, 'deny');
+    assert.match(denied.text, /docs\/readme\.md is not in wave 2's allowed paths/);
+    assert.equal(hook('src/b/z.ts', { WAVE_SCOPE_AGENT: 'alice' }, 'claude-subagent-write').decision, 'deny', 'alice may not write bob\'s files');
+    assert.equal(hook('src/a/x.ts', { WAVE_SCOPE_AGENT: 'alice' }, 'claude-subagent-write').decision, 'allow');
+
+    c.write({ 'docs/readme.md': 'changed\n' });
+    c.git('add', 'docs/readme.md');
+    const guard = runBuiltCli(['hook', 'commit-guard'], { cwd: c.root, env: cleanEnv() });
+    assert.equal(guard.status, 1);
+    assert.match(guard.stderr, /docs\/readme\.md/);
+  });
+
+  it('sync refuses, with the reason, when the state dir holds a plan that was never published; publishing it first makes it safe', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    planWave(b, 7, [{ id: 'bob', files: ['src/b/'] }], 'sess-b');
+    const before = readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8');
+    const refused = cli(b, ['sync'], { session: 'sess-b' });
+    assert.equal(refused.status, 1);
+    assert.equal(
+      refused.stderr,
+      'ERROR: .claude holds wave 7, which is not on the plan ref (never published from here, or changed since): syncing would replace it. ' +
+        'Publish it ("wave-scope publish"), or move it out of the way, then sync again. Nothing was written.\n',
+    );
+    assert.equal(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8'), before);
+    assert.equal(existsSync(join(b.root, '.claude/filescopes/wave-1')), false);
+    // Published, the local plan is on the ref and may be replaced.
+    assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
+    const synced = cli(b, ['sync', '--clone', readCloneId(a), '--wave', '1'], { session: 'sess-b' });
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.equal(JSON.parse(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8')).wave, 1);
+    // A synced plan is not this clone's to publish.
+    const republish = cli(b, ['publish'], { session: 'sess-b' });
+    assert.equal(republish.status, 1);
+    assert.match(republish.stderr, /synced here: only its own clone publishes it/);
+  });
+
+  it('a stale claim expires: after its TTL another clone may claim the same files, and the expired claim is dropped', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    const published = cli(a, ['publish', '--ttl', '3s', '--json'], { session: 'sess-a' });
+    assert.equal(published.status, 0, published.stderr);
+    const expiresAt = Date.parse(JSON.parse(published.stdout).claim.expiresAt);
+    planWave(b, 1, [{ id: 'bob', files: ['src/a/x.ts'] }], 'sess-b');
+    const early = cli(b, ['publish'], { session: 'sess-b' });
+    // While the claim stands the overlap is refused (only a machine slower than the TTL could see it lapse first).
+    assert.ok(early.status === 1 || Date.now() > expiresAt, early.stderr);
+    if (early.status === 1) assert.match(early.stderr, /overlaps a wave another clone claims/);
+    // Wait on the condition itself: the clock passing the claim's expiry.
+    while (Date.now() <= expiresAt) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    const late = cli(b, ['publish'], { session: 'sess-b' });
+    assert.equal(late.status, 0, late.stderr);
+    assert.match(late.stderr, /dropped the expired claim of clone .+ on wave 1 \(expired /);
+    const claims = JSON.parse(gitIn(remote.bare, 'show', 'refs/wave-scope/plan:claims.json')).claims;
+    assert.deepEqual(claims.map((claim: { clone: string }) => claim.clone), [readCloneId(b)]);
+  });
+
+  it('release ends the claim (the plan stays), so an overlapping wave may be published', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    planWave(b, 1, [{ id: 'bob', files: ['src/a/'] }], 'sess-b');
+    assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 1);
+    const released = cli(a, ['release', '--wave', '3']);
+    assert.equal(released.status, 0, released.stderr);
+    assert.equal(released.stdout, 'released wave 3 on origin: this clone\'s claim ended (the wave\'s plan stays published for verify)\n');
+    const again = cli(a, ['release', '--wave', '3']);
+    assert.equal(again.status, 0);
+    assert.equal(again.stderr, 'this clone holds no claim on wave 3; nothing to release\n');
+    assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
+    assert.match(gitIn(remote.bare, 'ls-tree', '-r', '--name-only', 'refs/wave-scope/plan'), new RegExp(`clones/${readCloneId(a)}/waves/3/`));
+  });
+
+  it('plan show lists other clones\' claims and a local wave that overlaps one; --json carries them under "claims"', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    planWave(b, 1, [{ id: 'bob', files: ['src/a/x.ts'] }], 'sess-b');
+    assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 1, 'the refused publish fetched the plan ref');
+    const shown = cli(b, ['plan', 'show'], { session: 'sess-b' });
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.match(shown.stdout, /Claims on origin's plan ref \(as of \d\d:\d\d\):\n {2}wave 3 claimed by clone .+\/a \(c-[0-9a-f]{12}\) since \d\d:\d\d, until .+: 1 agent\n/);
+    assert.match(shown.stdout, /CLAIMED wave 1 agent "bob" src\/a\/x\.ts: src\/a\/x\.ts is wave 3 claimed by clone .+ \(agent "alice", src\/a\/\)/);
+    const json = JSON.parse(cli(b, ['plan', 'show', '--json'], { session: 'sess-b' }).stdout);
+    assert.equal(json.claims.version, 1);
+    assert.equal(json.claims.claims[0].wave, 3);
+    assert.equal(json.claims.claims[0].ownClone, false);
+    assert.deepEqual(json.claims.claims[0].agents, [{ id: 'alice', files: ['src/a/'] }]);
+    assert.equal(json.claims.conflicts[0].witness, 'src/a/x.ts');
+    assert.equal(json.waves[0].wave, 1, 'the plan view is unchanged beside it');
+  });
+
+  it('refuses bad arguments, a foreign plan and a hand-edited manifest; fails on an unreachable remote', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['publish', '--ttl', 'forever'], /--ttl must be a duration/],
+      [['publish', '--remote', 'https://x/y.git'], /--remote must be the name of a configured remote/],
+      [['sync', '--clone', 'Not An Id'], /--clone must be a clone id/],
+      [['release'], /--wave is required/],
+    ];
+    for (const [args, message] of cases) {
+      const run = cli(a, args);
+      assert.equal(run.status, 1, args.join(' '));
+      assert.match(run.stderr, message);
+    }
+    assert.match(cli(a, ['publish']).stderr, /no plan to publish: \.claude\/wave-scope\.json does not exist/);
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    const foreign = cli(a, ['publish'], { session: 'someone-else' });
+    assert.equal(foreign.status, 1);
+    assert.match(foreign.stderr, /no plan to publish|belongs to another session/);
+    const manifestPath = join(a.root, '.claude/wave-scope.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, allowedPaths: [...manifest.allowedPaths, 'docs/'] }));
+    const edited = cli(a, ['publish'], { session: 'sess-a' });
+    assert.equal(edited.status, 1);
+    assert.match(edited.stderr, /grants other paths than its declaration computes to/);
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    a.git('remote', 'set-url', 'origin', join(remote.dir, 'nowhere.git'));
+    const unreachable = cli(a, ['publish'], { session: 'sess-a' });
+    assert.equal(unreachable.status, 2);
+    assert.match(unreachable.stderr, /^ERROR: git failed: git fetch origin refs\/wave-scope\/plan failed/);
+  });
+});
+
+function readCloneId(clone: Clone): string {
+  return JSON.parse(readFileSync(join(clone.root, '.git/wave-scope/clone.json'), 'utf8')).id;
+}

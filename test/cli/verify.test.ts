@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import type { CliRun } from '../support/builtCli';
+import { createSharedRemote } from '../node/gitRemotes';
+import type { Clone, SharedRemote } from '../node/gitRemotes';
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
+  return env;
+}
+
+const run = (clone: Clone, args: string[], input = ''): CliRun => runBuiltCli(args, { cwd: clone.root, input, env: cleanEnv() });
+const SUB_V1 = '1'.repeat(40);
+const SUB_V2 = '2'.repeat(40);
+
+describe('wave-scope verify (built CLI, a published plan, real branches)', function () {
+  this.timeout(120_000);
+  let remote: SharedRemote;
+  let ci: Clone;
+  before(() => {
+    remote = createSharedRemote({ 'src/a/x.ts': 'x\n', 'src/a/y.ts': 'y\n', 'src/b/z.ts': 'z\n', 'docs/readme.md': 'readme\n' });
+    const coordinator = remote.clone('coordinator');
+    // A submodule at libs/sub (a gitlink; git never needs the submodule's repository for a diff).
+    coordinator.git('update-index', '--add', '--cacheinfo', `160000,${SUB_V1},libs/sub`);
+    coordinator.git('commit', '--quiet', '-m', 'add the submodule');
+    coordinator.git('push', '--quiet', 'origin', 'main');
+    const plan = run(
+      coordinator,
+      ['plan', 'write', '--wave', '2', '--role', 'implementation'],
+      JSON.stringify([
+        { id: 'alice', files: ['src/a/', 'libs/sub'] },
+        { id: 'bob', files: ['src/b/'] },
+      ]),
+    );
+    assert.equal(plan.status, 0, plan.stderr);
+    const published = run(coordinator, ['publish']);
+    assert.equal(published.status, 0, published.stderr);
+    ci = remote.clone('ci');
+  });
+  after(() => remote.remove());
+
+  /** A branch off main with `change` applied in one commit (a change that edits the index itself is committed as staged). */
+  function branch(name: string, change: (clone: Clone) => void, stageWorkTree = true): string {
+    ci.git('checkout', '--quiet', '-B', name, 'origin/main');
+    change(ci);
+    if (stageWorkTree) ci.git('add', '--all');
+    ci.git('commit', '--quiet', '--allow-empty', '-m', name);
+    ci.git('checkout', '--quiet', '--detach', 'origin/main');
+    return name;
+  }
+  const verify = (head: string, agent = 'alice', extra: string[] = []) => run(ci, ['verify', '--base', 'origin/main', '--head', head, '--wave', '2', '--agent', agent, ...extra]);
+  const moveFile = (from: string, to: string) => (clone: Clone) => clone.git('mv', from, to);
+
+  const cases: Array<{ title: string; agent?: string; change: (clone: Clone) => void; outside: string[]; indexOnly?: boolean }> = [
+    {
+      title: 'in scope: an added, a modified and a deleted file, and a test sibling the role grants',
+      change: (c) => {
+        c.write({ 'src/a/new.ts': 'n\n', 'src/a/x.ts': 'changed\n', 'src/a/y.test.ts': 't\n' });
+        c.git('rm', '--quiet', 'src/a/y.ts');
+      },
+      outside: [],
+    },
+    { title: 'an added file outside the scope', change: (c) => c.write({ 'src/b/new.ts': 'n\n' }), outside: ['added: src/b/new.ts'] },
+    { title: 'a modified file outside the scope', change: (c) => c.write({ 'docs/readme.md': 'changed\n' }), outside: ['modified: docs/readme.md'] },
+    { title: 'a deleted file outside the scope', change: (c) => c.git('rm', '--quiet', 'src/b/z.ts'), outside: ['deleted: src/b/z.ts'] },
+    { title: 'a rename from inside the scope to outside it', change: moveFile('src/a/x.ts', 'src/b/x.ts'), outside: ['renamed to: src/b/x.ts (from src/a/x.ts)'] },
+    { title: 'a rename from outside the scope into it', change: moveFile('src/b/z.ts', 'src/a/z.ts'), outside: ['renamed from: src/b/z.ts (to src/a/z.ts)'] },
+    { title: 'a rename inside the scope', change: moveFile('src/a/x.ts', 'src/a/moved.ts'), outside: [] },
+    {
+      title: 'a file turned into a symbolic link outside the scope',
+      change: (c) => {
+        rmSync(join(c.root, 'docs/readme.md'));
+        symlinkSync('../src/a/x.ts', join(c.root, 'docs/readme.md'));
+      },
+      outside: ['type changed: docs/readme.md'],
+    },
+    { title: 'a submodule bump the scope names', change: (c) => c.git('update-index', '--cacheinfo', `160000,${SUB_V2},libs/sub`), outside: [], indexOnly: true },
+    {
+      title: 'a submodule bump outside the scope',
+      agent: 'bob',
+      change: (c) => c.git('update-index', '--cacheinfo', `160000,${SUB_V2},libs/sub`),
+      outside: ['submodule bumped: libs/sub'],
+      indexOnly: true,
+    },
+    {
+      title: 'a submodule added outside the scope',
+      change: (c) => c.git('update-index', '--add', '--cacheinfo', `160000,${SUB_V2},vendor/other`),
+      outside: ['submodule added: vendor/other'],
+      indexOnly: true,
+    },
+    {
+      title: 'a submodule removed outside the scope',
+      agent: 'bob',
+      change: (c) => c.git('update-index', '--force-remove', 'libs/sub'),
+      outside: ['submodule removed: libs/sub'],
+      indexOnly: true,
+    },
+    { title: 'a mode change outside the scope', agent: 'bob', change: (c) => chmodSync(join(c.root, 'src/a/x.ts'), 0o755), outside: ['modified: src/a/x.ts'] },
+  ];
+  cases.forEach(({ title, agent = 'alice', change, outside, indexOnly = false }, index) => {
+    it(`${title}: exit ${outside.length === 0 ? 0 : 3}`, () => {
+      const name = branch(`case-${index}`, change, !indexOnly);
+      const result = verify(name, agent);
+      if (outside.length === 0) {
+        assert.equal(result.status, 0, result.stderr);
+        assert.match(result.stdout, new RegExp(`^ok ${name}: \\d+ changes? in [0-9a-f]{12}\\.\\.[0-9a-f]{12}, all in agent "${agent}"'s scope \\(wave 2\\)\\n$`));
+        return;
+      }
+      assert.equal(result.status, 3, result.stderr);
+      const [header, ...lines] = result.stderr.trimEnd().split('\n');
+      assert.match(header ?? '', new RegExp(`^ERROR: ${name}: agent "${agent}" \\(wave 2\\) changed ${outside.length} paths? outside its scope in [0-9a-f]{12}\\.\\.[0-9a-f]{12}:$`));
+      assert.deepEqual(lines, outside.map((line) => `  ${line}`));
+    });
+  });
+
+  it('judges the branch from its merge base: a change on the base branch is never blamed on it', () => {
+    const name = branch('after-main-moved', (c) => c.write({ 'src/a/x.ts': 'agent\n' }));
+    ci.git('checkout', '--quiet', '-B', 'moved-main', 'origin/main');
+    ci.commit({ 'docs/readme.md': 'main moved on\n' });
+    const result = run(ci, ['verify', '--base', 'moved-main', '--head', name, '--wave', '2', '--agent', 'alice']);
+    assert.equal(result.status, 0, result.stderr);
+  });
+
+  it('--json reports every branch with its changes outside the scope', () => {
+    const name = branch('json-case', (c) => c.write({ 'docs/readme.md': 'x\n', 'src/a/ok.ts': 'ok\n' }));
+    const result = verify(name, 'alice', ['--json']);
+    assert.equal(result.status, 3);
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.ok, false);
+    assert.equal(report.exitCode, 3);
+    assert.match(report.planCommit, /^[0-9a-f]{40}$/);
+    assert.deepEqual(report.branches[0].outside, [{ path: 'docs/readme.md', kind: 'modified' }]);
+    assert.equal(report.branches[0].checked, 2);
+    assert.equal(report.branches[0].status, 'outside');
+  });
+
+  it('many branches at once through a branch map; a branch no rule names is not verified', () => {
+    branch('wave-2/alice', (c) => c.write({ 'src/a/fine.ts': 'f\n' }));
+    branch('wave-2/bob', (c) => c.write({ 'src/b/fine.ts': 'f\n', 'docs/readme.md': 'not bob\'s\n' }));
+    branch('feature/unrelated', (c) => c.write({ 'docs/readme.md': 'anything\n' }));
+    const map = join(remote.dir, 'branches.json');
+    writeFileSync(map, JSON.stringify({ version: 1, branches: [{ branch: 'wave-{wave}/{agent}' }] }));
+    const all = run(ci, ['verify', '--base', 'origin/main', '--map', map]);
+    assert.equal(all.status, 3, all.stderr);
+    assert.match(all.stdout, /^ok wave-2\/alice: 1 change in /m);
+    assert.match(all.stderr, /^ERROR: wave-2\/bob: agent "bob" \(wave 2\) changed 1 path outside its scope in .+:\n {2}modified: docs\/readme\.md\n$/);
+    assert.doesNotMatch(all.stdout + all.stderr, /unrelated/);
+
+    const named = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--branch', 'wave-2/alice', '--branch', 'feature/unrelated']);
+    assert.equal(named.status, 0, named.stderr);
+    assert.match(named.stderr, /^skipped feature\/unrelated: no rule of the branch map names its agent$/m);
+
+    // CI: the head commit of a pull request and the name of its branch.
+    const head = ci.git('rev-parse', 'wave-2/bob').trim();
+    const pr = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--head', head, '--branch', 'wave-2/bob']);
+    assert.equal(pr.status, 3);
+    assert.match(pr.stderr, /modified: docs\/readme\.md/);
+  });
+
+  it('the example GitHub workflow\'s verify step (docs/examples/verify-agent-branches.yml) runs as written', () => {
+    const workflow = readFileSync(join(__dirname, '..', '..', 'docs', 'examples', 'verify-agent-branches.yml'), 'utf8');
+    const lines = workflow.split('\n');
+    const start = lines.findIndex((line) => /^\s+run: >-$/.test(line));
+    assert.notEqual(start, -1, 'the verify step is a folded run block');
+    const indent = (line: string) => line.length - line.trimStart().length;
+    const body: string[] = [];
+    for (const line of lines.slice(start + 1)) {
+      if (line.trim() === '' || indent(line) <= indent(lines[start] as string)) break;
+      body.push(line.trim());
+    }
+    const script = body.join(' ');
+    assert.match(script, /^wave-scope verify /);
+    branch('wave-2/alice', (c) => c.write({ 'src/a/ci.ts': 'ci\n' }));
+    branch('wave-2/bob', (c) => c.write({ 'src/b/ci.ts': 'ci\n', 'README.md': 'not bob\'s\n' }));
+    ci.write({ '.github/wave-scope-branches.json': JSON.stringify({ version: 1, branches: [{ branch: 'wave-{wave}/{agent}' }] }) });
+    const shims = join(remote.dir, 'bin');
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(join(shims, 'wave-scope'), `#!/bin/sh\nexec "${process.execPath}" "${builtCliPath}" "$@"\n`);
+    chmodSync(join(shims, 'wave-scope'), 0o755);
+    const step = (ref: string) =>
+      spawnSync('sh', ['-c', script], {
+        cwd: ci.root,
+        encoding: 'utf8',
+        env: { ...cleanEnv(), PATH: `${shims}:${process.env.PATH ?? ''}`, BASE_SHA: ci.git('rev-parse', 'origin/main').trim(), HEAD_SHA: ci.git('rev-parse', ref).trim(), HEAD_REF: ref },
+      });
+    const clean = step('wave-2/alice');
+    assert.equal(clean.status, 0, clean.stderr);
+    const dirty = step('wave-2/bob');
+    assert.equal(dirty.status, 3, dirty.stderr);
+    assert.match(dirty.stderr, /^ {2}added: README\.md$/m);
+    rmSync(join(ci.root, '.github'), { recursive: true });
+  });
+
+  it('no published scope, no write: an unknown agent or wave fails (exit 1)', () => {
+    const name = branch('unknown-agent', (c) => c.write({ 'src/a/x.ts': 'x2\n' }));
+    const result = verify(name, 'mallory');
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /no published scope for agent "mallory" in wave 2 on origin's plan ref: no scope, no write/);
+    const noPlan = remote.clone('fresh');
+    const offline = run(noPlan, ['verify', '--base', 'origin/main', '--head', 'origin/main', '--wave', '2', '--agent', 'alice', '--no-fetch']);
+    assert.equal(offline.status, 1);
+    assert.match(offline.stderr, /on origin \(it has no plan ref\)/);
+  });
+
+  it('refuses bad arguments and bad revisions', () => {
+    const cases: Array<[string[], number, RegExp]> = [
+      [['verify', '--head', 'x', '--wave', '2', '--agent', 'a'], 1, /--base is required/],
+      [['verify', '--base', 'origin/main', '--wave', '2', '--agent', 'a'], 1, /give --head with --wave and --agent/],
+      [['verify', '--base', 'origin/main', '--head', 'HEAD', '--agent', 'a'], 1, /--wave and --agent go together/],
+      [['verify', '--base=--upload-pack=x', '--head', 'HEAD', '--wave', '2', '--agent', 'alice'], 1, /--base must be a revision/],
+      [['verify', '--base', 'origin/main', '--map', '/nonexistent.json'], 1, /cannot read the branch map/],
+      [['verify', '--base', 'origin/main', '--head', 'no-such-rev', '--wave', '2', '--agent', 'alice'], 2, /cannot resolve/],
+    ];
+    for (const [args, status, message] of cases) {
+      const result = run(ci, args);
+      assert.equal(result.status, status, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message);
+    }
+  });
+});

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
+import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies } from '../../src/node/planRefGit';
+import { diffRange, listBranchRefs } from '../../src/node/rangeDiff';
+import { PLAN_REF } from '../../src/planner/sync/planRef';
+import { PlanRefError } from '../../src/planner/sync/publish';
+import { createSharedRemote, gitIn } from './gitRemotes';
+import type { SharedRemote } from './gitRemotes';
+
+describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
+  let remote: SharedRemote;
+  beforeEach(() => {
+    remote = createSharedRemote({ 'src/a.ts': 'a\n' });
+  });
+  afterEach(() => remote.remove());
+
+  const files = new Map([
+    ['wave-scope-plan.json', '{"version":1}\n'],
+    ['claims.json', '{"version":1,"claims":[]}\n'],
+    ['clones/c-x/waves/1/filescopes/wave-1/alice.json', '["src/"]\n'],
+    ['clones/c-x/waves/1/note with spaces.json', 'ünïcode\n'],
+  ]);
+
+  it('fetch of a remote without the ref is null, and leaves no copy behind', () => {
+    const clone = remote.clone('a');
+    assert.equal(gitPlanRefStore(clone.root, 'origin').fetch(), null);
+    assert.equal(readTrackingRef(clone.root, 'origin'), null);
+  });
+
+  it('writes a commit without touching the work tree, index or branches; pushes it; another clone reads it back', () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    const statusBefore = a.git('status', '--porcelain');
+    const branchesBefore = a.git('for-each-ref', 'refs/heads', 'refs/remotes');
+    const store = gitPlanRefStore(a.root, 'origin');
+    const commit = store.writeCommit(files, null, 'plan');
+    assert.deepEqual(store.push(commit, null), { ok: true });
+    assert.equal(a.git('status', '--porcelain'), statusBefore);
+    assert.equal(a.git('for-each-ref', 'refs/heads', 'refs/remotes'), branchesBefore, 'no branch appears');
+    assert.equal(readTrackingRef(a.root, 'origin'), commit, 'the pushing clone\'s copy moves with its push');
+    assert.equal(gitIn(remote.bare, 'rev-parse', PLAN_REF).trim(), commit);
+    assert.equal(a.git('cat-file', '-p', commit).includes('Wave Scope <wave-scope@localhost>'), true);
+
+    const other = gitPlanRefStore(b.root, 'origin');
+    assert.equal(other.fetch(), commit);
+    assert.deepEqual(other.readFiles(commit), files);
+    assert.deepEqual([...other.readFiles(commit, (path) => path.startsWith('clones/')).keys()].sort(), [...files.keys()].filter((p) => p.startsWith('clones/')).sort());
+    assert.deepEqual(remotesWithPlanCopies(b.root), ['origin']);
+  });
+
+  it('push is a compare-and-swap: a stale expectation is rejected and the ref does not move', () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    const storeA = gitPlanRefStore(a.root, 'origin');
+    const storeB = gitPlanRefStore(b.root, 'origin');
+    const first = storeA.writeCommit(files, null, 'first');
+    assert.deepEqual(storeA.push(first, null), { ok: true });
+    // b has not fetched: it believes the ref absent.
+    const rival = storeB.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[1]}\n']]), null, 'rival');
+    const rejected = storeB.push(rival, null);
+    assert.equal(rejected.ok, false);
+    assert.match(rejected.ok ? '' : rejected.rejected, /rejected|stale/);
+    assert.equal(gitIn(remote.bare, 'rev-parse', PLAN_REF).trim(), first);
+    // After a fetch, b's expectation is right and its child commit lands.
+    assert.equal(storeB.fetch(), first);
+    const child = storeB.writeCommit(new Map([...storeB.readFiles(first), ['claims.json', '{"version":1,"claims":[]}\n\n']]), first, 'child');
+    assert.deepEqual(storeB.push(child, first), { ok: true });
+    assert.equal(gitIn(remote.bare, 'rev-parse', `${PLAN_REF}^`).trim(), first, 'the plan keeps its own history');
+  });
+
+  it('reads a plan commit from the clone\'s cache when it has it, from git when the cache is wrong or missing', () => {
+    const a = remote.clone('a');
+    const repository = locateSyncRepository(a.root);
+    assert.ok(repository);
+    const writer = planStoreOf(repository, 'origin');
+    const commit = writer.writeCommit(files, null, 'cached');
+    const cache = planTreeCache(repository.gitDir);
+    assert.deepEqual(new Map([...(cache.get(commit) ?? [])].map(([path, file]) => [path, file.text])), files, 'writing a commit caches its tree');
+    assert.equal(cache.get('0'.repeat(40)), undefined);
+    assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
+    writeFileSync(join(repository.gitDir, 'wave-scope', 'plan-cache.json'), '{"version":1,"commit":"' + commit + '","files":{"x":{"oid":1}}}');
+    assert.equal(cache.get(commit), undefined, 'a malformed cache is a miss');
+    assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
+  });
+
+  it('an unreachable remote is a git failure, not "no plan"', () => {
+    const a = remote.clone('a');
+    a.git('remote', 'set-url', 'origin', join(remote.dir, 'gone.git'));
+    assert.throws(() => gitPlanRefStore(a.root, 'origin').fetch(), PlanRefError);
+  });
+
+  it('a fetch after the remote lost its ref drops the stale copy', () => {
+    const a = remote.clone('a');
+    const store = gitPlanRefStore(a.root, 'origin');
+    store.push(store.writeCommit(files, null, 'x'), null);
+    gitIn(remote.bare, 'update-ref', '-d', PLAN_REF);
+    assert.equal(store.fetch(), null);
+    assert.equal(readTrackingRef(a.root, 'origin'), null);
+  });
+});
+
+describe('clone identity and sync state (src/node/cloneState.ts)', () => {
+  let remote: SharedRemote;
+  beforeEach(() => {
+    remote = createSharedRemote({ 'x.txt': 'x' });
+  });
+  afterEach(() => remote.remove());
+
+  it('is made once, kept in the git dir, and survives', () => {
+    const clone = remote.clone('a');
+    const repository = locateSyncRepository(join(clone.root));
+    assert.ok(repository);
+    assert.equal(readCloneIdentity(repository.gitDir), undefined);
+    const made = readOrCreateCloneIdentity(repository);
+    assert.match(made.id, /^c-[0-9a-f]{12}$/);
+    assert.match(made.name, new RegExp(`:${clone.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    assert.deepEqual(readOrCreateCloneIdentity(repository), made);
+    assert.ok(existsSync(join(repository.gitDir, 'wave-scope', 'clone.json')));
+    assert.equal(clone.git('status', '--porcelain'), '', 'nothing of it shows in the work tree');
+  });
+
+  it('locating the checkout resolves revisions in the same process, and still locates it when one does not resolve', () => {
+    const clone = remote.clone('a');
+    const head = clone.git('rev-parse', 'HEAD').trim();
+    const located = locateSyncRepository(clone.root, { revisions: ['main', 'origin/main'] });
+    assert.deepEqual(located?.resolved, [head, head]);
+    assert.equal(located?.head, head);
+    const partly = locateSyncRepository(clone.root, { revisions: ['main', 'no-such-branch'] });
+    assert.equal(partly?.root, clone.root);
+    assert.equal(partly?.resolved, undefined);
+    assert.equal(partly?.head, head);
+  });
+
+  it('two clones, and a linked worktree, are three identities', () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    a.git('worktree', 'add', '--quiet', join(remote.dir, 'a-wt'));
+    const ids = [a.root, b.root, join(remote.dir, 'a-wt')].map((root) => {
+      const repository = locateSyncRepository(root);
+      assert.ok(repository);
+      return readOrCreateCloneIdentity(repository).id;
+    });
+    assert.equal(new Set(ids).size, 3);
+  });
+
+  it('an unreadable identity file is never overwritten', () => {
+    const clone = remote.clone('a');
+    const repository = locateSyncRepository(clone.root);
+    assert.ok(repository);
+    readOrCreateCloneIdentity(repository);
+    const path = join(repository.gitDir, 'wave-scope', 'clone.json');
+    writeFileSync(path, 'garbage');
+    assert.throws(() => readOrCreateCloneIdentity(repository), /repair or remove it/);
+    assert.equal(readFileSync(path, 'utf8'), 'garbage');
+  });
+
+  it('the sync state is rewritten atomically and read back', () => {
+    const clone = remote.clone('a');
+    const repository = locateSyncRepository(clone.root);
+    assert.ok(repository);
+    updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { origin: { at: 'then', commit: null } } }));
+    assert.deepEqual(readLocalSyncState(repository.gitDir).fetched, { origin: { at: 'then', commit: null } });
+  });
+});
+
+describe('revision ranges (src/node/rangeDiff.ts)', () => {
+  let remote: SharedRemote;
+  beforeEach(() => {
+    remote = createSharedRemote({ 'src/a.ts': 'a\n', 'docs/r.md': 'r\n' });
+  });
+  afterEach(() => remote.remove());
+
+  it('diffs from the merge base, so changes on the base branch are never the branch\'s', () => {
+    const clone = remote.clone('a');
+    clone.git('checkout', '--quiet', '-b', 'agent');
+    clone.commit({ 'src/b.ts': 'b\n' });
+    clone.git('checkout', '--quiet', 'main');
+    clone.commit({ 'docs/r.md': 'changed on main\n' });
+    const range = diffRange(clone.root, 'main', 'agent');
+    assert.match(range.rawDiff, /\0src\/b\.ts\0$/);
+    assert.doesNotMatch(range.rawDiff, /docs/);
+    assert.notEqual(range.mergeBase, range.base);
+  });
+
+  it('ignores configuration that would hide or reshape a change', () => {
+    const clone = remote.clone('a');
+    clone.git('checkout', '--quiet', '-b', 'agent');
+    clone.commit({ 'dïr/b.ts': 'b\n' });
+    clone.git('update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},libs/sub`);
+    clone.git('commit', '--quiet', '-m', 'sub');
+    clone.git('config', 'diff.relative', 'true');
+    clone.git('config', 'diff.ignoreSubmodules', 'all');
+    clone.git('config', 'core.quotePath', 'true');
+    const range = diffRange(join(clone.root, 'src'), 'main', 'agent');
+    assert.match(range.rawDiff, /\0dïr\/b\.ts\0/);
+    assert.match(range.rawDiff, /:000000 160000 /);
+  });
+
+  it('refuses a revision that is not one, or looks like an option', () => {
+    const clone = remote.clone('a');
+    assert.throws(() => diffRange(clone.root, 'main', 'no-such-branch'), /cannot resolve/);
+    assert.throws(() => diffRange(clone.root, '--output=/tmp/x', 'main'), /is not a revision/);
+  });
+
+  it('lists local and remote-tracking branches, never origin/HEAD', () => {
+    const clone = remote.clone('a');
+    clone.git('branch', 'wave-1/alice');
+    const refs = listBranchRefs(clone.root, 'origin').map((entry) => entry.ref);
+    assert.ok(refs.includes('refs/heads/wave-1/alice'));
+    assert.ok(refs.includes('refs/remotes/origin/main'));
+    assert.ok(!refs.includes('refs/remotes/origin/HEAD'));
+  });
+});

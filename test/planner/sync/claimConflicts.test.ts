@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { ScopeRecord } from '../../../src/planner/scope/collisions';
+import { intersects } from '../../../src/planner/scope/scopeAlgebra';
+import { effectiveEntries, findClaimConflicts } from '../../../src/planner/sync/claimConflicts';
+import type { ClaimedWaveScopes } from '../../../src/planner/sync/claimConflicts';
+import { buildClaimsView, findConflictsWithClaims } from '../../../src/planner/sync/claimsView';
+import { claimFor, isClaimLive, parseClaim, parseClaimTtl } from '../../../src/planner/sync/claims';
+import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
+import { entryArbitrary, oracleMatcher, usable } from '../../support/globOracle';
+import { claimOf, cloneNamed, HOUR, T0, waveToPublish } from './syncFixtures';
+
+const alpha = cloneNamed('c-alpha');
+const beta = cloneNamed('c-beta');
+
+const claimed = (records: ScopeRecord[], role = '', clone = beta, wave = 1): ClaimedWaveScopes => ({ claim: claimOf(clone, wave), role, records });
+
+describe('claims and their TTL', () => {
+  const ttls: Array<[string, number | undefined]> = [
+    ['1s', 1000],
+    ['90m', 90 * 60_000],
+    ['4h', 4 * HOUR],
+    ['30d', 30 * 24 * HOUR],
+    ['31d', undefined],
+    ['0s', undefined],
+    ['10', undefined],
+    ['1.5h', undefined],
+    ['-1h', undefined],
+    ['', undefined],
+  ];
+  for (const [text, expected] of ttls) it(`--ttl ${JSON.stringify(text)} is ${expected ?? 'refused'}`, () => assert.equal(parseClaimTtl(text), expected));
+
+  it('a claim stands until expiresAt, then no longer', () => {
+    const claim = claimOf(alpha, 3, T0, HOUR);
+    assert.equal(isClaimLive(claim, T0 + HOUR - 1), true);
+    assert.equal(isClaimLive(claim, T0 + HOUR), false);
+  });
+
+  it('renewing a standing claim keeps claimedAt; a lapsed or other wave starts anew', () => {
+    const standing = [claimOf(alpha, 3, T0, HOUR)];
+    const renewed = claimFor(alpha, 3, 's', T0 + 30 * 60_000, HOUR, standing);
+    assert.equal(renewed.claimedAt, standing[0]?.claimedAt);
+    assert.equal(renewed.expiresAt, new Date(T0 + 90 * 60_000).toISOString());
+    assert.equal(claimFor(alpha, 4, 's', T0 + 60_000, HOUR, standing).claimedAt, new Date(T0 + 60_000).toISOString());
+    assert.equal(claimFor(alpha, 3, 's', T0 + 2 * HOUR, HOUR, standing).claimedAt, new Date(T0 + 2 * HOUR).toISOString());
+  });
+
+  it('parses only well-formed claims', () => {
+    const good = claimOf(alpha, 1);
+    assert.deepEqual(parseClaim(good), good);
+    for (const bad of [null, [], { ...good, clone: 'Bad/Id' }, { ...good, wave: 0 }, { ...good, expiresAt: 'soon' }, { ...good, session: '  ' }, { ...good, cloneName: 3 }]) {
+      assert.equal(parseClaim(bad), undefined, JSON.stringify(bad));
+    }
+  });
+});
+
+describe('findClaimConflicts (our wave against other clones\' claims)', () => {
+  it('is empty for disjoint waves', () => {
+    const ours = { role: 'implementation', records: [{ id: 'alice', files: ['src/a/', 'README.md'] }] };
+    assert.deepEqual(findClaimConflicts(ours, [claimed([{ id: 'bob', files: ['src/b/**/*.ts', 'docs/'] }], 'implementation')]), []);
+  });
+
+  it('names both agents, both entries, the claim and a witness', () => {
+    const ours = { role: '', records: [{ id: 'alice', files: ['src/**/*.ts'] }] };
+    const [conflict, ...rest] = findClaimConflicts(ours, [claimed([{ id: 'bob', files: ['src/lib/x.ts'] }], '', beta, 7)]);
+    assert.deepEqual(rest, []);
+    assert.equal(conflict?.agent, 'alice');
+    assert.equal(conflict?.entry, 'src/**/*.ts');
+    assert.equal(conflict?.other.agent, 'bob');
+    assert.equal(conflict?.other.entry, 'src/lib/x.ts');
+    assert.equal(conflict?.other.clone, 'c-beta');
+    assert.equal(conflict?.other.wave, 7);
+    assert.equal(conflict?.kind, 'concrete');
+    assert.equal(conflict?.witness, 'src/lib/x.ts');
+  });
+
+  it('leaves the glob test siblings out (every same-named file would collide), keeps the plain ones', () => {
+    const ours = { role: 'implementation', records: [{ id: 'alice', files: ['src/a/index.ts'] }] };
+    const theirs = [claimed([{ id: 'bob', files: ['lib/b/index.ts'] }], 'implementation')];
+    assert.deepEqual(findClaimConflicts(ours, theirs), [], 'test/**/index.test.ts is granted to both, as in one local wave');
+  });
+
+  it('a plain test sibling our role grants collides with their file', () => {
+    const ours = { role: 'implementation', records: [{ id: 'alice', files: ['src/cart/total.ts'] }] };
+    const conflicts = findClaimConflicts(ours, [claimed([{ id: 'tester', files: ['src/cart/total.test.ts'] }], 'review')]);
+    assert.equal(conflicts.length, 1);
+    assert.equal(conflicts[0]?.testSibling, true);
+    assert.equal(conflicts[0]?.other.testSibling, false);
+    // In a role without test siblings there is nothing to collide.
+    assert.deepEqual(findClaimConflicts({ role: 'docs', records: ours.records }, [claimed([{ id: 'tester', files: ['src/cart/total.test.ts'] }], 'review')]), []);
+  });
+
+  it('ignores pairs inside one wave and between two other waves', () => {
+    const ours = { role: '', records: [{ id: 'a1', files: ['x/'] }, { id: 'a2', files: ['x/y.ts'] }] };
+    const conflicts = findClaimConflicts(ours, [claimed([{ id: 'b1', files: ['z/'] }]), claimed([{ id: 'c1', files: ['z/'] }], '', cloneNamed('c-gamma'))]);
+    assert.deepEqual(conflicts, []);
+  });
+
+  it('folds case when asked (a case-insensitive clone takes part)', () => {
+    const ours = { role: '', records: [{ id: 'a', files: ['src/Foo.ts'] }] };
+    const theirs = [claimed([{ id: 'b', files: ['src/foo.ts'] }])];
+    assert.equal(findClaimConflicts(ours, theirs).length, 0);
+    assert.equal(findClaimConflicts(ours, theirs, { ignoreCase: true }).length, 1);
+  });
+
+  it('takes a known file as witness when one exists', () => {
+    const ours = { role: '', records: [{ id: 'a', files: ['src/*.ts'] }] };
+    const conflicts = findClaimConflicts(ours, [claimed([{ id: 'b', files: ['src/a*'] }])], { knownFiles: ['src/abc.ts', 'src/b.ts'] });
+    assert.equal(conflicts[0]?.witness, 'src/abc.ts');
+  });
+
+  it('finds exactly the cross-clone pairs that pairwise intersection finds (random waves, witnesses checked by minimatch)', function () {
+    this.timeout(300_000);
+    const waveArb = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(waveArb, fc.array(waveArb, { minLength: 1, maxLength: 2 }), (oursRaw, othersRaw) => {
+        const toRecords = (raw: string[][], prefix: string): ScopeRecord[] =>
+          raw.map((entries, index) => ({ id: `${prefix}${index}`, files: [...new Set(entries.map(usable).filter((e): e is string => e !== undefined))] }));
+        const ours = { role: '', records: toRecords(oursRaw, 'o') };
+        const others = othersRaw.map((raw, index) => claimed(toRecords(raw, 't'), '', cloneNamed(`c-other${index}`), index + 1));
+        const expected = new Set<string>();
+        for (const mine of ours.records) {
+          others.forEach((wave) => {
+            for (const theirs of wave.records) {
+              for (const a of mine.files) for (const b of theirs.files) if (intersects(a, b).overlaps) expected.add(`${mine.id}|${wave.claim.clone}|${theirs.id}|${a}|${b}`);
+            }
+          });
+        }
+        const conflicts = findClaimConflicts(ours, others);
+        const found = new Set(conflicts.map((c) => `${c.agent}|${c.other.clone}|${c.other.agent}|${c.entry}|${c.other.entry}`));
+        assert.deepEqual([...found].sort(), [...expected].sort());
+        assert.equal(found.size, conflicts.length, 'no pair is reported twice');
+        for (const conflict of conflicts) assert.ok(oracleMatcher(conflict.entry)(conflict.witness) && oracleMatcher(conflict.other.entry)(conflict.witness));
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it('with test siblings: exactly the pairs pairwise intersection finds over the effective scopes', function () {
+    this.timeout(300_000);
+    const pool = [
+      'a/x.ts', 'a/y.ts', 'b/x.ts', 'a/x.test.ts', 'b/x.spec.ts', 'a/__tests__/x.ts', 'a/__tests__/y.test.ts', 'b/test_z.py', 'b/z.py',
+      'a/*', 'b/**', '*/x.*', '**/*.test.ts', 'a/', 'a/__tests__/', '{a,b}/y.ts',
+    ];
+    const waveArb = fc.array(fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(waveArb, waveArb, fc.constantFrom('implementation', 'docs'), (oursRaw, theirsRaw, theirRole) => {
+        const ours = { role: 'implementation', records: oursRaw.map((files, index) => ({ id: `o${index}`, files })) };
+        const other = claimed(theirsRaw.map((files, index) => ({ id: `t${index}`, files })), theirRole);
+        const expected = new Set<string>();
+        for (const mine of ours.records) {
+          for (const theirs of other.records) {
+            for (const a of effectiveEntries(mine.files, ours.role).entries) {
+              for (const b of effectiveEntries(theirs.files, other.role).entries) if (intersects(a, b).overlaps) expected.add(`${mine.id}|${theirs.id}|${a}|${b}`);
+            }
+          }
+        }
+        const conflicts = findClaimConflicts(ours, [other]);
+        const found = conflicts.map((c) => `${c.agent}|${c.other.agent}|${c.entry}|${c.other.entry}`);
+        assert.deepEqual([...new Set(found)].sort(), [...expected].sort());
+        assert.equal(new Set(found).size, found.length, 'no pair is reported twice');
+        for (const conflict of conflicts) assert.ok(oracleMatcher(conflict.entry)(conflict.witness) && oracleMatcher(conflict.other.entry)(conflict.witness));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('the claims view (plan show --json → claims) and what the planner calls', () => {
+  const files = nextPlanFiles(
+    new Map(),
+    emptyPlan(),
+    {
+      claims: [claimOf(alpha, 2), claimOf(beta, 5), claimOf(cloneNamed('c-gone'), 1, T0 - 5 * HOUR)],
+      write: [waveToPublish(alpha, 2, [{ id: 'mine', files: ['own/'] }]), waveToPublish(beta, 5, [{ id: 'bob', files: ['src/b/'] }])],
+    },
+    T0 - 5 * HOUR,
+  );
+  const view = buildClaimsView({
+    plan: decodePlan(files),
+    remote: 'origin',
+    trackingRef: 'refs/wave-scope/remotes/origin/plan',
+    commit: 'f'.repeat(40),
+    fetchedAt: new Date(T0).toISOString(),
+    clone: alpha,
+    problem: null,
+    now: T0 + 60_000,
+    localWaves: [{ wave: 2, role: '', records: [{ id: 'mine', files: ['own/', 'src/b/x.ts'] }] }],
+  });
+
+  it('lists live claims only, marks this clone\'s own, and carries each wave\'s agents and role', () => {
+    assert.deepEqual(view.claims.map((claim) => [claim.clone, claim.wave, claim.ownClone]), [['c-alpha', 2, true], ['c-beta', 5, false]]);
+    assert.deepEqual(view.claims[1]?.agents, [{ id: 'bob', files: ['src/b/'] }]);
+    assert.equal(view.claims[1]?.role, 'implementation');
+  });
+
+  it('reports a local wave that overlaps another clone\'s claim, never one against our own claim', () => {
+    assert.equal(view.conflicts.length, 1);
+    assert.equal(view.conflicts[0]?.localWave, 2);
+    assert.equal(view.conflicts[0]?.other.clone, 'c-beta');
+    assert.equal(view.conflicts[0]?.witness, 'src/b/x.ts');
+  });
+
+  it('findConflictsWithClaims refuses a draft that overlaps, passes one that does not, and honours expiry', () => {
+    assert.equal(findConflictsWithClaims({ role: '', records: [{ id: 'd', files: ['src/**'] }] }, view).length, 1);
+    assert.equal(findConflictsWithClaims({ role: '', records: [{ id: 'd', files: ['lib/**'] }] }, view).length, 0);
+    assert.equal(findConflictsWithClaims({ role: '', records: [{ id: 'd', files: ['src/**'] }] }, view, { now: T0 + 5 * HOUR }).length, 0);
+    assert.equal(findConflictsWithClaims({ role: '', records: [{ id: 'd', files: ['src/**'] }] }, view, { except: { clone: 'c-beta', wave: 5 } }).length, 0);
+  });
+});

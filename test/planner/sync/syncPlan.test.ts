@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeDeclarationFs } from '../../../src/node/declarationFs';
+import { writeWavePlan } from '../../../src/planner/plan/planWriter';
+import {
+  declarationDigest,
+  emptyLocalSyncState,
+  formatLocalSyncState,
+  MAX_KNOWN_PLANS,
+  parseLocalSyncState,
+  planDigest,
+  rememberPlan,
+} from '../../../src/planner/sync/localState';
+import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
+import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
+import { currentDigests, findLocalPlanRisk, incomingDigests, selectWaveToSync, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
+import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
+import { claimOf, cloneNamed, HOUR, manifestFor, T0, waveToPublish } from './syncFixtures';
+
+const alpha = cloneNamed('c-alpha');
+const beta = cloneNamed('c-beta');
+const me = cloneNamed('c-me');
+
+function planOf(claims: ReturnType<typeof claimOf>[], waves: ReturnType<typeof waveToPublish>[]) {
+  return decodePlan(nextPlanFiles(new Map(), emptyPlan(), { claims, write: waves }, T0));
+}
+
+describe('selectWaveToSync', () => {
+  const plan = planOf(
+    [claimOf(alpha, 3), claimOf(me, 1)],
+    [
+      waveToPublish(alpha, 3, [{ id: 'alice', files: ['a/'] }]),
+      waveToPublish(alpha, 2, [{ id: 'alice', files: ['a2/'] }]),
+      waveToPublish(beta, 3, [{ id: 'bob', files: ['b/'] }]),
+      waveToPublish(me, 1, [{ id: 'mine', files: ['m/'] }]),
+    ],
+  );
+
+  it('without a selection: the one wave another clone claims now', () => {
+    const result = selectWaveToSync(plan, {}, me.id, T0);
+    assert.equal(result.ok && `${result.wave.clone}/${result.wave.wave}`, 'c-alpha/3');
+    assert.equal(result.ok && result.wave.claim?.clone, 'c-alpha');
+  });
+  it('an explicit selection reaches unclaimed waves too', () => {
+    const result = selectWaveToSync(plan, { clone: 'c-beta', wave: 3 }, me.id, T0);
+    assert.equal(result.ok && result.wave.claim, null);
+  });
+  it('several matches are ambiguous, with the candidates', () => {
+    const result = selectWaveToSync(plan, { wave: 3 }, me.id, T0);
+    assert.equal(!result.ok && result.reason === 'ambiguous' && result.candidates.map((c) => c.clone).join(','), 'c-alpha,c-beta');
+  });
+  it('this clone\'s own waves are never synced into itself', () => {
+    assert.deepEqual(selectWaveToSync(plan, { clone: me.id }, me.id, T0), { ok: false, reason: 'own-clone' });
+    const alone = planOf([claimOf(me, 1)], [waveToPublish(me, 1, [{ id: 'mine', files: ['m/'] }])]);
+    const result = selectWaveToSync(alone, {}, me.id, T0);
+    assert.equal(!result.ok && result.reason === 'none' && result.ownClaims.length, 1);
+  });
+  it('an expired claim is not synced without being named', () => {
+    const result = selectWaveToSync(plan, {}, me.id, T0 + 5 * HOUR);
+    assert.equal(!result.ok && result.reason, 'none');
+  });
+});
+
+describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () => {
+  let root: string;
+  let stateDir: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'wave-scope-sync-'));
+    stateDir = join(root, '.claude');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const fs = () => nodeDeclarationFs(root);
+  const incoming = (records = [{ id: 'alice', files: ['src/a/'] }], wave = 3): SyncableWave => {
+    const published = waveToPublish(alpha, wave, records);
+    return { clone: alpha.id, wave, dir: '', info: published.info, manifest: { ...published.manifest, session_id: 'their-session' }, records, problems: [], claim: claimOf(alpha, wave) };
+  };
+  const localPlan = (wave: number, records: Array<{ id: string; files: string[] }>, session = 'local') =>
+    writeWavePlan({ repoRoot: root, stateDir, wave, role: 'implementation', records, ownIds: new Set([session]) }, fs());
+  const risk = (wave: SyncableWave, state: LocalSyncState = emptyLocalSyncState(), ownIds = new Set<string>(['local'])) =>
+    findLocalPlanRisk({ repoRoot: root, stateDir, incoming: incomingDigests(wave), state, ownIds, fs: fs() });
+  const known = (source: KnownPlan['source'], wave: number, records: Array<{ id: string; files: string[] }>): KnownPlan => ({
+    source,
+    stateDir: '.claude',
+    wave,
+    clone: 'c-x',
+    planDigest: planDigest(manifestFor(wave, records), records),
+    declarationDigest: declarationDigest(wave, records),
+    commit: 'c'.repeat(40),
+    at: new Date(T0).toISOString(),
+  });
+
+  it('an empty state directory is safe; the synced manifest is unbound and grants the published union', () => {
+    assert.equal(risk(incoming()), undefined);
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs());
+    assert.equal(result.ok, true, JSON.stringify(result));
+    const manifest = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
+    assert.equal('session_id' in manifest, false, 'every session of the syncing clone is held to it');
+    assert.deepEqual(manifest.allowedPaths, ['src/a/']);
+    assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'filescopes/wave-3/alice.json'), 'utf8')), ['src/a/']);
+    assert.equal(result.ok && result.allowedPathsDiffer, undefined);
+  });
+
+  it('refuses to replace a plan written here and never published', () => {
+    localPlan(2, [{ id: 'mine', files: ['m/'] }]);
+    assert.deepEqual(risk(incoming()), { reason: 'unpublished-plan', wave: 2, session: 'own' });
+    assert.deepEqual(risk(incoming(), emptyLocalSyncState(), new Set(['someone-else'])), { reason: 'unpublished-plan', wave: 2, session: 'foreign' });
+  });
+
+  it('replaces a plan this clone published or synced, or the very plan coming in', () => {
+    localPlan(2, [{ id: 'mine', files: ['m/'] }]);
+    assert.equal(risk(incoming(), rememberPlan(emptyLocalSyncState(), known('published', 2, [{ id: 'mine', files: ['m/'] }]))), undefined);
+    assert.equal(risk(incoming(), rememberPlan(emptyLocalSyncState(), known('synced', 2, [{ id: 'mine', files: ['m/'] }]))), undefined);
+    rmSync(stateDir, { recursive: true });
+    writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs());
+    assert.equal(risk(incoming()), undefined, 'syncing the same plan twice is safe');
+  });
+
+  it('a plan changed after it was published is unpublished again', () => {
+    localPlan(2, [{ id: 'mine', files: ['m/', 'n/'] }]);
+    assert.equal(risk(incoming(), rememberPlan(emptyLocalSyncState(), known('published', 2, [{ id: 'mine', files: ['m/'] }])))?.reason, 'unpublished-plan');
+  });
+
+  it('refuses to overwrite a declaration of the incoming wave that is not on the plan ref', () => {
+    localPlan(3, [{ id: 'mine', files: ['m/'] }]);
+    rmSync(join(stateDir, 'wave-scope.json'));
+    assert.deepEqual(risk(incoming()), { reason: 'unpublished-declaration', wave: 3 });
+  });
+
+  it('refuses an unusable manifest and a damaged declaration', () => {
+    localPlan(3, [{ id: 'mine', files: ['m/'] }]);
+    writeFileSync(join(stateDir, 'wave-scope.json'), '{ not json');
+    assert.equal(risk(incoming())?.reason, 'unusable-manifest');
+    rmSync(join(stateDir, 'wave-scope.json'));
+    writeFileSync(join(stateDir, 'filescopes/wave-3/mine.json'), '["**"]\n');
+    assert.equal(risk(incoming())?.reason, 'damaged-declaration');
+  });
+
+  it('an interrupted sync may be finished: what it found and what it left may be replaced, a plan written since may not', () => {
+    localPlan(2, [{ id: 'mine', files: ['m/'] }]);
+    const found = currentDigests(stateDir, 3, fs());
+    const marker = (previous: { previousDigest: string | null; previousDeclarationDigest: string | null }) => ({
+      ...emptyLocalSyncState(),
+      inProgress: { stateDir: '.claude', wave: 3, clone: 'c-alpha', planDigest: 'x', ...previous, at: 'now' },
+    });
+    const none = { previousDigest: null, previousDeclarationDigest: null };
+    assert.equal(risk(incoming(), marker(found)), undefined, 'what the interrupted sync found (and had judged safe)');
+    assert.equal(risk(incoming(), marker(none))?.reason, 'unpublished-plan', 'a plan written after the crash stays protected');
+    // The skeleton the chain writes first: the incoming wave, unbound, granting nothing.
+    writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'alice', files: ['src/a/'] }], ownIds: new Set() }, fs());
+    const before = currentDigests(stateDir, 3, fs());
+    const manifestFile = join(stateDir, 'wave-scope.json');
+    writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, 'utf8')), allowedPaths: [] }));
+    assert.equal(risk(incoming([{ id: 'alice', files: ['src/a/', 'src/z/'] }]), marker({ previousDigest: null, previousDeclarationDigest: before.previousDeclarationDigest })), undefined);
+    assert.equal(risk(incoming([{ id: 'alice', files: ['src/a/', 'src/z/'] }]))?.reason, 'unpublished-plan', 'without the marker the same skeleton is protected');
+  });
+
+  it('does not carry gates or blocked commands of the plan it replaces', () => {
+    writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'x', files: ['x/'] }], ownIds: new Set(), gates: { strictShell: true }, blockedCommands: ['rm -rf'] }, fs());
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs());
+    assert.equal(result.ok, true);
+    const manifest = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
+    assert.deepEqual(manifest.blockedCommands, []);
+    assert.deepEqual(manifest.gates ?? {}, {});
+  });
+
+  it('refuses published records that collide (the chain proves them again here)', () => {
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: incoming([{ id: 'a', files: ['x/'] }, { id: 'b', files: ['x/y.ts'] }]) }, fs());
+    assert.equal(!result.ok && result.step, 'assert-disjoint');
+  });
+});
+
+describe('the local sync state', () => {
+  it('reads what it writes; reads anything unusable as empty (only ever more careful)', () => {
+    const state = rememberPlan(emptyLocalSyncState(), {
+      source: 'published', stateDir: '.claude', wave: 1, clone: 'c-a', planDigest: 'p', declarationDigest: 'd', commit: 'c', at: 't',
+    });
+    assert.deepEqual(parseLocalSyncState(formatLocalSyncState(state)), state);
+    for (const text of [undefined, '', '{', '[]', '{"version":2,"known":[{}]}']) assert.deepEqual(parseLocalSyncState(text), emptyLocalSyncState());
+  });
+  it('remembers at most MAX_KNOWN_PLANS plans, the newest', () => {
+    let state = emptyLocalSyncState();
+    for (let i = 0; i < MAX_KNOWN_PLANS + 5; i += 1) {
+      state = rememberPlan(state, { source: 'synced', stateDir: '.claude', wave: i + 1, clone: 'c', planDigest: `p${i}`, declarationDigest: 'd', commit: 'c', at: 't' });
+    }
+    assert.equal(state.known.length, MAX_KNOWN_PLANS);
+    assert.equal(state.known[0]?.wave, 6);
+  });
+  it('a plan digest ignores the session binding, and changes with anything that governs writes', () => {
+    const records = [{ id: 'a', files: ['x/'] }];
+    const manifest = manifestFor(1, records);
+    assert.equal(planDigest({ ...manifest, session_id: 's' }, records), planDigest(manifest, records));
+    assert.notEqual(planDigest({ ...manifest, enforcement: 'warn' }, records), planDigest(manifest, records));
+    assert.notEqual(planDigest(manifest, [{ id: 'a', files: ['y/'] }]), planDigest(manifest, records));
+  });
+});
