@@ -1,10 +1,12 @@
 import { printLine, processIo, reportError } from './cliIo';
 import type { CliIo, CommandRunner } from './cliIo';
+import { runCommit } from './commands/commit';
 import { runDigest } from './commands/digest';
 import { runHook } from './commands/hook';
 import { runInstallHooks } from './commands/installHooks';
 import { runMaterialize } from './commands/materialize';
 import { runPlan } from './commands/plan';
+import { runRun } from './commands/run';
 import { runValidate } from './commands/validate';
 import { messages } from './messages';
 
@@ -15,6 +17,8 @@ const commands: Record<string, CommandRunner> = {
   digest: runDigest,
   hook: runHook,
   'install-hooks': runInstallHooks,
+  run: runRun,
+  commit: runCommit,
 };
 
 /** Runs one `wave-scope` invocation and returns its exit code. Exported so tests can run it in-process. */

@@ -1,0 +1,111 @@
+// The Node side of the backstop's `SnapshotHost`: git as a child process, and the work tree read
+// with synchronous system calls. Direct `child_process.spawn` rather than simple-git: both run the
+// same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
+// repository (docs/hooks.md quotes the numbers).
+import { spawn } from 'node:child_process';
+import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
+
+/** git failed: its exit status and what it said. */
+export class GitCommandError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed (${exitCode === null ? 'killed' : `exit ${exitCode}`}): ${stderr.trim() || 'no message'}`);
+    this.name = 'GitCommandError';
+  }
+}
+
+/** Runs git in `cwd` with `args`, feeding `input` on stdin; resolves with stdout as UTF-8. */
+export function runGitAsync(cwd: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd,
+      env: options.env ?? process.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new GitCommandError(args, code, Buffer.concat(err).toString('utf8')));
+    });
+    if (options.input !== undefined && child.stdin !== null) {
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.input);
+    }
+  });
+}
+
+/** Files up to this size are read in one call; larger ones are hashed in chunks of this size. */
+const CHUNK = 8 * 1024 * 1024;
+
+function blobHash(format: ObjectFormat, size: number): Hash {
+  return createHash(format === 'sha256' ? 'sha256' : 'sha1').update(`blob ${size}\0`);
+}
+
+function hashFile(path: string, format: ObjectFormat): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const hash = blobHash(format, size);
+    const buffer = Buffer.allocUnsafe(Math.min(Math.max(size, 1), CHUNK));
+    let remaining = size;
+    while (remaining > 0) {
+      const read = readSync(fd, buffer, 0, Math.min(buffer.length, remaining), null);
+      if (read === 0) break;
+      hash.update(buffer.subarray(0, read));
+      remaining -= read;
+    }
+    return hash.digest('hex');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function statText(stats: { size: number; mtimeMs: number; ino: number }): string {
+  return `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+}
+
+/** What one path of the work tree holds, hashed as git would hash it as a blob (no clean filters). */
+export function inspectWorkTreePath(root: string, path: string, format: ObjectFormat): WorkTreeState {
+  const absolute = `${root}/${path.replace(/\/$/, '')}`;
+  let stats;
+  try {
+    stats = lstatSync(absolute, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' || code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', stat: `lstat ${code ?? 'failed'}` };
+  }
+  if (stats === undefined) return { kind: 'missing' };
+  try {
+    if (stats.isSymbolicLink()) {
+      const target = readlinkSync(absolute, { encoding: 'buffer' });
+      return { kind: 'symlink', oid: blobHash(format, target.length).update(target).digest('hex') };
+    }
+    if (stats.isDirectory()) return { kind: 'directory' };
+    if (!stats.isFile()) return { kind: 'unreadable', stat: `special ${statText(stats)}` };
+    // git records a file as executable when its owner may execute it.
+    return { kind: 'file', executable: (stats.mode & 0o100) !== 0, oid: hashFile(absolute, format) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', stat: statText(stats) };
+  }
+}
+
+/** The snapshot host of the work tree whose top level is `root`. */
+export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv } = {}): SnapshotHost {
+  return {
+    git: (args, gitOptions) => runGitAsync(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
+    inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
+  };
+}
