@@ -42,8 +42,13 @@ export type ConfinementNote =
   | { readonly kind: 'inside-repository'; readonly path: string };
 
 export interface ConfinementPlan {
-  /** Bound read-write, in this order. */
+  /** Bound read-write: first the temp, cache and requested paths, then (after `roots`) scope and orchestrator paths. */
   readonly writable: readonly WritablePath[];
+  /**
+   * The repository roots, bound read-only again between the two: a repository inside a writable temp
+   * or cache directory (a checkout under /tmp) stays read-only except for its own grants.
+   */
+  readonly roots: readonly string[];
   /** Bound read-only again after the writable binds (control state inside a writable directory). */
   readonly protected: readonly string[];
   readonly notes: readonly ConfinementNote[];
@@ -187,7 +192,7 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
     if (fs.realpath(control) !== control) continue;
     if (writable.some((grant) => isWithin(grant.path, control))) protectedPaths.push(control);
   }
-  return { writable, protected: protectedPaths, notes };
+  return { writable, roots: [...new Set([writeRoot, request.manifestRoot])], protected: protectedPaths, notes };
 }
 
 /** The bubblewrap arguments of a plan, up to the command (the caller appends `--`, the command and its arguments). */
@@ -198,7 +203,12 @@ export function bubblewrapArguments(plan: ConfinementPlan, options: { cwd: strin
     '--dev', '/dev',
     '--proc', '/proc',
   ];
-  for (const grant of plan.writable) args.push('--bind', grant.path, grant.path);
+  // Later binds cover earlier ones: outside grants, then the repositories read-only, then their grants.
+  const outside = plan.writable.filter((grant) => grant.reason === 'temp' || grant.reason === 'cache' || grant.reason === 'requested');
+  const inside = plan.writable.filter((grant) => !outside.includes(grant));
+  for (const grant of outside) args.push('--bind', grant.path, grant.path);
+  for (const root of plan.roots) args.push('--ro-bind', root, root);
+  for (const grant of inside) args.push('--bind', grant.path, grant.path);
   for (const path of plan.protected) args.push('--ro-bind', path, path);
   args.push(
     // No capability survives into the sandbox, even for root: without CAP_SYS_ADMIN nothing inside can
