@@ -8,6 +8,7 @@ import { join } from 'node:path';
 const benchmarks: Array<{ name: string; command: string[] }> = [
   { name: 'scope engine', command: ['--import', 'tsx', join(__dirname, 'scopeEngine.ts')] },
   { name: 'write hook latency', command: ['--import', 'tsx', join(__dirname, 'hookLatency.ts')] },
+  { name: 'turn backstop (snapshot, diff, post-bash)', command: ['--import', 'tsx', join(__dirname, 'backstopSnapshot.ts')] },
   { name: 'planner speed (Playwright, code-server)', command: [join(__dirname, 'plannerSpeed.mjs')] },
 ];
 

@@ -102,10 +102,32 @@ export function inspectWorkTreePath(root: string, path: string, format: ObjectFo
   }
 }
 
-/** The snapshot host of the work tree whose top level is `root`. */
-export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv } = {}): SnapshotHost {
+/** The last 32 bytes of git's index file (its checksum, and then some), hex; undefined when there is no index. */
+export function readIndexChecksum(gitDir: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`${gitDir}/index`, 'r');
+    const size = fstatSync(fd).size;
+    if (size < 32) return undefined;
+    const tail = Buffer.alloc(32);
+    readSync(fd, tail, 0, 32, size - 32);
+    return tail.toString('hex');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
+ * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer).
+ */
+export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string } = {}): SnapshotHost {
+  const { gitDir } = options;
   return {
     git: (args, gitOptions) => runGitAsync(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
+    ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
   };
 }

@@ -160,6 +160,22 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified docs\/guide\.md/);
   });
 
+  it('keeps a header and the listing of the index it was taken under; under an unchanged index only the header is rewritten', () => {
+    const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
+    hook(repo, 'post-bash');
+    const listings = () => readdirSync(store).filter((name) => name.endsWith('.index'));
+    const [first] = listings();
+    assert.equal(readdirSync(store).length, 2);
+    repo.write({ 'src/x.ts': 'x\n' });
+    hook(repo, 'post-bash');
+    assert.deepEqual(listings(), [first], 'the same listing file');
+    repo.git('add', 'src/x.ts');
+    hook(repo, 'post-bash');
+    assert.equal(listings().length, 1);
+    assert.notDeepEqual(listings(), [first], 'a new index, a new listing; the old one is gone');
+    assert.match(readFileSync(join(store, listings()[0] as string), 'utf8'), /\tsrc\/x\.ts\0/);
+  });
+
   it('speaks Codex\'s shell hook the same way', () => {
     hook(repo, 'post-bash', {}, { agentCli: 'codex' });
     repo.write({ 'evil.py': 'x\n' });

@@ -4,8 +4,9 @@
 //
 // Every call answers and exits 0: a blocked shell call has already run, so there is nothing to
 // refuse, only something to tell the agent. A failure inside the check is told to the agent too.
+import { rmSync } from 'node:fs';
 import type { CliIo } from '../cliIo';
-import { reportNote } from '../cliIo';
+import { printLine, reportNote } from '../cliIo';
 import { backstopMessages } from '../messages';
 import { appendLine, writeFileAtomically } from '../../node/backstopFiles';
 import { nodeSnapshotHost } from '../../node/backstopGit';
@@ -68,6 +69,10 @@ function recordEvent(context: Extract<ShellContext, { kind: 'checked' }>, event:
 
 /** Runs one backstop hook. Always exits 0 with the reply on stdout (docs/hooks.md). */
 export async function runBackstopHook(hook: ShellHookName, args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    printLine(io, backstopMessages.hookUsage);
+    return 0;
+  }
   const started = Date.now();
   const cliIndex = args.indexOf('--agent-cli');
   const agentCli = cliIndex === -1 ? 'claude' : (args[cliIndex + 1] ?? '');
@@ -91,10 +96,11 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
       context,
       { compare: hook !== 'turn-start', watchIgnored: watchedIgnored(io.env, writeRoot) },
       {
-        snapshot: nodeSnapshotHost(writeRoot),
+        snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir }),
         store: {
-          read: (key) => readTextIfExists(shellStorePath(writeRoot, key)),
-          write: (key, text) => writeFileAtomically(shellStorePath(writeRoot, key), text),
+          read: (name) => readTextIfExists(shellStorePath(writeRoot, name)),
+          write: (name, text) => writeFileAtomically(shellStorePath(writeRoot, name), text),
+          remove: (name) => rmSync(shellStorePath(writeRoot, name), { force: true }),
         },
       },
     );

@@ -244,7 +244,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         commit: values.commit === true,
       },
       {
-        snapshot: nodeSnapshotHost(context.writeRoot),
+        snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir }),
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
         writeRecord: async (record) => writeFileAtomically(recordPath, formatTurnRecord(record)),
         now: () => new Date(),

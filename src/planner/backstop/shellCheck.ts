@@ -15,8 +15,8 @@ import type { LocateFileSystem, RepoLocation } from '../enforce/repoLocation';
 import type { AgentScopeState, ManifestState } from '../enforce/writeDecision';
 import { filescopesPath, manifestPath } from '../plan/declarations';
 import { processLocalSessionIds } from '../plan/sessionBinding';
-import { backstopExclusions, formatSnapshot, ORCHESTRATOR_DIR_NAME, parseSnapshot, takeSnapshot } from './snapshot';
-import type { SnapshotHost } from './snapshot';
+import { backstopExclusions, formatSnapshotHeader, ORCHESTRATOR_DIR_NAME, parseSnapshotHeader, takeSnapshot } from './snapshot';
+import type { Snapshot, SnapshotHost } from './snapshot';
 import { diffSnapshots } from './snapshotDiff';
 import type { PathChange } from './snapshotDiff';
 import { judgeChanges } from './turnScope';
@@ -111,9 +111,9 @@ export function shellStoreKey(parts: { writeRoot: string; manifestRoot: string; 
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 }
 
-/** `<writeRoot>/.orchestrator/backstop/hooks/<key>.snapshot` */
-export function shellStorePath(writeRoot: string, key: string): string {
-  return `${writeRoot === '/' ? '' : writeRoot}/${ORCHESTRATOR_DIR_NAME}/backstop/hooks/${key}.snapshot`;
+/** `<writeRoot>/.orchestrator/backstop/hooks/<name>`: where the hook keeps the files of `ShellStore`. */
+export function shellStorePath(writeRoot: string, name: string): string {
+  return `${writeRoot === '/' ? '' : writeRoot}/${ORCHESTRATOR_DIR_NAME}/backstop/hooks/${name}`;
 }
 
 /** `<root>/.orchestrator/metrics/events.jsonl` */
@@ -182,12 +182,14 @@ export function resolveShellContext(
   };
 }
 
-/** What the hook keeps between calls. */
+/** What the hook keeps between calls: small files by name. */
 export interface ShellStore {
-  /** The saved text under `key`, or undefined when there is none. */
-  read(key: string): string | undefined;
-  /** Replaces the saved text under `key` atomically. */
-  write(key: string, text: string): void;
+  /** The saved text, or undefined when there is none. */
+  read(name: string): string | undefined;
+  /** Replaces the saved text atomically. */
+  write(name: string, text: string): void;
+  /** Removes a saved file (a listing no header names any more). */
+  remove(name: string): void;
 }
 
 /** How the call's window started. */
@@ -208,6 +210,31 @@ export interface ShellCheckResult {
   readonly judgement?: ChangeJudgement;
 }
 
+// A caller's snapshot is two files: `<key>.snapshot`, the header (rewritten by every call), and
+// `<key>.<tag>.index`, the index listing, named by the index checksum it was taken under (or a digest
+// of it): a listing never changes under its name, so a header can never be read with the listing of
+// another moment, and a call under an unchanged index rewrites only the header.
+const headerName = (key: string) => `${key}.snapshot`;
+const listingName = (key: string, tag: string) => `${key}.${tag}.index`;
+
+function listingTag(snapshot: Pick<Snapshot, 'indexChecksum' | 'indexListing'>): string {
+  return snapshot.indexChecksum ?? `d${createHash('sha256').update(snapshot.indexListing, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/** Reads a saved snapshot: undefined when there is none, `damaged` when it cannot be used. */
+function readSaved(store: ShellStore, key: string): { snapshot: Snapshot; tag: string } | 'damaged' | undefined {
+  const text = store.read(headerName(key));
+  if (text === undefined) return undefined;
+  const header = parseSnapshotHeader(text);
+  if (header === undefined) return 'damaged';
+  const listing = store.read(listingName(key, header.listing));
+  if (listing === undefined) return 'damaged';
+  const { listing: tag, ...rest } = header;
+  const snapshot: Snapshot = { ...rest, indexListing: listing };
+  // A listing named by a digest is checked against it; one named by git's index checksum is what git listed under it.
+  return tag.startsWith('d') && listingTag({ indexListing: listing }) !== tag ? 'damaged' : { snapshot, tag };
+}
+
 /**
  * Takes this call's snapshot, compares it with the saved one (when `compare`), saves it for the next
  * call, and judges what changed. The snapshot is saved whatever the verdict: each change is
@@ -218,18 +245,27 @@ export async function checkShellCall(
   input: { compare: boolean; watchIgnored: readonly string[] },
   host: { snapshot: SnapshotHost; store: ShellStore },
 ): Promise<ShellCheckResult> {
-  const savedText = host.store.read(context.key);
-  const fallbackText = savedText === undefined && context.key !== context.coordinatorKey ? host.store.read(context.coordinatorKey) : undefined;
-  const current = await takeSnapshot(host.snapshot, { exclude: context.exclude, watchIgnored: input.watchIgnored, ignoreCase: context.ignoreCase });
-  host.store.write(context.key, formatSnapshot(current));
+  const own = readSaved(host.store, context.key);
+  const fallback = own === undefined && context.key !== context.coordinatorKey ? readSaved(host.store, context.coordinatorKey) : undefined;
+  const saved = own ?? fallback;
+  const previous = typeof saved === 'object' ? saved.snapshot : undefined;
+  const current = await takeSnapshot(host.snapshot, {
+    exclude: context.exclude,
+    watchIgnored: input.watchIgnored,
+    ignoreCase: context.ignoreCase,
+    ...(previous !== undefined ? { previous } : {}),
+  });
+  const tag = listingTag(current);
+  const ownTag = typeof own === 'object' ? own.tag : undefined;
+  if (ownTag !== tag) host.store.write(listingName(context.key, tag), current.indexListing);
+  host.store.write(headerName(context.key), formatSnapshotHeader(current, tag));
+  if (ownTag !== undefined && ownTag !== tag) host.store.remove(listingName(context.key, ownTag));
   if (!input.compare) return { baseline: 'taken', changes: [] };
-  const text = savedText ?? fallbackText;
-  if (text === undefined) return { baseline: 'taken', changes: [] };
-  const previous = parseSnapshot(text);
-  if (previous === undefined) return { baseline: 'damaged', changes: [] };
+  if (saved === undefined) return { baseline: 'taken', changes: [] };
+  if (saved === 'damaged' || previous === undefined) return { baseline: 'damaged', changes: [] };
   const diff = diffSnapshots(previous, current, { exclude: context.exclude });
   return {
-    baseline: savedText !== undefined ? 'compared' : 'coordinator',
+    baseline: own !== undefined ? 'compared' : 'coordinator',
     changes: diff.changes,
     judgement: judgeChanges(diff.changes, context.judge),
   };

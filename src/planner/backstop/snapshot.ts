@@ -41,6 +41,11 @@ export interface SnapshotHost {
    * (`blob <size>\0<bytes>`, with `format`), without git's clean filters.
    */
   inspect(paths: readonly string[], format: ObjectFormat): Promise<WorkTreeState[]>;
+  /**
+   * The checksum git keeps at the end of its index file (undefined when there is none): equal
+   * checksums mean the same index, so a listing taken under one serves the other.
+   */
+  indexChecksum?(): Promise<string | undefined>;
 }
 
 /** The content identity of every file of one work tree at one moment. */
@@ -49,6 +54,8 @@ export interface Snapshot {
   readonly head: HeadState;
   /** `git ls-files --stage -z` as printed: the identity of every tracked path git did not report. */
   readonly indexListing: string;
+  /** The index file's checksum the listing was taken under, when it held still for the whole snapshot. */
+  readonly indexChecksum?: string;
   /**
    * Every path whose work-tree content is not its index entry's: changed, deleted (null), untracked,
    * in conflict, or a watched ignored path. Identities are `"<mode> <oid>"` like the index's.
@@ -65,6 +72,8 @@ export interface SnapshotOptions {
    */
   readonly watchIgnored?: readonly string[];
   readonly ignoreCase?: boolean;
+  /** An earlier snapshot of the same work tree: its listing is reused when the index has not changed since. */
+  readonly previous?: Snapshot;
 }
 
 /** The status call: every difference of the work tree from the index, untracked files one by one. */
@@ -142,12 +151,31 @@ async function nestedHead(host: SnapshotHost, path: string): Promise<string | un
   }
 }
 
+/** How often the two git calls are repeated when the index changed while they ran. */
+const INDEX_RETRIES = 2;
+
+/**
+ * The status and the index listing, taken under one index: the index checksum is read before and
+ * after both calls, and when it moved (someone staged or committed meanwhile) both are taken again.
+ * The listing of `previous` is reused when the checksum is still the one it was taken under.
+ */
+async function statusAndIndex(host: SnapshotHost, previous: Snapshot | undefined): Promise<{ statusText: string; indexListing: string; indexChecksum?: string }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const before = await host.indexChecksum?.();
+    const reuse = before !== undefined && previous?.indexChecksum === before;
+    const [statusText, indexListing] = await Promise.all([host.git(STATUS_ARGS), reuse ? (previous as Snapshot).indexListing : host.git(INDEX_ARGS)]);
+    const after = await host.indexChecksum?.();
+    if (before === after || attempt === INDEX_RETRIES) {
+      return { statusText, indexListing, ...(before !== undefined && before === after ? { indexChecksum: before } : {}) };
+    }
+  }
+}
+
 /** Takes a snapshot of the work tree behind `host`. Rejects when git fails or prints what we cannot read. */
 export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions = {}): Promise<Snapshot> {
   const exclude = options.exclude ?? (() => false);
-  const [statusText, indexListing, ignored] = await Promise.all([
-    host.git(STATUS_ARGS),
-    host.git(INDEX_ARGS),
+  const [{ statusText, indexListing, indexChecksum }, ignored] = await Promise.all([
+    statusAndIndex(host, options.previous),
     watchedIgnoredPaths(host, options.watchIgnored ?? [], options.ignoreCase ?? false),
   ]);
   const status = parseStatusV2(statusText);
@@ -193,7 +221,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     const head = nestedHeads[index];
     if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
   });
-  return { objectFormat, head: status.head, indexListing, workTree };
+  return { objectFormat, head: status.head, indexListing, ...(indexChecksum !== undefined ? { indexChecksum } : {}), workTree };
 }
 
 /** The name of the orchestration directory at a repository's root (turn records, hook state, telemetry). */
@@ -228,19 +256,32 @@ export function backstopExclusions(input: { writeRoot: string; stateDir?: string
   };
 }
 
-const SNAPSHOT_MAGIC = 'wave-scope-snapshot 1';
+const SNAPSHOT_MAGIC = 'wave-scope-snapshot 2';
 
-/** A snapshot as text (for the post-shell hook's store): a header line, a JSON line, then the index listing. */
-export function formatSnapshot(snapshot: Snapshot): string {
-  const header = { objectFormat: snapshot.objectFormat, head: snapshot.head, workTree: [...snapshot.workTree] };
-  return `${SNAPSHOT_MAGIC}\n${JSON.stringify(header)}\n${snapshot.indexListing}`;
+/**
+ * A snapshot as text, for the post-shell hook's store, in two parts: the header (a magic line, then
+ * one JSON line: object format, HEAD, index checksum, the work-tree identities) and the index listing.
+ * They are stored apart so that a call under an unchanged index rewrites only the small header.
+ */
+export function formatSnapshotHeader(snapshot: Snapshot, listing: string): string {
+  const header = {
+    listing,
+    objectFormat: snapshot.objectFormat,
+    head: snapshot.head,
+    ...(snapshot.indexChecksum !== undefined ? { indexChecksum: snapshot.indexChecksum } : {}),
+    workTree: [...snapshot.workTree],
+  };
+  return `${SNAPSHOT_MAGIC}\n${JSON.stringify(header)}\n`;
 }
 
-/** Reads `formatSnapshot`'s text; undefined when it is not one (a damaged store is never trusted). */
-export function parseSnapshot(text: string): Snapshot | undefined {
+/** A snapshot's header: everything but the listing, and the name (`listing`) the listing was stored under. */
+export type SnapshotHeader = Omit<Snapshot, 'indexListing'> & { readonly listing: string };
+
+/** Reads `formatSnapshotHeader`'s text; undefined when it is not one (a damaged store is never trusted). */
+export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
   const first = text.indexOf('\n');
   const second = first === -1 ? -1 : text.indexOf('\n', first + 1);
-  if (second === -1 || text.slice(0, first) !== SNAPSHOT_MAGIC) return undefined;
+  if (second === -1 || text.slice(0, first) !== SNAPSHOT_MAGIC || second !== text.length - 1) return undefined;
   let header: unknown;
   try {
     header = JSON.parse(text.slice(first + 1, second));
@@ -248,11 +289,13 @@ export function parseSnapshot(text: string): Snapshot | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { objectFormat, head, workTree } = header as Record<string, unknown>;
+  const { listing, objectFormat, head, indexChecksum, workTree } = header as Record<string, unknown>;
+  if (typeof listing !== 'string' || !/^[0-9A-Za-z]+$/.test(listing)) return undefined;
   if (objectFormat !== 'sha1' && objectFormat !== 'sha256') return undefined;
   if (typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
   const { ref, commit } = head as Record<string, unknown>;
   if ((ref !== undefined && typeof ref !== 'string') || (commit !== undefined && typeof commit !== 'string')) return undefined;
+  if (indexChecksum !== undefined && typeof indexChecksum !== 'string') return undefined;
   if (!Array.isArray(workTree)) return undefined;
   const map = new Map<string, string | null>();
   for (const pair of workTree) {
@@ -260,9 +303,10 @@ export function parseSnapshot(text: string): Snapshot | undefined {
     map.set(pair[0], pair[1]);
   }
   return {
+    listing,
     objectFormat,
     head: { ...(typeof ref === 'string' ? { ref } : {}), ...(typeof commit === 'string' ? { commit } : {}) },
-    indexListing: text.slice(second + 1),
+    ...(typeof indexChecksum === 'string' ? { indexChecksum } : {}),
     workTree: map,
   };
 }

@@ -176,7 +176,7 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
 
 async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot, base: TurnRecord, exit: CommandExit): Promise<TurnOutcome> {
   const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
-  const after = await takeSnapshot(host.snapshot, snapshotOptions);
+  const after = await takeSnapshot(host.snapshot, { ...snapshotOptions, previous: before });
   const diff = diffSnapshots(before, after, { exclude: request.exclude });
   const judgement = judgeChanges(diff.changes, request.judge);
   const violations = judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn' ? judgement.violations : [];

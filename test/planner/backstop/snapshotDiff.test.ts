@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { backstopExclusions, formatSnapshot, parseSnapshot } from '../../../src/planner/backstop/snapshot';
+import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
 import type { Snapshot } from '../../../src/planner/backstop/snapshot';
 import { diffSnapshots, headMoved, identityAt } from '../../../src/planner/backstop/snapshotDiff';
 
@@ -127,12 +127,13 @@ describe('backstop: the diff of two snapshots', () => {
     assert.ok(folded('.Claude/FileScopes/wave-1/a.json'));
   });
 
-  it('keeps a snapshot as text and refuses a damaged one', () => {
-    const snapshot = snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') });
-    const read = parseSnapshot(formatSnapshot(snapshot));
-    assert.deepEqual(read, snapshot);
-    for (const damaged of ['', 'wave-scope-snapshot 1\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 1\n{not json\n', formatSnapshot(snapshot).replace('wave-scope-snapshot 1', 'something else')]) {
-      assert.equal(parseSnapshot(damaged), undefined, JSON.stringify(damaged.slice(0, 40)));
-    }
+  it('keeps a snapshot\'s header as text and refuses a damaged one', () => {
+    const snapshot = { ...snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') }), indexChecksum: 'f00d' };
+    const text = formatSnapshotHeader(snapshot, 'f00d');
+    const { indexListing, ...header } = snapshot;
+    assert.ok(indexListing !== '' && !text.includes(indexListing), 'the listing is stored apart');
+    assert.deepEqual(parseSnapshotHeader(text), { ...header, listing: 'f00d' });
+    const damaged = ['', 'wave-scope-snapshot 2\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 2\n{not json\n', text.replace('wave-scope-snapshot 2', 'wave-scope-snapshot 1'), text.replace('"f00d"', '"../x"'), `${text}trailing`];
+    for (const value of damaged) assert.equal(parseSnapshotHeader(value), undefined, JSON.stringify(value.slice(0, 40)));
   });
 });
