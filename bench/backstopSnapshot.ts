@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { simpleGit } from 'simple-git';
-import { nodeSnapshotHost } from '../src/node/backstopGit';
+import { nodeSnapshotHost, readIndexChecksum } from '../src/node/backstopGit';
 import { backstopExclusions, takeSnapshot } from '../src/planner/backstop/snapshot';
 import type { SnapshotHost } from '../src/planner/backstop/snapshot';
 import { diffSnapshots } from '../src/planner/backstop/snapshotDiff';
@@ -189,6 +189,7 @@ async function main(root: string): Promise<void> {
     console.log(`  CPU (user + system) medians: git status ${cpuYardstick.toFixed(0)} ms, post-bash ${median(hookCpu).toFixed(0)} ms (${(median(hookCpu) / cpuYardstick).toFixed(2)}×), node -e 0 ${median(nodeCpu).toFixed(0)} ms`);
   }
   console.log(`  load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(`  index unchanged through the run (listing reused by run and post-bash): ${readIndexChecksum(gitDir) === shippedBefore.indexChecksum ? 'yes' : 'no'}`);
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -45,18 +45,26 @@ export interface TurnTarget {
   agent: string;
 }
 
-/** Reads and checks `--wave` and `--agent`; an error line and undefined when either is wrong. */
-export function waveAndAgent(values: { wave?: string; agent?: string }, io: CliIo): TurnTarget | undefined {
-  if (values.wave === undefined) return void reportError(io, backstopMessages.missingOption('--wave'));
-  if (values.agent === undefined) return void reportError(io, backstopMessages.missingOption('--agent'));
-  const wave = /^[0-9]+$/.test(values.wave) ? Number(values.wave) : NaN;
-  if (!isWaveNumber(wave)) return void reportError(io, backstopMessages.badWave(values.wave));
-  if (!isAgentId(values.agent)) return void reportError(io, backstopMessages.badAgent(values.agent));
-  return { wave, agent: values.agent };
+function turnTargetProblem(values: { wave?: string; agent?: string }): string | undefined {
+  if (values.wave === undefined) return backstopMessages.missingOption('--wave');
+  if (values.agent === undefined) return backstopMessages.missingOption('--agent');
+  if (!/^[0-9]+$/.test(values.wave) || !isWaveNumber(Number(values.wave))) return backstopMessages.badWave(values.wave);
+  if (!isAgentId(values.agent)) return backstopMessages.badAgent(values.agent);
+  return undefined;
 }
 
-function exitOf(exit: CommandExit): { code?: number; signal?: string; error?: string } {
-  return exit;
+/** Reads and checks `--wave` and `--agent`; an error line and undefined when either is wrong. */
+export function waveAndAgent(values: { wave?: string; agent?: string }, io: CliIo): TurnTarget | undefined {
+  const problem = turnTargetProblem(values);
+  if (problem !== undefined) {
+    reportError(io, problem);
+    return undefined;
+  }
+  return { wave: Number(values.wave), agent: values.agent as string };
+}
+
+function commandOutcome(exit: CommandExit): number {
+  return commandSucceeded(exit) ? RUN_EXIT.ok : 'error' in exit ? RUN_EXIT.usage : RUN_EXIT.commandFailed;
 }
 
 function shortHash(commit: string | undefined): string {
@@ -65,7 +73,7 @@ function shortHash(commit: string | undefined): string {
 
 /** Prints what the turn came to and returns the exit code. */
 function report(outcome: TurnOutcome, context: TurnContext, program: string, recordPath: string, io: CliIo): number {
-  reportNote(io, backstopMessages.commandEnded(program, exitOf(outcome.exit)));
+  reportNote(io, backstopMessages.commandEnded(program, outcome.exit));
   const { record } = outcome;
   if (outcome.verdict === 'unchecked') {
     reportError(io, backstopMessages.turnUnchecked(outcome.checkProblem ?? 'unknown failure'));
@@ -95,7 +103,7 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
     return RUN_EXIT.outOfScope;
   }
   reportNote(io, backstopMessages.turnInScope(record.agent, record.wave, record.changes?.length ?? 0));
-  let code: number = commandSucceeded(outcome.exit) ? RUN_EXIT.ok : 'error' in outcome.exit ? RUN_EXIT.usage : RUN_EXIT.commandFailed;
+  let code = commandOutcome(outcome.exit);
   const commit = outcome.commit;
   if (commit !== undefined) {
     if (commit.kind === 'committed') reportNote(io, backstopMessages.committed(commit.commit, commit.selection.paths.length));
@@ -152,8 +160,8 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
     reportWarning(io, backstopMessages.offRepository(io.cwd));
     const env = { ...io.env, WAVE_SCOPE_WAVE: String(target.wave), WAVE_SCOPE_AGENT: target.agent };
     const exit = await runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt });
-    reportNote(io, backstopMessages.commandEnded(program, exitOf(exit)));
-    return commandSucceeded(exit) ? RUN_EXIT.ok : 'error' in exit ? RUN_EXIT.usage : RUN_EXIT.commandFailed;
+    reportNote(io, backstopMessages.commandEnded(program, exit));
+    return commandOutcome(exit);
   }
 
   const context = readTurnContext({ location, cwd: io.cwd, env: io.env, ...target, ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}) });
