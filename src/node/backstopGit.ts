@@ -3,7 +3,7 @@
 // same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
 // repository (docs/hooks.md quotes the numbers).
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
@@ -76,7 +76,7 @@ function statText(stats: { size: number; mtimeMs: number; ino: number }): string
 
 /** What one path of the work tree holds, hashed as git would hash it as a blob (no clean filters). */
 export function inspectWorkTreePath(root: string, path: string, format: ObjectFormat): WorkTreeState {
-  const absolute = `${root}/${path.replace(/\/$/, '')}`;
+  const absolute = path.startsWith('/') ? path : `${root}/${path.replace(/\/$/, '')}`;
   let stats;
   try {
     stats = lstatSync(absolute, { throwIfNoEntry: false });
@@ -102,6 +102,25 @@ export function inspectWorkTreePath(root: string, path: string, format: ObjectFo
   }
 }
 
+/**
+ * git's files that change what git ignores or runs, for a snapshot to watch: the shared config, the
+ * shared `info/exclude`, every file of the hooks directory; named as under `.git/` of the work tree.
+ */
+export function gitControlFiles(commonDir: string): Array<{ name: string; path: string }> {
+  const files = [
+    { name: '.git/config', path: `${commonDir}/config` },
+    { name: '.git/info/exclude', path: `${commonDir}/info/exclude` },
+  ];
+  let hooks: string[] = [];
+  try {
+    hooks = readdirSync(`${commonDir}/hooks`).sort();
+  } catch {
+    // No hooks directory: nothing to watch there (one created by the turn is a new file below).
+  }
+  for (const name of hooks) files.push({ name: `.git/hooks/${name}`, path: `${commonDir}/hooks/${name}` });
+  return files;
+}
+
 /** The last 32 bytes of git's index file (its checksum, and then some), hex; undefined when there is no index. */
 export function readIndexChecksum(gitDir: string): string | undefined {
   let fd: number | undefined;
@@ -121,13 +140,15 @@ export function readIndexChecksum(gitDir: string): string | undefined {
 
 /**
  * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
- * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer).
+ * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer); with
+ * `commonDir`, git's config, `info/exclude` and hooks are watched too.
  */
-export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string } = {}): SnapshotHost {
-  const { gitDir } = options;
+export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
+  const { gitDir, commonDir } = options;
   return {
     git: (args, gitOptions) => runGitAsync(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
+    ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir) } : {}),
   };
 }

@@ -176,6 +176,15 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.match(readFileSync(join(store, listings()[0] as string), 'utf8'), /\tsrc\/x\.ts\0/);
   });
 
+  it('lets the coordinator\'s git commands rewrite git\'s own files, and blocks a subagent that does', () => {
+    hook(repo, 'post-bash');
+    repo.git('config', 'wavescope.test', 'coordinator');
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'the coordinator may run git config');
+    hook(repo, 'post-bash', { agentId: 'agent-7' });
+    repo.git('config', 'wavescope.test', 'subagent');
+    assert.match(blockReason(hook(repo, 'post-bash', { agentId: 'agent-7' })), /- modified \.git\/config \(control state: never written by an agent\)/);
+  });
+
   it('speaks Codex\'s shell hook the same way', () => {
     hook(repo, 'post-bash', {}, { agentCli: 'codex' });
     repo.write({ 'evil.py': 'x\n' });

@@ -247,6 +247,16 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(inScope.stderr, /nothing to commit/, 'an ignored file is never committed');
   });
 
+  it('sees an out-of-scope file hidden through git\'s own ignore rules, and a planted git hook', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const hidden = runTurn(repo, 'echo evil > evil.py && echo evil.py >> .git/info/exclude');
+    assert.equal(hidden.status, 3, hidden.stderr);
+    assert.match(hidden.stderr, /\n {2}(modified|created) +\.git\/info\/exclude {2}\(control state: never written by an agent\)/);
+    const planted = runTurn(repo, 'printf "#!/bin/sh\\nexit 0\\n" > .git/hooks/pre-commit');
+    assert.equal(planted.status, 3, planted.stderr);
+    assert.match(planted.stderr, /\n {2}created {2}\.git\/hooks\/pre-commit {2}\(control state/);
+  });
+
   it('judges a change to control state as control state, whatever the scope says', () => {
     repo = backstopRepo(START, { alice: ['**'] });
     const run = runTurn(repo, 'mkdir -p .claude && echo "{}" > .claude/settings.json && echo ok >> src/app.ts');

@@ -96,7 +96,7 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
       context,
       { compare: hook !== 'turn-start', watchIgnored: watchedIgnored(io.env, writeRoot) },
       {
-        snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir }),
+        snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
         store: {
           read: (name) => readTextIfExists(shellStorePath(writeRoot, name)),
           write: (name, text) => writeFileAtomically(shellStorePath(writeRoot, name), text),

@@ -46,7 +46,7 @@ export async function runCommit(args: string[], io: CliIo): Promise<number> {
   const outcome = await commitRecordedTurn(
     record,
     { judge: context.judge, exclude: context.exclude, ignoreCase: context.ignoreCase },
-    { snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir }), writeRecord: async (updated) => writeFileAtomically(recordPath, formatTurnRecord(updated)) },
+    { snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }), writeRecord: async (updated) => writeFileAtomically(recordPath, formatTurnRecord(updated)) },
   );
   if (outcome.kind === 'refused') {
     switch (outcome.reason) {

@@ -252,7 +252,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         commit: values.commit === true,
       },
       {
-        snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir }),
+        snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
         writeRecord: async (record) => writeFileAtomically(recordPath, formatTurnRecord(record)),
         now: () => new Date(),

@@ -159,9 +159,14 @@ export function resolveShellContext(
     ...(role !== undefined ? { role } : {}),
     dispatchedAgent: payload.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
     controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
-    ...(found.stateDir !== undefined
-      ? { coordinatorPaths: [manifestPath(found.stateDir), filescopesPath(found.stateDir)] }
-      : {}),
+    // The coordinator's own: the wave's declarations (as for the write gate) and git's own files,
+    // which its git commands rewrite (`git remote add`, a hook installer); for an agent they are control state.
+    coordinatorPaths: [
+      ...(found.stateDir !== undefined ? [manifestPath(found.stateDir), filescopesPath(found.stateDir)] : []),
+      joinPath(location.writeRoot, '.git'),
+      location.gitDir,
+      location.commonDir,
+    ],
     writeRoot: location.writeRoot,
     ignoreCase: core.ignoreCase,
   };

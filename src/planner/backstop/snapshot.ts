@@ -37,8 +37,9 @@ export interface SnapshotHost {
   /** Runs git in the work tree's top level; resolves with stdout (UTF-8). Rejects when git fails. */
   git(args: readonly string[], options?: { input?: string }): Promise<string>;
   /**
-   * What each repository-relative path holds, in order: a file or link is hashed as git hashes a blob
-   * (`blob <size>\0<bytes>`, with `format`), without git's clean filters.
+   * What each path holds, in order (repository-relative, or absolute when it starts with `/`): a file
+   * or link is hashed as git hashes a blob (`blob <size>\0<bytes>`, with `format`), without git's
+   * clean filters.
    */
   inspect(paths: readonly string[], format: ObjectFormat): Promise<WorkTreeState[]>;
   /**
@@ -46,6 +47,13 @@ export interface SnapshotHost {
    * checksums mean the same index, so a listing taken under one serves the other.
    */
   indexChecksum?(): Promise<string | undefined>;
+  /**
+   * git's own files that change what git ignores or runs (`.git/config`, `.git/info/exclude`, the
+   * hooks) as they are now, by absolute path and the name they are reported under. No git command
+   * lists them, and a turn that wrote `info/exclude` could otherwise hide an out-of-scope file from
+   * every snapshot.
+   */
+  gitFiles?(): Promise<ReadonlyArray<{ readonly name: string; readonly path: string }>>;
 }
 
 /** The content identity of every file of one work tree at one moment. */
@@ -200,11 +208,14 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     else toInspect.push(entry.path);
   }
   for (const path of ignored) if (!exclude(path) && !workTree.has(path)) toInspect.push(path);
+  const gitFiles = (await host.gitFiles?.()) ?? [];
 
-  const [states, heads] = await Promise.all([
+  const [states, heads, gitStates] = await Promise.all([
     host.inspect(toInspect, objectFormat),
     Promise.all(submodules.map((submodule) => nestedHead(host, submodule.path))),
+    host.inspect(gitFiles.map((file) => file.path), objectFormat),
   ]);
+  gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
   const nested: Array<{ path: string; index: number }> = [];
   toInspect.forEach((path, index) => {
     const state = states[index] as WorkTreeState;
