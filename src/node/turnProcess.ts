@@ -50,35 +50,18 @@ function sendSignal(pid: number | undefined, signal: NodeJS.Signals): void {
 /** Runs the command to its end. Never rejects: a command that cannot start is `{error}`. */
 export function runTurnProcess(options: TurnProcessOptions): Promise<CommandExit> {
   return new Promise((resolve) => {
-    let child: ChildProcess;
+    // Set once the command exists (a holder, since the handlers below read it before the spawn).
+    const running: { child?: ChildProcess } = {};
     let sandboxInit: number | undefined;
-    try {
-      if (options.bubblewrap !== undefined) {
-        child = spawn(options.bubblewrap.executable, [...options.bubblewrap.args, '--info-fd', '3', '--', ...options.argv], {
-          cwd: options.cwd,
-          env: options.env,
-          stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
-        });
-        const info = child.stdio[3];
-        const chunks: Buffer[] = [];
-        info?.on('data', (chunk: Buffer) => chunks.push(chunk));
-        info?.on('end', () => {
-          try {
-            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { 'child-pid'?: unknown };
-            if (typeof parsed['child-pid'] === 'number') sandboxInit = parsed['child-pid'];
-          } catch {
-            // Without the info the signals go to bubblewrap itself, which ends the sandbox.
-          }
-        });
-        info?.on('error', () => undefined);
-      } else {
-        child = spawn(options.argv[0] as string, options.argv.slice(1), { cwd: options.cwd, env: options.env, stdio: 'inherit' });
-      }
-    } catch (error) {
-      resolve({ error: (error as Error).message });
-      return;
-    }
+    // Signals that arrive before the command exists are held and passed on as soon as it does: the
+    // handlers are in place before the spawn, so no signal can find the supervisor without them.
+    const pending: NodeJS.Signals[] = [];
     const forward = (signal: NodeJS.Signals) => {
+      const { child } = running;
+      if (child === undefined) {
+        pending.push(signal);
+        return;
+      }
       if (sandboxInit === undefined) {
         sendSignal(child.pid, signal);
         return;
@@ -104,8 +87,37 @@ export function runTurnProcess(options: TurnProcessOptions): Promise<CommandExit
       process.off('SIGINT', ignoreInterrupt);
       resolve(exit);
     };
-    child.once('error', (error) => done({ error: error.message }));
-    child.once('exit', (code, signal) => done(signal !== null ? { signal } : { code: code ?? 1 }));
+    let started: ChildProcess;
+    try {
+      if (options.bubblewrap !== undefined) {
+        started = spawn(options.bubblewrap.executable, [...options.bubblewrap.args, '--info-fd', '3', '--', ...options.argv], {
+          cwd: options.cwd,
+          env: options.env,
+          stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+        });
+        const info = started.stdio[3];
+        const chunks: Buffer[] = [];
+        info?.on('data', (chunk: Buffer) => chunks.push(chunk));
+        info?.on('end', () => {
+          try {
+            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { 'child-pid'?: unknown };
+            if (typeof parsed['child-pid'] === 'number') sandboxInit = parsed['child-pid'];
+          } catch {
+            // Without the info the signals go to bubblewrap itself, which ends the sandbox.
+          }
+        });
+        info?.on('error', () => undefined);
+      } else {
+        started = spawn(options.argv[0] as string, options.argv.slice(1), { cwd: options.cwd, env: options.env, stdio: 'inherit' });
+      }
+    } catch (error) {
+      done({ error: (error as Error).message });
+      return;
+    }
+    running.child = started;
+    started.once('error', (error) => done({ error: error.message }));
+    started.once('exit', (code, signal) => done(signal !== null ? { signal } : { code: code ?? 1 }));
+    for (const signal of pending.splice(0)) forward(signal);
   });
 }
 
