@@ -329,9 +329,6 @@ export const backstopMessages = {
   stop         at the end of a turn (Stop, SubagentStop): the same check
   turn-start   when a person submits a prompt (UserPromptSubmit): takes a new baseline, reports nothing`,
 
-  missingOption: (option: string) => `${option} is required`,
-  badWave: (value: string) => `--wave must be a positive integer, got "${value}"`,
-  badAgent: (value: string) => `--agent "${value}" is not an agent id (letters, digits, "_" and "-", starting with a letter or digit)`,
   missingCommand: 'name the command after "--": wave-scope run --wave N --agent ID -- <command> [args...]',
   writableNeedsConfine: '--writable goes with --confine',
   writableInsideRepository: (path: string) => `--writable ${path} lies inside the repository: grant repository paths through the agent's scope, not here`,

@@ -220,7 +220,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     const cases: Array<{ args: string[]; message: RegExp }> = [
       { args: ['--agent', 'alice', '--', 'true'], message: /--wave is required/ },
       { args: ['--wave', '0', '--agent', 'alice', '--', 'true'], message: /--wave must be a positive integer/ },
-      { args: ['--wave', '1', '--agent', '../x', '--', 'true'], message: /is not an agent id/ },
+      { args: ['--wave', '1', '--agent', '../x', '--', 'true'], message: /agent id "\.\.\/x" must match/ },
       { args: ['--wave', '1', '--agent', 'alice'], message: /name the command after "--"/ },
       { args: ['--wave', '1', '--agent', 'alice', '--writable', '/tmp', '--', 'true'], message: /--writable goes with --confine/ },
       { args: ['--wave', '1', '--agent', 'alice', '--', 'no-such-program-anywhere'], message: /no-such-program-anywhere could not be started/ },

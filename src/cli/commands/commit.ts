@@ -21,9 +21,9 @@ const OPTIONS = {
 } as const;
 
 export async function runCommit(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseCommandLine('commit', args, OPTIONS, { io, usage: `${backstopMessages.commitUsage}\n`, badArgumentsExit: COMMIT_EXIT.usage });
+  const parsed = parseCommandLine('commit', args, OPTIONS, { io, usage: backstopMessages.commitUsage, badArgumentsExit: COMMIT_EXIT.usage });
   if ('exitCode' in parsed) return parsed.exitCode;
-  const target = waveAndAgent(parsed.values, io);
+  const target = await waveAndAgent('commit', parsed.values, io);
   if (target === undefined) return COMMIT_EXIT.usage;
   const location = locateTurnRepository(io.cwd);
   if (location === undefined) {

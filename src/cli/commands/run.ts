@@ -6,10 +6,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { tmpdir, homedir } from 'node:os';
 import type { CliIo } from '../cliIo';
 import { reportError, reportNote, reportWarning } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
-import { backstopMessages } from '../messages';
-import { isAgentId } from '../../planner/plan/agentId';
-import { isWaveNumber } from '../../planner/plan/declarations';
+import { parseCommandLine, parseWave, readArguments, reportBadArguments, UsageProblem } from '../commandLine';
+import { backstopMessages, declarationMessages } from '../messages';
+import { agentIdProblem } from '../../planner/plan/declarationPaths';
 import { ScopeEntryError, compileScopeEntry } from '../../planner/scope/scopeEntry';
 import { bubblewrapArguments, planConfinement } from '../../planner/backstop/confinement';
 import { ORCHESTRATOR_DIR_NAME } from '../../planner/backstop/snapshot';
@@ -45,22 +44,15 @@ export interface TurnTarget {
   agent: string;
 }
 
-function turnTargetProblem(values: { wave?: string; agent?: string }): string | undefined {
-  if (values.wave === undefined) return backstopMessages.missingOption('--wave');
-  if (values.agent === undefined) return backstopMessages.missingOption('--agent');
-  if (!/^[0-9]+$/.test(values.wave) || !isWaveNumber(Number(values.wave))) return backstopMessages.badWave(values.wave);
-  if (!isAgentId(values.agent)) return backstopMessages.badAgent(values.agent);
-  return undefined;
-}
-
-/** Reads and checks `--wave` and `--agent`; an error line and undefined when either is wrong. */
-export function waveAndAgent(values: { wave?: string; agent?: string }, io: CliIo): TurnTarget | undefined {
-  const problem = turnTargetProblem(values);
-  if (problem !== undefined) {
-    reportError(io, problem);
-    return undefined;
-  }
-  return { wave: Number(values.wave), agent: values.agent as string };
+/** Reads and checks `--wave` and `--agent` (an `ERROR:` line and the usage hint when either is wrong). */
+export function waveAndAgent(command: string, values: { wave?: string; agent?: string }, io: CliIo): Promise<TurnTarget | undefined> {
+  return readArguments(io, command, () => {
+    const wave = parseWave(values.wave);
+    if (values.agent === undefined) throw new UsageProblem(declarationMessages.missingOption('--agent'));
+    const problem = agentIdProblem(values.agent);
+    if (problem !== undefined) throw new UsageProblem(problem);
+    return { wave, agent: values.agent };
+  });
 }
 
 function commandOutcome(exit: CommandExit): number {
@@ -131,17 +123,17 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
   const separator = args.indexOf('--');
   const own = separator === -1 ? args : args.slice(0, separator);
   const command = separator === -1 ? [] : args.slice(separator + 1);
-  const parsed = parseCommandLine('run', own, OPTIONS, { io, usage: `${backstopMessages.runUsage}\n`, badArgumentsExit: RUN_EXIT.usage });
+  const parsed = parseCommandLine('run', own, OPTIONS, { io, usage: backstopMessages.runUsage, badArgumentsExit: RUN_EXIT.usage });
   if ('exitCode' in parsed) return parsed.exitCode;
   const { values } = parsed;
-  const target = waveAndAgent(values, io);
+  const target = await waveAndAgent('run', values, io);
   if (target === undefined) return RUN_EXIT.usage;
   if (command.length === 0) {
-    reportError(io, backstopMessages.missingCommand);
+    reportBadArguments(io, 'run', backstopMessages.missingCommand);
     return RUN_EXIT.usage;
   }
   if ((values.writable ?? []).length > 0 && values.confine !== true) {
-    reportError(io, backstopMessages.writableNeedsConfine);
+    reportBadArguments(io, 'run', backstopMessages.writableNeedsConfine);
     return RUN_EXIT.usage;
   }
   const program = command[0] as string;

@@ -13,7 +13,7 @@ import { findManifest, controlPathsOf, readAgentScope } from '../enforce/writeGa
 import { locateRepository, readCoreConfig } from '../enforce/repoLocation';
 import type { LocateFileSystem, RepoLocation } from '../enforce/repoLocation';
 import type { AgentScopeState, ManifestState } from '../enforce/writeDecision';
-import { filescopesPath, manifestPath } from '../plan/declarations';
+import { filescopesPath, manifestPath } from '../plan/declarationPaths';
 import { processLocalSessionIds } from '../plan/sessionBinding';
 import { backstopExclusions, formatSnapshotHeader, ORCHESTRATOR_DIR_NAME, parseSnapshotHeader, takeSnapshot } from './snapshot';
 import type { Snapshot, SnapshotHost } from './snapshot';

@@ -15,7 +15,7 @@
 // (src/node/backstopGit.ts implements it).
 import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
-import { filescopesPath, manifestPath } from '../plan/declarations';
+import { filescopesPath, manifestPath } from '../plan/declarationPaths';
 import { IndexListing, parseStatusV2 } from './gitOutput';
 import type { HeadState } from './gitOutput';
 

@@ -9,7 +9,7 @@
 // beyond what it can only narrow: `commit` re-checks every path against the agent's scope file and
 // against the content the record says the turn left.
 import { isAgentId } from '../plan/agentId';
-import { isWaveNumber } from '../plan/declarations';
+import { isWaveNumber } from '../plan/declarationPaths';
 import type { ViolationKind } from '../enforce/writeDecision';
 import type { HeadState } from './gitOutput';
 import { ORCHESTRATOR_DIR_NAME } from './snapshot';
