@@ -315,7 +315,7 @@ export const backstopMessages = {
   commitUsage: `Usage: wave-scope commit --wave N --agent ID
 
   Commits exactly the in-scope changes of the agent's last turn recorded by "wave-scope run"
-  (.orchestrator/backstop/turns/wave-N/ID.json), path by path: each one judged again against the agent's
+  (.orchestrator/backstop/turns/waveN/ID.json), path by path: each one judged again against the agent's
   scope as it is now, and only while it still holds what the turn left. A failed, unchecked or unfinished
   turn is never committed.
 

@@ -49,7 +49,7 @@ export function runTurn(repo: TempGitRepo, script: string, options: { agent?: st
 
 /** The turn record `run` left for the agent. */
 export function turnRecord(repo: TempGitRepo, agent = 'alice', wave = 1): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(repo.root, '.orchestrator', 'backstop', 'turns', `wave-${wave}`, `${agent}.json`), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(join(repo.root, '.orchestrator', 'backstop', 'turns', `wave${wave}`, `${agent}.json`), 'utf8')) as Record<string, unknown>;
 }
 
 /** `git rev-parse HEAD`. */

@@ -61,10 +61,10 @@ describe('wave-scope commit: a recorded turn, path by path (built dist/cli.js, r
     repo = backstopRepo(START, { alice: ['src/'] });
     const none = commit(repo);
     assert.equal(none.status, 1);
-    assert.match(none.stderr, /no turn recorded at .*wave-1\/alice\.json: run the turn with "wave-scope run" first/);
+    assert.match(none.stderr, /no turn recorded at .*wave1\/alice\.json: run the turn with "wave-scope run" first/);
 
     assert.equal(runTurn(repo, 'echo x >> src/app.ts').status, 0);
-    const recordPath = join(repo.root, '.orchestrator/backstop/turns/wave-1/alice.json');
+    const recordPath = join(repo.root, '.orchestrator/backstop/turns/wave1/alice.json');
     writeFileSync(recordPath, JSON.stringify({ ...turnRecord(repo), status: 'running' }));
     const running = commit(repo);
     assert.equal(running.status, 1);

@@ -3,7 +3,7 @@
 // that a person can read what happened. One file per agent and wave, the latest turn, written
 // atomically at the start of the turn (`running`) and at its end (`finished`):
 //
-//   <repository>/.orchestrator/backstop/turns/wave-<N>/<agent>.json
+//   <repository>/.orchestrator/backstop/turns/wave<N>/<agent>.json
 //
 // The record lives in a directory a turn can write (unless confined), so nothing in it is trusted
 // beyond what it can only narrow: `commit` re-checks every path against the agent's scope file and
@@ -81,12 +81,13 @@ export interface TurnRecord {
   readonly committed?: { readonly commit: string; readonly paths: readonly string[] };
 }
 
-/** `.orchestrator/backstop/turns/wave-<N>/<agent>.json` under `root`. Throws for a bad wave or agent id. */
+/** `.orchestrator/backstop/turns/wave<N>/<agent>.json` under `root`. Throws for a bad wave or agent id. */
 export function turnRecordPath(root: string, wave: number, agent: string): string {
   if (!isWaveNumber(wave)) throw new Error(`wave must be a positive integer, got ${String(wave)}`);
   if (!isAgentId(agent)) throw new Error(`agent id ${JSON.stringify(agent)} cannot name a file`);
   const base = root === '/' ? '' : root;
-  return `${base}/${ORCHESTRATOR_DIR_NAME}/backstop/turns/wave-${wave}/${agent}.json`;
+  // `wave<N>`, not the declarations' `wave-<N>`: a record of what happened, not a declaration.
+  return `${base}/${ORCHESTRATOR_DIR_NAME}/backstop/turns/wave${wave}/${agent}.json`;
 }
 
 /** A turn id: sortable by start time, unique per supervising process. */

@@ -40,8 +40,8 @@ describe('backstop: the turn record', () => {
     for (const value of damaged) assert.equal(parseTurnRecord(typeof value === 'string' ? value : JSON.stringify(value)), undefined, JSON.stringify(value).slice(0, 60));
   });
 
-  it('lives at .orchestrator/backstop/turns/wave-<N>/<agent>.json, for safe names only', () => {
-    assert.equal(turnRecordPath('/repo', 2, 'alice'), '/repo/.orchestrator/backstop/turns/wave-2/alice.json');
+  it('lives at .orchestrator/backstop/turns/wave<N>/<agent>.json, for safe names only', () => {
+    assert.equal(turnRecordPath('/repo', 2, 'alice'), '/repo/.orchestrator/backstop/turns/wave2/alice.json');
     assert.throws(() => turnRecordPath('/repo', 2, '../alice'));
     assert.throws(() => turnRecordPath('/repo', 1.5, 'alice'));
   });
