@@ -20,8 +20,12 @@ export class GitCommandError extends Error {
   }
 }
 
-/** Runs git in `cwd` with `args`, feeding `input` on stdin; resolves with stdout as UTF-8. */
-export function runGitAsync(cwd: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+/**
+ * Runs git in `cwd` with `args`, feeding `input` on stdin; resolves with stdout as UTF-8. (git.ts's
+ * `runGitAsync` runs git through execFile, which cannot feed stdin; the backstop's scoped commit
+ * (`--pathspec-from-file=-`) and its commit listing (`diff-tree --stdin`) need it.)
+ */
+export function spawnGit(cwd: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd,
@@ -146,7 +150,7 @@ export function readIndexChecksum(gitDir: string): string | undefined {
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
   return {
-    git: (args, gitOptions) => runGitAsync(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
+    git: (args, gitOptions) => spawnGit(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir) } : {}),

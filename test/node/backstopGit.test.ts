@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeSnapshotHost, runGitAsync } from '../../src/node/backstopGit';
+import { nodeSnapshotHost, spawnGit } from '../../src/node/backstopGit';
 import { backstopExclusions, takeSnapshot } from '../../src/planner/backstop/snapshot';
 import { diffSnapshots, identityAt } from '../../src/planner/backstop/snapshotDiff';
 import { commitsOfTurn, restoreHead } from '../../src/planner/backstop/turnCommits';
@@ -66,7 +66,7 @@ describe('backstop: snapshots of real work trees (src/node/backstopGit.ts)', () 
       const before = await takeSnapshot(host);
       assert.equal(before.workTree.get('vendor/'), `160000 ${nested.git('rev-parse', 'HEAD').trim()}`);
       writeFileSync(join(repo.root, 'vendor/y.txt'), 'y\n');
-      await runGitAsync(join(repo.root, 'vendor'), ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'inner', '--allow-empty']);
+      await spawnGit(join(repo.root, 'vendor'), ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'inner', '--allow-empty']);
       assert.deepEqual(diffSnapshots(before, await takeSnapshot(host)).changes.map((change) => `${change.path}:${change.kind}`), ['vendor/:modified']);
     } finally {
       nested.remove();
