@@ -11,7 +11,7 @@ import { backstopMessages, declarationMessages } from '../messages';
 import { agentIdProblem } from '../../planner/plan/declarationPaths';
 import { ScopeEntryError, compileScopeEntry } from '../../planner/scope/scopeEntry';
 import { bubblewrapArguments, planConfinement } from '../../planner/backstop/confinement';
-import { ORCHESTRATOR_DIR_NAME } from '../../planner/backstop/snapshot';
+import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 import { commandSucceeded, runTurn } from '../../planner/backstop/turn';
 import type { TurnOutcome } from '../../planner/backstop/turn';
 import { MAX_TURN_COMMITS } from '../../planner/backstop/turnCommits';

@@ -8,7 +8,7 @@
 // the bubblewrap arguments. src/node/turnProcess.ts runs it.
 import { parseScopeEntry } from '../scope/scopeEntry';
 import { isWithin } from '../enforce/writeTarget';
-import { ORCHESTRATOR_DIR_NAME } from './snapshot';
+import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 
 /** What the planner may ask of the file system (canonical paths; links followed). */
 export interface ConfinementFs {

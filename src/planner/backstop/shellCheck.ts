@@ -15,7 +15,8 @@ import type { LocateFileSystem, RepoLocation } from '../enforce/repoLocation';
 import type { AgentScopeState, ManifestState } from '../enforce/writeDecision';
 import { filescopesPath, manifestPath } from '../plan/declarationPaths';
 import { processLocalSessionIds } from '../plan/sessionBinding';
-import { backstopExclusions, formatSnapshotHeader, ORCHESTRATOR_DIR_NAME, parseSnapshotHeader, takeSnapshot } from './snapshot';
+import { EVENTS_FILE, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
+import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader, takeSnapshot } from './snapshot';
 import type { Snapshot, SnapshotHost } from './snapshot';
 import { diffSnapshots } from './snapshotDiff';
 import type { PathChange } from './snapshotDiff';
@@ -118,7 +119,7 @@ export function shellStorePath(writeRoot: string, name: string): string {
 
 /** `<root>/.orchestrator/metrics/events.jsonl` */
 export function eventsPath(root: string): string {
-  return `${root === '/' ? '' : root}/${ORCHESTRATOR_DIR_NAME}/metrics/events.jsonl`;
+  return `${root === '/' ? '' : root}/${EVENTS_FILE}`;
 }
 
 function joinPath(base: string, rest: string): string {

@@ -18,6 +18,7 @@ import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { filescopesPath, manifestPath } from '../plan/declarationPaths';
 import { IndexListing, parseStatusV2 } from './gitOutput';
 import type { HeadState } from './gitOutput';
+import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 
 /** The object format of the repository: the hash its object ids (and so our identities) use. */
 export type ObjectFormat = 'sha1' | 'sha256';
@@ -234,9 +235,6 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   });
   return { objectFormat, head: status.head, indexListing, ...(indexChecksum !== undefined ? { indexChecksum } : {}), workTree };
 }
-
-/** The name of the orchestration directory at a repository's root (turn records, hook state, telemetry). */
-export const ORCHESTRATOR_DIR_NAME = '.orchestrator';
 
 function toRelative(root: string, path: string): string | undefined {
   const base = root.endsWith('/') ? root : `${root}/`;

@@ -12,7 +12,7 @@ import { isAgentId } from '../plan/agentId';
 import { isWaveNumber } from '../plan/declarationPaths';
 import type { ViolationKind } from '../enforce/writeDecision';
 import type { HeadState } from './gitOutput';
-import { ORCHESTRATOR_DIR_NAME } from './snapshot';
+import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import type { ChangeKind } from './snapshotDiff';
 
 /** How the turn's command ended. */
