@@ -227,3 +227,14 @@ export const declarationMessages = {
   unusualStateDir: (shown: string) =>
     `WARNING: ${shown} is not one of .pi, .cursor, .codex, .claude at the repository root: the hooks will not read these declarations\n`,
 };
+
+// --- scope entry warnings (engineer "scope"): typos the grammar accepts; never change an exit code ----------
+
+export const scopeWarningMessages = {
+  /** A warning about an entry of a sidecar's record; `warning` is the scope engine's sentence. */
+  inSidecar: (path: string, record: string, warning: string) => `sidecar ${path}, record "${record}": ${warning}`,
+  /** A warning about an entry of one agent's scope file. */
+  inScopeFile: (path: string, warning: string) => `scope file ${path}: ${warning}`,
+  /** A warning about an entry of a record piped on stdin (plan write, materialize). */
+  inRecords: (record: string, warning: string) => `record "${record}" on stdin: ${warning}`,
+};

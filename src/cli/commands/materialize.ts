@@ -6,10 +6,12 @@ import { findMissingPaths, materializeWave } from '../../planner/plan/declaratio
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';
+import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
+import { reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { locateCommandRepository } from '../commandRepository';
 import { parseCommandLine } from '../commandLine';
-import { declarationMessages as say, messages } from '../messages';
+import { declarationMessages as say, messages, scopeWarningMessages } from '../messages';
 
 /** Arguments or stdin the command cannot work with; the message is one sentence. */
 export class UsageProblem extends Error {}
@@ -84,6 +86,9 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
   }
   const stateDir = resolve(io.cwd, values['state-dir']);
   const repository = locateCommandRepository(io.cwd);
+  for (const { record, warning } of scopeRecordWarnings(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
+    reportWarning(io, scopeWarningMessages.inRecords(record, warning.message));
+  }
   const result = materializeWave(
     {
       stateDir,

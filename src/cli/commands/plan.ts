@@ -9,9 +9,11 @@ import type { PlanView } from '../../planner/plan/planReader';
 import { resolveWriteStateDir, writeWavePlan } from '../../planner/plan/planWriter';
 import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
+import { reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
-import { declarationMessages as say, messages } from '../messages';
+import { declarationMessages as say, messages, scopeWarningMessages } from '../messages';
 import { locateCommandRepository } from '../commandRepository';
 import { parseWave, readRecords, shownPath, UsageProblem, writeConfinement } from './materialize';
 
@@ -70,6 +72,9 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
   }
 
   const repository = locateCommandRepository(io.cwd);
+  for (const { record, warning } of scopeRecordWarnings(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
+    reportWarning(io, scopeWarningMessages.inRecords(record, warning.message));
+  }
   const ownIds = processLocalSessionIds({ env: io.env });
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
