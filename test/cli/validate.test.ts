@@ -273,8 +273,8 @@ describe('wave-scope validate (built CLI, real git repositories)', () => {
       assert.deepEqual(JSON.parse(run.stdout).slice(0, 1), ['src/api/{server.ts,}']);
     });
 
-    it('a clean wave gets no warning, and a rejected entry gets its error, not a warning', () => {
-      const clean = sidecar('clean.json', [{ id: 'api', files: ['src/{api,shared}/*.ts', 'src/ui/{App}.tsx'] }]);
+    it('a clean wave gets no warning (the CLI never says "matches nothing"), and a rejected entry gets its error, not a warning', () => {
+      const clean = sidecar('clean.json', [{ id: 'api', files: ['src/{api,shared}/*.ts', 'src/ui/{App}.tsx', 'src/**/*.py'] }]);
       assert.equal(validate(['--assert-disjoint', clean, '--no-manifest']).stderr, '');
       const rejected = sidecar('bad.json', [{ id: 'api', files: ['{,}'] }]);
       const run = validate(['--assert-disjoint', rejected, '--no-manifest']);

@@ -44,6 +44,14 @@ export function isNormalisedPath(path: string): boolean {
   return true;
 }
 
+/** The engine's check of a coverage counterexample: named by `target`, by none of `allowed`; throws ScopeEngineBug when not. */
+export function checkedCounterexample(target: CompiledScopeEntry, allowed: readonly CompiledScopeEntry[], path: string): string {
+  if (!isNormalisedPath(path) || !target.matches(path) || allowed.some((entry) => entry.matches(path))) {
+    throw new ScopeEngineBug('counterexample-not-escaping', [target.spelling, ...allowed.map((entry) => entry.spelling)], path);
+  }
+  return path;
+}
+
 /** The engine's check of every witness before it leaves the engine; throws ScopeEngineBug when it fails. */
 export function checkedWitness(left: CompiledScopeEntry, right: CompiledScopeEntry, witness: string): string {
   if (!isNormalisedPath(witness) || !left.matches(witness) || !right.matches(witness)) {
@@ -139,12 +147,7 @@ export function covers(allowed: readonly string[], entry: string, options: Gramm
   const candidates = allowed
     .map((spelling) => compiledEntry(normalizeScopeEntry(spelling, options), ignoreCase))
     .filter((candidate) => prefixesCompatible(candidate.literalPrefix, target.literalPrefix));
-  const escaping = (path: string) => {
-    if (!isNormalisedPath(path) || !target.matches(path) || candidates.some((candidate) => candidate.matches(path))) {
-      throw new ScopeEngineBug('counterexample-not-escaping', [target.spelling, ...candidates.map((candidate) => candidate.spelling)], path);
-    }
-    return path;
-  };
+  const escaping = (path: string) => checkedCounterexample(target, candidates, path);
   if (target.kind === 'plain') {
     return candidates.some((candidate) => candidate.matches(target.spelling))
       ? { covered: true }

@@ -199,23 +199,23 @@ function relativeToRoot(entry: string, path: string, options: GrammarOptions, al
  * one trailing `/` (everything beneath). `several` says whether messages should name the alternative.
  */
 function normaliseAlternative(entry: string, alternative: string, options: GrammarOptions, several: boolean): string {
-  const shown = JSON.stringify(alternative);
   if (several && EXTGLOB.test(alternative)) {
-    fail('extglob', entry, `has the alternative ${shown}, an extglob such as @(a|b): write a brace list {a,b} or several entries instead`);
+    fail('extglob', entry, `has the alternative ${JSON.stringify(alternative)}, an extglob such as @(a|b): write a brace list {a,b} or several entries instead`);
   }
   if (several && POSIX_CLASS.test(alternative)) {
-    fail('posix-class', entry, `has the alternative ${shown}, which uses a POSIX character class such as [[:alpha:]]: write the characters or ranges, e.g. [a-zA-Z]`);
+    fail('posix-class', entry, `has the alternative ${JSON.stringify(alternative)}, which uses a POSIX character class such as [[:alpha:]]: write the characters or ranges, e.g. [a-zA-Z]`);
   }
   // Whether it names a directory is read before an absolute path is made relative (`/repo/src/.` is `src/`).
-  const last = alternative.slice(alternative.lastIndexOf('/') + 1);
-  const namesDirectory = last === '' || last === '.' || last === '..';
+  const namesDirectory = endsLikeDirectory(alternative);
   const path = isAbsolute(alternative) ? relativeToRoot(entry, alternative, options, several) : alternative;
+  // Already normal (the common case when a stored spelling is parsed): nothing to resolve.
+  if (!namesDirectory && isNormalPattern(path)) return path;
   const resolved = resolveDots(path.split('/'));
   if (resolved === undefined) {
     fail(
       'escapes-root',
       entry,
-      several ? `has the alternative ${shown}, which climbs out of the repository` : 'climbs out of the repository with "..": scopes name files inside the repository',
+      several ? `has the alternative ${JSON.stringify(alternative)}, which climbs out of the repository` : 'climbs out of the repository with "..": scopes name files inside the repository',
     );
   }
   if (resolved.length === 0) {
@@ -224,7 +224,7 @@ function normaliseAlternative(entry: string, alternative: string, options: Gramm
       'names-root',
       entry,
       several
-        ? `has the alternative ${shown}, which names the repository root itself: write ** if the agent really owns every file`
+        ? `has the alternative ${JSON.stringify(alternative)}, which names the repository root itself: write ** if the agent really owns every file`
         : 'names the repository root itself: write ** if the agent really owns every file',
     );
   }
@@ -234,21 +234,40 @@ function normaliseAlternative(entry: string, alternative: string, options: Gramm
   return namesDirectory && segments[segments.length - 1] !== '**' ? `${spelling}/` : spelling;
 }
 
+/** Whether the last segment of `path` is empty, `.` or `..`: then it names a directory. */
+function endsLikeDirectory(path: string): boolean {
+  return path.endsWith('/') || path === '.' || path === '..' || path.endsWith('/.') || path.endsWith('/..');
+}
+
+/** Whether `path` has no empty, `.` or `..` segment and no repeated `**`: normalisation would return it unchanged. */
+function isNormalPattern(path: string): boolean {
+  return path !== '' && !path.startsWith('/') && !path.includes('//') && !/(?:^|\/)\.\.?(?:\/|$)/.test(path) && !path.includes('**/**');
+}
+
 /**
  * The normalised alternatives of `path` (backslashes already turned into `/`), in first-seen order, without
  * duplicates. Braces are expanded by minimatch's `braceExpand` before anything is normalised, so `..` after a
  * group removes one segment of each alternative, and a brace minimatch keeps literal stays literal.
  */
 function alternativesOf(entry: string, path: string, options: GrammarOptions): string[] {
-  // The common case, decided without expanding: no brace, one alternative.
   if (!path.includes('{')) return [normaliseAlternative(entry, path, options, false)];
+  return expandAlternatives(entry, path, options).expansions;
+}
+
+/** `alternativesOf`, and whether some alternative was an absolute path (which a stored spelling may not keep). */
+function expandAlternatives(entry: string, path: string, options: GrammarOptions): { expansions: string[]; absolute: boolean } {
+  // The common case, decided without expanding: no brace, one alternative.
+  if (!path.includes('{')) return { expansions: [normaliseAlternative(entry, path, options, false)], absolute: isAbsolute(path) };
   const expanded = braceExpand(path, { braceExpandMax: MAX_ALTERNATIVES + 1 });
   if (expanded.length > MAX_ALTERNATIVES) {
     fail('too-many-alternatives', entry, `expands to more than ${MAX_ALTERNATIVES} alternatives: split it into several entries`);
   }
   if (expanded.length === 0) fail('empty', entry, 'expands to no path at all: every alternative of its braces is empty');
   const several = expanded.length > 1 || expanded[0] !== path;
-  return [...new Set(expanded.map((alternative) => normaliseAlternative(entry, alternative, options, several)))];
+  return {
+    expansions: [...new Set(expanded.map((alternative) => normaliseAlternative(entry, alternative, options, several)))],
+    absolute: expanded.some(isAbsolute),
+  };
 }
 
 /**
@@ -283,6 +302,33 @@ function stripRepositoryRoot(entry: string, path: string, options: GrammarOption
   return below.length === 0 ? rest : `${below.join('/')}/${rest}`;
 }
 
+/**
+ * `a/{b,c}/d` as `{a/b,a/c}/d`: the text before the first `{` copied into each member of that group (members split
+ * at its top-level commas), so the spelling starts with a glob character. Undefined when there is no such group.
+ * A proposal only: `chooseSpelling` checks what it means.
+ */
+function startInsideFirstGroup(spelling: string): string | undefined {
+  const open = spelling.indexOf('{');
+  if (open <= 0) return undefined;
+  const members: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let index = open + 1; index < spelling.length; index += 1) {
+    const char = spelling[index];
+    if (char === '{') depth += 1;
+    else if (char === '}' && depth > 0) depth -= 1;
+    else if ((char === ',' || char === '}') && depth === 0) {
+      members.push(spelling.slice(start, index));
+      start = index + 1;
+      if (char === '}') {
+        const head = spelling.slice(0, open);
+        return `{${members.map((member) => head + member).join(',')}}${spelling.slice(index + 1)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Characters of a path a textual prefilter takes for literal (the write gate's `compileGrants` reads these). */
 const ORDINARY = /^[\p{L}\p{N}\p{M}._\- /]*$/u;
 
@@ -310,13 +356,18 @@ function isBraceLiteral(text: string): boolean {
  * literally is its own spelling (`{a..a}` → `a`, `{,b}` → `b`, `{/}/../a` → `{/a`). Otherwise the first proposal
  * that means exactly the same alternatives when read again, relative and without a repository root, and whose
  * text before its first glob character is a prefix of every alternative (the write gate's prefilter relies on
- * it): the tidied spelling, then the spelling as written, then one brace list of the alternatives.
+ * it): the tidied spelling, then the spelling as written, then one brace list of the alternatives, then the tidied
+ * spelling with its literal start moved into its first group.
  */
-function chooseSpelling(entry: string, path: string, expansions: readonly string[], options: GrammarOptions): string {
+function chooseSpelling(entry: string, path: string, read: { expansions: readonly string[]; absolute: boolean }, options: GrammarOptions): string {
+  const { expansions } = read;
   const [only] = expansions;
   if (expansions.length === 1 && only !== undefined && isBraceLiteral(only)) return only;
   const wanted = new Set(expansions);
+  const startsEvery = (prefix: string) => expansions.every((alternative) => alternative.startsWith(prefix));
   const means = (candidate: string) => {
+    // The text as written, without an absolute alternative, reads back as itself: no need to expand it again.
+    if (candidate === path) return !read.absolute && startsEvery(literalDirectoryPrefix(candidate));
     if (isAbsolute(candidate)) return false;
     let again: string[];
     try {
@@ -325,8 +376,7 @@ function chooseSpelling(entry: string, path: string, expansions: readonly string
       if (error instanceof ScopeEntryError) return false;
       throw error;
     }
-    const prefix = literalDirectoryPrefix(candidate);
-    return again.length === wanted.size && again.every((alternative) => wanted.has(alternative) && alternative.startsWith(prefix));
+    return again.length === wanted.size && again.every((alternative) => wanted.has(alternative)) && startsEvery(literalDirectoryPrefix(candidate));
   };
   const relative = isAbsolute(path) ? stripRepositoryRoot(entry, path, options) : path;
   if (relative !== undefined) {
@@ -334,9 +384,12 @@ function chooseSpelling(entry: string, path: string, expansions: readonly string
     if (means(tidy)) return tidy;
     if (relative === path && means(path)) return path;
   }
-  // A brace list of the alternatives themselves, kept only when tidying would not change it (idempotence).
+  // A brace list of the alternatives themselves; then the tidied text with its literal start moved into its first
+  // group. Each kept only when tidying would not change it (so normalising is idempotent).
   const list = `{${expansions.join(',')}}`;
   if (tidySpelling(list) === list && means(list)) return list;
+  const distributed = relative === undefined ? undefined : startInsideFirstGroup(tidySpelling(relative));
+  if (distributed !== undefined && tidySpelling(distributed) === distributed && means(distributed)) return distributed;
   fail('unspellable-braces', entry, 'has braces that cannot be written as one normalised entry: write each alternative as an entry of its own');
 }
 
@@ -360,10 +413,10 @@ export function normalizeScopeEntry(raw: unknown, options: GrammarOptions = {}):
   if (POSIX_CLASS.test(path)) {
     fail('posix-class', raw, 'uses a POSIX character class such as [[:alpha:]]: write the characters or ranges, e.g. [a-zA-Z]');
   }
-  const expansions = alternativesOf(raw, path, options);
+  const read = expandAlternatives(raw, path, options);
   // Without a brace the one alternative is the spelling (the hot path: most entries are plain paths).
-  if (!path.includes('{')) return expansions[0] as string;
-  return chooseSpelling(raw, path, expansions, options);
+  if (!path.includes('{')) return read.expansions[0] as string;
+  return chooseSpelling(raw, path, read, options);
 }
 
 /** The segments of a normalised alternative, a trailing `/` read as `/**`. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkedWitness, compiledEntry, covers, intersects, ScopeEngineBug } from '../../../src/planner/scope/scopeAlgebra';
+import { checkedCounterexample, checkedWitness, compiledEntry, covers, intersects, ScopeEngineBug } from '../../../src/planner/scope/scopeAlgebra';
 import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { entryArbitrary, enumeratePaths, isNormalisedPath, oracleMatcher, usable } from '../../support/globOracle';
 
@@ -209,6 +209,18 @@ describe('scope algebra: every witness is checked inside the engine', () => {
       );
     });
   }
+
+  it('a coverage counterexample is checked the same way: named by the entry, by none of the allowed entries', () => {
+    const target = compiledEntry('src/*', false);
+    const allowed = [compiledEntry('src/a*', false)];
+    assert.equal(checkedCounterexample(target, allowed, 'src/x'), 'src/x');
+    for (const path of ['src/a', 'lib/x', 'src/./x']) {
+      assert.throws(
+        () => checkedCounterexample(target, allowed, path),
+        (error: unknown) => error instanceof ScopeEngineBug && error.reason === 'counterexample-not-escaping' && error.path === path && /does not escape "src\/a\*"/.test(error.message),
+      );
+    }
+  });
 
   it('a synthesised witness in ignore-case mode takes the spelling of the known files', () => {
     const files = ['Src/Lib/readme.md', 'Docs/Guide.md'];

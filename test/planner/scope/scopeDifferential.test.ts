@@ -48,8 +48,20 @@ interface PoolEntry {
   readonly named: PathSet;
 }
 
+const replay = `seed ${seed} (replay with SCOPE_PROPERTY_SEED=${seed})`;
+
 function fail(message: string): never {
-  assert.fail(`seed ${seed} (replay with SCOPE_PROPERTY_SEED=${seed}): ${message}`);
+  assert.fail(`${replay}: ${message}`);
+}
+
+/** Runs `check`, so that anything it throws (an engine bug included) names the seed. */
+function seeded(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof Error && !error.message.startsWith(replay)) error.message = `${replay}: ${error.message}`;
+    throw error;
+  }
 }
 
 for (const ignoreCase of [false, true]) {
@@ -60,7 +72,7 @@ for (const ignoreCase of [false, true]) {
     const pool: PoolEntry[] = [];
     let universe: string[] = [];
 
-    before(() => {
+    before(() => seeded(() => {
       const readings = raws.map((raw) => ({ raw, reading: oracleRead(raw, ignoreCase) }));
       const base = enumeratePaths(ignoreCase ? ['a', 'A', 'b', '.'] : ['a', 'b', '.'], 2, 3);
       const samples = readings.flatMap(({ reading }) => (reading.ok ? samplePaths(reading, ignoreCase) : []));
@@ -98,15 +110,15 @@ for (const ignoreCase of [false, true]) {
         }
         pool.push({ raw, spelling, matches: reading.matches, named });
       }
-    });
+    }));
 
     it('every entry reads as minimatch reads it, and its spelling names the same paths', () => {
       // The checks run while the pool is built; this says how much was checked, and that the pool is not trivial.
-      assert.equal(pool.length, POOL, `seed ${seed}: only ${pool.length} of ${DRAWN} entries drawn are accepted`);
+      assert.equal(pool.length, POOL, `${replay}: only ${pool.length} of ${DRAWN} entries drawn are accepted`);
       assert.ok(universe.length > 1000);
     });
 
-    it('every pair: the verdict agrees with the brute force, and every witness is a normalised path both name', () => {
+    it('every pair: the verdict agrees with the brute force, and every witness is a normalised path both name', () => seeded(() => {
       let pairs = 0;
       let overlapping = 0;
       for (let i = 0; i < pool.length; i += 1) {
@@ -114,7 +126,12 @@ for (const ignoreCase of [false, true]) {
         for (let j = i; j < pool.length; j += 1) {
           const right = pool[j] as PoolEntry;
           pairs += 1;
-          const result = intersects(left.raw, right.raw, mode);
+          let result: ReturnType<typeof intersects>;
+          try {
+            result = intersects(left.raw, right.raw, mode);
+          } catch (error) {
+            fail(`${JSON.stringify(left.raw)} ∩ ${JSON.stringify(right.raw)} threw: ${(error as Error).message}`);
+          }
           const shared = left.named.firstShared(right.named);
           if (result.overlaps) {
             overlapping += 1;
@@ -129,7 +146,7 @@ for (const ignoreCase of [false, true]) {
         }
       }
       assert.equal(pairs, (POOL * (POOL + 1)) / 2);
-      assert.ok(overlapping > pairs / 20 && overlapping < pairs, `seed ${seed}: ${overlapping} of ${pairs} pairs overlap, the pool is degenerate`);
-    });
+      assert.ok(overlapping > pairs / 20 && overlapping < pairs, `${overlapping} of ${pairs} pairs overlap, the pool is degenerate`);
+    }));
   });
 }

@@ -39,6 +39,8 @@ describe('scope grammar: normalisation', () => {
     ['/repo/src/a.ts', '/repo', 'src/a.ts'],
     ['/repo/src/', '/repo/', 'src/'],
     ['/repo/./src/../lib/a.ts', '/repo', 'lib/a.ts'],
+    ['/repo/src/.', '/repo', 'src/'],
+    ['/repo/src/lib/..', '/repo', 'src/'],
     ['C:\\work\\repo\\src\\a.ts', 'C:\\work\\repo', 'src/a.ts'],
   ];
   for (const [raw, root, normalised] of absolute) {
@@ -114,6 +116,8 @@ describe('scope grammar: what an entry names', () => {
     ['src/{a,{b,c}x}.ts', 'glob', ['src/a.ts', 'src/bx.ts', 'src/cx.ts'], ['src/x.ts']],
     ['src/x{1..3}.ts', 'glob', ['src/x2.ts'], ['src/x4.ts']],
     ['src/{a}.ts', 'plain', ['src/{a}.ts'], ['src/a.ts']],
+    // No escape character: a name with `*` in it is named only by a pattern that names its look-alikes too.
+    ['src/a*b', 'glob', ['src/a*b', 'src/axb'], ['src/a/b']],
     ['src/**/index.ts', 'glob', ['src/index.ts', 'src/a/b/index.ts'], ['index.ts']],
     ['src/a**b.ts', 'glob', ['src/ab.ts', 'src/axxb.ts'], ['src/a/b.ts']],
     ['**', 'glob', ['a', 'a/b/c'], []],
@@ -188,6 +192,7 @@ describe('scope grammar: braces are expanded first, each alternative normalised 
     ['src//{a,b}', 'src/{a,b}', 'glob', ['src/a', 'src/b'], ['src/a'], ['src']],
     ['src/{a/b,c}/../../x', '{src/x,x}', 'glob', ['src/x', 'x'], ['src/x', 'x'], ['src/c/x']],
     ['{a,b}/**/', '{a,b}/**', 'glob', ['a/**', 'b/**'], ['a/x'], ['a']],
+    ['src/{a/../..,b}/{c', '{src/a/../..,src/b}/{c', 'glob', ['{c', 'src/b/{c'], ['{c', 'src/b/{c'], ['src/{c']],
   ];
   for (const [written, spelling, kind, expansions, names, misses] of forms) {
     it(`${written} is stored as ${spelling} (${kind}) and means ${expansions.join(', ')}`, () => {
@@ -223,8 +228,9 @@ describe('scope grammar: braces are expanded first, each alternative normalised 
     // Brace expansion can form what the grammar refuses: each alternative is checked too.
     ['{@,x}(a)', 'extglob', /alternative "@\(a\)", an extglob/],
     ['x/[[{:,x}alpha:]]', 'posix-class', /alternative "x\/\[\[:alpha:\]\]"/],
-    // `..` climbs out of the group above the literal start, and the alternatives hold a literal `{`.
-    ['src/{a/../..,b}/{c', 'unspellable-braces', /cannot be written as one normalised entry: write each alternative as an entry of its own/],
+    // `..` climbs out of the group above the literal start, the alternatives hold a literal `{` (no brace list)
+    // and the text before the group a literal `,` (it cannot move into the group).
+    ['src/x,{/../../y,b}/{c', 'unspellable-braces', /cannot be written as one normalised entry: write each alternative as an entry of its own/],
   ];
   for (const [raw, reason, says, options] of rejected) {
     it(`rejects ${JSON.stringify(raw)} (${reason})${options ? ` with root ${options.repoRoot}` : ''}`, () => {
