@@ -147,6 +147,8 @@ function braceArbitrary(ignoreCase: boolean): fc.Arbitrary<string> {
     { weight: 1, arbitrary: member.map((only) => `{${only}}`) },
     { weight: 1, arbitrary: fc.constantFrom('{a..b}', '{b..a}', '{a..a}', '{}') },
     { weight: 1, arbitrary: fc.array(member, { minLength: 1, maxLength: 2 }).map((members) => `{${members.join(',')}`) },
+    // A member that climbs out of the group, over whatever comes before it.
+    { weight: 1, arbitrary: fc.tuple(pathArbitrary(ignoreCase), member).map(([climbing, other]) => `{../${climbing},${other}}`) },
   );
 }
 

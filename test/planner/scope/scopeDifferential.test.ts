@@ -41,6 +41,14 @@ class PathSet {
   }
 }
 
+/** The text of a spelling before its first glob character, up to its last `/`, when it is an ordinary directory path. */
+function textualPrefix(spelling: string): string {
+  const glob = spelling.search(/[*?[{]/);
+  if (glob === -1) return '';
+  const prefix = spelling.slice(0, spelling.lastIndexOf('/', glob) + 1);
+  return prefix !== '' && /^[\p{L}\p{N}\p{M}._\- /]+$/u.test(prefix) && isNormalisedPath(prefix.slice(0, -1)) ? prefix : '';
+}
+
 interface PoolEntry {
   readonly raw: string;
   readonly spelling: string;
@@ -100,6 +108,16 @@ for (const ignoreCase of [false, true]) {
           if (ofSpelling.matches(path) !== expected) fail(`the spelling ${JSON.stringify(spelling)} of ${JSON.stringify(raw)} changes what it names: ${path}`);
           if (expected) named.add(index);
         });
+        // The write gate prefilters grants by the text before their first glob character (compileGrants): when
+        // that text is an ordinary directory path, every path the entry names must start with it.
+        const prefix = textualPrefix(spelling);
+        if (prefix !== '') {
+          universe.forEach((path, index) => {
+            if ((named.words[index >>> 5] as number) & (1 << (index & 31)) && !(ignoreCase ? path.toLowerCase().startsWith(prefix.toLowerCase()) : path.startsWith(prefix))) {
+              fail(`${JSON.stringify(raw)} is stored as ${spelling}, whose literal start ${prefix} is not the start of ${path}, a path it names`);
+            }
+          });
+        }
         if (compiled.kind === 'plain') {
           if (!isNormalisedPath(spelling) || !reading.matches(spelling)) fail(`${JSON.stringify(raw)} is plain, but its spelling ${spelling} is not a path it names`);
           universe.forEach((path, index) => {
