@@ -716,3 +716,14 @@ export const backstopMessages = {
   shellPayload: (detail: string) => `Wave Scope could not read this hook call (${detail}); nothing was checked. Check that the hook is registered for the right agent CLI (docs/hooks.md).`,
   shellOffRepository: (cwd: string) => `wave-scope hook: ${cwd} is not inside a git repository; nothing to check`,
 } satisfies Catalogue;
+
+// --- scope entry warnings (engineer "scope"): typos the grammar accepts; never change an exit code ----------
+
+export const scopeWarningMessages = {
+  /** A warning about an entry of a sidecar's record; `warning` is the scope engine's sentence. */
+  inSidecar: (path: string, record: string, warning: string) => `sidecar ${path}, record "${record}": ${warning}`,
+  /** A warning about an entry of one agent's scope file. */
+  inScopeFile: (path: string, warning: string) => `scope file ${path}: ${warning}`,
+  /** A warning about an entry of a record piped on stdin (plan write, materialize). */
+  inRecords: (record: string, warning: string) => `record "${record}" on stdin: ${warning}`,
+} satisfies Catalogue;
