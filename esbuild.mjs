@@ -1,6 +1,7 @@
 // Builds the three shipped bundles. `node esbuild.mjs [--watch]`.
 //   dist/cli.js             the headless `wave-scope` command: one file, runs with plain node, nothing beside it
 //   dist/extension.js       the VS Code extension host entry (`vscode` stays external)
+//   dist/planWorker.js      the extension's worker thread for saving and analysing plans
 //   media/dist/planner.js   the planner webview (browser)
 import * as esbuild from 'esbuild';
 import { chmod, readFile } from 'node:fs/promises';
@@ -66,7 +67,18 @@ const bundles = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    mainFields: ['module', 'main'],
     external: ['vscode'],
+  },
+  {
+    // The extension's worker thread (saving and analysing plans off the extension host's thread).
+    entryPoints: ['src/extension/planWorkerMain.ts'],
+    outfile: 'dist/planWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // jsonc-parser's CommonJS build is a UMD wrapper that requires its own files at run time; its ESM build bundles.
+    mainFields: ['module', 'main'],
   },
   {
     entryPoints: ['webview/main.ts'],

@@ -4,7 +4,7 @@
 // branches conflict on it at merge, so these stay with the coordinator, who installs between waves.
 // The editor shows them as the coordinator's, and assigning one to an agent warns with the reason; the
 // CLI can ask the same rule (findCoordinatorAssignments).
-import { expand, FileIndex } from '../scope/fileIndex';
+import { FileIndex } from '../scope/fileIndex';
 import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
 import type { ScopeRecord } from '../scope/collisions';
 import { COORDINATOR_ID } from './agentId';
@@ -100,46 +100,66 @@ export interface CoordinatorAssignmentOptions {
 }
 
 /**
- * Every agent (other than the coordinator's own record) whose scope names a coordinator file: a plain
- * entry spelling one (whether the file exists or the wave creates it), or a folder or glob that
- * matches one of the repository's files. Entries must be normalised; one the grammar refuses names
- * nothing here (validation reports it). Each (agent, file) once, with the first entry that names it.
+ * The coordinator files an entry names: a plain entry spelling one (whether the file exists or the wave
+ * creates it), or the known files under a folder or glob that are coordinator files. Only the files
+ * under the entry's literal directory are looked at, the cheap file-name test first. An entry the
+ * grammar refuses names nothing (validation reports it).
+ */
+export function coordinatorFilesNamedBy(entry: string, files: FileIndex | undefined, options: { ignoreCase?: boolean } = {}): string[] {
+  const ignoreCase = options.ignoreCase ?? files?.ignoreCase ?? false;
+  let compiled;
+  try {
+    compiled = compileScopeEntry(entry, { ignoreCase });
+  } catch {
+    return [];
+  }
+  if (compiled.kind === 'plain' && !(files?.hasFilesBeneath(entry) ?? false)) return coordinatorFileOf(entry, { ignoreCase }) === undefined ? [] : [entry];
+  if (files === undefined) return [];
+  return files
+    .filesUnder(compiled.literalPrefix.join('/'))
+    .filter((file) => coordinatorFileOf(file, { ignoreCase }) !== undefined && compiled.matches(file))
+    .sort();
+}
+
+/**
+ * Every agent (other than the coordinator's own record) whose scope names a coordinator file
+ * (coordinatorFilesNamedBy). Entries must be normalised. Each (agent, file) once, with the first entry
+ * that names it.
  */
 export function findCoordinatorAssignments(records: readonly ScopeRecord[], options: CoordinatorAssignmentOptions = {}): CoordinatorAssignment[] {
   const ignoreCase = options.ignoreCase ?? false;
   const index = options.files === undefined ? undefined : options.files instanceof FileIndex ? options.files : new FileIndex(options.files, { ignoreCase });
-  const wanted = records.filter((record) => record.id !== COORDINATOR_ID);
-  const entries = [...new Set(wanted.flatMap((record) => record.files))].filter((entry) => {
-    try {
-      compileScopeEntry(entry, { ignoreCase });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  const matched = index === undefined || entries.length === 0 ? new Map<string, string[]>() : expand(entries, index, { ignoreCase });
+  const named = new Map<string, string[]>();
   const found: CoordinatorAssignment[] = [];
-  for (const record of wanted) {
+  for (const record of records) {
+    if (record.id === COORDINATOR_ID) continue;
     const seen = new Set<string>();
     for (const entry of record.files) {
-      if (!entries.includes(entry)) continue;
-      const plain = compileScopeEntry(entry, { ignoreCase }).kind === 'plain';
-      const candidates = plain && !(index?.hasFilesBeneath(entry) ?? false) ? [entry] : (matched.get(entry) ?? []);
-      for (const file of candidates) {
-        const coordinatorFile = coordinatorFileOf(file, { ignoreCase });
+      let files = named.get(entry);
+      if (files === undefined) {
+        files = coordinatorFilesNamedBy(entry, index, { ignoreCase });
+        named.set(entry, files);
+      }
+      for (const file of files) {
+        const coordinatorFile = coordinatorFileOf(file, { ignoreCase }) as CoordinatorFile;
         const key = ignoreCase ? foldCase(file) : file;
-        if (coordinatorFile === undefined || seen.has(key)) continue;
+        if (seen.has(key)) continue;
         seen.add(key);
-        const through = entry === file ? '' : ` (through ${JSON.stringify(entry)})`;
-        found.push({
-          agent: record.id,
-          entry,
-          file,
-          coordinatorFile,
-          message: `agent ${JSON.stringify(record.id)} owns ${file}${through}, a file the coordinator keeps: ${coordinatorFileReason(coordinatorFile)}`,
-        });
+        found.push(coordinatorAssignment(record.id, entry, file, coordinatorFile));
       }
     }
   }
   return found;
+}
+
+/** The assignment of one coordinator file to an agent, with its sentence. */
+export function coordinatorAssignment(agent: string, entry: string, file: string, coordinatorFile: CoordinatorFile): CoordinatorAssignment {
+  const through = entry === file ? '' : ` (through ${JSON.stringify(entry)})`;
+  return {
+    agent,
+    entry,
+    file,
+    coordinatorFile,
+    message: `agent ${JSON.stringify(agent)} owns ${file}${through}, a file the coordinator keeps: ${coordinatorFileReason(coordinatorFile)}`,
+  };
 }

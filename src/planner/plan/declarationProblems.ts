@@ -7,9 +7,10 @@ import { getNodeValue, parseTree } from 'jsonc-parser';
 import type { Node, ParseError } from 'jsonc-parser';
 import { findCollisions } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
-import { compileScopeEntry } from '../scope/scopeEntry';
 import { scopeEntryWarnings } from '../scope/scopeWarnings';
-import { findCoordinatorAssignments } from './coordinatorFiles';
+import { COORDINATOR_ID } from './agentId';
+import { coordinatorAssignment, coordinatorFileOf, coordinatorFilesNamedBy } from './coordinatorFiles';
+import type { CoordinatorFile } from './coordinatorFiles';
 import { validateWaveRecords } from './declarationInput';
 import { validateManifestDocument } from './manifest';
 
@@ -71,117 +72,159 @@ function tree(text: string): { root: Node } | { problem: TextProblem } {
   };
 }
 
-/** The problems of one record's entries (the array node `files`), as validation and the typo check find them. */
-function entryProblems(text: string, id: string, files: Node, options: DeclarationCheckOptions, problems: TextProblem[]): void {
-  const entries = files.children ?? [];
-  const raw = entries.map((node) => (node.type === 'string' ? (node.value as string) : undefined));
-  const { errors } = validateWaveRecords([{ id, files: entries.map((node) => getNodeValue(node) as unknown) }], {
-    repoRoot: options.repoRoot,
-    ignoreCase: options.ignoreCase,
-    controlDir: options.controlDir,
-  });
-  for (const error of errors) {
-    if (error.reason === 'bad-id' || error.reason === 'coordinator-spelling' || error.reason === 'missing-id') continue;
-    const at = error.entry !== undefined ? raw.indexOf(error.entry) : Number(/entry #(\d+)/.exec(error.message)?.[1] ?? 0) - 1;
-    problems.push({ ...span(entries[at] ?? files, text), severity: 'error', code: error.reason, message: error.message });
-  }
-  raw.forEach((entry, index) => {
-    if (entry === undefined) return;
-    for (const warning of scopeEntryWarnings(entry, { repoRoot: options.repoRoot, ignoreCase: options.ignoreCase, files: options.files })) {
-      problems.push({ ...span(entries[index], text), severity: 'warning', code: warning.reason, message: warning.message });
+/** What one entry of one record is: its validation errors, its typo warnings, the coordinator files it names. */
+interface EntryVerdict {
+  readonly errors: readonly { code: string; message: string }[];
+  readonly warnings: readonly { code: string; message: string }[];
+}
+
+/**
+ * Checks the declaration files of one state directory. It remembers each entry's verdict, so an entry
+ * that appears in an agent's file and again in the wave's aggregate (every entry, normally) is judged
+ * once: a plan of 64 agents × 52 entries is a lot of entries.
+ */
+export class DeclarationChecker {
+  private readonly verdicts = new Map<string, EntryVerdict>();
+  private readonly coordinatorNamed = new Map<string, string[]>();
+
+  constructor(private readonly options: DeclarationCheckOptions = {}) {}
+
+  /** Problems of one agent's scope file: a JSON array of entry strings. `agentId` is the id its file name gives. */
+  agentScopeProblems(text: string, agentId: string): TextProblem[] {
+    const parsed = tree(text);
+    if ('problem' in parsed) return [parsed.problem];
+    const { root } = parsed;
+    if (root.type !== 'array') {
+      return [{ ...span(root, text), severity: 'error', code: 'not-array', message: `a scope file is a JSON array of entry strings, not ${root.type === 'object' ? 'an object' : `a ${root.type}`}` }];
     }
-  });
-}
+    const problems: TextProblem[] = [];
+    this.entryProblems(text, agentId, root, problems);
+    return problems;
+  }
 
-/** The coordinator files a record's entries name, as warnings on the entries. */
-function coordinatorProblems(text: string, id: string, files: Node, options: DeclarationCheckOptions, problems: TextProblem[]): void {
-  const entries = files.children ?? [];
-  const usable = entries.filter((node) => node.type === 'string' && compiles(node.value as string, options.ignoreCase)).map((node) => node.value as string);
-  for (const assignment of findCoordinatorAssignments([{ id, files: usable }], { ignoreCase: options.ignoreCase, files: options.files })) {
-    const node = entries.find((item) => item.value === assignment.entry);
-    problems.push({ ...span(node, text), severity: 'warning', code: 'coordinator-file', message: assignment.message });
+  /** Problems of a wave's aggregate: a JSON array of `{id, files}` records, proven disjoint. */
+  waveSidecarProblems(text: string): TextProblem[] {
+    const { options } = this;
+    const parsed = tree(text);
+    if ('problem' in parsed) return [parsed.problem];
+    const { root } = parsed;
+    if (root.type !== 'array') {
+      return [{ ...span(root, text), severity: 'error', code: 'not-array', message: 'an aggregate is a JSON array of {"id", "files"} records' }];
+    }
+    const problems: TextProblem[] = [];
+    const recordNodes = root.children ?? [];
+    if (recordNodes.length === 0) {
+      return [{ ...span(root, text), severity: 'error', code: 'empty', message: 'the aggregate declares no agent: a wave declares at least one record' }];
+    }
+    // Record-level problems (ids, shapes) from the validator over the records' shells, placed on their record.
+    const shells = recordNodes.map((node) => {
+      const value = getNodeValue(node) as unknown;
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      const files = (value as { files?: unknown }).files;
+      return { ...value, files: Array.isArray(files) ? [] : files };
+    });
+    const { errors } = validateWaveRecords(shells, { ignoreCase: options.ignoreCase });
+    const seenReason = new Map<string, number>();
+    for (const error of errors) {
+      const position = /^records? #(\d+)(?: and #(\d+))?/.exec(error.message);
+      const index = position ? Number(position[2] ?? position[1]) - 1 : -1;
+      const key = `${error.reason}\0${error.record ?? ''}`;
+      const nth = seenReason.get(key) ?? 0;
+      seenReason.set(key, nth + 1);
+      const node = recordNodes[index] ?? recordNodes.filter((item) => property(item, 'id')?.children?.[1]?.value === error.record)[nth];
+      const target = error.reason === 'bad-files' ? property(node, 'files') : (property(node, 'id')?.children?.[1] ?? node);
+      problems.push({ ...span(target, text), severity: 'error', code: error.reason, message: error.message });
+    }
+    const records: { id: string; files: string[]; filesNode: Node }[] = [];
+    recordNodes.forEach((node, index) => {
+      const id = property(node, 'id')?.children?.[1]?.value;
+      const filesNode = property(node, 'files')?.children?.[1];
+      if (typeof id !== 'string' || filesNode?.type !== 'array') return;
+      this.entryProblems(text, id, filesNode, problems);
+      const entries = (filesNode.children ?? [])
+        .filter((entry) => entry.type === 'string' && this.verdict(id, entry.value as string).errors.length === 0)
+        .map((entry) => entry.value as string);
+      records.push({ id: id === '' ? `<unnamed#${index}>` : id, files: entries, filesNode });
+    });
+    // Collisions: what `validate --assert-disjoint` refuses, on both entries.
+    const report = findCollisions(
+      records.map(({ id, files }) => ({ id, files })),
+      { knownFiles: options.files, ignoreCase: options.ignoreCase },
+    );
+    for (const collision of report.collisions) {
+      for (const side of [0, 1] as const) {
+        const other = 1 - side;
+        const record = records.find((item) => item.id === collision.agents[side]);
+        const node = record?.filesNode.children?.find((entry) => entry.value === collision.entries[side]);
+        problems.push({
+          ...span(node, text),
+          severity: 'error',
+          code: 'collision',
+          message: `agents ${JSON.stringify(collision.agents[side])} and ${JSON.stringify(collision.agents[other])} both claim ${collision.entries[side]} and ${collision.entries[other]} (for example ${collision.witness})`,
+        });
+      }
+    }
+    return problems;
+  }
+
+  /** The problems of one record's entries (the array node `files`): validation errors, typo warnings, coordinator files. */
+  private entryProblems(text: string, id: string, files: Node, problems: TextProblem[]): void {
+    const seenFiles = new Set<string>();
+    for (const node of files.children ?? []) {
+      const where = span(node, text);
+      if (node.type !== 'string') {
+        const got = node.type === 'null' ? 'null' : node.type === 'object' || node.type === 'array' ? 'object' : node.type;
+        problems.push({ ...where, severity: 'error', code: 'bad-entry', message: `record ${JSON.stringify(id)}: every entry must be a string, got ${got}` });
+        continue;
+      }
+      const entry = node.value as string;
+      const verdict = this.verdict(id, entry);
+      for (const error of verdict.errors) problems.push({ ...where, severity: 'error', ...error });
+      for (const warning of verdict.warnings) problems.push({ ...where, severity: 'warning', ...warning });
+      if (verdict.errors.length > 0 || id === COORDINATOR_ID) continue;
+      for (const file of this.coordinatorFiles(entry)) {
+        if (seenFiles.has(file)) continue;
+        seenFiles.add(file);
+        const assignment = coordinatorAssignment(id, entry, file, coordinatorFileOf(file, { ignoreCase: this.options.ignoreCase }) as CoordinatorFile);
+        problems.push({ ...where, severity: 'warning', code: 'coordinator-file', message: assignment.message });
+      }
+    }
+  }
+
+  private verdict(id: string, entry: string): EntryVerdict {
+    const key = `${id}\0${entry}`;
+    const known = this.verdicts.get(key);
+    if (known !== undefined) return known;
+    const { options } = this;
+    const { errors } = validateWaveRecords([{ id, files: [entry] }], { repoRoot: options.repoRoot, ignoreCase: options.ignoreCase, controlDir: options.controlDir });
+    const verdict: EntryVerdict = {
+      errors: errors
+        .filter((error) => error.reason === 'bad-entry' || error.reason === 'control-path')
+        .map((error) => ({ code: error.reason, message: error.message })),
+      warnings: scopeEntryWarnings(entry, { repoRoot: options.repoRoot, ignoreCase: options.ignoreCase, files: options.files }).map((warning) => ({ code: warning.reason, message: warning.message })),
+    };
+    this.verdicts.set(key, verdict);
+    return verdict;
+  }
+
+  private coordinatorFiles(entry: string): string[] {
+    let files = this.coordinatorNamed.get(entry);
+    if (files === undefined) {
+      files = coordinatorFilesNamedBy(entry, this.options.files, { ignoreCase: this.options.ignoreCase });
+      this.coordinatorNamed.set(entry, files);
+    }
+    return files;
   }
 }
 
-function compiles(entry: string, ignoreCase: boolean | undefined): boolean {
-  try {
-    compileScopeEntry(entry, { ignoreCase });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Problems of one agent's scope file: a JSON array of entry strings. `agentId` is the id its file name gives. */
+/** Problems of one agent's scope file (see DeclarationChecker.agentScopeProblems). */
 export function agentScopeProblems(text: string, agentId: string, options: DeclarationCheckOptions = {}): TextProblem[] {
-  const parsed = tree(text);
-  if ('problem' in parsed) return [parsed.problem];
-  const { root } = parsed;
-  if (root.type !== 'array') {
-    return [{ ...span(root, text), severity: 'error', code: 'not-array', message: `a scope file is a JSON array of entry strings, not ${root.type === 'object' ? 'an object' : `a ${root.type}`}` }];
-  }
-  const problems: TextProblem[] = [];
-  entryProblems(text, agentId, root, options, problems);
-  coordinatorProblems(text, agentId, root, options, problems);
-  return problems;
+  return new DeclarationChecker(options).agentScopeProblems(text, agentId);
 }
 
-/** Problems of a wave's aggregate: a JSON array of `{id, files}` records, proven disjoint. */
+/** Problems of a wave's aggregate (see DeclarationChecker.waveSidecarProblems). */
 export function waveSidecarProblems(text: string, options: DeclarationCheckOptions = {}): TextProblem[] {
-  const parsed = tree(text);
-  if ('problem' in parsed) return [parsed.problem];
-  const { root } = parsed;
-  if (root.type !== 'array') {
-    return [{ ...span(root, text), severity: 'error', code: 'not-array', message: 'an aggregate is a JSON array of {"id", "files"} records' }];
-  }
-  const problems: TextProblem[] = [];
-  const records: { id: string; files: string[]; node: Node; filesNode: Node | undefined }[] = [];
-  const recordNodes = root.children ?? [];
-  const value = recordNodes.map((node) => getNodeValue(node) as unknown);
-  // Record-level problems (ids, shapes) from the validator, placed on their record.
-  const { errors } = validateWaveRecords(value, { repoRoot: options.repoRoot, ignoreCase: options.ignoreCase, controlDir: options.controlDir });
-  const seenReason = new Map<string, number>();
-  for (const error of errors) {
-    if (error.reason === 'bad-entry' || error.reason === 'control-path' || error.reason === 'empty') continue;
-    const position = /^records? #(\d+)(?: and #(\d+))?/.exec(error.message);
-    const index = position ? Number(position[2] ?? position[1]) - 1 : -1;
-    const key = `${error.reason}\0${error.record ?? ''}`;
-    const nth = seenReason.get(key) ?? 0;
-    seenReason.set(key, nth + 1);
-    const fallback = recordNodes.filter((node) => property(node, 'id')?.children?.[1]?.value === error.record)[nth];
-    const node = recordNodes[index] ?? fallback;
-    const target = error.reason === 'bad-files' ? property(node, 'files') : (property(node, 'id')?.children?.[1] ?? node);
-    problems.push({ ...span(target, text), severity: 'error', code: error.reason, message: error.message });
-  }
-  if (recordNodes.length === 0) problems.push({ ...span(root, text), severity: 'error', code: 'empty', message: 'the aggregate declares no agent: a wave declares at least one record' });
-  recordNodes.forEach((node, index) => {
-    const id = property(node, 'id')?.children?.[1]?.value;
-    const filesNode = property(node, 'files')?.children?.[1];
-    if (typeof id !== 'string' || filesNode?.type !== 'array') return;
-    entryProblems(text, id, filesNode, options, problems);
-    coordinatorProblems(text, id, filesNode, options, problems);
-    const entries = (filesNode.children ?? []).filter((entry) => entry.type === 'string' && compiles(entry.value as string, options.ignoreCase)).map((entry) => entry.value as string);
-    records.push({ id: id === '' ? `<unnamed#${index}>` : id, files: entries, node, filesNode });
-  });
-  // Collisions: what `validate --assert-disjoint` refuses, on both entries.
-  const report = findCollisions(
-    records.map(({ id, files }) => ({ id, files })),
-    { knownFiles: options.files, ignoreCase: options.ignoreCase },
-  );
-  for (const collision of report.collisions) {
-    for (const side of [0, 1] as const) {
-      const other = 1 - side;
-      const record = records.find((item) => item.id === collision.agents[side]);
-      const node = record?.filesNode?.children?.find((entry) => entry.value === collision.entries[side]);
-      problems.push({
-        ...span(node, text),
-        severity: 'error',
-        code: 'collision',
-        message: `agents ${JSON.stringify(collision.agents[side])} and ${JSON.stringify(collision.agents[other])} both claim ${collision.entries[side]} and ${collision.entries[other]} (for example ${collision.witness})`,
-      });
-    }
-  }
-  return problems;
+  return new DeclarationChecker(options).waveSidecarProblems(text);
 }
 
 /** The JSON path a manifest message is about: `"key"`, `"key"[i]`, `"gates"."name"`, or `unknown key "x"`. */

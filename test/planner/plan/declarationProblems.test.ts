@@ -21,12 +21,13 @@ describe('agentScopeProblems', () => {
     assert.deepEqual(placed(text, problems), [
       ['error', 'bad-entry', '"../outside"'],
       ['error', 'control-path', '".claude/wave-scope.json"'],
-      ['error', 'bad-entry', '7'],
       ['warning', 'empty-alternative', '"src/{ui,}/x.tsx"'],
       ['warning', 'coordinator-file', '"package.json"'],
+      ['error', 'bad-entry', '7'],
     ]);
     assert.match(problems[0]?.message ?? '', /record "alice", entry "\.\.\/outside"/);
-    assert.match(problems[4]?.message ?? '', /parallel installs and lockfile conflicts/);
+    assert.match(problems[3]?.message ?? '', /parallel installs and lockfile conflicts/);
+    assert.match(problems[4]?.message ?? '', /must be a string, got number/);
   });
 
   it('says where a file is not JSON, and when it is not an array', () => {
