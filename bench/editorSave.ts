@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     const inThread = <K extends PlanWorkKind>(kind: K, params: PlanWorkTypes[K]['params']) => Promise.resolve(runPlanWork(kind, params));
     const viaWorker = <K extends PlanWorkKind>(kind: K, params: PlanWorkTypes[K]['params']) => worker.run(kind, params);
     const save = { repoRoot: root, draft, ignoreCase: false, files, stateDirName: undefined };
-    const insight = { repoRoot: root, draft, files, ignoreCase: false, draftWaves: false };
+    const insight = { repoRoot: root, draft, files, ignoreCase: false, draftWaves: false, remembered: { colors: {}, roles: {} } };
     const results: Record<string, { ms: number[]; stall: number[] }> = {};
     const record = (name: string, value: { ms: number; stall: number }) => {
       const entry = (results[name] ??= { ms: [], stall: [] });

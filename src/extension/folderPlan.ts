@@ -9,6 +9,7 @@ import { foldCase } from '../planner/scope/scopeEntry';
 import type { PlanDraft } from '../protocol/plannerProtocol';
 import type { DraftStore } from './draftStore';
 import { readDiskPlan } from './planFiles';
+import { settings } from './settings';
 
 export class FolderPlan {
   private filesCache: Promise<string[]> | undefined;
@@ -20,9 +21,15 @@ export class FolderPlan {
     /** Repository root (git top level), or undefined when the folder is not in a git repository. */
     readonly repoRoot: string | undefined,
     /** git's core.ignorecase for the repository. */
-    readonly ignoreCase: boolean,
+    readonly gitIgnoreCase: boolean,
     readonly drafts: DraftStore,
   ) {}
+
+  /** Whether paths compare ignoring case: git's core.ignorecase, unless `waveScope.plan.ignoreCase` forces it. */
+  get ignoreCase(): boolean {
+    const setting = settings.ignoreCase(this.folder.uri);
+    return setting === 'auto' ? this.gitIgnoreCase : setting === 'on';
+  }
 
   /** Finds the folder's repository (asynchronously: git runs as a child process). */
   static async open(folder: vscode.WorkspaceFolder, drafts: DraftStore): Promise<FolderPlan> {

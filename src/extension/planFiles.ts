@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { saveDraft } from '../planner/plan/draftSave';
-import type { DraftSaveResult } from '../planner/plan/draftSave';
+import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
 import { readPlan } from '../planner/plan/planReader';
 import { processLocalSessionIds } from '../planner/plan/sessionBinding';
 import { laneColorAt } from '../protocol/laneColors';
@@ -56,7 +56,7 @@ export interface SaveOptions {
 }
 
 /** Saves the whole draft into the repository at `repoRoot` (see saveDraft), bound to this process's session. */
-export function saveDraftToDisk(repoRoot: string, draft: PlanDraft, options: SaveOptions): DraftSaveResult {
+export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: SaveOptions): DraftSaveResult {
   return saveDraft(draft, {
     repoRoot,
     ignoreCase: options.ignoreCase,

@@ -13,7 +13,6 @@ import type { TextProblem } from '../planner/plan/declarationProblems';
 import { waveDirPath, waveSidecarPath, agentIdOfFileName } from '../planner/plan/declarationPaths';
 import { listDeclaredWaves, readWaveDeclaration } from '../planner/plan/declarationStore';
 import { controlDirOf } from '../planner/plan/declarationInput';
-import { saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
 import { processLocalSessionIds } from '../planner/plan/sessionBinding';
 import { resolveStateDir } from '../planner/plan/stateDir';
@@ -21,6 +20,8 @@ import { MANIFEST_FILE_NAME } from '../planner/plan/stateDirNames';
 import { narrowedEntry, waveOwnership } from '../planner/plan/waveOwnership';
 import type { OwnershipClaim } from '../planner/plan/waveOwnership';
 import { FileIndex } from '../planner/scope/fileIndex';
+import type { RememberedLook } from './draftStore';
+import { readDiskPlan, saveDraftToDisk } from './planFiles';
 
 /** Save a whole draft through the planner's one draft save. */
 export interface SaveWork {
@@ -39,11 +40,19 @@ export interface InsightWave {
   readonly agents: readonly { readonly id: string; readonly color?: string; readonly entries: readonly string[] }[];
 }
 
+/** The plan analysed: the planner's draft shape. */
+export interface InsightDraft {
+  readonly waves: readonly InsightWave[];
+  readonly activeWave?: number | undefined;
+}
+
 /** Analyse a folder's plan for the editor. */
 export interface InsightWork {
   readonly repoRoot: string;
-  /** The plan the planner shows (its draft, the kept one, or the plan on disk). */
-  readonly draft: { readonly waves: readonly InsightWave[]; readonly activeWave?: number | undefined };
+  /** The plan the planner shows (its draft or the kept one); absent: the plan on disk, read here. */
+  readonly draft: InsightDraft | undefined;
+  /** The lane colours and roles the planner remembers, for a plan read from disk. */
+  readonly remembered: RememberedLook;
   readonly files: readonly string[];
   readonly ignoreCase: boolean;
   /** Analyse every wave, not only the one the manifest names. */
@@ -93,6 +102,10 @@ export interface FileProblems {
 
 /** What the editor shows of a folder's plan. */
 export interface PlanInsightData {
+  /** The plan that was analysed (the draft given, or the plan on disk as the planner would load it). */
+  readonly draft: InsightDraft;
+  /** A problem reading the plan on disk, for a person. */
+  readonly diskProblem: string | undefined;
   /** The state directory the hooks read (repository-relative). */
   readonly stateDir: string;
   /** Whether anything of a plan is on disk: a manifest or a declared wave. */
@@ -101,6 +114,8 @@ export interface PlanInsightData {
   readonly waves: readonly WaveInsight[];
   /** The repository's files the coordinator keeps (coordinatorFiles.ts). */
   readonly coordinatorFiles: readonly string[];
+  /** Every agent of every wave of the plan that owns a coordinator file. */
+  readonly coordinatorAssignments: readonly (CoordinatorAssignment & { readonly wave: number })[];
   /** Every declaration file and manifest on disk that has problems. */
   readonly fileProblems: readonly FileProblems[];
   /** How long the analysis took in the worker (ms). */
@@ -119,14 +134,7 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 function save(work: SaveWork): DraftSaveResult {
-  return saveDraft(work.draft, {
-    repoRoot: work.repoRoot,
-    ignoreCase: work.ignoreCase,
-    files: work.files,
-    stateDirName: work.stateDirName,
-    ownIds: processLocalSessionIds({ env: process.env }),
-    fsAt: nodeDeclarationFs,
-  });
+  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName });
 }
 
 function waveInsight(wave: InsightWave, active: boolean, index: FileIndex): WaveInsight {
@@ -211,15 +219,24 @@ function insight(work: InsightWork): PlanInsightData {
   const started = performance.now();
   const index = new FileIndex(work.files, { ignoreCase: work.ignoreCase });
   const disk = diskProblems(work.repoRoot, index, processLocalSessionIds({ env: process.env }));
-  const activeWave = work.draft.activeWave;
-  const waves = work.draft.waves
+  const read = work.draft === undefined ? readDiskPlan(work.repoRoot, work.remembered, work.ignoreCase) : undefined;
+  const draft: InsightDraft = work.draft ?? (read?.plan as InsightDraft);
+  const activeWave = draft.activeWave;
+  const waves = draft.waves
     .filter((wave) => wave.wave === activeWave || work.draftWaves)
     .map((wave) => waveInsight(wave, wave.wave === activeWave, index));
   return {
     ...disk,
+    draft,
+    diskProblem: read?.problem,
     activeWave,
     waves,
     coordinatorFiles: work.files.filter((file) => coordinatorFileOf(file, { ignoreCase: work.ignoreCase }) !== undefined),
+    coordinatorAssignments: draft.waves.flatMap((wave) =>
+      (waves.find((item) => item.wave === wave.wave)?.coordinatorAssignments ??
+        findCoordinatorAssignments(wave.agents.map((agent) => ({ id: agent.id, files: [...agent.entries] })), { files: index, ignoreCase: index.ignoreCase })
+      ).map((assignment) => ({ ...assignment, wave: wave.wave })),
+    ),
     milliseconds: performance.now() - started,
   };
 }
