@@ -1,6 +1,7 @@
 import { printLine, processIo, reportError } from './cliIo';
 import type { CliIo, CommandRunner } from './cliIo';
 import { runDigest } from './commands/digest';
+import { runDoctorCommand } from './commands/doctor';
 import { runHook } from './commands/hook';
 import { runInstallHooks } from './commands/installHooks';
 import { runMaterialize } from './commands/materialize';
@@ -15,6 +16,7 @@ const commands: Record<string, CommandRunner> = {
   digest: runDigest,
   hook: runHook,
   'install-hooks': runInstallHooks,
+  doctor: runDoctorCommand,
 };
 
 /** Runs one `wave-scope` invocation and returns its exit code. Exported so tests can run it in-process. */
