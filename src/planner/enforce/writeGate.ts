@@ -21,7 +21,7 @@ import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, resolveStateDir } from '../pla
 import { expandTestSiblings } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision } from './writeDecision';
-import { locateDestinations, resolveWriteDestinations } from './writeTarget';
+import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
 import type { FileSystemFolding, TargetFileSystem, WriteDestinations } from './writeTarget';
 
 export interface WriteGateHost {
@@ -220,8 +220,16 @@ function resolvedControlPaths(roots: readonly string[], extra: readonly string[]
   const paths = new Set<string>(extra);
   const literal = CONTROL_STATE.map((control) => control.entry.replace(/\/+$/, '')).filter((entry) => !/[*?[\]{}]/.test(entry));
   for (const root of new Set(roots)) {
+    // Entries under a first segment that is not there (no entry, no link) cannot lead anywhere else.
+    const present = new Map<string, boolean>();
     for (const entry of new Set(literal)) {
       paths.add(joinPath(root, entry));
+      const first = entry.split('/')[0] as string;
+      if (!present.has(first)) {
+        const path = joinPath(root, first);
+        present.set(first, host.targetFs.realpath(path) !== undefined || host.targetFs.readlink(path) !== undefined);
+      }
+      if (present.get(first) !== true) continue;
       const resolved = resolveWriteDestinations(entry, { cwd: root, readings: [{ dotDot: 'kernel', expandTilde: false }], fs: host.targetFs });
       if (resolved.kind === 'resolved') for (const path of resolved.paths) paths.add(path);
     }
@@ -246,8 +254,21 @@ function resolvedPaths(paths: readonly string[], host: WriteGateHost): string[] 
 const SEVERITY: Record<WriteDecision['decision'], number> = { allow: 0, warn: 1, deny: 2, 'deny-invalid-manifest': 3 };
 
 /** Decides one parsed pre-tool call. Throws only on an unexpected I/O failure (the caller denies). */
-export function runWriteGate(request: WriteRequest, host: WriteGateHost): WriteGateResult {
+export function runWriteGate(request: WriteRequest, given: WriteGateHost): WriteGateResult {
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
+  // One decision asks about the same directories many times; within it the answers do not change.
+  const kinds = new Map<string, ReturnType<LocateFileSystem['kind']>>();
+  const host: WriteGateHost = {
+    ...given,
+    targetFs: memoizedTargetFileSystem(given.targetFs),
+    locateFs: {
+      kind(path) {
+        if (!kinds.has(path)) kinds.set(path, given.locateFs.kind(path));
+        return kinds.get(path);
+      },
+      readText: (path) => given.locateFs.readText(path),
+    },
+  };
   const cwd = host.canonicalDirectory(request.cwd ?? host.processCwd);
   const ownIds = processLocalSessionIds({ payloadSessionIds: [...request.sessionIds], env: host.env });
   const destinations = request.targets.map((raw) =>

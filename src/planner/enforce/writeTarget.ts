@@ -152,22 +152,24 @@ function foldLexically(base: string, segments: readonly string[]): string[] {
   return folded;
 }
 
+/** How far a resolution got: the path so far, and whether every component of it exists. */
+interface Resolution {
+  readonly path: string;
+  readonly existing: boolean;
+}
+
 /**
- * Resolves `segments` starting at the canonical directory `base`, one component at a time, as the
- * kernel does: `..` applies to the real parent of what has been resolved so far (so `link/..` is the
- * link target's parent), an existing component is replaced by its canonical path, and a dangling link
- * is followed to the place a write through it would create. Past the first component that does not
- * exist nothing can be a link, so the rest is joined as spelled (and a later `..` folds lexically,
- * which is what `mkdir -p` followed by the write would do).
+ * Resolves `segments` starting at `from` (a canonical directory that exists, unless `from.existing`
+ * says otherwise), one component at a time, as the kernel does: `..` applies to the real parent of
+ * what has been resolved so far (so `link/..` is the link target's parent), an existing component is
+ * replaced by its canonical path, and a dangling link is followed to the place a write through it
+ * would create. Past the first component that does not exist nothing can be a link, so the rest is
+ * joined as spelled (and a later `..` folds lexically, which is what `mkdir -p` followed by the write
+ * would do).
  */
-function resolveSegments(
-  base: string,
-  segments: readonly string[],
-  fs: TargetFileSystem,
-  hops: { count: number },
-): string | 'link-loop' {
-  let current = base;
-  let existing = true;
+function resolveSegments(from: Resolution, segments: readonly string[], fs: TargetFileSystem, hops: { count: number }): Resolution | 'link-loop' {
+  let current = from.path;
+  let existing = from.existing;
   for (const segment of segments) {
     if (segment === '..') {
       current = parentOf(current);
@@ -192,24 +194,44 @@ function resolveSegments(
     hops.count += 1;
     if (hops.count > MAX_LINK_HOPS) return 'link-loop';
     const linkBase = link.startsWith('/') ? '/' : current;
-    const followed = resolveSegments(linkBase, splitSegments(link), fs, hops);
+    const followed = resolveSegments({ path: linkBase, existing: true }, splitSegments(link), fs, hops);
     if (followed === 'link-loop') return followed;
-    current = followed;
+    current = followed.path;
     existing = false;
   }
-  return current;
+  return { path: current, existing };
 }
 
-/** The landing and the replaced entry of `segments` from `base`, or a loop. */
+/** The landing and the replaced entry of `segments` from `base`, or a loop: the parent is resolved once, then the last name from there. */
 function landingAndEntry(base: string, segments: readonly string[], fs: TargetFileSystem): string[] | 'link-loop' {
-  const landing = resolveSegments(base, segments, fs, { count: 0 });
-  if (landing === 'link-loop') return landing;
   const last = segments[segments.length - 1];
-  if (last === undefined || last === '..') return [landing];
-  const parent = resolveSegments(base, segments.slice(0, -1), fs, { count: 0 });
+  const hops = { count: 0 };
+  if (last === undefined || last === '..') {
+    const whole = resolveSegments({ path: base, existing: true }, segments, fs, hops);
+    return whole === 'link-loop' ? whole : [whole.path];
+  }
+  const parent = resolveSegments({ path: base, existing: true }, segments.slice(0, -1), fs, hops);
   if (parent === 'link-loop') return parent;
-  const entry = joinPath(parent, last);
-  return entry === landing ? [landing] : [landing, entry];
+  const landing = resolveSegments(parent, [last], fs, hops);
+  if (landing === 'link-loop') return landing;
+  const entry = joinPath(parent.path, last);
+  return entry === landing.path ? [landing.path] : [landing.path, entry];
+}
+
+/** A file system that answers each question once: one resolution asks about the same prefixes many times. */
+export function memoizedTargetFileSystem(fs: TargetFileSystem): TargetFileSystem {
+  const real = new Map<string, string | undefined>();
+  const links = new Map<string, string | undefined>();
+  return {
+    realpath(path) {
+      if (!real.has(path)) real.set(path, fs.realpath(path));
+      return real.get(path);
+    },
+    readlink(path) {
+      if (!links.has(path)) links.set(path, fs.readlink(path));
+      return links.get(path);
+    },
+  };
 }
 
 /** Refuses what no reading can resolve; returns the spelling with `/` separators otherwise. */
@@ -250,7 +272,16 @@ export function resolveWriteDestinations(raw: unknown, options: ResolveDestinati
   if ('problem' in checked) return { kind: 'invalid', raw: rawText, problem: checked.problem };
   const paths = new Set<string>();
   const spelled = new Set<string>();
+  // Readings that cannot differ for this spelling are resolved once: `~` matters only at its start,
+  // the reading of `..` only where there is one.
+  const tilde = checked.spelled === '~' || checked.spelled.startsWith('~/');
+  const dotDot = checked.spelled.split('/').includes('..');
+  const distinct = new Map<string, PathReading>();
   for (const reading of options.readings ?? ANY_READING) {
+    const key = `${dotDot ? reading.dotDot : 'kernel'}:${tilde && reading.expandTilde}`;
+    if (!distinct.has(key)) distinct.set(key, reading);
+  }
+  for (const reading of distinct.values()) {
     const start = startOf(checked.spelled, reading, options);
     if ('problem' in start) return { kind: 'invalid', raw: rawText, problem: start.problem };
     const folded = foldLexically(start.base, start.segments);

@@ -138,13 +138,13 @@ describe('decideWrite (pure)', () => {
     },
     {
       name: 'a spelling that names control state is refused though its destination is in scope',
-      input: { targets: [inside('src/a.ts'), { ...inside('.claude/settings.local.json'), role: 'spelled' as const }], dispatchedAgent: true },
+      input: { targets: [inside('src/a.ts'), ({ ...inside('.claude/settings.local.json'), role: 'spelled' }) as ResolvedWriteTarget], dispatchedAgent: true },
       expected: 'deny',
       kinds: ['control-file'],
     },
     {
       name: 'a spelling alone is never checked against the scope',
-      input: { targets: [inside('src/a.ts'), { ...inside('lib/elsewhere.ts'), role: 'spelled' as const }] },
+      input: { targets: [inside('src/a.ts'), ({ ...inside('lib/elsewhere.ts'), role: 'spelled' }) as ResolvedWriteTarget] },
       expected: 'allow',
     },
     {

@@ -115,7 +115,7 @@ describe('resolveWriteTarget (real files, symlinks on disk)', () => {
     const destinations = (raw: string, extra: Partial<Parameters<typeof resolveWriteDestinations>[1]> = {}) => {
       const result = resolveWriteDestinations(raw, { cwd: root, fs: nodeTargetFileSystem, ...extra });
       assert.equal(result.kind, 'resolved', JSON.stringify(result));
-      return result.kind === 'resolved' ? result : { paths: [], spelled: [] };
+      return result.kind === 'resolved' ? result : { paths: [] as string[], spelled: [] as string[] };
     };
 
     it('a link at the last component: where the data lands, and the link itself (a rename-writer replaces it)', () => {
