@@ -65,7 +65,6 @@ const launcher = {
   minify: true,
   write: false,
   sourcemap: false,
-  logOverride: { 'unsupported-require-call': 'silent' },
   banner: {
     js: [
       '#!/usr/bin/env node',

@@ -12,6 +12,7 @@
 // formatter as the gate itself.
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HOOK_PROTOCOLS, hookReply } from '../planner/enforce/hookReplies';
@@ -119,7 +120,8 @@ function main(): void {
     }
     if (chosen === lean) {
       try {
-        (require(lean) as { runHookMain(argv: string[]): Promise<void> }).runHookMain(args).catch((error: unknown) => {
+        // Loaded at run time from wherever the CLI was found (never bundled into the launcher).
+        (createRequire(__filename)(lean) as { runHookMain(argv: string[]): Promise<void> }).runHookMain(args).catch((error: unknown) => {
           failClosed(say.loadFailed(lean, error instanceof Error ? error.message : String(error)));
         });
       } catch (error) {

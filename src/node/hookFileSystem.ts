@@ -8,7 +8,6 @@
 // Only a regular file under a size cap, read within a time budget, is read; anything else throws, and
 // the gate's catch denies.
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import type { LocateFileSystem } from '../planner/enforce/repoLocation';
 import type { TargetFileSystem } from '../planner/enforce/writeTarget';
@@ -154,7 +153,9 @@ export function homeDirectory(): string | undefined {
  * every byte is parsed before every write is decided.
  */
 export function writeFileAtomicSync(path: string, text: string, mode = 0o644): void {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
+  // the hook bundle a module load on every write).
+  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   const descriptor = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     // The mode exactly as asked (open's is masked by the umask): a 0600 file stays 0600, a 0644 one 0644.

@@ -12,7 +12,6 @@ import { checkStagedChanges, parseNameStatusZ, parseSessionStart } from '../../p
 import type { EarlierWaveSidecar } from '../../planner/enforce/commitGuard';
 import { HOOK_PROTOCOLS, HookPayloadError, hookReply, parseHookPayload } from '../../planner/enforce/hookPayloads';
 import type { HookProtocol, HookReply, HookVerdict } from '../../planner/enforce/hookPayloads';
-import { runGit } from '../../node/git';
 import {
   canonicalDirectory,
   homeDirectory,
@@ -190,6 +189,9 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
     const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
     const manifests = STATE_DIR_NAMES.map((name) => inspectStateDir(join(manifestRoot, name), new Set(), nodeLocateFileSystem)).filter((found) => found.found);
     if (manifests.length === 0) return 0;
+    // Loaded here, not at the top: the write gate never spawns a process, and loading node:child_process
+    // is a measurable part of every write's latency.
+    const { runGit } = await import('../../node/git');
     // --ignore-submodules=none: a submodule bump is a staged change even where .gitmodules says `ignore = all`.
     const output = runGit(location.writeRoot, ['-c', 'core.quotePath=false', 'diff', '--cached', '--name-status', '-z', '-M', '--ignore-submodules=none']);
     const changes = parseNameStatusZ(output);

@@ -172,12 +172,11 @@ function canonicalOrUndefined(path: string | undefined, host: WriteGateHost): st
  * worktree), else to the innermost checkout around a destination that shares it, else to the
  * project root's.
  */
-function governors(request: WriteRequest, cwd: string, destinations: readonly WriteDestinations[], ownIds: ReadonlySet<string>, host: WriteGateHost): Governor[] {
+function governors(request: WriteRequest, cwdChain: readonly RepoLocation[], destinations: readonly WriteDestinations[], ownIds: ReadonlySet<string>, host: WriteGateHost): Governor[] {
   const projectRoots = [...PROJECT_DIR_VARIABLES.map((name) => host.env[name]), ...request.workspaceRoots]
     .map((path) => canonicalOrUndefined(path, host))
     .filter((path): path is string => path !== undefined);
   const projectChains = [...new Set(projectRoots)].map((root) => locateRepositories(root, host.locateFs));
-  const cwdChain = locateRepositories(cwd, host.locateFs);
   const targetChains = existingDirectoriesOf(destinations, host.targetFs).map((dir) => locateRepositories(dir, host.locateFs));
 
   const realRoot = new Map<string, string>();
@@ -274,12 +273,13 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   const destinations = request.targets.map((raw) =>
     resolveWriteDestinations(raw, { cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs }),
   );
-  const waves = governors(request, cwd, destinations, ownIds, host);
+  const cwdChain = locateRepositories(cwd, host.locateFs);
+  const waves = governors(request, cwdChain, destinations, ownIds, host);
   if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
 
   const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
   const named = agentName !== undefined && agentName !== '';
-  const innermost = locateRepositories(cwd, host.locateFs)[0];
+  const innermost = cwdChain[0];
   const dispatchedAgent = request.agentId !== undefined || named || innermost?.linkedWorktree === true;
 
   let strictest: WriteGateResult | undefined;

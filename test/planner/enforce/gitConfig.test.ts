@@ -30,6 +30,11 @@ const texts: string[] = [
   'key = outside a section\n',
   '[core]\r\n\thooksPath = crlf\r\n',
   '[core]\n\tsshCommand = "ssh -i key" -v\n',
+  '[alias]\n\tlg = "!git log --graph; echo \\"done\\""\n\tst = status # short\n',
+  '[url "git@github.com:"]\n\tinsteadOf = https://github.com/\n',
+  '[core]\n\tempty =\n\ttab = a\\tb\n',
+  '[Section "Sub\\"quoted"]\n\tKey = V\n',
+  '[user]\n\tname = Jöhn Dœ\n\temail = j@example.invalid\n',
 ];
 
 /** git's own reading of a config text: `key=value` lines, lower-cased names, as `git config --list` prints them. */

@@ -12,6 +12,9 @@ describe('hook payloads', () => {
     { fixture: 'claude-subagent-write', protocol: 'claude', tool: 'Write', targets: ['/r/src/a.ts'], agentId: 'a1b2c3d4' },
     { fixture: 'cursor-pretooluse', protocol: 'cursor', tool: 'Write', targets: ['/r/src/a.ts'] },
     { fixture: 'gemini-beforetool', protocol: 'gemini', tool: 'write_file', targets: ['/r/src/a.ts'] },
+    { fixture: 'gemini-replace', protocol: 'gemini', tool: 'replace', targets: ['/r/src/a.ts'] },
+    { fixture: 'cursor-edit-file', protocol: 'cursor', tool: 'edit_file', targets: ['/r/src/a.ts'] },
+    { fixture: 'claude-mcp-write', protocol: 'claude', tool: 'mcp__filesystem__write_file', targets: ['/r/src/a.ts'] },
   ];
   for (const { fixture, protocol, tool, targets, agentId } of fixtures) {
     it(`reads ${fixture}: ${protocol} ${tool}`, () => {
@@ -60,6 +63,13 @@ describe('hook payloads', () => {
     const script = "cd src/a && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script])).targets, ['src/a/x.ts']);
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('x.ts', '/abs/x.ts')])).targets, ['/abs/x.ts'], 'an absolute path ignores the cd');
+  });
+
+  it('Codex shell calls (fixture): a heredoc apply_patch under `cd` is a write of the paths under that directory', () => {
+    const script = "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
+    const request = parseHookPayload(hookPayload('codex-bash-apply-patch', { cwd: '/r', patch: script }));
+    assert.equal(request.protocol, 'codex');
+    assert.deepEqual(request.targets, ['src/x.ts']);
   });
 
   it('Codex shell calls: an apply_patch Codex would intercept is a write; another command is not; one it cannot read is refused', () => {
