@@ -83,6 +83,10 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       const env = { CLAUDE_PROJECT_DIR: repo.root };
       assert.equal(coordinatorWrite(nested, join(repo.root, 'docs/readme.md'), env).decision, 'deny');
       assert.equal(coordinatorWrite(nested, 'file.ts', env).decision, 'allow');
+      // Outside every repository: the bound wave says it is outside its checkout (the innermost repository around cwd has no wave to say so).
+      const reply = coordinatorWrite(nested, join(tmpdir(), 'wave-scope-anywhere.txt'), env);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /outside this checkout/);
       // A project root outside any repository with a wave, and cwd in a checkout without one: the target's wave decides.
       const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-project-')));
       try {
@@ -120,7 +124,7 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
 
   describe('3. a Codex patch is read as Codex reads it', () => {
     beforeEach(() => writeManifest(repo, { allowedPaths: ['src/a/'] }));
-    const codex = (patch: string, extra: { cwd?: string; env?: Record<string, string> } = {}) =>
+    const codex = (patch: string, extra: { cwd?: string; env?: Record<string, string> } = {}): { decision: 'allow' | 'warn' | 'deny'; text: string } =>
       claudeDecision(gate(hookPayload('codex-apply-patch', { cwd: extra.cwd ?? repo.root, patch }), { args: ['--agent-cli', 'codex'], ...(extra.env !== undefined ? { env: extra.env } : {}) }).stdout);
     const P = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
 
@@ -140,7 +144,8 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
         symlinkSync('sub/deeper', join(repo.root, 'src/a/lnk'));
         const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
         try {
-          const reply = codex(patch, { env: { HOME: home } });
+          // From cwd src/a (the agent's own directory), where a literal "~" would stay inside the scope.
+          const reply = codex(patch, { env: { HOME: home }, ...(patch.includes('~/') ? { cwd: join(repo.root, 'src/a') } : {}) });
           assert.equal(reply.decision, 'deny', reply.text);
           if (names !== undefined) assert.match(reply.text, names);
         } finally {
