@@ -128,13 +128,18 @@ try {
     }
   }
   const baseWall = median(wall.get('node -e 0') ?? []);
+  // The fastest run of each: on a loaded machine the least disturbed, so the steadiest ratio.
+  const baseMin = Math.min(...(wall.get('node -e 0') ?? []));
   const baseCpu = median(cpu.get('node -e 0') ?? []);
   console.log(`\n${runs} runs each, interleaved; manifest ${ENTRIES} entries; repository ${fileCount} files`);
   for (const variant of variants) {
     const w = median(wall.get(variant.name) ?? []);
+    const fastest = Math.min(...(wall.get(variant.name) ?? []));
     const c = median(cpu.get(variant.name) ?? []);
     const cpuText = Number.isNaN(c) || timer === undefined ? '' : `   CPU ${c.toFixed(0).padStart(4)} ms (${(c / baseCpu).toFixed(2)}×)`;
-    console.log(`  ${variant.name.padEnd(38)} wall median ${w.toFixed(1).padStart(7)} ms (${(w / baseWall).toFixed(2)}× node -e 0)${cpuText}`);
+    console.log(
+      `  ${variant.name.padEnd(38)} wall median ${w.toFixed(1).padStart(7)} ms (${(w / baseWall).toFixed(2)}× node -e 0)   fastest ${fastest.toFixed(1).padStart(6)} ms (${(fastest / baseMin).toFixed(2)}×)${cpuText}`,
+    );
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -10,7 +10,7 @@
 // install time, and the editors' extension folders; and never from inside the repository. When it
 // finds none, or the one it finds fails to load, it fails closed, answering with the same reply
 // formatter as the gate itself.
-import { spawnSync } from 'node:child_process';
+import type { spawnSync as SpawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -129,6 +129,9 @@ function main(): void {
       }
       return;
     }
+    // A CLI without the lean bundle beside it runs as a second process; node:child_process is loaded
+    // only then (loading it is a measurable part of every write's latency).
+    const { spawnSync } = createRequire(__filename)('node:child_process') as { spawnSync: typeof SpawnSync };
     const run = spawnSync(process.execPath, [cli, 'hook', ...args], { stdio: 'inherit' });
     process.exitCode = run.status === null ? 2 : run.status;
     return;
