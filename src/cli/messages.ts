@@ -777,4 +777,14 @@ export const doctorMessages = {
   result: (target: string, status: string) => `${target}: ${status.replace('-', ' ')}`,
   check: (ok: boolean, detail: string) => `  ${ok ? 'ok' : 'FAILED'}: ${detail}`,
   summary: (working: number, broken: number, missing: number) => `${working} working, ${broken} broken, ${missing} not installed`,
+
+// --- scope entry warnings (engineer "scope"): typos the grammar accepts; never change an exit code ----------
+
+export const scopeWarningMessages = {
+  /** A warning about an entry of a sidecar's record; `warning` is the scope engine's sentence. */
+  inSidecar: (path: string, record: string, warning: string) => `sidecar ${path}, record "${record}": ${warning}`,
+  /** A warning about an entry of one agent's scope file. */
+  inScopeFile: (path: string, warning: string) => `scope file ${path}: ${warning}`,
+  /** A warning about an entry of a record piped on stdin (plan write, materialize). */
+  inRecords: (record: string, warning: string) => `record "${record}" on stdin: ${warning}`,
 } satisfies Catalogue;
