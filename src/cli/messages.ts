@@ -777,6 +777,7 @@ export const doctorMessages = {
   result: (target: string, status: string) => `${target}: ${status.replace('-', ' ')}`,
   check: (ok: boolean, detail: string) => `  ${ok ? 'ok' : 'FAILED'}: ${detail}`,
   summary: (working: number, broken: number, missing: number) => `${working} working, ${broken} broken, ${missing} not installed`,
+} satisfies Catalogue;
 
 // --- scope entry warnings (engineer "scope"): typos the grammar accepts; never change an exit code ----------
 
