@@ -20,6 +20,10 @@ import {
   readControlFile,
   writeFileAtomicSync,
 } from '../../node/hookFileSystem';
+import { appendEvent } from '../../node/eventLog';
+import { readSubagentScope } from '../../node/subagentScope';
+import { nodeWriteGateHost } from '../../node/writeGateHost';
+import { subagentBindingEvent } from '../../planner/dispatch/dispatchEvents';
 import { scanGitConfig } from '../../planner/enforce/gitConfig';
 import { locateRepository } from '../../planner/enforce/repoLocation';
 import { formatSessionRecord, nextSessionRecord, parseSessionRecord, weighSessionEvidence } from '../../planner/enforce/sessionRecord';
@@ -32,7 +36,6 @@ import { SESSION_FILE_NAME } from '../../planner/plan/stateDirNames';
 import { PROJECT_DIR_VARIABLES, runWriteGate } from '../../planner/enforce/writeGate';
 import type { WriteGateHost, WriteGateResult } from '../../planner/enforce/writeGate';
 import type { WriteViolation } from '../../planner/enforce/writeDecision';
-import { defaultFolding } from '../../planner/enforce/writeTarget';
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -95,19 +98,23 @@ function parseAgentCli(args: string[]): { protocol?: HookProtocol; error?: strin
   return { protocol: value as HookProtocol };
 }
 
-/** The write gate's view of this process. */
-export function nodeWriteGateHost(io: CliIo): WriteGateHost {
-  const home = homeDirectory();
-  return {
-    targetFs: nodeTargetFileSystem,
-    locateFs: nodeLocateFileSystem,
-    canonicalDirectory,
+/**
+ * The write gate's view of this process, with the subagent binding: the dispatch a subagent's write
+ * belongs to (src/node/subagentScope.ts), and a `wave_dispatch.subagent_binding` event for every write
+ * that falls back to the wave's union (docs/hooks.md, "Each subagent in its own scope").
+ */
+export function nodeWriteGateHostFor(io: CliIo): WriteGateHost {
+  return nodeWriteGateHost({
     env: io.env,
-    processCwd: io.cwd,
-    platform: process.platform === 'win32' ? 'win32' : 'posix',
-    ...(home !== undefined ? { homeDir: home } : {}),
-    folding: defaultFolding(process.platform),
-  };
+    cwd: io.cwd,
+    subagentScope(query) {
+      const scope = readSubagentScope(query);
+      if (scope.kind === 'union') {
+        appendEvent(query.root, subagentBindingEvent({ now: Date.now(), ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}), outcome: 'union-fallback', reason: scope.reason, lock: 'none', declaredAgent: false, by: 'write-gate' }));
+      }
+      return scope;
+    },
+  });
 }
 
 /** The write gate's whole answer to one payload. Never throws. */
@@ -135,7 +142,7 @@ export async function runEnforceWrite(args: string[], io: CliIo): Promise<number
   const chosen = parseAgentCli(args);
   let reply: HookReply;
   try {
-    reply = answerEnforceWrite(await io.readStdin(), chosen, nodeWriteGateHost(io));
+    reply = answerEnforceWrite(await io.readStdin(), chosen, nodeWriteGateHostFor(io));
   } catch (error) {
     reply = hookReply(chosen.protocol, { decision: 'deny', reason: hookMessages.internalFailure(describe(error)) });
   }

@@ -33,6 +33,8 @@ export interface WriteRequest {
   readonly sessionIds: readonly string[];
   /** Cursor's `workspace_roots`: the project the session was opened on. */
   readonly workspaceRoots: readonly string[];
+  /** The session's transcript (`transcript_path`): a subagent's own transcript lies beside it (the dispatch binding). */
+  readonly transcriptPath?: string;
 }
 
 /** Why a payload cannot be read; machine-readable. Any of these is a deny. */
@@ -231,6 +233,7 @@ export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteR
   const { writes, targets, readings } = targetsFor(detected, toolName, payload.tool_input ?? payload.toolArgs);
   const cwd = stringField(payload, 'cwd');
   const agentId = stringField(payload, 'agent_id');
+  const transcriptPath = stringField(payload, 'transcript_path');
   const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots.filter((root): root is string => typeof root === 'string' && root.startsWith('/')) : [];
   return {
     protocol: detected,
@@ -242,5 +245,6 @@ export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteR
     ...(agentId !== undefined && agentId.trim() !== '' ? { agentId: agentId.trim() } : {}),
     sessionIds: sessionIdsOf(payload),
     workspaceRoots: roots,
+    ...(transcriptPath !== undefined && transcriptPath.startsWith('/') ? { transcriptPath } : {}),
   };
 }

@@ -38,9 +38,19 @@ export type ManifestState =
       readonly session: 'own' | 'foreign' | 'unknown';
     };
 
-/** The writing agent's own declaration, when the writer is known (`WAVE_SCOPE_AGENT`). */
+/** The writing agent's own declaration, when the writer is known (`WAVE_SCOPE_AGENT`, a bound subagent). */
 export type AgentScopeState =
-  | { readonly kind: 'loaded'; readonly agent: string; readonly path: string; readonly entries: readonly string[] }
+  | {
+      readonly kind: 'loaded';
+      readonly agent: string;
+      readonly path: string;
+      readonly entries: readonly string[];
+      /**
+       * `dispatch`: a subagent's claim from the dispatch ledger, not a declaration: it only narrows, so
+       * even an absolute entry counts only where `allowedPaths` covers it too (it never does).
+       */
+      readonly origin?: 'declaration' | 'dispatch';
+    }
   | { readonly kind: 'unusable'; readonly agent: string; readonly path: string; readonly problem: string };
 
 export interface WriteDecisionInput {
@@ -51,7 +61,7 @@ export interface WriteDecisionInput {
    */
   readonly targets: readonly ResolvedWriteTarget[];
   readonly manifest: ManifestState;
-  /** Set when `WAVE_SCOPE_AGENT` names the writer: the target must lie in this agent's own scope. */
+  /** Set when the writer is known (`WAVE_SCOPE_AGENT`, a bound subagent): the target must lie in its own scope. */
   readonly agentScope?: AgentScopeState;
   /** True when the caller is a dispatched agent (payload `agent_id`, `WAVE_SCOPE_AGENT`, or an isolated worktree). */
   readonly dispatchedAgent: boolean;
@@ -102,6 +112,8 @@ export type WriteDecision =
       /** Where `allowed` came from. */
       readonly against: 'manifest' | 'agent';
       readonly agent?: string;
+      /** `dispatch` when the agent's scope is a subagent's dispatch claim (see AgentScopeState). */
+      readonly agentOrigin?: 'dispatch';
       readonly manifestPath: string;
       readonly wave: number;
     }
@@ -303,7 +315,8 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
       continue;
     }
     if (compiled.covers(target)) {
-      if (agentScope === undefined || target.kind === 'outside' || waveCovers(target)) continue;
+      const declaredOutside = target.kind === 'outside' && agentScope?.kind === 'loaded' && agentScope.origin !== 'dispatch';
+      if (agentScope === undefined || declaredOutside || waveCovers(target)) continue;
       push(hard, { kind: 'agent-scope-unbacked', raw: target.raw, shown });
       continue;
     }
@@ -321,6 +334,7 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
     allowed,
     against,
     ...(agentScope !== undefined ? { agent: agentScope.agent } : {}),
+    ...(agentScope?.kind === 'loaded' && agentScope.origin === 'dispatch' ? { agentOrigin: 'dispatch' as const } : {}),
     manifestPath: manifest.path,
     wave: manifest.manifest.wave,
   };

@@ -9,6 +9,15 @@
 // decides; the strictest answer stands. So a manifest nested inside another checkout can only add
 // restrictions, and the wave that binds the session (the project root's, else the outermost found)
 // is the one whose per-agent scopes apply.
+//
+// Whose scope applies. `WAVE_SCOPE_AGENT` names an agent: its own scope file. A Claude Code subagent
+// (`agent_id`): the dispatch the ledger ties it to (docs/hooks.md, "Each subagent in its own scope"),
+// which can only narrow the wave's union. Anyone else: the wave's `allowedPaths`.
+//
+// The backstop's hooks (src/planner/backstop/shellCheck.ts) judge a shell call's changes by the same
+// functions (`governingWaves`, `gateRulesAt`, `decideUnderRules`), so the two never disagree about which
+// wave and which scope govern a path.
+import type { SubagentScope } from '../dispatch/subagentBinding';
 import type { WriteRequest } from './hookPayloads';
 import { locateRepositories } from './repoLocation';
 import type { LocateFileSystem, RepoLocation } from './repoLocation';
@@ -17,12 +26,22 @@ import { isAgentId } from '../plan/agentId';
 import { CONTROL_STATE } from '../plan/controlState';
 import { processLocalSessionIds } from '../plan/sessionBinding';
 import { relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } from '../plan/declarationPaths';
-import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, resolveStateDir } from '../plan/stateDir';
+import { resolveStateDir } from '../plan/stateDir';
+import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision } from './writeDecision';
 import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
-import type { FileSystemFolding, TargetFileSystem, WriteDestinations } from './writeTarget';
+import type { FileSystemFolding, ResolvedWriteTarget, TargetFileSystem, WriteDestinations } from './writeTarget';
+
+/** What the gate asks about a subagent's write: which dispatch it belongs to (src/node/subagentScope.ts answers). */
+export interface SubagentScopeQuery {
+  /** The coordinator's checkout, where `.orchestrator/` (and the session's ledger) lives. */
+  readonly root: string;
+  readonly sessionId?: string;
+  readonly agentId?: string;
+  readonly transcriptPath?: string;
+}
 
 export interface WriteGateHost {
   readonly targetFs: TargetFileSystem;
@@ -37,6 +56,11 @@ export interface WriteGateHost {
   readonly homeDir?: string;
   /** What the file system folds when it compares names (writeTarget.ts, defaultFolding). */
   readonly folding?: FileSystemFolding;
+  /**
+   * The dispatch a subagent's write belongs to (src/node/subagentScope.ts, `readSubagentScope`). Without
+   * it a subagent is held to the wave's union. Must not throw (a failure answers `union`).
+   */
+  subagentScope?(query: SubagentScopeQuery): SubagentScope;
 }
 
 /** Everything the gate found on its way to the decision; the CLI turns it into a reply. */
@@ -45,6 +69,10 @@ export interface WriteGateResult {
   readonly location?: RepoLocation;
   /** The state directory whose manifest decided (absolute), when one did. */
   readonly stateDir?: string;
+  /** Whose scope the deciding wave applied. */
+  readonly scopeSource?: ScopeSource;
+  /** What the subagent binding answered, when the caller is a subagent. */
+  readonly subagent?: SubagentScope;
 }
 
 /** The environment variables agent CLIs set to the session's project directory in a hook. */
@@ -149,11 +177,31 @@ function existingDirectoriesOf(destinations: readonly WriteDestinations[], fs: T
   return [...dirs];
 }
 
-/** One wave that governs this write, with the checkout its relative grants apply to. */
-interface Governor {
+/** Who is calling, as the gate reads it from a hook payload (the backstop's hooks read the same fields). */
+export interface GateCaller {
+  /** The payload's working directory, canonical (the hook process's own when the payload names none). */
+  readonly cwd: string;
+  /** Session ids the payload carries. */
+  readonly sessionIds: readonly string[];
+  /** The payload's `agent_id`: present only inside a subagent. */
+  readonly agentId?: string;
+  /** The payload's `transcript_path` (the session's transcript), for the subagent binding. */
+  readonly transcriptPath?: string;
+  /** Cursor's `workspace_roots`. */
+  readonly workspaceRoots: readonly string[];
+}
+
+/** One wave that governs a write, with the checkout its relative grants apply to. */
+export interface GoverningWave {
+  /** Canonical coordinator checkout whose state directories hold this wave. */
   readonly manifestRoot: string;
+  /** The checkout the wave's relative grants apply to (`location.writeRoot`). */
   readonly location: RepoLocation;
-  readonly found: FoundManifest;
+  readonly manifest: ManifestState;
+  /** The state directory whose manifest this is (absolute). */
+  readonly stateDir?: string;
+  /** True for the one wave that binds the session (its per-agent scopes apply). */
+  readonly binding: boolean;
 }
 
 /** Whether a string names an absolute directory that exists, canonical. */
@@ -167,13 +215,21 @@ function canonicalOrUndefined(path: string | undefined, host: WriteGateHost): st
 }
 
 /**
- * Every wave that governs the write, the binding one first. For each manifest root, the relative
- * grants apply to the checkout the caller works in when it shares that manifest (an isolated agent's
- * worktree), else to the innermost checkout around a destination that shares it, else to the
- * project root's.
+ * Every wave that governs a write by `caller` landing at `destinations` (none, for a check of the
+ * caller's own checkout), the binding one first, and the repositories around `cwd`. For each manifest
+ * root, the relative grants apply to the checkout the caller works in when it shares that manifest
+ * (an isolated agent's worktree), else to the innermost checkout around a destination that shares
+ * it, else to the project root's. The backstop's hooks call this too, so the two never disagree
+ * about which waves govern a path.
  */
-function governors(request: WriteRequest, cwdChain: readonly RepoLocation[], destinations: readonly WriteDestinations[], ownIds: ReadonlySet<string>, host: WriteGateHost): Governor[] {
-  const projectRoots = [...PROJECT_DIR_VARIABLES.map((name) => host.env[name]), ...request.workspaceRoots]
+export function governingWaves(
+  caller: GateCaller,
+  destinations: readonly WriteDestinations[],
+  host: WriteGateHost,
+): { readonly cwdChain: readonly RepoLocation[]; readonly waves: readonly GoverningWave[] } {
+  const ownIds = processLocalSessionIds({ payloadSessionIds: [...caller.sessionIds], env: host.env });
+  const cwdChain = locateRepositories(caller.cwd, host.locateFs);
+  const projectRoots = [...PROJECT_DIR_VARIABLES.map((name) => host.env[name]), ...caller.workspaceRoots]
     .map((path) => canonicalOrUndefined(path, host))
     .filter((path): path is string => path !== undefined);
   const projectChains = [...new Set(projectRoots)].map((root) => locateRepositories(root, host.locateFs));
@@ -204,14 +260,15 @@ function governors(request: WriteRequest, cwdChain: readonly RepoLocation[], des
   for (const location of [...cwdChain].reverse()) add(manifestRootOf(location));
   for (const chain of targetChains) for (const location of [...chain].reverse()) add(manifestRootOf(location));
 
-  const found: Governor[] = [];
+  const waves: GoverningWave[] = [];
   for (const root of ordered) {
-    const manifest = findManifest(root, ownIds, host.locateFs);
-    if (manifest.state.kind === 'missing') continue;
+    const found = findManifest(root, ownIds, host.locateFs);
+    if (found.state.kind === 'missing') continue;
     const location = pick(root);
-    if (location !== undefined) found.push({ manifestRoot: root, location, found: manifest });
+    if (location === undefined) continue;
+    waves.push({ manifestRoot: root, location, manifest: found.state, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}), binding: waves.length === 0 });
   }
-  return found;
+  return { cwdChain, waves };
 }
 
 /** Where each control path of a root really leads, when a link is on its way (both ends are control state). */
@@ -250,14 +307,216 @@ function resolvedPaths(paths: readonly string[], host: WriteGateHost): string[] 
   return [...all];
 }
 
+/** The control state of one checkout for a dispatched agent, and whether its repository folds case. */
+export interface CheckoutControl {
+  /**
+   * Canonical absolute control paths beyond the catalogue's repository-relative entries: git's
+   * directories, every hooks directory git may run, every config file git may read, and where each
+   * catalogue path of both roots really leads.
+   */
+  readonly controlPaths: readonly string[];
+  /** `core.ignorecase`, in git's order. */
+  readonly ignoreCase: boolean;
+}
+
+/**
+ * Reads git's configuration for `location` (without git) and computes the control paths of the
+ * checkout and its coordinator's (`manifestRoot`). `dispatchedAgent: false` skips the link
+ * resolution (the coordinator has no control-file restriction). The gate, `wave-scope run` and the
+ * backstop's hooks all take their control paths from here.
+ */
+export function checkoutControl(input: { location: RepoLocation; manifestRoot: string; dispatchedAgent: boolean }, host: WriteGateHost): CheckoutControl {
+  const { location, manifestRoot } = input;
+  const config = scanGitConfig({
+    commonDir: location.commonDir,
+    gitDir: location.gitDir,
+    env: host.env,
+    ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}),
+    fs: host.locateFs,
+  });
+  const roots = [manifestRoot, location.writeRoot];
+  const controlPaths = input.dispatchedAgent
+    ? resolvedControlPaths(roots, [location.gitDir, location.commonDir, ...hooksDirectories(config.hooksPaths, roots, host.homeDir), ...config.files], host)
+    : [];
+  return { controlPaths, ignoreCase: config.ignoreCase };
+}
+
+/** How the caller's own scope was found, for one wave. */
+export type ScopeSource =
+  /** The wave's `allowedPaths` (no agent is named). */
+  | 'wave'
+  /** `WAVE_SCOPE_AGENT`: that agent's own scope file. */
+  | 'agent'
+  /** A subagent bound to a dispatch that named a declared agent of this wave: that agent's scope file. */
+  | 'subagent-agent'
+  /** A subagent bound to a dispatch: the dispatch's claim, inside `allowedPaths`. */
+  | 'subagent-claim'
+  /** A subagent the ledger cannot tie to a dispatch: the wave's `allowedPaths` (the fallback is counted). */
+  | 'subagent-union';
+
+/** What one decision reads besides the targets (`decideUnderRules`): the gate's rules for one wave and caller. */
+export interface DecisionRules {
+  readonly manifest: ManifestState;
+  /** The caller's own scope, when one applies (`WAVE_SCOPE_AGENT`, a bound subagent, `run --agent`). */
+  readonly agentScope?: AgentScopeState;
+  /** The wave's role: an agent's own scope gets the test siblings the wave's union gave it. */
+  readonly role?: string;
+  /** A dispatched agent may never write control state, whatever its scope says. */
+  readonly dispatchedAgent: boolean;
+  /** Canonical absolute control paths (see `checkoutControl`). */
+  readonly controlPaths: readonly string[];
+  /** Canonical paths the coordinator may write whatever the scope says: the wave's own declarations. */
+  readonly coordinatorPaths?: readonly string[];
+  /** Canonical absolute top level of the checkout relative grants apply to. */
+  readonly writeRoot: string;
+  readonly ignoreCase?: boolean;
+}
+
+/** Everything one wave's decision reads besides the targets, and where it came from. */
+export interface GateRules extends DecisionRules {
+  readonly wave: GoverningWave;
+  readonly coordinatorPaths: readonly string[];
+  readonly ignoreCase: boolean;
+  readonly scopeSource: ScopeSource;
+  /** What the subagent binding answered, when the caller is a subagent of the binding wave. */
+  readonly subagent?: SubagentScope;
+}
+
+/** Whether the caller is a dispatched agent: a subagent's payload, `WAVE_SCOPE_AGENT`, or a linked worktree. */
+export function isDispatchedAgent(caller: GateCaller, cwdChain: readonly RepoLocation[], env: WriteGateHost['env']): boolean {
+  const named = env.WAVE_SCOPE_AGENT?.trim();
+  return caller.agentId !== undefined || (named !== undefined && named !== '') || cwdChain[0]?.linkedWorktree === true;
+}
+
+/**
+ * The caller's own scope in the binding wave. `WAVE_SCOPE_AGENT` names an agent: its scope file. A
+ * subagent (`agent_id`): what the dispatch ledger ties it to (`host.subagentScope`): a dispatch that
+ * named a declared agent of this wave, that agent's scope file, exactly as for `WAVE_SCOPE_AGENT`;
+ * any other dispatch, its claim, which decideWrite checks against `allowedPaths` too (a binding only
+ * narrows: the ledger lies in `.orchestrator/`, control state, but a claim is the coordinator's prose,
+ * never a grant); no link, the union.
+ */
+function ownScope(
+  wave: GoverningWave,
+  caller: GateCaller,
+  host: WriteGateHost,
+): { agentScope?: AgentScopeState; scopeSource: ScopeSource; subagent?: SubagentScope } {
+  const { manifest, stateDir } = wave;
+  if (!wave.binding || manifest.kind !== 'loaded' || manifest.session === 'foreign' || stateDir === undefined) return { scopeSource: 'wave' };
+  const named = host.env.WAVE_SCOPE_AGENT?.trim();
+  if (named !== undefined && named !== '') return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, host.locateFs), scopeSource: 'agent' };
+  if (caller.agentId === undefined || host.subagentScope === undefined) return { scopeSource: 'wave' };
+  const subagent = host.subagentScope({
+    root: wave.manifestRoot,
+    ...(caller.sessionIds[0] !== undefined ? { sessionId: caller.sessionIds[0] } : {}),
+    agentId: caller.agentId,
+    ...(caller.transcriptPath !== undefined ? { transcriptPath: caller.transcriptPath } : {}),
+  });
+  if (subagent.kind === 'union') return { scopeSource: 'subagent-union', subagent };
+  if (subagent.agent !== undefined && subagent.wave === manifest.manifest.wave) {
+    return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, subagent.agent, host.locateFs), scopeSource: 'subagent-agent', subagent };
+  }
+  // Where the claim was read: the session's ledger lives there (its file name is the dispatch room's business).
+  const ledgerDir = joinPath(wave.manifestRoot, ORCHESTRATOR_DIR_NAME);
+  return {
+    agentScope: { kind: 'loaded', agent: subagent.placed.record.id, path: ledgerDir, entries: subagent.files, origin: 'dispatch' },
+    scopeSource: 'subagent-claim',
+    subagent,
+  };
+}
+
+/** The rules one governing wave applies to `caller`. The gate and the backstop's hooks both take them from here. */
+export function gateRulesAt(wave: GoverningWave, caller: GateCaller, dispatchedAgent: boolean, host: WriteGateHost): GateRules {
+  const { location, manifest, manifestRoot, stateDir } = wave;
+  const control = checkoutControl({ location, manifestRoot, dispatchedAgent }, host);
+  const own = ownScope(wave, caller, host);
+  const role = manifest.kind === 'loaded' ? manifest.manifest.role : undefined;
+  const coordinatorPaths = stateDir !== undefined ? resolvedPaths([joinPath(stateDir, MANIFEST_FILE_NAME), joinPath(stateDir, FILESCOPES_DIR_NAME)], host) : [];
+  return {
+    wave,
+    manifest,
+    ...(own.agentScope !== undefined ? { agentScope: own.agentScope } : {}),
+    ...(role !== undefined ? { role } : {}),
+    dispatchedAgent,
+    controlPaths: control.controlPaths,
+    coordinatorPaths,
+    writeRoot: location.writeRoot,
+    ignoreCase: control.ignoreCase,
+    scopeSource: own.scopeSource,
+    ...(own.subagent !== undefined ? { subagent: own.subagent } : {}),
+  };
+}
+
+/** `decideWrite` for one wave's rules and already-located targets. */
+export function decideUnderRules(rules: DecisionRules, targets: readonly ResolvedWriteTarget[]): WriteDecision {
+  const { role } = rules;
+  return decideWrite({
+    targets,
+    manifest: rules.manifest,
+    ...(rules.agentScope !== undefined ? { agentScope: rules.agentScope } : {}),
+    // The agent's own scope gets the same test siblings the wave's union gave it.
+    ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
+    dispatchedAgent: rules.dispatchedAgent,
+    controlPaths: rules.controlPaths,
+    ...(rules.coordinatorPaths !== undefined ? { coordinatorPaths: rules.coordinatorPaths } : {}),
+    writeRoot: rules.writeRoot,
+    ...(rules.ignoreCase !== undefined ? { ignoreCase: rules.ignoreCase } : {}),
+  });
+}
+
 const SEVERITY: Record<WriteDecision['decision'], number> = { allow: 0, warn: 1, deny: 2, 'deny-invalid-manifest': 3 };
+
+/** Whether `a` is a stricter answer than `b`. */
+export function stricter(a: WriteDecision, b: WriteDecision | undefined): boolean {
+  return b === undefined || SEVERITY[a.decision] > SEVERITY[b.decision];
+}
+
+/** One decision's caller read from a parsed pre-tool payload. */
+function callerOf(request: WriteRequest, host: WriteGateHost): GateCaller {
+  return {
+    cwd: host.canonicalDirectory(request.cwd ?? host.processCwd),
+    sessionIds: request.sessionIds,
+    ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
+    ...(request.transcriptPath !== undefined ? { transcriptPath: request.transcriptPath } : {}),
+    workspaceRoots: request.workspaceRoots,
+  };
+}
 
 /** Decides one parsed pre-tool call. Throws only on an unexpected I/O failure (the caller denies). */
 export function runWriteGate(request: WriteRequest, given: WriteGateHost): WriteGateResult {
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
-  // One decision asks about the same directories many times; within it the answers do not change.
+  const host = memoizedHost(given);
+  const caller = callerOf(request, host);
+  const destinations = request.targets.map((raw) =>
+    resolveWriteDestinations(raw, { cwd: caller.cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs }),
+  );
+  const { cwdChain, waves } = governingWaves(caller, destinations, host);
+  if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
+  const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
+
+  let strictest: WriteGateResult | undefined;
+  for (const wave of waves) {
+    const rules = gateRulesAt(wave, caller, dispatchedAgent, host);
+    const locate = { ignoreCase: rules.ignoreCase, ...(host.folding !== undefined ? { folding: host.folding } : {}) };
+    const targets = destinations.flatMap((destination) => locateDestinations(destination, rules.writeRoot, locate));
+    const decision = decideUnderRules(rules, targets);
+    if (stricter(decision, strictest?.decision)) {
+      strictest = {
+        decision,
+        location: wave.location,
+        ...(wave.stateDir !== undefined ? { stateDir: wave.stateDir } : {}),
+        scopeSource: rules.scopeSource,
+        ...(rules.subagent !== undefined ? { subagent: rules.subagent } : {}),
+      };
+    }
+  }
+  return strictest as WriteGateResult;
+}
+
+/** The host with its file-system answers memoised: within one decision they do not change. */
+export function memoizedHost(given: WriteGateHost): WriteGateHost {
   const kinds = new Map<string, ReturnType<LocateFileSystem['kind']>>();
-  const host: WriteGateHost = {
+  return {
     ...given,
     targetFs: memoizedTargetFileSystem(given.targetFs),
     locateFs: {
@@ -268,70 +527,4 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
       readText: (path) => given.locateFs.readText(path),
     },
   };
-  const cwd = host.canonicalDirectory(request.cwd ?? host.processCwd);
-  const ownIds = processLocalSessionIds({ payloadSessionIds: [...request.sessionIds], env: host.env });
-  const destinations = request.targets.map((raw) =>
-    resolveWriteDestinations(raw, { cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs }),
-  );
-  const cwdChain = locateRepositories(cwd, host.locateFs);
-  const waves = governors(request, cwdChain, destinations, ownIds, host);
-  if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
-
-  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
-  const named = agentName !== undefined && agentName !== '';
-  const innermost = cwdChain[0];
-  const dispatchedAgent = request.agentId !== undefined || named || innermost?.linkedWorktree === true;
-
-  let strictest: WriteGateResult | undefined;
-  for (const [index, wave] of waves.entries()) {
-    const result = decideAt(wave, destinations, { dispatchedAgent, agentName: index === 0 && named ? agentName : undefined }, host);
-    if (strictest === undefined || SEVERITY[result.decision.decision] > SEVERITY[strictest.decision.decision]) strictest = result;
-  }
-  return strictest as WriteGateResult;
-}
-
-/** Decides against one wave. */
-function decideAt(
-  wave: Governor,
-  destinations: readonly WriteDestinations[],
-  caller: { dispatchedAgent: boolean; agentName: string | undefined },
-  host: WriteGateHost,
-): WriteGateResult {
-  const { location, found, manifestRoot } = wave;
-  const config = scanGitConfig({
-    commonDir: location.commonDir,
-    gitDir: location.gitDir,
-    env: host.env,
-    ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}),
-    fs: host.locateFs,
-  });
-  const ignoreCase = config.ignoreCase;
-  const locate = { ignoreCase, ...(host.folding !== undefined ? { folding: host.folding } : {}) };
-  const targets = destinations.flatMap((destination) => locateDestinations(destination, location.writeRoot, locate));
-
-  let agentScope: AgentScopeState | undefined;
-  if (caller.agentName !== undefined && found.state.kind === 'loaded' && found.stateDir !== undefined) {
-    agentScope = readAgentScope(found.stateDir, found.state.manifest.wave, caller.agentName, host.locateFs);
-  }
-  const role = found.state.kind === 'loaded' ? found.state.manifest.role : undefined;
-  const roots = [manifestRoot, location.writeRoot];
-  const hooksDirs = hooksDirectories(config.hooksPaths, roots, host.homeDir);
-  const controlPaths = caller.dispatchedAgent
-    ? resolvedControlPaths(roots, [location.gitDir, location.commonDir, ...hooksDirs, ...config.files], host)
-    : [];
-  const coordinatorPaths =
-    found.stateDir !== undefined ? resolvedPaths([joinPath(found.stateDir, MANIFEST_FILE_NAME), joinPath(found.stateDir, FILESCOPES_DIR_NAME)], host) : [];
-  const decision = decideWrite({
-    targets,
-    manifest: found.state,
-    ...(agentScope !== undefined ? { agentScope } : {}),
-    // The agent's own scope gets the same test siblings the wave's union gave it.
-    ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
-    dispatchedAgent: caller.dispatchedAgent,
-    controlPaths,
-    coordinatorPaths,
-    writeRoot: location.writeRoot,
-    ignoreCase,
-  });
-  return { decision, location, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}) };
 }
