@@ -149,6 +149,8 @@ export function subagentBindingEvent(facts: {
   readonly reason?: BindingFallbackReason;
   readonly lock: 'held' | 'unlocked' | 'none';
   readonly declaredAgent: boolean;
+  /** Who asked: the `subagent-start` hook (the default), or the write gate at a subagent's write. */
+  readonly by?: 'subagent-start' | 'write-gate';
 }): Record<string, unknown> {
   return {
     event: SUBAGENT_BINDING_EVENT,
@@ -159,6 +161,7 @@ export function subagentBindingEvent(facts: {
     ...(facts.reason !== undefined ? { reason: facts.reason } : {}),
     ...(facts.outcome !== 'union-fallback' ? { via: 'prompt', declared_agent: facts.declaredAgent } : {}),
     lock: facts.lock,
+    ...(facts.by === 'write-gate' ? { by: 'write-gate' } : {}),
   };
 }
 

@@ -9,7 +9,7 @@
 import { braceExpand } from 'minimatch';
 import { compiledEntry, covers, intersects } from '../scope/scopeAlgebra';
 import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
-import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
+import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, SESSION_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
 /** What a piece of control state does. */
 export type ControlStateKind =
@@ -19,6 +19,8 @@ export type ControlStateKind =
   | 'declarations'
   /** A state directory's hook launcher (`wave-scope-hook.cjs`). */
   | 'hook-launcher'
+  /** A state directory's session record (`wave-scope-session.json`): the session start the commit guard trusts. */
+  | 'session'
   /** An agent CLI's hook settings: writing one can unregister the gate. */
   | 'hook-settings'
   /** git's own directory and the hooks it runs. */
@@ -64,6 +66,7 @@ function stateDirFiles(prefix: string): ControlStateEntry[] {
     { entry: `${prefix}${name}/${MANIFEST_FILE_NAME}`, kind: 'manifest' as const },
     ...directory(`${prefix}${name}/${FILESCOPES_DIR_NAME}`, 'declarations'),
     { entry: `${prefix}${name}/${LAUNCHER_FILE_NAME}`, kind: 'hook-launcher' as const },
+    { entry: `${prefix}${name}/${SESSION_FILE_NAME}`, kind: 'session' as const },
   ]);
 }
 
@@ -206,6 +209,8 @@ export function describeControlState(control: ControlStateEntry): string {
       return `a wave's declarations (${FILESCOPES_DIR_NAME}/)`;
     case 'hook-launcher':
       return 'the hook launcher';
+    case 'session':
+      return "the session record the commit guard trusts";
     case 'hook-settings':
       return "an agent CLI's hook settings";
     case 'git':
