@@ -12,10 +12,12 @@ import type { Host } from './host';
 import type { PlannerAction, PlannerState } from './plannerState';
 import { reduce, selectedWave } from './plannerState';
 import { RequestFailedError } from '../src/protocol/ipc';
-import type { KeptDraft, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
+import type { AgentActivityView, KeptDraft, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
 import {
   DidAssignNotification,
+  DidChangeAgentActivityNotification,
   DidChangeFilesNotification,
+  DidFocusNotification,
   DidChangeTrustNotification,
   DidLoadPlanNotification,
   DidRequestActionNotification,
@@ -83,6 +85,8 @@ export class PlannerView {
   private cache = new MatchCache([]);
   private ignoreCase = false;
   private trusted = true;
+  /** Which agents the dispatch ledgers say are in flight or finished (the editor's live status). */
+  private activity: readonly AgentActivityView[] = [];
   private rootUri = '';
   private analysis: WaveAnalysis | undefined;
   private analysedDraft: PlanDraft | undefined;
@@ -212,6 +216,13 @@ export class PlannerView {
     this.host.onNotification(DidChangeTrustNotification, ({ trusted }) => {
       this.trusted = trusted;
       this.render();
+    });
+    this.host.onNotification(DidChangeAgentActivityNotification, ({ agents }) => {
+      this.activity = agents;
+      this.render();
+    });
+    this.host.onNotification(DidFocusNotification, ({ wave }) => {
+      if (this.state.draft.waves.some((item) => item.wave === wave) && this.state.selectedWave !== wave) this.dispatch({ type: 'selectWave', wave });
     });
     this.host.onNotification(DidRequestActionNotification, ({ action }) => {
       const wave = this.state.selectedWave;
@@ -483,6 +494,7 @@ export class PlannerView {
             h('button', { class: 'target-button icon-button', 'aria-pressed': String(target), title: `Assign with Enter or ${index + 1} in the tree to ${agent.id}` }, [target ? '◉' : '○'], {
               click: () => this.dispatch({ type: 'setTargetAgent', agentId: agent.id }),
             }),
+            ...this.activityBadge(wave.wave, agent.id),
             h('vscode-button', { class: 'remove-agent', secondary: true, 'aria-label': `Remove agent ${agent.id}` }, ['Remove'], {
               click: () => this.dispatch({ type: 'removeAgent', wave: wave.wave, agentId: agent.id }),
             }),
@@ -507,6 +519,14 @@ export class PlannerView {
     const focusedClass = this.focusMemo();
     this.lanes.replaceChildren(...lanes, add);
     this.restoreFocus(focusedClass);
+  }
+
+  /** The lane's dispatch state (in flight, finished), when the ledgers know the agent. */
+  private activityBadge(wave: number, agentId: string): HTMLElement[] {
+    const found = this.activity.find((item) => item.agent === agentId && (item.wave === undefined || item.wave === wave));
+    if (!found) return [];
+    const text = found.state === 'in-flight' ? 'in flight' : found.presumed ? 'finished (presumed)' : 'finished';
+    return [h('span', { class: 'lane-activity', 'data-state': found.state, title: `Dispatched ${found.since}` }, [text])];
   }
 
   /** Remembers which lane control had focus, so a re-render does not throw keyboard users out. */

@@ -10,6 +10,8 @@ export class ContestedDecorations implements vscode.FileDecorationProvider, vsco
   private contested = new Map<string, string>();
   private readonly gutter: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The hover of a contested file's gutter mark (EditorMarks gives the full text with command links). */
+  private hoverOf: (uri: vscode.Uri) => vscode.MarkdownString | undefined = () => undefined;
 
   constructor(extensionUri: vscode.Uri) {
     this.gutter = vscode.window.createTextEditorDecorationType({
@@ -62,6 +64,16 @@ export class ContestedDecorations implements vscode.FileDecorationProvider, vsco
     };
   }
 
+  /** Where the gutter mark's hover text comes from. */
+  setHover(hoverOf: (uri: vscode.Uri) => vscode.MarkdownString | undefined): void {
+    this.hoverOf = hoverOf;
+  }
+
+  /** Sets the gutter marks again (their hover text changed). */
+  refreshHovers(): void {
+    this.decorateEditors();
+  }
+
   private refreshAll(): void {
     this.changed.fire([...this.contested.keys()].map((uri) => vscode.Uri.parse(uri)));
     this.decorateEditors();
@@ -72,7 +84,7 @@ export class ContestedDecorations implements vscode.FileDecorationProvider, vsco
       const note = this.enabled ? this.contested.get(editor.document.uri.toString()) : undefined;
       editor.setDecorations(
         this.gutter,
-        note ? [{ range: new vscode.Range(0, 0, 0, 0), hoverMessage: `Wave Scope: ${note}` }] : [],
+        note ? [{ range: new vscode.Range(0, 0, 0, 0), hoverMessage: this.hoverOf(editor.document.uri) ?? `Wave Scope: ${note}` }] : [],
       );
     }
   }

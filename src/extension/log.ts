@@ -19,6 +19,11 @@ export class Log implements vscode.Disposable {
     this.channel.error(message);
   }
 
+  /** Shows the output channel (a result's "Show details"). */
+  show(): void {
+    this.channel.show(true);
+  }
+
   /** Logs a failure with its stack and shows `Wave Scope: <what> failed: <message>` once. */
   failure(what: string, error: unknown): void {
     this.channel.error(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -6,13 +6,14 @@
 import * as vscode from 'vscode';
 import type { ParamsOf } from '../protocol/ipc';
 import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
-import { DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification } from '../protocol/plannerProtocol';
+import type { AgentActivityView } from '../protocol/plannerProtocol';
+import { DidChangeAgentActivityNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
 import { validateDraft } from '../planner/plan/draftSave';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderPlan } from './folderPlan';
 import type { FolderPlans } from './folderPlans';
 import type { Log } from './log';
-import { saveDraftToDisk } from './planFiles';
+import type { PlanWorker } from './planWorker';
 import { PLANNER_VIEW_TYPE, PlannerPanel, plannerTitle } from './plannerPanel';
 import type { PlannerPanelServices } from './plannerPanel';
 
@@ -43,14 +44,21 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** Timings the planner webviews reported, newest last. */
   readonly timings: { name: string; milliseconds: number }[] = [];
+  private readonly draftChangedEmitter = new vscode.EventEmitter<vscode.WorkspaceFolder>();
+  /** A planner's draft changed (the editor's marks follow it). */
+  readonly onDidChangeDraft = this.draftChangedEmitter.event;
+  /** What the lanes show of the dispatch ledgers (set by activate: PlanInsights knows it). */
+  activityOf: (folder: vscode.WorkspaceFolder) => AgentActivityView[] = () => [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     readonly log: Log,
     private readonly plans: FolderPlans,
     private readonly decorations: ContestedDecorations,
+    private readonly worker: PlanWorker,
   ) {
     this.disposables.push(
+      this.draftChangedEmitter,
       plans.onDidChangeDiskPlan((plan) => this.diskPlanChanged(plan)),
       plans.onDidChangeFiles((plan) => void this.filesChanged(plan)),
       plans.onDidForgetFolder((folder) => this.panelFor(folder)?.close()),
@@ -158,14 +166,42 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     }
     if (!plan.repoRoot) return { ok: false, message: `${folder.name} is not inside a git repository.`, collisions: [] };
     const stateDirName = vscode.workspace.getConfiguration('waveScope.plan', folder.uri).get<string>('stateDirectory', 'auto');
-    const outcome = saveDraftToDisk(plan.repoRoot, draft, {
-      ignoreCase: plan.ignoreCase,
-      files: await plan.files(),
-      stateDirName: stateDirName === 'auto' ? undefined : stateDirName,
-    });
+    const files = await plan.files();
+    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName };
+    // Saving a large plan spends seconds in fsync: in the plan worker, with progress once it takes a while.
+    const saving = this.worker.run('save', work);
+    let settled = false;
+    void saving.finally(() => (settled = true)).catch(() => undefined);
+    const slow = setTimeout(() => {
+      if (settled) return;
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Wave Scope: saving the plan of ${folder.name}` }, () => saving.catch(() => undefined));
+    }, 1000);
+    let outcome: SaveOutcome;
+    try {
+      outcome = await saving;
+    } finally {
+      clearTimeout(slow);
+    }
     this.log.info(`save ${folder.name}: ${outcome.message}`);
     if (outcome.ok) await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now() });
     return outcome;
+  }
+
+  /** Saves a draft made outside the planner (a Narrow from the editor); an open planner takes it as its new base. */
+  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome> {
+    const outcome = await this.save(folder, draft);
+    const panel = this.panelFor(folder);
+    if (panel) {
+      if (outcome.ok) panel.latestDraft = draft;
+      panel.notify(DidSaveNotification, { outcome, ...(outcome.ok ? { savedDraft: draft } : {}) });
+    }
+    this.draftChangedEmitter.fire(folder);
+    return outcome;
+  }
+
+  /** Tells every open planner of `folder` which agents are in flight. */
+  showActivity(folder: vscode.WorkspaceFolder): void {
+    this.panelFor(folder)?.notify(DidChangeAgentActivityNotification, { agents: this.activityOf(folder) });
   }
 
   async draftChanged(folder: vscode.WorkspaceFolder, change: ParamsOf<typeof DraftChangedCommand>): Promise<void> {
@@ -173,6 +209,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     plan.contested = change.contested;
     if (plan.repoRoot) this.decorations.setContested(vscode.Uri.file(plan.repoRoot), change.contested);
     await plan.drafts.write({ draft: change.draft, dirty: change.dirty, updatedAt: change.updatedAt });
+    this.draftChangedEmitter.fire(folder);
   }
 
   async openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void> {
@@ -199,6 +236,8 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   private track(panel: PlannerPanel): PlannerPanel {
     const key = panel.folder.uri.toString();
     this.panels.set(key, panel);
+    // The host holds notifications until the webview is ready: the lanes start with the ledgers' state.
+    panel.notify(DidChangeAgentActivityNotification, { agents: this.activityOf(panel.folder) });
     // The browser loads the page meanwhile; git lists the files in parallel instead of after `ready`.
     void this.plans
       .get(panel.folder)

@@ -187,6 +187,24 @@ export type PlannerActionName = (typeof PLANNER_ACTIONS)[number];
 /** Run a planner action from a palette command. */
 export const DidRequestActionNotification = notificationType('didRequestAction', v.object({ action: v.picklist(PLANNER_ACTIONS) }));
 
+/** Show a wave (and the file a collision is about) in the planner: the editor's Open in Planner. */
+export const DidFocusNotification = notificationType('didFocus', v.object({ wave: v.number(), file: v.optional(v.string()) }));
+
+/** One agent's dispatch state, from the dispatch ledgers (`ledger show --json`). */
+export const AgentActivitySchema = v.object({
+  /** The wave it was dispatched in; absent when no manifest named one. */
+  wave: v.optional(v.number()),
+  agent: v.string(),
+  state: v.picklist(['in-flight', 'finished']),
+  /** Finished only because the in-flight TTL passed without evidence. */
+  presumed: v.boolean(),
+  since: v.string(),
+});
+export type AgentActivityView = v.InferOutput<typeof AgentActivitySchema>;
+
+/** Which agents are in flight and which finished changed; the lanes show it. */
+export const DidChangeAgentActivityNotification = notificationType('didChangeAgentActivity', v.object({ agents: v.array(AgentActivitySchema) }));
+
 /** Every request, command and notification of the planner, for tests and documentation. */
 export const PLANNER_PROTOCOL = {
   requests: [ReadyRequest, SavePlanRequest],
@@ -198,5 +216,7 @@ export const PLANNER_PROTOCOL = {
     DidSaveNotification,
     DidChangeTrustNotification,
     DidRequestActionNotification,
+    DidFocusNotification,
+    DidChangeAgentActivityNotification,
   ],
 } as const;

@@ -29,7 +29,7 @@ describe('the command table', () => {
     const log = new Log();
     const subscriptions: vscode.Disposable[] = [log];
     let ran = false;
-    const services: CommandServices = { extensionUri: vscode.Uri.file('/'), log, plans: api.plans, planners: api.planners, decorations: api.decorations };
+    const services: CommandServices = { extensionUri: vscode.Uri.file('/'), log, plans: api.plans, planners: api.planners, decorations: api.decorations, insights: api.insights };
     registerCommands(subscriptions, services, [
       {
         id: 'waveScopeTest.fails',

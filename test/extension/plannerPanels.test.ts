@@ -81,7 +81,7 @@ describe('planner panels: one per folder', function () {
 
   it('releasing the panels (what deactivation does) stops their listeners and leaves them open', async () => {
     const log = new Log();
-    const own = new PlannerPanels(extensionUri, log, api.plans, api.decorations);
+    const own = new PlannerPanels(extensionUri, log, api.plans, api.decorations, api.worker);
     try {
       const panel = own.open(folder);
       const webview = disposedFlag(panel.panel);

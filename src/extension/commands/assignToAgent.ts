@@ -2,6 +2,8 @@
 // folders (a folder as `dir/`) to an agent of a wave in the planner, creating the wave or the agent.
 import * as vscode from 'vscode';
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../../planner/plan/agentId';
+import { coordinatorAssignment, coordinatorFileOf, coordinatorFilesNamedBy } from '../../planner/plan/coordinatorFiles';
+import { FileIndex } from '../../planner/scope/fileIndex';
 import { DidAssignNotification } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
@@ -89,6 +91,15 @@ export const assignToAgent: WaveScopeCommand = {
     }
     // The planner creates the wave and the agent first when they are new.
     planners.open(folder).notify(DidAssignNotification, { wave, agentId, entries });
-    return { wave, agentId, entries };
+    // A coordinator file (package.json, a lockfile) is the coordinator's by default: say why, do not refuse.
+    const index = new FileIndex(await plan.files(), { ignoreCase: plan.ignoreCase });
+    const warnings = entries.flatMap((entry) =>
+      coordinatorFilesNamedBy(entry, index, { ignoreCase: plan.ignoreCase }).flatMap((file) => {
+        const kind = coordinatorFileOf(file, { ignoreCase: plan.ignoreCase });
+        return kind ? [coordinatorAssignment(agentId, entry, file, kind).message] : [];
+      }),
+    );
+    if (warnings.length > 0) void vscode.window.showWarningMessage(`Wave Scope: ${warnings.join(' ')}`);
+    return { wave, agentId, entries, warnings };
   },
 };

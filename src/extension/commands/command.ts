@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { ContestedDecorations } from '../contestedDecorations';
 import type { FolderPlans } from '../folderPlans';
 import type { Log } from '../log';
+import type { PlanInsights } from '../planInsights';
 import type { PlannerPanels } from '../plannerPanels';
 
 /** What command bodies work with. */
@@ -14,6 +15,7 @@ export interface CommandServices {
   readonly plans: FolderPlans;
   readonly planners: PlannerPanels;
   readonly decorations: ContestedDecorations;
+  readonly insights: PlanInsights;
 }
 
 /** One palette (or menu) command. */

@@ -2,10 +2,11 @@
 // (test/extension/commands.test.ts keeps the two in step).
 import { assignToAgent } from './assignToAgent';
 import type { WaveScopeCommand } from './command';
-import { installHooks } from './installHooks';
+import { narrowEntry, showInPlanner } from './editorCommands';
+import { installHooks, uninstallHooks, verifyHooks } from './installHooks';
 import { openPlanner } from './openPlanner';
 import { plannerActions } from './plannerActions';
 import { savePlan } from './savePlan';
 import { validatePlan } from './validatePlan';
 
-export const COMMANDS: readonly WaveScopeCommand[] = [openPlanner, assignToAgent, savePlan, validatePlan, installHooks, ...plannerActions];
+export const COMMANDS: readonly WaveScopeCommand[] = [openPlanner, assignToAgent, savePlan, validatePlan, installHooks, uninstallHooks, verifyHooks, showInPlanner, narrowEntry, ...plannerActions];

@@ -1,0 +1,80 @@
+// The commands the editor's marks link to: Show in Planner (a code action's and a hover's "Open in
+// Planner": the folder's planner on the wave a problem is about) and Narrow (one side of a collision
+// gives way: the entry is replaced by the files it keeps, and the plan is saved through the planner's
+// one draft save, in the plan worker).
+import * as vscode from 'vscode';
+import { DidFocusNotification } from '../../protocol/plannerProtocol';
+import type { PlanDraft } from '../../protocol/plannerProtocol';
+import type { WaveScopeCommand } from './command';
+import { pickFolder } from './pickFolder';
+
+function folderNamed(value: unknown): vscode.WorkspaceFolder | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const uri = (value as { folderUri?: unknown }).folderUri;
+  return (vscode.workspace.workspaceFolders ?? []).find((folder) => folder.uri.toString() === uri);
+}
+
+export const showInPlanner: WaveScopeCommand = {
+  id: 'waveScope.showInPlanner',
+  name: 'Open in Planner',
+  async run({ planners }, target) {
+    const folder = folderNamed(target) ?? (await pickFolder(target));
+    if (!folder) return undefined;
+    const panel = planners.open(folder);
+    const { wave, file } = (typeof target === 'object' && target !== null ? target : {}) as { wave?: unknown; file?: unknown };
+    if (typeof wave === 'number') panel.notify(DidFocusNotification, { wave, ...(typeof file === 'string' ? { file } : {}) });
+    return { folder: folder.uri.toString(), wave };
+  },
+};
+
+/** The draft with one entry of one agent replaced by the files it keeps. */
+export function narrowedDraft(draft: PlanDraft, wave: number, agent: string, entry: string, files: readonly string[]): PlanDraft | undefined {
+  const target = draft.waves.find((item) => item.wave === wave)?.agents.find((item) => item.id === agent);
+  if (!target || !target.entries.includes(entry)) return undefined;
+  return {
+    ...draft,
+    waves: draft.waves.map((item) =>
+      item.wave !== wave
+        ? item
+        : {
+            ...item,
+            agents: item.agents.map((lane) =>
+              lane.id !== agent ? lane : { ...lane, entries: [...new Set(lane.entries.flatMap((existing) => (existing === entry ? [...files] : [existing])))] },
+            ),
+          },
+    ),
+  };
+}
+
+export const narrowEntry: WaveScopeCommand = {
+  id: 'waveScope.narrowEntry',
+  name: 'Narrow',
+  async run({ plans, planners, log }, target) {
+    const folder = folderNamed(target);
+    if (!folder || typeof target !== 'object' || target === null) return undefined;
+    const { wave, agent, entry, other, files, confirm } = target as Record<string, unknown>;
+    if (typeof wave !== 'number' || typeof agent !== 'string' || typeof entry !== 'string' || !Array.isArray(files)) return undefined;
+    const kept = files.filter((file): file is string => typeof file === 'string');
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('Wave Scope: narrowing saves the plan; trust this workspace first.');
+      return undefined;
+    }
+    const plan = await plans.get(folder);
+    const draft = await plan.currentDraft(planners.panelFor(folder)?.latestDraft);
+    const next = narrowedDraft(draft, wave, agent, entry, kept);
+    if (!next) throw new Error(`wave ${wave} has no agent ${agent} with the entry ${entry} any more`);
+    if (confirm !== true) {
+      const answer = await vscode.window.showWarningMessage(
+        `Narrow ${agent}'s ${entry} to ${kept.length} file${kept.length === 1 ? '' : 's'} so ${String(other)} keeps the shared ones, and save the plan?`,
+        { modal: true, detail: kept.join('\n') },
+        'Narrow and Save',
+      );
+      if (answer !== 'Narrow and Save') return undefined;
+    }
+    const outcome = await planners.saveDraft(folder, next);
+    log.info(`narrow ${agent}'s ${entry} in wave ${wave}: ${outcome.message}`);
+    if (outcome.ok) void vscode.window.showInformationMessage(`Wave Scope: ${outcome.message}`);
+    else void vscode.window.showErrorMessage(`Wave Scope: ${outcome.message}`);
+    return outcome;
+  },
+};

@@ -1,0 +1,219 @@
+// The plan in the editor, in a real extension host: a plan on disk whose active wave has a collision
+// and gives a coordinator file to an agent yields Problems, code actions, hovers, Explorer badges and
+// the status bar item (all read through the VS Code API and the extension's own); Narrow resolves the
+// collision; declaration files with an invalid entry and a manifest `validate` rejects get problems on
+// their text; a change of the dispatch ledger moves a lane from in flight to finished. Every test
+// starts from no plan, no ledger and no kept draft, and leaves none behind.
+import * as assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { WaveScopeApi } from '../../src/extension/extension';
+import type { FolderInsight } from '../../src/extension/planInsights';
+import { extensionId, until } from './hostSupport';
+
+/** Writes a wave's declaration by hand (per-agent files, then the aggregate), as another tool could. */
+function writeWave(root: string, wave: number, agents: Record<string, string[]>): void {
+  const dir = join(root, '.claude', 'filescopes', `wave-${wave}`);
+  mkdirSync(dir, { recursive: true });
+  for (const [id, files] of Object.entries(agents)) writeFileSync(join(dir, `${id}.json`), `${JSON.stringify(files, null, 2)}\n`);
+  const records = Object.entries(agents).map(([id, files]) => ({ id, files }));
+  writeFileSync(join(root, '.claude', 'filescopes', `wave-${wave}.scopes.json`), `${JSON.stringify(records, null, 2)}\n`);
+}
+
+function writeManifest(root: string, wave: number, allowedPaths: string[]): void {
+  const manifest = { version: 1, wave, role: 'implementation', enforcement: 'strict', allowedPaths, blockedCommands: [] };
+  writeFileSync(join(root, '.claude', 'wave-scope.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+function ours(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((diagnostic) => diagnostic.source === 'Wave Scope');
+}
+
+function hoverText(hovers: vscode.Hover[]): string {
+  return hovers
+    .flatMap((hover) => hover.contents)
+    .map((content) => (content instanceof vscode.MarkdownString ? content.value : typeof content === 'string' ? content : content.value))
+    .join('\n');
+}
+
+describe('the plan in the editor (Problems, code actions, hovers, badges, status bar)', function () {
+  this.timeout(90000);
+  let api: WaveScopeApi;
+  let folder: vscode.WorkspaceFolder;
+  const root = () => folder.uri.fsPath;
+  const uri = (path: string) => vscode.Uri.joinPath(folder.uri, ...path.split('/'));
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<WaveScopeApi>(extensionId);
+    assert.ok(extension, 'Wave Scope is installed');
+    api = await extension.activate();
+    const first = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(first, 'a folder is open');
+    folder = first;
+  });
+
+  async function startClean(): Promise<void> {
+    const open = api.panelFor(folder);
+    if (open) {
+      open.close();
+      await until('the planner to close', () => api.panelFor(folder) === undefined);
+    }
+    rmSync(join(root(), '.claude'), { recursive: true, force: true });
+    rmSync(join(root(), '.orchestrator'), { recursive: true, force: true });
+    const plan = await api.plans.get(folder);
+    await plan.drafts.write({ draft: plan.diskPlan().plan, dirty: false, updatedAt: Date.now() });
+    await api.insights.refresh(folder);
+    await api.insights.refreshActivity(folder);
+  }
+
+  beforeEach(startClean);
+  after(startClean);
+
+  /** Analyses again until `probe` holds (the watchers also do it; this does not wait on them). */
+  async function insightWhere(what: string, probe: (insight: FolderInsight) => boolean): Promise<FolderInsight> {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const insight = await api.insights.refresh(folder);
+      await api.marks.update();
+      if (insight && probe(insight)) return insight;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((wake) => setTimeout(wake, 100));
+    }
+  }
+
+  /** api owns src/api/ and package.json; ui owns src/ui/ and src/api/server.ts: a collision on server.ts. */
+  async function collidingPlan(): Promise<FolderInsight> {
+    writeWave(root(), 1, { api: ['src/api/', 'package.json'], ui: ['src/ui/', 'src/api/server.ts'] });
+    writeManifest(root(), 1, ['src/api/', 'src/ui/', 'package.json']);
+    return insightWhere('the collision of wave 1', (insight) => insight.data.waves.some((wave) => wave.active && wave.collisions.length > 0));
+  }
+
+  it('a contested file of the active wave gets a problem naming the wave, both agents, their entries and the witness', async () => {
+    await collidingPlan();
+    const diagnostics = await until('the problem on server.ts', () => {
+      const found = ours(uri('src/api/server.ts'));
+      return found.length > 0 ? found : undefined;
+    });
+    const contested = diagnostics.find((diagnostic) => diagnostic.code === 'contested');
+    assert.ok(contested, JSON.stringify(diagnostics.map((item) => item.message)));
+    assert.equal(contested.severity, vscode.DiagnosticSeverity.Error);
+    for (const part of ['Wave 1', 'api (src/api/)', 'ui (src/api/server.ts)', 'witness src/api/server.ts']) assert.ok(contested.message.includes(part), `${part} in: ${contested.message}`);
+    // A file only one agent owns has no problem.
+    assert.deepEqual(ours(uri('src/api/routes/orders.ts')), []);
+  });
+
+  it('offers Open in Planner and Narrow as code actions, and Narrow resolves the collision on disk', async () => {
+    await collidingPlan();
+    await until('the problem on server.ts', () => ours(uri('src/api/server.ts')).length > 0);
+    const document = await vscode.workspace.openTextDocument(uri('src/api/server.ts'));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, new vscode.Range(0, 0, 0, 0));
+    const titles = actions.map((action) => action.title);
+    assert.ok(titles.includes('Open in Planner'), titles.join(' | '));
+    const narrow = actions.find((action) => action.title === "Narrow api's src/api/ so ui keeps the shared files");
+    assert.ok(narrow?.command, titles.join(' | '));
+
+    // Open in Planner opens the folder's planner.
+    const open = actions.find((action) => action.title === 'Open in Planner');
+    await vscode.commands.executeCommand(open?.command?.command ?? '', ...(open?.command?.arguments ?? []));
+    const panel = await until('the planner', () => api.panelFor(folder));
+    await until('the planner ready', () => panel.isReady, 45000);
+
+    const [target] = narrow.command.arguments as [Record<string, unknown>];
+    const outcome = (await vscode.commands.executeCommand(narrow.command.command, { ...target, confirm: true })) as { ok: boolean; message: string } | undefined;
+    assert.ok(outcome?.ok, outcome?.message);
+    const insight = await insightWhere('the narrowed plan', (item) => item.data.waves.some((wave) => wave.active && wave.collisions.length === 0 && wave.agents.length === 2));
+    const api1 = insight.data.waves.find((wave) => wave.active)?.agents.find((agent) => agent.id === 'api');
+    assert.ok(api1 && !api1.entries.includes('src/api/') && api1.entries.includes('src/api/routes/orders.ts'), JSON.stringify(api1));
+    await until('the problem on server.ts to go', () => ours(uri('src/api/server.ts')).every((diagnostic) => diagnostic.code !== 'contested'));
+  });
+
+  it('hovers, Explorer badges and the status bar say the same, with command links', async () => {
+    await collidingPlan();
+    await until('the problem on server.ts', () => ours(uri('src/api/server.ts')).length > 0);
+    const server = await vscode.workspace.openTextDocument(uri('src/api/server.ts'));
+    const hover = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', server.uri, new vscode.Position(0, 0)));
+    assert.ok(hover.includes('is contested: owned by api (src/api/) and ui (src/api/server.ts)'), hover);
+    assert.ok(hover.includes('command:waveScope.showInPlanner') && hover.includes('command:waveScope.narrowEntry'), hover);
+
+    // Owned: the agent's letter in its lane colour; contested: the full text in the tooltip.
+    const owned = api.marks.provideFileDecoration(uri('src/api/routes/orders.ts'));
+    assert.equal(owned?.badge, 'A');
+    assert.ok(owned?.color instanceof vscode.ThemeColor);
+    assert.equal((owned.color as unknown as { id: string }).id, 'waveScope.lane1');
+    assert.ok(owned.tooltip?.includes('owned by api (src/api/)'), owned.tooltip);
+    const ui = api.marks.provideFileDecoration(uri('src/ui/App.tsx'));
+    assert.equal(ui?.badge, 'U');
+    assert.equal((ui?.color as unknown as { id: string }).id, 'waveScope.lane2');
+    assert.ok(api.marks.provideFileDecoration(uri('src/api/server.ts'))?.tooltip?.includes('witness src/api/server.ts'));
+    // Outside every scope: the quieter hint.
+    const outside = api.marks.provideFileDecoration(uri('docs/ordering.md'));
+    assert.ok(outside?.tooltip?.includes('outside'), JSON.stringify(outside));
+    assert.equal(outside?.badge, undefined);
+
+    // The status bar: active wave, agents, collisions; the owner of the active editor.
+    assert.ok(/Wave 1 · 2 agents · 1 collision/.test(api.marks.statusItem.text), api.marks.statusItem.text);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri('src/ui/App.tsx')));
+    await until('the owner item', () => api.marks.ownerItem.text.includes('ui'));
+  });
+
+  it('warns about a coordinator file an agent owns, in Problems and when assigning it', async () => {
+    await collidingPlan();
+    const problem = await until('the coordinator problem', () => ours(uri('package.json')).find((diagnostic) => diagnostic.code === 'coordinator-file'));
+    assert.equal(problem.severity, vscode.DiagnosticSeverity.Warning);
+    assert.ok(problem.message.includes('"api"') && problem.message.includes('coordinator'), problem.message);
+    const assigned = (await vscode.commands.executeCommand('waveScope.assignToAgent', uri('package.json'), [uri('package.json')], { wave: 1, agentId: 'ui' })) as { warnings: string[] };
+    assert.equal(assigned.warnings.length, 1, JSON.stringify(assigned));
+    assert.ok(assigned.warnings[0]?.includes('package.json'));
+  });
+
+  it('puts the problems of a declaration file and of a rejected manifest on their text', async () => {
+    writeWave(root(), 1, { api: ['src/api/', '/etc/passwd'] });
+    writeManifest(root(), 1, ['/etc/passwd']);
+    await insightWhere('the file problems', (insight) => insight.data.fileProblems.length >= 2);
+    const manifest = await until('the manifest problem', () => {
+      const found = ours(uri('.claude/wave-scope.json'));
+      return found.length > 0 ? found : undefined;
+    });
+    assert.ok(manifest.some((diagnostic) => diagnostic.severity === vscode.DiagnosticSeverity.Error && diagnostic.range.start.line > 0), JSON.stringify(manifest));
+    const declarations = [...ours(uri('.claude/filescopes/wave-1/api.json')), ...ours(uri('.claude/filescopes/wave-1.scopes.json'))];
+    const entry = declarations.find((diagnostic) => diagnostic.message.includes('/etc/passwd') || diagnostic.range.start.line > 0);
+    assert.ok(entry, JSON.stringify(declarations.map((item) => [item.message, item.range.start.line])));
+    const document = await vscode.workspace.openTextDocument(uri('.claude/filescopes/wave-1/api.json'));
+    const text = document.getText(entry.range);
+    assert.ok(declarations.some((item) => document.getText(item.range).includes('/etc/passwd')), `range text ${text}`);
+  });
+
+  it('a change of the dispatch ledger moves a lane (and the status bar) from in flight to finished', async () => {
+    await collidingPlan();
+    const ledger = (at: string) => {
+      const key = 'editor-test|w1|implementation';
+      const document = { version: 1, session: 'editor-test', waveKey: key, updated: at, waves: { [key]: [{ id: 'api', desc: 'api', files: ['src/api/'], at, agent: 'api' }] } };
+      mkdirSync(join(root(), '.orchestrator'), { recursive: true });
+      writeFileSync(join(root(), '.orchestrator', 'wave-dispatch-scopes.editor-test.json'), `${JSON.stringify(document, null, 2)}\n`);
+    };
+    // Open the planner first: its lanes hear of the ledger.
+    await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+    const panel = await until('the planner', () => api.panelFor(folder));
+    await until('the planner ready', () => panel.isReady, 45000);
+
+    ledger(new Date().toISOString());
+    await until('api in flight', () => api.insights.of(folder)?.activity.activities.find((item) => item.agent === 'api' && item.state === 'in-flight'), 30000);
+    await until('the status bar in flight', () => api.marks.statusItem.text.includes('1 in flight'));
+    await until('the lane in flight', () => api.planners.activityOf(folder).some((item) => item.agent === 'api' && item.state === 'in-flight'));
+
+    // Dispatched 40 minutes ago without evidence: finished by the TTL.
+    ledger(new Date(Date.now() - 40 * 60_000).toISOString());
+    await until('api finished', () => api.insights.of(folder)?.activity.activities.find((item) => item.agent === 'api' && item.state === 'finished'), 30000);
+    await until('the status bar finished', () => api.marks.statusItem.text.includes('1 finished') && !api.marks.statusItem.text.includes('in flight'));
+    assert.ok(api.planners.activityOf(folder).some((item) => item.agent === 'api' && item.state === 'finished' && item.presumed));
+  });
+
+  it('hides the status bar item in a folder without a plan', async () => {
+    await insightWhere('no plan', (insight) => !insight.data.planOnDisk);
+    assert.equal(ours(uri('src/api/server.ts')).length, 0);
+    assert.equal(api.marks.statusShown, false);
+    await collidingPlan();
+    assert.equal(api.marks.statusShown, true);
+  });
+});
