@@ -284,7 +284,21 @@ export class EditorMarks implements vscode.FileDecorationProvider, vscode.CodeAc
 
   // ---- CodeActionProvider ------------------------------------------------------------------------
 
+  /** The last code action request (tests and the log read it). */
+  lastCodeActions: { uri: string; count: number; error?: string } | undefined;
+
   provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    try {
+      const actions = this.codeActions(document, range, context);
+      this.lastCodeActions = { uri: document.uri.toString(), count: actions.length };
+      return actions;
+    } catch (error) {
+      this.lastCodeActions = { uri: document.uri.toString(), count: 0, error: String(error) };
+      throw error;
+    }
+  }
+
+  private codeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const marks = this.marks.get(document.uri.toString()) ?? [];
     const ours = context.diagnostics.filter((diagnostic) => diagnostic.source === DIAGNOSTIC_SOURCE);
     const actions: vscode.CodeAction[] = [];

@@ -58,6 +58,8 @@ export class PlanInsights implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [this.changed];
   private generation = 0;
   private disposed = false;
+  /** How many times the ledgers were read, and why the last read found no document (tests read it). */
+  readonly activityReads = { count: 0, lastProblem: undefined as string | undefined };
   /** A folder's analysis (or activity) changed. */
   readonly onDidChange = this.changed.event;
 
@@ -148,8 +150,10 @@ export class PlanInsights implements vscode.Disposable {
       state = { insight: undefined, timer: undefined, activityTimer: undefined, activity: NO_ACTIVITY, running: undefined, again: false, watcher: undefined };
       this.states.set(key, state);
       const created = state;
-      // The ledgers live under .orchestrator/ of the checkout; any change there may move a lane.
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, `${ORCHESTRATOR_DIR_NAME}/*.json`));
+      // The ledgers live under .orchestrator/ of the checkout; any change there may move a lane. The
+      // directory itself too: a file written right after its directory is created can come before the
+      // watcher sees the new directory, and its own event is then lost.
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, `{${ORCHESTRATOR_DIR_NAME},${ORCHESTRATOR_DIR_NAME}/*.json}`));
       const poke = () => void this.readActivity(folder, created);
       watcher.onDidCreate(poke);
       watcher.onDidChange(poke);
@@ -223,8 +227,10 @@ export class PlanInsights implements vscode.Disposable {
     if (!plan.repoRoot) return;
     // Every session's ledger: the editor is no session of its own.
     const result = await runCli(this.extensionPath, plan.repoRoot, ['ledger', 'show', '--json'], { CLAUDE_CODE_SESSION_ID: undefined });
+    this.activityReads.count += 1;
     if (this.disposed || this.states.get(folder.uri.toString()) !== state) return;
     const document = jsonOf(result);
+    this.activityReads.lastProblem = document === undefined ? `${result.code ?? result.failure}: ${result.stderr}` : undefined;
     const activity = document === undefined ? { ...NO_ACTIVITY, problems: [result.failure ?? (result.stderr.trim() || 'ledger show printed no document')] } : agentActivities(document);
     for (const problem of activity.problems) this.log.warn(`dispatch ledger of ${folder.name}: ${problem}`);
     state.activity = activity;

@@ -10,7 +10,7 @@ import type { InstallPlan } from '../../node/hookInstall';
 import type { DoctorReport } from '../../node/hookDoctor';
 import { jsonOf, runCli } from '../cliRunner';
 import type { CliResult } from '../cliRunner';
-import { AGENT_CLIS_FOR_SETTINGS, HOOK_TARGET_LABELS, HOOK_TARGETS, isHookTarget } from '../hookTargets';
+import { HOOK_TARGET_LABELS, HOOK_TARGETS, isHookTarget } from '../hookTargets';
 import type { HookTarget } from '../hookTargets';
 import type { HookPreview } from '../hookPreview';
 import { settings } from '../settings';
@@ -253,6 +253,3 @@ export const verifyHooks: WaveScopeCommand = {
     return report;
   },
 };
-
-/** Keeps AGENT_CLIS_FOR_SETTINGS in use for the setting's enum (package.json) and the CLI's flags. */
-export const HOOK_AGENT_CLIS = AGENT_CLIS_FOR_SETTINGS;
