@@ -1,0 +1,74 @@
+// The plan in the editor, on screen: a plan on disk whose active wave has a collision shows the
+// status bar item (wave, agents, collisions), the contested file's problem in the Problems panel, and
+// the Explorer's marks; screenshots of each are kept in test/e2e/output/ (editor-marks-*.png).
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactPath } from '../support/codeServer.mjs';
+import { useWorkbench } from './session.mjs';
+
+/** api owns src/api/; ui owns src/ui/ and src/api/server.ts: one collision, on server.ts. */
+function writeCollidingPlan(root) {
+  const agents = { api: ['src/api/'], ui: ['src/ui/', 'src/api/server.ts'] };
+  const dir = join(root, '.claude', 'filescopes', 'wave-1');
+  mkdirSync(dir, { recursive: true });
+  for (const [id, files] of Object.entries(agents)) writeFileSync(join(dir, `${id}.json`), `${JSON.stringify(files, null, 2)}\n`);
+  const records = Object.entries(agents).map(([id, files]) => ({ id, files }));
+  writeFileSync(join(root, '.claude', 'filescopes', 'wave-1.scopes.json'), `${JSON.stringify(records, null, 2)}\n`);
+  const manifest = { version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/api/', 'src/ui/'], blockedCommands: [] };
+  writeFileSync(join(root, '.claude', 'wave-scope.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+describe('the plan in the editor, on screen', function () {
+  this.timeout(180000);
+  let session;
+  let page;
+
+  before(async function () {
+    this.timeout(240000);
+    session = await useWorkbench();
+    writeCollidingPlan(session.workspace);
+    // Loaded after the plan is on disk: the extension activates on it (workspaceContains).
+    page = await session.openFolder();
+  });
+
+  after(() => {
+    if (session) rmSync(join(session.workspace, '.claude'), { recursive: true, force: true });
+  });
+
+  it('shows the active wave, its agents and its collision in the status bar', async () => {
+    const item = page.locator('.statusbar-item', { hasText: 'Wave 1' });
+    await item.first().waitFor({ timeout: 60000 });
+    const text = (await item.first().textContent())?.trim() ?? '';
+    assert.match(text, /Wave 1 · 2 agents · 1 collision/);
+    await page.screenshot({ path: artifactPath('editor-marks-status-bar.png') });
+  });
+
+  it('lists the contested file in the Problems panel, naming both agents and the witness', async () => {
+    // Open the contested file (Quick Open), which also reveals it in the Explorer.
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10000 });
+    await input.fill('src/api/server.ts');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'server.ts' }).first().waitFor({ timeout: 20000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'server.ts' }).waitFor({ timeout: 20000 });
+    await page.keyboard.press('Control+Shift+M');
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'is contested' });
+    await row.first().waitFor({ timeout: 30000 });
+    const text = (await row.first().textContent()) ?? '';
+    for (const part of ['Wave 1', 'api (src/api/)', 'ui (src/api/server.ts)', 'witness src/api/server.ts']) assert.ok(text.includes(part), `${part} in: ${text}`);
+    await page.screenshot({ path: artifactPath('editor-marks-problems.png') });
+  });
+
+  it('marks the contested file in the Explorer', async () => {
+    const row = page.locator('.explorer-folders-view .monaco-list-row[aria-label*="server.ts"]');
+    await row.first().waitFor({ timeout: 30000 });
+    // The decoration's badge is drawn by CSS; its tooltip (the title of the label) carries the text.
+    const title = await row.first().locator('.monaco-icon-label').first().getAttribute('title');
+    assert.ok(title === null || title.includes('server.ts'), `the row is the file's: ${title}`);
+    const decorated = await row.first().locator('.monaco-decoration-itemlabel, [class*="monaco-decoration"]').count();
+    assert.ok(decorated > 0, 'the Explorer row carries a file decoration');
+    await page.screenshot({ path: artifactPath('editor-marks-explorer.png') });
+  });
+});
