@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath } from '../support/codeServer.mjs';
+import { artifactPath, plannerFrame, runCommand } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 /** api owns src/api/; ui owns src/ui/ and src/api/server.ts: one collision, on server.ts. */
@@ -33,7 +33,9 @@ describe('the plan in the editor, on screen', function () {
   });
 
   after(() => {
-    if (session) rmSync(join(session.workspace, '.claude'), { recursive: true, force: true });
+    if (!session) return;
+    rmSync(join(session.workspace, '.claude'), { recursive: true, force: true });
+    rmSync(join(session.workspace, '.orchestrator'), { recursive: true, force: true });
   });
 
   it('shows the active wave, its agents and its collision in the status bar', async () => {
@@ -70,5 +72,27 @@ describe('the plan in the editor, on screen', function () {
     const decorated = await row.first().locator('.monaco-decoration-itemlabel, [class*="monaco-decoration"]').count();
     assert.ok(decorated > 0, 'the Explorer row carries a file decoration');
     await page.screenshot({ path: artifactPath('editor-marks-explorer.png') });
+  });
+
+  it('shows on the planner\'s lane that an agent is in flight, then finished, as the dispatch ledger says', async () => {
+    const writeLedger = (at) => {
+      const key = 'e2e|w1|implementation';
+      const ledger = { version: 1, session: 'e2e', waveKey: key, updated: at, waves: { [key]: [{ id: 'api', desc: 'api', files: ['src/api/'], at, agent: 'api' }] } };
+      mkdirSync(join(session.workspace, '.orchestrator'), { recursive: true });
+      writeFileSync(join(session.workspace, '.orchestrator', 'wave-dispatch-scopes.e2e.json'), `${JSON.stringify(ledger, null, 2)}\n`);
+    };
+    writeLedger(new Date().toISOString());
+    await runCommand(page, 'Wave Scope: Open Planner');
+    const frame = plannerFrame(page);
+    const badge = frame.locator('.lane[data-agent="api"] .lane-activity');
+    await badge.waitFor({ timeout: 60000 });
+    await frame.locator('.lane[data-agent="api"] .lane-activity[data-state="in-flight"]').waitFor({ timeout: 30000 });
+    assert.equal((await badge.textContent())?.trim(), 'in flight');
+    await page.screenshot({ path: artifactPath('editor-marks-lane-in-flight.png') });
+    // Dispatched 40 minutes ago with no evidence: finished by the TTL.
+    writeLedger(new Date(Date.now() - 40 * 60_000).toISOString());
+    await frame.locator('.lane[data-agent="api"] .lane-activity[data-state="finished"]').waitFor({ timeout: 30000 });
+    assert.equal((await badge.textContent())?.trim(), 'finished (presumed)');
+    await page.screenshot({ path: artifactPath('editor-marks-lane-finished.png') });
   });
 });

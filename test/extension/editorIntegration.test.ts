@@ -229,6 +229,24 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     assert.ok(api.planners.activityOf(folder).some((item) => item.agent === 'api' && item.state === 'finished' && item.presumed));
   });
 
+  it('reports a draft wave\'s collision only when waveScope.decorations.draftWaves is on, as a warning', async () => {
+    writeWave(root(), 1, { api: ['src/api/'] });
+    writeWave(root(), 2, { docs: ['docs/'], api: ['docs/ordering.md'] });
+    writeManifest(root(), 1, ['src/api/']);
+    await insightWhere('the plan of two waves', (insight) => insight.data.activeWave === 1 && insight.data.waves.length === 1);
+    assert.equal(ours(uri('docs/ordering.md')).length, 0, 'a draft wave is quiet by default');
+    const configuration = vscode.workspace.getConfiguration('waveScope.decorations');
+    await configuration.update('draftWaves', true, vscode.ConfigurationTarget.Global);
+    try {
+      await insightWhere('both waves analysed', (insight) => insight.data.waves.length === 2);
+      const warning = await until('the draft wave problem', () => ours(uri('docs/ordering.md')).find((diagnostic) => diagnostic.code === 'contested'));
+      assert.equal(warning.severity, vscode.DiagnosticSeverity.Warning);
+      assert.ok(warning.message.startsWith('Wave 2 (draft):'), warning.message);
+    } finally {
+      await configuration.update('draftWaves', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('hides the status bar item in a folder without a plan', async () => {
     await insightWhere('no plan', (insight) => !insight.data.planOnDisk);
     assert.equal(ours(uri('src/api/server.ts')).length, 0);
