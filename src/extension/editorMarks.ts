@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { LANE_COLORS } from '../protocol/laneColors';
 import type { AgentActivity } from '../planner/dispatch/agentActivity';
+import { foldCase } from '../planner/scope/scopeEntry';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderInsight, PlanInsights } from './planInsights';
 import type { CollisionInsight, WaveInsight } from './planWork';
@@ -53,7 +54,7 @@ export function badgeOf(agent: string): string {
 
 /** The theme colour id of a lane colour (contributed in package.json as waveScope.lane1 … lane8). */
 export function laneThemeColor(color: string, index: number): string {
-  const at = LANE_COLORS.indexOf(color.toLowerCase() as (typeof LANE_COLORS)[number]);
+  const at = LANE_COLORS.indexOf(foldCase(color) as (typeof LANE_COLORS)[number]);
   const slot = at >= 0 ? at : ((index % LANE_COLORS.length) + LANE_COLORS.length) % LANE_COLORS.length;
   return `waveScope.lane${slot + 1}`;
 }
