@@ -186,8 +186,10 @@ describe('the planner in a real extension host', function () {
     // The installer writes the settings of the state directory a plan is in.
     await assignApiAndUi();
     await saveOk();
-    const result = (await vscode.commands.executeCommand('waveScope.installHooks', folder.uri)) as { ok: boolean; message: string };
-    assert.equal(result.ok, true, result.message);
+    // The choice and the confirmation a person gives in the pickers (hooks.test.ts covers the preview).
+    const options = { folderUri: folder.uri.toString(), targets: ['claude', 'git'], confirm: true, preview: false };
+    const result = (await vscode.commands.executeCommand('waveScope.installHooks', options)) as { done: boolean; message: string };
+    assert.equal(result.done, true, result.message);
     const settings = JSON.parse(readFileSync(join(stateDir(), 'settings.json'), 'utf8'));
     assert.match(JSON.stringify(settings.hooks), /wave-scope/);
     assert.match(readFileSync(join(folder.uri.fsPath, '.git', 'hooks', 'pre-commit'), 'utf8'), /wave-scope/);
