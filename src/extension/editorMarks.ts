@@ -173,6 +173,7 @@ export class EditorMarks implements vscode.FileDecorationProvider, vscode.CodeAc
   readonly ownerItem = vscode.window.createStatusBarItem('waveScope.owner', vscode.StatusBarAlignment.Left, 49);
   private readonly changedDecorations = new vscode.EventEmitter<vscode.Uri[] | undefined>();
   readonly onDidChangeFileDecorations = this.changedDecorations.event;
+  private updates = 0;
   /** Whether the status bar item is shown (a StatusBarItem cannot say). */
   statusShown = false;
   /** Marks by file URI (string). */
@@ -213,6 +214,8 @@ export class EditorMarks implements vscode.FileDecorationProvider, vscode.CodeAc
 
   /** Recomputes diagnostics, badges and the status bar from every folder's insight. */
   async update(): Promise<void> {
+    // An update that reads files can be overtaken by a newer one: only the newest applies its marks.
+    const mine = ++this.updates;
     const next = new Map<string, FileMark[]>();
     const entries: [vscode.Uri, vscode.Diagnostic[]][] = [];
     for (const insight of this.insights.all()) {
@@ -240,6 +243,7 @@ export class EditorMarks implements vscode.FileDecorationProvider, vscode.CodeAc
         ]);
       }
     }
+    if (mine !== this.updates) return;
     this.marks = next;
     this.diagnostics.clear();
     this.diagnostics.set(entries);

@@ -32,8 +32,15 @@ describe('the plan in the editor, on screen', function () {
     page = await session.openFolder();
   });
 
-  after(() => {
+  after(async () => {
     if (!session) return;
+    // The page and the workspace's view state are shared with the specs after this one: leave no
+    // open editor (it would be revealed again), no expanded folder, no plan and no ledger.
+    if (page && !page.isClosed()) {
+      await runCommand(page, 'View: Close All Editors').catch(() => {});
+      await runCommand(page, 'File: Collapse Folders in Explorer').catch(() => {});
+      await page.keyboard.press('Control+Shift+M').catch(() => {});
+    }
     rmSync(join(session.workspace, '.claude'), { recursive: true, force: true });
     rmSync(join(session.workspace, '.orchestrator'), { recursive: true, force: true });
   });
