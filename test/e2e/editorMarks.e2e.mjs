@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, plannerFrame, runCommand } from '../support/codeServer.mjs';
+import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 /** api owns src/api/; ui owns src/ui/ and src/api/server.ts: one collision, on server.ts. */
@@ -23,27 +23,20 @@ describe('the plan in the editor, on screen', function () {
   this.timeout(180000);
   let session;
   let page;
+  /** A folder of its own (the demo repository): the shared workspace's view state stays untouched. */
+  let fixture;
+  const root = () => fixture.root;
 
   before(async function () {
     this.timeout(240000);
     session = await useWorkbench();
-    writeCollidingPlan(session.workspace);
+    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-editor-marks-' });
+    writeCollidingPlan(root());
     // Loaded after the plan is on disk: the extension activates on it (workspaceContains).
-    page = await session.openFolder();
+    page = await session.openFolder(root());
   });
 
-  after(async () => {
-    if (!session) return;
-    // The page and the workspace's view state are shared with the specs after this one: leave no
-    // open editor (it would be revealed again), no expanded folder, no plan and no ledger.
-    if (page && !page.isClosed()) {
-      await runCommand(page, 'View: Close All Editors').catch(() => {});
-      await runCommand(page, 'File: Collapse Folders in Explorer').catch(() => {});
-      await page.keyboard.press('Control+Shift+M').catch(() => {});
-    }
-    rmSync(join(session.workspace, '.claude'), { recursive: true, force: true });
-    rmSync(join(session.workspace, '.orchestrator'), { recursive: true, force: true });
-  });
+  after(() => fixture?.remove());
 
   it('shows the active wave, its agents and its collision in the status bar', async () => {
     const item = page.locator('.statusbar-item', { hasText: 'Wave 1' });
@@ -85,8 +78,8 @@ describe('the plan in the editor, on screen', function () {
     const writeLedger = (at) => {
       const key = 'e2e|w1|implementation';
       const ledger = { version: 1, session: 'e2e', waveKey: key, updated: at, waves: { [key]: [{ id: 'api', desc: 'api', files: ['src/api/'], at, agent: 'api' }] } };
-      mkdirSync(join(session.workspace, '.orchestrator'), { recursive: true });
-      writeFileSync(join(session.workspace, '.orchestrator', 'wave-dispatch-scopes.e2e.json'), `${JSON.stringify(ledger, null, 2)}\n`);
+      mkdirSync(join(root(), '.orchestrator'), { recursive: true });
+      writeFileSync(join(root(), '.orchestrator', 'wave-dispatch-scopes.e2e.json'), `${JSON.stringify(ledger, null, 2)}\n`);
     };
     writeLedger(new Date().toISOString());
     await runCommand(page, 'Wave Scope: Open Planner');
