@@ -1,9 +1,6 @@
 // The extension's bridge to the plan on disk. Reading goes through readPlan; saving through the
 // planner's one draft save (src/planner/plan/draftSave.ts: every wave proven disjoint first, then the
-// safe chain), with the Node file system; installing hooks through the bundled CLI.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// safe chain), with the Node file system. (Hooks are installed through the bundled CLI: cliRunner.ts.)
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
@@ -64,24 +61,5 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     stateDirName: options.stateDirName,
     ownIds: processLocalSessionIds({ env: process.env }),
     fsAt: nodeDeclarationFs,
-  });
-}
-
-/** Runs the bundled CLI's `install-hooks` in the repository (a child process: the extension host never waits on it). */
-export function installHooksInto(repoRoot: string, extensionPath: string): Promise<{ ok: boolean; message: string }> {
-  const cli = join(extensionPath, 'dist', 'cli.js');
-  if (!existsSync(cli)) return Promise.resolve({ ok: false, message: `the bundled CLI is missing (${cli})` });
-  return new Promise((resolve) => {
-    // In desktop VS Code process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it a plain Node.
-    execFile(
-      process.execPath,
-      [cli, 'install-hooks'],
-      { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const text = `${stdout ?? ''}${stderr ?? ''}`.trim();
-        if (!error) resolve({ ok: true, message: text || 'hooks installed' });
-        else resolve({ ok: false, message: text || `install-hooks exited ${error.code ?? error.signal ?? error.message}` });
-      },
-    );
   });
 }
