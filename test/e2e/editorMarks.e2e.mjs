@@ -2,7 +2,7 @@
 // status bar item (wave, agents, collisions), the contested file's problem in the Problems panel, and
 // the Explorer's marks; screenshots of each are kept in test/e2e/output/ (editor-marks-*.png).
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
