@@ -8,6 +8,7 @@ import { repeat } from 'lit/directives/repeat.js';
 import { styleProps } from './styleProps';
 import type { AgentDraft, ClaimConflictSummary, WaveDraft } from '../../src/protocol/plannerProtocol';
 import { compileScopeEntry } from '../../src/planner/scope/scopeEntry';
+import { collisionNote } from '../collisionText';
 import { checkEntry } from '../entryInput';
 import type { EntryCheck } from '../entryInput';
 import { entryWarnings } from '../entryWarnings';
@@ -36,16 +37,6 @@ function factsOf(entry: string, ignoreCase: boolean): { warnings: EntryWarning[]
     spellingFacts.set(key, facts);
   }
   return facts;
-}
-
-/** The sentence of one collision, seen from one side. */
-export function collisionNote(collision: WaveCollision, side: 0 | 1): string {
-  const other = collision.agents[1 - side] as string;
-  const theirs = collision.entries[1 - side] as string;
-  if (collision.shared > 0) {
-    return `Collides with ${other} (${theirs}): ${count(collision.shared, 'existing file')} owned by both, e.g. ${collision.witness}`;
-  }
-  return `Collides with ${other} (${theirs}): no file today, but any path like ${collision.witness} would be owned by both`;
 }
 
 export class AgentLane extends PlannerPart {

@@ -7,28 +7,10 @@ import type { TemplateResult } from 'lit';
 import type { ClaimConflictSummary } from '../../src/protocol/plannerProtocol';
 import { resolutionsOf } from '../planAnalysis';
 import type { Resolution, WaveCollision } from '../planAnalysis';
+import { collisionReason, resolutionLabel } from '../collisionText';
 import { selectedWave } from '../plannerState';
 import { clockTime, count } from '../wording';
 import { icons, PlannerPart } from './base';
-
-/** Why two entries collide, in one sentence. */
-export function collisionReason(collision: WaveCollision): string {
-  if (collision.shared > 0) {
-    return collision.shared === 1
-      ? `Both own 1 existing file: ${collision.witness}.`
-      : `Both own ${count(collision.shared, 'existing file')}, e.g. ${collision.witness}.`;
-  }
-  return `No file today, but any path like ${collision.witness} would be owned by both.`;
-}
-
-/** The label of a resolution button. */
-export function resolutionLabel(resolution: Resolution): string {
-  if (resolution.kind === 'remove') return `Remove ${resolution.entry} from ${resolution.agent}`;
-  const files = resolution.files ?? [];
-  return files.length === 1
-    ? `Narrow ${resolution.agent}’s ${resolution.entry} to ${files[0]}`
-    : `Narrow ${resolution.agent}’s ${resolution.entry} to its ${count(files.length, 'file')}`;
-}
 
 export class CollisionPanel extends PlannerPart {
   protected override render(): TemplateResult | typeof nothing {
