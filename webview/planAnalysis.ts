@@ -245,11 +245,12 @@ export interface Resolution {
 }
 
 /**
- * The narrowing of `entry` (held by `agentId`) that gives up what `otherAgentId` owns: the files the entry
- * matches that the other agent does not. For a collision over existing files it drops them; for one over
- * paths that do not exist yet it keeps the entry's files of today as plain paths, which no pattern of the
- * other agent reaches. Undefined when nothing would be left, when a plain path would stay itself, or when
- * it would be more than `limit` paths (then "remove" is the resolution).
+ * The narrowing of `entry` (held by `agentId`) that resolves its collision with `otherAgentId`: the files
+ * the entry matches that no other agent of the wave owns (so the narrowing never trades one collision for
+ * another). For a collision over existing files it drops them; for one over paths that do not exist yet it
+ * keeps the entry's files of today as plain paths, which no pattern of another agent reaches. Undefined
+ * when nothing would be left, when a plain path would stay itself, or when it would be more than `limit`
+ * paths (then "remove" is the resolution).
  */
 export function narrowEntry(
   wave: WaveDraft,
@@ -259,9 +260,8 @@ export function narrowEntry(
   cache: MatchCache,
   limit = 200,
 ): string[] | undefined {
-  const other = wave.agents.find((agent) => agent.id === otherAgentId);
-  if (!other) return undefined;
-  const theirs = new Set(other.entries.flatMap((item) => [...cache.filesOf(item)]));
+  if (!wave.agents.some((agent) => agent.id === otherAgentId)) return undefined;
+  const theirs = new Set(wave.agents.filter((agent) => agent.id !== agentId).flatMap((agent) => agent.entries.flatMap((item) => [...cache.filesOf(item)])));
   const mine = cache.filesOf(entry);
   const kept = mine.filter((file) => !theirs.has(file));
   if (kept.length === 0 || kept.length > limit) return undefined;

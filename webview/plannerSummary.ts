@@ -78,14 +78,17 @@ export function summarize(input: SummaryInput): Summary {
   else if (save.kind === 'failed') status = { text: save.uncertain ? 'Save not confirmed' : 'Not saved', tone: 'error', detail: save.message };
   else if (state.dirty) status = { text: 'Unsaved changes', tone: 'pending' };
   else if (save.kind === 'saved') status = { text: `Saved at ${clockTime(save.at)}`, tone: 'ok' };
+  else if (!state.diskPlan.waves.some((item) => item.agents.length > 0)) status = { text: 'No plan saved yet', tone: 'info' };
   else status = { text: 'Saved', tone: 'ok', detail: 'The draft is the plan on disk.' };
 
-  const diskActive = state.diskPlan.activeWave;
+  // Enforced means: the manifest on disk names this wave, and the wave on disk has agents.
+  const diskWave = wave && state.diskPlan.waves.find((item) => item.wave === wave.wave);
+  const enforcedOnDisk = wave !== undefined && state.diskPlan.activeWave === wave.wave && (diskWave?.agents.length ?? 0) > 0;
   let enforcement: string;
   if (!wave) enforcement = '';
-  else if (active && diskActive === wave.wave) enforcement = 'Active: the hooks enforce this wave';
+  else if (active && enforcedOnDisk) enforcement = 'Active: the hooks enforce this wave';
   else if (active) enforcement = 'Active once saved';
-  else if (diskActive === wave.wave) enforcement = 'Not active once saved: nothing enforces it then';
+  else if (enforcedOnDisk) enforcement = 'Not active once saved: nothing enforces it then';
   else enforcement = 'Not active: nothing enforces this wave';
 
   let next: NextAction | undefined;

@@ -73,6 +73,17 @@ describe('planner wave analysis', () => {
     assert.equal(narrowEntry(draft, 'b', 'src/a.ts', 'a', cache), undefined, 'nothing left: remove instead');
   });
 
+  it('narrowing never trades one collision for another: it gives up what any other agent owns', () => {
+    const cache = new MatchCache(files);
+    // a's src/ collides with b (src/a.ts) and with c (src/util/x.ts); narrowing against b alone used to
+    // keep src/util/x.ts as a plain path, a fresh collision with c.
+    const draft = wave({ a: ['src/'], b: ['src/a.ts'], c: ['src/util/x.ts'] });
+    const narrowed = narrowEntry(draft, 'a', 'src/', 'b', cache);
+    assert.deepEqual(narrowed, ['src/b.ts']);
+    const after = analyzeWave(wave({ a: narrowed ?? [], b: ['src/a.ts'], c: ['src/util/x.ts'] }), cache);
+    assert.deepEqual(after.collisions, []);
+  });
+
   it('expands each spelling once (cache)', () => {
     const cache = new MatchCache(files);
     const first = cache.filesOf('src/');

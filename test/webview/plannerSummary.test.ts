@@ -99,6 +99,13 @@ describe('planner summary: one status that is always true (issue 14, bug 5)', ()
     });
   }
 
+  it('a repository without a plan: nothing claims to be saved or enforced', () => {
+    // What the host reads for a repository without any plan: an empty wave 1 the manifest will name.
+    const summary = summaryOf(initialState(plan({ 1: {} }, 1)));
+    assert.equal(summary.status.text, 'No plan saved yet');
+    assert.equal(summary.enforcement, 'Active once saved');
+  });
+
   it('before the host answered, nothing claims to be saved', () => {
     assert.match(summaryOf(initialState(disk), { ready: false }).status.text, /Loading/);
     assert.equal(summaryOf(initialState(disk), { ready: false }).canSave, false);
