@@ -51,13 +51,13 @@ describe('the planner in a multi-root workspace', function () {
 
   it('saves into the chosen folder only', async () => {
     const planner = await openBetaPlanner();
-    await planner.locator('vscode-button.add-agent').click();
-    const input = planner.locator('.lane[data-agent="agent-1"] .glob-input input');
+    await planner.locator('button.add-agent').click();
+    const input = planner.locator('.lane[data-agent="agent-1"] .glob-input');
     await input.fill('lib/');
     await input.press('Enter');
     await planner.locator('.entry[data-entry="lib/"]').waitFor({ timeout: 10000 });
-    await planner.locator('vscode-button.save').click();
-    await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
+    await planner.locator('button.save').click();
+    await planner.locator('.save-status[data-tone="ok"]').waitFor({ timeout: 15000 });
     assert.deepEqual(JSON.parse(readFileSync(join(beta.root, '.claude', 'filescopes', 'wave-1', 'agent-1.json'), 'utf8')), ['lib/']);
     assert.equal(existsSync(join(alpha.root, '.claude')), false, 'the other folder has no plan written');
   });
