@@ -10,6 +10,14 @@ const watch = process.argv.includes('--watch');
 // One source for the version: package.json, injected where the CLI prints it (src/cli/messages.ts).
 const { version } = JSON.parse(await readFile(new URL('./package.json', import.meta.url), 'utf8'));
 
+// `hook post-bash|stop|turn-start` load the backstop from its own bundle, so the write gate's bundle stays lean.
+const backstopHookOutside = {
+  name: 'backstop-hook-outside',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/backstopHook$/ }, () => ({ path: './backstop-hook.js', external: true }));
+  },
+};
+
 /** @type {esbuild.BuildOptions[]} */
 const bundles = [
   {
@@ -30,6 +38,16 @@ const bundles = [
     // Minified: parsing is part of every write's latency (the linked source map keeps traces readable).
     minify: true,
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [backstopHookOutside],
+  },
+  {
+    // The backstop's hooks, loaded by dist/hook.js only when one of them is called.
+    entryPoints: ['src/cli/commands/backstopHook.ts'],
+    outfile: 'dist/backstop-hook.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
   },
   {
     // The dispatch guard's hooks, loaded by dist/hook.js only for `hook pre-dispatch` / `hook subagent-start`.

@@ -2,7 +2,9 @@
 // paths, half globs (`src/mod<i>/sub<k>/**` plus one test glob: `src/mod<i>/**/*.test.ts` per agent, or a
 // `**/*.test.ts` shared by all agents), against K known files `src/mod<i%64>/sub<(i/64)%50>/file<i>.ts`
 // (every 10th a `.test.ts`). Measures in-process `findCollisions` and `wave-scope validate --assert-disjoint`
-// as a whole process (known files from a file, and from `git ls-files` in a real repository).
+// as a whole process (known files from a file, and from `git ls-files` in a real repository). Also measures what
+// the write gate does on every hook call: normalising and compiling a manifest's entries (plain paths,
+// directories, globs and brace lists), then matching one path against them.
 //
 //   node --import tsx bench/scopeEngine.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { findCollisions } from '../src/planner/scope/collisions';
 import { FileIndex } from '../src/planner/scope/fileIndex';
+import { compileScopeEntry, normalizeScopeEntry } from '../src/planner/scope/scopeEntry';
 import type { ScopeRecord } from '../src/planner/scope/collisions';
 
 const cli = join(__dirname, '..', 'dist', 'cli.js');
@@ -77,12 +80,41 @@ function gitRepositoryWith(files: readonly string[], dir: string): void {
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
+/** A manifest's entries as the write gate sees them: 40% plain paths, 20% directories, 30% globs, 10% brace lists. */
+function gateEntries(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    const kind = i % 10;
+    if (kind < 4) return `src/mod${i}/sub${i % 7}/file${i}.ts`;
+    if (kind < 6) return `src/mod${i}/`;
+    if (kind < 9) return `src/mod${i}/**/*.test.ts`;
+    return `src/mod${i}/{index,main}.{ts,tsx}`;
+  });
+}
+
+/** Normalise and compile every entry afresh (no cache, as in a new hook process), then match one path. */
+function timeCompilation(entries: readonly string[]): { median: number; min: number } {
+  const times: number[] = [];
+  let matched = 0;
+  for (let run = 0; run < 41; run += 1) {
+    const started = performance.now();
+    const compiled = entries.map((entry) => compileScopeEntry(normalizeScopeEntry(entry)));
+    if (compiled.some((entry) => entry.matches('src/mod9/index.tsx'))) matched += 1;
+    const elapsed = performance.now() - started;
+    if (run > 0) times.push(elapsed);
+  }
+  if (matched !== 41) throw new Error('the gate workload must match its probe path');
+  return { median: median(times), min: Math.min(...times) };
+}
+
 export function runScopeEngineBenchmark(): void {
   const scenarios = [
     { agents: 32, entries: 50, files: 100_000, inProcessTarget: 100, processTarget: 1000 },
     { agents: 64, entries: 100, files: 200_000, inProcessTarget: undefined, processTarget: 3000 },
   ];
   console.log(`Scope engine (median of ${runs} runs; node ${process.version})`);
+  const compilation = timeCompilation(gateEntries(500));
+  console.log(`\nWrite gate's per-call work: normalise and compile 500 entries, match one path (median of 40 runs)`);
+  console.log(`  normalise + compile + match               median ${ms(compilation.median)}, min ${ms(compilation.min)}`);
   for (const scenario of scenarios) {
     const files = knownFiles(scenario.files);
     const work = mkdtempSync(join(tmpdir(), 'wave-scope-bench-'));

@@ -19,7 +19,10 @@ const suites = [
   { name: 'build', command: ['npm', 'run', 'build'], single: true },
   { name: 'typecheck', command: ['npm', 'run', 'typecheck'], single: true },
   { name: 'lint', command: ['npm', 'run', 'lint'], single: true },
-  { name: 'unit, planner and CLI (mocha)', command: ['npx', 'mocha', '--reporter', 'test/support/countingReporter.cjs'] },
+  // Installs Debian's bubblewrap for the confinement tests of `run --confine` (in the mocha suite, which
+  // `uses` it: the suite runs either way, and without bubblewrap those tests fail, never skip).
+  { name: 'bubblewrap setup', command: ['bash', 'test/support/setupBubblewrap.sh'], single: true, provides: 'bubblewrap' },
+  { name: 'unit, planner and CLI (mocha)', command: ['npx', 'mocha', '--reporter', 'test/support/countingReporter.cjs'], uses: 'bubblewrap' },
   // Real-host suites. The setup step installs what they need (Debian chromium, code-server) once; when it
   // fails, every suite that `needs` it counts as failed without running.
   { name: 'browser host setup', command: ['bash', 'test/support/setupBrowserHost.sh'], single: true, provides: 'browser host' },
@@ -42,7 +45,7 @@ const provided = new Set();
 const selected = (suite) => only.length === 0 || only.some((word) => suite.name.includes(word));
 
 for (const [index, suite] of suites.entries()) {
-  const neededBySelected = suite.provides && suites.some((other) => other.needs === suite.provides && selected(other));
+  const neededBySelected = suite.provides && suites.some((other) => (other.needs === suite.provides || other.uses === suite.provides) && selected(other));
   if (!selected(suite) && !neededBySelected) continue;
   if (suite.needs && !provided.has(suite.needs)) {
     failed += 1;

@@ -1,6 +1,7 @@
 import { printLine, processIo, reportError } from './cliIo';
 import type { CliIo, CommandRunner } from './cliIo';
 import { runAmend } from './commands/amend';
+import { runCommit } from './commands/commit';
 import { runDigest } from './commands/digest';
 import { provideDispatchCommands } from './commands/dispatchHooks';
 import { runHook } from './commands/hook';
@@ -11,6 +12,7 @@ import { runPlan } from './commands/plan';
 import { runPreDispatch, runSubagentStart } from './commands/preDispatch';
 import { runPublish } from './commands/publish';
 import { runRelease } from './commands/release';
+import { runRun } from './commands/run';
 import { runSync } from './commands/sync';
 import { runValidate } from './commands/validate';
 import { runVerify } from './commands/verify';
@@ -29,6 +31,8 @@ const commands: Record<string, CommandRunner> = {
   sync: runSync,
   release: runRelease,
   verify: runVerify,
+  run: runRun,
+  commit: runCommit,
 };
 
 // dist/cli.js is one self-contained file: it hands the dispatch hooks it bundles to the hook loader.

@@ -42,6 +42,8 @@ Commands:
   sync           bring a wave published by another clone into this checkout, so its hooks enforce it
   release        end this clone's claim on a wave
   verify         check that every path a branch changes lies in its agent's published scope
+  run            run one agent turn under the backstop (and optionally confined): changes outside its scope fail it
+  commit         commit exactly the in-scope changes of an agent's last recorded turn
 
 Run "wave-scope <command> --help" for a command's options. Exit codes: docs/cli.md.`,
   unknownCommand: (name: string) => `unknown command "${name}". Run "wave-scope --help" for the list.`,
@@ -563,4 +565,165 @@ export const claimsMessages = {
   unreadable: (claimedBy: string, problems: string) => `  ${claimedBy}: its plan cannot be read (${problems})`,
   conflict: (localWave: number, agent: string, entry: string, claimedBy: string, otherAgent: string, otherEntry: string, witness: string, more: number) =>
     `  CLAIMED wave ${localWave} agent "${agent}" ${entry}: ${witness} is ${claimedBy} (agent "${otherAgent}", ${otherEntry})${more > 0 ? `, and ${more} more colliding entr${more === 1 ? 'y' : 'ies'}` : ''}`,
+} satisfies Catalogue;
+
+// --- run, commit, hook post-bash / stop / turn-start (the turn backstop) ----------------------------
+// Entries carry no "ERROR:"/"WARNING:" prefix and no final newline: print them with reportError,
+// reportWarning, reportNote or printLine (src/cli/cliIo.ts).
+
+/** How a change is named in a report: its kind, padded, then the path (and where a rename went). */
+function changeText(change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }): string {
+  const rename = change.renamedTo !== undefined ? ` (renamed to ${change.renamedTo})` : change.renamedFrom !== undefined ? ` (renamed from ${change.renamedFrom})` : '';
+  return `${change.kind.padEnd(8)} ${change.path}${rename}`;
+}
+
+const violationWhy: Record<string, string> = {
+  'outside-scope': 'outside the scope',
+  'control-file': 'control state: never written by an agent',
+  'no-agent-scope': 'the agent has no usable scope file',
+  'outside-root': 'outside the repository',
+  'invalid-path': 'a path that cannot be checked',
+};
+
+function shortEntries(entries: readonly string[]): string {
+  if (entries.length === 0) return '(none: nothing may be changed)';
+  const shown = entries.slice(0, 12).join(', ');
+  return entries.length > 12 ? `${shown}, … and ${entries.length - 12} more` : shown;
+}
+
+function exitText(exit: { code?: number; signal?: string; error?: string }): string {
+  if (exit.error !== undefined) return `could not be started (${exit.error})`;
+  if (exit.signal !== undefined) return `was killed by ${exit.signal}`;
+  return `exited with code ${exit.code ?? '?'}`;
+}
+
+export const backstopMessages = {
+  runUsage: `Usage: wave-scope run --wave N --agent ID [--state-dir DIR] [--commit] [--confine] [--writable PATH]...
+                      [--watch-ignored ENTRY]... -- <command> [args...]
+
+  Runs one agent turn under the backstop: snapshot of the work tree, the command (stdio passed through,
+  signals forwarded; its environment gains WAVE_SCOPE_WAVE, WAVE_SCOPE_AGENT, WAVE_SCOPE_STATE_DIR),
+  snapshot again, and every created, modified or deleted path judged against the agent's own scope file
+  DIR/filescopes/wave-N/ID.json (no scope file or an empty one allows nothing). Any change outside it
+  fails the turn: exit 3, each path named, nothing committed, the work tree left exactly as it is, and
+  HEAD put back (soft) if the turn moved it. The turn is recorded in .orchestrator/backstop/turns/.
+
+  --commit              commit exactly the turn's in-scope changes when it passes and the command exits 0
+  --confine             Linux: run the command in a bubblewrap sandbox where only the scope's files and
+                        directories (and temp, cache, --writable) can be written; .git stays read-only
+  --writable PATH       with --confine: also writable (outside the repository), e.g. ~/.claude
+  --watch-ignored ENTRY also watch ignored paths the entry names (e.g. .env); WAVE_SCOPE_WATCH_IGNORED
+                        adds more, ":"-separated
+  --state-dir DIR       the state directory (default: the one this session resolves to, else .claude)
+
+  Exit codes: 0 in scope and the command exited 0 (and committed, with --commit); 1 in scope, but the
+  command failed (its exit code or signal is printed); 2 bad arguments, or the turn could not be
+  started or checked; 3 a change outside the scope; 4 in scope, but the commit failed.`,
+  commitUsage: `Usage: wave-scope commit --wave N --agent ID
+
+  Commits exactly the in-scope changes of the agent's last turn recorded by "wave-scope run"
+  (.orchestrator/backstop/turns/waveN/ID.json), path by path: each one judged again against the agent's
+  scope as it is now, and only while it still holds what the turn left. A failed, unchecked or unfinished
+  turn is never committed.
+
+  Exit codes: 0 committed (or nothing left to commit); 1 no usable turn record, or the turn is unfinished
+  or already committed; 2 bad arguments or not in a git repository; 3 the turn failed its scope check;
+  4 the commit failed.`,
+  hookUsage: `Usage: wave-scope hook <post-bash|stop|turn-start> [--agent-cli claude|codex]
+
+  post-bash    after a shell command (PostToolUse on Bash): what changed since this session's previous
+               call, judged by the write gate's rules; out-of-scope changes are fed back to the agent
+  stop         at the end of a turn (Stop, SubagentStop): the same check
+  turn-start   when a person submits a prompt (UserPromptSubmit): takes a new baseline, reports nothing`,
+
+  missingCommand: 'name the command after "--": wave-scope run --wave N --agent ID -- <command> [args...]',
+  writableNeedsConfine: '--writable goes with --confine',
+  writableInsideRepository: (path: string) => `--writable ${path} lies inside the repository: grant repository paths through the agent's scope, not here`,
+  badWatchIgnored: (entry: string, detail: string) => `--watch-ignored "${entry}": ${detail}`,
+  unknownHookCli: (value: string) => `unknown --agent-cli "${value}" (the backstop hooks speak claude and codex)`,
+
+  offRepository: (cwd: string) => `${cwd} is not inside a git repository: the backstop is a no-op for this turn (nothing is checked or committed)`,
+  confineNeedsRepository: '--confine needs a git repository: with none, there is no scope to confine the turn to; the command was not run',
+  confineUnavailable: (detail: string) =>
+    `cannot confine the turn (${detail}); the command was not run. --confine never runs a turn unconfined: install bubblewrap (Debian: apt-get install bubblewrap), or run without --confine and rely on the backstop alone`,
+  noScope: (agent: string, path: string, problem: string) =>
+    `agent "${agent}" has no usable scope file (${path} ${problem}): it may change nothing, and any change fails the turn`,
+  emptyScope: (agent: string, path: string) => `agent "${agent}"'s scope ${path} is empty: it may change nothing, and any change fails the turn`,
+  confinementNote: (note: { kind: string; entry?: string; path?: string; files?: number }) => {
+    switch (note.kind) {
+      case 'root-glob':
+        return `--confine: "${note.entry}" names files at the repository root, which stays read-only; only the ${note.files} existing file(s) it names are writable`;
+      case 'cannot-create':
+        return `--confine: "${note.entry}" cannot be created inside the sandbox (${note.path}: no directory below the repository root to grant)`;
+      case 'outside-repository':
+        return `--confine: "${note.entry}" leads outside the repository (${note.path}); it is not made writable`;
+      case 'parent-granted':
+        return `--confine: "${note.entry}" does not exist yet; ${note.path} is writable so it can be created (the backstop judges everything else written there)`;
+      default:
+        return `--confine: ${note.path} lies inside the repository and is not made writable`;
+    }
+  },
+  confined: (count: number) => `--confine: the command runs in a bubblewrap sandbox; ${count} path(s) writable, everything else read-only`,
+  turnNotStarted: (detail: string) => `cannot start the turn (${detail}); the command was not run`,
+  recordNotWritten: (path: string, detail: string) => `the turn record ${path} could not be written (${detail})`,
+
+  commandEnded: (program: string, exit: { code?: number; signal?: string; error?: string }) => `wave-scope run: ${program} ${exitText(exit)}`,
+  turnInScope: (agent: string, wave: number, changes: number) =>
+    `wave-scope run: turn of agent "${agent}" (wave ${wave}): ${changes} change${changes === 1 ? '' : 's'}, all inside its scope`,
+  turnOutOfScope: (agent: string, wave: number, count: number) =>
+    `turn of agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope:`,
+  violationLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string) =>
+    `  ${changeText(change)}  (${violationWhy[kind] ?? kind})`,
+  commitsOutOfScope: 'commits of the turn that touch paths outside the scope:',
+  commitLine: (hash: string, subject: string, paths: readonly string[]) => `  ${hash} ${JSON.stringify(subject)}: ${paths.join(', ')}`,
+  commitsTruncated: (max: number) => `(the turn reached more than ${max} commits; only the newest ${max} were checked)`,
+  allowedLine: (against: string, entries: readonly string[]) => `allowed (${against}): ${shortEntries(entries)}`,
+  nothingCommitted: 'the turn failed: nothing of it is committed, and the work tree is left exactly as the turn left it (nothing reset, nothing deleted)',
+  headRestored: (before: string, after: string) =>
+    `HEAD had moved during the turn (${after} → back to ${before}): a soft reset, the index and the work tree are as the turn left them; the turn's commits stay reachable by their hashes`,
+  headRestoreFailed: (detail: string) => `HEAD had moved during the turn and could not be put back (${detail}); put it back yourself with "git reset --soft <commit before the turn>"`,
+  turnUnchecked: (detail: string) => `the turn could not be checked after the command (${detail}); it counts as failed: nothing was committed`,
+  committed: (commit: string, count: number) => `wave-scope run: committed ${count} path${count === 1 ? '' : 's'} as ${commit}`,
+  nothingToCommit: 'wave-scope run: nothing to commit (the turn changed nothing that git does not already hold)',
+  commitFailed: (detail: string) => `the commit of the turn's changes failed (${detail}); they are left uncommitted in the work tree`,
+  drifted: (paths: readonly string[]) => `not committed, changed again since the turn ended: ${paths.join(', ')}`,
+  notCommittedCommandFailed: 'the command did not succeed, so nothing was committed ("wave-scope commit" commits the turn later if you want it)',
+  turnRecord: (path: string) => `turn record: ${path}`,
+
+  noRecord: (path: string) => `no turn recorded at ${path}: run the turn with "wave-scope run" first`,
+  damagedRecord: (path: string) => `${path} is not a turn record Wave Scope can use; nothing was committed`,
+  recordedTurnRunning: (path: string) => `the turn in ${path} has not finished (or its supervisor died): nothing was committed`,
+  recordedTurnFailed: (path: string) => `the turn in ${path} failed its scope check: nothing of it is ever committed`,
+  recordedTurnUnchecked: (path: string) => `the turn in ${path} could not be checked: nothing of it is committed`,
+  recordedTurnCommitted: (path: string, commit: string) => `the turn in ${path} is committed already (${commit})`,
+  noLongerInScope: (paths: readonly string[]) => `not committed, outside the agent's scope as it is now: ${paths.join(', ')}`,
+  committedTurn: (commit: string, count: number) => `committed ${count} path${count === 1 ? '' : 's'} as ${commit}`,
+  nothingLeftToCommit: 'nothing left to commit: git already holds every change of the turn',
+
+  shellHeader: (hook: 'post-bash' | 'stop') =>
+    hook === 'stop' ? 'Wave Scope: this turn changed files outside your scope:' : 'Wave Scope: the last command changed files outside your scope:',
+  shellLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string) =>
+    `- ${changeText(change)} (${violationWhy[kind] ?? kind})`,
+  shellWarnHeader: 'Wave Scope (enforcement "warn"): these changes are outside the scope and stay as they are:',
+  shellAdvice:
+    'What to do: if you made these changes, undo exactly them (restore the file from git, remove what you created) and stay inside your scope. If you did not make them, another agent or a person did: leave them alone and tell the coordinator. Never edit the manifest or filescopes/.',
+  shellInvalidManifest: (path: string, problems: readonly string[]) =>
+    `Wave Scope cannot check what the last command changed: the wave manifest ${path} is unusable (${problems.join('; ')}). Stop changing files until the coordinator repairs it.`,
+  shellDamaged:
+    'Wave Scope could not read the snapshot it kept after the previous command, so what changed since then was not checked; it took a new one. If that was not you, tell the coordinator.',
+  shellFailed: (detail: string) =>
+    `Wave Scope could not check what the last command changed (${detail}). Tell the coordinator; "wave-scope run" checks the whole turn.`,
+  shellPayload: (detail: string) => `Wave Scope could not read this hook call (${detail}); nothing was checked. Check that the hook is registered for the right agent CLI (docs/hooks.md).`,
+  shellOffRepository: (cwd: string) => `wave-scope hook: ${cwd} is not inside a git repository; nothing to check`,
+} satisfies Catalogue;
+
+// --- scope entry warnings (engineer "scope"): typos the grammar accepts; never change an exit code ----------
+
+export const scopeWarningMessages = {
+  /** A warning about an entry of a sidecar's record; `warning` is the scope engine's sentence. */
+  inSidecar: (path: string, record: string, warning: string) => `sidecar ${path}, record "${record}": ${warning}`,
+  /** A warning about an entry of one agent's scope file. */
+  inScopeFile: (path: string, warning: string) => `scope file ${path}: ${warning}`,
+  /** A warning about an entry of a record piped on stdin (plan write, materialize). */
+  inRecords: (record: string, warning: string) => `record "${record}" on stdin: ${warning}`,
 } satisfies Catalogue;

@@ -8,7 +8,8 @@ import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:f
 import { join } from 'node:path';
 import { nodeDeclarationFs, readTextIfExists } from './declarationFs';
 import { ensureRealDirectory } from './eventLog';
-import { formatLedger, ledgerLockRelativePath, ledgerRelativePath, ORCHESTRATOR_DIR, parseLedger } from '../planner/dispatch/sessionLedger';
+import { formatLedger, ledgerLockRelativePath, ledgerRelativePath, parseLedger } from '../planner/dispatch/sessionLedger';
+import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
 import type { LedgerRead, SessionLedger } from '../planner/dispatch/sessionLedger';
 
 /**
@@ -65,7 +66,7 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
   const started = clock();
   let problem = 'the lock is held by another hook';
   try {
-    ensureRealDirectory(location.root, ORCHESTRATOR_DIR);
+    ensureRealDirectory(location.root, ORCHESTRATOR_DIR_NAME);
   } catch (error) {
     return { held: false, waitedMs: 0, problem: (error as Error).message, release() {} };
   }

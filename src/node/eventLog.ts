@@ -4,7 +4,7 @@
 // Never follows a symbolic link on the way (a planted link cannot turn the append into a write elsewhere).
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EVENTS_FILE } from '../planner/dispatch/sessionLedger';
+import { EVENTS_FILE } from '../planner/plan/stateDirNames';
 import { formatEventLine } from '../planner/dispatch/dispatchEvents';
 
 function errorCode(error: unknown): string | undefined {

@@ -169,4 +169,28 @@ describe('wave-scope materialize (built CLI, real git repository)', () => {
     assert.equal(result.status, 0);
     assert.match(result.stdout, /^Usage: wave-scope materialize --state-dir DIR --wave N/);
   });
+
+  it('prints a typo warning for each suspicious entry on stdin, and still writes (exit 0)', () => {
+    const result = run(['--state-dir', '.claude', '--wave', '2'], [
+      { id: 'alice', files: ['src/{a.ts,}', 'src/lib/**/*.{ts'] },
+      { files: ['README.md'], id: 'coordinator' },
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(
+      result.stderr,
+      'WARNING: record "alice" on stdin: scope entry "src/{a.ts,}" has an empty alternative between its braces, so it also names every file beneath src/ (remove the stray comma if that is not meant)\n' +
+        'WARNING: record "alice" on stdin: scope entry "src/lib/**/*.{ts" has an unclosed "{" in "*.{ts", which is read as a literal "{", not as a list of alternatives\n',
+    );
+    assert.deepEqual(JSON.parse(readFileSync(join(repo.root, '.claude/filescopes/wave-2/alice.json'), 'utf8')), ['src/{a.ts,}', 'src/lib/**/*.{ts']);
+  });
+
+  it('prints the warnings before refusing invalid input, whose exit code stays 1', () => {
+    const result = run(['--state-dir', '.claude', '--wave', '2'], [
+      { id: 'alice', files: ['src/[a', '../outside.ts'] },
+    ]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^WARNING: record "alice" on stdin: scope entry "src\/\[a" has an unclosed "\["/);
+    assert.match(result.stderr, /\nERROR: .*climbs out of the repository/);
+    assert.deepEqual(stateFiles(), []);
+  });
 });

@@ -133,4 +133,36 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     const result = run(['show']);
     assert.equal(result.stdout, 'State dir .claude: no manifest (.claude/wave-scope.json)\nNo wave declared.\n');
   });
+
+  it('plan write prints a typo warning for an entry on stdin and still writes the plan (exit 0)', () => {
+    const result = run(
+      ['write', '--wave', '1', '--role', 'implementation'],
+      [
+        { id: 'alice', files: ['src/cart/{total.ts,}'] },
+        { id: 'bob', files: ['src/ui/'] },
+      ],
+      'sess-1',
+    );
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(
+      result.stderr,
+      'WARNING: record "alice" on stdin: scope entry "src/cart/{total.ts,}" has an empty alternative between its braces, so it also names every file beneath src/cart/ (remove the stray comma if that is not meant)\n',
+    );
+    assert.ok(existsSync(manifestAt()));
+  });
+
+  it('plan write prints the warning before the step that stops it, and keeps that step\'s exit code', () => {
+    const result = run(['write', '--wave', '1', '--role', 'implementation'], [
+      { id: 'alice', files: ['src/{cart/total.ts,ui/[abc}'] },
+      { id: 'bob', files: ['src/cart/total.ts'] },
+    ]);
+    assert.equal(result.status, 1);
+    const lines = result.stderr.split('\n');
+    assert.equal(
+      lines[0],
+      'WARNING: record "alice" on stdin: scope entry "src/{cart/total.ts,ui/[abc}" has an unclosed "[" in "[abc", which is read as a literal "[", not as a set of characters',
+    );
+    assert.match(lines[1] ?? '', /^ERROR: plan write stopped at step "assert-disjoint"/);
+    assert.equal(existsSync(manifestAt()), false);
+  });
 });

@@ -218,4 +218,69 @@ describe('wave-scope validate (built CLI, real git repositories)', () => {
       assert.doesNotMatch(run.stderr, /both claim/);
     });
   });
+
+  describe('typo warnings (docs/scope-grammar.md § 6): WARNING lines on stderr that never change the exit code', () => {
+    const emptyAlternative =
+      'WARNING: sidecar wave.json, record "api": scope entry "src/api/{server.ts,}" has an empty alternative between its braces, so it also names every file beneath src/api/ (remove the stray comma if that is not meant)\n';
+
+    it('a disjoint wave with a typo still exits 0 and echoes the manifest; the warning names the sidecar, the record and the entry', () => {
+      const path = sidecar('wave.json', [
+        { id: 'api', files: ['src/api/{server.ts,}'] },
+        { id: 'ui', files: ['src/ui/[abc', 'src/ui/**/*.{tsx'] },
+      ]);
+      const text = manifest(['src/api/', 'src/ui/']);
+      const run = validate(['--assert-disjoint', path], text);
+      assert.equal(run.status, 0);
+      assert.equal(run.stdout, text);
+      assert.equal(
+        run.stderr,
+        emptyAlternative +
+          'WARNING: sidecar wave.json, record "ui": scope entry "src/ui/[abc" has an unclosed "[" in "[abc", which is read as a literal "[", not as a set of characters\n' +
+          'WARNING: sidecar wave.json, record "ui": scope entry "src/ui/**/*.{tsx" has an unclosed "{" in "*.{tsx", which is read as a literal "{", not as a list of alternatives\n',
+      );
+    });
+
+    it('the warning explains a collision the typo causes, and the exit code stays the collision\'s', () => {
+      const path = sidecar('wave.json', [
+        { id: 'api', files: ['src/api/{server.ts,}'] },
+        { id: 'ops', files: ['src/api/health.ts'] },
+      ]);
+      const run = validate(['--assert-disjoint', path, '--no-manifest']);
+      assert.equal(run.status, 1);
+      assert.equal(
+        run.stderr,
+        `${emptyAlternative}ERROR: agents "api" and "ops" both claim src/api/{server.ts,} and src/api/health.ts (for example src/api/health.ts)\n`,
+      );
+    });
+
+    it('with --json the report alone is on stdout', () => {
+      const path = sidecar('wave.json', [{ id: 'api', files: ['src/api/{server.ts,}'] }]);
+      const run = validate(['--assert-disjoint', path, '--no-manifest', '--json']);
+      assert.equal(run.status, 0);
+      assert.deepEqual(JSON.parse(run.stdout), { ok: true, collisions: [], duplicateIds: [] });
+      assert.equal(run.stderr, emptyAlternative);
+    });
+
+    it('warns about the entries of a scope file too, and reads a sidecar used twice once', () => {
+      repo.write({ 'scope.json': JSON.stringify(['src/api/[ab', 'src/api/*.ts']) });
+      const path = sidecar('wave.json', [{ id: 'api', files: ['src/api/{server.ts,}'] }]);
+      const run = validate(['--assert-subset', 'scope.json', '--assert-disjoint', path, '--union', path], manifest(['src/api/']));
+      assert.equal(run.status, 0);
+      assert.equal(
+        run.stderr,
+        'WARNING: scope file scope.json: scope entry "src/api/[ab" has an unclosed "[" in "[ab", which is read as a literal "[", not as a set of characters\n' + emptyAlternative,
+      );
+      assert.deepEqual(JSON.parse(run.stdout).slice(0, 1), ['src/api/{server.ts,}']);
+    });
+
+    it('a clean wave gets no warning (the CLI never says "matches nothing"), and a rejected entry gets its error, not a warning', () => {
+      const clean = sidecar('clean.json', [{ id: 'api', files: ['src/{api,shared}/*.ts', 'src/ui/{App}.tsx', 'src/**/*.py'] }]);
+      assert.equal(validate(['--assert-disjoint', clean, '--no-manifest']).stderr, '');
+      const rejected = sidecar('bad.json', [{ id: 'api', files: ['{,}'] }]);
+      const run = validate(['--assert-disjoint', rejected, '--no-manifest']);
+      assert.equal(run.status, 2);
+      assert.match(run.stderr, /^ERROR: sidecar bad\.json: .*"\{,\}" expands to no path at all/);
+      assert.doesNotMatch(run.stderr, /WARNING/);
+    });
+  });
 });

@@ -10,7 +10,7 @@ import { readTextIfExists } from '../../node/declarationFs';
 import { forEachLine } from '../../node/transcriptLines';
 import { SCOPE_CHECKED_EVENT, sessionHash } from '../../planner/dispatch/dispatchEvents';
 import { dispatchedDigests, joinDigests } from '../../planner/dispatch/digestJoin';
-import { EVENTS_FILE } from '../../planner/dispatch/sessionLedger';
+import { EVENTS_FILE } from '../../planner/plan/stateDirNames';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
 import { extractScopeEcho } from '../../planner/scope/scopeDigest';

@@ -197,6 +197,8 @@ export async function runHook(args: string[], io: CliIo): Promise<number> {
   if (name === 'enforce-write') return runEnforceWrite(rest, io);
   if (name === 'commit-guard') return runCommitGuard(rest, io);
   if (name !== undefined && DISPATCH_HOOK_NAMES.includes(name)) return runDispatchHook(name, rest, io);
+  // The backstop's hooks live in their own bundle (dist/backstop-hook.js): enforce-write never loads them.
+  if (name === 'post-bash' || name === 'stop' || name === 'turn-start') return (await import('./backstopHook')).runBackstopHook(name, rest, io);
   if (name === undefined || name === '--help' || name === '-h') {
     printLine(io, hookMessages.usage);
     return name === undefined ? 2 : 0;

@@ -12,7 +12,8 @@ import { appendEvent } from '../../node/eventLog';
 import { probeTranscript } from '../../node/transcriptLines';
 import { ledgerResetEvent } from '../../planner/dispatch/dispatchEvents';
 import type { Liveness } from '../../planner/dispatch/liveness';
-import { allRecords, ORCHESTRATOR_DIR, recordKey, sanitizeSessionId } from '../../planner/dispatch/sessionLedger';
+import { allRecords, recordKey, sanitizeSessionId } from '../../planner/dispatch/sessionLedger';
+import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
 import { locateDispatchRoot, sessionOf } from './dispatchContext';
 import { ledgersIn } from './ledgerFiles';
@@ -95,7 +96,7 @@ export async function runLedger(args: string[], io: CliIo): Promise<number> {
       printLine(io, JSON.stringify({ version: LEDGER_VIEW_VERSION, root, session: session === undefined ? null : sanitizeSessionId(session), ledgers: views }, null, 2));
       return 0;
     }
-    if (views.length === 0) printLine(io, say.ledgerNoneAtAll(join(root, ORCHESTRATOR_DIR)));
+    if (views.length === 0) printLine(io, say.ledgerNoneAtAll(join(root, ORCHESTRATOR_DIR_NAME)));
     for (const view of views) printView(io, view);
     return 0;
   }

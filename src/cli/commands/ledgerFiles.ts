@@ -4,13 +4,14 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ledgerLocation, readLedger } from '../../node/dispatchLedgerStore';
 import type { LedgerLocation } from '../../node/dispatchLedgerStore';
-import { LEDGER_FILE_PATTERN, ORCHESTRATOR_DIR, waveOfKey } from '../../planner/dispatch/sessionLedger';
+import { LEDGER_FILE_PATTERN, waveOfKey } from '../../planner/dispatch/sessionLedger';
+import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 
 /** Every session's ledger under `root`, by session. */
 export function ledgersIn(root: string): LedgerLocation[] {
   let names: string[];
   try {
-    names = readdirSync(join(root, ORCHESTRATOR_DIR));
+    names = readdirSync(join(root, ORCHESTRATOR_DIR_NAME));
   } catch {
     return [];
   }

@@ -7,11 +7,12 @@ import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';
+import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
 import { parseCommandLine, parseWave, readArguments, readRecords, UsageProblem } from '../commandLine';
-import { declarationMessages as say } from '../messages';
+import { declarationMessages as say, scopeWarningMessages } from '../messages';
 
 function existsNoFollow(path: string): boolean {
   try {
@@ -46,6 +47,9 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
   const { wave, records } = input;
   const stateDir = resolve(io.cwd, input.stateDirOption);
   const repository = locateCommandRepository(io.cwd);
+  for (const { record, warning } of scopeRecordWarnings(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
+    reportWarning(io, scopeWarningMessages.inRecords(record, warning.message));
+  }
   const result = materializeWave(
     {
       stateDir,

@@ -9,10 +9,11 @@ import type { PlanView } from '../../planner/plan/planReader';
 import { resolveWriteStateDir, writeWavePlan } from '../../planner/plan/planWriter';
 import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArguments, UsageProblem } from '../commandLine';
-import { declarationMessages as say, planShowMessages as show } from '../messages';
+import { declarationMessages as say, planShowMessages as show, scopeWarningMessages } from '../messages';
 import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
 import { claimsForPlanShow, formatClaimsView } from './syncShared';
 
@@ -69,6 +70,9 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
   const { wave, role, enforcement, records } = input;
 
   const repository = locateCommandRepository(io.cwd);
+  for (const { record, warning } of scopeRecordWarnings(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
+    reportWarning(io, scopeWarningMessages.inRecords(record, warning.message));
+  }
   const ownIds = processLocalSessionIds({ env: io.env });
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);

@@ -13,11 +13,13 @@ import { normalizeRecordEntry, parseScopeRecords, ScopeInputError } from '../../
 import type { ScopeRecord } from '../../planner/scope/collisions';
 import { union } from '../../planner/scope/scopeUnion';
 import { expandTestSiblings } from '../../planner/scope/testSiblings';
+import { scopeEntryWarnings, scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
+import { ScopeEngineBug } from '../../planner/scope/scopeAlgebra';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, reportBadArguments } from '../commandLine';
 import { locateCommandRepository } from '../commandRepository';
-import { validateMessages } from '../messages';
+import { scopeWarningMessages, validateMessages } from '../messages';
 
 /** Input the command cannot work with: exit 2 with one `ERROR:` line. */
 class UnusableInput extends Error {}
@@ -60,25 +62,37 @@ function locateRepository(io: CliIo, knownFilesPath: string | undefined, ignoreC
 
 function readSidecar(path: string, io: CliIo, repository: Repository): ScopeRecord[] {
   const json = readJsonFile(path, io.cwd, 'sidecar');
+  let records: ScopeRecord[];
   try {
-    return parseScopeRecords(json, { repoRoot: repository.root, ignoreCase: repository.ignoreCase, files: repository.files });
+    records = parseScopeRecords(json, { repoRoot: repository.root, ignoreCase: repository.ignoreCase, files: repository.files });
   } catch (error) {
     if (error instanceof ScopeInputError) throw new UnusableInput(validateMessages.badSidecar(path, error.message));
     throw error;
   }
+  for (const { record, warning } of scopeRecordWarnings(json, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
+    reportWarning(io, scopeWarningMessages.inSidecar(path, record, warning.message));
+  }
+  return records;
 }
 
 function readScopeFile(path: string, io: CliIo, repository: Repository): string[] {
   const json = readJsonFile(path, io.cwd, 'scope file');
   if (!Array.isArray(json)) throw new UnusableInput(validateMessages.scopeFileNotArray(path));
+  let entries: string[];
   try {
-    return json.map((entry: unknown, index) =>
+    entries = json.map((entry: unknown, index) =>
       normalizeRecordEntry(entry, `entry ${index + 1}`, { repoRoot: repository.root, ignoreCase: repository.ignoreCase }),
     );
   } catch (error) {
     if (error instanceof ScopeInputError) throw new UnusableInput(validateMessages.badScopeFile(path, error.message));
     throw error;
   }
+  for (const entry of json as string[]) {
+    for (const warning of scopeEntryWarnings(entry, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
+      reportWarning(io, scopeWarningMessages.inScopeFile(path, warning.message));
+    }
+  }
+  return entries;
 }
 
 async function readManifest(io: CliIo): Promise<{ manifest: WaveManifest; text: string }> {
@@ -177,6 +191,11 @@ export async function runValidate(args: string[], io: CliIo): Promise<number> {
     }
     if (error instanceof ScopeEntryError) {
       reportError(io, validateMessages.badAllowedPath(error.message));
+      return 2;
+    }
+    // The engine refused one of its own answers: an internal error, reported as one, and nothing decided.
+    if (error instanceof ScopeEngineBug) {
+      reportError(io, error.message);
       return 2;
     }
     throw error;

@@ -3,17 +3,12 @@
 // decides, and writes it back (src/node/dispatchLedgerStore.ts holds the lock and the atomic write); the
 // subagent-start hook binds a subagent's `agent_id` to its record; `wave-scope ledger` shows and resets
 // it; the VS Code side reads the same JSON. Everything here is pure.
+import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { createHash } from 'node:crypto';
 import { normalizeScopeEntry } from '../scope/scopeEntry';
 
 /** Version of the ledger document. */
 export const LEDGER_VERSION = 1;
-
-/** The directory the ledger, its lock and the events live in, relative to the repository root. */
-export const ORCHESTRATOR_DIR = '.orchestrator';
-
-/** The events file (one JSON record per line), relative to the repository root. */
-export const EVENTS_FILE = `${ORCHESTRATOR_DIR}/metrics/events.jsonl`;
 
 /** Records kept at most; the oldest beyond this are dropped (a session rarely dispatches more than a few hundred). */
 export const MAX_LEDGER_RECORDS = 1000;
@@ -29,12 +24,12 @@ export function sanitizeSessionId(sessionId: string | undefined): string {
 
 /** `.orchestrator/wave-dispatch-scopes.<session>.json`, relative to the repository root. */
 export function ledgerRelativePath(sessionId: string | undefined): string {
-  return `${ORCHESTRATOR_DIR}/wave-dispatch-scopes.${sanitizeSessionId(sessionId)}.json`;
+  return `${ORCHESTRATOR_DIR_NAME}/wave-dispatch-scopes.${sanitizeSessionId(sessionId)}.json`;
 }
 
 /** `.orchestrator/wave-dispatch-scopes.<session>.lock`, relative to the repository root. */
 export function ledgerLockRelativePath(sessionId: string | undefined): string {
-  return `${ORCHESTRATOR_DIR}/wave-dispatch-scopes.${sanitizeSessionId(sessionId)}.lock`;
+  return `${ORCHESTRATOR_DIR_NAME}/wave-dispatch-scopes.${sanitizeSessionId(sessionId)}.lock`;
 }
 
 /** Ledger files of every session, to list them (`wave-scope ledger show` without a session). */

@@ -19,3 +19,12 @@ export const LAUNCHER_FILE_NAME = 'wave-scope-hook.cjs';
 
 /** A brace glob naming every state directory's manifest and declarations: what a watcher of the plan watches. */
 export const STATE_FILES_GLOB = `{${STATE_DIR_NAMES.join(',')}}/{${MANIFEST_FILE_NAME},${FILESCOPES_DIR_NAME}/**}`;
+
+/**
+ * The directory of runtime state at the root of the coordinator's checkout: dispatch ledgers, turn
+ * records, hook baselines, telemetry. Never part of a plan, never a scope's territory.
+ */
+export const ORCHESTRATOR_DIR_NAME = '.orchestrator';
+
+/** The telemetry events file (one JSON record per line), relative to the repository root. */
+export const EVENTS_FILE = `${ORCHESTRATOR_DIR_NAME}/metrics/events.jsonl`;

@@ -7,7 +7,7 @@
 // Each distinct pair of spellings is decided once, exactly (src/planner/scope/scopeAlgebra.ts), then reported for
 // every pair of agents that declared it.
 import { FileIndex } from './fileIndex';
-import { compiledEntry, intersectCompiled, knownWitness } from './scopeAlgebra';
+import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, respelledWitness } from './scopeAlgebra';
 import { foldCase } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
 
@@ -150,7 +150,7 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   const witnessFor = realWitnesses(meetings, knownFiles);
   const collisions: Array<Collision & { order: [number, number] }> = [];
   for (const { left, right, witness: synthesised } of meetings) {
-    const witness = witnessFor(left.entry, right.entry) ?? synthesised;
+    const witness = witnessFor(left.entry, right.entry) ?? (knownFiles === undefined ? synthesised : respelledWitness(left.entry, right.entry, synthesised, knownFiles));
     const kind = left.entry.kind === 'plain' || right.entry.kind === 'plain' ? 'concrete' : 'glob';
     for (const leftOwner of left.owners) {
       for (const rightOwner of right.owners) {
@@ -203,8 +203,12 @@ function realWitnesses(
   if (knownFiles === undefined || meetings.length === 0) return () => undefined;
   const found = new Map<string, string | undefined>();
   return (left, right) => {
-    if (left.kind === 'plain') return knownFiles.spellingOf(left.spelling);
-    if (right.kind === 'plain') return knownFiles.spellingOf(right.spelling);
+    const own = (spelling: string) => {
+      const known = knownFiles.spellingOf(spelling);
+      return known === undefined ? undefined : checkedWitness(left, right, known);
+    };
+    if (left.kind === 'plain') return own(left.spelling);
+    if (right.kind === 'plain') return own(right.spelling);
     const key = `${left.spelling}\0${right.spelling}`;
     if (!found.has(key)) found.set(key, knownWitness(left, right, knownFiles));
     return found.get(key);

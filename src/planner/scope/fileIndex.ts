@@ -48,6 +48,37 @@ export class FileIndex {
     return this.lookup().get(this.keyOf(path));
   }
 
+  /**
+   * `path` spelled as the known files spell it (their case, in ignore-case mode): a known file with the same key
+   * in its own spelling; otherwise `path` with its longest leading directory that has known files beneath it
+   * respelled, and the rest as given. In case-sensitive mode, `path` itself.
+   */
+  respell(path: string): string {
+    if (!this.ignoreCase) return path;
+    const file = this.spellingOf(path);
+    if (file !== undefined) return file;
+    const segments = path.split('/');
+    const tree = this.directoryTree();
+    for (let depth = segments.length - 1; depth > 0; depth -= 1) {
+      const directory = tree.get(this.keyOf(segments.slice(0, depth).join('/')));
+      const sample = directory === undefined ? undefined : this.sampleBeneath(directory);
+      if (sample !== undefined) return [...sample.split('/').slice(0, depth), ...segments.slice(depth)].join('/');
+    }
+    return path;
+  }
+
+  /** Some known file beneath a directory of the tree (every directory in it has one). */
+  private sampleBeneath(directory: { files: string[]; directories: string[] }): string | undefined {
+    const tree = this.directoryTree();
+    let current: { files: string[]; directories: string[] } | undefined = directory;
+    while (current !== undefined) {
+      if (current.files.length > 0) return current.files[0];
+      const next: string | undefined = current.directories[0];
+      current = next === undefined ? undefined : tree.get(next);
+    }
+    return undefined;
+  }
+
   /** Every known file once, in no particular order (no sorting needed: for scans that stop at a match). */
   inAnyOrder(): Iterable<string> {
     return this.ignoreCase ? this.lookup().values() : this.pathSet();

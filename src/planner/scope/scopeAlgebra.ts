@@ -12,6 +12,54 @@ export interface AlgebraOptions extends GrammarOptions {
 
 export type Intersection = { readonly overlaps: false } | { readonly overlaps: true; readonly witness: string };
 
+/** What the engine found wrong with its own answer. */
+export type ScopeEngineBugReason = 'witness-not-shared' | 'counterexample-not-escaping';
+
+/**
+ * A bug in the scope engine, caught by the engine checking its own answer before returning it: a witness that is
+ * not a normalised path both entries name, or a counterexample that does not escape the allowed entries. Never a
+ * verdict about the user's input; callers report it as an internal error and decide nothing from it.
+ */
+export class ScopeEngineBug extends Error {
+  constructor(
+    readonly reason: ScopeEngineBugReason,
+    /** The entries (normalised spellings) the engine was asked about. */
+    readonly entries: readonly string[],
+    /** The path that failed the check. */
+    readonly path: string,
+  ) {
+    super(
+      reason === 'witness-not-shared'
+        ? `internal error in the scope engine (please report it): the witness ${JSON.stringify(path)} it found for ${entries.map((entry) => JSON.stringify(entry)).join(' and ')} is not a path both entries name`
+        : `internal error in the scope engine (please report it): the counterexample ${JSON.stringify(path)} it found for ${JSON.stringify(entries[0])} does not escape ${entries.slice(1).map((entry) => JSON.stringify(entry)).join(', ') || 'the empty list'}`,
+    );
+    this.name = 'ScopeEngineBug';
+  }
+}
+
+/** A repository path in normal form: non-empty segments, none of them `.` or `..`. */
+export function isNormalisedPath(path: string): boolean {
+  if (path === '' || path.includes('\0')) return false;
+  for (const segment of path.split('/')) if (segment === '' || segment === '.' || segment === '..') return false;
+  return true;
+}
+
+/** The engine's check of a coverage counterexample: named by `target`, by none of `allowed`; throws ScopeEngineBug when not. */
+export function checkedCounterexample(target: CompiledScopeEntry, allowed: readonly CompiledScopeEntry[], path: string): string {
+  if (!isNormalisedPath(path) || !target.matches(path) || allowed.some((entry) => entry.matches(path))) {
+    throw new ScopeEngineBug('counterexample-not-escaping', [target.spelling, ...allowed.map((entry) => entry.spelling)], path);
+  }
+  return path;
+}
+
+/** The engine's check of every witness before it leaves the engine; throws ScopeEngineBug when it fails. */
+export function checkedWitness(left: CompiledScopeEntry, right: CompiledScopeEntry, witness: string): string {
+  if (!isNormalisedPath(witness) || !left.matches(witness) || !right.matches(witness)) {
+    throw new ScopeEngineBug('witness-not-shared', [left.spelling, right.spelling], witness);
+  }
+  return witness;
+}
+
 export type Coverage =
   | { readonly covered: true }
   /** `undecided`: the check ran out of budget; the entry counts as not covered. */
@@ -44,15 +92,13 @@ export function prefixesCompatible(left: readonly string[], right: readonly stri
  */
 export function intersectCompiled(left: CompiledScopeEntry, right: CompiledScopeEntry): Intersection {
   if (!prefixesCompatible(left.literalPrefix, right.literalPrefix)) return { overlaps: false };
-  if (left.kind === 'plain' && right.kind === 'plain') {
-    return left.matches(right.spelling) ? { overlaps: true, witness: left.spelling } : { overlaps: false };
-  }
-  if (left.kind === 'plain') return right.matches(left.spelling) ? { overlaps: true, witness: left.spelling } : { overlaps: false };
-  if (right.kind === 'plain') return left.matches(right.spelling) ? { overlaps: true, witness: right.spelling } : { overlaps: false };
+  // A plain entry's spelling is the one path it names (ParsedScopeEntry.kind), so it is its own witness.
+  if (left.kind === 'plain') return right.matches(left.spelling) ? { overlaps: true, witness: checkedWitness(left, right, left.spelling) } : { overlaps: false };
+  if (right.kind === 'plain') return left.matches(right.spelling) ? { overlaps: true, witness: checkedWitness(left, right, right.spelling) } : { overlaps: false };
   const mayMeet = left.alternatives.some((a) => right.alternatives.some((b) => !surelyDisjoint(a, b)));
   if (!mayMeet) return { overlaps: false };
   const witness = findCommonPath(automatonOf(left), automatonOf(right), left.ignoreCase);
-  return witness === undefined ? { overlaps: false } : { overlaps: true, witness };
+  return witness === undefined ? { overlaps: false } : { overlaps: true, witness: checkedWitness(left, right, witness) };
 }
 
 /** The first known file (in code-unit order) both entries name, if there is one. */
@@ -62,9 +108,9 @@ export function knownWitness(left: CompiledScopeEntry, right: CompiledScopeEntry
   // The first in code-unit order, so the witness does not depend on the order the files came in.
   let first: string | undefined;
   for (const file of prefix === '' ? files.inAnyOrder() : files.filesUnder(prefix)) {
-    if ((first === undefined || file < first) && left.matches(file) && right.matches(file)) first = file;
+    if ((first === undefined || file < first) && left.matches(file) && right.matches(file) && isNormalisedPath(file)) first = file;
   }
-  return first;
+  return first === undefined ? undefined : checkedWitness(left, right, first);
 }
 
 /**
@@ -78,7 +124,16 @@ export function intersects(a: string, b: string, options: AlgebraOptions = {}): 
   const result = intersectCompiled(left, right);
   if (!result.overlaps || options.files === undefined) return result;
   const files = options.files instanceof FileIndex ? options.files : new FileIndex(options.files, { ignoreCase });
-  return { overlaps: true, witness: knownWitness(left, right, files) ?? result.witness };
+  return { overlaps: true, witness: knownWitness(left, right, files) ?? respelledWitness(left, right, result.witness, files) };
+}
+
+/**
+ * A synthesised witness in ignore-case mode, spelled as the known files spell it: a known file with the same fold
+ * in its own spelling, otherwise the witness with its longest known leading directory respelled. Checked again.
+ */
+export function respelledWitness(left: CompiledScopeEntry, right: CompiledScopeEntry, witness: string, files: FileIndex): string {
+  if (!files.ignoreCase || !left.ignoreCase) return witness;
+  return checkedWitness(left, right, files.respell(witness));
 }
 
 /**
@@ -92,10 +147,11 @@ export function covers(allowed: readonly string[], entry: string, options: Gramm
   const candidates = allowed
     .map((spelling) => compiledEntry(normalizeScopeEntry(spelling, options), ignoreCase))
     .filter((candidate) => prefixesCompatible(candidate.literalPrefix, target.literalPrefix));
+  const escaping = (path: string) => checkedCounterexample(target, candidates, path);
   if (target.kind === 'plain') {
     return candidates.some((candidate) => candidate.matches(target.spelling))
       ? { covered: true }
-      : { covered: false, undecided: false, counterexample: target.spelling };
+      : { covered: false, undecided: false, counterexample: escaping(target.spelling) };
   }
   const verdict = checkInclusion(
     automatonOf(target),
@@ -103,6 +159,6 @@ export function covers(allowed: readonly string[], entry: string, options: Gramm
     ignoreCase,
   );
   if (verdict.included === true) return { covered: true };
-  if (verdict.included === false) return { covered: false, undecided: false, counterexample: verdict.counterexample };
+  if (verdict.included === false) return { covered: false, undecided: false, counterexample: escaping(verdict.counterexample) };
   return { covered: false, undecided: true };
 }

@@ -1,10 +1,14 @@
 // The scope grammar: how one entry of an agent's scope is spelled, normalised and parsed.
 // docs/scope-grammar.md is the user-facing description; this file is its implementation.
 //
-// An entry is normalised first (so that `./src/a.ts`, `src//a.ts` and `lib/../src/a.ts` are one entry), then
-// brace-expanded into alternatives, each split into segments, each segment into tokens. The tokens are what
-// src/planner/scope/scopeAutomaton.ts builds automata from; `compileScopeEntry` also turns them into a RegExp for
-// matching many concrete paths fast.
+// An entry is read the way minimatch reads a pattern: braces are expanded first (by minimatch's own
+// `braceExpand`, so a comma-less or unclosed brace stays literal exactly where minimatch keeps it literal), then
+// every alternative is normalised on its own (`.`, `..`, runs of `/`, a trailing `/`), split into segments and
+// each segment into tokens. The tokens are what src/planner/scope/scopeAutomaton.ts builds automata from;
+// `compileScopeEntry` also turns them into a RegExp for matching many concrete paths fast.
+//
+// The stored spelling of an entry is chosen afterwards, and only ever one whose own alternatives are the same
+// normalised alternatives (checked, not assumed): see `chooseSpelling`.
 import { braceExpand } from 'minimatch';
 
 /** Why an entry was rejected; machine-readable. */
@@ -18,7 +22,8 @@ export type ScopeEntryErrorReason =
   | 'negation'
   | 'extglob'
   | 'posix-class'
-  | 'too-many-alternatives';
+  | 'too-many-alternatives'
+  | 'unspellable-braces';
 
 /** A scope entry that cannot be used. `message` is for a person and names the entry. */
 export class ScopeEntryError extends Error {
@@ -63,8 +68,18 @@ export type PatternSegment =
 export interface ParsedScopeEntry {
   /** The normalised spelling (what is stored and shown). */
   readonly spelling: string;
-  /** `plain`: exactly one path. `glob`: a pattern (a trailing `/` entry is a glob: `src/` ≡ `src/**`). */
+  /**
+   * `plain`: the entry names exactly one path, and `spelling` is that path (so callers may look the spelling up
+   * as a file). `glob`: anything else, a pattern or several alternatives (`src/` ≡ `src/**` is a glob;
+   * `{a,b}` is a glob; `{a..a}` and `{,b}` normalise to the plain `a` and `b`).
+   */
   readonly kind: 'plain' | 'glob';
+  /**
+   * The normalised brace alternatives, in the order of their first appearance, duplicates removed: each a
+   * repository path or pattern, with a trailing `/` when it names a directory (`src/{lib/..,x}` → `src/`, `src/x`).
+   * Not case-folded.
+   */
+  readonly expansions: readonly string[];
   /** The brace alternatives, each a sequence of segments (case-folded when parsed with `ignoreCase`). */
   readonly alternatives: ReadonlyArray<readonly PatternSegment[]>;
   /** The literal leading directory segments every path this entry names starts with (case-folded when ignoring case). */
@@ -93,14 +108,16 @@ function fail(reason: ScopeEntryErrorReason, entry: string, why: string): never 
 const EXTGLOB = /[?*+@!]\(/;
 const POSIX_CLASS = /\[:[a-z]+:\]/;
 const WINDOWS_DRIVE = /^[A-Za-z]:\//;
+/** The characters after which a spelling is no longer a literal path (what the write gate's prefilter reads too). */
+const GLOB_CHARACTER = /[*?[{]/;
 
 function isAbsolute(path: string): boolean {
   return path.startsWith('/') || WINDOWS_DRIVE.test(path);
 }
 
 /**
- * Splits at the slashes that are outside braces, so `{a/b,c}/d` keeps its brace whole.
- * (Brace alternatives may contain slashes: `{src,lib/core}/x.ts`.)
+ * Splits at the slashes that are outside braces, so `{a/b,c}/d` keeps its brace whole. Only used to propose a
+ * tidy spelling (`chooseSpelling` checks every proposal), so its idea of a brace need not be minimatch's.
  */
 function splitTopLevel(path: string): string[] {
   const parts: string[] = [];
@@ -136,11 +153,16 @@ function collapseGlobstars(parts: readonly string[]): string[] {
   return parts.filter((part, index) => !(part === '**' && parts[index - 1] === '**'));
 }
 
-function relativeToRoot(entry: string, path: string, options: GrammarOptions): string {
+function repositoryRootOf(entry: string, options: GrammarOptions): string {
   const root = options.repoRoot?.replace(/\\/g, '/').replace(/\/+$/, '');
   if (root === undefined || root === '') {
     fail('absolute-outside-root', entry, 'is an absolute path and no repository root is known: write it relative to the repository root');
   }
+  return root;
+}
+
+/** The segments of `path` below the repository root, or undefined when `path` does not lie inside it. */
+function belowRoot(path: string, root: string, options: GrammarOptions): string[] | undefined {
   const resolvedPath = resolveDots(path.split('/'));
   const resolvedRoot = resolveDots(root.split('/'));
   const same = (a: string, b: string) => (options.ignoreCase ? foldCase(a) === foldCase(b) : a === b);
@@ -150,21 +172,238 @@ function relativeToRoot(entry: string, path: string, options: GrammarOptions): s
     resolvedPath.length < resolvedRoot.length ||
     !resolvedRoot.every((part, index) => same(part, resolvedPath[index] ?? ''))
   ) {
-    fail('absolute-outside-root', entry, `is an absolute path outside the repository root ${root}: scopes name files inside the repository`);
+    return undefined;
   }
-  return resolvedPath.slice(resolvedRoot.length).join('/') + (path.endsWith('/') ? '/' : '');
+  return resolvedPath.slice(resolvedRoot.length);
+}
+
+/** An absolute path (without braces) made relative to the repository root; a trailing `/` is kept. */
+function relativeToRoot(entry: string, path: string, options: GrammarOptions, alternative: boolean): string {
+  const root = repositoryRootOf(entry, options);
+  const below = belowRoot(path, root, options);
+  if (below === undefined) {
+    fail(
+      'absolute-outside-root',
+      entry,
+      alternative
+        ? `has the alternative ${JSON.stringify(path)}, an absolute path outside the repository root ${root}: scopes name files inside the repository`
+        : `is an absolute path outside the repository root ${root}: scopes name files inside the repository`,
+    );
+  }
+  return below.join('/') + (path.endsWith('/') ? '/' : '');
 }
 
 /**
- * Normalises one entry (docs/scope-grammar.md): `\` → `/`, runs of `/` collapsed, `.` segments removed, `x/..`
- * resolved, an absolute path inside `repoRoot` made relative. A trailing `/` (or `/.`, `/..`) is kept as `/` and
- * means everything beneath. Throws ScopeEntryError for entries that cannot be used.
+ * One brace alternative, normalised (docs/scope-grammar.md § 1): `.` segments and runs of `/` removed, `x/..`
+ * resolved, an absolute path inside the repository root made relative, and a trailing `/`, `/.` or `x/..` kept as
+ * one trailing `/` (everything beneath). `several` says whether messages should name the alternative.
+ */
+function normaliseAlternative(entry: string, alternative: string, options: GrammarOptions, several: boolean): string {
+  if (several && EXTGLOB.test(alternative)) {
+    fail('extglob', entry, `has the alternative ${JSON.stringify(alternative)}, an extglob such as @(a|b): write a brace list {a,b} or several entries instead`);
+  }
+  if (several && POSIX_CLASS.test(alternative)) {
+    fail('posix-class', entry, `has the alternative ${JSON.stringify(alternative)}, which uses a POSIX character class such as [[:alpha:]]: write the characters or ranges, e.g. [a-zA-Z]`);
+  }
+  // Whether it names a directory is read before an absolute path is made relative (`/repo/src/.` is `src/`).
+  const namesDirectory = endsLikeDirectory(alternative);
+  const path = isAbsolute(alternative) ? relativeToRoot(entry, alternative, options, several) : alternative;
+  // Already normal (the common case when a stored spelling is parsed): nothing to resolve.
+  if (!namesDirectory && isNormalPattern(path)) return path;
+  const resolved = resolveDots(path.split('/'));
+  if (resolved === undefined) {
+    fail(
+      'escapes-root',
+      entry,
+      several ? `has the alternative ${JSON.stringify(alternative)}, which climbs out of the repository` : 'climbs out of the repository with "..": scopes name files inside the repository',
+    );
+  }
+  if (resolved.length === 0) {
+    if (alternative === '') fail('empty', entry, 'has an empty alternative: every alternative must name something');
+    fail(
+      'names-root',
+      entry,
+      several
+        ? `has the alternative ${JSON.stringify(alternative)}, which names the repository root itself: write ** if the agent really owns every file`
+        : 'names the repository root itself: write ** if the agent really owns every file',
+    );
+  }
+  const segments = collapseGlobstars(resolved);
+  const spelling = segments.join('/');
+  // `src/**/` means what `src/**` means; keep the shorter spelling.
+  return namesDirectory && segments[segments.length - 1] !== '**' ? `${spelling}/` : spelling;
+}
+
+/** Whether the last segment of `path` is empty, `.` or `..`: then it names a directory. */
+function endsLikeDirectory(path: string): boolean {
+  return path.endsWith('/') || path === '.' || path === '..' || path.endsWith('/.') || path.endsWith('/..');
+}
+
+/** Whether `path` has no empty, `.` or `..` segment and no repeated `**`: normalisation would return it unchanged. */
+function isNormalPattern(path: string): boolean {
+  return path !== '' && !path.startsWith('/') && !path.includes('//') && !/(?:^|\/)\.\.?(?:\/|$)/.test(path) && !path.includes('**/**');
+}
+
+/**
+ * The normalised alternatives of `path` (backslashes already turned into `/`), in first-seen order, without
+ * duplicates. Braces are expanded by minimatch's `braceExpand` before anything is normalised, so `..` after a
+ * group removes one segment of each alternative, and a brace minimatch keeps literal stays literal.
+ */
+function alternativesOf(entry: string, path: string, options: GrammarOptions): string[] {
+  if (!path.includes('{')) return [normaliseAlternative(entry, path, options, false)];
+  return expandAlternatives(entry, path, options).expansions;
+}
+
+/** `alternativesOf`, and whether some alternative was an absolute path (which a stored spelling may not keep). */
+function expandAlternatives(entry: string, path: string, options: GrammarOptions): { expansions: string[]; absolute: boolean } {
+  // The common case, decided without expanding: no brace, one alternative.
+  if (!path.includes('{')) return { expansions: [normaliseAlternative(entry, path, options, false)], absolute: isAbsolute(path) };
+  const expanded = braceExpand(path, { braceExpandMax: MAX_ALTERNATIVES + 1 });
+  if (expanded.length > MAX_ALTERNATIVES) {
+    fail('too-many-alternatives', entry, `expands to more than ${MAX_ALTERNATIVES} alternatives: split it into several entries`);
+  }
+  if (expanded.length === 0) fail('empty', entry, 'expands to no path at all: every alternative of its braces is empty');
+  const several = expanded.length > 1 || expanded[0] !== path;
+  return {
+    expansions: [...new Set(expanded.map((alternative) => normaliseAlternative(entry, alternative, options, several)))],
+    absolute: expanded.some(isAbsolute),
+  };
+}
+
+/**
+ * A tidier spelling of a relative entry with braces: `.` and empty segments outside braces removed, `x/..`
+ * resolved where `x` is a brace-free segment (after a brace group, `..` stays: it removes one segment of each
+ * alternative), repeated `**` collapsed, a trailing `/`, `/.` or `x/..` kept as one `/`. Idempotent.
+ */
+function tidySpelling(path: string): string {
+  const parts = splitTopLevel(path);
+  const last = parts[parts.length - 1];
+  const namesDirectory = last === '' || last === '.' || last === '..';
+  const kept: string[] = [];
+  for (const part of parts) {
+    if (part === '' || part === '.') continue;
+    const previous = kept[kept.length - 1];
+    if (part === '..' && previous !== undefined && previous !== '..' && !/[{}]/.test(previous)) kept.pop();
+    else kept.push(part);
+  }
+  const segments = collapseGlobstars(kept);
+  const spelling = segments.join('/');
+  const tail = segments[segments.length - 1];
+  return namesDirectory && spelling !== '' && tail !== '**' && tail !== '..' ? `${spelling}/` : spelling;
+}
+
+/** The relative rest of an absolute entry with braces, when its brace-free head holds the whole repository root. */
+function stripRepositoryRoot(entry: string, path: string, options: GrammarOptions): string | undefined {
+  const root = repositoryRootOf(entry, options);
+  const headEnd = path.lastIndexOf('/', path.indexOf('{'));
+  const below = belowRoot(path.slice(0, headEnd), root, options);
+  if (below === undefined) return undefined;
+  const rest = path.slice(headEnd + 1);
+  return below.length === 0 ? rest : `${below.join('/')}/${rest}`;
+}
+
+/**
+ * `a/{b,c}/d` as `{a/b,a/c}/d`: the text before the first `{` copied into each member of that group (members split
+ * at its top-level commas), so the spelling starts with a glob character. Undefined when there is no such group.
+ * A proposal only: `chooseSpelling` checks what it means.
+ */
+function startInsideFirstGroup(spelling: string): string | undefined {
+  const open = spelling.indexOf('{');
+  if (open <= 0) return undefined;
+  const members: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let index = open + 1; index < spelling.length; index += 1) {
+    const char = spelling[index];
+    if (char === '{') depth += 1;
+    else if (char === '}' && depth > 0) depth -= 1;
+    else if ((char === ',' || char === '}') && depth === 0) {
+      members.push(spelling.slice(start, index));
+      start = index + 1;
+      if (char === '}') {
+        const head = spelling.slice(0, open);
+        return `{${members.map((member) => head + member).join(',')}}${spelling.slice(index + 1)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Characters of a path a textual prefilter takes for literal (the write gate's `compileGrants` reads these). */
+const ORDINARY = /^[\p{L}\p{N}\p{M}._\- /]*$/u;
+
+/**
+ * The text of a spelling before its first glob character, up to its last `/`, when it is a normalised directory
+ * path of ordinary characters (else ''): what a textual prefilter such as the write gate's reads as the start of
+ * every path the entry names, so every alternative must start with it.
+ */
+function literalDirectoryPrefix(spelling: string): string {
+  const glob = spelling.search(GLOB_CHARACTER);
+  const prefix = glob === -1 ? spelling : spelling.slice(0, spelling.lastIndexOf('/', glob) + 1);
+  const segments = prefix.split('/').slice(0, -1);
+  return ORDINARY.test(prefix) && segments.every((segment) => segment !== '' && segment !== '.' && segment !== '..') ? prefix : '';
+}
+
+/** Whether minimatch reads `text` without expanding anything (no brace group that expands). */
+function isBraceLiteral(text: string): boolean {
+  if (!text.includes('{')) return true;
+  const expanded = braceExpand(text, { braceExpandMax: 2 });
+  return expanded.length === 1 && expanded[0] === text;
+}
+
+/**
+ * The stored spelling of an entry whose normalised alternatives are `expansions`. One alternative that reads
+ * literally is its own spelling (`{a..a}` → `a`, `{,b}` → `b`, `{/}/../a` → `{/a`). Otherwise the first proposal
+ * that means exactly the same alternatives when read again, relative and without a repository root, and whose
+ * text before its first glob character is a prefix of every alternative (the write gate's prefilter relies on
+ * it): the tidied spelling, then the spelling as written, then one brace list of the alternatives, then the tidied
+ * spelling with its literal start moved into its first group.
+ */
+function chooseSpelling(entry: string, path: string, read: { expansions: readonly string[]; absolute: boolean }, options: GrammarOptions): string {
+  const { expansions } = read;
+  const [only] = expansions;
+  if (expansions.length === 1 && only !== undefined && isBraceLiteral(only)) return only;
+  const wanted = new Set(expansions);
+  const startsEvery = (prefix: string) => expansions.every((alternative) => alternative.startsWith(prefix));
+  const means = (candidate: string) => {
+    // The text as written, without an absolute alternative, reads back as itself: no need to expand it again.
+    if (candidate === path) return !read.absolute && startsEvery(literalDirectoryPrefix(candidate));
+    if (isAbsolute(candidate)) return false;
+    let again: string[];
+    try {
+      again = alternativesOf(candidate, candidate, {});
+    } catch (error) {
+      if (error instanceof ScopeEntryError) return false;
+      throw error;
+    }
+    return again.length === wanted.size && again.every((alternative) => wanted.has(alternative)) && startsEvery(literalDirectoryPrefix(candidate));
+  };
+  const relative = isAbsolute(path) ? stripRepositoryRoot(entry, path, options) : path;
+  if (relative !== undefined) {
+    const tidy = tidySpelling(relative);
+    if (means(tidy)) return tidy;
+    if (relative === path && means(path)) return path;
+  }
+  // A brace list of the alternatives themselves; then the tidied text with its literal start moved into its first
+  // group. Each kept only when tidying would not change it (so normalising is idempotent).
+  const list = `{${expansions.join(',')}}`;
+  if (tidySpelling(list) === list && means(list)) return list;
+  const distributed = relative === undefined ? undefined : startInsideFirstGroup(tidySpelling(relative));
+  if (distributed !== undefined && tidySpelling(distributed) === distributed && means(distributed)) return distributed;
+  fail('unspellable-braces', entry, 'has braces that cannot be written as one normalised entry: write each alternative as an entry of its own');
+}
+
+/**
+ * Normalises one entry (docs/scope-grammar.md): `\` → `/`, braces expanded as minimatch expands them, then in
+ * every alternative runs of `/` collapsed, `.` segments removed, `x/..` resolved, an absolute path inside
+ * `repoRoot` made relative. A trailing `/` (or `/.`, `x/..`) is kept as `/` and means everything beneath. Returns
+ * the stored spelling (see `chooseSpelling`). Throws ScopeEntryError for entries that cannot be used.
  */
 export function normalizeScopeEntry(raw: unknown, options: GrammarOptions = {}): string {
   if (typeof raw !== 'string') fail('not-a-string', String(raw), 'is not a string: a scope entry is a path or a glob');
   if (raw.trim() === '') fail('empty', raw, 'is empty: name a file, a directory (ending in /) or a glob');
   if (/[\0\r\n]/.test(raw)) fail('control-character', raw, 'contains a NUL, carriage return or line feed, which no path in a scope may contain');
-  let path = raw.replace(/\\/g, '/');
+  const path = raw.replace(/\\/g, '/');
   if (path.startsWith('!')) {
     fail('negation', raw, 'starts with "!": scopes are allow-lists, so list the paths the agent owns instead of excluding some');
   }
@@ -174,41 +413,16 @@ export function normalizeScopeEntry(raw: unknown, options: GrammarOptions = {}):
   if (POSIX_CLASS.test(path)) {
     fail('posix-class', raw, 'uses a POSIX character class such as [[:alpha:]]: write the characters or ranges, e.g. [a-zA-Z]');
   }
-  if (isAbsolute(path)) path = relativeToRoot(raw, path, options);
-
-  const parts = splitTopLevel(path);
-  const last = parts[parts.length - 1];
-  const namesDirectory = last === '' || last === '.' || last === '..';
-  const resolved = resolveDots(parts);
-  if (resolved === undefined) fail('escapes-root', raw, 'climbs out of the repository with "..": scopes name files inside the repository');
-  if (resolved.length === 0) {
-    fail('names-root', raw, 'names the repository root itself: write ** if the agent really owns every file');
-  }
-  const segments = collapseGlobstars(resolved);
-  const spelling = segments.join('/');
-  // `src/**/` means what `src/**` means; keep the shorter spelling.
-  const normalised = namesDirectory && segments[segments.length - 1] !== '**' ? `${spelling}/` : spelling;
-  expandAlternatives(raw, normalised);
-  return normalised;
+  const read = expandAlternatives(raw, path, options);
+  // Without a brace the one alternative is the spelling (the hot path: most entries are plain paths).
+  if (!path.includes('{')) return read.expansions[0] as string;
+  return chooseSpelling(raw, path, read, options);
 }
 
-/** The brace alternatives of a normalised spelling, each normalised again, trailing `/` as `/**`. */
-function expandAlternatives(entry: string, spelling: string): string[][] {
-  const expanded = braceExpand(spelling, { braceExpandMax: MAX_ALTERNATIVES + 1 });
-  if (expanded.length > MAX_ALTERNATIVES) {
-    fail('too-many-alternatives', entry, `expands to more than ${MAX_ALTERNATIVES} alternatives: split it into several entries`);
-  }
-  const alternatives: string[][] = [];
-  for (const alternative of expanded) {
-    const parts = alternative.split('/');
-    const namesDirectory = parts.length > 1 && (parts[parts.length - 1] === '' || parts[parts.length - 1] === '.');
-    const resolved = resolveDots(parts);
-    if (resolved === undefined) fail('escapes-root', entry, `has the alternative ${JSON.stringify(alternative)}, which climbs out of the repository`);
-    if (resolved.length === 0) fail('empty', entry, `has the empty alternative ${JSON.stringify(alternative)}: every alternative must name something`);
-    if (namesDirectory) resolved.push('**');
-    alternatives.push(collapseGlobstars(resolved));
-  }
-  return alternatives;
+/** The segments of a normalised alternative, a trailing `/` read as `/**`. */
+function segmentsOf(expansion: string): string[] {
+  if (!expansion.endsWith('/')) return expansion.split('/');
+  return collapseGlobstars([...expansion.slice(0, -1).split('/'), '**']);
 }
 
 function singleChar(code: number): CharSet {
@@ -233,14 +447,24 @@ function normaliseRanges(ranges: Array<[number, number]>): Array<[number, number
 const UPPER_A = 0x41;
 const UPPER_Z = 0x5a;
 const CASE_OFFSET = 0x20;
+const FIRST_NON_ASCII = 0x80;
 
-/** In ignore-case mode a (folded, lower-case) character matches a class when it or its ASCII upper case is in it. */
+/**
+ * In ignore-case mode case is folded before a bracket is tested, on both sides (minimatch's `nocase`): the path's
+ * character is folded, and the class gains the fold of each of its members. So `[A-C]` names `b`, and `[!a]`
+ * names neither `a` nor `A`.
+ */
 function foldRanges(ranges: Array<[number, number]>): Array<[number, number]> {
   const folded = [...ranges];
   for (const [low, high] of ranges) {
     const from = Math.max(low, UPPER_A);
     const to = Math.min(high, UPPER_Z);
     if (from <= to) folded.push([from + CASE_OFFSET, to + CASE_OFFSET]);
+    // Beyond ASCII, every member whose fold is one other code unit (É gains é).
+    for (let code = Math.max(low, FIRST_NON_ASCII); code <= high; code += 1) {
+      const fold = foldCase(String.fromCharCode(code));
+      if (fold.length === 1 && fold.charCodeAt(0) !== code) folded.push([fold.charCodeAt(0), fold.charCodeAt(0)]);
+    }
   }
   return folded;
 }
@@ -315,6 +539,27 @@ function parseSegment(segment: string, ignoreCase: boolean): PatternSegment {
   return { kind: 'pattern', tokens, literal: isLiteral ? literal : undefined };
 }
 
+/**
+ * The segments of a normalised spelling's alternatives that hold a `[` read as a literal character because no `]`
+ * closes it within the segment (`src/[abc` → `[abc`): probably a typo. Each segment once, in order.
+ */
+export function unclosedBracketSegments(spelling: string): string[] {
+  const found = new Set<string>();
+  for (const expansion of alternativesOf(spelling, spelling, {})) {
+    for (const segment of segmentsOf(expansion)) {
+      for (let index = segment.indexOf('['); index !== -1; index = segment.indexOf('[', index + 1)) {
+        const bracket = parseBracket(segment, index, false);
+        if (bracket === undefined) {
+          found.add(segment);
+          break;
+        }
+        index = bracket.end - 1;
+      }
+    }
+  }
+  return [...found];
+}
+
 function literalPrefixOf(segments: readonly PatternSegment[]): string[] {
   const prefix: string[] = [];
   for (const segment of segments) {
@@ -336,15 +581,24 @@ function commonPrefix(prefixes: readonly string[][]): string[] {
   return first.slice(0, length);
 }
 
-/** Parses an already normalised spelling (see `normalizeScopeEntry`). */
+/**
+ * Parses a normalised spelling (see `normalizeScopeEntry`): expands its braces, normalises every alternative and
+ * tokenises each segment.
+ */
 export function parseScopeEntry(spelling: string, options: GrammarOptions = {}): ParsedScopeEntry {
   const ignoreCase = options.ignoreCase ?? false;
-  const alternatives = expandAlternatives(spelling, spelling).map((parts) => parts.map((part) => parseSegment(part, ignoreCase)));
+  const expansions = alternativesOf(spelling, spelling, { ignoreCase });
+  const alternatives = expansions.map((expansion) => segmentsOf(expansion).map((part) => parseSegment(part, ignoreCase)));
+  const [only] = alternatives;
+  // Plain only when the spelling itself is the one path named: callers look a plain spelling up as a file.
   const isPlain =
-    alternatives.length === 1 && (alternatives[0] as PatternSegment[]).every((segment) => segment.kind === 'pattern' && segment.literal !== undefined);
+    alternatives.length === 1 &&
+    expansions[0] === spelling &&
+    (only as PatternSegment[]).every((segment) => segment.kind === 'pattern' && segment.literal !== undefined);
   return {
     spelling,
     kind: isPlain ? 'plain' : 'glob',
+    expansions,
     alternatives,
     literalPrefix: commonPrefix(alternatives.map(literalPrefixOf)),
     ignoreCase,

@@ -93,3 +93,9 @@ describe('one home: case folding (foldCase, src/planner/scope/scopeEntry.ts)', (
     assert.equal(calls.length - strays.length, 1);
   });
 });
+
+describe('one home: the orchestration directory (src/planner/plan/stateDirNames.ts)', () => {
+  it('no line of code outside its home spells .orchestrator as a string', () => {
+    assert.deepEqual(offenders((text) => /['"`/]\.orchestrator\b/.test(text), ['src/planner/plan/stateDirNames.ts']), []);
+  });
+});

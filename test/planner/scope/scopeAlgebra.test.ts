@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { covers, intersects } from '../../../src/planner/scope/scopeAlgebra';
+import { checkedCounterexample, checkedWitness, compiledEntry, covers, intersects, ScopeEngineBug } from '../../../src/planner/scope/scopeAlgebra';
 import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
-import { entryArbitrary, enumeratePaths, oracleMatcher, usable } from '../../support/globOracle';
-
-function isNormalisedPath(path: string): boolean {
-  return path !== '' && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
-}
+import { entryArbitrary, enumeratePaths, isNormalisedPath, oracleMatcher, usable } from '../../support/globOracle';
 
 describe('scope algebra: intersects (table)', () => {
   // Each row: two entries, whether some path is named by both, and (when given) the witness expected.
@@ -46,6 +42,31 @@ describe('scope algebra: intersects (table)', () => {
     ['.*', '?', false],
     ['src/.?', 'src/?.', false],
     ['src/.*', 'src/*.', true, 'src/.x.'],
+    // Issue 9, class 1: `..` after a brace group removes one segment of each alternative.
+    ['{a,b/a}/../a', 'b/', true, 'b/a'],
+    ['{src/lib,test}/../x.ts', 'src/', true, 'src/x.ts'],
+    ['{src/lib,test}/../x.ts', 'x.ts', true, 'x.ts'],
+    ['a/{*/c,*/b}/./..', 'a/**', true, 'a/x/x'],
+    ['a/{*/c,*/b}/./..', 'a/x', false],
+    ['a/{*/c,*/b}/./..', 'a/*', false],
+    ['{a/b,c/d}/..', 'c/x', true, 'c/x'],
+    ['{a/b,c/d}/..', 'b/', false],
+    // Class 2: a trailing `x/..` inside an alternative names a directory, as a trailing `/` or `/.` does.
+    ['{a/a/..,a}', '*/', true, 'a/x'],
+    ['src/{lib/..,test}', 'src/a.ts', true, 'src/a.ts'],
+    ['src/{lib/.,test}', 'src/lib/a.ts', true, 'src/lib/a.ts'],
+    ['src/{lib/.,test}', 'src/a.ts', false],
+    // Class 3: a plain-looking entry is compared and witnessed by the paths it names, never by its spelling.
+    ['{,b}', 'b', true, 'b'],
+    ['{,a}', '*', true, 'a'],
+    ['{a..a}', 'a', true, 'a'],
+    ['{a..a}', '{a..a}', true, 'a'],
+    ['{a//b', '{a/b', true, '{a/b'],
+    ['{/}/../a', '{/a', true, '{/a'],
+    ['{/}/../a', 'a', false],
+    ['c/{/..', '**', true, 'c/x'],
+    ['c/{/..', 'c/{', true, 'c/{'],
+    ['x/{a,}', 'x/b/c', true, 'x/b/c'],
   ];
   for (const [a, b, overlaps, witness] of rows) {
     it(`${a} ${overlaps ? 'meets' : 'does not meet'} ${b}`, () => {
@@ -139,24 +160,7 @@ describe('scope algebra against a brute-force oracle (fast-check × minimatch)',
   for (const ignoreCase of [false, true]) {
     const universe = ignoreCase ? foldedPaths : paths;
     const runs = ignoreCase ? 500 : 2000;
-    it(`intersects agrees with the oracle on ${runs} random glob pairs${ignoreCase ? ' (ignore case)' : ''}, and every witness matches both`, () => {
-      fc.assert(
-        fc.property(usableEntry(ignoreCase), usableEntry(ignoreCase), (a, b) => {
-          const result = intersects(a, b, { ignoreCase });
-          const matchA = oracleMatcher(a, ignoreCase);
-          const matchB = oracleMatcher(b, ignoreCase);
-          if (result.overlaps) {
-            assert.ok(isNormalisedPath(result.witness), `witness "${result.witness}" is a normalised path`);
-            assert.ok(matchA(result.witness) && matchB(result.witness), `witness "${result.witness}" of ${a} ∩ ${b} matches both`);
-          } else {
-            const common = universe.find((path) => matchA(path) && matchB(path));
-            assert.equal(common, undefined, `${a} and ${b} both name ${common}, yet intersects said no`);
-          }
-        }),
-        { numRuns: runs },
-      );
-    });
-
+    // Intersection against the oracle: test/planner/scope/scopeDifferential.test.ts (every pair of a random pool).
     it(`covers agrees with the oracle on ${runs} random cases${ignoreCase ? ' (ignore case)' : ''}: sound, with a real counterexample when not covered`, () => {
       fc.assert(
         fc.property(fc.array(usableEntry(ignoreCase), { minLength: 1, maxLength: 3 }), usableEntry(ignoreCase), (allowed, entry) => {
@@ -179,4 +183,54 @@ describe('scope algebra against a brute-force oracle (fast-check × minimatch)',
       );
     });
   }
+});
+
+describe('scope algebra: every witness is checked inside the engine', () => {
+  const left = compiledEntry('src/*.ts', false);
+  const right = compiledEntry('src/a.*', false);
+
+  it('a witness both entries name passes the check unchanged', () => {
+    assert.equal(checkedWitness(left, right, 'src/a.ts'), 'src/a.ts');
+  });
+
+  // Paths that are not witnesses of `src/*.ts` ∩ `src/a.*`: the check must refuse each as a bug, never return it.
+  for (const path of ['src/b.ts', 'src/a.md', 'src/./a.ts', 'src//a.ts', '', 'src/a.ts/']) {
+    it(`refuses ${JSON.stringify(path)} with a typed internal error`, () => {
+      assert.throws(
+        () => checkedWitness(left, right, path),
+        (error: unknown) => {
+          assert.ok(error instanceof ScopeEngineBug);
+          assert.equal(error.reason, 'witness-not-shared');
+          assert.deepEqual(error.entries, ['src/*.ts', 'src/a.*']);
+          assert.equal(error.path, path);
+          assert.match(error.message, /^internal error in the scope engine \(please report it\)/);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('a coverage counterexample is checked the same way: named by the entry, by none of the allowed entries', () => {
+    const target = compiledEntry('src/*', false);
+    const allowed = [compiledEntry('src/a*', false)];
+    assert.equal(checkedCounterexample(target, allowed, 'src/x'), 'src/x');
+    for (const path of ['src/a', 'lib/x', 'src/./x']) {
+      assert.throws(
+        () => checkedCounterexample(target, allowed, path),
+        (error: unknown) => error instanceof ScopeEngineBug && error.reason === 'counterexample-not-escaping' && error.path === path && /does not escape "src\/a\*"/.test(error.message),
+      );
+    }
+  });
+
+  it('a synthesised witness in ignore-case mode takes the spelling of the known files', () => {
+    const files = ['Src/Lib/readme.md', 'Docs/Guide.md'];
+    // No known file is named by both, so the witness is synthesised, then respelled as the repository spells it.
+    assert.deepEqual(intersects('SRC/**/*.ts', 'src/lib/*', { ignoreCase: true, files }), { overlaps: true, witness: 'Src/Lib/x.ts' });
+    assert.deepEqual(intersects('docs/*.ts', 'DOCS/a*', { ignoreCase: true, files }), { overlaps: true, witness: 'Docs/a.ts' });
+    // A plain entry that is a known file in another case is that file.
+    assert.deepEqual(intersects('DOCS/GUIDE.md', 'docs/*', { ignoreCase: true, files }), { overlaps: true, witness: 'Docs/Guide.md' });
+    // Nothing to respell from: the synthesised witness as it is; case-sensitive mode never respells.
+    assert.deepEqual(intersects('lib/*', 'LIB/a*', { ignoreCase: true, files }), { overlaps: true, witness: 'lib/a' });
+    assert.deepEqual(intersects('Src/Lib/*.ts', 'Src/Lib/a*', { files }), { overlaps: true, witness: 'Src/Lib/a.ts' });
+  });
 });

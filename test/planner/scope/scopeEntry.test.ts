@@ -39,6 +39,8 @@ describe('scope grammar: normalisation', () => {
     ['/repo/src/a.ts', '/repo', 'src/a.ts'],
     ['/repo/src/', '/repo/', 'src/'],
     ['/repo/./src/../lib/a.ts', '/repo', 'lib/a.ts'],
+    ['/repo/src/.', '/repo', 'src/'],
+    ['/repo/src/lib/..', '/repo', 'src/'],
     ['C:\\work\\repo\\src\\a.ts', 'C:\\work\\repo', 'src/a.ts'],
   ];
   for (const [raw, root, normalised] of absolute) {
@@ -114,6 +116,8 @@ describe('scope grammar: what an entry names', () => {
     ['src/{a,{b,c}x}.ts', 'glob', ['src/a.ts', 'src/bx.ts', 'src/cx.ts'], ['src/x.ts']],
     ['src/x{1..3}.ts', 'glob', ['src/x2.ts'], ['src/x4.ts']],
     ['src/{a}.ts', 'plain', ['src/{a}.ts'], ['src/a.ts']],
+    // No escape character: a name with `*` in it is named only by a pattern that names its look-alikes too.
+    ['src/a*b', 'glob', ['src/a*b', 'src/axb'], ['src/a/b']],
     ['src/**/index.ts', 'glob', ['src/index.ts', 'src/a/b/index.ts'], ['index.ts']],
     ['src/a**b.ts', 'glob', ['src/ab.ts', 'src/axxb.ts'], ['src/a/b.ts']],
     ['**', 'glob', ['a', 'a/b/c'], []],
@@ -142,5 +146,123 @@ describe('scope grammar: what an entry names', () => {
     assert.deepEqual(parseScopeEntry('{src,lib}/x.ts').literalPrefix, []);
     assert.deepEqual(parseScopeEntry('src/a.ts').literalPrefix, ['src', 'a.ts']);
     assert.deepEqual(parseScopeEntry('SRC/*.ts', { ignoreCase: true }).literalPrefix, ['src']);
+  });
+});
+
+describe('scope grammar: braces are expanded first, each alternative normalised on its own (docs/scope-grammar.md § 1, § 2)', () => {
+  // Each row: the entry as written, its stored spelling, its kind, its normalised alternatives, paths it names
+  // and paths it does not. One row per brace form of the doc's table, plus the stored-spelling examples.
+  const forms: Array<[written: string, spelling: string, kind: 'plain' | 'glob', expansions: string[], names: string[], misses: string[]]> = [
+    ['src/{a,b}.ts', 'src/{a,b}.ts', 'glob', ['src/a.ts', 'src/b.ts'], ['src/a.ts', 'src/b.ts'], ['src/c.ts', 'src/{a,b}.ts']],
+    ['{src,lib/core}/x.ts', '{src,lib/core}/x.ts', 'glob', ['src/x.ts', 'lib/core/x.ts'], ['src/x.ts', 'lib/core/x.ts'], ['lib/x.ts']],
+    ['src/{a,{b,c}x}.ts', 'src/{a,{b,c}x}.ts', 'glob', ['src/a.ts', 'src/bx.ts', 'src/cx.ts'], ['src/cx.ts'], ['src/x.ts', 'src/c.ts']],
+    ['{a,b}/{c,d}', '{a,b}/{c,d}', 'glob', ['a/c', 'a/d', 'b/c', 'b/d'], ['b/d'], ['a', 'c/a']],
+    ['src/x{1..3}.ts', 'src/x{1..3}.ts', 'glob', ['src/x1.ts', 'src/x2.ts', 'src/x3.ts'], ['src/x2.ts'], ['src/x4.ts', 'src/x0.ts']],
+    ['{1..9..4}', '{1..9..4}', 'glob', ['1', '5', '9'], ['5'], ['2']],
+    ['{01..02}', '{01..02}', 'glob', ['01', '02'], ['01'], ['1']],
+    ['{3..1}', '{3..1}', 'glob', ['3', '2', '1'], ['2'], ['4']],
+    ['src/{a..c}.ts', 'src/{a..c}.ts', 'glob', ['src/a.ts', 'src/b.ts', 'src/c.ts'], ['src/b.ts'], ['src/d.ts']],
+    ['{a..a}', 'a', 'plain', ['a'], ['a'], ['{a..a}']],
+    ['{src/lib,test}/../x.ts', '{src/lib,test}/../x.ts', 'glob', ['src/x.ts', 'x.ts'], ['src/x.ts', 'x.ts'], ['test/x.ts', 'src/lib/x.ts']],
+    ['{a/b,c/d}/..', '{a/b,c/d}/..', 'glob', ['a/', 'c/'], ['a/x', 'c/d', 'c/x/y'], ['a', 'b/x']],
+    ['src/{lib/..,test}', 'src/{lib/..,test}', 'glob', ['src/', 'src/test'], ['src/a.ts', 'src/test', 'src/lib/a.ts'], ['src']],
+    ['src/{lib/.,test}', 'src/{lib/.,test}', 'glob', ['src/lib/', 'src/test'], ['src/lib/a.ts', 'src/test'], ['src/a.ts', 'src/lib']],
+    ['{a,b}/', '{a,b}/', 'glob', ['a/', 'b/'], ['a/x', 'b/x/y'], ['a', 'c/x']],
+    ['{./a,b//c}', '{./a,b//c}', 'glob', ['a', 'b/c'], ['a', 'b/c'], ['./a', 'b']],
+    ['src/{,lib/}x.ts', 'src/{,lib/}x.ts', 'glob', ['src/x.ts', 'src/lib/x.ts'], ['src/x.ts', 'src/lib/x.ts'], ['src/lib']],
+    ['x/{a,}', 'x/{a,}', 'glob', ['x/a', 'x/'], ['x/a', 'x/b', 'x/b/c'], ['x']],
+    ['{,b}', 'b', 'plain', ['b'], ['b'], ['{,b}']],
+    ['{a,a}', 'a', 'plain', ['a'], ['a'], ['{a,a}']],
+    ['src/{a,b}/../x', 'src/x', 'plain', ['src/x'], ['src/x'], ['src/a/x']],
+    ['src/{a}.ts', 'src/{a}.ts', 'plain', ['src/{a}.ts'], ['src/{a}.ts'], ['src/a.ts']],
+    ['{}', '{}', 'plain', ['{}'], ['{}'], []],
+    ['{/}/../a', '{/a', 'plain', ['{/a'], ['{/a'], ['a']],
+    ['src/*.{ts', 'src/*.{ts', 'glob', ['src/*.{ts'], ['src/a.{ts'], ['src/a.ts']],
+    ['{a//b', '{a/b', 'plain', ['{a/b'], ['{a/b'], ['a/b']],
+    ['c/{/..', 'c/', 'glob', ['c/'], ['c/x', 'c/{'], ['c', '{']],
+    ['a}', 'a}', 'plain', ['a}'], ['a}'], ['a']],
+    ['{a},b}', '{a},b}', 'glob', ['a}', 'b'], ['a}', 'b'], ['a']],
+    ['${a,b}', '${a,b}', 'plain', ['${a,b}'], ['${a,b}'], ['$a', 'a']],
+    ['a/{*/c,*/b}/./..', 'a/*/', 'glob', ['a/*/'], ['a/x/y', 'a/b/c'], ['a/x', 'a']],
+    ['{a/a/..,a}', '{a/a/..,a}', 'glob', ['a/', 'a'], ['a', 'a/x'], ['b']],
+    ['{a,b/a}/../a', '{a,b/a}/../a', 'glob', ['a', 'b/a'], ['a', 'b/a'], ['b', 'a/a']],
+    // The stored spelling: tidied outside the braces, as written when tidying would change the meaning, one brace
+    // list when the written text's literal start is not the start of every alternative.
+    ['./{a,b}/./c', '{a,b}/c', 'glob', ['a/c', 'b/c'], ['a/c'], ['c']],
+    ['src//{a,b}', 'src/{a,b}', 'glob', ['src/a', 'src/b'], ['src/a'], ['src']],
+    ['src/{a/b,c}/../../x', '{src/x,x}', 'glob', ['src/x', 'x'], ['src/x', 'x'], ['src/c/x']],
+    ['{a,b}/**/', '{a,b}/**', 'glob', ['a/**', 'b/**'], ['a/x'], ['a']],
+    ['src/{a/../..,b}/{c', '{src/a/../..,src/b}/{c', 'glob', ['{c', 'src/b/{c'], ['{c', 'src/b/{c'], ['src/{c']],
+  ];
+  for (const [written, spelling, kind, expansions, names, misses] of forms) {
+    it(`${written} is stored as ${spelling} (${kind}) and means ${expansions.join(', ')}`, () => {
+      assert.equal(normalizeScopeEntry(written), spelling);
+      assert.equal(normalizeScopeEntry(spelling), spelling, 'the stored spelling is its own normal form');
+      const parsed = compileScopeEntry(spelling);
+      assert.equal(parsed.kind, kind);
+      assert.deepEqual(parsed.expansions, expansions);
+      // The spelling as written, read directly, means the same: what is stored never changes what is named.
+      const asWritten = compileScopeEntry(written.replace(/^\.\//, ''));
+      for (const path of names) {
+        assert.equal(parsed.matches(path), true, `${written} should name ${path}`);
+        assert.equal(asWritten.matches(path), true, `${written} (read as written) should name ${path}`);
+      }
+      for (const path of misses) assert.equal(parsed.matches(path), false, `${written} should not name ${path}`);
+    });
+  }
+
+  it('an absolute entry with braces is made relative to the repository root in every alternative', () => {
+    assert.equal(normalizeScopeEntry('/repo/{src,lib}/a.ts', { repoRoot: '/repo' }), '{src,lib}/a.ts');
+    assert.equal(normalizeScopeEntry('/repo/./src/{a,b/..}', { repoRoot: '/repo' }), 'src/{a,b/..}');
+    assert.deepEqual(parseScopeEntry('src/{a,b/..}').expansions, ['src/a', 'src/']);
+    // An alternative that is an absolute path inside the root is made relative too.
+    assert.equal(normalizeScopeEntry('{/repo/a,b}', { repoRoot: '/repo' }), '{a,b}');
+  });
+
+  const rejected: Array<[raw: string, reason: ScopeEntryErrorReason, says: RegExp, options?: { repoRoot?: string }]> = [
+    ['{,}', 'empty', /expands to no path at all/],
+    ['{a,b}/../../c', 'escapes-root', /alternative "a\/\.\.\/\.\.\/c", which climbs out/],
+    ['{src,lib}/..', 'names-root', /alternative "src\/\.\.", which names the repository root itself: write \*\*/],
+    ['{/etc,src}/a', 'absolute-outside-root', /alternative "\/etc\/a", an absolute path outside the repository root \/repo/, { repoRoot: '/repo' }],
+    ['{/etc,src}/a', 'absolute-outside-root', /no repository root is known/],
+    // Brace expansion can form what the grammar refuses: each alternative is checked too.
+    ['{@,x}(a)', 'extglob', /alternative "@\(a\)", an extglob/],
+    ['x/[[{:,x}alpha:]]', 'posix-class', /alternative "x\/\[\[:alpha:\]\]"/],
+    // `..` climbs out of the group above the literal start, the alternatives hold a literal `{` (no brace list)
+    // and the text before the group a literal `,` (it cannot move into the group).
+    ['src/x,{/../../y,b}/{c', 'unspellable-braces', /cannot be written as one normalised entry: write each alternative as an entry of its own/],
+  ];
+  for (const [raw, reason, says, options] of rejected) {
+    it(`rejects ${JSON.stringify(raw)} (${reason})${options ? ` with root ${options.repoRoot}` : ''}`, () => {
+      assert.throws(
+        () => normalizeScopeEntry(raw, options),
+        (error: unknown) => error instanceof ScopeEntryError && error.reason === reason && says.test(error.message),
+      );
+    });
+  }
+});
+
+describe('scope grammar: ignore-case mode folds case before brackets are read (docs/scope-grammar.md § 3)', () => {
+  const cases: Array<[entry: string, path: string, named: boolean]> = [
+    ['src/[A-C].ts', 'src/b.ts', true],
+    ['src/[a-c].ts', 'src/B.ts', true],
+    ['src/[!a].ts', 'src/A.ts', false],
+    ['src/[!a].ts', 'src/a.ts', false],
+    ['src/[!A].ts', 'src/a.ts', false],
+    ['src/[!A].ts', 'src/b.ts', true],
+    ['src/[Z-a].ts', 'src/z.ts', true],
+    ['src/[É].ts', 'src/é.ts', true],
+    ['src/[é].ts', 'src/É.ts', true],
+    ['src/[!É].ts', 'src/é.ts', false],
+    ['SRC/*.TS', 'src/a.ts', true],
+  ];
+  for (const [entry, path, named] of cases) {
+    it(`${entry} ${named ? 'names' : 'does not name'} ${path} in ignore-case mode`, () => {
+      assert.equal(compileScopeEntry(entry, { ignoreCase: true }).matches(path), named);
+    });
+  }
+  it('and only in ignore-case mode', () => {
+    assert.equal(compileScopeEntry('src/[A-C].ts').matches('src/b.ts'), false);
+    assert.equal(compileScopeEntry('SRC/*.TS').matches('src/a.ts'), false);
   });
 });

@@ -1,0 +1,118 @@
+// `wave-scope hook post-bash | stop | turn-start`: the backstop's hooks (src/planner/backstop/
+// shellCheck.ts). Built as a bundle of its own, `dist/backstop-hook.js`, which `hook.js` loads only
+// for these names, so the write gate's hook (`enforce-write`, on every edit) never loads any of this.
+//
+// Every call answers and exits 0: a blocked shell call has already run, so there is nothing to
+// refuse, only something to tell the agent. A failure inside the check is told to the agent too.
+import { rmSync } from 'node:fs';
+import type { CliIo } from '../cliIo';
+import { printLine, reportNote } from '../cliIo';
+import { backstopMessages } from '../messages';
+import { appendLine, writeFileAtomically } from '../../node/backstopFiles';
+import { nodeSnapshotHost } from '../../node/backstopGit';
+import { readTextIfExists } from '../../node/declarationFs';
+import { nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
+import {
+  checkShellCall,
+  eventsPath,
+  formatShellReply,
+  ObserverPayloadError,
+  parseObserverPayload,
+  resolveShellContext,
+  shellCheckEvent,
+  shellStorePath,
+} from '../../planner/backstop/shellCheck';
+import type { ObserverPayload, ShellCheckResult, ShellContext, ShellHookName, ShellVerdict } from '../../planner/backstop/shellCheck';
+import { normalizeScopeEntry } from '../../planner/scope/scopeEntry';
+
+const AGENT_CLIS = ['claude', 'codex'];
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function verdictOf(hook: ShellHookName, result: ShellCheckResult): ShellVerdict {
+  if (result.baseline === 'damaged') return { decision: 'block', reason: backstopMessages.shellDamaged };
+  const judgement = result.judgement;
+  if (judgement === undefined || judgement.verdict === 'in-scope' || judgement.verdict === 'not-checked') return { decision: 'allow' };
+  if (judgement.verdict === 'invalid-manifest') {
+    return result.changes.length === 0 ? { decision: 'allow' } : { decision: 'block', reason: backstopMessages.shellInvalidManifest(judgement.manifestPath, judgement.problems) };
+  }
+  const lines = judgement.violations.map((violation) => backstopMessages.shellLine(violation.change, violation.kind));
+  const against = judgement.against === 'agent' ? `agent "${judgement.agent}"` : `wave ${judgement.wave}, ${judgement.manifestPath}`;
+  const allowed = backstopMessages.allowedLine(against, judgement.allowed);
+  if (judgement.verdict === 'warn') return { decision: 'warn', message: [backstopMessages.shellWarnHeader, ...lines, allowed].join('\n') };
+  const header = backstopMessages.shellHeader(hook === 'stop' ? 'stop' : 'post-bash');
+  return { decision: 'block', reason: [header, ...lines, allowed, backstopMessages.shellAdvice].join('\n') };
+}
+
+function watchedIgnored(env: NodeJS.ProcessEnv, root: string): string[] {
+  const entries: string[] = [];
+  for (const entry of (env.WAVE_SCOPE_WATCH_IGNORED ?? '').split(':')) {
+    if (entry.trim() === '') continue;
+    try {
+      entries.push(normalizeScopeEntry(entry, { repoRoot: root }));
+    } catch {
+      // An entry the grammar refuses watches nothing; the scope check itself is unaffected.
+    }
+  }
+  return entries;
+}
+
+function recordEvent(context: Extract<ShellContext, { kind: 'checked' }>, event: object): void {
+  try {
+    appendLine(eventsPath(context.manifestRoot), JSON.stringify(event));
+  } catch {
+    // Telemetry never changes what the agent is told.
+  }
+}
+
+/** Runs one backstop hook. Always exits 0 with the reply on stdout (docs/hooks.md). */
+export async function runBackstopHook(hook: ShellHookName, args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    printLine(io, backstopMessages.hookUsage);
+    return 0;
+  }
+  const started = Date.now();
+  const cliIndex = args.indexOf('--agent-cli');
+  const agentCli = cliIndex === -1 ? 'claude' : (args[cliIndex + 1] ?? '');
+  let payload: ObserverPayload = { sessionIds: [], stopHookActive: false };
+  let verdict: ShellVerdict = { decision: 'allow' };
+  try {
+    if (!AGENT_CLIS.includes(agentCli)) throw new ObserverPayloadError(backstopMessages.unknownHookCli(agentCli));
+    payload = parseObserverPayload(await io.readStdin());
+    const context = resolveShellContext(payload, {
+      fs: { ...nodeLocateFileSystem, realpath: (path) => nodeTargetFileSystem.realpath(path) },
+      env: io.env,
+      processCwd: io.cwd,
+    });
+    if (context.kind === 'off-repository') {
+      reportNote(io, backstopMessages.shellOffRepository(context.cwd));
+      return 0;
+    }
+    if (context.kind === 'no-wave') return 0;
+    const writeRoot = context.location.writeRoot;
+    const result = await checkShellCall(
+      context,
+      { compare: hook !== 'turn-start', watchIgnored: watchedIgnored(io.env, writeRoot) },
+      {
+        snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
+        store: {
+          read: (name) => readTextIfExists(shellStorePath(writeRoot, name)),
+          write: (name, text) => writeFileAtomically(shellStorePath(writeRoot, name), text),
+          remove: (name) => rmSync(shellStorePath(writeRoot, name), { force: true }),
+        },
+      },
+    );
+    verdict = verdictOf(hook, result);
+    recordEvent(
+      context,
+      shellCheckEvent({ at: new Date(), hook, agentCli, context, result, decision: verdict.decision, durationMs: Date.now() - started }),
+    );
+  } catch (error) {
+    const reason = error instanceof ObserverPayloadError ? backstopMessages.shellPayload(error.message) : backstopMessages.shellFailed(describe(error));
+    verdict = { decision: 'block', reason };
+  }
+  io.writeStdout(formatShellReply(hook, verdict, { stopHookActive: payload.stopHookActive }));
+  return 0;
+}

@@ -1,0 +1,112 @@
+// What `wave-scope run` and `wave-scope commit` both need before they judge a turn: the repository,
+// the state directory, the agent's own scope file, and the write gate's control paths, read once
+// and turned into the core's `JudgeContext`.
+import { realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
+import { locateRepository, readCoreConfig } from '../../planner/enforce/repoLocation';
+import type { RepoLocation } from '../../planner/enforce/repoLocation';
+import { controlPathsOf, readAgentScope } from '../../planner/enforce/writeGate';
+import type { AgentScopeState } from '../../planner/enforce/writeDecision';
+import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { normalizeScopeEntry, ScopeEntryError } from '../../planner/scope/scopeEntry';
+import { expandTestSiblings } from '../../planner/scope/testSiblings';
+import { backstopExclusions } from '../../planner/backstop/snapshot';
+import { strictTurnManifest } from '../../planner/backstop/turnScope';
+import type { JudgeContext } from '../../planner/backstop/turnScope';
+
+export interface TurnContext {
+  readonly location: RepoLocation;
+  /** Canonical top level of the work tree the turn runs in. */
+  readonly writeRoot: string;
+  /** Canonical coordinator checkout. */
+  readonly manifestRoot: string;
+  /** Absolute state directory. */
+  readonly stateDir: string;
+  readonly agentScope: AgentScopeState;
+  /** The wave's role, when the state directory's manifest is for this wave. */
+  readonly role?: string;
+  readonly ignoreCase: boolean;
+  readonly judge: JudgeContext;
+  readonly exclude: (path: string) => boolean;
+  /** The scope's entries (test siblings included), normalised; invalid entries left out (they grant nothing). */
+  readonly scopeEntries: readonly string[];
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The repository around `cwd`, or undefined outside git. Throws when a `.git` file cannot be read as a pointer. */
+export function locateTurnRepository(cwd: string): RepoLocation | undefined {
+  return locateRepository(canonicalDirectory(cwd), nodeLocateFileSystem);
+}
+
+/**
+ * Reads everything a turn of `agent` in `wave` is judged by. The manifest it is judged under is
+ * always strict (see `strictTurnManifest`); the state directory is `stateDirFlag` (relative to `cwd`),
+ * else the one this process resolves to.
+ */
+export function readTurnContext(input: {
+  location: RepoLocation;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  wave: number;
+  agent: string;
+  stateDir?: string;
+}): TurnContext {
+  const { location } = input;
+  const writeRoot = location.writeRoot;
+  const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
+  const ownIds = processLocalSessionIds({ env: input.env });
+  const resolution =
+    input.stateDir !== undefined
+      ? inspectStateDir(canonical(resolve(input.cwd, input.stateDir)), ownIds, nodeLocateFileSystem)
+      : resolveStateDir(manifestRoot, ownIds, nodeLocateFileSystem);
+  const stateDir = resolution.stateDir;
+  const role = resolution.manifest !== undefined && resolution.manifest.wave === input.wave ? resolution.manifest.role : undefined;
+  const agentScope = readAgentScope(stateDir, input.wave, input.agent, nodeLocateFileSystem);
+  const core = readCoreConfig(nodeLocateFileSystem.readText(join(location.commonDir, 'config')));
+  const hooksDir =
+    core.hooksPath === undefined || core.hooksPath === '' ? [] : [core.hooksPath.startsWith('/') ? core.hooksPath : join(writeRoot, core.hooksPath)];
+  const judge: JudgeContext = {
+    manifest: strictTurnManifest(input.wave, agentScope.path, role),
+    agentScope,
+    ...(role !== undefined ? { role } : {}),
+    dispatchedAgent: true,
+    controlPaths: controlPathsOf([manifestRoot, writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
+    writeRoot,
+    ignoreCase: core.ignoreCase,
+  };
+  const normalised: string[] = [];
+  for (const entry of agentScope.kind === 'loaded' ? agentScope.entries : []) {
+    try {
+      normalised.push(normalizeScopeEntry(entry, { repoRoot: writeRoot, ignoreCase: core.ignoreCase }));
+    } catch (error) {
+      if (!(error instanceof ScopeEntryError)) throw error;
+    }
+  }
+  return {
+    location,
+    writeRoot,
+    manifestRoot,
+    stateDir,
+    agentScope,
+    ...(role !== undefined ? { role } : {}),
+    ignoreCase: core.ignoreCase,
+    judge,
+    exclude: backstopExclusions({ writeRoot, stateDir, ignoreCase: core.ignoreCase }),
+    scopeEntries: role === undefined ? normalised : expandTestSiblings(normalised, { role }),
+  };
+}
+
+/** The ignored paths to watch: `--watch-ignored` entries, then WAVE_SCOPE_WATCH_IGNORED (":"-separated). Throws ScopeEntryError. */
+export function watchedIgnoredEntries(flags: readonly string[], env: NodeJS.ProcessEnv, root: string): string[] {
+  const fromEnv = (env.WAVE_SCOPE_WATCH_IGNORED ?? '').split(':').filter((entry) => entry.trim() !== '');
+  return [...new Set([...flags, ...fromEnv].map((entry) => normalizeScopeEntry(entry, { repoRoot: root })))];
+}

@@ -1,0 +1,158 @@
+// The Node side of the backstop's `SnapshotHost`: git as a child process, and the work tree read
+// with synchronous system calls. Direct `child_process.spawn` rather than simple-git: both run the
+// same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
+// repository (docs/hooks.md quotes the numbers).
+import { spawn } from 'node:child_process';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
+
+/** git failed: its exit status and what it said. */
+export class GitCommandError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed (${exitCode === null ? 'killed' : `exit ${exitCode}`}): ${stderr.trim() || 'no message'}`);
+    this.name = 'GitCommandError';
+  }
+}
+
+/**
+ * Runs git in `cwd` with `args`, feeding `input` on stdin; resolves with stdout as UTF-8. (git.ts's
+ * `runGitAsync` runs git through execFile, which cannot feed stdin; the backstop's scoped commit
+ * (`--pathspec-from-file=-`) and its commit listing (`diff-tree --stdin`) need it.)
+ */
+export function spawnGit(cwd: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd,
+      env: options.env ?? process.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new GitCommandError(args, code, Buffer.concat(err).toString('utf8')));
+    });
+    if (options.input !== undefined && child.stdin !== null) {
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.input);
+    }
+  });
+}
+
+/** Files up to this size are read in one call; larger ones are hashed in chunks of this size. */
+const CHUNK = 8 * 1024 * 1024;
+
+function blobHash(format: ObjectFormat, size: number): Hash {
+  return createHash(format === 'sha256' ? 'sha256' : 'sha1').update(`blob ${size}\0`);
+}
+
+function hashFile(path: string, format: ObjectFormat): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const hash = blobHash(format, size);
+    const buffer = Buffer.allocUnsafe(Math.min(Math.max(size, 1), CHUNK));
+    let remaining = size;
+    while (remaining > 0) {
+      const read = readSync(fd, buffer, 0, Math.min(buffer.length, remaining), null);
+      if (read === 0) break;
+      hash.update(buffer.subarray(0, read));
+      remaining -= read;
+    }
+    return hash.digest('hex');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function statText(stats: { size: number; mtimeMs: number; ino: number }): string {
+  return `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+}
+
+/** What one path of the work tree holds, hashed as git would hash it as a blob (no clean filters). */
+export function inspectWorkTreePath(root: string, path: string, format: ObjectFormat): WorkTreeState {
+  const absolute = path.startsWith('/') ? path : `${root}/${path.replace(/\/$/, '')}`;
+  let stats;
+  try {
+    stats = lstatSync(absolute, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' || code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', stat: `lstat ${code ?? 'failed'}` };
+  }
+  if (stats === undefined) return { kind: 'missing' };
+  try {
+    if (stats.isSymbolicLink()) {
+      const target = readlinkSync(absolute, { encoding: 'buffer' });
+      return { kind: 'symlink', oid: blobHash(format, target.length).update(target).digest('hex') };
+    }
+    if (stats.isDirectory()) return { kind: 'directory' };
+    if (!stats.isFile()) return { kind: 'unreadable', stat: `special ${statText(stats)}` };
+    // git records a file as executable when its owner may execute it.
+    return { kind: 'file', executable: (stats.mode & 0o100) !== 0, oid: hashFile(absolute, format) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'unreadable', stat: statText(stats) };
+  }
+}
+
+/**
+ * git's files that change what git ignores or runs, for a snapshot to watch: the shared config, the
+ * shared `info/exclude`, every file of the hooks directory; named as under `.git/` of the work tree.
+ */
+export function gitControlFiles(commonDir: string): Array<{ name: string; path: string }> {
+  const files = [
+    { name: '.git/config', path: `${commonDir}/config` },
+    { name: '.git/info/exclude', path: `${commonDir}/info/exclude` },
+  ];
+  let hooks: string[] = [];
+  try {
+    hooks = readdirSync(`${commonDir}/hooks`).sort();
+  } catch {
+    // No hooks directory: nothing to watch there (one created by the turn is a new file below).
+  }
+  for (const name of hooks) files.push({ name: `.git/hooks/${name}`, path: `${commonDir}/hooks/${name}` });
+  return files;
+}
+
+/** The last 32 bytes of git's index file (its checksum, and then some), hex; undefined when there is no index. */
+export function readIndexChecksum(gitDir: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`${gitDir}/index`, 'r');
+    const size = fstatSync(fd).size;
+    if (size < 32) return undefined;
+    const tail = Buffer.alloc(32);
+    readSync(fd, tail, 0, 32, size - 32);
+    return tail.toString('hex');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
+ * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer); with
+ * `commonDir`, git's config, `info/exclude` and hooks are watched too.
+ */
+export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
+  const { gitDir, commonDir } = options;
+  return {
+    git: (args, gitOptions) => spawnGit(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
+    inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
+    ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
+    ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir) } : {}),
+  };
+}

@@ -1,0 +1,101 @@
+// Committing exactly what a turn changed inside its scope, and nothing else.
+//
+// The paths come from `git status --porcelain=v1 -z --untracked-files=all`: one line per file, an
+// untracked directory listed file by file. (Plain `--porcelain` collapses a wholly untracked `src/` to
+// one line, and `git add -- src/` would sweep an out-of-scope `src/evil.py` in with it.) A path is
+// committed only if it is one of the turn's in-scope changes and still holds what the turn left in it;
+// it is named exactly (`--literal-pathspecs`, never a directory), and the commit is made with
+// `git commit --only`, which leaves everything else already staged (another turn's leftovers, a
+// person's work) staged and uncommitted.
+import { parseStatusV1 } from './gitOutput';
+import type { StatusV1Entry } from './gitOutput';
+import type { Identity } from './snapshot';
+import type { ChangeKind } from './snapshotDiff';
+import type { GitRunner } from './turnCommits';
+
+/** The status call the commit takes its paths from. */
+export const COMMIT_STATUS_ARGS: readonly string[] = ['status', '--porcelain=v1', '-z', '--untracked-files=all'];
+
+/** One in-scope change of the turn, with what the turn left in it. */
+export interface CommitCandidate {
+  readonly path: string;
+  readonly kind: ChangeKind;
+  /** The identity the turn left (absent for a deletion). */
+  readonly after?: string;
+}
+
+export interface CommitSelection {
+  /** The paths the commit names, exactly. */
+  readonly paths: readonly string[];
+  /** Those of them git does not track yet (they are added first). */
+  readonly untracked: readonly string[];
+  /** Changes of the turn git no longer reports (the turn committed them itself, or reverted them). */
+  readonly settled: readonly string[];
+  /** Changes of the turn that changed again since it ended: not the turn's any more, not committed. */
+  readonly drifted: readonly string[];
+}
+
+/**
+ * Chooses the paths to commit: the turn's in-scope changes that `git status` still reports and whose
+ * current identity (`current`) is the one the turn left.
+ */
+export function selectCommitPaths(
+  status: readonly StatusV1Entry[],
+  candidates: readonly CommitCandidate[],
+  current: (path: string) => Identity,
+): CommitSelection {
+  const reported = new Map<string, StatusV1Entry>();
+  for (const entry of status) {
+    reported.set(entry.path, entry);
+    if (entry.origPath !== undefined) reported.set(entry.origPath, entry);
+  }
+  const paths: string[] = [];
+  const untracked: string[] = [];
+  const settled: string[] = [];
+  const drifted: string[] = [];
+  for (const candidate of candidates) {
+    const entry = reported.get(candidate.path);
+    if (entry === undefined) {
+      settled.push(candidate.path);
+      continue;
+    }
+    if (current(candidate.path) !== (candidate.after ?? null)) {
+      drifted.push(candidate.path);
+      continue;
+    }
+    paths.push(candidate.path);
+    if (entry.x === '?' && entry.path === candidate.path) untracked.push(candidate.path);
+  }
+  return { paths, untracked, settled, drifted };
+}
+
+/** Reads the commit's status call. */
+export function readCommitStatus(text: string): StatusV1Entry[] {
+  return parseStatusV1(text);
+}
+
+/** The commit message: the wave and the agent in the subject, the same as trailers a tool can read. */
+export function turnCommitMessage(input: { wave: number; agent: string; turn: string; files: number }): string {
+  return [
+    `wave ${input.wave}, agent ${input.agent}: ${input.files} file${input.files === 1 ? '' : 's'}`,
+    '',
+    `Committed by wave-scope: the in-scope changes of turn ${input.turn}, path by path.`,
+    '',
+    `Wave-Scope-Wave: ${input.wave}`,
+    `Wave-Scope-Agent: ${input.agent}`,
+    `Wave-Scope-Turn: ${input.turn}`,
+    '',
+  ].join('\n');
+}
+
+/** Adds the untracked paths and commits exactly `selection.paths`; resolves with the new commit. */
+export async function commitSelection(git: GitRunner, selection: CommitSelection, message: string): Promise<string> {
+  const exact = ['--literal-pathspecs'];
+  if (selection.untracked.length > 0) {
+    await git([...exact, 'add', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: selection.untracked.join('\0') });
+  }
+  await git([...exact, 'commit', '--only', '--quiet', `--message=${message}`, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+    input: selection.paths.join('\0'),
+  });
+  return (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+}

@@ -1,0 +1,349 @@
+// The post-shell check (`wave-scope hook post-bash`, Claude Code's and Codex's `PostToolUse` on
+// `Bash`) and the end-of-turn check (`wave-scope hook stop`, `Stop` / `SubagentStop`): the same diff as
+// the turn backstop, against the snapshot this session's previous call left, judged by the write
+// gate's rules for this caller. `wave-scope hook turn-start` (`UserPromptSubmit`) only takes a new
+// baseline, so what a person edits between two turns is never blamed on the agent.
+//
+// A hook sees the tree after the call and the previous call's snapshot, nothing else: a peer's write
+// that lands between two calls shows in this call's window (reference 002, § 2.2). Saved snapshots are
+// keyed by both roots, the manifest, the session and the agent, so one caller's calls never move
+// another caller's baseline (and so never hide a change from it).
+import { createHash } from 'node:crypto';
+import { findManifest, controlPathsOf, readAgentScope } from '../enforce/writeGate';
+import { locateRepository, readCoreConfig } from '../enforce/repoLocation';
+import type { LocateFileSystem, RepoLocation } from '../enforce/repoLocation';
+import type { AgentScopeState, ManifestState } from '../enforce/writeDecision';
+import { filescopesPath, manifestPath } from '../plan/declarationPaths';
+import { processLocalSessionIds } from '../plan/sessionBinding';
+import { EVENTS_FILE, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
+import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader, takeSnapshot } from './snapshot';
+import type { Snapshot, SnapshotHost } from './snapshot';
+import { diffSnapshots } from './snapshotDiff';
+import type { PathChange } from './snapshotDiff';
+import { judgeChanges } from './turnScope';
+import type { ChangeJudgement, JudgeContext } from './turnScope';
+
+/** Which of the three backstop hooks runs. */
+export type ShellHookName = 'post-bash' | 'stop' | 'turn-start';
+
+/** What the backstop hooks read of a payload (Claude Code and Codex share the shape). */
+export interface ObserverPayload {
+  /** `hook_event_name` as sent (`PostToolUse`, `Stop`, `SubagentStop`, `UserPromptSubmit`, ...). */
+  readonly event?: string;
+  readonly cwd?: string;
+  readonly sessionIds: readonly string[];
+  /** Present only inside a subagent (Claude Code's `agent_id`). */
+  readonly agentId?: string;
+  /** Claude Code / Codex set it on a Stop hook that runs because an earlier Stop hook blocked. */
+  readonly stopHookActive: boolean;
+  readonly toolName?: string;
+}
+
+/** The payload could not be read: the hook says so to the agent (it cannot vouch for the call). */
+export class ObserverPayloadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ObserverPayloadError';
+  }
+}
+
+function stringField(object: Record<string, unknown>, key: string): string | undefined {
+  const value = object[key];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** Reads a PostToolUse / Stop / SubagentStop / UserPromptSubmit payload. Throws ObserverPayloadError. */
+export function parseObserverPayload(stdin: string): ObserverPayload {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdin);
+  } catch {
+    throw new ObserverPayloadError('The hook payload on stdin is not JSON.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ObserverPayloadError('The hook payload is not a JSON object.');
+  const payload = parsed as Record<string, unknown>;
+  const sessionIds = ['session_id', 'sessionId', 'parent_session_id', 'conversation_id']
+    .map((key) => stringField(payload, key))
+    .filter((id): id is string => id !== undefined);
+  const event = stringField(payload, 'hook_event_name');
+  const cwd = stringField(payload, 'cwd');
+  const agentId = stringField(payload, 'agent_id');
+  const toolName = stringField(payload, 'tool_name');
+  return {
+    ...(event !== undefined ? { event } : {}),
+    ...(cwd !== undefined ? { cwd } : {}),
+    sessionIds,
+    ...(agentId !== undefined ? { agentId } : {}),
+    stopHookActive: payload.stop_hook_active === true,
+    ...(toolName !== undefined ? { toolName } : {}),
+  };
+}
+
+/** The file system the context resolution reads (the write gate's own interfaces). */
+export interface ShellContextFs extends LocateFileSystem {
+  /** Canonical path of an existing entry, or undefined. */
+  realpath(path: string): string | undefined;
+}
+
+/** Where and by which rules one hook call is checked. */
+export type ShellContext =
+  | { readonly kind: 'off-repository'; readonly cwd: string }
+  /** No wave is active (no manifest), or the active one is provably another session's. */
+  | { readonly kind: 'no-wave'; readonly because: 'no-manifest' | 'foreign-session'; readonly location: RepoLocation }
+  | {
+      readonly kind: 'checked';
+      readonly location: RepoLocation;
+      readonly manifestRoot: string;
+      readonly manifest: ManifestState;
+      readonly stateDir?: string;
+      readonly judge: JudgeContext;
+      /** The saved-snapshot key of this caller and its coordinator fallback (see `shellStoreKeys`). */
+      readonly key: string;
+      readonly coordinatorKey: string;
+      readonly exclude: (path: string) => boolean;
+      readonly ignoreCase: boolean;
+      /** The agent whose own scope applies, when `WAVE_SCOPE_AGENT` names one. */
+      readonly agent?: string;
+    };
+
+/** One saved-snapshot key: a digest of the two roots, the manifest, the session and the agent. */
+export function shellStoreKey(parts: { writeRoot: string; manifestRoot: string; manifestPath: string; session: string; agent: string }): string {
+  const text = [parts.writeRoot, parts.manifestRoot, parts.manifestPath, parts.session, parts.agent].join('\0');
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+}
+
+/** `<writeRoot>/.orchestrator/backstop/hooks/<name>`: where the hook keeps the files of `ShellStore`. */
+export function shellStorePath(writeRoot: string, name: string): string {
+  return `${writeRoot === '/' ? '' : writeRoot}/${ORCHESTRATOR_DIR_NAME}/backstop/hooks/${name}`;
+}
+
+/** `<root>/.orchestrator/metrics/events.jsonl` */
+export function eventsPath(root: string): string {
+  return `${root === '/' ? '' : root}/${EVENTS_FILE}`;
+}
+
+function joinPath(base: string, rest: string): string {
+  return base === '/' ? `/${rest}` : `${base}/${rest}`;
+}
+
+/**
+ * Resolves where a call is checked and against what, by the write gate's rules (writeGate.ts
+ * `decideAt`): the repository of the payload's cwd; the manifest of its coordinator checkout; the
+ * agent's own scope when `WAVE_SCOPE_AGENT` names it, else the wave's `allowedPaths`; a dispatched
+ * agent (payload `agent_id`, `WAVE_SCOPE_AGENT`, a linked worktree) never changes control state.
+ */
+export function resolveShellContext(
+  payload: ObserverPayload,
+  host: { fs: ShellContextFs; env: Readonly<Record<string, string | undefined>>; processCwd: string },
+): ShellContext {
+  const spelled = payload.cwd ?? host.processCwd;
+  const cwd = host.fs.realpath(spelled) ?? spelled;
+  const location = locateRepository(cwd, host.fs);
+  if (location === undefined) return { kind: 'off-repository', cwd };
+  const ownIds = processLocalSessionIds({ payloadSessionIds: [...payload.sessionIds], env: host.env });
+  const manifestRoot = host.fs.realpath(location.manifestRoot) ?? location.manifestRoot;
+  const found = findManifest(manifestRoot, ownIds, host.fs);
+  if (found.state.kind === 'missing') return { kind: 'no-wave', because: 'no-manifest', location };
+  if (found.state.kind === 'loaded' && found.state.session === 'foreign') return { kind: 'no-wave', because: 'foreign-session', location };
+  const core = readCoreConfig(host.fs.readText(joinPath(location.commonDir, 'config')));
+  const hooksDir =
+    core.hooksPath === undefined || core.hooksPath === '' ? [] : [core.hooksPath.startsWith('/') ? core.hooksPath : joinPath(location.writeRoot, core.hooksPath)];
+  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
+  let agentScope: AgentScopeState | undefined;
+  if (agentName !== undefined && agentName !== '' && found.state.kind === 'loaded' && found.stateDir !== undefined) {
+    agentScope = readAgentScope(found.stateDir, found.state.manifest.wave, agentName, host.fs);
+  }
+  const role = found.state.kind === 'loaded' ? found.state.manifest.role : undefined;
+  const judge: JudgeContext = {
+    manifest: found.state,
+    ...(agentScope !== undefined ? { agentScope } : {}),
+    ...(role !== undefined ? { role } : {}),
+    dispatchedAgent: payload.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
+    controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
+    // The coordinator's own: the wave's declarations (as for the write gate) and git's own files,
+    // which its git commands rewrite (`git remote add`, a hook installer); for an agent they are control state.
+    coordinatorPaths: [
+      ...(found.stateDir !== undefined ? [manifestPath(found.stateDir), filescopesPath(found.stateDir)] : []),
+      joinPath(location.writeRoot, '.git'),
+      location.gitDir,
+      location.commonDir,
+    ],
+    writeRoot: location.writeRoot,
+    ignoreCase: core.ignoreCase,
+  };
+  const session = payload.sessionIds[0] ?? host.env.CLAUDE_CODE_SESSION_ID?.trim() ?? '';
+  const base = { writeRoot: location.writeRoot, manifestRoot, manifestPath: found.state.path, session };
+  return {
+    kind: 'checked',
+    location,
+    manifestRoot,
+    manifest: found.state,
+    ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}),
+    judge,
+    key: shellStoreKey({ ...base, agent: payload.agentId ?? (agentName || '') }),
+    coordinatorKey: shellStoreKey({ ...base, agent: '' }),
+    exclude: backstopExclusions({ writeRoot: location.writeRoot, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}), ignoreCase: core.ignoreCase }),
+    ignoreCase: core.ignoreCase,
+    ...(agentScope !== undefined ? { agent: agentScope.agent } : {}),
+  };
+}
+
+/** What the hook keeps between calls: small files by name. */
+export interface ShellStore {
+  /** The saved text, or undefined when there is none. */
+  read(name: string): string | undefined;
+  /** Replaces the saved text atomically. */
+  write(name: string, text: string): void;
+  /** Removes a saved file (a listing no header names any more). */
+  remove(name: string): void;
+}
+
+/** How the call's window started. */
+export type BaselineState =
+  /** Compared with this caller's previous call. */
+  | 'compared'
+  /** A subagent's first call: compared with its coordinator's last call of the session. */
+  | 'coordinator'
+  /** No previous call: this call only takes the baseline. */
+  | 'taken'
+  /** The saved snapshot was damaged: nothing could be compared; a new baseline was taken. */
+  | 'damaged';
+
+export interface ShellCheckResult {
+  readonly baseline: BaselineState;
+  readonly changes: readonly PathChange[];
+  /** Absent when nothing was compared (`taken`, `damaged`, `turn-start`). */
+  readonly judgement?: ChangeJudgement;
+}
+
+// A caller's snapshot is two files: `<key>.snapshot`, the header (rewritten by every call), and
+// `<key>.<tag>.index`, the index listing, named by the index checksum it was taken under (or a digest
+// of it): a listing never changes under its name, so a header can never be read with the listing of
+// another moment, and a call under an unchanged index rewrites only the header.
+const headerName = (key: string) => `${key}.snapshot`;
+const listingName = (key: string, tag: string) => `${key}.${tag}.index`;
+
+function listingTag(snapshot: Pick<Snapshot, 'indexChecksum' | 'indexListing'>): string {
+  return snapshot.indexChecksum ?? `d${createHash('sha256').update(snapshot.indexListing, 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+/** Reads a saved snapshot: undefined when there is none, `damaged` when it cannot be used. */
+function readSaved(store: ShellStore, key: string): { snapshot: Snapshot; tag: string } | 'damaged' | undefined {
+  const text = store.read(headerName(key));
+  if (text === undefined) return undefined;
+  const header = parseSnapshotHeader(text);
+  if (header === undefined) return 'damaged';
+  const listing = store.read(listingName(key, header.listing));
+  if (listing === undefined) return 'damaged';
+  const { listing: tag, ...rest } = header;
+  const snapshot: Snapshot = { ...rest, indexListing: listing };
+  // A listing named by a digest is checked against it; one named by git's index checksum is what git listed under it.
+  return tag.startsWith('d') && listingTag({ indexListing: listing }) !== tag ? 'damaged' : { snapshot, tag };
+}
+
+/**
+ * Takes this call's snapshot, compares it with the saved one (when `compare`), saves it for the next
+ * call, and judges what changed. The snapshot is saved whatever the verdict: each change is
+ * reported once, to the first call that sees it.
+ */
+export async function checkShellCall(
+  context: Extract<ShellContext, { kind: 'checked' }>,
+  input: { compare: boolean; watchIgnored: readonly string[] },
+  host: { snapshot: SnapshotHost; store: ShellStore },
+): Promise<ShellCheckResult> {
+  const own = readSaved(host.store, context.key);
+  const fallback = own === undefined && context.key !== context.coordinatorKey ? readSaved(host.store, context.coordinatorKey) : undefined;
+  const saved = own ?? fallback;
+  const previous = typeof saved === 'object' ? saved.snapshot : undefined;
+  const current = await takeSnapshot(host.snapshot, {
+    exclude: context.exclude,
+    watchIgnored: input.watchIgnored,
+    ignoreCase: context.ignoreCase,
+    ...(previous !== undefined ? { previous } : {}),
+  });
+  const tag = listingTag(current);
+  const ownTag = typeof own === 'object' ? own.tag : undefined;
+  if (ownTag !== tag) host.store.write(listingName(context.key, tag), current.indexListing);
+  host.store.write(headerName(context.key), formatSnapshotHeader(current, tag));
+  if (ownTag !== undefined && ownTag !== tag) host.store.remove(listingName(context.key, ownTag));
+  if (!input.compare) return { baseline: 'taken', changes: [] };
+  if (saved === undefined) return { baseline: 'taken', changes: [] };
+  if (saved === 'damaged' || previous === undefined) return { baseline: 'damaged', changes: [] };
+  const diff = diffSnapshots(previous, current, { exclude: context.exclude });
+  return {
+    baseline: own !== undefined ? 'compared' : 'coordinator',
+    changes: diff.changes,
+    judgement: judgeChanges(diff.changes, context.judge),
+  };
+}
+
+/** The telemetry record of one hook call: counts and closed values only, never a path. */
+export interface ShellCheckEvent {
+  readonly event: 'wave_scope.backstop.shell_checked';
+  readonly at: string;
+  readonly hook: ShellHookName;
+  readonly agent_cli: string;
+  readonly wave?: number;
+  readonly scope: 'agent' | 'wave' | 'none';
+  readonly dispatched: boolean;
+  readonly baseline: BaselineState | 'skipped';
+  readonly created: number;
+  readonly modified: number;
+  readonly deleted: number;
+  readonly out_of_scope: number;
+  readonly decision: 'allow' | 'warn' | 'block';
+  readonly duration_ms: number;
+}
+
+/** Builds the telemetry record of one call. */
+export function shellCheckEvent(input: {
+  at: Date;
+  hook: ShellHookName;
+  agentCli: string;
+  context?: Extract<ShellContext, { kind: 'checked' }>;
+  result?: ShellCheckResult;
+  decision: 'allow' | 'warn' | 'block';
+  durationMs: number;
+}): ShellCheckEvent {
+  const changes = input.result?.changes ?? [];
+  const count = (kind: PathChange['kind']) => changes.filter((change) => change.kind === kind).length;
+  const judgement = input.result?.judgement;
+  const outOfScope = judgement !== undefined && (judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn') ? judgement.violations.length : judgement?.verdict === 'invalid-manifest' ? changes.length : 0;
+  const manifest = input.context?.manifest;
+  return {
+    event: 'wave_scope.backstop.shell_checked',
+    at: input.at.toISOString(),
+    hook: input.hook,
+    agent_cli: input.agentCli,
+    ...(manifest?.kind === 'loaded' ? { wave: manifest.manifest.wave } : {}),
+    scope: input.context === undefined ? 'none' : input.context.agent !== undefined ? 'agent' : 'wave',
+    dispatched: input.context?.judge.dispatchedAgent ?? false,
+    baseline: input.result?.baseline ?? 'skipped',
+    created: count('created'),
+    modified: count('modified'),
+    deleted: count('deleted'),
+    out_of_scope: outOfScope,
+    decision: input.decision,
+    duration_ms: Math.round(input.durationMs),
+  };
+}
+
+/** What the hook tells the agent CLI. */
+export type ShellVerdict =
+  | { readonly decision: 'allow' }
+  | { readonly decision: 'warn'; readonly message: string }
+  | { readonly decision: 'block'; readonly reason: string };
+
+/**
+ * The stdout text answering `verdict` ('' = nothing). Claude Code and Codex read the same shapes:
+ * `{"decision": "block", "reason"}` feeds the reason back to the agent after a tool call and keeps a
+ * turn from ending at Stop; `{"systemMessage"}` shows a notice. A Stop hook already running because
+ * of an earlier block (`stop_hook_active`) only shows the notice, so a change the agent cannot undo
+ * never traps it in its turn. At turn start nothing is printed (stdout there becomes prompt context).
+ */
+export function formatShellReply(hook: ShellHookName, verdict: ShellVerdict, options: { stopHookActive: boolean }): string {
+  if (hook === 'turn-start' || verdict.decision === 'allow') return '';
+  if (verdict.decision === 'warn') return `${JSON.stringify({ systemMessage: verdict.message })}\n`;
+  if (hook === 'stop' && options.stopHookActive) return `${JSON.stringify({ systemMessage: verdict.reason })}\n`;
+  return `${JSON.stringify({ decision: 'block', reason: verdict.reason })}\n`;
+}

@@ -1,0 +1,321 @@
+// A snapshot: the content identity of every file of a work tree, taken the way git itself avoids
+// reading files. Two git calls, run at the same time:
+//
+//   git ls-files --stage -z              the index: mode and object id of every tracked path
+//   git status --porcelain=v2 -z ...     the paths whose work-tree content differs from the index, and
+//                                        the untracked ones (git decides this from the index's stat
+//                                        data and re-reads only what it cannot vouch for)
+//
+// A tracked path git does not report is, by git's own check, what the index says: its identity is the
+// index's `<mode> <oid>`. Only the reported paths (changed, untracked) and the configured ignored paths
+// are read and hashed, into the same kind of identity (the git blob id of the bytes on disk), so a path
+// whose change is merely staged, or staged and reverted, keeps one identity throughout.
+//
+// The core runs no process and opens no file: git and the work tree are behind `SnapshotHost`
+// (src/node/backstopGit.ts implements it).
+import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
+import type { CompiledScopeEntry } from '../scope/scopeEntry';
+import { filescopesPath, manifestPath } from '../plan/declarationPaths';
+import { IndexListing, parseStatusV2 } from './gitOutput';
+import type { HeadState } from './gitOutput';
+import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
+
+/** The object format of the repository: the hash its object ids (and so our identities) use. */
+export type ObjectFormat = 'sha1' | 'sha256';
+
+/** What one work-tree path holds, as the host found it. */
+export type WorkTreeState =
+  | { readonly kind: 'file'; readonly executable: boolean; readonly oid: string }
+  | { readonly kind: 'symlink'; readonly oid: string }
+  /** A directory git lists as one entry: an untracked nested repository, or a submodule. */
+  | { readonly kind: 'directory' }
+  | { readonly kind: 'missing' }
+  /** Present but not readable; `stat` (size, times, inode) stands in for the content. */
+  | { readonly kind: 'unreadable'; readonly stat: string };
+
+/** git and the work tree, as a snapshot needs them. */
+export interface SnapshotHost {
+  /** Runs git in the work tree's top level; resolves with stdout (UTF-8). Rejects when git fails. */
+  git(args: readonly string[], options?: { input?: string }): Promise<string>;
+  /**
+   * What each path holds, in order (repository-relative, or absolute when it starts with `/`): a file
+   * or link is hashed as git hashes a blob (`blob <size>\0<bytes>`, with `format`), without git's
+   * clean filters.
+   */
+  inspect(paths: readonly string[], format: ObjectFormat): Promise<WorkTreeState[]>;
+  /**
+   * The checksum git keeps at the end of its index file (undefined when there is none): equal
+   * checksums mean the same index, so a listing taken under one serves the other.
+   */
+  indexChecksum?(): Promise<string | undefined>;
+  /**
+   * git's own files that change what git ignores or runs (`.git/config`, `.git/info/exclude`, the
+   * hooks) as they are now, by absolute path and the name they are reported under. No git command
+   * lists them, and a turn that wrote `info/exclude` could otherwise hide an out-of-scope file from
+   * every snapshot.
+   */
+  gitFiles?(): Promise<ReadonlyArray<{ readonly name: string; readonly path: string }>>;
+}
+
+/** The content identity of every file of one work tree at one moment. */
+export interface Snapshot {
+  readonly objectFormat: ObjectFormat;
+  readonly head: HeadState;
+  /** `git ls-files --stage -z` as printed: the identity of every tracked path git did not report. */
+  readonly indexListing: string;
+  /** The index file's checksum the listing was taken under, when it held still for the whole snapshot. */
+  readonly indexChecksum?: string;
+  /**
+   * Every path whose work-tree content is not its index entry's: changed, deleted (null), untracked,
+   * in conflict, or a watched ignored path. Identities are `"<mode> <oid>"` like the index's.
+   */
+  readonly workTree: ReadonlyMap<string, string | null>;
+}
+
+export interface SnapshotOptions {
+  /** Paths the snapshot does not look at (control state, `.orchestrator/`); see `backstopExclusions`. */
+  readonly exclude?: (path: string) => boolean;
+  /**
+   * Normalised scope entries naming ignored paths to watch anyway (`.env`). Found with one
+   * `git ls-files --others --ignored` under their literal directories.
+   */
+  readonly watchIgnored?: readonly string[];
+  readonly ignoreCase?: boolean;
+  /** An earlier snapshot of the same work tree: its listing is reused when the index has not changed since. */
+  readonly previous?: Snapshot;
+}
+
+/** The status call: every difference of the work tree from the index, untracked files one by one. */
+export const STATUS_ARGS: readonly string[] = [
+  // No optional lock: a snapshot taken while an agent runs git must not make the agent's git fail.
+  '--no-optional-locks',
+  'status',
+  '--porcelain=v2',
+  '-z',
+  '--branch',
+  '--no-ahead-behind',
+  '--untracked-files=all',
+  '--no-renames',
+  '--ignore-submodules=none',
+];
+
+/** The index listing call. */
+export const INDEX_ARGS: readonly string[] = ['--no-optional-locks', 'ls-files', '--stage', '-z'];
+
+/** The identity of a path that holds nothing (the key is absent, or its value is null). */
+export type Identity = string | null;
+
+function identityOf(state: WorkTreeState): Identity {
+  switch (state.kind) {
+    case 'file':
+      return `${state.executable ? '100755' : '100644'} ${state.oid}`;
+    case 'symlink':
+      return `120000 ${state.oid}`;
+    case 'directory':
+      return '040000 directory';
+    case 'missing':
+      return null;
+    case 'unreadable':
+      return `unreadable ${state.stat}`;
+  }
+}
+
+function formatOfLength(length: number | undefined): ObjectFormat | undefined {
+  if (length === 40) return 'sha1';
+  if (length === 64) return 'sha256';
+  return undefined;
+}
+
+/** The literal directory every path of an entry's alternatives lies in ('' for the root), for a pathspec. */
+function literalDirectories(entry: CompiledScopeEntry): string[] {
+  const dirs = new Set<string>();
+  for (const alternative of entry.alternatives) {
+    const literal: string[] = [];
+    for (const segment of alternative) {
+      if (segment.kind !== 'pattern' || segment.literal === undefined) break;
+      literal.push(segment.literal);
+    }
+    // A fully literal alternative names a file: its directory is the one to list.
+    if (literal.length === alternative.length) literal.pop();
+    dirs.add(literal.join('/'));
+  }
+  return [...dirs];
+}
+
+async function watchedIgnoredPaths(host: SnapshotHost, entries: readonly string[], ignoreCase: boolean): Promise<string[]> {
+  if (entries.length === 0) return [];
+  const compiled = entries.map((entry) => compileScopeEntry(entry, { ignoreCase }));
+  const dirs = [...new Set(compiled.flatMap(literalDirectories))].map((dir) => (dir === '' ? '.' : dir));
+  const output = await host.git(['--no-optional-locks', '--literal-pathspecs', 'ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...dirs]);
+  return output.split('\0').filter((path) => path !== '' && compiled.some((entry) => entry.matches(path)));
+}
+
+/** Submodules and untracked nested repositories are identified by the commit their HEAD names. */
+async function nestedHead(host: SnapshotHost, path: string): Promise<string | undefined> {
+  try {
+    const commit = (await host.git(['-C', path.replace(/\/$/, ''), 'rev-parse', '-q', '--verify', 'HEAD'])).trim();
+    return commit === '' ? undefined : commit;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How often the two git calls are repeated when the index changed while they ran. */
+const INDEX_RETRIES = 2;
+
+/**
+ * The status and the index listing, taken under one index: the index checksum is read before and
+ * after both calls, and when it moved (someone staged or committed meanwhile) both are taken again.
+ * The listing of `previous` is reused when the checksum is still the one it was taken under.
+ */
+async function statusAndIndex(host: SnapshotHost, previous: Snapshot | undefined): Promise<{ statusText: string; indexListing: string; indexChecksum?: string }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const before = await host.indexChecksum?.();
+    const reuse = before !== undefined && previous?.indexChecksum === before;
+    const [statusText, indexListing] = await Promise.all([host.git(STATUS_ARGS), reuse ? (previous as Snapshot).indexListing : host.git(INDEX_ARGS)]);
+    const after = await host.indexChecksum?.();
+    if (before === after || attempt === INDEX_RETRIES) {
+      return { statusText, indexListing, ...(before !== undefined && before === after ? { indexChecksum: before } : {}) };
+    }
+  }
+}
+
+/** Takes a snapshot of the work tree behind `host`. Rejects when git fails or prints what we cannot read. */
+export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions = {}): Promise<Snapshot> {
+  const exclude = options.exclude ?? (() => false);
+  const [{ statusText, indexListing, indexChecksum }, ignored] = await Promise.all([
+    statusAndIndex(host, options.previous),
+    watchedIgnoredPaths(host, options.watchIgnored ?? [], options.ignoreCase ?? false),
+  ]);
+  const status = parseStatusV2(statusText);
+  const objectFormat =
+    formatOfLength(new IndexListing(indexListing).oidLength) ??
+    formatOfLength(status.head.commit?.length) ??
+    ((await host.git(['rev-parse', '--show-object-format'])).trim() === 'sha256' ? 'sha256' : 'sha1');
+
+  const workTree = new Map<string, string | null>();
+  const toInspect: string[] = [];
+  const submodules: Array<{ path: string; dirty: boolean }> = [];
+  for (const entry of status.entries) {
+    if (exclude(entry.path)) continue;
+    if (entry.kind === 'ignored' || entry.kind === 'untracked') {
+      if (entry.kind === 'untracked') toInspect.push(entry.path);
+      continue;
+    }
+    // `.` in the work-tree column: the work tree holds what the index holds (git checked).
+    if (entry.kind === 'tracked' && entry.y === '.') continue;
+    if (entry.worktreeMode === '000000') workTree.set(entry.path, null);
+    else if (entry.submodule.startsWith('S')) submodules.push({ path: entry.path, dirty: entry.submodule.slice(2) !== '..' });
+    else toInspect.push(entry.path);
+  }
+  for (const path of ignored) if (!exclude(path) && !workTree.has(path)) toInspect.push(path);
+  const gitFiles = (await host.gitFiles?.()) ?? [];
+
+  const [states, heads, gitStates] = await Promise.all([
+    host.inspect(toInspect, objectFormat),
+    Promise.all(submodules.map((submodule) => nestedHead(host, submodule.path))),
+    host.inspect(gitFiles.map((file) => file.path), objectFormat),
+  ]);
+  gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
+  const nested: Array<{ path: string; index: number }> = [];
+  toInspect.forEach((path, index) => {
+    const state = states[index] as WorkTreeState;
+    workTree.set(path, identityOf(state));
+    if (state.kind === 'directory') nested.push({ path, index });
+  });
+  submodules.forEach((submodule, index) => {
+    const head = heads[index];
+    workTree.set(submodule.path, `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
+  });
+  // An untracked nested repository is one entry for git; its HEAD tells one state from another.
+  const nestedHeads = await Promise.all(nested.map((entry) => nestedHead(host, entry.path)));
+  nested.forEach((entry, index) => {
+    const head = nestedHeads[index];
+    if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
+  });
+  return { objectFormat, head: status.head, indexListing, ...(indexChecksum !== undefined ? { indexChecksum } : {}), workTree };
+}
+
+function toRelative(root: string, path: string): string | undefined {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  return path.startsWith(base) ? path.slice(base.length) : undefined;
+}
+
+/**
+ * What no snapshot looks at: the active state directory's manifest and `filescopes/` (the wave's own
+ * declarations, which the coordinator rewrites between turns) and `.orchestrator/` (where the backstop
+ * and the hooks keep their records). Another state directory's files are watched like any other file.
+ */
+export function backstopExclusions(input: { writeRoot: string; stateDir?: string; ignoreCase?: boolean }): (path: string) => boolean {
+  const fold = (text: string) => (input.ignoreCase ? foldCase(text) : text);
+  const files = new Set<string>();
+  const prefixes = [`${fold(ORCHESTRATOR_DIR_NAME)}/`];
+  if (input.stateDir !== undefined) {
+    const manifest = toRelative(input.writeRoot, manifestPath(input.stateDir));
+    const declarations = toRelative(input.writeRoot, filescopesPath(input.stateDir));
+    if (manifest !== undefined) files.add(fold(manifest));
+    if (declarations !== undefined) {
+      files.add(fold(declarations));
+      prefixes.push(`${fold(declarations)}/`);
+    }
+  }
+  return (path) => {
+    const candidate = fold(path);
+    return files.has(candidate) || prefixes.some((prefix) => candidate.startsWith(prefix)) || candidate === fold(ORCHESTRATOR_DIR_NAME);
+  };
+}
+
+const SNAPSHOT_MAGIC = 'wave-scope-snapshot 2';
+
+/**
+ * A snapshot as text, for the post-shell hook's store, in two parts: the header (a magic line, then
+ * one JSON line: object format, HEAD, index checksum, the work-tree identities) and the index listing.
+ * They are stored apart so that a call under an unchanged index rewrites only the small header.
+ */
+export function formatSnapshotHeader(snapshot: Snapshot, listing: string): string {
+  const header = {
+    listing,
+    objectFormat: snapshot.objectFormat,
+    head: snapshot.head,
+    ...(snapshot.indexChecksum !== undefined ? { indexChecksum: snapshot.indexChecksum } : {}),
+    workTree: [...snapshot.workTree],
+  };
+  return `${SNAPSHOT_MAGIC}\n${JSON.stringify(header)}\n`;
+}
+
+/** A snapshot's header: everything but the listing, and the name (`listing`) the listing was stored under. */
+export type SnapshotHeader = Omit<Snapshot, 'indexListing'> & { readonly listing: string };
+
+/** Reads `formatSnapshotHeader`'s text; undefined when it is not one (a damaged store is never trusted). */
+export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
+  const first = text.indexOf('\n');
+  const second = first === -1 ? -1 : text.indexOf('\n', first + 1);
+  if (second === -1 || text.slice(0, first) !== SNAPSHOT_MAGIC || second !== text.length - 1) return undefined;
+  let header: unknown;
+  try {
+    header = JSON.parse(text.slice(first + 1, second));
+  } catch {
+    return undefined;
+  }
+  if (typeof header !== 'object' || header === null) return undefined;
+  const { listing, objectFormat, head, indexChecksum, workTree } = header as Record<string, unknown>;
+  if (typeof listing !== 'string' || !/^[0-9A-Za-z]+$/.test(listing)) return undefined;
+  if (objectFormat !== 'sha1' && objectFormat !== 'sha256') return undefined;
+  if (typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
+  const { ref, commit } = head as Record<string, unknown>;
+  if ((ref !== undefined && typeof ref !== 'string') || (commit !== undefined && typeof commit !== 'string')) return undefined;
+  if (indexChecksum !== undefined && typeof indexChecksum !== 'string') return undefined;
+  if (!Array.isArray(workTree)) return undefined;
+  const map = new Map<string, string | null>();
+  for (const pair of workTree) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || (pair[1] !== null && typeof pair[1] !== 'string')) return undefined;
+    map.set(pair[0], pair[1]);
+  }
+  return {
+    listing,
+    objectFormat,
+    head: { ...(typeof ref === 'string' ? { ref } : {}), ...(typeof commit === 'string' ? { commit } : {}) },
+    ...(typeof indexChecksum === 'string' ? { indexChecksum } : {}),
+    workTree: map,
+  };
+}

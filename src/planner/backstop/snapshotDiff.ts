@@ -1,0 +1,118 @@
+// What changed between two snapshots: every path whose content identity differs, as created,
+// modified or deleted. Dirt that was there before and is unchanged after has the same identity on
+// both sides and is not reported; dirt that changed again is.
+//
+// Comparing 100,000 identities one by one would cost more than the snapshot, so only the candidates
+// are compared: the paths either snapshot lists as differing from its index, plus, only when the two
+// index listings differ at all (something was staged or committed), the paths whose index entries
+// differ. Every other path has the same index entry on both sides and is reported by neither status.
+import { compareGitPaths, IndexListing } from './gitOutput';
+import type { HeadState } from './gitOutput';
+import type { Identity, Snapshot } from './snapshot';
+
+/** How a path changed. */
+export type ChangeKind = 'created' | 'modified' | 'deleted';
+
+/** One path the turn changed. */
+export interface PathChange {
+  /** Repository-relative, `/`-separated, as git spells it. */
+  readonly path: string;
+  readonly kind: ChangeKind;
+  /** `"<mode> <oid>"` before (absent for `created`). */
+  readonly before?: string;
+  /** `"<mode> <oid>"` after (absent for `deleted`). */
+  readonly after?: string;
+  /** For a `deleted` path whose exact content reappeared as one `created` path: where it went. */
+  readonly renamedTo?: string;
+  /** For a `created` path whose exact content disappeared from one `deleted` path: where it came from. */
+  readonly renamedFrom?: string;
+}
+
+export interface SnapshotDiff {
+  /** Every changed path, in git's path order. */
+  readonly changes: PathChange[];
+  readonly headBefore: HeadState;
+  readonly headAfter: HeadState;
+  /** HEAD names another branch or another commit than before. */
+  readonly headMoved: boolean;
+}
+
+// Reading a listing is the one cost that grows with the repository, so each snapshot's listing is
+// read once however many diffs use it.
+const listings = new WeakMap<Snapshot, IndexListing>();
+
+function listingOf(snapshot: Snapshot): IndexListing {
+  let listing = listings.get(snapshot);
+  if (listing === undefined) {
+    listing = new IndexListing(snapshot.indexListing);
+    listings.set(snapshot, listing);
+  }
+  return listing;
+}
+
+/** Whether HEAD moved: another branch, detached where it was attached (or back), or another commit. */
+export function headMoved(before: HeadState, after: HeadState): boolean {
+  return before.ref !== after.ref || before.commit !== after.commit;
+}
+
+/** Pairs deleted and created paths of the same content, when the pairing is unambiguous. */
+function pairRenames(changes: PathChange[]): PathChange[] {
+  const deletedBy = new Map<string, PathChange[]>();
+  const createdBy = new Map<string, PathChange[]>();
+  for (const change of changes) {
+    if (change.kind === 'deleted' && change.before !== undefined) deletedBy.set(change.before, [...(deletedBy.get(change.before) ?? []), change]);
+    if (change.kind === 'created' && change.after !== undefined) createdBy.set(change.after, [...(createdBy.get(change.after) ?? []), change]);
+  }
+  const renamedTo = new Map<string, string>();
+  const renamedFrom = new Map<string, string>();
+  for (const [identity, deleted] of deletedBy) {
+    const created = createdBy.get(identity);
+    if (deleted.length !== 1 || created?.length !== 1) continue;
+    const from = (deleted[0] as PathChange).path;
+    const to = (created[0] as PathChange).path;
+    renamedTo.set(from, to);
+    renamedFrom.set(to, from);
+  }
+  if (renamedTo.size === 0) return changes;
+  return changes.map((change) => {
+    const to = renamedTo.get(change.path);
+    if (change.kind === 'deleted' && to !== undefined) return { ...change, renamedTo: to };
+    const from = renamedFrom.get(change.path);
+    if (change.kind === 'created' && from !== undefined) return { ...change, renamedFrom: from };
+    return change;
+  });
+}
+
+/** Every path whose identity differs between `before` and `after`, minus the excluded ones. */
+export function diffSnapshots(before: Snapshot, after: Snapshot, options: { exclude?: (path: string) => boolean } = {}): SnapshotDiff {
+  const exclude = options.exclude ?? (() => false);
+  const beforeIndex = listingOf(before);
+  const afterIndex = listingOf(after);
+  // Only when something was staged or committed do the listings differ; then the walk says where.
+  const staged = beforeIndex.differingPaths(afterIndex);
+  const candidates = new Set<string>([...before.workTree.keys(), ...after.workTree.keys(), ...staged.keys()]);
+  const identityIn = (snapshot: Snapshot, listing: IndexListing, side: 'before' | 'after', path: string): Identity => {
+    if (snapshot.workTree.has(path)) return snapshot.workTree.get(path) ?? null;
+    const walked = staged.get(path);
+    if (walked !== undefined) return walked[side] ?? null;
+    return listing.lookup(path) ?? null;
+  };
+  const changes: PathChange[] = [];
+  for (const path of candidates) {
+    if (exclude(path)) continue;
+    const was = identityIn(before, beforeIndex, 'before', path);
+    const is = identityIn(after, afterIndex, 'after', path);
+    if (was === is) continue;
+    if (was === null) changes.push({ path, kind: 'created', after: is as string });
+    else if (is === null) changes.push({ path, kind: 'deleted', before: was });
+    else changes.push({ path, kind: 'modified', before: was, after: is });
+  }
+  changes.sort((a, b) => compareGitPaths(a.path, b.path));
+  return { changes: pairRenames(changes), headBefore: before.head, headAfter: after.head, headMoved: headMoved(before.head, after.head) };
+}
+
+/** What one path holds in a snapshot (null: nothing). */
+export function identityAt(snapshot: Snapshot, path: string): Identity {
+  if (snapshot.workTree.has(path)) return snapshot.workTree.get(path) ?? null;
+  return listingOf(snapshot).lookup(path) ?? null;
+}

@@ -1,0 +1,82 @@
+// Shared setup of the backstop's CLI tests: a real repository with an agent's scope file, the built
+// CLI run as a user runs it, and readers for what a turn leaves behind.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import type { CliRun } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+/** The environment of a person's shell: no Wave Scope variables, no session id, a git identity. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID' || key.startsWith('GIT_')) delete env[key];
+  return { ...env, ...extra };
+}
+
+/** The path of agent `agent`'s scope file for `wave`, relative to the repository root. */
+export function scopePath(agent: string, wave = 1, stateDir = '.claude'): string {
+  return `${stateDir}/filescopes/wave-${wave}/${agent}.json`;
+}
+
+/**
+ * A repository with `files` and the agents' scope files (`scopes`, wave 1) committed, a git identity
+ * configured, and `.orchestrator/` ignored.
+ */
+export function backstopRepo(files: Record<string, string>, scopes: Record<string, unknown> = {}): TempGitRepo {
+  const scopeFiles = Object.fromEntries(Object.entries(scopes).map(([agent, entries]) => [scopePath(agent), `${JSON.stringify(entries)}\n`]));
+  const repo = createTempGitRepo({ initialFiles: { '.gitignore': '.orchestrator/\n', ...files, ...scopeFiles } });
+  repo.git('config', 'user.name', 'Wave Scope Test');
+  repo.git('config', 'user.email', 'test@example.invalid');
+  return repo;
+}
+
+/** Writes agent `agent`'s scope file for `wave` (`.claude/filescopes/wave-<N>/<agent>.json`). */
+export function writeScope(repo: TempGitRepo, agent: string, entries: unknown, wave = 1, stateDir = '.claude'): string {
+  const path = join(repo.root, stateDir, 'filescopes', `wave-${wave}`, `${agent}.json`);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, typeof entries === 'string' ? entries : `${JSON.stringify(entries)}\n`);
+  return path;
+}
+
+/** `wave-scope run --wave <wave> --agent <agent> [flags] -- sh -c <script>` in the repository. */
+export function runTurn(repo: TempGitRepo, script: string, options: { agent?: string; wave?: number; flags?: string[]; env?: Record<string, string> } = {}): CliRun {
+  return runBuiltCli(
+    ['run', '--wave', String(options.wave ?? 1), '--agent', options.agent ?? 'alice', ...(options.flags ?? []), '--', 'sh', '-c', script],
+    { cwd: repo.root, env: cleanEnv(options.env) },
+  );
+}
+
+/** The turn record `run` left for the agent. */
+export function turnRecord(repo: TempGitRepo, agent = 'alice', wave = 1): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(repo.root, '.orchestrator', 'backstop', 'turns', `wave${wave}`, `${agent}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+/** `git rev-parse HEAD`. */
+export function head(repo: TempGitRepo): string {
+  return repo.git('rev-parse', 'HEAD').trim();
+}
+
+/** The paths (with their status letter) the commit at HEAD touches, sorted. */
+export function committedPaths(repo: TempGitRepo, commit = 'HEAD'): string[] {
+  return repo
+    .git('diff-tree', '--no-commit-id', '-r', '--name-status', '--no-renames', '--root', commit)
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace(/\t/, ' '))
+    .sort();
+}
+
+/** `git status --porcelain=v1 --untracked-files=all`, one entry per line, sorted. */
+export function statusLines(repo: TempGitRepo): string[] {
+  return repo
+    .git('status', '--porcelain=v1', '--untracked-files=all')
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
+}
+
+export function readFile(repo: TempGitRepo, path: string): string {
+  return readFileSync(join(repo.root, path), 'utf8');
+}

@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import type { CliRun } from '../support/builtCli';
+import { writeManifest } from '../support/hookFixtures';
+import type { TempGitRepo } from '../support/tempGitRepo';
+import { backstopRepo, cleanEnv } from './backstopTurns';
+
+const leanHook = join(builtCliPath, '..', 'hook.js');
+
+interface Call {
+  event?: string;
+  session?: string;
+  agentId?: string;
+  stopHookActive?: boolean;
+  cwd?: string;
+}
+
+function payload(repo: TempGitRepo, call: Call = {}): string {
+  const event = call.event ?? 'PostToolUse';
+  return JSON.stringify({
+    session_id: call.session ?? 'session-a',
+    transcript_path: '/tmp/transcript.jsonl',
+    cwd: call.cwd ?? repo.root,
+    hook_event_name: event,
+    ...(event === 'PostToolUse' ? { tool_name: 'Bash', tool_input: { command: 'make' }, tool_response: { stdout: '' } } : {}),
+    ...(event === 'UserPromptSubmit' ? { prompt: 'go on' } : {}),
+    ...(call.agentId !== undefined ? { agent_id: call.agentId, agent_type: 'general-purpose' } : {}),
+    ...(call.stopHookActive !== undefined ? { stop_hook_active: call.stopHookActive } : {}),
+  });
+}
+
+function hook(repo: TempGitRepo, name: string, call: Call = {}, options: { env?: Record<string, string>; agentCli?: string; via?: 'lean' | 'cli' } = {}): CliRun {
+  const args = [name, '--agent-cli', options.agentCli ?? 'claude'];
+  const input = payload(repo, call);
+  if (options.via === 'cli') return runBuiltCli(['hook', ...args], { input, env: cleanEnv(options.env), cwd: repo.root });
+  const run = spawnSync(process.execPath, [leanHook, ...args], { input, env: cleanEnv(options.env), cwd: repo.root, encoding: 'utf8' });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function blockReason(run: CliRun): string {
+  assert.equal(run.status, 0, run.stderr);
+  const reply = JSON.parse(run.stdout) as { decision?: string; reason?: string };
+  assert.equal(reply.decision, 'block', run.stdout);
+  return reply.reason ?? '';
+}
+
+function events(repo: TempGitRepo): Array<Record<string, unknown>> {
+  const path = join(repo.root, '.orchestrator', 'metrics', 'events.jsonl');
+  return readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const START = { 'README.md': 'readme\n', 'src/app.ts': 'app\n', 'docs/guide.md': 'guide\n' };
+
+describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent CLI (built bundles, real git repositories)', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = backstopRepo(START);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+  });
+  afterEach(() => repo.remove());
+
+  for (const via of ['lean', 'cli'] as const) {
+    it(`takes the baseline on the first call, then blocks on each out-of-scope change once (${via === 'lean' ? 'dist/hook.js' : 'dist/cli.js hook'})`, () => {
+      const first = hook(repo, 'post-bash', {}, { via });
+      assert.equal(first.status, 0, first.stderr);
+      assert.equal(first.stdout, '', 'the first call only takes the baseline');
+
+      repo.write({ 'evil.py': 'x\n', 'README.md': 'changed\n', 'src/ok.ts': 'fine\n' });
+      rmSync(join(repo.root, 'docs/guide.md'));
+      const reason = blockReason(hook(repo, 'post-bash', {}, { via }));
+      assert.match(reason, /^Wave Scope: the last command changed files outside your scope:/);
+      assert.match(reason, /\n- created {2}evil\.py \(outside the scope\)/);
+      assert.match(reason, /\n- modified README\.md \(outside the scope\)/);
+      assert.match(reason, /\n- deleted {2}docs\/guide\.md \(outside the scope\)/);
+      assert.doesNotMatch(reason, /src\/ok\.ts/);
+      assert.match(reason, /allowed \(wave 1, .*wave-scope\.json\): src\//);
+      assert.match(reason, /What to do: if you made these changes, undo exactly them/);
+
+      const again = hook(repo, 'post-bash', {}, { via });
+      assert.equal(again.stdout, '', 'each change is reported once');
+      repo.write({ 'src/more.ts': 'more\n' });
+      assert.equal(hook(repo, 'post-bash', {}, { via }).stdout, '', 'in-scope changes pass silently');
+    });
+  }
+
+  it('applies the agent\'s own scope when WAVE_SCOPE_AGENT names it, as the write gate does', () => {
+    writeFileSync(join(repo.root, '.claude', 'wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/', 'docs/'], blockedCommands: [] }));
+    repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/app.ts"]\n' });
+    const env = { WAVE_SCOPE_AGENT: 'alice' };
+    assert.equal(hook(repo, 'post-bash', {}, { env }).stdout, '');
+    repo.write({ 'src/app.ts': 'mine\n', 'src/app.test.ts': 'my test\n', 'docs/guide.md': 'in the wave, not mine\n' });
+    const reason = blockReason(hook(repo, 'post-bash', {}, { env }));
+    assert.match(reason, /\n- modified docs\/guide\.md \(outside the scope\)/);
+    assert.doesNotMatch(reason, /- (modified|created) +src\/app/, 'the agent\'s file and its test sibling are allowed');
+    assert.match(reason, /allowed \(agent "alice"\): src\/app\.ts/);
+  });
+
+  it('appends one telemetry record per call, with counts and no path', () => {
+    hook(repo, 'post-bash');
+    repo.write({ 'evil.py': 'x\n', 'src/ok.ts': 'y\n' });
+    hook(repo, 'post-bash');
+    const recorded = events(repo);
+    assert.equal(recorded.length, 2);
+    assert.deepEqual(
+      recorded.map((event) => [event.event, event.hook, event.baseline, event.created, event.out_of_scope, event.decision]),
+      [
+        ['wave_scope.backstop.shell_checked', 'post-bash', 'taken', 0, 0, 'allow'],
+        ['wave_scope.backstop.shell_checked', 'post-bash', 'compared', 2, 1, 'block'],
+      ],
+    );
+    const text = readFileSync(join(repo.root, '.orchestrator', 'metrics', 'events.jsonl'), 'utf8');
+    assert.doesNotMatch(text, /evil|ok\.ts|src\//, 'no path is recorded');
+  });
+
+  it('checks a subagent at SubagentStop against its coordinator\'s last call when its own tool hooks never fired', () => {
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'the coordinator\'s call takes the baseline');
+    repo.write({ 'leak.txt': 'written by the subagent\n' });
+    const reason = blockReason(hook(repo, 'stop', { event: 'SubagentStop', agentId: 'agent-7' }));
+    assert.match(reason, /^Wave Scope: this turn changed files outside your scope:\n- created {2}leak\.txt \(outside the scope\)/);
+  });
+
+  it('only shows a notice when a Stop hook already runs because of an earlier block (no loop)', () => {
+    hook(repo, 'stop', { event: 'Stop' });
+    repo.write({ 'leak.txt': 'x\n' });
+    const run = hook(repo, 'stop', { event: 'Stop', stopHookActive: true });
+    const reply = JSON.parse(run.stdout) as { decision?: string; systemMessage?: string };
+    assert.equal(reply.decision, undefined);
+    assert.match(reply.systemMessage ?? '', /created {2}leak\.txt/);
+  });
+
+  it('takes a new baseline at turn start, so what a person edits between turns is never blamed on the agent', () => {
+    hook(repo, 'stop', { event: 'Stop' });
+    repo.write({ 'README.md': 'a person edited this between turns\n' });
+    const start = hook(repo, 'turn-start', { event: 'UserPromptSubmit' });
+    assert.equal(start.status, 0, start.stderr);
+    assert.equal(start.stdout, '', 'nothing is added to the prompt');
+    repo.write({ 'src/app.ts': 'the agent\'s work\n' });
+    assert.equal(hook(repo, 'post-bash').stdout, '');
+  });
+
+  it('keeps one baseline per session, so one session\'s calls never hide a change from another', () => {
+    hook(repo, 'post-bash', { session: 'session-a' });
+    hook(repo, 'post-bash', { session: 'session-b' });
+    repo.write({ 'evil.py': 'x\n' });
+    assert.match(blockReason(hook(repo, 'post-bash', { session: 'session-b' })), /evil\.py/);
+    assert.match(blockReason(hook(repo, 'post-bash', { session: 'session-a' })), /evil\.py/, 'session b\'s call did not move session a\'s baseline');
+  });
+
+  it('sees a change the shell command committed (the index moved, not only the work tree)', () => {
+    hook(repo, 'post-bash');
+    repo.write({ 'docs/guide.md': 'rewritten\n' });
+    repo.git('commit', '-qam', 'agent commit');
+    assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified docs\/guide\.md/);
+  });
+
+  it('keeps a header and the listing of the index it was taken under; under an unchanged index only the header is rewritten', () => {
+    const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
+    hook(repo, 'post-bash');
+    const listings = () => readdirSync(store).filter((name) => name.endsWith('.index'));
+    const [first] = listings();
+    assert.equal(readdirSync(store).length, 2);
+    repo.write({ 'src/x.ts': 'x\n' });
+    hook(repo, 'post-bash');
+    assert.deepEqual(listings(), [first], 'the same listing file');
+    repo.git('add', 'src/x.ts');
+    hook(repo, 'post-bash');
+    assert.equal(listings().length, 1);
+    assert.notDeepEqual(listings(), [first], 'a new index, a new listing; the old one is gone');
+    assert.match(readFileSync(join(store, listings()[0] as string), 'utf8'), /\tsrc\/x\.ts\0/);
+  });
+
+  it('lets the coordinator\'s git commands rewrite git\'s own files, and blocks a subagent that does', () => {
+    hook(repo, 'post-bash');
+    repo.git('config', 'wavescope.test', 'coordinator');
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'the coordinator may run git config');
+    hook(repo, 'post-bash', { agentId: 'agent-7' });
+    repo.git('config', 'wavescope.test', 'subagent');
+    assert.match(blockReason(hook(repo, 'post-bash', { agentId: 'agent-7' })), /- modified \.git\/config \(control state: never written by an agent\)/);
+  });
+
+  it('speaks Codex\'s shell hook the same way', () => {
+    hook(repo, 'post-bash', {}, { agentCli: 'codex' });
+    repo.write({ 'evil.py': 'x\n' });
+    assert.match(blockReason(hook(repo, 'post-bash', {}, { agentCli: 'codex' })), /created {2}evil\.py/);
+  });
+
+  it('says nothing without a wave, and notes on stderr that it has nothing to check outside a repository', () => {
+    rmSync(join(repo.root, '.claude', 'wave-scope.json'));
+    const noWave = hook(repo, 'post-bash');
+    assert.deepEqual([noWave.status, noWave.stdout], [0, '']);
+    assert.ok(!existsSync(join(repo.root, '.orchestrator')), 'no wave, no files of ours');
+
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-off-repo-')));
+    try {
+      const off = hook(repo, 'post-bash', { cwd: dir });
+      assert.deepEqual([off.status, off.stdout], [0, '']);
+      assert.match(off.stderr, /is not inside a git repository; nothing to check/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('blocks, fail closed, on an unusable manifest, an unreadable payload, a damaged saved snapshot and an unknown agent CLI', () => {
+    hook(repo, 'post-bash');
+    repo.write({ 'src/x.ts': 'x\n' });
+    writeFileSync(join(repo.root, '.claude', 'wave-scope.json'), '{"version": 1');
+    assert.match(blockReason(hook(repo, 'post-bash')), /the wave manifest .*wave-scope\.json is unusable/);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+
+    const garbage = spawnSync(process.execPath, [leanHook, 'post-bash'], { input: 'not json', env: cleanEnv(), cwd: repo.root, encoding: 'utf8' });
+    assert.match(blockReason({ status: garbage.status, stdout: garbage.stdout, stderr: garbage.stderr }), /could not read this hook call \(The hook payload on stdin is not JSON\.\)/);
+
+    const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
+    for (const name of readdirSync(store)) writeFileSync(join(store, name), 'damaged');
+    assert.match(blockReason(hook(repo, 'post-bash')), /could not read the snapshot it kept/);
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'a new baseline was taken');
+
+    assert.match(blockReason(hook(repo, 'post-bash', {}, { agentCli: 'cursor' })), /unknown --agent-cli "cursor"/);
+  });
+
+  it('keeps the write gate\'s bundle free of the backstop: enforce-write runs from dist/hook.js alone', () => {
+    const alone = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-lean-hook-')));
+    try {
+      copyFileSync(leanHook, join(alone, 'hook.js'));
+      const write = JSON.stringify({ session_id: 's', cwd: repo.root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo.root, 'src/a.ts'), content: 'a' } });
+      const gate = spawnSync(process.execPath, [join(alone, 'hook.js'), 'enforce-write', '--agent-cli', 'claude'], { input: write, env: cleanEnv(), cwd: repo.root, encoding: 'utf8' });
+      assert.deepEqual([gate.status, gate.stdout, gate.stderr], [0, '', '']);
+      const backstop = spawnSync(process.execPath, [join(alone, 'hook.js'), 'post-bash', '--agent-cli', 'claude'], { input: payload(repo), env: cleanEnv(), cwd: repo.root, encoding: 'utf8' });
+      assert.notEqual(backstop.status, 0, 'post-bash needs dist/backstop-hook.js beside it');
+      assert.match(backstop.stderr, /backstop-hook\.js/);
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  });
+});

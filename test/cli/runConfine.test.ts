@@ -1,0 +1,100 @@
+// `wave-scope run --confine`: bubblewrap must be installed (test/support/setupBubblewrap.sh does it in
+// `npm test`); without it these tests fail, they never skip.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import type { TempGitRepo } from '../support/tempGitRepo';
+import { backstopRepo, cleanEnv, committedPaths, head, readFile, runTurn, statusLines } from './backstopTurns';
+
+const START = { 'README.md': 'readme\n', 'src/app.ts': 'app\n', '.codex/hooks.json': '{}\n', '.codex/notes.md': 'n\n' };
+
+/** Processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) found.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+describe('wave-scope run --confine: the turn in a bubblewrap sandbox (built dist/cli.js, real git repositories)', () => {
+  before(() => {
+    const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--cap-drop', 'ALL', '--unshare-pid', '--', 'true'], { encoding: 'utf8' });
+    assert.equal(probe.error, undefined, `bubblewrap is not installed (run test/support/setupBubblewrap.sh): ${probe.error?.message}`);
+    assert.equal(probe.status, 0, `bubblewrap cannot build a sandbox here: ${probe.stderr}`);
+  });
+
+  let repo: TempGitRepo;
+  afterEach(() => repo.remove());
+
+  it('denies "echo x > README.md" when README.md is out of scope, and allows a write inside the scope', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const denied = runTurn(repo, 'echo x > README.md', { flags: ['--confine'] });
+    assert.equal(denied.status, 1, denied.stderr);
+    assert.match(denied.stderr, /README\.md: Read-only file system/);
+    assert.match(denied.stderr, /--confine: the command runs in a bubblewrap sandbox/);
+    assert.equal(readFile(repo, 'README.md'), 'readme\n', 'the write never happened');
+    assert.match(denied.stderr, /0 changes, all inside its scope/);
+
+    const allowed = runTurn(repo, 'echo y > src/new.ts && echo more >> src/app.ts', { flags: ['--confine', '--commit'] });
+    assert.equal(allowed.status, 0, allowed.stderr);
+    assert.deepEqual(committedPaths(repo), ['A src/new.ts', 'M src/app.ts']);
+  });
+
+  it('keeps .git read-only: the turn can neither commit nor plant a hook', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const run = runTurn(repo, 'echo ok >> src/app.ts; git commit -qam sneaky; echo "exit 0" > .git/hooks/pre-commit; exit 0', { flags: ['--confine'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /Read-only file system/);
+    assert.equal(head(repo), before);
+    assert.ok(!existsSync(join(repo.root, '.git/hooks/pre-commit')));
+    assert.deepEqual(statusLines(repo), [' M src/app.ts']);
+  });
+
+  it('leaves to the backstop what a glob\'s literal directory lets through', () => {
+    repo = backstopRepo(START, { alice: ['src/*.ts'] });
+    const run = runTurn(repo, 'echo n > src/notes.md', { flags: ['--confine', '--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /created {2}src\/notes\.md {2}\(outside the scope\)/);
+  });
+
+  it('keeps control state read-only inside a writable directory', () => {
+    repo = backstopRepo(START, { alice: ['.codex/'] });
+    const run = runTurn(repo, 'echo "{\\"hooks\\": {}}" > .codex/hooks.json; echo more >> .codex/notes.md', { flags: ['--confine'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /\.codex\/hooks\.json: Read-only file system/);
+    assert.equal(readFile(repo, '.codex/hooks.json'), '{}\n');
+    assert.equal(readFile(repo, '.codex/notes.md'), 'n\nmore\n');
+  });
+
+  it('lets no process of the turn outlive it', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const marker = `sleep 31.${process.pid}`;
+    const run = runTurn(repo, `(${marker}; echo late > src/late.ts) >/dev/null 2>&1 & echo started`, { flags: ['--confine'] });
+    const survivors = processesWith(marker);
+    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'started\n');
+    assert.deepEqual(survivors, [], 'the background process ended with the turn');
+  });
+
+  it('never runs unconfined when bubblewrap is unavailable, and refuses a --writable path inside the repository', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const missing = runTurn(repo, 'echo ran > src/ran.ts', { flags: ['--confine'], env: { WAVE_SCOPE_BWRAP: '/nonexistent/bwrap' } });
+    assert.equal(missing.status, 2, missing.stderr);
+    assert.match(missing.stderr, /ERROR: cannot confine the turn \(WAVE_SCOPE_BWRAP=\/nonexistent\/bwrap is not an executable\); the command was not run/);
+    assert.ok(!existsSync(join(repo.root, 'src/ran.ts')));
+
+    const inside = runBuiltCli(['run', '--wave', '1', '--agent', 'alice', '--confine', '--writable', join(repo.root, 'docs'), '--', 'true'], { cwd: repo.root, env: cleanEnv() });
+    assert.equal(inside.status, 2, inside.stderr);
+    assert.match(inside.stderr, /lies inside the repository: grant repository paths through the agent's scope/);
+  });
+});

@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import type { TempGitRepo } from '../support/tempGitRepo';
+import { backstopRepo, cleanEnv, committedPaths, head, readFile, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
+
+const START = {
+  'README.md': 'readme\n',
+  'src/app.ts': 'app\n',
+  'src/old.ts': 'old\n',
+  'docs/guide.md': 'guide\n',
+};
+
+describe('wave-scope run: the turn backstop (built dist/cli.js, real git repositories)', () => {
+  let repo: TempGitRepo;
+  afterEach(() => repo.remove());
+
+  it('passes in-scope create, modify and delete and commits exactly those three paths', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const run = runTurn(repo, 'echo new > src/new.ts; echo more >> src/app.ts; rm src/old.ts', { flags: ['--commit'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /turn of agent "alice" \(wave 1\): 3 changes, all inside its scope/);
+    assert.notEqual(head(repo), before);
+    assert.equal(repo.git('rev-parse', 'HEAD~1').trim(), before);
+    assert.deepEqual(committedPaths(repo), ['A src/new.ts', 'D src/old.ts', 'M src/app.ts']);
+    const message = repo.git('log', '-1', '--format=%B');
+    assert.match(message, /^wave 1, agent alice: 3 files/);
+    assert.match(message, /Wave-Scope-Wave: 1\nWave-Scope-Agent: alice/);
+    assert.deepEqual(statusLines(repo), [], 'nothing of the turn is left uncommitted');
+    const record = turnRecord(repo);
+    assert.equal(record.verdict, 'in-scope');
+    assert.deepEqual((record.committed as { paths: string[] }).paths.sort(), ['src/app.ts', 'src/new.ts', 'src/old.ts']);
+  });
+
+  const outOfScope: Array<{ kind: string; script: string; path: string }> = [
+    { kind: 'created', script: 'echo evil > evil.py', path: 'evil.py' },
+    { kind: 'modified', script: 'echo changed >> README.md', path: 'README.md' },
+    { kind: 'deleted', script: 'rm docs/guide.md', path: 'docs/guide.md' },
+    { kind: 'modified', script: 'chmod +x README.md', path: 'README.md' },
+    { kind: 'created', script: 'ln -s src/app.ts link.ts', path: 'link.ts' },
+  ];
+  for (const { kind, script, path } of outOfScope) {
+    it(`fails with exit 3 on an out-of-scope ${kind} path (${script}), commits nothing and leaves the work tree as it is`, () => {
+      repo = backstopRepo(START, { alice: ['src/'] });
+      const before = head(repo);
+      const run = runTurn(repo, `echo ok >> src/app.ts; ${script}`, { flags: ['--commit'] });
+      assert.equal(run.status, 3, run.stderr);
+      assert.match(run.stderr, /ERROR: turn of agent "alice" \(wave 1\) changed 1 path outside its scope:/);
+      assert.match(run.stderr, new RegExp(`\\n  ${kind}\\s+${path.replace(/\./g, '\\.')}  \\(outside the scope\\)`));
+      assert.doesNotMatch(run.stderr, /src\/app\.ts {2}\(/, 'the in-scope change is not blamed');
+      assert.match(run.stderr, /allowed \(agent "alice", .*alice\.json\): src\//);
+      assert.match(run.stderr, /nothing of it is committed/);
+      assert.equal(head(repo), before, 'nothing committed');
+      assert.equal(readFile(repo, 'src/app.ts'), 'app\nok\n', 'the in-scope change stays in the work tree');
+      if (kind !== 'deleted') assert.ok(existsSync(join(repo.root, path)), 'the out-of-scope file is left where it is');
+      else assert.ok(!existsSync(join(repo.root, path)), 'nothing is restored');
+      const record = turnRecord(repo);
+      assert.equal(record.verdict, 'out-of-scope');
+      const recorded = (record.changes as Array<{ path: string; kind: string; violation?: string }>).find((change) => change.path === path);
+      assert.deepEqual({ kind: recorded?.kind, violation: recorded?.violation }, { kind, violation: 'outside-scope' });
+    });
+  }
+
+  it('neither blames, commits nor touches dirt that was there before the turn; dirt changed again is the turn\'s', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    repo.write({ 'README.md': 'readme, edited by a person\n', 'notes.txt': 'untracked notes\n', 'src/app.ts': 'app, half done\n' });
+    repo.git('add', 'README.md');
+    const before = head(repo);
+    const passing = runTurn(repo, 'echo agent >> src/app.ts', { flags: ['--commit'] });
+    assert.equal(passing.status, 0, passing.stderr);
+    assert.match(passing.stderr, /1 change, all inside its scope/);
+    assert.deepEqual(committedPaths(repo), ['M src/app.ts']);
+    assert.equal(repo.git('rev-parse', 'HEAD~1').trim(), before);
+    assert.equal(readFile(repo, 'README.md'), 'readme, edited by a person\n');
+    assert.equal(readFile(repo, 'notes.txt'), 'untracked notes\n');
+    assert.deepEqual(statusLines(repo), ['?? notes.txt', 'M  README.md'], 'the staged and the untracked dirt stay exactly as they were');
+
+    const failing = runTurn(repo, 'echo again >> notes.txt', { flags: ['--commit'] });
+    assert.equal(failing.status, 3, failing.stderr);
+    assert.match(failing.stderr, /\n {2}modified notes\.txt {2}\(outside the scope\)/);
+    assert.doesNotMatch(failing.stderr, /README\.md {2}\(/);
+  });
+
+  it('catches an out-of-scope file in a wholly untracked directory, and never sweeps the leftover into a later commit', () => {
+    repo = backstopRepo({ 'README.md': 'readme\n' }, { alice: ['src/app.py'] });
+    const failed = runTurn(repo, 'mkdir src && echo app > src/app.py && echo evil > src/evil.py', { flags: ['--commit'] });
+    assert.equal(failed.status, 3, failed.stderr);
+    assert.match(failed.stderr, /\n {2}created {2}src\/evil\.py {2}\(outside the scope\)/);
+    assert.doesNotMatch(failed.stderr, /src\/app\.py {2}\(/);
+    const before = head(repo);
+
+    const later = runTurn(repo, 'echo better > src/app.py', { flags: ['--commit'] });
+    assert.equal(later.status, 0, later.stderr);
+    assert.deepEqual(committedPaths(repo), ['A src/app.py'], 'only the file the later turn changed (git add -- src/ would have taken src/evil.py too)');
+    assert.equal(repo.git('rev-parse', 'HEAD~1').trim(), before);
+    assert.deepEqual(statusLines(repo), ['?? src/evil.py'], 'the failed turn\'s leftover is still there, untracked');
+  });
+
+  it('puts HEAD back with a soft reset when a failed turn committed, reports the commit by hash and leaves index and work tree intact', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const run = runTurn(repo, 'echo leak >> README.md && echo ok >> src/app.ts && git add -A && git commit -q -m "agent work"');
+    assert.equal(run.status, 3, run.stderr);
+    assert.equal(head(repo), before, 'HEAD is where it was before the turn');
+    assert.equal(repo.git('symbolic-ref', 'HEAD').trim(), 'refs/heads/main');
+    const reflog = repo.git('reflog', '-2', '--format=%H %gs').trim().split('\n');
+    const turnCommit = (reflog[1] ?? '').split(' ')[0] as string;
+    assert.match(run.stderr, new RegExp(`commits of the turn that touch paths outside the scope:\\n {2}${turnCommit} "agent work": README\\.md`));
+    assert.match(run.stderr, /HEAD had moved during the turn .*a soft reset/);
+    assert.equal(readFile(repo, 'README.md'), 'readme\nleak\n', 'the work tree is as the turn left it');
+    assert.deepEqual(statusLines(repo), ['M  README.md', 'M  src/app.ts'], 'the index still holds what the turn committed');
+    assert.equal(repo.git('cat-file', '-t', turnCommit).trim(), 'commit', 'the turn\'s commit still exists');
+    assert.equal(turnRecord(repo).headRestored, true);
+  });
+
+  it('keeps the commits of a turn that stayed inside its scope', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const run = runTurn(repo, 'echo ok >> src/app.ts && git commit -q -am "agent work" && echo new > src/new.ts', { flags: ['--commit'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(committedPaths(repo), ['A src/new.ts']);
+    assert.equal(repo.git('log', '-1', '--format=%s', 'HEAD~1').trim(), 'agent work');
+  });
+
+  it('is a no-op that says so outside a git repository', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-off-repo-')));
+    repo = { remove: () => rmSync(dir, { recursive: true, force: true }) } as TempGitRepo;
+    const run = runBuiltCli(['run', '--wave', '1', '--agent', 'alice', '--commit', '--', 'sh', '-c', 'echo x > file.txt; echo "wave $WAVE_SCOPE_WAVE agent $WAVE_SCOPE_AGENT"'], {
+      cwd: dir,
+      env: cleanEnv(),
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /WARNING: .* is not inside a git repository: the backstop is a no-op for this turn/);
+    assert.equal(run.stdout, 'wave 1 agent alice\n', 'the command ran, with its stdout passed through');
+    assert.ok(existsSync(join(dir, 'file.txt')));
+    assert.ok(!existsSync(join(dir, '.orchestrator')), 'nothing is recorded');
+  });
+
+  const closed: Array<{ name: string; scope: unknown; why: RegExp }> = [
+    { name: 'an empty scope', scope: [], why: /scope .*alice\.json is empty: it may change nothing/ },
+    { name: 'no scope file', scope: undefined, why: /has no usable scope file \(.*alice\.json does not exist\)/ },
+    { name: 'a scope file that is not an array of strings', scope: '{"files": ["src/"]}', why: /is not a JSON array of path strings/ },
+  ];
+  for (const { name, scope, why } of closed) {
+    it(`fails closed with ${name}: any change fails the turn`, () => {
+      repo = backstopRepo(START);
+      if (scope !== undefined) writeScope(repo, 'alice', scope);
+      const run = runTurn(repo, 'echo x >> src/app.ts', { flags: ['--commit'] });
+      assert.equal(run.status, 3, run.stderr);
+      assert.match(run.stderr, why);
+      assert.match(run.stderr, /\n {2}modified src\/app\.ts {2}\((outside the scope|the agent has no usable scope file)\)/);
+      const quiet = runTurn(repo, 'true');
+      assert.equal(quiet.status, 0, `a turn that changes nothing passes: ${quiet.stderr}`);
+    });
+  }
+
+  it('fails a file renamed across the scope boundary, in both directions, naming both sides', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const out = runTurn(repo, 'git mv src/old.ts docs/old.ts');
+    assert.equal(out.status, 3, out.stderr);
+    assert.match(out.stderr, /\n {2}created {2}docs\/old\.ts \(renamed from src\/old\.ts\) {2}\(outside the scope\)/);
+    assert.doesNotMatch(out.stderr, /deleted {2}src\/old\.ts.*\(outside/, 'the deletion inside the scope is allowed');
+    repo.git('mv', 'docs/old.ts', 'src/old.ts');
+
+    const inward = runTurn(repo, 'mv docs/guide.md src/guide.md');
+    assert.equal(inward.status, 3, inward.stderr);
+    assert.match(inward.stderr, /\n {2}deleted {2}docs\/guide\.md \(renamed to src\/guide\.md\) {2}\(outside the scope\)/);
+  });
+
+  it('still checks a turn whose command is killed by a signal, and commits nothing of it', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const run = runTurn(repo, 'echo evil > evil.py; kill -KILL $$', { flags: ['--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /sh was killed by SIGKILL/);
+    assert.match(run.stderr, /created {2}evil\.py/);
+    assert.deepEqual(turnRecord(repo).exit, { signal: 'SIGKILL' });
+  });
+
+  it('forwards a signal sent to run to the command, then checks the turn and commits nothing', async () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const marker = join(repo.root, 'src', 'started.ts');
+    const child = spawn(process.execPath, [builtCliPath, 'run', '--wave', '1', '--agent', 'alice', '--commit', '--', 'sh', '-c', `trap 'echo caught >> src/trapped.ts; exit 143' TERM; echo go > src/started.ts; while true; do sleep 0.05; done`], {
+      cwd: repo.root,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let tries = 0; !existsSync(marker); tries += 1) {
+      assert.ok(tries < 400, 'the command started');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    child.kill('SIGTERM');
+    const code = await exited;
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /sh exited with code 143/);
+    assert.equal(readFile(repo, 'src/trapped.ts'), 'caught\n', 'the command received the signal and ran its trap');
+    assert.match(stderr, /2 changes, all inside its scope/);
+    assert.match(stderr, /the command did not succeed, so nothing was committed/);
+    assert.equal(head(repo), before);
+  });
+
+  it('gives the command WAVE_SCOPE_WAVE, WAVE_SCOPE_AGENT and WAVE_SCOPE_STATE_DIR, passes its stdio through, and reports its exit code', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const run = runTurn(repo, 'echo "$WAVE_SCOPE_WAVE $WAVE_SCOPE_AGENT $WAVE_SCOPE_STATE_DIR"; echo to-stderr >&2; exit 7');
+    assert.equal(run.status, 1, run.stderr);
+    assert.equal(run.stdout, `1 alice ${join(repo.root, '.claude')}\n`);
+    assert.match(run.stderr, /^to-stderr$/m);
+    assert.match(run.stderr, /sh exited with code 7/);
+    assert.deepEqual(turnRecord(repo).exit, { code: 7 });
+  });
+
+  it('refuses bad arguments with exit 2 and runs nothing', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const cases: Array<{ args: string[]; message: RegExp }> = [
+      { args: ['--agent', 'alice', '--', 'true'], message: /--wave is required/ },
+      { args: ['--wave', '0', '--agent', 'alice', '--', 'true'], message: /--wave must be a positive integer/ },
+      { args: ['--wave', '1', '--agent', '../x', '--', 'true'], message: /agent id "\.\.\/x" must match/ },
+      { args: ['--wave', '1', '--agent', 'alice'], message: /name the command after "--"/ },
+      { args: ['--wave', '1', '--agent', 'alice', '--writable', '/tmp', '--', 'true'], message: /--writable goes with --confine/ },
+      { args: ['--wave', '1', '--agent', 'alice', '--', 'no-such-program-anywhere'], message: /no-such-program-anywhere could not be started/ },
+    ];
+    for (const { args, message } of cases) {
+      const run = runBuiltCli(['run', ...args], { cwd: repo.root, env: cleanEnv() });
+      assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+    }
+    assert.ok(!existsSync(join(repo.root, '.orchestrator')), 'no turn was started');
+  });
+
+  it('watches configured ignored paths such as .env (--watch-ignored), and never commits them', () => {
+    repo = backstopRepo({ ...START, '.gitignore': '.orchestrator/\n.env\nconfig/*.local\n' }, { alice: ['src/', '.env'] });
+    repo.write({ '.env': 'SECRET=1\n', 'config/db.local': 'x\n' });
+    const unwatched = runTurn(repo, 'echo SECRET=2 > .env; echo y > config/db.local');
+    assert.equal(unwatched.status, 0, `ignored files are not watched by default: ${unwatched.stderr}`);
+    const watched = runTurn(repo, 'echo SECRET=3 > .env; echo z > config/db.local', { flags: ['--watch-ignored', 'config/*.local', '--commit'], env: { WAVE_SCOPE_WATCH_IGNORED: '.env' } });
+    assert.equal(watched.status, 3, watched.stderr);
+    assert.match(watched.stderr, /\n {2}modified config\/db\.local {2}\(outside the scope\)/);
+    assert.doesNotMatch(watched.stderr, /\.env {2}\(/, '.env is in the scope');
+    const inScope = runTurn(repo, 'echo SECRET=4 > .env', { flags: ['--commit'], env: { WAVE_SCOPE_WATCH_IGNORED: '.env' } });
+    assert.equal(inScope.status, 0, inScope.stderr);
+    assert.match(inScope.stderr, /nothing to commit/, 'an ignored file is never committed');
+  });
+
+  it('sees an out-of-scope file hidden through git\'s own ignore rules, and a planted git hook', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const hidden = runTurn(repo, 'echo evil > evil.py && echo evil.py >> .git/info/exclude');
+    assert.equal(hidden.status, 3, hidden.stderr);
+    assert.match(hidden.stderr, /\n {2}(modified|created) +\.git\/info\/exclude {2}\(control state: never written by an agent\)/);
+    const planted = runTurn(repo, 'printf "#!/bin/sh\\nexit 0\\n" > .git/hooks/pre-commit');
+    assert.equal(planted.status, 3, planted.stderr);
+    assert.match(planted.stderr, /\n {2}created {2}\.git\/hooks\/pre-commit {2}\(control state/);
+  });
+
+  it('judges a change to control state as control state, whatever the scope says', () => {
+    repo = backstopRepo(START, { alice: ['**'] });
+    const run = runTurn(repo, 'mkdir -p .claude && echo "{}" > .claude/settings.json && echo ok >> src/app.ts');
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /created {2}\.claude\/settings\.json {2}\(control state: never written by an agent\)/);
+  });
+});

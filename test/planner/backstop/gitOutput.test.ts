@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  compareGitPaths,
+  GitOutputError,
+  IndexListing,
+  parseCommitLog,
+  parseDiffTreeStdin,
+  parseStatusV1,
+  parseStatusV2,
+} from '../../../src/planner/backstop/gitOutput';
+
+const OID_A = 'a'.repeat(40);
+const OID_B = 'b'.repeat(40);
+const COMMIT = 'c'.repeat(40);
+
+/** Builds `git ls-files --stage -z` text for entries, in git's order (UTF-8 bytes of the path, then stage). */
+function listing(entries: Array<{ path: string; stage?: number; oid?: string; mode?: string }>): string {
+  const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)) || (a.stage ?? 0) - (b.stage ?? 0));
+  return sorted.map((entry) => `${entry.mode ?? '100644'} ${entry.oid ?? OID_A} ${entry.stage ?? 0}\t${entry.path}\0`).join('');
+}
+
+describe('backstop: reading git output', () => {
+  describe('parseStatusV2', () => {
+    const cases: Array<{ name: string; text: string; head: object; entries: object[] }> = [
+      {
+        name: 'a branch with a slash, a changed file with spaces, an untracked file with a newline',
+        text: `# branch.oid ${COMMIT}\0# branch.head feature/x\0# branch.ab +0 -0\x001 .M N... 100644 100644 100644 ${OID_A} ${OID_A} my file.ts\0? odd\nname\0`,
+        head: { ref: 'refs/heads/feature/x', commit: COMMIT },
+        entries: [
+          { kind: 'tracked', path: 'my file.ts', x: '.', y: 'M', submodule: 'N...', worktreeMode: '100644' },
+          { kind: 'untracked', path: 'odd\nname' },
+        ],
+      },
+      {
+        name: 'an unborn branch and a deleted file',
+        text: `# branch.oid (initial)\0# branch.head main\x001 AD N... 000000 100644 000000 ${'0'.repeat(40)} ${OID_A} gone.ts\0`,
+        head: { ref: 'refs/heads/main' },
+        entries: [{ kind: 'tracked', path: 'gone.ts', x: 'A', y: 'D', submodule: 'N...', worktreeMode: '000000' }],
+      },
+      {
+        name: 'a detached HEAD, a rename (its origin is consumed), a conflict and an ignored file',
+        text: `# branch.oid ${COMMIT}\0# branch.head (detached)\x002 R. N... 100644 100644 100644 ${OID_A} ${OID_A} R100 new name.ts\0old.ts\0u UU N... 100644 100644 100644 100644 ${OID_A} ${OID_B} ${OID_A} both.ts\0! build/out.o\0`,
+        head: { commit: COMMIT },
+        entries: [
+          { kind: 'tracked', path: 'new name.ts', x: 'R', y: '.', submodule: 'N...', worktreeMode: '100644' },
+          { kind: 'conflict', path: 'both.ts', x: 'U', y: 'U', submodule: 'N...', worktreeMode: '100644' },
+          { kind: 'ignored', path: 'build/out.o' },
+        ],
+      },
+    ];
+    for (const { name, text, head, entries } of cases) {
+      it(name, () => {
+        const status = parseStatusV2(text);
+        assert.deepEqual(status.head, head);
+        assert.deepEqual(status.entries, entries);
+      });
+    }
+
+    it('refuses output it cannot read', () => {
+      assert.throws(() => parseStatusV2('# branch.oid (initial)\0'), GitOutputError, 'no branch.head line');
+      assert.throws(() => parseStatusV2('# branch.head main\0x what\0'), /unexpected record/);
+      assert.throws(() => parseStatusV2('# branch.head main\x001 .M\0'), /short record/);
+    });
+  });
+
+  it('parseStatusV1 reads renames and untracked files one by one', () => {
+    assert.deepEqual(parseStatusV1('R  new.ts\0old.ts\0?? src/evil.py\0 M a b.ts\0'), [
+      { x: 'R', y: ' ', path: 'new.ts', origPath: 'old.ts' },
+      { x: '?', y: '?', path: 'src/evil.py' },
+      { x: ' ', y: 'M', path: 'a b.ts' },
+    ]);
+    assert.throws(() => parseStatusV1('?x\0'), GitOutputError);
+  });
+
+  it('parseCommitLog and parseDiffTreeStdin attribute paths to commits, even a file named like a hash', () => {
+    assert.deepEqual(parseCommitLog(`${COMMIT}\tfirst line\0${OID_A}\tsecond\0`), [
+      { hash: COMMIT, subject: 'first line' },
+      { hash: OID_A, subject: 'second' },
+    ]);
+    const touched = parseDiffTreeStdin(`${COMMIT}\0M\0${OID_A}\0A\0x.ts\0${OID_A}\0D\0gone\0`, [COMMIT, OID_A]);
+    assert.deepEqual(touched.get(COMMIT), [
+      { status: 'M', path: OID_A },
+      { status: 'A', path: 'x.ts' },
+    ]);
+    assert.deepEqual(touched.get(OID_A), [{ status: 'D', path: 'gone' }]);
+    assert.throws(() => parseDiffTreeStdin('M\0x\0', [COMMIT]), GitOutputError, 'a path before any commit');
+  });
+
+  describe('IndexListing', () => {
+    const pathChar = fc.constantFrom('a', 'b', 'z', '-', '.', '/', ' ', 'é', '\ue000', '\uffee', '😀', '𝔸');
+    const path = fc.array(pathChar, { minLength: 1, maxLength: 6 }).map((chars) => chars.join(''));
+
+    it('compareGitPaths orders as git does: by the UTF-8 bytes', () => {
+      fc.assert(
+        fc.property(path, path, (a, b) => Math.sign(compareGitPaths(a, b)) === Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b)))),
+        { numRuns: 2000 },
+      );
+    });
+
+    it('lookup finds exactly the stage-0 entries (brute-force oracle)', () => {
+      fc.assert(
+        fc.property(fc.uniqueArray(path, { maxLength: 40 }), fc.array(path, { maxLength: 10 }), fc.array(fc.boolean(), { maxLength: 40 }), (paths, probes, conflicted) => {
+          const entries: Array<{ path: string; stage: number; oid: string }> = paths.flatMap((p, index) =>
+            conflicted[index] === true ? [1, 2, 3].map((stage) => ({ path: p, stage, oid: OID_B })) : [{ path: p, stage: 0, oid: OID_A }],
+          );
+          const index = new IndexListing(listing(entries));
+          for (const probe of [...paths, ...probes]) {
+            const expected = entries.find((entry) => entry.path === probe && entry.stage === 0);
+            assert.equal(index.lookup(probe), expected === undefined ? undefined : `100644 ${OID_A}`);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('differingPaths names exactly the paths whose records differ, with each side\'s stage-0 identity (brute-force oracle)', () => {
+      const entry = fc.record({ path, oid: fc.constantFrom(OID_A, OID_B), mode: fc.constantFrom('100644', '100755') });
+      const side = fc.uniqueArray(entry, { selector: (value) => value.path, maxLength: 30 });
+      fc.assert(
+        fc.property(side, side, (left, right) => {
+          const before = new IndexListing(listing(left));
+          const after = new IndexListing(listing(right));
+          const identity = (entries: typeof left, p: string) => {
+            const found = entries.find((candidate) => candidate.path === p);
+            return found === undefined ? undefined : `${found.mode} ${found.oid}`;
+          };
+          const expected = new Map<string, { before?: string; after?: string }>();
+          for (const p of new Set([...left, ...right].map((candidate) => candidate.path))) {
+            const was = identity(left, p);
+            const is = identity(right, p);
+            if (was !== is) expected.set(p, { ...(was !== undefined ? { before: was } : {}), ...(is !== undefined ? { after: is } : {}) });
+          }
+          assert.deepEqual(new Map([...before.differingPaths(after)].sort()), new Map([...expected].sort()));
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('reads SHA-256 listings and refuses a listing it cannot read', () => {
+      const sha256 = new IndexListing(`100755 ${'d'.repeat(64)} 0\tbin/run\0`);
+      assert.equal(sha256.oidLength, 64);
+      assert.equal(sha256.lookup('bin/run'), `100755 ${'d'.repeat(64)}`);
+      assert.equal(new IndexListing('').lookup('x'), undefined);
+      assert.throws(() => new IndexListing('garbage\twith a tab\0'), GitOutputError);
+      assert.throws(() => new IndexListing(`100644 ${OID_A} 0\tok\0broken record\0`).lookup('ok'), GitOutputError);
+    });
+  });
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import {
+  formatShellReply,
+  ObserverPayloadError,
+  parseObserverPayload,
+  shellCheckEvent,
+  shellStoreKey,
+  shellStorePath,
+} from '../../../src/planner/backstop/shellCheck';
+import type { ShellHookName, ShellVerdict } from '../../../src/planner/backstop/shellCheck';
+import { BACKSTOP_HOOK_REGISTRATIONS, backstopHookCommand } from '../../../src/planner/backstop/hookRegistrations';
+
+describe('backstop: the post-shell and end-of-turn hooks', () => {
+  it('reads the payload of PostToolUse, Stop, SubagentStop and UserPromptSubmit', () => {
+    assert.deepEqual(parseObserverPayload(JSON.stringify({ session_id: ' s1 ', cwd: '/repo', hook_event_name: 'SubagentStop', agent_id: 'a7', stop_hook_active: true })), {
+      event: 'SubagentStop',
+      cwd: '/repo',
+      sessionIds: ['s1'],
+      agentId: 'a7',
+      stopHookActive: true,
+    });
+    assert.deepEqual(parseObserverPayload('{"tool_name": "Bash", "agent_id": "  "}'), { sessionIds: [], stopHookActive: false, toolName: 'Bash' });
+    for (const bad of ['', 'nope', '[]', 'null']) assert.throws(() => parseObserverPayload(bad), ObserverPayloadError);
+  });
+
+  const block: ShellVerdict = { decision: 'block', reason: 'outside' };
+  const replies: Array<{ hook: ShellHookName; verdict: ShellVerdict; active?: boolean; reply: unknown }> = [
+    { hook: 'post-bash', verdict: { decision: 'allow' }, reply: '' },
+    { hook: 'post-bash', verdict: block, reply: { decision: 'block', reason: 'outside' } },
+    { hook: 'post-bash', verdict: { decision: 'warn', message: 'note' }, reply: { systemMessage: 'note' } },
+    { hook: 'stop', verdict: block, reply: { decision: 'block', reason: 'outside' } },
+    { hook: 'stop', verdict: block, active: true, reply: { systemMessage: 'outside' } },
+    { hook: 'turn-start', verdict: block, reply: '' },
+  ];
+  for (const { hook, verdict, active, reply } of replies) {
+    it(`answers ${verdict.decision} at ${hook}${active === true ? ' (stop_hook_active)' : ''}`, () => {
+      const text = formatShellReply(hook, verdict, { stopHookActive: active === true });
+      assert.deepEqual(text === '' ? '' : JSON.parse(text), reply);
+    });
+  }
+
+  it('keys saved snapshots by both roots, the manifest, the session and the agent', () => {
+    const base = { writeRoot: '/w', manifestRoot: '/m', manifestPath: '/m/.claude/wave-scope.json', session: 's', agent: '' };
+    const keys = new Set([
+      shellStoreKey(base),
+      shellStoreKey({ ...base, writeRoot: '/w2' }),
+      shellStoreKey({ ...base, manifestRoot: '/m2' }),
+      shellStoreKey({ ...base, manifestPath: '/m/.codex/wave-scope.json' }),
+      shellStoreKey({ ...base, session: 't' }),
+      shellStoreKey({ ...base, agent: 'a7' }),
+      shellStoreKey({ ...base, writeRoot: '/w\0/m' , manifestRoot: '' }),
+    ]);
+    assert.equal(keys.size, 7);
+    assert.match(shellStoreKey(base), /^[0-9a-f]{32}$/);
+    assert.equal(shellStorePath('/w', 'k.snapshot'), '/w/.orchestrator/backstop/hooks/k.snapshot');
+  });
+
+  it('records counts and closed values only', () => {
+    const event = shellCheckEvent({
+      at: new Date('2026-12-01T00:00:00Z'),
+      hook: 'post-bash',
+      agentCli: 'claude',
+      result: {
+        baseline: 'compared',
+        changes: [
+          { path: 'secret/project/a.ts', kind: 'created', after: 'x' },
+          { path: 'b', kind: 'deleted', before: 'y' },
+        ],
+      },
+      decision: 'allow',
+      durationMs: 12.6,
+    });
+    assert.deepEqual(event, {
+      event: 'wave_scope.backstop.shell_checked',
+      at: '2026-12-01T00:00:00.000Z',
+      hook: 'post-bash',
+      agent_cli: 'claude',
+      scope: 'none',
+      dispatched: false,
+      baseline: 'compared',
+      created: 1,
+      modified: 0,
+      deleted: 1,
+      out_of_scope: 0,
+      decision: 'allow',
+      duration_ms: 13,
+    });
+  });
+
+  it('registers PostToolUse on Bash, Stop, SubagentStop and UserPromptSubmit for Claude Code and Codex', () => {
+    for (const agentCli of ['claude', 'codex']) {
+      const mine = BACKSTOP_HOOK_REGISTRATIONS.filter((registration) => registration.agentCli === agentCli);
+      assert.deepEqual(mine.map((registration) => `${registration.event}${registration.matcher !== undefined ? `(${registration.matcher})` : ''}:${registration.subcommand}`), [
+        'PostToolUse(Bash):post-bash',
+        'Stop:stop',
+        'SubagentStop:stop',
+        'UserPromptSubmit:turn-start',
+      ]);
+    }
+    const [postBash, stop] = BACKSTOP_HOOK_REGISTRATIONS;
+    assert.equal(backstopHookCommand(postBash!, `node "$CLAUDE_PROJECT_DIR"/'.claude/wave-scope-hook.cjs'`), `node "$CLAUDE_PROJECT_DIR"/'.claude/wave-scope-hook.cjs' post-bash --agent-cli claude || exit 2`);
+    assert.equal(backstopHookCommand(stop!, "node '/r/.claude/wave-scope-hook.cjs'"), "node '/r/.claude/wave-scope-hook.cjs' stop --agent-cli claude", 'a turn boundary never exits 2');
+  });
+});

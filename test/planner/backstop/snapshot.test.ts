@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { INDEX_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
+import type { SnapshotHost, WorkTreeState } from '../../../src/planner/backstop/snapshot';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const COMMIT = 'c'.repeat(40);
+const SUB = 'd'.repeat(40);
+
+const STATUS = [
+  `# branch.oid ${COMMIT}`,
+  '# branch.head main',
+  `1 .M N... 100644 100644 100644 ${A} ${A} changed.ts`,
+  `1 M. N... 100644 100644 100644 ${A} ${B} staged.ts`,
+  `1 .D N... 100644 100644 000000 ${A} ${A} gone.ts`,
+  `1 .M SCM. 160000 160000 160000 ${A} ${A} vendor/lib`,
+  '? new.ts',
+  '? nested/',
+  '? .orchestrator/metrics/events.jsonl',
+].join('\0') + '\0';
+const LISTING = [`100644 ${A} 0\tchanged.ts`, `100644 ${A} 0\tgone.ts`, `100644 ${B} 0\tstaged.ts`, `160000 ${A} 0\tvendor/lib`].map((record) => `${record}\0`).join('');
+
+/** A host answering canned git output; it counts calls and serves checksums from a list. */
+function fakeHost(checksums: Array<string | undefined>, listing = LISTING) {
+  const calls: string[] = [];
+  const inspected: string[] = [];
+  let next = 0;
+  const host: SnapshotHost = {
+    async git(args) {
+      calls.push(args.join(' '));
+      if (args.join(' ') === STATUS_ARGS.join(' ')) return STATUS;
+      if (args.join(' ') === INDEX_ARGS.join(' ')) return listing;
+      if (args[0] === '-C' && args[1] === 'vendor/lib') return `${SUB}\n`;
+      if (args[0] === '-C' && args[1] === 'nested') throw new Error('not a repository');
+      throw new Error(`unexpected git ${args.join(' ')}`);
+    },
+    async inspect(paths) {
+      inspected.push(...paths);
+      return paths.map((path): WorkTreeState => (path === 'nested/' ? { kind: 'directory' } : { kind: 'file', executable: false, oid: B }));
+    },
+    async indexChecksum() {
+      const value = checksums[Math.min(next, checksums.length - 1)];
+      next += 1;
+      return value;
+    },
+  };
+  return { host, calls, inspected };
+}
+
+const exclude = (path: string) => path.startsWith('.orchestrator/');
+
+describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', () => {
+  it('reads only what status reports, takes the rest from the index, and identifies submodules by their HEAD', async () => {
+    const { host, inspected } = fakeHost(['k1']);
+    const snapshot = await takeSnapshot(host, { exclude });
+    assert.deepEqual(inspected, ['changed.ts', 'new.ts', 'nested/'], 'a staged-only change and a deletion are not read; an excluded path is not even looked at');
+    assert.deepEqual([...snapshot.workTree].sort(), [
+      ['changed.ts', `100644 ${B}`],
+      ['gone.ts', null],
+      ['nested/', '040000 directory'],
+      ['new.ts', `100644 ${B}`],
+      ['vendor/lib', `160000 ${SUB} +dirty`],
+    ]);
+    assert.deepEqual(snapshot.head, { ref: 'refs/heads/main', commit: COMMIT });
+    assert.equal(snapshot.indexChecksum, 'k1');
+    assert.equal(snapshot.objectFormat, 'sha1');
+  });
+
+  it('reuses an earlier listing under the same index checksum, and lists again under another', async () => {
+    const first = await takeSnapshot(fakeHost(['k1']).host);
+    const same = fakeHost(['k1']);
+    const reused = await takeSnapshot(same.host, { previous: first });
+    assert.ok(!same.calls.includes(INDEX_ARGS.join(' ')), 'no ls-files under an unchanged index');
+    assert.equal(reused.indexListing, first.indexListing);
+    const moved = fakeHost(['k2']);
+    await takeSnapshot(moved.host, { previous: first });
+    assert.equal(moved.calls.filter((call) => call === INDEX_ARGS.join(' ')).length, 1);
+  });
+
+  it('takes status and listing again when the index moved while they ran, and claims no checksum if it never held still', async () => {
+    const settles = fakeHost(['k1', 'k2', 'k2', 'k2']);
+    const snapshot = await takeSnapshot(settles.host);
+    assert.equal(settles.calls.filter((call) => call === STATUS_ARGS.join(' ')).length, 2);
+    assert.equal(snapshot.indexChecksum, 'k2');
+    const restless = fakeHost(['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']);
+    const unsettled = await takeSnapshot(restless.host, { previous: snapshot });
+    assert.equal(unsettled.indexChecksum, undefined, 'a listing of a moving index is never reused later');
+    const without = fakeHost([undefined]);
+    assert.equal((await takeSnapshot(without.host, { previous: snapshot })).indexChecksum, undefined);
+    assert.ok(without.calls.includes(INDEX_ARGS.join(' ')));
+  });
+});

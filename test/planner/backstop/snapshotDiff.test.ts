@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
+import type { Snapshot } from '../../../src/planner/backstop/snapshot';
+import { diffSnapshots, headMoved, identityAt } from '../../../src/planner/backstop/snapshotDiff';
+
+const oid = (seed: string) => seed.repeat(40).slice(0, 40);
+const ID = { a: `100644 ${oid('a')}`, b: `100644 ${oid('b')}`, c: `100644 ${oid('c')}`, x: `100755 ${oid('a')}` };
+
+/** One moment of a work tree: what git's index holds and what the work tree holds, per path. */
+interface World {
+  index: Record<string, string>;
+  workTree: Record<string, string | null>;
+}
+
+/**
+ * The snapshot git would give of a world: the index listing, and every path whose work-tree content
+ * is not its index entry (deleted: null; untracked: its identity).
+ */
+function snapshotOf(world: World, head = {}): Snapshot {
+  const indexPaths = Object.keys(world.index).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const listing = indexPaths.map((path) => `${world.index[path]} 0\t${path}\0`).join('');
+  const workTree = new Map<string, string | null>();
+  for (const path of new Set([...indexPaths, ...Object.keys(world.workTree)])) {
+    const onDisk = path in world.workTree ? world.workTree[path] : world.index[path];
+    if (onDisk !== world.index[path]) workTree.set(path, onDisk ?? null);
+  }
+  return { objectFormat: 'sha1', head, indexListing: listing, workTree };
+}
+
+/** What each path of the world holds (the oracle: every file, compared one by one). */
+function contentOf(world: World): Map<string, string> {
+  const content = new Map<string, string>();
+  for (const path of new Set([...Object.keys(world.index), ...Object.keys(world.workTree)])) {
+    const onDisk = path in world.workTree ? world.workTree[path] : world.index[path];
+    if (onDisk !== null && onDisk !== undefined) content.set(path, onDisk);
+  }
+  return content;
+}
+
+describe('backstop: the diff of two snapshots', () => {
+  it('equals comparing every file of the work tree one by one (brute-force oracle)', () => {
+    const path = fc.constantFrom('a', 'b', 'src/c', 'src/d', 'é', 'z/😀', '.orchestrator/x', '.claude/wave-scope.json');
+    const identity = fc.constantFrom(ID.a, ID.b, ID.c, ID.x);
+    const world = fc.record({
+      index: fc.dictionary(path, identity, { maxKeys: 6 }),
+      workTree: fc.dictionary(path, fc.option(identity, { nil: null }), { maxKeys: 6 }),
+    });
+    const exclude = backstopExclusions({ writeRoot: '/repo', stateDir: '/repo/.claude' });
+    fc.assert(
+      fc.property(world, world, (before, after) => {
+        const was = contentOf(before);
+        const is = contentOf(after);
+        const expected = [...new Set([...was.keys(), ...is.keys()])]
+          .filter((p) => !exclude(p) && was.get(p) !== is.get(p))
+          .map((p) => `${p}:${!was.has(p) ? 'created' : !is.has(p) ? 'deleted' : 'modified'}`)
+          .sort();
+        const diff = diffSnapshots(snapshotOf(before), snapshotOf(after), { exclude });
+        assert.deepEqual(diff.changes.map((change) => `${change.path}:${change.kind}`).sort(), expected);
+        for (const change of diff.changes) {
+          assert.equal(change.before, was.get(change.path));
+          assert.equal(change.after, is.get(change.path));
+        }
+        for (const [p, content] of is) assert.equal(identityAt(snapshotOf(after), p), content);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  const cases: Array<{ name: string; before: World; after: World; changes: string[] }> = [
+    {
+      name: 'dirt that was there before and is unchanged is not reported',
+      before: { index: { a: ID.a }, workTree: { a: ID.b, notes: ID.c } },
+      after: { index: { a: ID.a }, workTree: { a: ID.b, notes: ID.c } },
+      changes: [],
+    },
+    {
+      name: 'dirt changed again is reported',
+      before: { index: { a: ID.a }, workTree: { a: ID.b } },
+      after: { index: { a: ID.a }, workTree: { a: ID.c } },
+      changes: ['a:modified'],
+    },
+    {
+      name: 'staging a change, or committing it, changes no content',
+      before: { index: { a: ID.a }, workTree: { a: ID.b, n: ID.c } },
+      after: { index: { a: ID.b, n: ID.c }, workTree: {} },
+      changes: [],
+    },
+    {
+      name: 'a mode change is a modification',
+      before: { index: { a: ID.a }, workTree: {} },
+      after: { index: { a: ID.a }, workTree: { a: ID.x } },
+      changes: ['a:modified'],
+    },
+  ];
+  for (const { name, before, after, changes } of cases) {
+    it(name, () => {
+      assert.deepEqual(diffSnapshots(snapshotOf(before), snapshotOf(after)).changes.map((change) => `${change.path}:${change.kind}`), changes);
+    });
+  }
+
+  it('pairs a deletion and a creation of the same content as a rename, only when the pairing is unambiguous', () => {
+    const moved = diffSnapshots(snapshotOf({ index: { 'src/a': ID.a }, workTree: {} }), snapshotOf({ index: { 'src/a': ID.a }, workTree: { 'src/a': null, 'docs/a': ID.a } }));
+    assert.deepEqual(moved.changes, [
+      { path: 'docs/a', kind: 'created', after: ID.a, renamedFrom: 'src/a' },
+      { path: 'src/a', kind: 'deleted', before: ID.a, renamedTo: 'docs/a' },
+    ]);
+    const twice = diffSnapshots(snapshotOf({ index: { 'src/a': ID.a }, workTree: {} }), snapshotOf({ index: { 'src/a': ID.a }, workTree: { 'src/a': null, x: ID.a, y: ID.a } }));
+    assert.ok(twice.changes.every((change) => change.renamedFrom === undefined && change.renamedTo === undefined));
+  });
+
+  it('says when HEAD moved: another commit, another branch, detached', () => {
+    assert.equal(headMoved({ ref: 'refs/heads/main', commit: oid('1') }, { ref: 'refs/heads/main', commit: oid('1') }), false);
+    assert.equal(headMoved({ ref: 'refs/heads/main', commit: oid('1') }, { ref: 'refs/heads/main', commit: oid('2') }), true);
+    assert.equal(headMoved({ ref: 'refs/heads/main', commit: oid('1') }, { ref: 'refs/heads/other', commit: oid('1') }), true);
+    assert.equal(headMoved({ ref: 'refs/heads/main', commit: oid('1') }, { commit: oid('1') }), true);
+    assert.equal(headMoved({ ref: 'refs/heads/main' }, { ref: 'refs/heads/main', commit: oid('1') }), true);
+  });
+
+  it('excludes the active state dir\'s manifest and filescopes/ and .orchestrator/, never another state dir', () => {
+    const exclude = backstopExclusions({ writeRoot: '/repo', stateDir: '/repo/.claude' });
+    for (const path of ['.claude/wave-scope.json', '.claude/filescopes', '.claude/filescopes/wave-1/a.json', '.orchestrator/metrics/events.jsonl']) assert.ok(exclude(path), path);
+    for (const path of ['.claude/settings.json', '.claude/wave-scope-hook.cjs', '.codex/wave-scope.json', '.codex/filescopes/wave-1/a.json', 'src/.orchestrator', '.claude/filescopes2']) assert.ok(!exclude(path), path);
+    const outside = backstopExclusions({ writeRoot: '/repo', stateDir: '/elsewhere/.claude' });
+    assert.ok(!outside('.claude/wave-scope.json'), 'a state dir outside the work tree excludes nothing inside it');
+    const folded = backstopExclusions({ writeRoot: '/repo', stateDir: '/repo/.claude', ignoreCase: true });
+    assert.ok(folded('.Claude/FileScopes/wave-1/a.json'));
+  });
+
+  it('keeps a snapshot\'s header as text and refuses a damaged one', () => {
+    const snapshot = { ...snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') }), indexChecksum: 'f00d' };
+    const text = formatSnapshotHeader(snapshot, 'f00d');
+    const { indexListing, ...header } = snapshot;
+    assert.ok(indexListing !== '' && !text.includes(indexListing), 'the listing is stored apart');
+    assert.deepEqual(parseSnapshotHeader(text), { ...header, listing: 'f00d' });
+    const damaged = ['', 'wave-scope-snapshot 2\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 2\n{not json\n', text.replace('wave-scope-snapshot 2', 'wave-scope-snapshot 1'), text.replace('"f00d"', '"../x"'), `${text}trailing`];
+    for (const value of damaged) assert.equal(parseSnapshotHeader(value), undefined, JSON.stringify(value.slice(0, 40)));
+  });
+});
