@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { freePort, launchChromium, openWorkbench, plannerFrame, repoRoot } from '../support/codeServer.mjs';
-import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 
 describe('npm run demo (scripts/demoPlanner.mjs)', function () {
