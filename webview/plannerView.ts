@@ -420,9 +420,11 @@ export class PlannerView implements PlannerControls {
   private onKey(event: KeyboardEvent): void {
     const mod = event.ctrlKey || event.metaKey;
     if (!mod || event.altKey || inTextField(event)) return;
-    const key = event.key.toLowerCase();
-    if (key === 'z' && !event.shiftKey) this.dispatch({ type: 'undo' });
-    else if ((key === 'z' && event.shiftKey) || key === 'y') this.dispatch({ type: 'redo' });
+    // With Shift held the key reads "Z" (and with Caps Lock too): both spellings, no case folding of a key.
+    const z = event.key === 'z' || event.key === 'Z';
+    const y = event.key === 'y' || event.key === 'Y';
+    if (z && !event.shiftKey) this.dispatch({ type: 'undo' });
+    else if ((z && event.shiftKey) || y) this.dispatch({ type: 'redo' });
     else return;
     event.preventDefault();
   }
