@@ -122,7 +122,7 @@ async function launcherText() {
 }
 
 const withLauncher = (options, text) =>
-  options.outfile === 'dist/cli.js' ? { ...options, define: { __WAVE_SCOPE_LAUNCHER__: JSON.stringify(text) } } : options;
+  options.outfile === 'dist/cli.js' ? { ...options, define: { ...common.define, __WAVE_SCOPE_LAUNCHER__: JSON.stringify(text) } } : options;
 
 if (watch) {
   const text = await launcherText();
