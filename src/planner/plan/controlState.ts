@@ -225,6 +225,8 @@ export function describeControlState(control: ControlStateEntry): string {
       return "git's own files and hooks";
     case 'agent-instructions':
       return 'a file that changes what agents run or are told';
+    case 'orchestration':
+      return `the orchestration records (${ORCHESTRATOR_DIR_NAME}/: dispatch ledgers, the backstop's baselines and turn records, events)`;
     case 'state-dir':
       return `the state directory ${JSON.stringify(`${control.entry.replace(/\/$/, '')}/`)}, which holds the wave's own declarations and manifest`;
   }
