@@ -44,6 +44,9 @@ function gitText(cwd: string, reason: PlanRefError['reason'], args: readonly str
 }
 
 /** The identity plan commits are made with: they record a plan, not anybody's work. */
+/** Fetches of the plan ref tried before a failure is final, when the ref appears between a fetch and ls-remote. */
+const MAX_FETCH_ATTEMPTS = 4;
+
 const PLAN_COMMIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Wave Scope',
   GIT_AUTHOR_EMAIL: 'wave-scope@localhost',
@@ -146,16 +149,20 @@ export function gitPlanRefStore(
   return {
     trackingRef,
     fetch() {
-      const fetched = runGitProcess(root, [
-        'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', remote, `+${PLAN_REF}:${trackingRef}`,
-      ]);
-      if (fetched.status !== 0) {
+      for (let attempt = 1; ; attempt += 1) {
+        const fetched = runGitProcess(root, [
+          'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', remote, `+${PLAN_REF}:${trackingRef}`,
+        ]);
+        if (fetched.status === 0) break;
         // A remote without the ref makes fetch fail; ask once more, so "no plan yet" is told from "cannot reach it".
         const listed = runGitProcess(root, ['ls-remote', '--exit-code', remote, PLAN_REF]);
         if (listed.status === 2) {
           runGitProcess(root, ['update-ref', '-d', trackingRef]);
           return null;
         }
+        // The ref is there now: another clone published it between the fetch and the question (the first
+        // publish of a plan races every other clone's first fetch). Fetch it again.
+        if (listed.status === 0 && attempt < MAX_FETCH_ATTEMPTS) continue;
         throw new PlanRefError('fetch', `git fetch ${remote} ${PLAN_REF} failed (exit ${fetched.status}): ${firstLineOf(fetched.stderr)}`);
       }
       const tip = readTrackingRef(root, remote, options.commonDir);

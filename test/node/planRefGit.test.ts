@@ -29,6 +29,32 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(readTrackingRef(clone.root, 'origin'), null);
   });
 
+  it('a plan ref published between a failed fetch and the question that follows is fetched, not reported as an error', () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    const storeA = gitPlanRefStore(a.root, 'origin');
+    const published = storeA.writeCommit(files, null, 'published meanwhile');
+    // Publish from a into a side ref of the remote; b's upload-pack moves it to the plan ref on b's second
+    // call (the ls-remote after its failed fetch), exactly as another clone's first publish would land.
+    gitIn(a.root, 'push', '--quiet', 'origin', `${published}:refs/wave-scope/staged`);
+    const counter = join(b.root, '.git', 'upload-pack-calls');
+    const uploadPack = join(b.root, '.git', 'upload-pack-racing.sh');
+    writeFileSync(
+      uploadPack,
+      [
+        '#!/bin/sh',
+        `calls=$(( $(cat '${counter}' 2>/dev/null || echo 0) + 1 )); echo "$calls" > '${counter}'`,
+        `if [ "$calls" = 2 ]; then git --git-dir="$1" update-ref ${PLAN_REF} refs/wave-scope/staged; fi`,
+        'exec git-upload-pack "$@"',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    b.git('config', 'remote.origin.uploadpack', uploadPack);
+    assert.equal(gitPlanRefStore(b.root, 'origin').fetch(), published);
+    assert.equal(readFileSync(counter, 'utf8').trim(), '3', 'fetch, ls-remote, fetch again');
+  });
+
   it('writes a commit without touching the work tree, index or branches; pushes it; another clone reads it back', () => {
     const a = remote.clone('a');
     const b = remote.clone('b');
