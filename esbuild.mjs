@@ -1,9 +1,11 @@
-// Builds the three shipped bundles. `node esbuild.mjs [--watch]`.
+// Builds the shipped bundles. `node esbuild.mjs [--watch]`.
+//   dist/launcher.cjs       the hook launcher (src/cli/hookLauncher.ts), built first: its text is embedded in cli.js
 //   dist/cli.js             the headless `wave-scope` command: one file, runs with plain node, nothing beside it
+//   dist/hook.js            the lean hook entry the launcher loads
 //   dist/extension.js       the VS Code extension host entry (`vscode` stays external)
 //   media/dist/planner.js   the planner webview (browser)
 import * as esbuild from 'esbuild';
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 
 const watch = process.argv.includes('--watch');
 
@@ -26,6 +28,9 @@ const bundles = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // jsonc-parser's CommonJS build is a UMD wrapper that requires its own files at run time; its ESM
+    // build bundles.
+    mainFields: ['module', 'main'],
     banner: { js: '#!/usr/bin/env node' },
   },
   {
@@ -87,12 +92,46 @@ const common = {
   define: { WAVE_SCOPE_VERSION: JSON.stringify(version) },
 };
 
+// The launcher is a real, typed and linted source file, bundled to one script of its own (every
+// installed hook runs it, so it is minified like hook.js) and embedded in cli.js as text, which
+// `install-hooks` writes under the state directory with its configuration rendered in.
+const launcher = {
+  entryPoints: ['src/cli/hookLauncher.ts'],
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: true,
+  write: false,
+  sourcemap: false,
+  banner: {
+    js: [
+      '#!/usr/bin/env node',
+      '// Wave Scope hook launcher, written by "wave-scope install-hooks" (docs/hooks.md). Do not edit:',
+      '// "wave-scope install-hooks" rewrites it, "wave-scope install-hooks --uninstall" removes it.',
+      '// Source: src/cli/hookLauncher.ts.',
+    ].join('\n'),
+  },
+};
+
+async function launcherText() {
+  const result = await esbuild.build({ ...common, ...launcher });
+  const text = result.outputFiles[0].text;
+  await mkdir('dist', { recursive: true });
+  await writeFile('dist/launcher.cjs', text);
+  return text;
+}
+
+const withLauncher = (options, text) =>
+  options.outfile === 'dist/cli.js' ? { ...options, define: { ...common.define, __WAVE_SCOPE_LAUNCHER__: JSON.stringify(text) } } : options;
+
 if (watch) {
+  const text = await launcherText();
   for (const options of bundles) {
-    const context = await esbuild.context({ ...common, ...options });
+    const context = await esbuild.context({ ...common, ...withLauncher(options, text) });
     await context.watch();
   }
 } else {
-  await Promise.all(bundles.map((options) => esbuild.build({ ...common, ...options })));
+  const text = await launcherText();
+  await Promise.all(bundles.map((options) => esbuild.build({ ...common, ...withLauncher(options, text) })));
   await chmod('dist/cli.js', 0o755);
 }

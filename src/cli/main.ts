@@ -4,6 +4,7 @@ import { runAmend } from './commands/amend';
 import { runCommit } from './commands/commit';
 import { runDigest } from './commands/digest';
 import { provideDispatchCommands } from './commands/dispatchHooks';
+import { runDoctorCommand } from './commands/doctor';
 import { runHook } from './commands/hook';
 import { runInstallHooks } from './commands/installHooks';
 import { runLedger } from './commands/ledger';
@@ -33,6 +34,7 @@ const commands: Record<string, CommandRunner> = {
   verify: runVerify,
   run: runRun,
   commit: runCommit,
+  doctor: runDoctorCommand,
 };
 
 // dist/cli.js is one self-contained file: it hands the dispatch hooks it bundles to the hook loader.

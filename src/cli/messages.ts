@@ -7,7 +7,8 @@
 //
 // The hook sections also hold the reasons a hook gives an agent CLI: those travel inside the CLI's
 // JSON reply, never as lines of their own.
-import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDir';
+import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
+import { HOOK_NAMES } from '../planner/enforce/hookNames';
 
 /** What an entry may be: a sentence, or a function of its details that returns one. */
 type Catalogue = Record<string, string | ((...details: never[]) => string)>;
@@ -35,7 +36,8 @@ Commands:
   plan           write a whole wave safely (materialize, prove disjoint, union, manifest) or show the plan
   digest         print the digest of one agent's scope, or the prompt line that asks for its echo
   hook           run one enforcement hook (reads the agent CLI's payload on stdin)
-  install-hooks  install or remove Wave Scope's hooks for Claude Code, Codex, Cursor and git
+  install-hooks  install or remove Wave Scope's hooks for Claude Code, Codex, Cursor, Gemini CLI and git
+  doctor         prove the installed hooks work: run each with a synthetic payload and check the answer
   amend          give an agent of the active wave more entries, proven disjoint first
   ledger         show or reset this session's dispatch ledger (the dispatch guard's state)
   publish        publish this checkout's active wave on the remote's plan ref and claim it for this clone
@@ -116,28 +118,47 @@ const TARGET_PROBLEMS: Readonly<Record<string, string>> = {
   'too-long': 'the path is longer than the system allows',
   'link-loop': 'the path runs into a loop of symbolic links',
   'relative-without-cwd': 'the path is relative and the payload names no working directory',
+  'no-home': 'the path starts with "~" and there is no home directory to expand it to',
 };
 
 export const hookMessages = {
-  usage: `Usage: wave-scope hook <enforce-write|commit-guard> [options]
+  usage: `Usage: wave-scope hook <${HOOK_NAMES.join('|')}> [options]
 
   enforce-write [--agent-cli claude|codex|cursor|gemini]
       Reads one pre-tool payload on stdin and allows or denies the write (see docs/hooks.md).
-      Without --agent-cli the payload's shape says which agent CLI sent it.
+      Without --agent-cli the payload's shape says which agent CLI sent it; when nothing does,
+      the answer is a deny every supported agent CLI reads as one (exit 2).
   commit-guard
-      The git pre-commit check: every staged path must lie in the active wave's scope.`,
-  unknownSubcommand: (name: string) => `unknown hook "${name}". Hooks: enforce-write, commit-guard.`,
+      The git pre-commit check: every staged path must lie in the active wave's scope.
+  session-start [--agent-cli claude|codex|cursor|gemini]
+      The agent CLI's SessionStart hook: records the session and its start beside the manifest,
+      which is where the commit guard takes the session start from. Never blocks, prints nothing.
+  pre-dispatch --agent-cli claude
+      Claude Code's PreToolUse on Agent/Task: refuses to start an agent whose scope collides with
+      one still running, and records the dispatch in the session's ledger. Fails open.
+  subagent-start --agent-cli claude
+      Claude Code's SubagentStart: binds the new subagent to its dispatch. Fails open.
+  post-bash --agent-cli claude|codex
+      PostToolUse on the shell tool: blocks when the command changed a path outside the scope.
+  stop --agent-cli claude|codex
+      Stop and SubagentStop: fails the turn on any out-of-scope change since it began. Fails open
+      when it cannot run.
+  turn-start --agent-cli claude|codex
+      UserPromptSubmit: takes the turn's baseline snapshot. Fails open.`,
+  unknownSubcommand: (name: string) => `unknown hook "${name}". Hooks: ${HOOK_NAMES.join(', ')}.`,
   badAgentCli: (value: string) => `unknown --agent-cli "${value}" (expected claude, codex, cursor or gemini)`,
 
   // The write gate's reasons (inside the agent CLI's JSON reply).
   targetProblem: (raw: string, problem: string) => `"${raw}" cannot be checked: ${TARGET_PROBLEMS[problem] ?? problem}`,
   controlFile: (shown: string) =>
-    `${shown} is control state (the wave manifest, filescopes/, the hook launcher, an agent CLI's hook settings, or git's own files and hooks); a dispatched agent never writes it`,
+    `${shown} is control state (a wave manifest or its declarations, the hook launcher or session record, an agent CLI's hook settings or instructions, git's own files, hooks or config, at any depth, or where one of them really leads); a dispatched agent never writes it`,
   outsideRoot: (shown: string, root: string) => `${shown} is outside this checkout (${root}) and no absolute grant covers it`,
   outsideWave: (shown: string, wave: number) => `${shown} is not in wave ${wave}'s allowed paths`,
   outsideAgent: (shown: string, agent: string) => `${shown} is not in agent "${agent}"'s own scope`,
   noAgentScope: (agent: string, path: string, problem: string) =>
     `agent "${agent}" has no usable scope file (${path} ${problem}): no scope, no write`,
+  agentScopeUnbacked: (shown: string, agent: string, wave: number) =>
+    `${shown} is in agent "${agent}"'s scope file but not in wave ${wave}'s allowed paths: a per-agent scope counts only where the wave's union backs it`,
   violationLine: (line: string) => `- ${line}`,
   denyHeader: 'Wave Scope blocked this write.',
   warnHeader: 'Wave Scope (enforcement "warn"): this write is outside the wave\'s scope and goes ahead anyway.',
@@ -162,31 +183,58 @@ export const hookMessages = {
   commitBlockedLine: (path: string, status: string) => `  ${path} (${status}): not in allowedPaths nor in an earlier wave of this session`,
   commitEarlierWave: (path: string, wave: number) => `wave-scope commit-guard: ${path} belongs to wave ${wave} of this session — allowed.`,
   commitAdvice:
-    'Unstage them ("git restore --staged <path>"), or add them to the wave plan and rewrite the manifest. Earlier waves count only when WAVE_SCOPE_SESSION_START is set (docs/hooks.md).',
+    'Unstage them ("git restore --staged <path>"), or add them to the wave plan and rewrite the manifest. Earlier waves of this session count only when the SessionStart hook recorded the session (docs/hooks.md).',
   commitInvalidManifest: (path: string, problems: readonly string[]) =>
     `wave-scope commit-guard: the wave manifest ${path} is unusable (${problems.join('; ')}). Repair it ("wave-scope plan" or by hand) or delete it to end the wave; the commit is blocked until then.`,
   commitFailure: (detail: string) => `wave-scope commit-guard failed: ${detail}`,
   commitFailClosed: 'The commit is blocked (fail closed).',
+  commitSessionContradiction: (claimed: readonly string[], bound: readonly string[], manifest: string) =>
+    `wave-scope commit-guard: the committing shell says it is session ${claimed.map((id) => JSON.stringify(id)).join(', ')} (CLAUDE_CODE_SESSION_ID), but the wave of ${manifest} is bound to ${bound.map((id) => JSON.stringify(id)).join(', ')}. The environment of a shell cannot widen what a commit may carry, and one that contradicts the coordinator's files blocks it: commit from the session the wave belongs to, or end that wave (delete ${manifest}).`,
+  commitStartContradiction: (claimed: string, recorded: string, record: string) =>
+    `wave-scope commit-guard: WAVE_SCOPE_SESSION_START (${claimed}) is earlier than the session's recorded start (${recorded}, ${record}); a shell cannot move the session start back to admit older waves, so the commit is blocked. Unset WAVE_SCOPE_SESSION_START.`,
+  sessionStartFailure: (detail: string) => `wave-scope hook session-start could not record the session (${detail}); earlier waves will not count in the commit guard until it does.`,
+  commitIgnoredStart:
+    'wave-scope commit-guard: WAVE_SCOPE_SESSION_START is not believed: the session start is taken only from the session record the SessionStart hook writes for the session the manifest is bound to (docs/hooks.md), and there is none, so no earlier wave counts.',
 } satisfies Catalogue;
 
 // --- install-hooks ---------------------------------------------------------------------------
 
 export const installHooksMessages = {
-  usage: `Usage: wave-scope install-hooks [--claude] [--codex] [--cursor] [--gemini] [--git] [--uninstall] [--dry-run]
+  usage: `Usage: wave-scope install-hooks [--claude] [--codex] [--cursor] [--gemini] [--git] [--uninstall]
+                                 [--dry-run [--json] | --plan] [--global-hooks]
 
   Merges Wave Scope's hooks into .claude/settings.json, .codex/hooks.json, .cursor/hooks.json,
-  .gemini/settings.json and the git pre-commit hook, keeping every existing key and hook. Without a target flag: every agent CLI
-  whose config directory exists, plus git. --uninstall removes only Wave Scope's own entries.
-  --dry-run prints what would change and writes nothing.`,
+  .gemini/settings.json and the git pre-commit hook, keeping every existing byte of them. Without
+  a target flag: every agent CLI the repository uses (its directory or instruction file exists),
+  plus git. --uninstall removes only Wave Scope's own entries.
+  --dry-run prints what would change and writes nothing; with --json (or --plan, the same) it
+  prints the plan as JSON: every file, the action, and its full text before and after.
+  --global-hooks allows editing a hooks directory outside the repository (core.hooksPath set
+  globally or to another place), which changes every repository that uses it.`,
   unknownOption: (arg: string) => `unknown option "${arg}"`,
+  jsonNeedsDryRun: '--json prints a plan, so it needs --dry-run (or use --plan)',
   notInRepository: (cwd: string) => `${cwd} is not inside a git checkout; run install-hooks from the repository.`,
   wrote: (path: string) => `wrote ${path}`,
+  created: (path: string) => `created ${path}`,
   removed: (path: string) => `removed ${path}`,
+  renamed: (from: string, to: string) => `renamed ${from} to ${to}`,
   unchanged: (path: string) => `unchanged ${path}`,
   wouldWrite: (path: string) => `would write ${path}`,
+  wouldCreate: (path: string) => `would create ${path}`,
   wouldRemove: (path: string) => `would remove ${path}`,
-  badSettings: (path: string, detail: string) =>
-    `${path} is not a JSON object (${detail}); fix or move it and run install-hooks again. Nothing was written.`,
+  wouldRename: (from: string, to: string) => `would rename ${from} to ${to}`,
+  nothingWritten: 'Nothing was written.',
+  badSettings: (path: string, detail: string) => `${path} cannot be edited without losing something (${detail}); fix or move it and run install-hooks again.`,
+  settingsIsLink: (path: string) => `${path} is a symbolic link; install-hooks edits files in place and never writes through a link into another place. Edit the file it points to, or replace the link with a copy, and run install-hooks again.`,
+  chainedExists: (path: string, hook: string) =>
+    `${path} already holds a pre-commit hook saved by an earlier install, and ${hook} is no longer Wave Scope's wrapper (another tool replaced it). Chaining again would overwrite the saved hook: move one of them aside and run install-hooks again.`,
+  chainedOrphan: (path: string, hook: string) =>
+    `${path} holds a pre-commit hook saved by an earlier install, but ${hook} is gone. Rename the saved hook back to ${hook} (or delete it) and run install-hooks again.`,
+  hookNotAFile: (path: string) => `${path} is neither a file nor a symbolic link; leave the git hook alone or move it, then run install-hooks again.`,
+  hooksOutsideRepository: (dir: string, origin: string) =>
+    `git runs hooks from ${dir} (core.hooksPath, set in ${origin}), which lies outside this repository: editing it would change every repository that uses it. Run install-hooks with --global-hooks to edit it anyway, or give this repository hooks of its own first ("git config --local core.hooksPath .git/hooks", then chain your global hooks from there) and run install-hooks again.`,
+  launcherInsideRepository: (path: string) =>
+    `the wave-scope CLI running now (${path}) lies inside the repository, where an agent may write it, so the launcher does not record it; it will use WAVE_SCOPE_CLI, a global install or the editor extension instead.`,
 } satisfies Catalogue;
 
 // --- materialize, plan write, digest (declarations) --------------------------------------------
@@ -715,6 +763,35 @@ export const backstopMessages = {
     `Wave Scope could not check what the last command changed (${detail}). Tell the coordinator; "wave-scope run" checks the whole turn.`,
   shellPayload: (detail: string) => `Wave Scope could not read this hook call (${detail}); nothing was checked. Check that the hook is registered for the right agent CLI (docs/hooks.md).`,
   shellOffRepository: (cwd: string) => `wave-scope hook: ${cwd} is not inside a git repository; nothing to check`,
+} satisfies Catalogue;
+
+// --- the hook launcher ----------------------------------------------------------------------
+
+export const launcherMessages = {
+  cliMissing: (detail: string) =>
+    `Wave Scope blocked this call: its hook launcher cannot run the wave-scope CLI (${detail}). Repair it with "wave-scope install-hooks" (from a wave-scope installed outside this repository: the extension, or a dist/cli.js kept outside it), or set WAVE_SCOPE_CLI to a dist/cli.js outside the repository; "wave-scope doctor" checks the result.`,
+  failedOpen: (hook: string, detail: string) =>
+    `wave-scope: the ${hook} hook did not run and let this call through: its launcher cannot run the wave-scope CLI (${detail}). Repair it with "wave-scope install-hooks"; "wave-scope doctor" checks the result.`,
+  looked: (places: string) => `looked in ${places}`,
+  insideRepository: (path: string) => `${path} lies inside the repository, where an agent may write it`,
+  loadFailed: (path: string, detail: string) => `loading ${path} failed: ${detail}`,
+  nothingRecorded: 'no recorded path',
+} satisfies Catalogue;
+
+// --- doctor ---------------------------------------------------------------------------------
+
+export const doctorMessages = {
+  usage: `Usage: wave-scope doctor [--claude] [--codex] [--cursor] [--gemini] [--git] [--json]
+
+  Proves the installed hooks work: for each agent CLI and git, runs the exact command line its
+  settings file (or the pre-commit hook) holds, with a synthetic payload of that CLI, and checks
+  that a write outside every scope is denied in that CLI's format and a write inside a scope is
+  allowed. Reports each as working, broken (with why) or not installed. Without a target flag:
+  every agent CLI and git. --json prints the report as JSON. Exit 1 when any is broken.`,
+  notInRepository: (cwd: string) => `${cwd} is not inside a git checkout; run doctor from the repository.`,
+  result: (target: string, status: string) => `${target}: ${status.replace('-', ' ')}`,
+  check: (ok: boolean, detail: string) => `  ${ok ? 'ok' : 'FAILED'}: ${detail}`,
+  summary: (working: number, broken: number, missing: number) => `${working} working, ${broken} broken, ${missing} not installed`,
 } satisfies Catalogue;
 
 // --- scope entry warnings (engineer "scope"): typos the grammar accepts; never change an exit code ----------

@@ -11,8 +11,9 @@ import type { CloneIdentity } from '../planner/sync/claims';
 import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
 import type { LocalSyncState } from '../planner/sync/localState';
-import { configIgnoreCase } from '../planner/enforce/repoLocation';
+import { scanGitConfig } from '../planner/enforce/gitConfig';
 import { readTextIfExists } from './declarationFs';
+import { homeDirectory } from './hookFileSystem';
 import { gitPlanRefStore, runGitProcess } from './planRefGit';
 import type { PlanTreeCache } from './planRefGit';
 
@@ -28,6 +29,20 @@ export interface SyncRepository {
   head: string | null;
   /** The shared git directory (absolute; where refs live). */
   commonDir: string;
+}
+
+/**
+ * `core.ignorecase` as the write gate reads it (src/planner/enforce/gitConfig.ts: every file git reads, in
+ * git's order), so sync and the gate fold case alike. git has just parsed the same files (rev-parse), so a
+ * file it could not read is not expected; should one appear, case is compared as written.
+ */
+function repositoryIgnoresCase(commonDir: string, gitDir: string): boolean {
+  const home = homeDirectory();
+  try {
+    return scanGitConfig({ commonDir, gitDir, env: process.env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists } }).ignoreCase;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -58,7 +73,7 @@ export function locateSyncRepository(cwd: string, options: { revisions?: readonl
     if (root === undefined || root === '' || gitDir === undefined || gitDir === '' || commonDir === undefined) return undefined;
     const head = attempt.head ? rest.shift() : undefined;
     const common = resolve(cwd, commonDir);
-    const ignoreCase = configIgnoreCase(readTextIfExists(join(common, 'config')));
+    const ignoreCase = repositoryIgnoresCase(common, resolve(cwd, gitDir));
     const repository = { root, gitDir, commonDir: common, ignoreCase, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
     return attempt.revisions ? { ...repository, resolved: rest.slice(0, revisions.length) } : repository;
   }

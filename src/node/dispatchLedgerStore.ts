@@ -2,15 +2,16 @@
 // its lock (`.orchestrator/wave-dispatch-scopes.<session>.lock`, a proper-lockfile directory). The lock
 // has a time budget: a hook that cannot have it within the budget runs its cycle unlocked and says so
 // (reference row 14: a lock problem must never deny a dispatch). An atomic write makes a write safe; only
-// the lock makes the read-modify-write cycle safe.
+// the lock makes the read-modify-write cycle safe. Where the ledger lives, and reading it, are in
+// ledgerFile.ts (the write gate reads it too, and must not load the lock library to do so).
 import { lockSync } from 'proper-lockfile';
 import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
-import { nodeDeclarationFs, readTextIfExists } from './declarationFs';
+import { nodeDeclarationFs } from './declarationFs';
 import { ensureRealDirectory } from './eventLog';
-import { formatLedger, ledgerLockRelativePath, ledgerRelativePath, parseLedger } from '../planner/dispatch/sessionLedger';
+import type { LedgerLocation } from './ledgerFile';
+import { formatLedger } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
-import type { LedgerRead, SessionLedger } from '../planner/dispatch/sessionLedger';
+import type { SessionLedger } from '../planner/dispatch/sessionLedger';
 
 /**
  * How long a hook waits for the ledger lock before it runs unlocked. Longer than LOCK_STALE_MS on purpose:
@@ -34,19 +35,6 @@ function sleep(ms: number): void {
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
-}
-
-/** The ledger's paths for one session. */
-export interface LedgerLocation {
-  /** Absolute repository root (the coordinator's checkout). */
-  readonly root: string;
-  readonly sessionId: string | undefined;
-  readonly ledgerPath: string;
-  readonly lockPath: string;
-}
-
-export function ledgerLocation(root: string, sessionId: string | undefined): LedgerLocation {
-  return { root, sessionId, ledgerPath: join(root, ledgerRelativePath(sessionId)), lockPath: join(root, ledgerLockRelativePath(sessionId)) };
 }
 
 /** A held (or, past the budget, not held) lock. */
@@ -106,17 +94,6 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
     sleep(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
   }
   return { held: false, waitedMs: clock() - started, problem, release() {} };
-}
-
-/** Reads the ledger; an unreadable file is `corrupt` (row 7), like a malformed one. */
-export function readLedger(location: LedgerLocation): LedgerRead {
-  let text: string | undefined;
-  try {
-    text = readTextIfExists(location.ledgerPath);
-  } catch (error) {
-    return { kind: 'corrupt', problem: `cannot be read (${(error as Error).message})` };
-  }
-  return text === undefined ? { kind: 'absent' } : parseLedger(text);
 }
 
 /**

@@ -2,7 +2,7 @@
 // started it, and so which scope it is held to (src/planner/dispatch/subagentBinding.ts decides). Reads
 // the session ledger without its lock (every write of it is atomic, so a read sees one whole version) and,
 // only when the subagent is not bound yet, the head of the subagent's own transcript. Never throws.
-import { ledgerLocation, readLedger } from './dispatchLedgerStore';
+import { ledgerLocation, readLedger } from './ledgerFile';
 import { readLeadingUserTexts } from './transcriptLines';
 import { allRecords } from '../planner/dispatch/sessionLedger';
 import { resolveSubagentScope, subagentTranscriptPaths } from '../planner/dispatch/subagentBinding';

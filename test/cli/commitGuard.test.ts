@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { utimesSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
@@ -50,13 +51,49 @@ describe('wave-scope hook commit-guard (built dist/cli.js, real git repositories
     });
   }
 
-  it('stands down for a foreign session and enforces for its own', () => {
+  it('the committing shell\'s session id cannot make the wave foreign; one that contradicts the binding blocks', () => {
     writeManifest(repo, { allowedPaths: ['src/'], session_id: 'coordinator' });
     repo.write({ 'lib/b.ts': 'x\n' });
     repo.git('add', 'lib/b.ts');
-    assert.equal(guard({ CLAUDE_CODE_SESSION_ID: 'someone-else' }).status, 0);
-    assert.equal(guard({ CLAUDE_CODE_SESSION_ID: 'coordinator' }).status, 1);
-    assert.equal(guard().status, 1, 'no identity: cannot prove foreign, enforced');
+    assert.equal(guard({ CLAUDE_CODE_SESSION_ID: 'coordinator' }).status, 1, 'its own session: enforced');
+    assert.equal(guard().status, 1, 'no identity: enforced');
+    repo.git('reset', '--quiet', 'lib/b.ts');
+    repo.write({ 'src/a.ts': 'x\n' });
+    repo.git('add', 'src/a.ts');
+    assert.equal(guard({ CLAUDE_CODE_SESSION_ID: 'coordinator' }).status, 0);
+    const claimed = guard({ CLAUDE_CODE_SESSION_ID: 'someone-else' });
+    assert.equal(claimed.status, 1, 'a shell claiming another session is blocked, even for a path in scope');
+    assert.match(claimed.stderr, /says it is session "someone-else".*bound to "coordinator"/);
+  });
+
+  it('every wave of the checkout must allow: a peer\'s manifest in another state dir is not chosen away by the shell', () => {
+    writeManifest(repo, { allowedPaths: ['src/'], session_id: 'ours' }, '.claude');
+    writeManifest(repo, { allowedPaths: ['src/', 'lib/'], session_id: 'peer' }, '.pi');
+    repo.write({ 'lib/b.ts': 'x\n' });
+    repo.git('add', 'lib/b.ts');
+    const run = guard();
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /\.claude\/wave-scope\.json/);
+  });
+
+  it('a submodule bump counts, even where .gitmodules says ignore = all', () => {
+    const sub = createTempGitRepo({ initialFiles: { 'lib.ts': 'v1\n' } });
+    try {
+      repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '--quiet', sub.root, 'vendor/sub');
+      repo.git('config', '-f', '.gitmodules', 'submodule.vendor/sub.ignore', 'all');
+      repo.git('add', '.gitmodules');
+      repo.git('commit', '--quiet', '-m', 'submodule');
+      sub.commit({ 'lib.ts': 'v2\n' }, 'bump');
+      execFileSync('git', ['-C', join(repo.root, 'vendor/sub'), '-c', 'protocol.file.allow=always', 'pull', '--quiet', 'origin', 'main'], { stdio: 'ignore' });
+      repo.git('add', 'vendor/sub');
+      assert.match(repo.git('diff', '--cached', '--name-status', '--ignore-submodules=none'), /vendor\/sub/);
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      const run = guard();
+      assert.equal(run.status, 1, run.stderr);
+      assert.match(run.stderr, /vendor\/sub \(M\)/);
+    } finally {
+      sub.remove();
+    }
   });
 
   it('warn reports and lets the commit through; off is silent', () => {
@@ -80,9 +117,10 @@ describe('wave-scope hook commit-guard (built dist/cli.js, real git repositories
     assert.match(run.stderr, /unusable.*wave-scope plan/s);
   });
 
-  describe('earlier waves of this session (their sidecar not older than the session start)', () => {
+  describe('earlier waves of this session (their sidecar not older than the recorded session start)', () => {
+    const SESSION = 'coordinator-session';
     beforeEach(() => {
-      writeManifest(repo, { wave: 2, allowedPaths: ['src/'] });
+      writeManifest(repo, { wave: 2, allowedPaths: ['src/'], session_id: SESSION });
       repo.write({
         '.claude/filescopes/wave-1.scopes.json': JSON.stringify([
           { id: 'alice', files: ['lib/'] },
@@ -92,25 +130,65 @@ describe('wave-scope hook commit-guard (built dist/cli.js, real git repositories
       repo.write({ 'lib/b.ts': 'x\n', 'docs/c.md': 'x\n' });
     });
     const sidecar = () => join(repo.root, '.claude/filescopes/wave-1.scopes.json');
+    /** What the agent CLI's SessionStart hook does: `wave-scope hook session-start` with its payload. */
+    const sessionStart = (sessionId: string) =>
+      runBuiltCli(['hook', 'session-start', '--agent-cli', 'claude'], { cwd: repo.root, env: cleanEnv(), input: JSON.stringify({ session_id: sessionId, cwd: repo.root, hook_event_name: 'SessionStart', source: 'startup' }) });
+    const recordStart = () => (JSON.parse(readFileSync(join(repo.root, '.claude/wave-scope-session.json'), 'utf8')) as { started_at: number }).started_at;
+    const age = (path: string, ms: number) => {
+      const when = new Date(Date.now() - ms);
+      utimesSync(path, when, when);
+    };
 
-    it('admits a path an earlier wave declared, naming the wave', () => {
+    it('the SessionStart hook records the session; a resumed session keeps its first start; it never blocks and prints nothing', () => {
+      const first = sessionStart(SESSION);
+      assert.equal(first.status, 0);
+      assert.equal(first.stdout, '');
+      const started = recordStart();
+      const resumed = sessionStart(SESSION);
+      assert.equal(resumed.status, 0);
+      assert.equal(recordStart(), started);
+      const broken = runBuiltCli(['hook', 'session-start'], { cwd: repo.root, env: cleanEnv(), input: 'not json' });
+      assert.equal(broken.status, 0);
+      assert.equal(broken.stdout, '');
+    });
+
+    it('admits a path an earlier wave declared after the recorded start, naming the wave', () => {
+      age(sidecar(), 0);
+      writeFileSync(join(repo.root, '.claude/wave-scope-session.json'), JSON.stringify({ version: 1, session_id: SESSION, started_at: Date.now() - 3_600_000 }));
       repo.git('add', 'lib/b.ts');
-      const run = guard({ WAVE_SCOPE_SESSION_START: String(Date.now() - 3_600_000) });
+      const run = guard();
       assert.equal(run.status, 0, run.stderr);
       assert.match(run.stderr, /lib\/b\.ts belongs to wave 1 of this session — allowed\./);
     });
 
-    it('does not count the earlier wave without a session clock, or when the sidecar is older than the session', () => {
+    it('no earlier wave counts without a record of the bound session, or when the sidecar is older than the start', () => {
       repo.git('add', 'lib/b.ts');
-      assert.equal(guard().status, 1);
-      const old = new Date(Date.now() - 7_200_000);
-      utimesSync(sidecar(), old, old);
-      assert.equal(guard({ WAVE_SCOPE_SESSION_START: new Date(Date.now() - 3_600_000).toISOString() }).status, 1);
+      assert.equal(guard().status, 1, 'no record');
+      writeFileSync(join(repo.root, '.claude/wave-scope-session.json'), JSON.stringify({ version: 1, session_id: 'another-session', started_at: 0 }));
+      assert.equal(guard().status, 1, 'a record of another session');
+      writeFileSync(join(repo.root, '.claude/wave-scope-session.json'), JSON.stringify({ version: 1, session_id: SESSION, started_at: Date.now() - 3_600_000 }));
+      age(sidecar(), 7_200_000);
+      assert.equal(guard().status, 1, 'the sidecar is older than the session');
+    });
+
+    it('WAVE_SCOPE_SESSION_START from the shell cannot widen: without a record it is not believed, earlier than the record it blocks, later it narrows', () => {
+      repo.git('add', 'lib/b.ts');
+      const unbelieved = guard({ WAVE_SCOPE_SESSION_START: String(Date.now() - 3_600_000) });
+      assert.equal(unbelieved.status, 1);
+      assert.match(unbelieved.stderr, /WAVE_SCOPE_SESSION_START is not believed/);
+      writeFileSync(join(repo.root, '.claude/wave-scope-session.json'), JSON.stringify({ version: 1, session_id: SESSION, started_at: Date.now() - 60_000 }));
+      age(sidecar(), 30_000);
+      const earlier = guard({ WAVE_SCOPE_SESSION_START: String(Date.now() - 3_600_000) });
+      assert.equal(earlier.status, 1);
+      assert.match(earlier.stderr, /earlier than the session's recorded start/);
+      assert.equal(guard({ WAVE_SCOPE_SESSION_START: String(Date.now() - 10_000) }).status, 1, 'a later start leaves the older sidecar out');
+      assert.equal(guard().status, 0, 'the record alone admits it');
     });
 
     it('never counts a peer session\'s record', () => {
+      writeFileSync(join(repo.root, '.claude/wave-scope-session.json'), JSON.stringify({ version: 1, session_id: SESSION, started_at: Date.now() - 3_600_000 }));
       repo.git('add', 'docs/c.md');
-      const run = guard({ WAVE_SCOPE_SESSION_START: String(Date.now() - 3_600_000) });
+      const run = guard();
       assert.equal(run.status, 1);
       assert.match(run.stderr, /docs\/c\.md \(M\)/);
     });

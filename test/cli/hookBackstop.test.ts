@@ -92,7 +92,8 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
 
   it('applies the agent\'s own scope when WAVE_SCOPE_AGENT names it, as the write gate does', () => {
     writeFileSync(join(repo.root, '.claude', 'wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/', 'docs/'], blockedCommands: [] }));
-    repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/app.ts"]\n' });
+    // A per-agent file counts only with the aggregate that backs it (the gate's rule).
+    repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/app.ts"]\n', '.claude/filescopes/wave-1.scopes.json': '[{"id":"alice","files":["src/app.ts"]}]\n' });
     const env = { WAVE_SCOPE_AGENT: 'alice' };
     assert.equal(hook(repo, 'post-bash', {}, { env }).stdout, '');
     repo.write({ 'src/app.ts': 'mine\n', 'src/app.test.ts': 'my test\n', 'docs/guide.md': 'in the wave, not mine\n' });

@@ -210,9 +210,14 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
   });
 
   describe('per-agent enforcement (WAVE_SCOPE_AGENT)', () => {
+    /** Writes the per-agent files and the aggregate that backs them, as the declaration writer does. */
+    const declare = (records: Record<string, string[]>) => {
+      repo.write(Object.fromEntries(Object.entries(records).map(([id, files]) => [`.claude/filescopes/wave-1/${id}.json`, `${JSON.stringify(files)}\n`])));
+      repo.write({ '.claude/filescopes/wave-1.scopes.json': JSON.stringify(Object.entries(records).map(([id, files]) => ({ id, files }))) });
+    };
     beforeEach(() => {
       writeManifest(repo, { allowedPaths: ['src/'] });
-      repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/alice/"]\n', '.claude/filescopes/wave-1/bob.json': '["src/bob/"]\n' });
+      declare({ alice: ['src/alice/'], bob: ['src/bob/'] });
     });
 
     it('allows the agent\'s own files and denies a file of the union that belongs to another agent', () => {
@@ -226,7 +231,7 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     });
 
     it('the agent\'s own scope includes the test siblings the union gives it', () => {
-      repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/alice/total.ts"]\n' });
+      declare({ alice: ['src/alice/total.ts'], bob: ['src/bob/'] });
       const env = { WAVE_SCOPE_AGENT: 'alice' };
       assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/total.test.ts' }), { env }).stdout).decision, 'allow');
       assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/other.ts' }), { env }).stdout).decision, 'deny');
@@ -234,24 +239,40 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
 
     const unusable: Array<{ name: string; agent: string; make?: (repo: TempGitRepo) => void }> = [
       { name: 'has no scope file', agent: 'carol' },
+      { name: 'has a scope file the aggregate does not declare (a stray file)', agent: 'mallory', make: (r) => r.write({ '.claude/filescopes/wave-1/mallory.json': '["src/alice/"]\n' }) },
+      { name: 'has a scope file but the aggregate was removed', agent: 'alice', make: (r) => rmSync(join(r.root, '.claude/filescopes/wave-1.scopes.json')) },
+      { name: 'has a scope file that differs from its aggregate record', agent: 'alice', make: (r) => r.write({ '.claude/filescopes/wave-1/alice.json': '["src/"]\n' }) },
       { name: 'has an unreadable scope file (a directory)', agent: 'dave', make: (r) => mkdirSync(join(r.root, '.claude/filescopes/wave-1/dave.json'), { recursive: true }) },
       { name: 'has a scope file that is not an array of strings', agent: 'erin', make: (r) => r.write({ '.claude/filescopes/wave-1/erin.json': '{"files": ["src/"]}' }) },
       { name: 'is not a plain id', agent: '../wave-1/alice' },
     ];
     for (const { name, agent, make } of unusable) {
-      it(`denies when the agent ${name} (no scope, no write)`, () => {
+      it(`denies when the agent ${name} (no scope, no write), under warn too`, () => {
         make?.(repo);
-        const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env: { WAVE_SCOPE_AGENT: agent } });
-        const reply = claudeDecision(run.stdout);
-        assert.equal(reply.decision, 'deny');
-        assert.match(reply.text, /no usable scope file/);
+        for (const enforcement of ['strict', 'warn'] as const) {
+          writeManifest(repo, { allowedPaths: ['src/'], enforcement });
+          const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env: { WAVE_SCOPE_AGENT: agent } });
+          const reply = claudeDecision(run.stdout);
+          assert.equal(reply.decision, 'deny', enforcement);
+          assert.match(reply.text, /no usable scope file/);
+        }
       });
     }
+
+    it('an agent scope wider than allowedPaths counts only where allowedPaths backs it', () => {
+      writeManifest(repo, { allowedPaths: ['src/alice/'] });
+      declare({ alice: ['src/alice/', 'docs/'], bob: ['src/bob/'] });
+      const env = { WAVE_SCOPE_AGENT: 'alice' };
+      assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env }).stdout).decision, 'allow');
+      const reply = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'docs/readme.md' }), { env }).stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /not in wave 1's allowed paths: a per-agent scope counts only where the wave's union backs it/);
+    });
 
     it('an absolute grant in the agent\'s scope covers a path outside the checkout; nothing else does', () => {
       const outside = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-outside-')));
       try {
-        repo.write({ '.claude/filescopes/wave-1/alice.json': JSON.stringify(['src/alice/', `${outside}/memory/`]) });
+        declare({ alice: ['src/alice/', `${outside}/memory/`], bob: ['src/bob/'] });
         const env = { WAVE_SCOPE_AGENT: 'alice' };
         const granted = enforce(hookPayload('claude-write', { cwd: repo.root, target: join(outside, 'memory/MEMORY.md') }), { env });
         assert.equal(claudeDecision(granted.stdout).decision, 'allow');
@@ -267,7 +288,14 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
   });
 
   describe('Codex apply_patch', () => {
-    const patch = (...headers: string[]) => ['*** Begin Patch', ...headers.flatMap((h) => [h, '+line']), '*** End Patch', ''].join('\n');
+    // A hunk's body as Codex wants it: `+` lines after an add, a chunk after an update, nothing after a delete or a move header.
+    const body = (header: string) => (header.startsWith('*** Add File:') ? [header, '+line'] : header.startsWith('*** Update File:') ? [header] : [header]);
+    const patch = (...headers: string[]) => {
+      const lines = headers.flatMap(body);
+      // Every update hunk gets one chunk after its header (and after its move line, when it has one).
+      const withChunks = lines.flatMap((line, index) => (line.startsWith('*** Update File:') && !(lines[index + 1] ?? '').startsWith('*** Move to:')) || line.startsWith('*** Move to:') ? [line, '@@', '-a', '+b'] : [line]);
+      return ['*** Begin Patch', ...withChunks, '*** End Patch', ''].join('\n');
+    };
     beforeEach(() => writeManifest(repo, { allowedPaths: ['src/'] }));
 
     const cases: Array<{ name: string; body: string; expected: 'allow' | 'deny'; names?: string }> = [
@@ -318,21 +346,38 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
   describe('fails closed', () => {
     beforeEach(() => writeManifest(repo, { allowedPaths: ['src/'] }));
 
-    const unreadable: Array<{ name: string; stdin: () => string }> = [
-      { name: 'empty stdin', stdin: () => '' },
-      { name: 'stdin that is not JSON', stdin: () => 'Write src/a.ts' },
-      { name: 'a JSON array', stdin: () => '[]' },
-      { name: 'a payload without tool_name', stdin: () => JSON.stringify({ cwd: repo.root, tool_input: { file_path: 'src/a.ts' } }) },
-      { name: 'a Write without file_path', stdin: () => JSON.stringify({ hook_event_name: 'PreToolUse', cwd: repo.root, tool_name: 'Write', tool_input: {} }) },
-      { name: 'a Write whose file_path is a number', stdin: () => JSON.stringify({ hook_event_name: 'PreToolUse', cwd: repo.root, tool_name: 'Write', tool_input: { file_path: 7 } }) },
+    // Without --agent-cli and without a shape that names the agent CLI, the deny must read as one in every CLI: exit 2.
+    const unreadable: Array<{ name: string; stdin: () => string; status: number }> = [
+      { name: 'empty stdin', stdin: () => '', status: 2 },
+      { name: 'stdin that is not JSON', stdin: () => 'Write src/a.ts', status: 2 },
+      { name: 'a JSON array', stdin: () => '[]', status: 2 },
+      { name: 'a payload without tool_name', stdin: () => JSON.stringify({ cwd: repo.root, tool_input: { file_path: 'src/a.ts' } }), status: 2 },
+      { name: 'a payload that names no agent CLI', stdin: () => JSON.stringify({ cwd: repo.root, tool_name: 'Write', tool_input: { file_path: 'src/a.ts' } }), status: 2 },
+      { name: 'a Write without file_path', stdin: () => JSON.stringify({ hook_event_name: 'PreToolUse', cwd: repo.root, tool_name: 'Write', tool_input: {} }), status: 0 },
+      { name: 'a Write whose file_path is a number', stdin: () => JSON.stringify({ hook_event_name: 'PreToolUse', cwd: repo.root, tool_name: 'Write', tool_input: { file_path: 7 } }), status: 0 },
     ];
-    for (const { name, stdin } of unreadable) {
-      it(`denies on ${name}`, () => {
+    for (const { name, stdin, status } of unreadable) {
+      it(`denies on ${name}${status === 2 ? ' with exit 2, the reason on stderr' : ''}`, () => {
         const run = enforce(stdin(), { cwd: repo.root });
-        assert.equal(run.status, 0, run.stderr);
+        assert.equal(run.status, status, run.stderr);
         assert.equal(claudeDecision(run.stdout).decision, 'deny');
+        if (status === 2) assert.match(run.stderr, /Wave Scope blocked this call/);
       });
     }
+
+    it('an unreadable payload from a Cursor or Gemini CLI hook is denied in that CLI\'s own format (its shape says which), or with exit 2', () => {
+      const cursor = enforce(JSON.stringify({ hook_event_name: 'preToolUse', conversation_id: 'c', cwd: repo.root, tool_input: {} }));
+      assert.equal(cursor.status, 0);
+      assert.equal((JSON.parse(cursor.stdout) as { permission: string }).permission, 'deny');
+      const gemini = enforce(JSON.stringify({ hook_event_name: 'BeforeTool', cwd: repo.root, tool_name: 'write_file', tool_input: {} }));
+      assert.equal((JSON.parse(gemini.stdout) as { decision: string }).decision, 'deny');
+      for (const args of [['--agent-cli', 'cursor'], ['--agent-cli', 'gemini']]) {
+        const run = enforce('not json', { args });
+        assert.equal(run.status, 0);
+        const reply = JSON.parse(run.stdout) as { permission?: string; decision?: string };
+        assert.equal(reply.permission ?? reply.decision, 'deny', args.join(' '));
+      }
+    });
 
     it('denies when the gate itself throws (the payload\'s cwd does not exist)', () => {
       const run = enforce(hookPayload('claude-write', { cwd: join(repo.root, 'no/such/dir'), target: 'src/a.ts' }));
@@ -362,8 +407,9 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       assert.match(run.stderr, /could not even answer with a deny/);
     });
 
-    it('denies with an unknown --agent-cli rather than guessing', () => {
+    it('denies with an unknown --agent-cli rather than guessing (in every CLI\'s terms: exit 2)', () => {
       const run = enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/a.ts' }), { args: ['--agent-cli', 'vim'] });
+      assert.equal(run.status, 2);
       assert.equal(claudeDecision(run.stdout).decision, 'deny');
     });
   });

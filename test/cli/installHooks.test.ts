@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launcherSource } from '../../src/planner/enforce/hookInstaller';
+import { renderLauncher } from '../../src/planner/enforce/launcherConfig';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
@@ -47,10 +47,22 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     const claude = readJson(join(repo.root, '.claude/settings.json')) as typeof CLAUDE_SETTINGS;
     assert.equal(claude.model, 'opus');
     assert.deepEqual(claude.permissions, CLAUDE_SETTINGS.permissions);
-    assert.deepEqual(claude.hooks.Stop, CLAUDE_SETTINGS.hooks.Stop);
-    assert.equal(claude.hooks.PreToolUse.length, 2);
+    // The user's Stop hook is kept first; ours, the backstop's end-of-turn check, comes after it.
+    assert.deepEqual(claude.hooks.Stop[0], CLAUDE_SETTINGS.hooks.Stop[0]);
+    assert.match(JSON.stringify(claude.hooks.Stop[1]), /wave-scope-hook\.cjs' stop --agent-cli claude/);
+    assert.equal(claude.hooks.Stop.length, 2);
+    assert.equal(claude.hooks.PreToolUse.length, 3);
     assert.deepEqual(claude.hooks.PreToolUse[0], CLAUDE_SETTINGS.hooks.PreToolUse[0]);
-    assert.match(JSON.stringify(claude.hooks.PreToolUse[1]), /Edit\|Write\|MultiEdit\|NotebookEdit.*wave-scope-hook\.cjs.*--agent-cli claude/);
+    assert.match(JSON.stringify(claude.hooks.PreToolUse[1]), /Edit\|Write\|MultiEdit\|NotebookEdit\|mcp__\.\*.*wave-scope-hook\.cjs.*--agent-cli claude/);
+    assert.equal((claude.hooks.PreToolUse[1]?.hooks[0] as { onFailure?: string }).onFailure, 'block', 'Claude Code fails closed');
+    assert.match(JSON.stringify(claude.hooks.PreToolUse[2]), /"matcher":"Agent\|Task".*pre-dispatch --agent-cli claude/);
+    const events = claude.hooks as Record<string, unknown>;
+    assert.match(JSON.stringify(events.SessionStart), /session-start --agent-cli claude \|\| \{ echo /);
+    assert.match(JSON.stringify(events.SubagentStart), /subagent-start --agent-cli claude/);
+    assert.match(JSON.stringify(events.PostToolUse), /"matcher":"Bash".*post-bash --agent-cli claude.*exit 2; \}/);
+    assert.match(JSON.stringify(events.SubagentStop), /stop --agent-cli claude/);
+    assert.match(JSON.stringify(events.UserPromptSubmit), /turn-start --agent-cli claude/);
+    assert.match(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), /PostToolUse[\s\S]*post-bash --agent-cli codex/);
     assert.match(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), /apply_patch[\s\S]*--agent-cli codex/);
     assert.equal(existsSync(join(repo.root, '.cursor/hooks.json')), false, 'no .cursor directory: Cursor is not configured');
     assert.match(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), /commit-guard \|\| exit 1/);
@@ -70,8 +82,8 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
 
     const removed = install('--uninstall');
     assert.equal(removed.status, 0, removed.stderr);
-    assert.deepEqual(readJson(join(repo.root, '.claude/settings.json')), CLAUDE_SETTINGS);
-    assert.deepEqual(readJson(join(repo.root, '.codex/hooks.json')), CODEX_HOOKS);
+    assert.equal(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8'), JSON.stringify(CLAUDE_SETTINGS, null, 4), 'byte for byte');
+    assert.equal(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), JSON.stringify(CODEX_HOOKS), 'byte for byte');
     assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit')), false, 'the hook file we created is gone');
     assert.equal(existsSync(join(repo.root, '.claude/wave-scope-hook.cjs')), false);
   });
@@ -165,7 +177,7 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.match(help.stdout, /^Usage: wave-scope install-hooks/);
     const bad = install('--vim');
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /unknown option "--vim"/);
+    assert.match(bad.stderr, /--vim/);
     const outside = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-nogit-')));
     try {
       const run = runBuiltCli(['install-hooks'], { cwd: outside, env: cleanEnv() });
@@ -184,9 +196,135 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     repo.write({ '.claude/settings.json': '{ "hooks": [] }' });
     const run = install();
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /settings\.json is not a JSON object|"hooks" is not a JSON object/);
+    assert.match(run.stderr, /"hooks" in .*settings\.json is not a JSON object/);
+    assert.match(run.stderr, /Nothing was written/);
     assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit')), false);
     assert.equal(existsSync(join(repo.root, '.claude/wave-scope-hook.cjs')), false);
+  });
+
+  describe('settings files and hooks are never damaged', () => {
+    it('keeps a settings file\'s mode, number precision, duplicate keys and comments, and gives its bytes back on uninstall', () => {
+      const text = '{\n  // kept\n  "n": 12345678901234567890,\n  "d": 1,\n  "d": 2,\n  "hooks": {}\n}\n';
+      repo.write({ '.claude/settings.json': text });
+      chmodSync(join(repo.root, '.claude/settings.json'), 0o600);
+      assert.equal(install('--claude').status, 0);
+      const installed = readFileSync(join(repo.root, '.claude/settings.json'), 'utf8');
+      for (const kept of ['// kept', '12345678901234567890', '"d": 1,', '"d": 2,']) assert.ok(installed.includes(kept), kept);
+      assert.equal(statSync(join(repo.root, '.claude/settings.json')).mode & 0o777, 0o600);
+      repo.write({ '.claude/settings.json': installed.replace('"hooks": {', '"x": true,\n  "hooks": {') });
+      assert.equal(install('--claude', '--uninstall').status, 0);
+      assert.equal(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8'), text.replace('"hooks": {}', '"x": true,\n  "hooks": {}').replace('"x": true,\n  "hooks": {}', '"x": true'), 'only ours removed; the edit made in between kept');
+      assert.equal(statSync(join(repo.root, '.claude/settings.json')).mode & 0o777, 0o600);
+    });
+
+    it('refuses to write through a settings file that is a link', () => {
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-dotfiles-')));
+      try {
+        writeFileSync(join(elsewhere, 'settings.json'), '{}\n');
+        rmSync(join(repo.root, '.claude/settings.json'));
+        symlinkSync(join(elsewhere, 'settings.json'), join(repo.root, '.claude/settings.json'));
+        const run = install('--claude');
+        assert.equal(run.status, 1);
+        assert.match(run.stderr, /is a symbolic link/);
+        assert.equal(readFileSync(join(elsewhere, 'settings.json'), 'utf8'), '{}\n');
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
+
+    it('chains a binary pre-commit hook byte for byte, and renames it back on uninstall', () => {
+      const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0xff, 0xfe, 0x00]);
+      writeFileSync(join(repo.root, '.git/hooks/pre-commit'), bytes);
+      chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755);
+      assert.equal(install('--git').status, 0);
+      assert.deepEqual(readFileSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained')), bytes);
+      assert.match(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), /wave-scope: runs the commit guard, then the chained hook/);
+      assert.equal(install('--git', '--uninstall').status, 0);
+      assert.deepEqual(readFileSync(join(repo.root, '.git/hooks/pre-commit')), bytes);
+      assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained')), false);
+    });
+
+    it('chains a symlinked pre-commit hook without writing through the link', () => {
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-shared-hooks-')));
+      try {
+        writeFileSync(join(elsewhere, 'pre-commit'), '#!/bin/sh\nexit 0\n');
+        chmodSync(join(elsewhere, 'pre-commit'), 0o755);
+        symlinkSync(join(elsewhere, 'pre-commit'), join(repo.root, '.git/hooks/pre-commit'));
+        assert.equal(install('--git').status, 0);
+        assert.equal(readFileSync(join(elsewhere, 'pre-commit'), 'utf8'), '#!/bin/sh\nexit 0\n', 'the link target is untouched');
+        assert.equal(readlinkSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained')), join(elsewhere, 'pre-commit'), 'the link itself was moved');
+        assert.equal(install('--git', '--uninstall').status, 0);
+        assert.ok(lstatSync(join(repo.root, '.git/hooks/pre-commit')).isSymbolicLink());
+        assert.equal(readlinkSync(join(repo.root, '.git/hooks/pre-commit')), join(elsewhere, 'pre-commit'));
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
+
+    it('never overwrites a saved original when another tool replaced our wrapper', () => {
+      const original = '#!/usr/bin/env node\nconsole.log("original")\n';
+      writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);
+      assert.equal(install('--git').status, 0);
+      writeFileSync(join(repo.root, '.git/hooks/pre-commit'), '#!/usr/bin/env python3\nprint("other tool")\n');
+      const run = install('--git');
+      assert.equal(run.status, 1);
+      assert.match(run.stderr, /saved by an earlier install/);
+      assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained'), 'utf8'), original);
+    });
+  });
+
+  describe('hooks directories outside the repository', () => {
+    let home: string;
+    beforeEach(() => {
+      home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+    });
+    afterEach(() => rmSync(home, { recursive: true, force: true }));
+    const installAt = (...args: string[]) => runBuiltCli(['install-hooks', ...args], { cwd: repo.root, env: cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: '1' }) });
+
+    it('core.hooksPath=~/githooks is git\'s ~/githooks, never a literal "~" directory, and is refused as outside the repository', () => {
+      repo.git('config', 'core.hooksPath', '~/githooks');
+      const run = installAt('--git');
+      assert.equal(run.status, 1);
+      assert.match(run.stderr, new RegExp(`${home}/githooks .*outside this repository.*--global-hooks`));
+      assert.equal(existsSync(join(repo.root, '~')), false);
+      assert.equal(existsSync(join(home, 'githooks/pre-commit')), false);
+    });
+
+    it('a global core.hooksPath is left alone unless asked with --global-hooks', () => {
+      writeFileSync(join(home, '.gitconfig'), '[core]\n\thooksPath = ~/global-hooks\n');
+      const refused = installAt('--git');
+      assert.equal(refused.status, 1);
+      assert.match(refused.stderr, /global scope/);
+      assert.match(refused.stderr, /git config --local core\.hooksPath/);
+      assert.equal(existsSync(join(home, 'global-hooks/pre-commit')), false);
+      const asked = installAt('--git', '--global-hooks');
+      assert.equal(asked.status, 0, asked.stderr);
+      assert.match(readFileSync(join(home, 'global-hooks/pre-commit'), 'utf8'), /commit-guard/);
+    });
+  });
+
+  describe('--dry-run --json: the plan for a preview', () => {
+    it('names every file with its action and its whole text before and after, writes nothing, and says which CLIs the repository uses', () => {
+      repo.write({ 'GEMINI.md': '# instructions\n' });
+      const before = readFileSync(join(repo.root, '.claude/settings.json'), 'utf8');
+      const run = install('--plan');
+      assert.equal(run.status, 0, run.stderr);
+      const plan = JSON.parse(run.stdout) as { mode: string; detected: Array<{ agentCli: string; evidence: string[] }>; selected: { agentClis: string[]; git: boolean }; changes: Array<{ path: string; action: string; before: string | null; after: string | null; component: string }> };
+      assert.equal(plan.mode, 'install');
+      assert.deepEqual(plan.detected.map((detected) => detected.agentCli), ['claude', 'codex', 'gemini']);
+      assert.deepEqual(plan.detected.find((detected) => detected.agentCli === 'gemini')?.evidence, ['GEMINI.md']);
+      assert.deepEqual(plan.selected, { agentClis: ['claude', 'codex', 'gemini'], git: true });
+      const settings = plan.changes.find((change) => change.path === join(repo.root, '.claude/settings.json'));
+      assert.equal(settings?.action, 'modify');
+      assert.equal(settings?.before, before);
+      assert.match(settings?.after ?? '', /enforce-write --agent-cli claude/);
+      assert.deepEqual(plan.changes.map((change) => change.component).sort(), ['claude', 'codex', 'gemini', 'git', 'launcher'].sort());
+      assert.equal(plan.changes.find((change) => change.component === 'git')?.action, 'create');
+      assert.equal(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8'), before);
+      assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit')), false);
+      assert.equal(install('--dry-run', '--json', '--uninstall').status, 0);
+      assert.equal(install('--json').status, 2, '--json alone would write: refused');
+    });
   });
 
   describe('the launcher', () => {
@@ -196,9 +334,10 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     });
     afterEach(() => rmSync(home, { recursive: true, force: true }));
 
+    /** The built launcher, rendered with `recorded` as install-hooks renders it. */
     function writeLauncher(recorded: string[]): string {
       const path = join(repo.root, '.claude/wave-scope-hook.cjs');
-      writeFileSync(path, launcherSource(recorded));
+      writeFileSync(path, renderLauncher(readFileSync(join(builtCliPath, '..', 'launcher.cjs'), 'utf8'), { version: 1, recorded }));
       return path;
     }
     const outOfScope = () => hookPayload('claude-write', { cwd: repo.root, target: join(repo.root, 'lib/b.ts') });
@@ -219,31 +358,66 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       assert.match(claudeDecision(run.stdout).text, /lib\/b\.ts is not in wave 1/);
     });
 
-    it('fails closed when it cannot find the CLI anywhere', () => {
+    it('fails closed when it cannot find the CLI anywhere, with the gate\'s own reply format', () => {
       writeManifest(repo, { allowedPaths: ['src/'] });
       const launcher = writeLauncher([join(home, 'gone/dist/cli.js')]);
       const write = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'cursor'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
       assert.equal(write.status, 0);
       assert.equal((JSON.parse(write.stdout) as { permission: string }).permission, 'deny');
+      const unknown = spawnSync(process.execPath, [launcher, 'enforce-write'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      assert.equal(unknown.status, 2, 'no --agent-cli: the deny every CLI reads as one');
+      assert.match(unknown.stderr, /cannot run the wave-scope CLI/);
       const commit = spawnSync(process.execPath, [launcher, 'commit-guard'], { encoding: 'utf8', env: cleanEnv({ HOME: home }), cwd: repo.root });
       assert.equal(commit.status, 1);
-      assert.match(commit.stderr, /cannot find the wave-scope CLI/);
+      assert.match(commit.stderr, /cannot run the wave-scope CLI/);
+      const session = spawnSync(process.execPath, [launcher, 'session-start'], { input: '{}', encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      assert.equal(session.status, 0, 'a session start is never blocked');
     });
 
     it('with no CLI found but no wave active either, lets the write through (nothing to enforce)', () => {
       const launcher = writeLauncher([join(home, 'gone/dist/cli.js')]);
-      const run = spawnSync(process.execPath, [launcher, 'enforce-write'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      const run = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'claude'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
       assert.equal(run.status, 0);
       assert.equal(run.stdout, '');
     });
 
-    it('an installed command blocks (exit 2) when the launcher itself is gone', () => {
+    it('loads no CLI from inside the repository or from a node_modules above it (places an agent can write)', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      // A "CLI" that allows everything, where an agent could put one.
+      for (const dir of [join(repo.root, 'node_modules/wave-scope/dist'), join(repo.root, 'tools/dist')]) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'cli.js'), '');
+        writeFileSync(join(dir, 'hook.js'), 'exports.runHookMain = async () => {};');
+      }
+      const launcher = writeLauncher([join(repo.root, 'tools/dist/cli.js')]);
+      const run = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'claude'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home, WAVE_SCOPE_CLI: join(repo.root, 'tools/dist/cli.js') }) });
+      const reply = claudeDecision(run.stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /lies inside the repository/);
+    });
+
+    it('the commit guard ignores WAVE_SCOPE_CLI (the committing shell is the agent\'s)', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      const fake = join(home, 'fake/dist');
+      mkdirSync(fake, { recursive: true });
+      writeFileSync(join(fake, 'cli.js'), '');
+      writeFileSync(join(fake, 'hook.js'), 'exports.runHookMain = async () => { process.exitCode = 0; };');
+      const launcher = writeLauncher([builtCliPath]);
+      repo.write({ 'lib/b.ts': 'changed\n' });
+      repo.git('add', 'lib/b.ts');
+      const commit = spawnSync(process.execPath, [launcher, 'commit-guard'], { encoding: 'utf8', env: cleanEnv({ HOME: home, WAVE_SCOPE_CLI: join(fake, 'cli.js') }), cwd: repo.root });
+      assert.equal(commit.status, 1, commit.stderr);
+      assert.match(commit.stderr, /lib\/b\.ts/);
+    });
+
+    it('an installed command blocks (exit 2, with a reason on stderr) when the launcher itself is gone', () => {
       assert.equal(install('--claude').status, 0);
       writeManifest(repo, { allowedPaths: ['src/'] });
       rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
       const claude = readJson(join(repo.root, '.claude/settings.json')) as typeof CLAUDE_SETTINGS;
       const run = runInstalledCommand(claude.hooks.PreToolUse[1]?.hooks[0]?.command ?? '', outOfScope(), { CLAUDE_PROJECT_DIR: repo.root });
       assert.equal(run.status, 2);
+      assert.notEqual(run.stderr.trim(), '');
     });
 
     it('fails closed when the CLI it finds is broken', () => {
@@ -253,7 +427,7 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       writeFileSync(join(dist, 'cli.js'), '');
       writeFileSync(join(dist, 'hook.js'), 'throw new Error("corrupt bundle");');
       const launcher = writeLauncher([join(dist, 'cli.js')]);
-      const run = spawnSync(process.execPath, [launcher, 'enforce-write'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
+      const run = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'claude'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
       assert.equal(claudeDecision(run.stdout).decision, 'deny');
       assert.match(claudeDecision(run.stdout).text, /corrupt bundle/);
     });

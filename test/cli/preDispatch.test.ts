@@ -356,7 +356,7 @@ describe('wave-scope hook: the write gate does not load the dispatch guard', () 
       const record = join(probeDir, 'loaded.txt');
       const preload = join(probeDir, 'preload.cjs');
       writeFileSync(preload, `const Module = require('module'); const fs = require('fs'); const load = Module._load; Module._load = function (request, parent, isMain) { fs.appendFileSync(${JSON.stringify(record)}, request + '\\n'); return load.apply(this, arguments); };\n`);
-      const payload = JSON.stringify({ tool_name: 'Write', cwd: repo.root, session_id: 's', tool_input: { file_path: join(repo.root, 'src/a.ts'), content: '' } });
+      const payload = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', cwd: repo.root, session_id: 's', tool_input: { file_path: join(repo.root, 'src/a.ts'), content: '' } });
       const run = spawnSync(process.execPath, ['--require', preload, join(dist, 'hook.js'), 'enforce-write'], { input: payload, encoding: 'utf8', env: cleanEnv() });
       assert.equal(run.status, 0, run.stderr);
       const loaded = readFileSync(record, 'utf8');

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendEvent, ensureRealDirectory } from '../../src/node/eventLog';
-import { acquireLedgerLock, ledgerLocation } from '../../src/node/dispatchLedgerStore';
+import { acquireLedgerLock } from '../../src/node/dispatchLedgerStore';
+import { ledgerLocation } from '../../src/node/ledgerFile';
 
 describe('event log: appends', () => {
   let root: string;

@@ -11,7 +11,8 @@ import { backstopMessages } from '../messages';
 import { appendLine, writeFileAtomically } from '../../node/backstopFiles';
 import { nodeSnapshotHost } from '../../node/backstopGit';
 import { readTextIfExists } from '../../node/declarationFs';
-import { nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
+import { readSubagentScope } from '../../node/subagentScope';
+import { nodeWriteGateHost } from '../../node/writeGateHost';
 import {
   checkShellCall,
   eventsPath,
@@ -81,11 +82,8 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
   try {
     if (!AGENT_CLIS.includes(agentCli)) throw new ObserverPayloadError(backstopMessages.unknownHookCli(agentCli));
     payload = parseObserverPayload(await io.readStdin());
-    const context = resolveShellContext(payload, {
-      fs: { ...nodeLocateFileSystem, realpath: (path) => nodeTargetFileSystem.realpath(path) },
-      env: io.env,
-      processCwd: io.cwd,
-    });
+    // The write gate's own host, subagent binding included: a bound subagent's shell call is judged by its own scope.
+    const context = resolveShellContext(payload, nodeWriteGateHost({ env: io.env, cwd: io.cwd, subagentScope: readSubagentScope }));
     if (context.kind === 'off-repository') {
       reportNote(io, backstopMessages.shellOffRepository(context.cwd));
       return 0;

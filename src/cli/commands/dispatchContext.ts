@@ -4,8 +4,9 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists } from '../../node/declarationFs';
-import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
-import { locateRepository, readCoreConfig } from '../../planner/enforce/repoLocation';
+import { canonicalDirectory, homeDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
+import { scanGitConfig } from '../../planner/enforce/gitConfig';
+import { locateRepository } from '../../planner/enforce/repoLocation';
 import type { RepoLocation } from '../../planner/enforce/repoLocation';
 import { declaredAgent } from '../../planner/dispatch/dispatchScope';
 import type { DeclaredAgent, DeclaredWave } from '../../planner/dispatch/dispatchScope';
@@ -42,8 +43,11 @@ export function locateDispatchRoot(cwd: string, env: Readonly<Record<string, str
   const root = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
   let ignoreCase = false;
   try {
-    ignoreCase = readCoreConfig(nodeLocateFileSystem.readText(join(location.commonDir, 'config'))).ignoreCase;
+    // The gate's reading of git's configuration (git's order, includes followed), so both fold alike.
+    const home = homeDirectory();
+    ignoreCase = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env, ...(home !== undefined ? { homeDir: home } : {}), fs: nodeLocateFileSystem }).ignoreCase;
   } catch {
+    // A config git cannot parse either: the dispatch guard fails open, comparing case as written.
     ignoreCase = false;
   }
   return { root, location, ignoreCase };

@@ -1,7 +1,8 @@
-// `wave-scope hook enforce-write` (the pre-tool write gate) and `wave-scope hook commit-guard` (git
-// pre-commit). The write gate fails closed: every path that is not a clear allow answers deny, an
-// unexpected failure answers deny, and if even the deny cannot be produced the process exits 2,
-// the one exit code every supported agent CLI reads as "block".
+// `wave-scope hook enforce-write` (the pre-tool write gate), `wave-scope hook commit-guard` (git
+// pre-commit) and `wave-scope hook session-start` (the agent CLI's SessionStart). The write gate
+// fails closed: every path that is not a clear allow answers deny, an unexpected failure answers deny,
+// a payload whose agent CLI cannot be told answers with a deny every supported CLI reads as one (exit
+// 2), and if even the deny cannot be produced the process exits 2.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { printLine, reportError, reportNote } from '../cliIo';
@@ -9,18 +10,32 @@ import type { CliIo } from '../cliIo';
 import { hookMessages } from '../messages';
 import { checkStagedChanges, parseNameStatusZ, parseSessionStart } from '../../planner/enforce/commitGuard';
 import type { EarlierWaveSidecar } from '../../planner/enforce/commitGuard';
-import { formatHookReply, HOOK_PROTOCOLS, HookPayloadError, parseHookPayload } from '../../planner/enforce/hookPayloads';
-import type { HookProtocol, HookVerdict } from '../../planner/enforce/hookPayloads';
-import { runGit } from '../../node/git';
+import { HOOK_PROTOCOLS, HookPayloadError, hookReply, parseHookPayload } from '../../planner/enforce/hookPayloads';
+import type { HookProtocol, HookReply, HookVerdict } from '../../planner/enforce/hookPayloads';
+import {
+  canonicalDirectory,
+  homeDirectory,
+  nodeLocateFileSystem,
+  nodeTargetFileSystem,
+  readControlFile,
+  writeFileAtomicSync,
+} from '../../node/hookFileSystem';
+import { appendEvent } from '../../node/eventLog';
+import { readSubagentScope } from '../../node/subagentScope';
+import { nodeWriteGateHost } from '../../node/writeGateHost';
+import { subagentBindingEvent } from '../../planner/dispatch/dispatchEvents';
+import { scanGitConfig } from '../../planner/enforce/gitConfig';
+import { locateRepository } from '../../planner/enforce/repoLocation';
+import { formatSessionRecord, nextSessionRecord, parseSessionRecord, weighSessionEvidence } from '../../planner/enforce/sessionRecord';
 import { DISPATCH_HOOK_NAMES, runDispatchHook } from './dispatchHooks';
-import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
-import { configIgnoreCase, locateRepository } from '../../planner/enforce/repoLocation';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentScopePath, filescopesPath, waveDirPath, waveOfSidecarName } from '../../planner/plan/declarationPaths';
-import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
-import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from '../../planner/plan/stateDir';
-import { findManifest, runWriteGate } from '../../planner/enforce/writeGate';
-import type { WriteGateResult } from '../../planner/enforce/writeGate';
+import { manifestSessionIds, processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
+import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../../planner/plan/stateDirNames';
+import { SESSION_FILE_NAME } from '../../planner/plan/stateDirNames';
+import { PROJECT_DIR_VARIABLES, runWriteGate } from '../../planner/enforce/writeGate';
+import type { WriteGateHost, WriteGateResult } from '../../planner/enforce/writeGate';
 import type { WriteViolation } from '../../planner/enforce/writeDecision';
 
 function describe(error: unknown): string {
@@ -37,6 +52,8 @@ function violationLine(violation: WriteViolation, context: { agent?: string; wav
       return hookMessages.outsideRoot(violation.shown, context.writeRoot);
     case 'no-agent-scope':
       return hookMessages.noAgentScope(context.agent ?? '?', context.agentScopePath, String(violation.problem));
+    case 'agent-scope-unbacked':
+      return hookMessages.agentScopeUnbacked(violation.shown, context.agent ?? '?', context.wave);
     case 'outside-scope':
       return context.agent === undefined
         ? hookMessages.outsideWave(violation.shown, context.wave)
@@ -82,41 +99,65 @@ function parseAgentCli(args: string[]): { protocol?: HookProtocol; error?: strin
   return { protocol: value as HookProtocol };
 }
 
+/**
+ * The write gate's view of this process, with the subagent binding: the dispatch a subagent's write
+ * belongs to (src/node/subagentScope.ts), and a `wave_dispatch.subagent_binding` event for every write
+ * that falls back to the wave's union (docs/hooks.md, "Each subagent in its own scope").
+ */
+export function nodeWriteGateHostFor(io: CliIo): WriteGateHost {
+  return nodeWriteGateHost({
+    env: io.env,
+    cwd: io.cwd,
+    subagentScope(query) {
+      const scope = readSubagentScope(query);
+      if (scope.kind === 'union') {
+        appendEvent(query.root, subagentBindingEvent({ now: Date.now(), ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}), outcome: 'union-fallback', reason: scope.reason, lock: 'none', declaredAgent: false, by: 'write-gate' }));
+      }
+      return scope;
+    },
+  });
+}
+
+/** The write gate's whole answer to one payload. Never throws. */
+export function answerEnforceWrite(stdin: string, chosen: { protocol?: HookProtocol; error?: string }, host: WriteGateHost): HookReply {
+  let protocol = chosen.protocol;
+  let verdict: HookVerdict;
+  try {
+    if (chosen.error !== undefined) throw new Error(chosen.error);
+    const request = parseHookPayload(stdin, chosen.protocol);
+    protocol = request.protocol;
+    verdict = verdictOf(runWriteGate(request, host));
+  } catch (error) {
+    if (error instanceof HookPayloadError) {
+      protocol ??= error.protocol;
+      verdict = { decision: 'deny', reason: hookMessages.unreadablePayload(error.message) };
+    } else {
+      verdict = { decision: 'deny', reason: hookMessages.internalFailure(describe(error)) };
+    }
+  }
+  return hookReply(protocol, verdict);
+}
+
 /** The write gate. Always answers; see the header for the fail-closed ladder. */
 export async function runEnforceWrite(args: string[], io: CliIo): Promise<number> {
   const chosen = parseAgentCli(args);
-  let protocol: HookProtocol = chosen.protocol ?? 'claude';
+  let reply: HookReply;
   try {
-    if (chosen.error !== undefined) throw new Error(chosen.error);
-    const stdin = await io.readStdin();
-    let verdict: HookVerdict;
-    try {
-      const request = parseHookPayload(stdin, chosen.protocol);
-      protocol = request.protocol;
-      const result = runWriteGate(request, {
-        targetFs: nodeTargetFileSystem,
-        locateFs: nodeLocateFileSystem,
-        canonicalDirectory,
-        env: io.env,
-        processCwd: io.cwd,
-        platform: process.platform === 'win32' ? 'win32' : 'posix',
-      });
-      verdict = verdictOf(result);
-    } catch (error) {
-      const reason =
-        error instanceof HookPayloadError ? hookMessages.unreadablePayload(error.message) : hookMessages.internalFailure(describe(error));
-      verdict = { decision: 'deny', reason };
-    }
-    io.writeStdout(formatHookReply(protocol, verdict));
-    return 0;
+    reply = answerEnforceWrite(await io.readStdin(), chosen, nodeWriteGateHostFor(io));
   } catch (error) {
+    reply = hookReply(chosen.protocol, { decision: 'deny', reason: hookMessages.internalFailure(describe(error)) });
+  }
+  try {
+    if (reply.stdout !== '') io.writeStdout(reply.stdout);
+    if (reply.stderr !== '') io.writeStderr(reply.stderr);
+    return reply.exitCode;
+  } catch (lastError) {
     try {
-      io.writeStdout(formatHookReply(protocol, { decision: 'deny', reason: hookMessages.internalFailure(describe(error)) }));
-      return 0;
-    } catch (lastError) {
       reportNote(io, hookMessages.lastResort(describe(lastError)));
-      return 2;
+    } catch {
+      // Nothing left to say it with; the exit code still blocks.
     }
+    return 2;
   }
 }
 
@@ -134,7 +175,7 @@ function readSidecars(stateDir: string): EarlierWaveSidecar[] {
     if (wave === undefined) continue;
     const path = join(dir, name);
     try {
-      const text = nodeLocateFileSystem.readText(path);
+      const text = readControlFile(path);
       if (text === undefined) continue;
       sidecars.push({ wave, path, mtimeMs: statSync(path).mtimeMs, records: JSON.parse(text) as unknown });
     } catch {
@@ -144,47 +185,98 @@ function readSidecars(stateDir: string): EarlierWaveSidecar[] {
   return sidecars;
 }
 
-/** The git pre-commit check. Exit 0 lets the commit through, 1 blocks it (docs/cli.md). */
+/**
+ * The git pre-commit check. Exit 0 lets the commit through, 1 blocks it (docs/cli.md). Every wave of
+ * the coordinator's checkout must allow every staged path: the committing shell's session id, which
+ * an agent controls, does not choose among them, and one that contradicts their binding blocks.
+ */
 export async function runCommitGuard(_args: string[], io: CliIo): Promise<number> {
   try {
     const cwd = canonicalDirectory(io.cwd);
     const location = locateRepository(cwd, nodeLocateFileSystem);
     if (location === undefined) return 0;
     const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
-    const ownIds = processLocalSessionIds({ payloadSessionIds: [], env: io.env });
-    const found = findManifest(manifestRoot, ownIds, nodeLocateFileSystem);
-    if (found.state.kind === 'missing') return 0;
-    const output = runGit(location.writeRoot, ['-c', 'core.quotePath=false', 'diff', '--cached', '--name-status', '-z', '-M']);
+    const manifests = STATE_DIR_NAMES.map((name) => inspectStateDir(join(manifestRoot, name), new Set(), nodeLocateFileSystem)).filter((found) => found.found);
+    if (manifests.length === 0) return 0;
+    // Loaded here, not at the top: the write gate never spawns a process, and loading node:child_process
+    // is a measurable part of every write's latency.
+    const { runGit } = await import('../../node/git');
+    // --ignore-submodules=none: a submodule bump is a staged change even where .gitmodules says `ignore = all`.
+    const output = runGit(location.writeRoot, ['-c', 'core.quotePath=false', 'diff', '--cached', '--name-status', '-z', '-M', '--ignore-submodules=none']);
     const changes = parseNameStatusZ(output);
-    const ignoreCase = configIgnoreCase(nodeLocateFileSystem.readText(join(location.commonDir, 'config')));
-    const stateName = found.stateDir === undefined ? undefined : found.stateDir.slice(manifestRoot.length + 1);
-    const controlPaths = stateName === undefined ? [] : [`${stateName}/${MANIFEST_FILE_NAME}`, `${stateName}/${FILESCOPES_DIR_NAME}/`];
-    const result = checkStagedChanges({
-      changes,
-      manifest: found.state,
-      sidecars: found.stateDir === undefined ? [] : readSidecars(found.stateDir),
-      sessionStartMs: parseSessionStart(io.env.WAVE_SCOPE_SESSION_START),
-      controlPaths,
-      repoRoot: location.writeRoot,
-      ignoreCase,
-    });
-    if (result.kind === 'stand-down') return 0;
-    if (result.kind === 'invalid-manifest') {
-      reportNote(io, hookMessages.commitInvalidManifest(result.manifestPath, result.problems));
-      return 1;
+    const home = homeDirectory();
+    const ignoreCase = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: io.env, ...(home !== undefined ? { homeDir: home } : {}), fs: nodeLocateFileSystem }).ignoreCase;
+    const claimed = [...processLocalSessionIds({ env: io.env })];
+    let blocked = false;
+    let noted = false;
+    for (const resolution of manifests) {
+      const stateName = resolution.stateDir.slice(manifestRoot.length + 1);
+      const state = resolution.problem !== undefined || resolution.manifest === undefined
+        ? { kind: 'invalid' as const, path: resolution.manifestPath, problems: resolution.problem?.errors ?? [resolution.problem?.message ?? 'is not a wave manifest'] }
+        : { kind: 'loaded' as const, path: resolution.manifestPath, manifest: resolution.manifest, session: 'unknown' as const };
+      let sessionStartMs: number | undefined;
+      if (state.kind === 'loaded') {
+        const recordPath = join(resolution.stateDir, SESSION_FILE_NAME);
+        let record;
+        try {
+          const text = readControlFile(recordPath);
+          record = text === undefined ? undefined : parseSessionRecord(text);
+        } catch {
+          record = undefined;
+        }
+        const evidence = weighSessionEvidence({
+          manifestSessions: manifestSessionIds(resolution.manifest),
+          ...(record !== undefined ? { record } : {}),
+          environmentSessions: claimed,
+          ...(parseSessionStart(io.env.WAVE_SCOPE_SESSION_START) !== undefined ? { environmentStartMs: parseSessionStart(io.env.WAVE_SCOPE_SESSION_START) } : {}),
+        });
+        if (evidence.kind === 'contradiction') {
+          reportNote(
+            io,
+            evidence.about === 'session'
+              ? hookMessages.commitSessionContradiction(evidence.claimed, evidence.bound, resolution.manifestPath)
+              : hookMessages.commitStartContradiction(new Date(evidence.claimedMs).toISOString(), new Date(evidence.recordedMs).toISOString(), recordPath),
+          );
+          blocked = true;
+          continue;
+        }
+        if (evidence.ignoredStart === true && !noted) {
+          reportNote(io, hookMessages.commitIgnoredStart);
+          noted = true;
+        }
+        sessionStartMs = evidence.sessionStartMs;
+      }
+      const result = checkStagedChanges({
+        changes,
+        manifest: state,
+        sidecars: readSidecars(resolution.stateDir),
+        ...(sessionStartMs !== undefined ? { sessionStartMs } : {}),
+        controlPaths: [`${stateName}/${MANIFEST_FILE_NAME}`, `${stateName}/${FILESCOPES_DIR_NAME}/`],
+        repoRoot: location.writeRoot,
+        ignoreCase,
+      });
+      if (result.kind === 'stand-down') continue;
+      if (result.kind === 'invalid-manifest') {
+        reportNote(io, hookMessages.commitInvalidManifest(result.manifestPath, result.problems));
+        blocked = true;
+        continue;
+      }
+      for (const line of result.results) {
+        if (line.verdict === 'earlier-wave' && line.wave !== undefined) reportNote(io, hookMessages.commitEarlierWave(line.path, line.wave));
+      }
+      const outside = result.results.filter((line) => line.verdict === 'blocked');
+      if (outside.length === 0) continue;
+      reportNote(
+        io,
+        result.ok ? hookMessages.commitWarnHeader(result.wave, result.manifestPath) : hookMessages.commitBlockedHeader(result.wave, result.manifestPath),
+      );
+      for (const line of outside) reportNote(io, hookMessages.commitBlockedLine(line.path, line.status));
+      if (!result.ok) {
+        reportNote(io, hookMessages.commitAdvice);
+        blocked = true;
+      }
     }
-    for (const line of result.results) {
-      if (line.verdict === 'earlier-wave' && line.wave !== undefined) reportNote(io, hookMessages.commitEarlierWave(line.path, line.wave));
-    }
-    const blocked = result.results.filter((line) => line.verdict === 'blocked');
-    if (blocked.length === 0) return 0;
-    reportNote(
-      io,
-      result.ok ? hookMessages.commitWarnHeader(result.wave, result.manifestPath) : hookMessages.commitBlockedHeader(result.wave, result.manifestPath),
-    );
-    for (const line of blocked) reportNote(io, hookMessages.commitBlockedLine(line.path, line.status));
-    if (!result.ok) reportNote(io, hookMessages.commitAdvice);
-    return result.ok ? 0 : 1;
+    return blocked ? 1 : 0;
   } catch (error) {
     reportNote(io, hookMessages.commitFailure(describe(error)));
     reportNote(io, hookMessages.commitFailClosed);
@@ -192,10 +284,42 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
   }
 }
 
+/**
+ * The agent CLI's SessionStart hook: records the session id and its start in the session record of
+ * the coordinator checkout's state directory (resolved as for every reader), which the commit guard
+ * trusts for the session start. Never blocks a session and prints nothing on stdout (several CLIs add
+ * a SessionStart hook's stdout to the model's context); a failure is one note on stderr.
+ */
+export async function runSessionStart(_args: string[], io: CliIo): Promise<number> {
+  try {
+    const payload = JSON.parse(await io.readStdin()) as Record<string, unknown>;
+    const id = ['session_id', 'sessionId', 'conversation_id'].map((key) => payload[key]).find((value): value is string => typeof value === 'string' && value.trim() !== '');
+    if (id === undefined) return 0;
+    const start = [typeof payload.cwd === 'string' ? payload.cwd : undefined, ...PROJECT_DIR_VARIABLES.map((name) => io.env[name]), io.cwd].find(
+      (path): path is string => path !== undefined && path.startsWith('/'),
+    );
+    if (start === undefined) return 0;
+    const location = locateRepository(canonicalDirectory(start), nodeLocateFileSystem);
+    if (location === undefined) return 0;
+    const root = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
+    const resolution = resolveStateDir(root, processLocalSessionIds({ payloadSessionIds: [id], env: io.env }), nodeLocateFileSystem);
+    if (nodeLocateFileSystem.kind(resolution.stateDir) !== 'dir') return 0;
+    const path = join(resolution.stateDir, SESSION_FILE_NAME);
+    const existingText = readControlFile(path);
+    const existing = existingText === undefined ? undefined : parseSessionRecord(existingText);
+    const text = formatSessionRecord(nextSessionRecord(existing, id.trim(), Date.now()));
+    if (text !== existingText) writeFileAtomicSync(path, text);
+  } catch (error) {
+    reportNote(io, hookMessages.sessionStartFailure(describe(error)));
+  }
+  return 0;
+}
+
 export async function runHook(args: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = args;
   if (name === 'enforce-write') return runEnforceWrite(rest, io);
   if (name === 'commit-guard') return runCommitGuard(rest, io);
+  if (name === 'session-start') return runSessionStart(rest, io);
   if (name !== undefined && DISPATCH_HOOK_NAMES.includes(name)) return runDispatchHook(name, rest, io);
   // The backstop's hooks live in their own bundle (dist/backstop-hook.js): enforce-write never loads them.
   if (name === 'post-bash' || name === 'stop' || name === 'turn-start') return (await import('./backstopHook')).runBackstopHook(name, rest, io);

@@ -1,66 +1,31 @@
-// `wave-scope install-hooks`: merges the write gate into each agent CLI's project hook file and the
-// commit guard into git's pre-commit hook, through one launcher under the state directory
-// (docs/hooks.md explains the launcher). Every file is read and checked before the first write, and
-// every write is atomic, so a malformed settings file leaves everything untouched.
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
+// `wave-scope install-hooks`: merges the write gate into each agent CLI's project hook file, the
+// SessionStart hook beside it, and the commit guard into git's pre-commit hook, through one launcher
+// under the state directory (docs/hooks.md explains the launcher). The whole plan is made before the
+// first write (src/node/hookInstall.ts), so a file that cannot be edited without loss leaves everything
+// untouched; `--dry-run --json` prints that plan, every file's text before and after, for a preview.
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { printLine, reportError } from '../cliIo';
+import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { reportBadArguments } from '../commandLine';
+import { HOOK_TARGET_FLAGS, parseCommandLine } from '../commandLine';
 import { installHooksMessages as say } from '../messages';
-import {
-  AGENT_HOOK_TARGETS,
-  CHAINED_SUFFIX,
-  formatSettings,
-  HookConfigError,
-  launcherSource,
-  mergeAgentHook,
-  planPreCommitInstall,
-  planPreCommitRemoval,
-  preCommitHookPath,
-  removeAgentHook,
-} from '../../planner/enforce/hookInstaller';
-import type { AgentHookTarget } from '../../planner/enforce/hookInstaller';
-import { runGit } from '../../node/git';
+import { AGENT_CLIS } from '../../planner/enforce/hookInstaller';
+import type { AgentCli } from '../../planner/enforce/hookInstaller';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { applyHookInstall, detectAgentClis, planHookInstall } from '../../node/hookInstall';
+import type { InstallPlan, PlanProblem } from '../../node/hookInstall';
 import { locateRepository } from '../../planner/enforce/repoLocation';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
-import { LAUNCHER_FILE_NAME, resolveStateDir } from '../../planner/plan/stateDir';
+import { resolveStateDir } from '../../planner/plan/stateDir';
 
-type AgentCli = AgentHookTarget['agentCli'];
+declare const __WAVE_SCOPE_LAUNCHER__: string | undefined;
 
-interface Options {
-  agents: AgentCli[];
-  git: boolean;
-  uninstall: boolean;
-  dryRun: boolean;
-  explicit: boolean;
+/** The launcher bundle esbuild.mjs embedded in this CLI (undefined when running from source). */
+function launcherTemplate(): string | undefined {
+  return typeof __WAVE_SCOPE_LAUNCHER__ === 'string' ? __WAVE_SCOPE_LAUNCHER__ : undefined;
 }
 
-function parseOptions(args: string[]): Options | string {
-  const options: Options = { agents: [], git: false, uninstall: false, dryRun: false, explicit: false };
-  for (const arg of args) {
-    const agent = arg.startsWith('--') ? (arg.slice(2) as AgentCli) : undefined;
-    if (agent !== undefined && AGENT_HOOK_TARGETS.some((target) => target.agentCli === agent)) {
-      options.agents.push(agent);
-      options.explicit = true;
-    } else if (arg === '--git') {
-      options.git = true;
-      options.explicit = true;
-    } else if (arg === '--uninstall') options.uninstall = true;
-    else if (arg === '--dry-run') options.dryRun = true;
-    else return say.unknownOption(arg);
-  }
-  return options;
-}
-
-/** Single-quotes a path for `sh -c` (the agent CLIs and git run hook commands through a shell). */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The CLI bundle running now, to record in the launcher: dist/cli.js beside the running dist/cli.js or dist/hook.js. */
+/** The CLI bundle running now: dist/cli.js beside the running dist/cli.js or dist/hook.js. */
 function runningCliPath(): string | undefined {
   const script = process.argv[1];
   if (script === undefined) return undefined;
@@ -70,27 +35,67 @@ function runningCliPath(): string | undefined {
   return existsSync(cli) ? cli : undefined;
 }
 
-interface PlannedWrite {
-  path: string;
-  action: 'write' | 'remove' | 'rename';
-  text?: string;
-  mode?: number;
-  /** For `rename`: the new name. */
-  to?: string;
+/** A global npm install of wave-scope, found without running npm: `<prefix>/lib/node_modules/wave-scope/dist/cli.js`. */
+function globalInstallPath(env: NodeJS.ProcessEnv): string | undefined {
+  const prefixes = [env.NPM_CONFIG_PREFIX, env.npm_config_prefix, dirname(dirname(process.execPath))].filter((prefix): prefix is string => prefix !== undefined && prefix !== '');
+  for (const prefix of prefixes) {
+    const cli = join(prefix, 'lib', 'node_modules', 'wave-scope', 'dist', 'cli.js');
+    if (existsSync(cli)) return realpathSync(cli);
+  }
+  return undefined;
 }
 
-function readIfPresent(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+function within(root: string, path: string): boolean {
+  return path === root || path.startsWith(`${root}/`);
+}
+
+function problemLine(problem: PlanProblem): string {
+  switch (problem.reason) {
+    case 'bad-settings':
+      return say.badSettings(problem.path, problem.detail ?? '');
+    case 'settings-is-link':
+      return say.settingsIsLink(problem.path);
+    case 'chained-exists':
+      return say.chainedExists(problem.path, problem.hook ?? '');
+    case 'chained-orphan':
+      return say.chainedOrphan(problem.path, problem.hook ?? '');
+    case 'hook-not-a-file':
+      return say.hookNotAFile(problem.path);
+    case 'hooks-outside-repository':
+      return say.hooksOutsideRepository(problem.path, problem.detail ?? '');
+  }
+}
+
+function describePlan(io: CliIo, plan: InstallPlan, done: boolean): void {
+  for (const change of plan.changes) {
+    if (change.action === 'rename') printLine(io, done ? say.renamed(change.path, change.renameTo ?? '') : say.wouldRename(change.path, change.renameTo ?? ''));
+    else if (change.action === 'delete') printLine(io, done ? say.removed(change.path) : say.wouldRemove(change.path));
+    else if (change.action === 'create') printLine(io, done ? say.created(change.path) : say.wouldCreate(change.path));
+    else printLine(io, done ? say.wrote(change.path) : say.wouldWrite(change.path));
+  }
+  if (plan.changes.length === 0) printLine(io, say.unchanged(plan.repository));
 }
 
 export async function runInstallHooks(args: string[], io: CliIo): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    printLine(io, say.usage);
-    return 0;
-  }
-  const parsed = parseOptions(args);
-  if (typeof parsed === 'string') {
-    reportBadArguments(io, 'install-hooks', parsed);
+  const parsed = parseCommandLine(
+    'install-hooks',
+    args,
+    {
+      ...HOOK_TARGET_FLAGS,
+      uninstall: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      plan: { type: 'boolean' },
+      'global-hooks': { type: 'boolean' },
+    },
+    { io, usage: say.usage, badArgumentsExit: 2 },
+  );
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const flags = parsed.values;
+  const json = flags.plan === true || flags.json === true;
+  const dryRun = flags.plan === true || flags['dry-run'] === true;
+  if (json && !dryRun) {
+    reportError(io, say.jsonNeedsDryRun);
     return 2;
   }
   const location = locateRepository(canonicalDirectory(io.cwd), nodeLocateFileSystem);
@@ -100,92 +105,52 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
   }
   const root = realpathSync(location.manifestRoot);
   const resolution = resolveStateDir(root, processLocalSessionIds({ env: io.env }), nodeLocateFileSystem);
-  const stateName = resolution.name;
-  const launcherPath = join(root, stateName, LAUNCHER_FILE_NAME);
 
-  const agents = parsed.explicit
-    ? parsed.agents
-    : AGENT_HOOK_TARGETS.filter((target) => existsSync(join(root, dirname(target.configFile)))).map((target) => target.agentCli);
-  const git = parsed.explicit ? parsed.git : true;
+  const named = AGENT_CLIS.filter((agentCli) => flags[agentCli] === true);
+  const explicit = named.length > 0 || flags.git === true;
+  const agentClis: AgentCli[] = explicit ? named : detectAgentClis(root).map((detected) => detected.agentCli);
+  const git = explicit ? flags.git === true : true;
 
-  // `|| exit 2`: if node itself fails (launcher deleted, node broken) the hook still blocks, since
-  // every supported agent CLI lets a write through on any other non-zero exit.
-  const commandFor = (agentCli: AgentCli): string =>
-    agentCli === 'claude'
-      ? `node "$CLAUDE_PROJECT_DIR"/${shellQuote(`${stateName}/${LAUNCHER_FILE_NAME}`)} enforce-write --agent-cli claude || exit 2`
-      : `node ${shellQuote(launcherPath)} enforce-write --agent-cli ${agentCli} || exit 2`;
-
-  const plan: PlannedWrite[] = [];
-  for (const target of AGENT_HOOK_TARGETS.filter((candidate) => agents.includes(candidate.agentCli))) {
-    const path = join(root, target.configFile);
-    const existing = readIfPresent(path);
-    let doc: unknown;
-    try {
-      doc = existing === undefined || existing.trim() === '' ? undefined : (JSON.parse(existing) as unknown);
-      if (parsed.uninstall) {
-        if (existing === undefined) continue;
-        const removal = removeAgentHook(doc, target);
-        if (removal.removed) plan.push({ path, action: 'write', text: formatSettings(removal.doc) });
-      } else {
-        const text = formatSettings(mergeAgentHook(doc, target, commandFor(target.agentCli)));
-        if (text !== existing) plan.push({ path, action: 'write', text });
-      }
-    } catch (error) {
-      const detail = error instanceof HookConfigError || error instanceof SyntaxError ? error.message : String(error);
-      reportError(io, say.badSettings(path, detail));
-      return 1;
+  const notes: string[] = [];
+  const recorded: string[] = [];
+  if (flags.uninstall !== true) {
+    for (const cli of [runningCliPath(), globalInstallPath(io.env)]) {
+      if (cli === undefined || recorded.includes(cli)) continue;
+      if (within(root, cli) || within(realpathSync(location.writeRoot), cli)) notes.push(say.launcherInsideRepository(cli));
+      else recorded.push(cli);
     }
   }
+  const template = launcherTemplate();
+  const plan = planHookInstall({
+    root,
+    writeRoot: location.writeRoot,
+    commonDir: location.commonDir,
+    stateName: resolution.name,
+    agentClis,
+    git,
+    uninstall: flags.uninstall === true,
+    removeLauncher: !explicit,
+    globalHooks: flags['global-hooks'] === true,
+    ...(template !== undefined ? { launcherTemplate: template } : {}),
+    recorded,
+    notes,
+  });
 
-  if (git) {
-    let hooksPath: string | undefined;
-    try {
-      hooksPath = runGit(location.writeRoot, ['config', '--get', 'core.hooksPath']).trim();
-    } catch {
-      hooksPath = undefined;
-    }
-    const hookFile = preCommitHookPath({ topLevel: location.writeRoot, commonDir: location.commonDir, hooksPath });
-    const existing = readIfPresent(hookFile);
-    if (parsed.uninstall) {
-      const removal = planPreCommitRemoval(existing);
-      if (removal.kind === 'write') plan.push({ path: hookFile, action: 'write', text: removal.text, mode: 0o755 });
-      else if (removal.kind === 'delete') plan.push({ path: hookFile, action: 'remove' });
-      else if (removal.kind === 'restore-chained') {
-        plan.push({ path: hookFile, action: 'remove' });
-        if (existsSync(`${hookFile}${CHAINED_SUFFIX}`)) plan.push({ path: `${hookFile}${CHAINED_SUFFIX}`, action: 'rename', to: hookFile });
-      }
-    } else {
-      const install = planPreCommitInstall(existing, `node ${shellQuote(launcherPath)} commit-guard`);
-      if (install.kind === 'chain') plan.push({ path: hookFile, action: 'rename', to: `${hookFile}${CHAINED_SUFFIX}` });
-      if (install.text !== existing) plan.push({ path: hookFile, action: 'write', text: install.text, mode: 0o755 });
-    }
+  if (json) {
+    printLine(io, JSON.stringify(plan, null, 2));
+    return plan.problems.length > 0 ? 1 : 0;
   }
-
-  if (parsed.uninstall) {
-    if (!parsed.explicit && existsSync(launcherPath)) plan.push({ path: launcherPath, action: 'remove' });
-  } else {
-    const cli = runningCliPath();
-    const text = launcherSource(cli === undefined ? [] : [cli]);
-    if (readIfPresent(launcherPath) !== text) plan.push({ path: launcherPath, action: 'write', text, mode: 0o755 });
+  for (const note of plan.notes) reportWarning(io, note);
+  if (plan.problems.length > 0) {
+    for (const problem of plan.problems) reportError(io, problemLine(problem));
+    reportNote(io, say.nothingWritten);
+    return 1;
   }
-
-  for (const step of plan) {
-    if (parsed.dryRun) {
-      printLine(io, step.action === 'remove' ? say.wouldRemove(step.path) : say.wouldWrite(step.to ?? step.path));
-      continue;
-    }
-    if (step.action === 'write') {
-      mkdirSync(dirname(step.path), { recursive: true });
-      writeFileAtomic.sync(step.path, step.text ?? '', { mode: step.mode ?? 0o644 });
-      printLine(io, say.wrote(step.path));
-    } else if (step.action === 'remove') {
-      rmSync(step.path, { force: true });
-      printLine(io, say.removed(step.path));
-    } else if (step.to !== undefined) {
-      renameSync(step.path, step.to);
-      printLine(io, say.wrote(step.to));
-    }
+  if (dryRun) {
+    describePlan(io, plan, false);
+    return 0;
   }
-  if (plan.length === 0) printLine(io, say.unchanged(root));
+  applyHookInstall(plan);
+  describePlan(io, plan, true);
   return 0;
 }

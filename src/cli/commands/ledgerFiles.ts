@@ -2,8 +2,8 @@
 // `amend` when it knows no session id).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ledgerLocation, readLedger } from '../../node/dispatchLedgerStore';
-import type { LedgerLocation } from '../../node/dispatchLedgerStore';
+import { ledgerLocation, readLedger } from '../../node/ledgerFile';
+import type { LedgerLocation } from '../../node/ledgerFile';
 import { LEDGER_FILE_PATTERN, waveOfKey } from '../../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 

@@ -1,12 +1,13 @@
 // What `wave-scope run` and `wave-scope commit` both need before they judge a turn: the repository,
-// the state directory, the agent's own scope file, and the write gate's control paths, read once
-// and turned into the core's `JudgeContext`.
+// the state directory, the agent's own scope file, and the write gate's control paths (its own
+// `checkoutControl`), read once and turned into the core's `JudgeContext`.
 import { realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
-import { locateRepository, readCoreConfig } from '../../planner/enforce/repoLocation';
+import { nodeWriteGateHost } from '../../node/writeGateHost';
+import { locateRepository } from '../../planner/enforce/repoLocation';
 import type { RepoLocation } from '../../planner/enforce/repoLocation';
-import { controlPathsOf, readAgentScope } from '../../planner/enforce/writeGate';
+import { checkoutControl, readAgentScope } from '../../planner/enforce/writeGate';
 import type { AgentScopeState } from '../../planner/enforce/writeDecision';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -71,15 +72,17 @@ export function readTurnContext(input: {
   const stateDir = resolution.stateDir;
   const role = resolution.manifest !== undefined && resolution.manifest.wave === input.wave ? resolution.manifest.role : undefined;
   const agentScope = readAgentScope(stateDir, input.wave, input.agent, nodeLocateFileSystem);
-  const core = readCoreConfig(nodeLocateFileSystem.readText(join(location.commonDir, 'config')));
-  const hooksDir =
-    core.hooksPath === undefined || core.hooksPath === '' ? [] : [core.hooksPath.startsWith('/') ? core.hooksPath : join(writeRoot, core.hooksPath)];
+  // A turn's agent is a dispatched agent: the gate's control paths of both checkouts apply.
+  const core = checkoutControl({ location, manifestRoot, dispatchedAgent: true }, nodeWriteGateHost({ env: input.env, cwd: input.cwd }));
+  const manifest = resolution.manifest !== undefined && resolution.manifest.wave === input.wave ? resolution.manifest : undefined;
+  const ownEntries = agentScope.kind === 'loaded' ? agentScope.entries : [];
+  const union = manifest?.allowedPaths ?? (role === undefined ? ownEntries : expandTestSiblings(ownEntries, { role }));
   const judge: JudgeContext = {
-    manifest: strictTurnManifest(input.wave, agentScope.path, role),
+    manifest: strictTurnManifest(input.wave, agentScope.path, role, union),
     agentScope,
     ...(role !== undefined ? { role } : {}),
     dispatchedAgent: true,
-    controlPaths: controlPathsOf([manifestRoot, writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
+    controlPaths: core.controlPaths,
     writeRoot,
     ignoreCase: core.ignoreCase,
   };

@@ -12,8 +12,8 @@ import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 
 /** What the planner may ask of the file system (canonical paths; links followed). */
 export interface ConfinementFs {
-  /** `file`, `dir`, or undefined when nothing is there. */
-  kind(path: string): 'file' | 'dir' | undefined;
+  /** `file`, `dir`, `other` (a FIFO, a device, a socket: never granted), or undefined when nothing is there. */
+  kind(path: string): 'file' | 'dir' | 'other' | undefined;
   /** The canonical path of an existing entry (every link followed), or undefined. */
   realpath(path: string): string | undefined;
 }

@@ -9,18 +9,16 @@
 // keyed by both roots, the manifest, the session and the agent, so one caller's calls never move
 // another caller's baseline (and so never hide a change from it).
 import { createHash } from 'node:crypto';
-import { findManifest, controlPathsOf, readAgentScope } from '../enforce/writeGate';
-import { locateRepository, readCoreConfig } from '../enforce/repoLocation';
-import type { LocateFileSystem, RepoLocation } from '../enforce/repoLocation';
-import type { AgentScopeState, ManifestState } from '../enforce/writeDecision';
-import { filescopesPath, manifestPath } from '../plan/declarationPaths';
-import { processLocalSessionIds } from '../plan/sessionBinding';
+import { gateRulesAt, governingWaves, isDispatchedAgent, memoizedHost } from '../enforce/writeGate';
+import type { GateCaller, GateRules, WriteGateHost } from '../enforce/writeGate';
+import type { RepoLocation } from '../enforce/repoLocation';
+import type { ManifestState } from '../enforce/writeDecision';
 import { EVENTS_FILE, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader, takeSnapshot } from './snapshot';
 import type { Snapshot, SnapshotHost } from './snapshot';
 import { diffSnapshots } from './snapshotDiff';
 import type { PathChange } from './snapshotDiff';
-import { judgeChanges } from './turnScope';
+import { judgeChangesStrictest } from './turnScope';
 import type { ChangeJudgement, JudgeContext } from './turnScope';
 
 /** Which of the three backstop hooks runs. */
@@ -37,6 +35,10 @@ export interface ObserverPayload {
   /** Claude Code / Codex set it on a Stop hook that runs because an earlier Stop hook blocked. */
   readonly stopHookActive: boolean;
   readonly toolName?: string;
+  /** The session's transcript (`transcript_path`), for the subagent binding. */
+  readonly transcriptPath?: string;
+  /** Cursor's `workspace_roots` (the gate's project roots). */
+  readonly workspaceRoots?: readonly string[];
 }
 
 /** The payload could not be read: the hook says so to the agent (it cannot vouch for the call). */
@@ -69,6 +71,8 @@ export function parseObserverPayload(stdin: string): ObserverPayload {
   const cwd = stringField(payload, 'cwd');
   const agentId = stringField(payload, 'agent_id');
   const toolName = stringField(payload, 'tool_name');
+  const transcriptPath = stringField(payload, 'transcript_path');
+  const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots.filter((root): root is string => typeof root === 'string' && root.startsWith('/')) : [];
   return {
     ...(event !== undefined ? { event } : {}),
     ...(cwd !== undefined ? { cwd } : {}),
@@ -76,33 +80,34 @@ export function parseObserverPayload(stdin: string): ObserverPayload {
     ...(agentId !== undefined ? { agentId } : {}),
     stopHookActive: payload.stop_hook_active === true,
     ...(toolName !== undefined ? { toolName } : {}),
+    ...(transcriptPath !== undefined && transcriptPath.startsWith('/') ? { transcriptPath } : {}),
+    ...(roots.length > 0 ? { workspaceRoots: roots } : {}),
   };
-}
-
-/** The file system the context resolution reads (the write gate's own interfaces). */
-export interface ShellContextFs extends LocateFileSystem {
-  /** Canonical path of an existing entry, or undefined. */
-  realpath(path: string): string | undefined;
 }
 
 /** Where and by which rules one hook call is checked. */
 export type ShellContext =
   | { readonly kind: 'off-repository'; readonly cwd: string }
-  /** No wave is active (no manifest), or the active one is provably another session's. */
+  /** No wave is active (no manifest), or every active one is provably another session's. */
   | { readonly kind: 'no-wave'; readonly because: 'no-manifest' | 'foreign-session'; readonly location: RepoLocation }
   | {
       readonly kind: 'checked';
+      /** The work tree the snapshot is taken of: the checkout the binding wave's grants apply to. */
       readonly location: RepoLocation;
+      /** The binding wave's coordinator checkout (its events file lives there). */
       readonly manifestRoot: string;
+      /** The binding wave's manifest. */
       readonly manifest: ManifestState;
       readonly stateDir?: string;
-      readonly judge: JudgeContext;
+      /** The write gate's rules of every wave that governs this caller, the binding one first. */
+      readonly judges: readonly JudgeContext[];
+      readonly dispatchedAgent: boolean;
       /** The saved-snapshot key of this caller and its coordinator fallback (see `shellStoreKeys`). */
       readonly key: string;
       readonly coordinatorKey: string;
       readonly exclude: (path: string) => boolean;
       readonly ignoreCase: boolean;
-      /** The agent whose own scope applies, when `WAVE_SCOPE_AGENT` names one. */
+      /** The agent whose own scope applies (`WAVE_SCOPE_AGENT`, a bound subagent), when one does. */
       readonly agent?: string;
     };
 
@@ -122,69 +127,57 @@ export function eventsPath(root: string): string {
   return `${root === '/' ? '' : root}/${EVENTS_FILE}`;
 }
 
-function joinPath(base: string, rest: string): string {
-  return base === '/' ? `/${rest}` : `${base}/${rest}`;
-}
-
 /**
- * Resolves where a call is checked and against what, by the write gate's rules (writeGate.ts
- * `decideAt`): the repository of the payload's cwd; the manifest of its coordinator checkout; the
- * agent's own scope when `WAVE_SCOPE_AGENT` names it, else the wave's `allowedPaths`; a dispatched
- * agent (payload `agent_id`, `WAVE_SCOPE_AGENT`, a linked worktree) never changes control state.
+ * Resolves where a call is checked and against what, by the write gate's own functions
+ * (src/planner/enforce/writeGate.ts): the waves that govern this caller (`governingWaves`: around the
+ * project root, around `cwd`), and for each the rules the gate would apply to a write by the same
+ * caller (`gateRulesAt`: the agent's own scope for `WAVE_SCOPE_AGENT` or a bound subagent, else the
+ * wave's `allowedPaths`; a dispatched agent never changes control state). The snapshot is of the
+ * checkout the binding wave's grants apply to. Throws what the gate would throw (the hook blocks).
  */
-export function resolveShellContext(
-  payload: ObserverPayload,
-  host: { fs: ShellContextFs; env: Readonly<Record<string, string | undefined>>; processCwd: string },
-): ShellContext {
+export function resolveShellContext(payload: ObserverPayload, given: WriteGateHost): ShellContext {
+  const host = memoizedHost(given);
   const spelled = payload.cwd ?? host.processCwd;
-  const cwd = host.fs.realpath(spelled) ?? spelled;
-  const location = locateRepository(cwd, host.fs);
-  if (location === undefined) return { kind: 'off-repository', cwd };
-  const ownIds = processLocalSessionIds({ payloadSessionIds: [...payload.sessionIds], env: host.env });
-  const manifestRoot = host.fs.realpath(location.manifestRoot) ?? location.manifestRoot;
-  const found = findManifest(manifestRoot, ownIds, host.fs);
-  if (found.state.kind === 'missing') return { kind: 'no-wave', because: 'no-manifest', location };
-  if (found.state.kind === 'loaded' && found.state.session === 'foreign') return { kind: 'no-wave', because: 'foreign-session', location };
-  const core = readCoreConfig(host.fs.readText(joinPath(location.commonDir, 'config')));
-  const hooksDir =
-    core.hooksPath === undefined || core.hooksPath === '' ? [] : [core.hooksPath.startsWith('/') ? core.hooksPath : joinPath(location.writeRoot, core.hooksPath)];
-  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
-  let agentScope: AgentScopeState | undefined;
-  if (agentName !== undefined && agentName !== '' && found.state.kind === 'loaded' && found.stateDir !== undefined) {
-    agentScope = readAgentScope(found.stateDir, found.state.manifest.wave, agentName, host.fs);
-  }
-  const role = found.state.kind === 'loaded' ? found.state.manifest.role : undefined;
-  const judge: JudgeContext = {
-    manifest: found.state,
-    ...(agentScope !== undefined ? { agentScope } : {}),
-    ...(role !== undefined ? { role } : {}),
-    dispatchedAgent: payload.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
-    controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
-    // The coordinator's own: the wave's declarations (as for the write gate) and git's own files,
-    // which its git commands rewrite (`git remote add`, a hook installer); for an agent they are control state.
-    coordinatorPaths: [
-      ...(found.stateDir !== undefined ? [manifestPath(found.stateDir), filescopesPath(found.stateDir)] : []),
-      joinPath(location.writeRoot, '.git'),
-      location.gitDir,
-      location.commonDir,
-    ],
-    writeRoot: location.writeRoot,
-    ignoreCase: core.ignoreCase,
+  const cwd = host.targetFs.realpath(spelled) ?? spelled;
+  const caller: GateCaller = {
+    cwd,
+    sessionIds: payload.sessionIds,
+    ...(payload.agentId !== undefined ? { agentId: payload.agentId } : {}),
+    ...(payload.transcriptPath !== undefined ? { transcriptPath: payload.transcriptPath } : {}),
+    workspaceRoots: payload.workspaceRoots ?? [],
   };
+  const { cwdChain, waves } = governingWaves(caller, [], host);
+  const own = cwdChain[0];
+  if (waves.length === 0) return own === undefined ? { kind: 'off-repository', cwd } : { kind: 'no-wave', because: 'no-manifest', location: own };
+  const active = waves.filter((wave) => !(wave.manifest.kind === 'loaded' && wave.manifest.session === 'foreign'));
+  const primary = active[0];
+  if (primary === undefined) return { kind: 'no-wave', because: 'foreign-session', location: own ?? (waves[0] as (typeof waves)[number]).location };
+  const { location } = primary;
+  const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
+  // The coordinator's own git commands rewrite git's config and hooks (`git remote add`, a hook
+  // installer); for an agent they are control state (and so judged before this exemption).
+  const gitFiles = [`${location.writeRoot === '/' ? '' : location.writeRoot}/.git`, location.gitDir, location.commonDir];
+  const rules: GateRules[] = waves.map((wave) => gateRulesAt(wave, caller, dispatchedAgent, host));
+  const judges: JudgeContext[] = rules.map((rule) => ({ ...rule, coordinatorPaths: [...rule.coordinatorPaths, ...gitFiles] }));
+  const binding = rules.find((rule) => rule.wave === primary) as GateRules;
+  const agent = binding.agentScope?.agent;
   const session = payload.sessionIds[0] ?? host.env.CLAUDE_CODE_SESSION_ID?.trim() ?? '';
-  const base = { writeRoot: location.writeRoot, manifestRoot, manifestPath: found.state.path, session };
+  const manifest = primary.manifest as Exclude<ManifestState, { kind: 'missing' }>;
+  const base = { writeRoot: location.writeRoot, manifestRoot: primary.manifestRoot, manifestPath: manifest.path, session };
+  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
   return {
     kind: 'checked',
     location,
-    manifestRoot,
-    manifest: found.state,
-    ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}),
-    judge,
+    manifestRoot: primary.manifestRoot,
+    manifest,
+    ...(primary.stateDir !== undefined ? { stateDir: primary.stateDir } : {}),
+    judges,
+    dispatchedAgent,
     key: shellStoreKey({ ...base, agent: payload.agentId ?? (agentName || '') }),
     coordinatorKey: shellStoreKey({ ...base, agent: '' }),
-    exclude: backstopExclusions({ writeRoot: location.writeRoot, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}), ignoreCase: core.ignoreCase }),
-    ignoreCase: core.ignoreCase,
-    ...(agentScope !== undefined ? { agent: agentScope.agent } : {}),
+    exclude: backstopExclusions({ writeRoot: location.writeRoot, ...(primary.stateDir !== undefined ? { stateDir: primary.stateDir } : {}), ignoreCase: binding.ignoreCase }),
+    ignoreCase: binding.ignoreCase,
+    ...(agent !== undefined ? { agent } : {}),
   };
 }
 
@@ -273,7 +266,7 @@ export async function checkShellCall(
   return {
     baseline: own !== undefined ? 'compared' : 'coordinator',
     changes: diff.changes,
-    judgement: judgeChanges(diff.changes, context.judge),
+    judgement: judgeChangesStrictest(diff.changes, context.judges, context.location.writeRoot),
   };
 }
 
@@ -317,7 +310,7 @@ export function shellCheckEvent(input: {
     agent_cli: input.agentCli,
     ...(manifest?.kind === 'loaded' ? { wave: manifest.manifest.wave } : {}),
     scope: input.context === undefined ? 'none' : input.context.agent !== undefined ? 'agent' : 'wave',
-    dispatched: input.context?.judge.dispatchedAgent ?? false,
+    dispatched: input.context?.dispatchedAgent ?? false,
     baseline: input.result?.baseline ?? 'skipped',
     created: count('created'),
     modified: count('modified'),

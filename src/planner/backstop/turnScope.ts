@@ -1,31 +1,20 @@
 // Which changes of a turn lie outside the scope, decided by the write gate's own rules: every change
 // (a created, modified or deleted path) is judged as if it were a write by the same caller, through
-// `decideWrite` (src/planner/enforce/writeDecision.ts). So the backstop and the gate can never disagree
+// the gate's own `decideUnderRules` (src/planner/enforce/writeGate.ts). So the backstop and the gate can never disagree
 // about a path: the same grants (the agent's own scope and its test siblings, or the wave's
 // `allowedPaths`), the same control state, the same case rule.
-import { decideWrite } from '../enforce/writeDecision';
-import type { AgentScopeState, ManifestState, ViolationKind } from '../enforce/writeDecision';
+import { decideUnderRules } from '../enforce/writeGate';
+import type { DecisionRules } from '../enforce/writeGate';
+import type { ManifestState, ViolationKind } from '../enforce/writeDecision';
+import { locateDestination } from '../enforce/writeTarget';
 import type { ResolvedWriteTarget } from '../enforce/writeTarget';
-import { expandTestSiblings } from '../scope/testSiblings';
 import type { PathChange } from './snapshotDiff';
 
-/** Everything a judgement reads, already loaded by the caller. */
-export interface JudgeContext {
-  readonly manifest: ManifestState;
-  /** The caller's own scope, when an agent is named (`WAVE_SCOPE_AGENT`, `run --agent`). */
-  readonly agentScope?: AgentScopeState;
-  /** The wave's role: the agent's own scope gets the test siblings the wave's union gave it. */
-  readonly role?: string;
-  /** A dispatched agent may never change control state, whatever its scope says. */
-  readonly dispatchedAgent: boolean;
-  /** Canonical absolute control paths (see `controlPathsOf` in src/planner/enforce/writeGate.ts). */
-  readonly controlPaths: readonly string[];
-  /** Canonical absolute paths the coordinator may change whatever the scope says. */
-  readonly coordinatorPaths?: readonly string[];
-  /** Canonical absolute top level of the work tree the changes were seen in. */
-  readonly writeRoot: string;
-  readonly ignoreCase?: boolean;
-}
+/**
+ * Everything a judgement reads, already loaded by the caller: the write gate's own rules for one wave
+ * and caller (`gateRulesAt` for a hook call; `wave-scope run` builds its own strict turn rules).
+ */
+export type JudgeContext = DecisionRules;
 
 /** One change the scope does not allow, and why. */
 export interface ChangeViolation {
@@ -59,29 +48,26 @@ export type ChangeJudgement =
       readonly manifestPath: string;
     };
 
-function targetOf(change: PathChange, writeRoot: string): ResolvedWriteTarget {
-  // Paths from git are repository-relative already; the gate compares them in NFC.
+function targetOf(change: PathChange, changesRoot: string, writeRoot: string, ignoreCase: boolean | undefined): ResolvedWriteTarget {
+  // Paths from git are relative to the work tree they were seen in; the gate compares them in NFC.
   const relative = change.path.replace(/\/$/, '').normalize('NFC');
-  return { kind: 'inside', raw: change.path, relative, absolute: writeRoot === '/' ? `/${relative}` : `${writeRoot}/${relative}` };
+  const absolute = changesRoot === '/' ? `/${relative}` : `${changesRoot}/${relative}`;
+  if (changesRoot === writeRoot) return { kind: 'inside', raw: change.path, relative, absolute };
+  return locateDestination(change.path, absolute, writeRoot, ignoreCase !== undefined ? { ignoreCase } : {});
 }
 
-/** Judges every change of a turn (or of one shell call) against the scope that applies to its caller. */
-export function judgeChanges(changes: readonly PathChange[], context: JudgeContext): ChangeJudgement {
+/**
+ * Judges every change of a turn (or of one shell call) against the scope that applies to its caller.
+ * `changesRoot`: the work tree the changes' paths are relative to (default: the rules' write root).
+ */
+export function judgeChanges(changes: readonly PathChange[], context: JudgeContext, changesRoot: string = context.writeRoot): ChangeJudgement {
   const { manifest } = context;
   const entries =
     context.agentScope?.kind === 'loaded' ? context.agentScope.entries : manifest.kind === 'loaded' ? manifest.manifest.allowedPaths : [];
-  const role = context.role;
-  const decision = decideWrite({
-    targets: changes.map((change) => targetOf(change, context.writeRoot)),
-    manifest,
-    ...(context.agentScope !== undefined ? { agentScope: context.agentScope } : {}),
-    ...(role !== undefined ? { expandEntries: (scope: readonly string[]) => expandTestSiblings(scope, { role }) } : {}),
-    dispatchedAgent: context.dispatchedAgent,
-    controlPaths: context.controlPaths,
-    ...(context.coordinatorPaths !== undefined ? { coordinatorPaths: context.coordinatorPaths } : {}),
-    writeRoot: context.writeRoot,
-    ...(context.ignoreCase !== undefined ? { ignoreCase: context.ignoreCase } : {}),
-  });
+  const decision = decideUnderRules(
+    context,
+    changes.map((change) => targetOf(change, changesRoot, context.writeRoot, context.ignoreCase)),
+  );
   if (decision.decision === 'deny-invalid-manifest') {
     return { verdict: 'invalid-manifest', manifestPath: decision.manifestPath, problems: decision.problems };
   }
@@ -112,16 +98,35 @@ export function judgeChanges(changes: readonly PathChange[], context: JudgeConte
   };
 }
 
+const VERDICT_SEVERITY: Record<ChangeJudgement['verdict'], number> = { 'not-checked': 0, 'in-scope': 1, warn: 2, 'out-of-scope': 3, 'invalid-manifest': 4 };
+
+/**
+ * Judges the changes under every wave that governs them (the gate's `governingWaves`) and keeps the
+ * strictest judgement, as the write gate keeps its strictest decision: a nested wave can only add
+ * restrictions. The first context wins a tie (the binding wave comes first).
+ */
+export function judgeChangesStrictest(changes: readonly PathChange[], contexts: readonly JudgeContext[], changesRoot: string): ChangeJudgement {
+  let strictest: ChangeJudgement = { verdict: 'not-checked', because: 'no-manifest' };
+  for (const context of contexts) {
+    const judgement = judgeChanges(changes, context, changesRoot);
+    if (VERDICT_SEVERITY[judgement.verdict] > VERDICT_SEVERITY[strictest.verdict]) strictest = judgement;
+  }
+  return strictest;
+}
+
 /**
  * The manifest a `wave-scope run` turn is judged under: always strict, for the named wave, whatever
  * the state directory's manifest says (`run` is the coordinator's explicit request to check this
- * agent). The agent's own scope file decides; no scope file or an empty one allows nothing.
+ * agent). The agent's own scope file decides; no scope file or an empty one allows nothing. `union` is
+ * what backs that scope, as the write gate requires of every per-agent scope: the wave's `allowedPaths`
+ * when the state directory's manifest is this wave's, else the agent's own entries with their test
+ * siblings (its aggregate, which `readAgentScope` checked, is then the only backing there is).
  */
-export function strictTurnManifest(wave: number, path: string, role: string | undefined): ManifestState {
+export function strictTurnManifest(wave: number, path: string, role: string | undefined, union: readonly string[]): ManifestState {
   return {
     kind: 'loaded',
     path,
     session: 'own',
-    manifest: { wave, role: role ?? '', enforcement: 'strict', allowedPaths: [] },
+    manifest: { wave, role: role ?? '', enforcement: 'strict', allowedPaths: union },
   };
 }

@@ -1,7 +1,9 @@
 // The git pre-commit guard's decision: every staged path (both sides of a rename or copy, deletions
-// included) must lie in the active wave's `allowedPaths`, or in an earlier wave of this session
-// (reference limit 13: a wave sidecar counts only when it is not older than the session start;
-// with no session clock none counts). Pure: git's output, the manifest and the sidecars come in as data.
+// and submodule bumps included) must lie in the active wave's `allowedPaths`, or in an earlier wave of
+// this session (reference limit 13: a wave sidecar counts only when it is not older than the session
+// start; with no session start none counts). Pure: git's output, the manifest and the sidecars come
+// in as data. The session start is what sessionRecord.ts lets the guard believe: never the committing
+// shell's word alone.
 import { foldCase } from '../scope/scopeEntry';
 import { compileGrants } from './writeDecision';
 import type { ManifestState } from './writeDecision';
@@ -78,14 +80,14 @@ export interface CommitGuardInput {
   readonly ignoreCase?: boolean;
 }
 
-/** Files an earlier wave's sidecar declared, peer-session records excluded. Malformed input declares nothing. */
+/** Files an earlier wave's sidecar declared, peer-session records excluded. Malformed input (a record without an id too) declares nothing. */
 export function declaredFiles(records: unknown): string[] {
   if (!Array.isArray(records)) return [];
   const files: string[] = [];
   for (const record of records) {
     if (typeof record !== 'object' || record === null) continue;
     const { id, files: entries } = record as { id?: unknown; files?: unknown };
-    if (typeof id === 'string' && id.startsWith('peer-session-')) continue;
+    if (typeof id !== 'string' || id.startsWith('peer-session-')) continue;
     if (!Array.isArray(entries)) continue;
     for (const entry of entries) if (typeof entry === 'string') files.push(entry);
   }

@@ -1,10 +1,20 @@
 // Merging Wave Scope's hooks into the configuration files of the agent CLIs and git, and taking them
-// out again. Pure text and JSON transforms: the caller reads the files, writes what comes back
-// (atomically) and owns every decision about paths. Our entries are recognised by the launcher's file
-// name inside their command, so a merge never touches another tool's hook and an uninstall removes
-// exactly what an install added.
-
-import { LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../plan/stateDirNames';
+// out again. Pure text transforms: the caller reads the files, writes what comes back (atomically)
+// and owns every decision about paths. Our entries are recognised by the launcher's file name inside
+// their command (and the hook it runs), so a merge never touches another tool's hook and an uninstall
+// removes exactly what an install added.
+//
+// Settings files are edited, never rewritten: jsonc-parser reads the text into a tree with offsets,
+// and each change is an edit of the text at those offsets (applied with its applyEdits), so comments,
+// formatting, key order, duplicate keys elsewhere and number precision survive. An insertion and the
+// removal of what it inserted are exact inverses, so install followed by uninstall gives the bytes
+// back. (jsonc-parser's own `modify` re-formats around an insertion and, in 3.3.1, removes a last
+// array element one character short; both would break that, so the edits are computed here.) After
+// every edit the result is parsed again and checked to differ from the original only in our entries.
+import { applyEdits, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
+import type { Edit, Node, ParseError } from 'jsonc-parser';
+import { CURSOR_WRITE_TOOLS } from './hookPayloads';
+import { LAUNCHER_FILE_NAME } from '../plan/stateDirNames';
 
 type JsonObject = Record<string, unknown>;
 
@@ -12,10 +22,13 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A settings document that is not a JSON object cannot be merged into without losing something. */
+/** Why a settings file cannot be edited without losing something. */
+export type HookConfigProblem = 'not-json' | 'not-an-object' | 'hooks-not-an-object' | 'event-not-an-array' | 'duplicate-key' | 'verify-failed';
+
+/** A settings document that cannot be merged into without losing something. */
 export class HookConfigError extends Error {
   constructor(
-    readonly reason: 'not-an-object' | 'hooks-not-an-object' | 'event-not-an-array',
+    readonly reason: HookConfigProblem,
     message: string,
   ) {
     super(message);
@@ -23,141 +36,477 @@ export class HookConfigError extends Error {
   }
 }
 
+/** The agent CLIs the installer configures. */
+export type AgentCli = 'claude' | 'codex' | 'cursor' | 'gemini';
+
+export const AGENT_CLIS: readonly AgentCli[] = ['claude', 'codex', 'cursor', 'gemini'];
+
+/**
+ * One hook registration: which agent CLI, which settings file, which event, which tools, which
+ * `wave-scope hook <name>` it runs, and the extra keys its handler carries. The installer, the
+ * uninstaller, the dry-run plan and `doctor` all read this table, so a new hook is one row here.
+ */
+export interface HookRegistration {
+  readonly agentCli: AgentCli;
+  /** The settings file, relative to the repository root. */
+  readonly configFile: string;
+  /** `grouped`: `hooks.<event>` holds `{matcher, hooks: [handler]}` groups (Claude Code, Codex, Gemini CLI); `flat`: handlers directly (Cursor). */
+  readonly layout: 'grouped' | 'flat';
+  readonly event: string;
+  /** Which tools the hook runs for (the CLI's matcher syntax); undefined for events without tools. */
+  readonly matcher?: string;
+  /** The `wave-scope hook <name>` the launcher runs. */
+  readonly hook: string;
+  /** Keys added to our handler object: the CLI's fail-closed switch, where it has one. */
+  readonly handlerOptions?: Readonly<Record<string, unknown>>;
+  /**
+   * What the installed command does when the launcher cannot even start (Node missing, the launcher
+   * deleted): `block` exits 2 with a reason on stderr, which every supported agent CLI reads as a
+   * block; `ignore` exits 0 with a note on stderr (a lifecycle hook must never stop a session, and the
+   * dispatch guard and the turn boundaries fail open).
+   */
+  readonly whenLauncherFails: 'block' | 'ignore';
+}
+
+// Claude Code (2.1.295 and later) blocks the action when a handler with `onFailure: "block"` cannot
+// start, times out or exits with an unexpected code; Cursor does the same for `failClosed: true`.
+// Codex and Gemini CLI have no such switch: there the `|| exit 2` tail and the gate's own catch-all are
+// what fails closed. Sources in docs/hooks.md.
+const CLAUDE_FAIL_CLOSED = { onFailure: 'block' } as const;
+const CURSOR_FAIL_CLOSED = { failClosed: true } as const;
+
+const CLAUDE_WRITE_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
+
+/** Where each agent CLI reads project hooks and what we register (docs/hooks.md cites the sources). */
+export const HOOK_REGISTRATIONS: readonly HookRegistration[] = [
+  // The write gate: fails closed.
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'PreToolUse', matcher: CLAUDE_WRITE_MATCHER, hook: 'enforce-write', handlerOptions: CLAUDE_FAIL_CLOSED, whenLauncherFails: 'block' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
+  // The dispatch guard (Claude Code's dispatch tool, `Task` before it was renamed `Agent`; SubagentStart
+  // matches on the agent type, `*` takes every type): fails open, since exit 2 would refuse a dispatch
+  // the guard never judged, and it cannot change what a tool call writes.
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'PreToolUse', matcher: 'Agent|Task', hook: 'pre-dispatch', whenLauncherFails: 'ignore' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'SubagentStart', matcher: '*', hook: 'subagent-start', whenLauncherFails: 'ignore' },
+  // The backstop: the shell check fails closed; the turn boundaries fail open (exit 2 at Stop keeps a
+  // turn from ending, so a broken launcher would trap the agent in it; at UserPromptSubmit it would
+  // refuse the person's prompt).
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'PostToolUse', matcher: 'Bash', hook: 'post-bash', whenLauncherFails: 'block' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'Stop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'SubagentStop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'UserPromptSubmit', hook: 'turn-start', whenLauncherFails: 'ignore' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'PreToolUse', matcher: 'apply_patch|Edit|Write|Bash|mcp__.*', hook: 'enforce-write', whenLauncherFails: 'block' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
+  // Codex maps its shell tools (`exec_command`, `shell`) to the matcher `Bash`.
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'PostToolUse', matcher: 'Bash', hook: 'post-bash', whenLauncherFails: 'block' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'Stop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'SubagentStop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'UserPromptSubmit', hook: 'turn-start', whenLauncherFails: 'ignore' },
+  { agentCli: 'cursor', configFile: '.cursor/hooks.json', layout: 'flat', event: 'preToolUse', matcher: [...CURSOR_WRITE_TOOLS, 'MCP:.*'].join('|'), hook: 'enforce-write', handlerOptions: CURSOR_FAIL_CLOSED, whenLauncherFails: 'block' },
+  { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'BeforeTool', matcher: 'write_file|replace|mcp__.*', hook: 'enforce-write', whenLauncherFails: 'block' },
+  { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
+];
+
+/** The table under its older name (every row names its settings file as `configFile`). */
+export const AGENT_HOOK_TARGETS = HOOK_REGISTRATIONS;
+
+/** The `wave-scope hook` an installed command of ours runs, or undefined when the command is not ours. */
+export function ourHookOf(command: unknown): string | undefined {
+  if (typeof command !== 'string' || !command.includes(LAUNCHER_FILE_NAME)) return undefined;
+  const match = new RegExp(`${LAUNCHER_FILE_NAME.replace(/\./g, '\\.')}'?\\s+([a-z][a-z-]*)`).exec(command);
+  return match?.[1] ?? '';
+}
+
 /** Whether a hook command is one of ours. */
 export function isOurCommand(command: unknown): boolean {
-  return typeof command === 'string' && command.includes(LAUNCHER_FILE_NAME);
+  return ourHookOf(command) !== undefined;
 }
 
-function hooksObject(doc: JsonObject, create: boolean): JsonObject | undefined {
-  const hooks = doc.hooks;
-  if (hooks === undefined) {
-    if (!create) return undefined;
-    const fresh: JsonObject = {};
-    doc.hooks = fresh;
-    return fresh;
-  }
-  if (!isObject(hooks)) throw new HookConfigError('hooks-not-an-object', '"hooks" is not a JSON object.');
-  return hooks;
-}
-
-function eventList(hooks: JsonObject, event: string): unknown[] | undefined {
-  const list = hooks[event];
-  if (list === undefined) return undefined;
-  if (!Array.isArray(list)) throw new HookConfigError('event-not-an-array', `"hooks.${event}" is not an array.`);
-  return list;
-}
-
-function copyDocument(doc: unknown): JsonObject {
-  if (doc === undefined) return {};
-  if (!isObject(doc)) throw new HookConfigError('not-an-object', 'The settings document is not a JSON object.');
-  return structuredClone(doc);
-}
-
-/** Drops empty containers we emptied (never ones that were already empty). */
-function pruneEvent(doc: JsonObject, hooks: JsonObject, event: string, kept: unknown[], removedAny: boolean): void {
-  if (!removedAny) return;
-  if (kept.length > 0) hooks[event] = kept;
-  else delete hooks[event];
-  if (Object.keys(hooks).length === 0) delete doc.hooks;
+/** Single-quotes a word for `sh -c` (the agent CLIs and git run hook commands through a shell). */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
- * Claude Code / Codex / Gemini CLI layout: `hooks.<Event>` is a list of `{matcher, hooks: [{type,
- * command}]}` groups. Removes our commands from every group of `event`, and groups left empty by that.
+ * The command a registration installs. `launcher` is how the command names the launcher (Claude Code
+ * expands `$CLAUDE_PROJECT_DIR`, so its commands survive a moved checkout; the others get an absolute
+ * path). A launcher that cannot start blocks with a reason on stderr (Codex reads exit 2 without one
+ * as a failed hook, not a block) unless the registration must never block.
  */
-function removeGrouped(doc: JsonObject, event: string): boolean {
-  const hooks = hooksObject(doc, false);
-  if (hooks === undefined) return false;
-  const list = eventList(hooks, event);
-  if (list === undefined) return false;
-  let removedAny = false;
-  const kept: unknown[] = [];
-  for (const group of list) {
-    if (!isObject(group) || !Array.isArray(group.hooks)) {
-      kept.push(group);
-      continue;
-    }
-    const remaining = group.hooks.filter((hook) => !(isObject(hook) && isOurCommand(hook.command)));
-    if (remaining.length === group.hooks.length) {
-      kept.push(group);
-      continue;
-    }
-    removedAny = true;
-    if (remaining.length > 0) kept.push({ ...group, hooks: remaining });
+export function commandFor(registration: HookRegistration, launcher: string): string {
+  const run = `node ${launcher} ${registration.hook} --agent-cli ${registration.agentCli}`;
+  if (registration.whenLauncherFails === 'ignore') {
+    // Let the call through, and say so: a hook that silently stops running is the failure we exist to prevent.
+    const note = shellQuote(`wave-scope: the hook launcher did not run (${registration.configFile}, ${registration.hook}); letting this through. Run "wave-scope doctor".`);
+    return `${run} || { echo ${note} >&2; true; }`;
   }
-  pruneEvent(doc, hooks, event, kept, removedAny);
-  return removedAny;
+  const reason = shellQuote(`wave-scope: the hook launcher did not run (${registration.configFile}); blocking. Run "wave-scope doctor".`);
+  return `${run} || { s=$?; [ "$s" -eq 2 ] || echo ${reason} >&2; exit 2; }`;
 }
 
-/** Cursor layout: `{version: 1, hooks: {<event>: [{command, matcher?}]}}`. */
-function removeFlat(doc: JsonObject, event: string): boolean {
-  const hooks = hooksObject(doc, false);
-  if (hooks === undefined) return false;
-  const list = eventList(hooks, event);
-  if (list === undefined) return false;
-  const kept = list.filter((hook) => !(isObject(hook) && isOurCommand(hook.command)));
-  const removedAny = kept.length !== list.length;
-  pruneEvent(doc, hooks, event, kept, removedAny);
-  return removedAny;
+/** The handler object a registration puts into its settings file. */
+function handlerOf(registration: HookRegistration, command: string): JsonObject {
+  return registration.layout === 'grouped'
+    ? { type: 'command', command, ...(registration.handlerOptions ?? {}) }
+    : { command, ...(registration.matcher !== undefined ? { matcher: registration.matcher } : {}), ...(registration.handlerOptions ?? {}) };
 }
 
-/** One agent CLI's configuration file and how our entry goes into it. */
-export interface AgentHookTarget {
-  /** `claude`, `codex`, `cursor`, `gemini`. */
-  readonly agentCli: 'claude' | 'codex' | 'cursor' | 'gemini';
-  /** Path of the configuration file relative to the repository root. */
-  readonly configFile: string;
-  readonly event: string;
-  readonly matcher: string;
-  readonly layout: 'grouped' | 'flat';
+/** The element a registration appends to `hooks.<event>`. */
+function elementOf(registration: HookRegistration, command: string): JsonObject {
+  if (registration.layout === 'flat') return handlerOf(registration, command);
+  return { ...(registration.matcher !== undefined ? { matcher: registration.matcher } : {}), hooks: [handlerOf(registration, command)] };
 }
 
-/** Where each agent CLI reads project hooks and which tools we guard (docs/hooks.md cites the sources). */
-export const AGENT_HOOK_TARGETS: readonly AgentHookTarget[] = [
-  { agentCli: 'claude', configFile: '.claude/settings.json', event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|NotebookEdit', layout: 'grouped' },
-  { agentCli: 'codex', configFile: '.codex/hooks.json', event: 'PreToolUse', matcher: 'apply_patch|Edit|Write', layout: 'grouped' },
-  { agentCli: 'cursor', configFile: '.cursor/hooks.json', event: 'preToolUse', matcher: 'Write|Edit|MultiEdit|NotebookEdit|StrReplace|Delete', layout: 'flat' },
-  { agentCli: 'gemini', configFile: '.gemini/settings.json', event: 'BeforeTool', matcher: 'write_file|replace', layout: 'grouped' },
-];
+// --- reading the text -------------------------------------------------------------------------
 
-/** Adds (or refreshes) our hook in one agent CLI's settings document. Idempotent; keeps every other key and hook. */
-export function mergeAgentHook(doc: unknown, target: AgentHookTarget, command: string): JsonObject {
-  const next = copyDocument(doc);
-  if (target.layout === 'grouped') {
-    removeGrouped(next, target.event);
-    const hooks = hooksObject(next, true) as JsonObject;
-    const list = eventList(hooks, target.event) ?? [];
-    hooks[target.event] = [...list, { matcher: target.matcher, hooks: [{ type: 'command', command }] }];
-  } else {
-    removeFlat(next, target.event);
-    if (next.version === undefined) next.version = 1;
-    const hooks = hooksObject(next, true) as JsonObject;
-    const list = eventList(hooks, target.event) ?? [];
-    hooks[target.event] = [...list, { command, matcher: target.matcher }];
+interface Layout {
+  readonly newline: string;
+  readonly unit: string;
+}
+
+function layoutOf(text: string): Layout {
+  const newline = text.includes('\r\n') ? '\r\n' : '\n';
+  let unit: string | undefined;
+  let smallest = Infinity;
+  for (const line of text.split('\n')) {
+    const lead = /^([ \t]+)\S/.exec(line)?.[1];
+    if (lead === undefined) continue;
+    if (lead.startsWith('\t')) {
+      unit = '\t';
+      break;
+    }
+    smallest = Math.min(smallest, lead.length);
   }
-  return next;
+  return { newline, unit: unit ?? (Number.isFinite(smallest) ? ' '.repeat(Math.min(smallest, 8)) : '  ') };
 }
 
-/** Removes only our hook from one agent CLI's settings document. */
-export function removeAgentHook(doc: unknown, target: AgentHookTarget): { doc: JsonObject; removed: boolean } {
-  const next = copyDocument(doc);
-  const removed = target.layout === 'grouped' ? removeGrouped(next, target.event) : removeFlat(next, target.event);
-  return { doc: next, removed };
+function parseSettings(text: string, file: string): Node | undefined {
+  if (text.trim() === '') return undefined;
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: false, allowEmptyContent: true });
+  if (errors.length > 0) {
+    const first = errors[0] as ParseError;
+    throw new HookConfigError('not-json', `${file} is not valid JSON (${printParseErrorCode(first.error)} at offset ${first.offset})`);
+  }
+  if (root === undefined || root.type !== 'object') throw new HookConfigError('not-an-object', `${file} is not a JSON object`);
+  return root;
 }
 
-/** The text a settings document is written as: two-space JSON and a final newline. */
-export function formatSettings(doc: JsonObject): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
+/** The value node of `key` in an object node; refuses a key that appears twice (which one an agent CLI reads is not ours to guess). */
+function member(object: Node, key: string, file: string): Node | undefined {
+  const matches = (object.children ?? []).filter((property) => property.children?.[0]?.value === key);
+  if (matches.length > 1) throw new HookConfigError('duplicate-key', `${file} has the key "${key}" more than once; merge them by hand and run install-hooks again`);
+  return matches[0]?.children?.[1];
+}
+
+function indentAt(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? '';
+}
+
+/** Whether a node starts its own line (only blank space before it on that line). */
+function startsLine(text: string, node: Node): boolean {
+  const lineStart = text.lastIndexOf('\n', node.offset - 1) + 1;
+  return /^[ \t]*$/.test(text.slice(lineStart, node.offset));
+}
+
+/** `value` as JSON text, its continuation lines indented by `indent`. */
+function render(value: unknown, indent: string, layout: Layout): string {
+  return JSON.stringify(value, null, layout.unit).split('\n').join(`${layout.newline}${indent}`);
+}
+
+/** The edit that appends `itemText(indent)` to an array or object node (an object's item is `"key": value`). */
+function appendEdit(text: string, container: Node, item: (indent: string) => string, layout: Layout): Edit {
+  const children = container.children ?? [];
+  const last = children[children.length - 1];
+  if (last === undefined) {
+    const indent = indentAt(text, container.offset);
+    const interior = text.slice(container.offset + 1, container.offset + container.length - 1);
+    // An empty container: whatever blank space it held is replaced, so the removal can hand back `{}` / `[]`.
+    const content = /^\s*$/.test(interior) ? `${layout.newline}${indent}${layout.unit}${item(indent + layout.unit)}${layout.newline}${indent}` : undefined;
+    if (content === undefined) throw new HookConfigError('verify-failed', 'an empty container holds something other than blank space (a comment?); edit it by hand');
+    return { offset: container.offset + 1, length: interior.length, content };
+  }
+  const end = last.offset + last.length;
+  if (startsLine(text, last)) {
+    const indent = indentAt(text, last.offset);
+    return { offset: end, length: 0, content: `,${layout.newline}${indent}${item(indent)}` };
+  }
+  // A container written on one line gets its new item on the same line, the way its items are separated.
+  const previous = children[children.length - 2];
+  const separator = previous !== undefined && /,\s/.test(text.slice(previous.offset + previous.length, last.offset)) ? ', ' : ',';
+  return { offset: end, length: 0, content: `${separator}${item('').replace(/\r?\n\s*/g, ' ')}` };
+}
+
+/** The edit that removes one item (a property node or an array element) from its container, the exact inverse of appendEdit. */
+function removeEdit(text: string, container: Node, index: number): Edit {
+  const children = container.children ?? [];
+  const item = children[index] as Node;
+  if (children.length === 1) return { offset: container.offset + 1, length: container.length - 2, content: '' };
+  if (index === children.length - 1) {
+    const previous = children[index - 1] as Node;
+    const start = previous.offset + previous.length;
+    return { offset: start, length: item.offset + item.length - start, content: '' };
+  }
+  const next = children[index + 1] as Node;
+  return { offset: item.offset, length: next.offset - item.offset, content: '' };
+}
+
+// --- the document as a value (for verification) ----------------------------------------------
+
+function strippedValue(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return {};
+  const value: unknown = parse(text, [], { allowTrailingComma: false, disallowComments: false });
+  if (!isObject(value)) return value;
+  const copy = structuredClone(value);
+  const hooks = copy.hooks;
+  if (!isObject(hooks)) return copy;
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    const kept: unknown[] = [];
+    for (const element of list) {
+      if (isObject(element) && isOurCommand(element.command)) continue;
+      if (isObject(element) && Array.isArray(element.hooks)) {
+        const handlers = element.hooks.filter((handler) => !(isObject(handler) && isOurCommand(handler.command)));
+        if (handlers.length === 0 && element.hooks.length > 0) continue;
+        kept.push(handlers.length === element.hooks.length ? element : { ...element, hooks: handlers });
+        continue;
+      }
+      kept.push(element);
+    }
+    if (kept.length === 0 && list.length > 0) delete hooks[event];
+    else hooks[event] = kept;
+  }
+  if (Object.keys(hooks).length === 0) delete copy.hooks;
+  return copy;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]));
+}
+
+// --- install and uninstall ---------------------------------------------------------------------
+
+/** Our items in `hooks.<event>` for one hook: whole elements, or handlers inside a shared group. */
+interface OurItems {
+  readonly elements: number[];
+  readonly handlers: Array<{ element: number; handler: number }>;
+}
+
+function ourItems(list: Node, registration: Pick<HookRegistration, 'layout'>, hook: string | undefined): OurItems {
+  const elements: number[] = [];
+  const handlers: Array<{ element: number; handler: number }> = [];
+  const mine = (node: Node | undefined) => {
+    const command = node?.type === 'object' ? node.children?.find((property) => property.children?.[0]?.value === 'command')?.children?.[1]?.value : undefined;
+    const ours = ourHookOf(command);
+    return ours !== undefined && (hook === undefined || ours === hook);
+  };
+  (list.children ?? []).forEach((element, index) => {
+    if (registration.layout === 'flat' || mine(element)) {
+      if (mine(element)) elements.push(index);
+      return;
+    }
+    const group = element.type === 'object' ? element.children?.find((property) => property.children?.[0]?.value === 'hooks')?.children?.[1] : undefined;
+    if (group?.type !== 'array') return;
+    const inner = (group.children ?? []).map((handler, position) => (mine(handler) ? position : -1)).filter((position) => position !== -1);
+    if (inner.length === 0) return;
+    if (inner.length === (group.children ?? []).length) elements.push(index);
+    else for (const position of inner) handlers.push({ element: index, handler: position });
+  });
+  return { elements, handlers };
+}
+
+/** Removes one of our items from the text (re-parsed each time), pruning the containers it empties. Undefined when none is left. */
+function removeOne(text: string, file: string, event: string, registration: Pick<HookRegistration, 'layout'>, hook: string | undefined): string | undefined {
+  const root = parseSettings(text, file);
+  if (root === undefined) return undefined;
+  const hooks = member(root, 'hooks', file);
+  if (hooks === undefined || hooks.type !== 'object') return undefined;
+  const list = member(hooks, event, file);
+  if (list === undefined || list.type !== 'array') return undefined;
+  const items = ourItems(list, registration, hook);
+  const element = items.elements[0];
+  if (element !== undefined) {
+    if ((list.children ?? []).length > 1) return applyEdits(text, [removeEdit(text, list, element)]);
+    // The list held only ours: the event goes, and `hooks` with it when that was its last event.
+    const hooksProperty = list.parent as Node;
+    const eventIndex = (hooks.children ?? []).indexOf(hooksProperty);
+    if ((hooks.children ?? []).length > 1) return applyEdits(text, [removeEdit(text, hooks, eventIndex)]);
+    const rootIndex = (root.children ?? []).indexOf(hooks.parent as Node);
+    return applyEdits(text, [removeEdit(text, root, rootIndex)]);
+  }
+  const handler = items.handlers[0];
+  if (handler === undefined) return undefined;
+  const group = (list.children ?? [])[handler.element] as Node;
+  const inner = group.children?.find((property) => property.children?.[0]?.value === 'hooks')?.children?.[1] as Node;
+  return applyEdits(text, [removeEdit(text, inner, handler.handler)]);
+}
+
+/** Every event of `hooks` that holds one of ours (any hook), for a complete uninstall. */
+function eventsWithOurs(text: string, file: string): string[] {
+  const root = parseSettings(text, file);
+  const hooks = root === undefined ? undefined : member(root, 'hooks', file);
+  if (hooks === undefined || hooks.type !== 'object') return [];
+  return (hooks.children ?? []).map((property) => String(property.children?.[0]?.value)).filter((event) => {
+    const list = member(hooks, event, file);
+    if (list?.type !== 'array') return false;
+    const grouped = ourItems(list, { layout: 'grouped' }, undefined);
+    return grouped.elements.length > 0 || grouped.handlers.length > 0;
+  });
+}
+
+/** The element of ours for (event, hook), as a value, when exactly one is there. */
+function currentElement(text: string, file: string, registration: HookRegistration): unknown {
+  const root = parseSettings(text, file);
+  const hooks = root === undefined ? undefined : member(root, 'hooks', file);
+  const list = hooks?.type === 'object' ? member(hooks, registration.event, file) : undefined;
+  if (list?.type !== 'array') return undefined;
+  const items = ourItems(list, registration, registration.hook);
+  if (items.elements.length !== 1 || items.handlers.length !== 0) return undefined;
+  const value: unknown = parse(text.slice((list.children?.[items.elements[0] as number] as Node).offset, (list.children?.[items.elements[0] as number] as Node).offset + (list.children?.[items.elements[0] as number] as Node).length));
+  return value;
+}
+
+/** Appends one element of ours to `hooks.<event>`, creating `hooks` and the event list as needed. */
+function appendOne(text: string, file: string, registration: HookRegistration, element: JsonObject, layout: Layout): string {
+  const root = parseSettings(text, file) as Node;
+  const hooks = member(root, 'hooks', file);
+  if (hooks === undefined) {
+    const item = (indent: string) => `"hooks": ${render({ [registration.event]: [element] }, indent, layout)}`;
+    return applyEdits(text, [appendEdit(text, root, item, layout)]);
+  }
+  if (hooks.type !== 'object') throw new HookConfigError('hooks-not-an-object', `"hooks" in ${file} is not a JSON object`);
+  const list = member(hooks, registration.event, file);
+  if (list === undefined) {
+    const item = (indent: string) => `${JSON.stringify(registration.event)}: ${render([element], indent, layout)}`;
+    return applyEdits(text, [appendEdit(text, hooks, item, layout)]);
+  }
+  if (list.type !== 'array') throw new HookConfigError('event-not-an-array', `"hooks.${registration.event}" in ${file} is not an array`);
+  return applyEdits(text, [appendEdit(text, list, (indent) => render(element, indent, layout), layout)]);
+}
+
+/** A fresh settings document for a file that does not exist yet. */
+function skeleton(layout: HookRegistration['layout']): string {
+  return layout === 'flat' ? '{\n  "version": 1\n}\n' : '{}\n';
+}
+
+/** The result of planning one settings file. */
+export type SettingsPlan =
+  | { readonly kind: 'unchanged' }
+  | { readonly kind: 'write'; readonly text: string }
+  /** Uninstall found the file holding nothing but what install created: it goes. */
+  | { readonly kind: 'delete' };
+
+function verify(before: string | undefined, after: string, file: string, wanted: ReadonlyArray<{ registration: HookRegistration; element: JsonObject }>): void {
+  parseSettings(after, file);
+  if (!sameJson(strippedValue(before), strippedValue(after))) {
+    throw new HookConfigError('verify-failed', `editing ${file} would change more than Wave Scope's own entries; nothing was written (edit it by hand, or report this)`);
+  }
+  for (const { registration, element } of wanted) {
+    if (!sameJson(currentElement(after, file, registration), element)) {
+      throw new HookConfigError('verify-failed', `editing ${file} did not leave exactly one Wave Scope entry for ${registration.event}; nothing was written`);
+    }
+  }
+}
+
+/**
+ * Merges our registrations for one settings file into its text (undefined: the file does not exist).
+ * Idempotent; keeps every byte outside our entries. `commands` gives each registration's command.
+ * Throws HookConfigError when the file cannot be edited without loss.
+ */
+export function planSettingsInstall(existing: string | undefined, file: string, registrations: readonly HookRegistration[], command: (registration: HookRegistration) => string): SettingsPlan {
+  const first = registrations[0];
+  if (first === undefined) return { kind: 'unchanged' };
+  let text = existing === undefined || existing.trim() === '' ? skeleton(first.layout) : existing;
+  const layout = layoutOf(existing ?? '');
+  parseSettings(text, file);
+  if (first.layout === 'flat') {
+    const root = parseSettings(text, file) as Node;
+    if (member(root, 'version', file) === undefined) {
+      text = applyEdits(text, [appendEdit(text, root, (indent) => `"version": ${render(1, indent, layout)}`, layout)]);
+    }
+  }
+  // What the file is before our entries (a new file's skeleton, Cursor's `version` included): the verification compares against it.
+  const base = text;
+  const wanted = registrations.map((registration) => ({ registration, element: elementOf(registration, command(registration)) }));
+  for (const { registration, element } of wanted) {
+    if (sameJson(currentElement(text, file, registration), element)) continue;
+    for (let next = removeOne(text, file, registration.event, registration, registration.hook); next !== undefined; next = removeOne(text, file, registration.event, registration, registration.hook)) {
+      text = next;
+    }
+    text = appendOne(text, file, registration, element, layout);
+  }
+  if (text === existing) return { kind: 'unchanged' };
+  verify(base, text, file, wanted);
+  return { kind: 'write', text };
+}
+
+/**
+ * Removes every entry of ours from one settings file's text, and the containers that held only them.
+ * A file left holding exactly what install would have created it with is deleted.
+ */
+export function planSettingsRemoval(existing: string | undefined, file: string, layout: HookRegistration['layout']): SettingsPlan {
+  if (existing === undefined || existing.trim() === '') return { kind: 'unchanged' };
+  let text = existing;
+  for (const event of eventsWithOurs(text, file)) {
+    for (let next = removeOne(text, file, event, { layout: 'grouped' }, undefined); next !== undefined; next = removeOne(text, file, event, { layout: 'grouped' }, undefined)) {
+      text = next;
+    }
+  }
+  if (text === existing) return { kind: 'unchanged' };
+  verify(existing, text, file, []);
+  if (text.replace(/\r\n/g, '\n') === skeleton(layout)) return { kind: 'delete' };
+  return { kind: 'write', text };
 }
 
 // --- git pre-commit --------------------------------------------------------------------------
 
 export const GIT_BLOCK_BEGIN = '# >>> wave-scope commit guard >>>';
 export const GIT_BLOCK_END = '# <<< wave-scope commit guard <<<';
-/** The suffix an existing non-shell pre-commit hook is renamed to when we chain it. */
+/** The suffix an existing pre-commit hook is renamed to when we chain it. */
 export const CHAINED_SUFFIX = '.wave-scope-chained';
 const WRAPPER_MARKER = '# wave-scope: runs the commit guard, then the chained hook';
 const CREATED_MARKER = '# (wave-scope created this file)';
+
+/** What is at a hook's path. */
+export type ExistingHook =
+  | { readonly kind: 'absent' }
+  /** A symbolic link (its target is never written through). */
+  | { readonly kind: 'link' }
+  | { readonly kind: 'file'; readonly bytes: Uint8Array }
+  /** A directory, a FIFO, a device: nothing to run or edit. */
+  | { readonly kind: 'other' };
+
+/** One step of a hook plan; the caller carries them out in order. */
+export type HookStep =
+  /** `keepMode`: write with the mode the file has now (a new file gets 0755). */
+  | { readonly kind: 'write'; readonly path: string; readonly text: string; readonly keepMode: boolean }
+  | { readonly kind: 'rename'; readonly from: string; readonly to: string }
+  | { readonly kind: 'remove'; readonly path: string };
+
+/** Why a hook is left alone. */
+export type HookRefusal = 'chained-exists' | 'chained-orphan' | 'not-a-file';
+
+export type HookPlan = { readonly kind: 'steps'; readonly steps: readonly HookStep[] } | { readonly kind: 'refused'; readonly reason: HookRefusal; readonly path: string };
+
+/** The text of a hook that we can edit as text: valid UTF-8 that re-encodes to the same bytes, no NUL. Undefined otherwise. */
+function editableText(bytes: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  if (text.includes('\0')) return undefined;
+  const again = new TextEncoder().encode(text);
+  if (again.length !== bytes.length || again.some((byte, index) => byte !== bytes[index])) return undefined;
+  return text;
+}
 
 function isShellScript(text: string): boolean {
   const first = text.split('\n', 1)[0] ?? '';
@@ -186,174 +535,82 @@ function stripBlock(text: string): { text: string; found: boolean; created: bool
   return { text: text.slice(0, start) + text.slice(end), found: true, created };
 }
 
-/** What to do with the pre-commit hook file. */
-export type PreCommitPlan =
-  | { readonly kind: 'write'; readonly text: string }
-  | {
-      /** The existing hook is not a shell script: rename it to `<name>.wave-scope-chained`, write `text` in its place. */
-      readonly kind: 'chain';
-      readonly text: string;
-    };
-
-/**
- * Installs the guard into the text of a pre-commit hook (undefined: no hook yet). A shell hook (or a
- * husky hook, which has no shebang) gets our block right after its shebang line, so the guard runs
- * first and the rest of the hook still runs after it. Any other hook is chained: it is renamed and a
- * small shell wrapper runs the guard, then execs it with the same arguments.
- */
-export function planPreCommitInstall(existing: string | undefined, command: string): PreCommitPlan {
-  if (existing === undefined || existing.trim() === '') {
-    return { kind: 'write', text: `#!/bin/sh\n${block(command, true)}\n` };
-  }
-  if (existing.includes(WRAPPER_MARKER)) {
-    return { kind: 'write', text: wrapperText(command) };
-  }
-  if (!isShellScript(existing)) return { kind: 'chain', text: wrapperText(command) };
-  const stripped = stripBlock(existing);
-  const created = stripped.found && stripped.created;
-  const text = stripped.text;
-  if (text.startsWith('#!')) {
-    const cut = text.indexOf('\n');
-    const shebang = cut === -1 ? text : text.slice(0, cut);
-    const rest = cut === -1 ? '' : text.slice(cut + 1);
-    return { kind: 'write', text: `${shebang}\n${block(command, created)}\n${rest}` };
-  }
-  return { kind: 'write', text: `${block(command, created)}\n${text}` };
-}
-
 function wrapperText(command: string): string {
-  return [
-    '#!/bin/sh',
-    WRAPPER_MARKER,
-    block(command, false),
-    `exec "$(dirname "$0")/pre-commit${CHAINED_SUFFIX}" "$@"`,
-    '',
-  ].join('\n');
+  return ['#!/bin/sh', WRAPPER_MARKER, block(command, false), `exec "$(dirname "$0")/pre-commit${CHAINED_SUFFIX}" "$@"`, ''].join('\n');
 }
 
-/** What uninstalling leaves of a pre-commit hook. */
-export type PreCommitRemoval =
-  | { readonly kind: 'unchanged' }
-  | { readonly kind: 'write'; readonly text: string }
-  | { readonly kind: 'delete' }
-  | {
-      /** Our wrapper: delete it and rename `pre-commit.wave-scope-chained` back. */
-      readonly kind: 'restore-chained';
-    };
-
-/** Removes the guard from a pre-commit hook's text, leaving everything else as it was. */
-export function planPreCommitRemoval(existing: string | undefined): PreCommitRemoval {
-  if (existing === undefined) return { kind: 'unchanged' };
-  if (existing.includes(WRAPPER_MARKER)) return { kind: 'restore-chained' };
-  const stripped = stripBlock(existing);
-  if (!stripped.found) return { kind: 'unchanged' };
-  const rest = stripped.text.replace(/^#!.*\n?/, '').trim();
-  if (stripped.created && rest === '') return { kind: 'delete' };
-  return { kind: 'write', text: stripped.text };
+function createdText(command: string): string {
+  return `#!/bin/sh\n${block(command, true)}\n`;
 }
 
 /**
- * Which file holds the repository's pre-commit hook, given `core.hooksPath` (relative to the
- * top level, or absolute) and the common git directory. husky (v9 sets `core.hooksPath` to
- * `.husky/_`, older versions to `.husky`) keeps the user's hook in `.husky/pre-commit`; its `_`
- * directory is generated and overwritten, so we edit the user's file.
+ * Installs the guard into the pre-commit hook at `path`. A shell hook (or a husky hook, which has no
+ * shebang) gets our block right after its shebang line, so the guard runs first and the rest of the
+ * hook still runs after it. Anything we cannot edit as text byte for byte (a binary, a script in
+ * another language) or must not write through (a symbolic link) is chained: renamed, link and all, to
+ * `pre-commit.wave-scope-chained`, and a small shell wrapper runs the guard, then execs it. A saved
+ * original is never overwritten: when one exists and the hook is no longer our wrapper, the plan is refused.
  */
-export function preCommitHookPath(options: { topLevel: string; commonDir: string; hooksPath?: string }): string {
-  const hooksPath = options.hooksPath?.trim();
-  if (hooksPath === undefined || hooksPath === '') return `${options.commonDir}/hooks/pre-commit`;
-  const absolute = hooksPath.startsWith('/') ? hooksPath : `${options.topLevel}/${hooksPath}`;
-  const clean = absolute.replace(/\/+$/, '');
+export function planPreCommitInstall(path: string, existing: ExistingHook, chained: ExistingHook, command: string): HookPlan {
+  const chainedPath = `${path}${CHAINED_SUFFIX}`;
+  const chain = (): HookPlan =>
+    chained.kind !== 'absent'
+      ? { kind: 'refused', reason: 'chained-exists', path: chainedPath }
+      : { kind: 'steps', steps: [{ kind: 'rename', from: path, to: chainedPath }, { kind: 'write', path, text: wrapperText(command), keepMode: false }] };
+  if (existing.kind === 'other') return { kind: 'refused', reason: 'not-a-file', path };
+  if (existing.kind === 'absent') {
+    if (chained.kind !== 'absent') return { kind: 'refused', reason: 'chained-orphan', path: chainedPath };
+    return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: false }] };
+  }
+  if (existing.kind === 'link') return chain();
+  const text = editableText(existing.bytes);
+  if (text === undefined) return chain();
+  if (text.includes(WRAPPER_MARKER)) {
+    if (chained.kind === 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
+    const wrapper = wrapperText(command);
+    return { kind: 'steps', steps: text === wrapper ? [] : [{ kind: 'write', path, text: wrapper, keepMode: true }] };
+  }
+  if (chained.kind !== 'absent') return { kind: 'refused', reason: 'chained-exists', path: chainedPath };
+  if (text.trim() === '') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
+  if (!isShellScript(text)) return chain();
+  const stripped = stripBlock(text);
+  const created = stripped.found && stripped.created;
+  const rest = stripped.text;
+  let next: string;
+  if (rest.startsWith('#!')) {
+    const cut = rest.indexOf('\n');
+    const shebang = cut === -1 ? rest : rest.slice(0, cut);
+    const after = cut === -1 ? '' : rest.slice(cut + 1);
+    next = `${shebang}\n${block(command, created)}\n${after}`;
+  } else next = `${block(command, created)}\n${rest}`;
+  return { kind: 'steps', steps: next === text ? [] : [{ kind: 'write', path, text: next, keepMode: true }] };
+}
+
+/** Removes the guard from the pre-commit hook at `path`, leaving everything else as it was. */
+export function planPreCommitRemoval(path: string, existing: ExistingHook, chained: ExistingHook): HookPlan {
+  if (existing.kind !== 'file') return { kind: 'steps', steps: [] };
+  const text = editableText(existing.bytes);
+  if (text === undefined) return { kind: 'steps', steps: [] };
+  if (text.includes(WRAPPER_MARKER)) {
+    const steps: HookStep[] = [{ kind: 'remove', path }];
+    if (chained.kind !== 'absent') steps.push({ kind: 'rename', from: `${path}${CHAINED_SUFFIX}`, to: path });
+    return { kind: 'steps', steps };
+  }
+  const stripped = stripBlock(text);
+  if (!stripped.found) return { kind: 'steps', steps: [] };
+  const rest = stripped.text.replace(/^#!.*\n?/, '').trim();
+  if (stripped.created && rest === '') return { kind: 'steps', steps: [{ kind: 'remove', path }] };
+  return { kind: 'steps', steps: [{ kind: 'write', path, text: stripped.text, keepMode: true }] };
+}
+
+/**
+ * Which file holds the repository's pre-commit hook, given the directory git runs hooks from
+ * (absolute, as `git rev-parse --git-path hooks` says). husky (v9 sets `core.hooksPath` to `.husky/_`,
+ * older versions to `.husky`) keeps the user's hook in `.husky/pre-commit`; its `_` directory is
+ * generated and overwritten, so we edit the user's file.
+ */
+export function preCommitHookPath(hooksDir: string): string {
+  const clean = hooksDir.replace(/\/+$/, '');
   if (/(^|\/)\.husky\/_$/.test(clean)) return `${clean.slice(0, -2)}/pre-commit`;
   return `${clean}/pre-commit`;
-}
-
-/**
- * The launcher script written under the state directory. It finds the Wave Scope CLI at run time
- * (an explicit `WAVE_SCOPE_CLI`, the path recorded at install time, an installed `wave-scope`
- * package, or the newest Wave Scope extension of VS Code, Cursor or VS Code Server), so the hooks keep
- * working after the extension upgrades into a new directory. It prefers the lean `hook.js` beside
- * the CLI and loads it in-process (no second Node start). When nothing is found it fails closed.
- */
-export function launcherSource(recordedCliPaths: readonly string[]): string {
-  return `#!/usr/bin/env node
-// Wave Scope hook launcher, written by "wave-scope install-hooks" (docs/hooks.md). Do not edit:
-// "wave-scope install-hooks" rewrites it, "wave-scope install-hooks --uninstall" removes it.
-'use strict';
-const fs = require('fs');
-const path = require('path');
-const os = require('os');
-const recorded = ${JSON.stringify(recordedCliPaths)};
-const args = process.argv.slice(2);
-
-function extensionClis() {
-  const found = [];
-  const home = os.homedir();
-  for (const root of ['.vscode/extensions', '.vscode-server/extensions', '.vscode-insiders/extensions', '.cursor/extensions']) {
-    let names = [];
-    try { names = fs.readdirSync(path.join(home, root)); } catch { continue; }
-    for (const name of names) {
-      const match = /^wave-scope\\.wave-scope-(\\d+)\\.(\\d+)\\.(\\d+)/.exec(name);
-      if (match) found.push({ version: match.slice(1).map(Number), cli: path.join(home, root, name, 'dist', 'cli.js') });
-    }
-  }
-  found.sort((a, b) => b.version[0] - a.version[0] || b.version[1] - a.version[1] || b.version[2] - a.version[2]);
-  return found.map((entry) => entry.cli);
-}
-
-function* candidates() {
-  if (process.env.WAVE_SCOPE_CLI) yield process.env.WAVE_SCOPE_CLI;
-  yield* recorded;
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    yield path.join(dir, 'node_modules', 'wave-scope', 'dist', 'cli.js');
-    if (path.dirname(dir) === dir) break;
-  }
-  yield* extensionClis();
-}
-
-// The launcher lives in <repository>/<state-dir>/; without any manifest there no wave is active.
-function waveActive() {
-  const root = path.dirname(__dirname);
-  return ${JSON.stringify(STATE_DIR_NAMES)}.some((dir) => fs.existsSync(path.join(root, dir, ${JSON.stringify(MANIFEST_FILE_NAME)})));
-}
-
-function failClosed(detail) {
-  if (args[0] === 'enforce-write' && !waveActive()) {
-    if (args.includes('cursor')) process.stdout.write(JSON.stringify({ permission: 'allow' }) + '\\n');
-    else if (args.includes('gemini')) process.stdout.write(JSON.stringify({ decision: 'allow' }) + '\\n');
-    return;
-  }
-  const reason = 'Wave Scope blocked this call: its hook launcher cannot find the wave-scope CLI (' + detail + '). Run "wave-scope install-hooks" again, or set WAVE_SCOPE_CLI to dist/cli.js.';
-  if (args[0] !== 'enforce-write') {
-    process.stderr.write(reason + '\\n');
-    process.exit(1);
-  }
-  const cli = args[args.indexOf('--agent-cli') + 1];
-  let reply;
-  if (cli === 'cursor') reply = { permission: 'deny', user_message: reason, agent_message: reason };
-  else if (cli === 'gemini') reply = { decision: 'deny', reason };
-  else reply = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
-  process.stdout.write(JSON.stringify(reply) + '\\n');
-}
-
-let started = false;
-for (const cli of candidates()) {
-  const lean = path.join(path.dirname(cli), 'hook.js');
-  if (fs.existsSync(lean)) {
-    started = true;
-    try {
-      require(lean).runHookMain(args);
-    } catch (error) {
-      failClosed('loading ' + lean + ' failed: ' + (error && error.message));
-    }
-    break;
-  }
-  if (fs.existsSync(cli)) {
-    started = true;
-    const run = require('child_process').spawnSync(process.execPath, [cli, 'hook', ...args], { stdio: 'inherit' });
-    process.exitCode = run.status === null ? 2 : run.status;
-    break;
-  }
-}
-if (!started) failClosed('looked in WAVE_SCOPE_CLI, ' + (recorded.join(', ') || 'no recorded path') + ', node_modules/wave-scope and the editor extension folders');
-`;
 }

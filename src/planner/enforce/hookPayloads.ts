@@ -1,11 +1,17 @@
 // Reading what an agent CLI hands its pre-tool hook: which protocol spoke, which tool is about to run,
 // and which paths it will write. Every agent CLI spells this differently (docs/hooks.md cites each
-// protocol's source); the rest of the gate sees only a WriteRequest.
+// protocol's source); the rest of the gate sees only a WriteRequest. The answers are spoken by
+// hookReplies.ts.
+import { CodexPatchError, parseCodexInvocation, parseCodexPatch, parseCodexScript, patchPaths } from './codexPatch';
+import type { CodexPatch } from './codexPatch';
+import { ANY_READING, CODEX_READING } from './writeTarget';
+import type { PathReading } from './writeTarget';
 
-/** The agent CLIs whose pre-tool hook Wave Scope answers. */
-export type HookProtocol = 'claude' | 'codex' | 'cursor' | 'gemini';
+import type { HookProtocol } from './hookReplies';
 
-export const HOOK_PROTOCOLS: readonly HookProtocol[] = ['claude', 'codex', 'cursor', 'gemini'];
+// The protocol names and the replies live in hookReplies.ts (the launcher loads that module alone).
+export { HOOK_PROTOCOLS, formatHookReply, hookReply, universalDeny } from './hookReplies';
+export type { HookProtocol, HookReply, HookVerdict } from './hookReplies';
 
 /** One pre-tool call, reduced to what the write gate decides on. */
 export interface WriteRequest {
@@ -16,23 +22,31 @@ export interface WriteRequest {
   /** Whether this tool writes files named in its input (false: not this gate's business, allowed). */
   readonly writes: boolean;
   /** The raw target paths, as spelled in the payload (absolute, or relative to `cwd`). */
-  readonly targets: readonly string[];
+  readonly targets: readonly unknown[];
+  /** How the agent CLI reads those paths (Codex folds `..` and expands `~`; for the others every reading is checked). */
+  readonly readings: readonly PathReading[];
   /** The payload's working directory, when it names one. */
   readonly cwd?: string;
-  /** Non-empty only when the call comes from a dispatched subagent (Claude Code's `agent_id`). */
+  /** Non-empty only when the call comes from a dispatched subagent (the payload's `agent_id`). */
   readonly agentId?: string;
   /** Session ids the payload carries (`session_id`, `sessionId`, `parent_session_id`, `conversation_id`). */
   readonly sessionIds: readonly string[];
+  /** Cursor's `workspace_roots`: the project the session was opened on. */
+  readonly workspaceRoots: readonly string[];
+  /** The session's transcript (`transcript_path`): a subagent's own transcript lies beside it (the dispatch binding). */
+  readonly transcriptPath?: string;
 }
 
 /** Why a payload cannot be read; machine-readable. Any of these is a deny. */
-export type HookPayloadProblemReason = 'not-json' | 'not-an-object' | 'no-tool-name' | 'no-target' | 'bad-patch';
+export type HookPayloadProblemReason = 'not-json' | 'not-an-object' | 'unknown-protocol' | 'no-tool-name' | 'no-target' | 'bad-patch';
 
 /** A payload the gate cannot read. The hook denies on it (fail closed). */
 export class HookPayloadError extends Error {
   constructor(
     readonly reason: HookPayloadProblemReason,
     message: string,
+    /** The protocol the payload's shape names, when it names one (the deny is spoken in it). */
+    readonly protocol?: HookProtocol,
   ) {
     super(message);
     this.name = 'HookPayloadError';
@@ -61,45 +75,52 @@ const CLAUDE_WRITE_TOOLS: Record<string, string> = {
 /** Gemini CLI's file-writing tools (all name the file in `file_path`). */
 const GEMINI_WRITE_TOOLS = new Set(['write_file', 'replace', 'edit']);
 
-/** Cursor's preToolUse tool names that write a file (its agent uses Claude-style names). */
-const CURSOR_WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'StrReplace', 'Delete', 'edit_file', 'write_file', 'delete_file']);
+/** Cursor's preToolUse tool names that write a file (its agent uses Claude-style names and its own). */
+export const CURSOR_WRITE_TOOLS: readonly string[] = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'StrReplace', 'Delete', 'edit_file', 'write_file', 'delete_file'];
 
-const PATCH_HEADER = /^\*\*\* (Add File|Update File|Delete File|Move to): (.*)$/;
+/** The keys a file-writing tool's input may name its file with, in the order they are looked at. */
+const FILE_KEYS = ['file_path', 'path', 'target_file', 'notebook_path', 'filePath'];
 
-/**
- * The paths a Codex `apply_patch` body touches: every `*** Add File:`, `*** Update File:`,
- * `*** Delete File:` and `*** Move to:` line (a move writes both its source and its destination).
- * Throws HookPayloadError `bad-patch` when the body has none, since a patch whose files cannot be
- * named cannot be checked.
- */
-export function parseApplyPatchTargets(patch: string): string[] {
-  const targets: string[] = [];
-  for (const line of patch.split(/\r?\n/)) {
-    const match = PATCH_HEADER.exec(line);
-    if (match === null) continue;
-    const path = (match[2] ?? '').trim();
-    if (path === '') throw new HookPayloadError('bad-patch', `The patch line "${line}" names no file.`);
-    targets.push(path);
-  }
-  if (targets.length === 0) {
-    throw new HookPayloadError('bad-patch', 'The apply_patch body names no file (no "*** Add/Update/Delete File:" line).');
-  }
-  return targets;
+// MCP tools: Claude Code, Codex and Gemini CLI name them `mcp__<server>__<tool>`, Cursor `MCP:<server>:<tool>`.
+// One whose own name says it changes files (a verb below) and whose input names a path is a write to
+// that path; one whose input names no path, or whose name says it only reads, is not this gate's
+// business. docs/hooks.md lists what that leaves out.
+const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
+const MCP_WRITE_VERB = /(?:^|[_-])(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)(?:[_-]|$)/i;
+const MCP_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'target', 'target_file', 'targetPath', 'destination', 'dest', 'source', 'new_path', 'old_path', 'newPath', 'oldPath', 'directory', 'dir'];
+const MCP_PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
+
+/** The MCP tool part of a tool name (`mcp__fs__write_file` → `write_file`), or undefined when the tool is not an MCP tool. */
+export function mcpToolOf(toolName: string): string | undefined {
+  const match = MCP_PREFIX.exec(toolName);
+  return match === null ? undefined : match[3];
 }
 
-/** The patch text of a Codex `apply_patch` call: `tool_input.command` as a string, or the last argv element. */
-function patchText(toolInput: unknown): string | undefined {
-  if (typeof toolInput === 'string') return toolInput;
-  if (!isObject(toolInput)) return undefined;
-  for (const key of ['command', 'patch', 'input']) {
-    const value = toolInput[key];
-    if (typeof value === 'string') return value;
-    if (Array.isArray(value)) {
-      const body = value.find((part) => typeof part === 'string' && part.includes('*** Begin Patch'));
-      if (typeof body === 'string') return body;
+/** The paths an MCP tool call writes: none when it is not a write or names no path. */
+function mcpTargets(tool: string, input: JsonObject): { writes: boolean; targets: unknown[] } {
+  if (!MCP_WRITE_VERB.test(tool)) return { writes: false, targets: [] };
+  const targets: unknown[] = [];
+  for (const key of MCP_PATH_KEYS) if (input[key] !== undefined && input[key] !== null) targets.push(input[key]);
+  for (const key of MCP_PATH_LIST_KEYS) {
+    const list = input[key];
+    if (Array.isArray(list)) targets.push(...(list as unknown[]));
+    else if (list !== undefined && list !== null) targets.push(list);
+  }
+  return { writes: targets.length > 0, targets };
+}
+
+/** A tool input that arrived as a JSON string (Cursor's MCP events do this), read as the object it spells. */
+function inputObject(toolInput: unknown): JsonObject {
+  if (isObject(toolInput)) return toolInput;
+  if (typeof toolInput === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(toolInput);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // Not JSON: an input without named paths.
     }
   }
-  return undefined;
+  return {};
 }
 
 function sessionIdsOf(payload: JsonObject): string[] {
@@ -111,97 +132,119 @@ function sessionIdsOf(payload: JsonObject): string[] {
   return ids;
 }
 
-/** Guesses the protocol from the payload's shape when the installed command did not name it. */
-export function detectProtocol(payload: JsonObject): HookProtocol {
+/**
+ * The protocol a payload's shape names, or undefined when nothing in it says (then the reply must be
+ * one every supported agent CLI reads as a block). Gemini CLI's event is `BeforeTool`; Cursor's is
+ * `preToolUse` and its payloads carry `conversation_id`, `workspace_roots` and `cursor_version`;
+ * Codex's PreToolUse carries `turn_id`; Claude Code's PreToolUse carries none of those.
+ */
+export function detectProtocol(payload: JsonObject): HookProtocol | undefined {
   const event = stringField(payload, 'hook_event_name');
   if (event === 'BeforeTool') return 'gemini';
-  if (event === 'preToolUse' || payload.conversation_id !== undefined || payload.workspace_roots !== undefined) return 'cursor';
-  if (stringField(payload, 'tool_name') === 'apply_patch' || payload.turn_id !== undefined) return 'codex';
-  return 'claude';
+  if (event === 'preToolUse' || payload.conversation_id !== undefined || payload.workspace_roots !== undefined || payload.cursor_version !== undefined) {
+    return 'cursor';
+  }
+  if (payload.turn_id !== undefined || stringField(payload, 'tool_name') === 'apply_patch') return 'codex';
+  if (event === 'PreToolUse') return 'claude';
+  return undefined;
 }
 
-function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: string[] } {
-  if (toolName === 'apply_patch') {
-    const text = patchText(toolInput);
-    if (text === undefined) throw new HookPayloadError('bad-patch', 'The apply_patch call carries no patch text in tool_input.');
-    return { writes: true, targets: parseApplyPatchTargets(text) };
-  }
+/** The patch of a Codex `apply_patch` call (`tool_input.command` as a string or an argv), parsed as Codex parses it. */
+function codexApplyPatch(toolInput: unknown): CodexPatch {
   const input = isObject(toolInput) ? toolInput : {};
+  const command = typeof toolInput === 'string' ? toolInput : (input.command ?? input.patch ?? input.input);
+  if (typeof command === 'string') return { hunks: parseCodexPatch(command) };
+  if (Array.isArray(command) && command.every((part) => typeof part === 'string')) {
+    const parsed = parseCodexInvocation(command as string[]);
+    if (parsed !== undefined) return parsed;
+  }
+  throw new HookPayloadError('bad-patch', 'The apply_patch call carries no patch text Codex would read (tool_input.command).', 'codex');
+}
+
+/** The patch a Codex shell call runs when Codex reads its command as an apply_patch invocation. */
+function codexShellPatch(toolInput: unknown): CodexPatch | undefined {
+  const command = isObject(toolInput) ? toolInput.command : undefined;
+  if (typeof command === 'string') return parseCodexScript(command);
+  if (Array.isArray(command) && command.every((part) => typeof part === 'string')) return parseCodexInvocation(command as string[]);
+  return undefined;
+}
+
+/** The path a Codex hunk writes, joined onto the `cd` directory as Codex joins it (an absolute or `~` path ignores it). */
+function codexTarget(path: string, workdir: string | undefined): string {
+  if (workdir === undefined || path.startsWith('/') || path === '~' || path.startsWith('~/')) return path;
+  return `${workdir.replace(/\/+$/, '')}/${path}`;
+}
+
+function codexTargets(patch: CodexPatch): string[] {
+  const paths = patchPaths(patch).map((path) => codexTarget(path, patch.workdir));
+  if (paths.length === 0) throw new HookPayloadError('bad-patch', 'The apply_patch body names no file (no "*** Add/Update/Delete File:" hunk).', 'codex');
+  return paths;
+}
+
+function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: unknown[]; readings: readonly PathReading[] } {
+  try {
+    if (toolName === 'apply_patch') return { writes: true, targets: codexTargets(codexApplyPatch(toolInput)), readings: CODEX_READING };
+    if (protocol === 'codex' && (toolName === 'Bash' || toolName === 'shell' || toolName === 'exec_command' || toolName === 'local_shell')) {
+      const patch = codexShellPatch(toolInput);
+      if (patch === undefined) return { writes: false, targets: [], readings: ANY_READING };
+      return { writes: true, targets: codexTargets(patch), readings: CODEX_READING };
+    }
+  } catch (error) {
+    if (error instanceof CodexPatchError) throw new HookPayloadError('bad-patch', `The apply_patch call cannot be read with certainty: ${error.message}.`, protocol);
+    throw error;
+  }
+  const input = inputObject(toolInput);
+  const mcpTool = mcpToolOf(toolName);
+  if (mcpTool !== undefined) return { ...mcpTargets(mcpTool, input), readings: ANY_READING };
   let key: string | undefined;
   if (protocol === 'gemini') key = GEMINI_WRITE_TOOLS.has(toolName) ? 'file_path' : undefined;
-  else if (protocol === 'cursor') key = CURSOR_WRITE_TOOLS.has(toolName) ? 'file_path' : undefined;
+  else if (protocol === 'cursor') key = CURSOR_WRITE_TOOLS.includes(toolName) ? 'file_path' : undefined;
   else key = CLAUDE_WRITE_TOOLS[toolName];
-  if (key === undefined) return { writes: false, targets: [] };
-  const candidates = [input[key], input.path, input.target_file, input.file_path, input.notebook_path];
-  const target = candidates.find((value) => value !== undefined && value !== null);
+  if (key === undefined) return { writes: false, targets: [], readings: ANY_READING };
+  const target = [input[key], ...FILE_KEYS.map((name) => input[name])].find((value) => value !== undefined && value !== null);
   if (target === undefined) {
-    throw new HookPayloadError('no-target', `The ${toolName} call names no file (tool_input.${key} is missing).`);
+    throw new HookPayloadError('no-target', `The ${toolName} call names no file (tool_input.${key} is missing).`, protocol);
   }
   // A non-string target is passed on as-is so resolution reports it as invalid (and the gate denies).
-  return { writes: true, targets: [target as string] };
+  return { writes: true, targets: [target], readings: ANY_READING };
 }
 
 /**
  * Parses one pre-tool hook payload (the raw stdin text). `protocol` is what the installed command
- * says; without it the protocol is guessed from the payload. Throws HookPayloadError.
+ * says; without it the protocol is read from the payload's shape. Throws HookPayloadError, carrying
+ * the protocol when one is known.
  */
 export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteRequest {
   let payload: unknown;
   try {
     payload = JSON.parse(stdin);
   } catch {
-    throw new HookPayloadError('not-json', 'The hook payload on stdin is not JSON.');
+    throw new HookPayloadError('not-json', 'The hook payload on stdin is not JSON.', protocol);
   }
-  if (!isObject(payload)) throw new HookPayloadError('not-an-object', 'The hook payload is not a JSON object.');
-  const chosen = protocol ?? detectProtocol(payload);
+  if (!isObject(payload)) throw new HookPayloadError('not-an-object', 'The hook payload is not a JSON object.', protocol);
+  const detected = protocol ?? detectProtocol(payload);
   const toolName = stringField(payload, 'tool_name') ?? stringField(payload, 'toolName');
   if (toolName === undefined || toolName === '') {
-    throw new HookPayloadError('no-tool-name', 'The hook payload names no tool (tool_name is missing).');
+    throw new HookPayloadError('no-tool-name', 'The hook payload names no tool (tool_name is missing).', detected);
   }
-  const { writes, targets } = targetsFor(chosen, toolName, payload.tool_input ?? payload.toolArgs);
+  if (detected === undefined) {
+    throw new HookPayloadError('unknown-protocol', 'The hook payload does not say which agent CLI sent it (no hook_event_name), so its reply format is unknown.');
+  }
+  const { writes, targets, readings } = targetsFor(detected, toolName, payload.tool_input ?? payload.toolArgs);
   const cwd = stringField(payload, 'cwd');
   const agentId = stringField(payload, 'agent_id');
+  const transcriptPath = stringField(payload, 'transcript_path');
+  const roots = Array.isArray(payload.workspace_roots) ? payload.workspace_roots.filter((root): root is string => typeof root === 'string' && root.startsWith('/')) : [];
   return {
-    protocol: chosen,
+    protocol: detected,
     toolName,
     writes,
     targets,
+    readings,
     ...(cwd !== undefined && cwd !== '' ? { cwd } : {}),
     ...(agentId !== undefined && agentId.trim() !== '' ? { agentId: agentId.trim() } : {}),
     sessionIds: sessionIdsOf(payload),
+    workspaceRoots: roots,
+    ...(transcriptPath !== undefined && transcriptPath.startsWith('/') ? { transcriptPath } : {}),
   };
-}
-
-/** What the gate decided, ready to be spoken in one protocol. */
-export type HookVerdict =
-  | { readonly decision: 'allow' }
-  | { readonly decision: 'warn'; readonly message: string }
-  | { readonly decision: 'deny'; readonly reason: string };
-
-/**
- * The stdout text answering `verdict` in `protocol` ('' = print nothing). Claude Code and Codex share
- * the PreToolUse `hookSpecificOutput` envelope; Cursor answers with `permission`; Gemini CLI with `decision`.
- */
-export function formatHookReply(protocol: HookProtocol, verdict: HookVerdict): string {
-  switch (protocol) {
-    case 'claude':
-    case 'codex':
-      if (verdict.decision === 'allow') return '';
-      if (verdict.decision === 'warn') return `${JSON.stringify({ systemMessage: verdict.message })}\n`;
-      return `${JSON.stringify({
-        hookSpecificOutput: {
-          hookEventName: 'PreToolUse',
-          permissionDecision: 'deny',
-          permissionDecisionReason: verdict.reason,
-        },
-      })}\n`;
-    case 'cursor':
-      if (verdict.decision === 'allow') return `${JSON.stringify({ permission: 'allow' })}\n`;
-      if (verdict.decision === 'warn') return `${JSON.stringify({ permission: 'allow', user_message: verdict.message })}\n`;
-      return `${JSON.stringify({ permission: 'deny', user_message: verdict.reason, agent_message: verdict.reason })}\n`;
-    case 'gemini':
-      if (verdict.decision === 'allow') return `${JSON.stringify({ decision: 'allow' })}\n`;
-      if (verdict.decision === 'warn') return `${JSON.stringify({ decision: 'allow', systemMessage: verdict.message })}\n`;
-      return `${JSON.stringify({ decision: 'deny', reason: verdict.reason })}\n`;
-  }
 }

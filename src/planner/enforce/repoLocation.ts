@@ -5,13 +5,14 @@
 // worktree: its git dir holds a `commondir` file pointing at the shared git directory, whose parent
 // is the coordinator's checkout, where the wave's manifest lives (reference § 2.5: manifest root vs
 // write root).
-import { foldCase } from '../scope/scopeEntry';
-
 /** The little of a file system the walk needs. `src/node/hookFileSystem.ts` has the Node one. */
 export interface LocateFileSystem {
-  /** `dir`, `file`, or undefined when nothing is there (a link is followed). */
-  kind(path: string): 'dir' | 'file' | undefined;
-  /** The whole text of a small file, or undefined when it cannot be read. */
+  /** `dir`, `file`, `other` (a FIFO, a device, a socket), or undefined when nothing is there (a link is followed). */
+  kind(path: string): 'dir' | 'file' | 'other' | undefined;
+  /**
+   * The whole text of a small control file, or undefined when nothing is there. Throws when it cannot
+   * be read safely: not a regular file, a link that leads nowhere, larger than the cap, too slow.
+   */
   readText(path: string): string | undefined;
 }
 
@@ -76,6 +77,9 @@ export function locateRepository(start: string, fs: LocateFileSystem): RepoLocat
         linkedWorktree: commonDir !== marker,
       };
     }
+    if (kind === 'other') {
+      throw new Error(`${marker} is neither a directory nor a file (a FIFO, a device or a socket); cannot tell which repository this is.`);
+    }
     if (kind === 'file') {
       const pointer = firstLine(fs.readText(marker));
       if (pointer === undefined || !pointer.startsWith('gitdir:')) {
@@ -106,39 +110,20 @@ function workTreeOf(commonDir: string): string {
   return commonDir.endsWith('/.git') ? parentOf(commonDir) : commonDir;
 }
 
-/** The `[core]` settings the gate needs, read from a git config file's text (git's own reader is a process spawn). */
-export interface CoreConfig {
-  readonly ignoreCase: boolean;
-  /** `core.hooksPath` as written (relative to the top level, or absolute), when set. */
-  readonly hooksPath?: string;
-}
-
-/** Reads `core.ignorecase` and `core.hooksPath`; only the `[core]` section counts, the last assignment wins, as in git. */
-export function readCoreConfig(configText: string | undefined): CoreConfig {
-  if (configText === undefined) return { ignoreCase: false };
-  let inCore = false;
-  let ignoreCase = false;
-  let hooksPath: string | undefined;
-  for (const rawLine of configText.split(/\r?\n/)) {
-    const line = rawLine.replace(/(^|\s)[#;].*$/, '').trim();
-    if (line === '') continue;
-    const section = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
-    if (section !== null) {
-      inCore = foldCase(section[1] ?? '') === 'core';
-      continue;
-    }
-    if (!inCore) continue;
-    const assignment = /^([A-Za-z]+)\s*(?:=\s*(.*))?$/.exec(line);
-    if (assignment === null) continue;
-    const key = foldCase(assignment[1] ?? '');
-    const value = (assignment[2] ?? 'true').trim();
-    if (key === 'ignorecase') ignoreCase = ['true', 'yes', 'on', '1'].includes(foldCase(value));
-    else if (key === 'hookspath') hooksPath = value.replace(/^"(.*)"$/, '$1');
+/**
+ * Every checkout around the canonical directory `start`, innermost first: the one that contains it,
+ * then the one that contains that one's top level, and so on up to `/`. A repository planted inside
+ * another (a `.git` an agent wrote, a submodule, a vendored clone) is never the only one the gate sees.
+ */
+export function locateRepositories(start: string, fs: LocateFileSystem): RepoLocation[] {
+  const chain: RepoLocation[] = [];
+  let dir = start;
+  for (let depth = 0; depth < 4096; depth += 1) {
+    const location = locateRepository(dir, fs);
+    if (location === undefined) break;
+    chain.push(location);
+    if (location.writeRoot === '/') break;
+    dir = parentOf(location.writeRoot);
   }
-  return hooksPath === undefined ? { ignoreCase } : { ignoreCase, hooksPath };
-}
-
-/** `core.ignorecase` from a git config file's text. */
-export function configIgnoreCase(configText: string | undefined): boolean {
-  return readCoreConfig(configText).ignoreCase;
+  return chain;
 }

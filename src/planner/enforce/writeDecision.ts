@@ -3,8 +3,12 @@
 // in-process and the fuzz test can run it a hundred thousand times.
 //
 // Posture: fail closed. Only three things allow a write: no wave is active (no manifest), the
-// manifest provably belongs to another session, or every target is covered. Everything the gate
-// cannot prove is a deny, including a manifest it cannot read.
+// manifest provably belongs to another session, or every destination of every target is covered.
+// Everything the gate cannot prove is a deny, including a manifest it cannot read.
+//
+// One decision is taken per manifest that governs the write (writeGate.ts finds them and keeps the
+// strictest answer), against that manifest's write root.
+import { CONTROL_STATE, NESTED_CONTROL_STATE, controlStateOf } from '../plan/controlState';
 import { compileScopeEntry, foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
 import type { ResolvedWriteTarget, WriteTargetProblem } from './writeTarget';
 import { isWithin } from './writeTarget';
@@ -34,21 +38,38 @@ export type ManifestState =
       readonly session: 'own' | 'foreign' | 'unknown';
     };
 
-/** The writing agent's own declaration, when the writer is known (`WAVE_SCOPE_AGENT`). */
+/** The writing agent's own declaration, when the writer is known (`WAVE_SCOPE_AGENT`, a bound subagent). */
 export type AgentScopeState =
-  | { readonly kind: 'loaded'; readonly agent: string; readonly path: string; readonly entries: readonly string[] }
+  | {
+      readonly kind: 'loaded';
+      readonly agent: string;
+      readonly path: string;
+      readonly entries: readonly string[];
+      /**
+       * `dispatch`: a subagent's claim from the dispatch ledger, not a declaration: it only narrows, so
+       * even an absolute entry counts only where `allowedPaths` covers it too (it never does).
+       */
+      readonly origin?: 'declaration' | 'dispatch';
+    }
   | { readonly kind: 'unusable'; readonly agent: string; readonly path: string; readonly problem: string };
 
 export interface WriteDecisionInput {
+  /**
+   * Every destination of every target, located against `writeRoot` (writeTarget.ts's
+   * locateDestinations): each must be allowed. Those with `role: 'spelled'` are judged for control
+   * state only.
+   */
   readonly targets: readonly ResolvedWriteTarget[];
   readonly manifest: ManifestState;
-  /** Set when `WAVE_SCOPE_AGENT` names the writer: the target must lie in this agent's own scope. */
+  /** Set when the writer is known (`WAVE_SCOPE_AGENT`, a bound subagent): the target must lie in its own scope. */
   readonly agentScope?: AgentScopeState;
   /** True when the caller is a dispatched agent (payload `agent_id`, `WAVE_SCOPE_AGENT`, or an isolated worktree). */
   readonly dispatchedAgent: boolean;
   /**
-   * Canonical absolute paths of the wave's control state (the manifest file and the `filescopes/`
-   * directory of the state dir in use). A dispatched agent may never write them.
+   * Canonical absolute paths of control state beyond the catalogue's repository-relative entries
+   * (which every target inside the write root is checked against, at the root and at any depth): git
+   * directories, hooks directories, included git config files, and where each catalogue path of the
+   * roots really leads when a link is on its way. A dispatched agent may never write them.
    */
   readonly controlPaths: readonly string[];
   /**
@@ -65,7 +86,7 @@ export interface WriteDecisionInput {
 }
 
 /** Why one target is refused; machine-readable. */
-export type ViolationKind = 'invalid-path' | 'control-file' | 'outside-root' | 'outside-scope' | 'no-agent-scope';
+export type ViolationKind = 'invalid-path' | 'control-file' | 'outside-root' | 'outside-scope' | 'no-agent-scope' | 'agent-scope-unbacked';
 
 export interface WriteViolation {
   readonly kind: ViolationKind;
@@ -91,6 +112,8 @@ export type WriteDecision =
       /** Where `allowed` came from. */
       readonly against: 'manifest' | 'agent';
       readonly agent?: string;
+      /** `dispatch` when the agent's scope is a subagent's dispatch claim (see AgentScopeState). */
+      readonly agentOrigin?: 'dispatch';
       readonly manifestPath: string;
       readonly wave: number;
     }
@@ -192,9 +215,41 @@ export function compileGrants(entries: readonly string[], options: { writeRoot: 
   };
 }
 
+// The catalogue's entries compile to automata; most paths share no segment with any of them, and a
+// path can only be control state if one of its segments is a literal segment some entry starts with
+// (`.git`, `.claude`, `AGENTS.md`, …), so that lookup runs first.
+const controlSegments = new Map<boolean, Set<string>>();
+
+function leadingSegments(ignoreCase: boolean): Set<string> {
+  let segments = controlSegments.get(ignoreCase);
+  if (segments === undefined) {
+    segments = new Set();
+    for (const { entry } of [...CONTROL_STATE, ...NESTED_CONTROL_STATE]) {
+      const first = entry.replace(/^\*\*\//, '').split('/')[0] ?? '';
+      segments.add(ignoreCase ? foldCase(first) : first);
+    }
+    controlSegments.set(ignoreCase, segments);
+  }
+  return segments;
+}
+
+/** Whether a repository-relative path is control state by the catalogue (at the root, or at any depth). */
+export function isCatalogueControl(relative: string, ignoreCase = false): boolean {
+  const segments = leadingSegments(ignoreCase);
+  const parts = relative.split('/');
+  if (!parts.some((part) => segments.has(ignoreCase ? foldCase(part) : part))) return false;
+  return controlStateOf(relative, { ignoreCase }) !== undefined;
+}
+
 function isControlPath(target: ResolvedWriteTarget, controlPaths: readonly string[], ignoreCase?: boolean): boolean {
   if (target.kind === 'invalid') return false;
+  if (target.kind === 'inside' && isCatalogueControl(target.relative, ignoreCase)) return true;
   return controlPaths.some((control) => isWithin(control, target.absolute, ignoreCase));
+}
+
+function isCoordinatorPath(target: ResolvedWriteTarget, coordinatorPaths: readonly string[], ignoreCase?: boolean): boolean {
+  if (target.kind === 'invalid') return false;
+  return coordinatorPaths.some((path) => isWithin(path, target.absolute, ignoreCase));
 }
 
 function shownOf(target: ResolvedWriteTarget): string {
@@ -220,30 +275,55 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
     allowed = agentScope.kind === 'loaded' ? agentScope.entries : [];
     if (input.expandEntries !== undefined && agentScope.kind === 'loaded') allowed = input.expandEntries(allowed);
   }
-  const compiled = grants ?? compileGrants(allowed, { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase });
+  const options = { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase };
+  const compiled = grants ?? compileGrants(allowed, options);
+  // An agent's own scope counts only where the wave's union backs it: a per-agent file that grants
+  // more than allowedPaths was not written by the plan that computed the union. (An absolute grant
+  // outside the checkout, such as a memory directory, has no counterpart in allowedPaths, which holds
+  // no absolute entry; it counts when the aggregate declares it, which the caller has checked.)
+  let wave: CompiledGrants | undefined;
+  const waveCovers = (target: ResolvedWriteTarget) => {
+    wave ??= compileGrants(manifest.manifest.allowedPaths, options);
+    return wave.covers(target);
+  };
 
   const hard: WriteViolation[] = [];
   const soft: WriteViolation[] = [];
+  const seen = new Set<string>();
+  const push = (list: WriteViolation[], violation: WriteViolation) => {
+    const key = `${violation.kind}\0${violation.raw}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    list.push(violation);
+  };
   for (const target of input.targets) {
     const shown = shownOf(target);
     if (target.kind === 'invalid') {
-      hard.push({ kind: 'invalid-path', raw: target.raw, shown, problem: target.problem });
+      push(hard, { kind: 'invalid-path', raw: target.raw, shown, problem: target.problem });
       continue;
     }
     if (input.dispatchedAgent && isControlPath(target, input.controlPaths, input.ignoreCase)) {
-      hard.push({ kind: 'control-file', raw: target.raw, shown });
+      push(hard, { kind: 'control-file', raw: target.raw, shown });
       continue;
     }
-    if (!input.dispatchedAgent && isControlPath(target, input.coordinatorPaths ?? [], input.ignoreCase)) continue;
+    // A spelling is not a place: it is judged for control state above, and nothing else.
+    if (target.role === 'spelled') continue;
+    if (!input.dispatchedAgent && isCoordinatorPath(target, input.coordinatorPaths ?? [], input.ignoreCase)) continue;
     if (agentScope !== undefined && agentScope.kind === 'unusable') {
-      soft.push({ kind: 'no-agent-scope', raw: target.raw, shown, problem: agentScope.problem });
+      // No scope, no write: whatever the enforcement level says.
+      push(hard, { kind: 'no-agent-scope', raw: target.raw, shown, problem: agentScope.problem });
       continue;
     }
-    if (compiled.covers(target)) continue;
-    soft.push({ kind: target.kind === 'outside' ? 'outside-root' : 'outside-scope', raw: target.raw, shown });
+    if (compiled.covers(target)) {
+      const declaredOutside = target.kind === 'outside' && agentScope?.kind === 'loaded' && agentScope.origin !== 'dispatch';
+      if (agentScope === undefined || declaredOutside || waveCovers(target)) continue;
+      push(hard, { kind: 'agent-scope-unbacked', raw: target.raw, shown });
+      continue;
+    }
+    push(soft, { kind: target.kind === 'outside' ? 'outside-root' : 'outside-scope', raw: target.raw, shown });
   }
 
-  // Control files and unresolvable paths are refused whatever the enforcement level says.
+  // Control files, unresolvable paths and scopes nothing backs are refused whatever the enforcement level says.
   if (hard.length === 0 && (soft.length === 0 || enforcement === 'off')) {
     return { decision: 'allow', because: soft.length === 0 ? 'covered' : 'enforcement-off' };
   }
@@ -254,6 +334,7 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
     allowed,
     against,
     ...(agentScope !== undefined ? { agent: agentScope.agent } : {}),
+    ...(agentScope?.kind === 'loaded' && agentScope.origin === 'dispatch' ? { agentOrigin: 'dispatch' as const } : {}),
     manifestPath: manifest.path,
     wave: manifest.manifest.wave,
   };

@@ -1,21 +1,47 @@
 // The write gate as one call: from a parsed hook payload to a decision, reading only the handful of
 // small files the decision needs (no repository scan, no process spawn). The file system reaches it
 // through `WriteGateHost`; `src/node/hookFileSystem.ts` has the Node implementation.
+//
+// Which waves govern a write. Not only the innermost repository around the payload's `cwd`: an agent
+// that can plant a `.git` and a manifest in its own scope would otherwise choose its own rules. Every
+// repository around the session's project root (`CLAUDE_PROJECT_DIR` and its equivalents), around
+// `cwd`, and around every place the write lands, up to `/`, is looked at, and every wave found there
+// decides; the strictest answer stands. So a manifest nested inside another checkout can only add
+// restrictions, and the wave that binds the session (the project root's, else the outermost found)
+// is the one whose per-agent scopes apply.
+//
+// Whose scope applies. `WAVE_SCOPE_AGENT` names an agent: its own scope file. A Claude Code subagent
+// (`agent_id`): the dispatch the ledger ties it to (docs/hooks.md, "Each subagent in its own scope"),
+// which can only narrow the wave's union. Anyone else: the wave's `allowedPaths`.
+//
+// The backstop's hooks (src/planner/backstop/shellCheck.ts) judge a shell call's changes by the same
+// functions (`governingWaves`, `gateRulesAt`, `decideUnderRules`), so the two never disagree about which
+// wave and which scope govern a path.
+import type { SubagentScope } from '../dispatch/subagentBinding';
 import type { WriteRequest } from './hookPayloads';
-import { locateRepository } from './repoLocation';
+import { locateRepositories } from './repoLocation';
 import type { LocateFileSystem, RepoLocation } from './repoLocation';
+import { hooksDirectories, scanGitConfig } from './gitConfig';
 import { isAgentId } from '../plan/agentId';
+import { CONTROL_STATE } from '../plan/controlState';
 import { processLocalSessionIds } from '../plan/sessionBinding';
-import { readCoreConfig } from './repoLocation';
-import { HOOK_SETTINGS_FILES } from '../plan/controlState';
-import { relativeAgentScopePath, relativeWaveDirPath } from '../plan/declarationPaths';
-import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, resolveStateDir, STATE_DIR_NAMES } from '../plan/stateDir';
+import { relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } from '../plan/declarationPaths';
+import { resolveStateDir } from '../plan/stateDir';
+import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
-import type { AgentScopeState, ManifestState, WriteDecision } from './writeDecision';
-import { resolveWriteTarget } from './writeTarget';
-import type { TargetFileSystem } from './writeTarget';
+import type { AgentScopeState, ManifestState, WriteDecision, WriteDecisionInput } from './writeDecision';
+import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
+import type { FileSystemFolding, ResolvedWriteTarget, TargetFileSystem, WriteDestinations } from './writeTarget';
 
+/** What the gate asks about a subagent's write: which dispatch it belongs to (src/node/subagentScope.ts answers). */
+export interface SubagentScopeQuery {
+  /** The coordinator's checkout, where `.orchestrator/` (and the session's ledger) lives. */
+  readonly root: string;
+  readonly sessionId?: string;
+  readonly agentId?: string;
+  readonly transcriptPath?: string;
+}
 
 export interface WriteGateHost {
   readonly targetFs: TargetFileSystem;
@@ -26,6 +52,15 @@ export interface WriteGateHost {
   /** The directory the hook process runs in (used when the payload names no cwd). */
   readonly processCwd: string;
   readonly platform: 'posix' | 'win32';
+  /** The home directory (`~` in Codex paths and in git config values), when there is one. */
+  readonly homeDir?: string;
+  /** What the file system folds when it compares names (writeTarget.ts, defaultFolding). */
+  readonly folding?: FileSystemFolding;
+  /**
+   * The dispatch a subagent's write belongs to (src/node/subagentScope.ts, `readSubagentScope`). Without
+   * it a subagent is held to the wave's union. Must not throw (a failure answers `union`).
+   */
+  subagentScope?(query: SubagentScopeQuery): SubagentScope;
 }
 
 /** Everything the gate found on its way to the decision; the CLI turns it into a reply. */
@@ -34,10 +69,22 @@ export interface WriteGateResult {
   readonly location?: RepoLocation;
   /** The state directory whose manifest decided (absolute), when one did. */
   readonly stateDir?: string;
+  /** Whose scope the deciding wave applied. */
+  readonly scopeSource?: ScopeSource;
+  /** What the subagent binding answered, when the caller is a subagent. */
+  readonly subagent?: SubagentScope;
 }
+
+/** The environment variables agent CLIs set to the session's project directory in a hook. */
+export const PROJECT_DIR_VARIABLES: readonly string[] = ['CLAUDE_PROJECT_DIR', 'GEMINI_PROJECT_DIR', 'CURSOR_PROJECT_DIR', 'CODEX_PROJECT_DIR'];
 
 function joinPath(base: string, rest: string): string {
   return base === '/' ? `/${rest}` : `${base}/${rest}`;
+}
+
+function parentOf(path: string): string {
+  const cut = path.lastIndexOf('/');
+  return cut <= 0 ? '/' : path.slice(0, cut);
 }
 
 interface FoundManifest {
@@ -61,128 +108,411 @@ export function findManifest(root: string, ownIds: ReadonlySet<string>, fs: Loca
   return { stateDir, state: { kind: 'loaded', path, manifest: resolution.manifest, session: resolution.session } };
 }
 
-/** Reads one agent's own scope file; any problem makes it `unusable` (no scope = no write). */
+function readJson(path: string, fs: LocateFileSystem): { text?: string; value?: unknown; problem?: string } {
+  let text: string | undefined;
+  try {
+    text = fs.readText(path);
+  } catch (error) {
+    return { problem: `cannot be read: ${(error as Error).message}` };
+  }
+  if (text === undefined) return {};
+  try {
+    return { text, value: JSON.parse(text) as unknown };
+  } catch {
+    return { text, problem: 'is not valid JSON' };
+  }
+}
+
+/**
+ * Reads one agent's own scope file, trusted only as far as the wave's aggregate backs it: the
+ * aggregate `wave-<N>.scopes.json` must exist and hold a record for this agent with exactly these
+ * entries (docs/file-formats.md: a reader trusts no per-agent file without its aggregate). Any
+ * problem makes it `unusable` (no scope, no write).
+ */
 export function readAgentScope(stateDir: string, wave: number, agent: string, fs: LocateFileSystem): AgentScopeState {
   // Agent ids become file names: only a valid id is looked up, so `WAVE_SCOPE_AGENT=../x` cannot pick a file.
   if (!isAgentId(agent)) {
     return { kind: 'unusable', agent, path: joinPath(stateDir, relativeWaveDirPath(wave)), problem: 'WAVE_SCOPE_AGENT is not a plain agent id' };
   }
   const path = joinPath(stateDir, relativeAgentScopePath(wave, agent));
-  let text: string | undefined;
-  try {
-    text = fs.readText(path);
-  } catch (error) {
-    return { kind: 'unusable', agent, path, problem: `cannot be read: ${(error as Error).message}` };
-  }
-  if (text === undefined) return { kind: 'unusable', agent, path, problem: 'does not exist' };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { kind: 'unusable', agent, path, problem: 'is not valid JSON' };
-  }
-  if (!Array.isArray(parsed) || !parsed.every((entry) => typeof entry === 'string')) {
+  const own = readJson(path, fs);
+  if (own.problem !== undefined) return { kind: 'unusable', agent, path, problem: own.problem };
+  if (own.text === undefined) return { kind: 'unusable', agent, path, problem: 'does not exist' };
+  const entries = own.value;
+  if (!Array.isArray(entries) || !entries.every((entry) => typeof entry === 'string')) {
     return { kind: 'unusable', agent, path, problem: 'is not a JSON array of path strings' };
   }
-  return { kind: 'loaded', agent, path, entries: parsed };
+  const sidecarPath = joinPath(stateDir, relativeWaveSidecarPath(wave));
+  const sidecar = readJson(sidecarPath, fs);
+  const unbacked = (why: string): AgentScopeState => ({ kind: 'unusable', agent, path, problem: `is not backed by the wave's aggregate ${sidecarPath}, which ${why}` });
+  if (sidecar.problem !== undefined) return unbacked(sidecar.problem);
+  if (sidecar.text === undefined) return unbacked('does not exist (the declaration is incomplete or was removed)');
+  if (!Array.isArray(sidecar.value)) return unbacked('is not a JSON array of {"id", "files"} records');
+  const records = (sidecar.value as unknown[]).filter(
+    (record): record is { id: string; files: unknown } => typeof record === 'object' && record !== null && (record as { id?: unknown }).id === agent,
+  );
+  if (records.length !== 1) return unbacked(records.length === 0 ? 'declares no such agent' : 'declares this agent more than once');
+  if (JSON.stringify(records[0]?.files) !== JSON.stringify(entries)) return unbacked("declares different entries for this agent");
+  return { kind: 'loaded', agent, path, entries };
+}
+
+/** The deepest existing directory on the way to each destination: where the repositories around it are looked for. */
+function existingDirectoriesOf(destinations: readonly WriteDestinations[], fs: TargetFileSystem): string[] {
+  const dirs = new Set<string>();
+  for (const destination of destinations) {
+    if (destination.kind === 'invalid') continue;
+    for (const path of [...destination.paths, ...destination.spelled]) {
+      let dir = parentOf(path);
+      for (let depth = 0; depth < 4096; depth += 1) {
+        const real = fs.realpath(dir);
+        if (real !== undefined) {
+          dirs.add(real);
+          break;
+        }
+        if (dir === '/') break;
+        dir = parentOf(dir);
+      }
+    }
+  }
+  return [...dirs];
+}
+
+/** Who is calling, as the gate reads it from a hook payload (the backstop's hooks read the same fields). */
+export interface GateCaller {
+  /** The payload's working directory, canonical (the hook process's own when the payload names none). */
+  readonly cwd: string;
+  /** Session ids the payload carries. */
+  readonly sessionIds: readonly string[];
+  /** The payload's `agent_id`: present only inside a subagent. */
+  readonly agentId?: string;
+  /** The payload's `transcript_path` (the session's transcript), for the subagent binding. */
+  readonly transcriptPath?: string;
+  /** Cursor's `workspace_roots`. */
+  readonly workspaceRoots: readonly string[];
+}
+
+/** One wave that governs a write, with the checkout its relative grants apply to. */
+export interface GoverningWave {
+  /** Canonical coordinator checkout whose state directories hold this wave. */
+  readonly manifestRoot: string;
+  /** The checkout the wave's relative grants apply to (`location.writeRoot`). */
+  readonly location: RepoLocation;
+  readonly manifest: ManifestState;
+  /** The state directory whose manifest this is (absolute). */
+  readonly stateDir?: string;
+  /** True for the one wave that binds the session (its per-agent scopes apply). */
+  readonly binding: boolean;
+}
+
+/** Whether a string names an absolute directory that exists, canonical. */
+function canonicalOrUndefined(path: string | undefined, host: WriteGateHost): string | undefined {
+  if (path === undefined || !path.startsWith('/')) return undefined;
+  try {
+    return host.canonicalDirectory(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * What a dispatched agent may never write, whatever its scope says: in both roots, every candidate
- * manifest, `filescopes/` and hook launcher, the agent CLIs' hook settings, git's own directory
- * (hooks live there) and the configured hooks directory. Each of these either declares the wave or
- * switches its enforcement off.
+ * Every wave that governs a write by `caller` landing at `destinations` (none, for a check of the
+ * caller's own checkout), the binding one first, and the repositories around `cwd`. For each manifest
+ * root, the relative grants apply to the checkout the caller works in when it shares that manifest
+ * (an isolated agent's worktree), else to the innermost checkout around a destination that shares
+ * it, else to the project root's. The backstop's hooks call this too, so the two never disagree
+ * about which waves govern a path.
  */
-export function controlPathsOf(roots: readonly string[], extra: readonly string[] = []): string[] {
-  const paths: string[] = [];
+export function governingWaves(
+  caller: GateCaller,
+  destinations: readonly WriteDestinations[],
+  host: WriteGateHost,
+): { readonly cwdChain: readonly RepoLocation[]; readonly waves: readonly GoverningWave[] } {
+  const ownIds = processLocalSessionIds({ payloadSessionIds: [...caller.sessionIds], env: host.env });
+  const cwdChain = locateRepositories(caller.cwd, host.locateFs);
+  const projectRoots = [...PROJECT_DIR_VARIABLES.map((name) => host.env[name]), ...caller.workspaceRoots]
+    .map((path) => canonicalOrUndefined(path, host))
+    .filter((path): path is string => path !== undefined);
+  const projectChains = [...new Set(projectRoots)].map((root) => locateRepositories(root, host.locateFs));
+  const targetChains = existingDirectoriesOf(destinations, host.targetFs).map((dir) => locateRepositories(dir, host.locateFs));
+
+  const realRoot = new Map<string, string>();
+  const manifestRootOf = (location: RepoLocation) => {
+    let root = realRoot.get(location.manifestRoot);
+    if (root === undefined) {
+      root = host.targetFs.realpath(location.manifestRoot) ?? location.manifestRoot;
+      realRoot.set(location.manifestRoot, root);
+    }
+    return root;
+  };
+  const pick = (root: string): RepoLocation | undefined =>
+    cwdChain.find((location) => manifestRootOf(location) === root) ??
+    targetChains.flatMap((chain) => chain).find((location) => manifestRootOf(location) === root) ??
+    projectChains.flatMap((chain) => chain).find((location) => manifestRootOf(location) === root);
+
+  // The binding wave first: the project root's (innermost outward), else the outermost around cwd,
+  // else the outermost around a destination. The rest follow in no particular order of precedence:
+  // each of them can only refuse.
+  const ordered: string[] = [];
+  const add = (root: string) => {
+    if (!ordered.includes(root)) ordered.push(root);
+  };
+  for (const chain of projectChains) for (const location of chain) add(manifestRootOf(location));
+  for (const location of [...cwdChain].reverse()) add(manifestRootOf(location));
+  for (const chain of targetChains) for (const location of [...chain].reverse()) add(manifestRootOf(location));
+
+  const waves: GoverningWave[] = [];
+  for (const root of ordered) {
+    const found = findManifest(root, ownIds, host.locateFs);
+    if (found.state.kind === 'missing') continue;
+    const location = pick(root);
+    if (location === undefined) continue;
+    waves.push({ manifestRoot: root, location, manifest: found.state, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}), binding: waves.length === 0 });
+  }
+  return { cwdChain, waves };
+}
+
+/** Where each control path of a root really leads, when a link is on its way (both ends are control state). */
+function resolvedControlPaths(roots: readonly string[], extra: readonly string[], host: WriteGateHost): string[] {
+  const paths = new Set<string>(extra);
+  const literal = CONTROL_STATE.map((control) => control.entry.replace(/\/+$/, '')).filter((entry) => !/[*?[\]{}]/.test(entry));
   for (const root of new Set(roots)) {
-    for (const name of STATE_DIR_NAMES) {
-      const stateDir = joinPath(root, name);
-      paths.push(joinPath(stateDir, MANIFEST_FILE_NAME), joinPath(stateDir, FILESCOPES_DIR_NAME), joinPath(stateDir, LAUNCHER_FILE_NAME));
+    // Entries under a first segment that is not there (no entry, no link) cannot lead anywhere else.
+    const present = new Map<string, boolean>();
+    for (const entry of new Set(literal)) {
+      paths.add(joinPath(root, entry));
+      const first = entry.split('/')[0] as string;
+      if (!present.has(first)) {
+        const path = joinPath(root, first);
+        present.set(first, host.targetFs.realpath(path) !== undefined || host.targetFs.readlink(path) !== undefined);
+      }
+      if (present.get(first) !== true) continue;
+      const resolved = resolveWriteDestinations(entry, { cwd: root, readings: [{ dotDot: 'kernel', expandTilde: false }], fs: host.targetFs });
+      if (resolved.kind === 'resolved') for (const path of resolved.paths) paths.add(path);
     }
-    for (const file of HOOK_SETTINGS_FILES) paths.push(joinPath(root, file));
-    paths.push(joinPath(root, '.git'), joinPath(root, '.husky'));
   }
-  return [...paths, ...extra];
+  for (const path of extra) {
+    const resolved = resolveWriteDestinations(path, { readings: [{ dotDot: 'kernel', expandTilde: false }], fs: host.targetFs });
+    if (resolved.kind === 'resolved') for (const real of resolved.paths) paths.add(real);
+  }
+  return [...paths];
+}
+
+/** The destinations of a list of absolute paths, links followed, the paths themselves kept. */
+function resolvedPaths(paths: readonly string[], host: WriteGateHost): string[] {
+  const all = new Set<string>(paths);
+  for (const path of paths) {
+    const resolved = resolveWriteDestinations(path, { readings: [{ dotDot: 'kernel', expandTilde: false }], fs: host.targetFs });
+    if (resolved.kind === 'resolved') for (const real of resolved.paths) all.add(real);
+  }
+  return [...all];
+}
+
+/** The control state of one checkout for a dispatched agent, and whether its repository folds case. */
+export interface CheckoutControl {
+  /**
+   * Canonical absolute control paths beyond the catalogue's repository-relative entries: git's
+   * directories, every hooks directory git may run, every config file git may read, and where each
+   * catalogue path of both roots really leads.
+   */
+  readonly controlPaths: readonly string[];
+  /** `core.ignorecase`, in git's order. */
+  readonly ignoreCase: boolean;
 }
 
 /**
- * The checkouts a target may belong to when the payload's own checkout has no active wave: the
- * repository around the deepest existing directory on the target's way. An agent started outside a
- * repository (or in another one) that writes into a repository with an active wave is judged by
- * that wave, not waved through.
+ * Reads git's configuration for `location` (without git) and computes the control paths of the
+ * checkout and its coordinator's (`manifestRoot`). `dispatchedAgent: false` skips the link
+ * resolution (the coordinator has no control-file restriction). The gate, `wave-scope run` and the
+ * backstop's hooks all take their control paths from here.
  */
-function targetLocations(request: WriteRequest, cwd: string, host: WriteGateHost): RepoLocation[] {
-  const locations: RepoLocation[] = [];
-  for (const raw of request.targets) {
-    if (typeof raw !== 'string' || raw === '' || raw.includes('\0')) continue;
-    const spelled = host.platform === 'win32' ? raw.replace(/\\/g, '/') : raw;
-    let dir = spelled.startsWith('/') ? spelled : joinPath(cwd, spelled);
-    for (let depth = 0; depth < 4096 && dir !== '/'; depth += 1) {
-      const cut = dir.lastIndexOf('/');
-      dir = cut <= 0 ? '/' : dir.slice(0, cut);
-      const real = host.targetFs.realpath(dir);
-      if (real === undefined) continue;
-      const location = locateRepository(real, host.locateFs);
-      if (location !== undefined && !locations.some((known) => known.writeRoot === location.writeRoot)) locations.push(location);
-      break;
-    }
+export function checkoutControl(input: { location: RepoLocation; manifestRoot: string; dispatchedAgent: boolean }, host: WriteGateHost): CheckoutControl {
+  const { location, manifestRoot } = input;
+  const config = scanGitConfig({
+    commonDir: location.commonDir,
+    gitDir: location.gitDir,
+    env: host.env,
+    ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}),
+    fs: host.locateFs,
+  });
+  const roots = [manifestRoot, location.writeRoot];
+  const controlPaths = input.dispatchedAgent
+    ? resolvedControlPaths(roots, [location.gitDir, location.commonDir, ...hooksDirectories(config.hooksPaths, roots, host.homeDir), ...config.files], host)
+    : [];
+  return { controlPaths, ignoreCase: config.ignoreCase };
+}
+
+/** How the caller's own scope was found, for one wave. */
+export type ScopeSource =
+  /** The wave's `allowedPaths` (no agent is named). */
+  | 'wave'
+  /** `WAVE_SCOPE_AGENT`: that agent's own scope file. */
+  | 'agent'
+  /** A subagent bound to a dispatch that named a declared agent of this wave: that agent's scope file. */
+  | 'subagent-agent'
+  /** A subagent bound to a dispatch: the dispatch's claim, inside `allowedPaths`. */
+  | 'subagent-claim'
+  /** A subagent the ledger cannot tie to a dispatch: the wave's `allowedPaths` (the fallback is counted). */
+  | 'subagent-union';
+
+/** What one decision reads besides the targets (`decideUnderRules`): the gate's rules for one wave and caller. */
+export interface DecisionRules extends Omit<WriteDecisionInput, 'targets' | 'expandEntries'> {
+  /** The wave's role: an agent's own scope gets the test siblings the wave's union gave it. */
+  readonly role?: string;
+}
+
+/** Everything one wave's decision reads besides the targets, and where it came from. */
+export interface GateRules extends DecisionRules {
+  readonly wave: GoverningWave;
+  readonly coordinatorPaths: readonly string[];
+  readonly ignoreCase: boolean;
+  readonly scopeSource: ScopeSource;
+  /** What the subagent binding answered, when the caller is a subagent of the binding wave. */
+  readonly subagent?: SubagentScope;
+}
+
+/** Whether the caller is a dispatched agent: a subagent's payload, `WAVE_SCOPE_AGENT`, or a linked worktree. */
+export function isDispatchedAgent(caller: GateCaller, cwdChain: readonly RepoLocation[], env: WriteGateHost['env']): boolean {
+  const named = env.WAVE_SCOPE_AGENT?.trim();
+  return caller.agentId !== undefined || (named !== undefined && named !== '') || cwdChain[0]?.linkedWorktree === true;
+}
+
+/**
+ * The caller's own scope in the binding wave. `WAVE_SCOPE_AGENT` names an agent: its scope file. A
+ * subagent (`agent_id`): what the dispatch ledger ties it to (`host.subagentScope`): a dispatch that
+ * named a declared agent of this wave, that agent's scope file, exactly as for `WAVE_SCOPE_AGENT`;
+ * any other dispatch, its claim, which decideWrite checks against `allowedPaths` too (a binding only
+ * narrows: the ledger lies in `.orchestrator/`, control state, but a claim is the coordinator's prose,
+ * never a grant); no link, the union.
+ */
+function ownScope(
+  wave: GoverningWave,
+  caller: GateCaller,
+  host: WriteGateHost,
+): { agentScope?: AgentScopeState; scopeSource: ScopeSource; subagent?: SubagentScope } {
+  const { manifest, stateDir } = wave;
+  if (!wave.binding || manifest.kind !== 'loaded' || manifest.session === 'foreign' || stateDir === undefined) return { scopeSource: 'wave' };
+  const named = host.env.WAVE_SCOPE_AGENT?.trim();
+  if (named !== undefined && named !== '') return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, host.locateFs), scopeSource: 'agent' };
+  if (caller.agentId === undefined || host.subagentScope === undefined) return { scopeSource: 'wave' };
+  const subagent = host.subagentScope({
+    root: wave.manifestRoot,
+    ...(caller.sessionIds[0] !== undefined ? { sessionId: caller.sessionIds[0] } : {}),
+    agentId: caller.agentId,
+    ...(caller.transcriptPath !== undefined ? { transcriptPath: caller.transcriptPath } : {}),
+  });
+  if (subagent.kind === 'union') return { scopeSource: 'subagent-union', subagent };
+  if (subagent.agent !== undefined && subagent.wave === manifest.manifest.wave) {
+    return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, subagent.agent, host.locateFs), scopeSource: 'subagent-agent', subagent };
   }
-  return locations;
+  // Where the claim was read: the session's ledger lives there (its file name is the dispatch room's business).
+  const ledgerDir = joinPath(wave.manifestRoot, ORCHESTRATOR_DIR_NAME);
+  return {
+    agentScope: { kind: 'loaded', agent: subagent.placed.record.id, path: ledgerDir, entries: subagent.files, origin: 'dispatch' },
+    scopeSource: 'subagent-claim',
+    subagent,
+  };
+}
+
+/** The rules one governing wave applies to `caller`. The gate and the backstop's hooks both take them from here. */
+export function gateRulesAt(wave: GoverningWave, caller: GateCaller, dispatchedAgent: boolean, host: WriteGateHost): GateRules {
+  const { location, manifest, manifestRoot, stateDir } = wave;
+  const control = checkoutControl({ location, manifestRoot, dispatchedAgent }, host);
+  const own = ownScope(wave, caller, host);
+  const role = manifest.kind === 'loaded' ? manifest.manifest.role : undefined;
+  const coordinatorPaths = stateDir !== undefined ? resolvedPaths([joinPath(stateDir, MANIFEST_FILE_NAME), joinPath(stateDir, FILESCOPES_DIR_NAME)], host) : [];
+  return {
+    wave,
+    manifest,
+    ...(own.agentScope !== undefined ? { agentScope: own.agentScope } : {}),
+    ...(role !== undefined ? { role } : {}),
+    dispatchedAgent,
+    controlPaths: control.controlPaths,
+    coordinatorPaths,
+    writeRoot: location.writeRoot,
+    ignoreCase: control.ignoreCase,
+    scopeSource: own.scopeSource,
+    ...(own.subagent !== undefined ? { subagent: own.subagent } : {}),
+  };
+}
+
+/** `decideWrite` for one wave's rules and already-located targets. */
+export function decideUnderRules(rules: DecisionRules, targets: readonly ResolvedWriteTarget[]): WriteDecision {
+  const { role } = rules;
+  return decideWrite({
+    targets,
+    manifest: rules.manifest,
+    ...(rules.agentScope !== undefined ? { agentScope: rules.agentScope } : {}),
+    // The agent's own scope gets the same test siblings the wave's union gave it.
+    ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
+    dispatchedAgent: rules.dispatchedAgent,
+    controlPaths: rules.controlPaths,
+    ...(rules.coordinatorPaths !== undefined ? { coordinatorPaths: rules.coordinatorPaths } : {}),
+    writeRoot: rules.writeRoot,
+    ...(rules.ignoreCase !== undefined ? { ignoreCase: rules.ignoreCase } : {}),
+  });
+}
+
+const SEVERITY: Record<WriteDecision['decision'], number> = { allow: 0, warn: 1, deny: 2, 'deny-invalid-manifest': 3 };
+
+/** Whether `a` is a stricter answer than `b`. */
+export function stricter(a: WriteDecision, b: WriteDecision | undefined): boolean {
+  return b === undefined || SEVERITY[a.decision] > SEVERITY[b.decision];
+}
+
+/** One decision's caller read from a parsed pre-tool payload. */
+function callerOf(request: WriteRequest, host: WriteGateHost): GateCaller {
+  return {
+    cwd: host.canonicalDirectory(request.cwd ?? host.processCwd),
+    sessionIds: request.sessionIds,
+    ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
+    ...(request.transcriptPath !== undefined ? { transcriptPath: request.transcriptPath } : {}),
+    workspaceRoots: request.workspaceRoots,
+  };
 }
 
 /** Decides one parsed pre-tool call. Throws only on an unexpected I/O failure (the caller denies). */
-export function runWriteGate(request: WriteRequest, host: WriteGateHost): WriteGateResult {
+export function runWriteGate(request: WriteRequest, given: WriteGateHost): WriteGateResult {
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
-  const cwd = host.canonicalDirectory(request.cwd ?? host.processCwd);
-  const ownIds = processLocalSessionIds({ payloadSessionIds: [...request.sessionIds], env: host.env });
-  const own = locateRepository(cwd, host.locateFs);
-  if (own !== undefined) {
-    const result = decideAt(own, request, cwd, ownIds, host);
-    if (result !== undefined) return result;
+  const host = memoizedHost(given);
+  const caller = callerOf(request, host);
+  const destinations = request.targets.map((raw) =>
+    resolveWriteDestinations(raw, { cwd: caller.cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs }),
+  );
+  const { cwdChain, waves } = governingWaves(caller, destinations, host);
+  if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
+  const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
+
+  let strictest: WriteGateResult | undefined;
+  for (const wave of waves) {
+    const rules = gateRulesAt(wave, caller, dispatchedAgent, host);
+    const locate = { ignoreCase: rules.ignoreCase, ...(host.folding !== undefined ? { folding: host.folding } : {}) };
+    const targets = destinations.flatMap((destination) => locateDestinations(destination, rules.writeRoot, locate));
+    const decision = decideUnderRules(rules, targets);
+    if (stricter(decision, strictest?.decision)) {
+      strictest = {
+        decision,
+        location: wave.location,
+        ...(wave.stateDir !== undefined ? { stateDir: wave.stateDir } : {}),
+        scopeSource: rules.scopeSource,
+        ...(rules.subagent !== undefined ? { subagent: rules.subagent } : {}),
+      };
+    }
   }
-  // No active wave in the payload's own checkout: the checkouts the targets land in may have one.
-  for (const location of targetLocations(request, cwd, host)) {
-    if (location.writeRoot === own?.writeRoot) continue;
-    const result = decideAt(location, request, cwd, ownIds, host);
-    if (result !== undefined) return result;
-  }
-  return { decision: { decision: 'allow', because: 'no-manifest' }, ...(own !== undefined ? { location: own } : {}) };
+  return strictest as WriteGateResult;
 }
 
-/** Decides against the wave of one checkout; undefined when that checkout has no manifest. */
-function decideAt(location: RepoLocation, request: WriteRequest, cwd: string, ownIds: ReadonlySet<string>, host: WriteGateHost): WriteGateResult | undefined {
-  const manifestRoot = host.targetFs.realpath(location.manifestRoot) ?? location.manifestRoot;
-  const found = findManifest(manifestRoot, ownIds, host.locateFs);
-  if (found.state.kind === 'missing') return undefined;
-
-  const core = readCoreConfig(host.locateFs.readText(joinPath(location.commonDir, 'config')));
-  const ignoreCase = core.ignoreCase;
-  const hooksDir =
-    core.hooksPath === undefined || core.hooksPath === '' ? [] : [core.hooksPath.startsWith('/') ? core.hooksPath : joinPath(location.writeRoot, core.hooksPath)];
-  const targets = request.targets.map((raw) =>
-    resolveWriteTarget(raw, { cwd, writeRoot: location.writeRoot, ignoreCase, platform: host.platform, fs: host.targetFs }),
-  );
-
-  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
-  let agentScope: AgentScopeState | undefined;
-  if (agentName !== undefined && agentName !== '' && found.state.kind === 'loaded' && found.stateDir !== undefined) {
-    agentScope = readAgentScope(found.stateDir, found.state.manifest.wave, agentName, host.locateFs);
-  }
-  const role = found.state.kind === 'loaded' ? found.state.manifest.role : undefined;
-  const decision = decideWrite({
-    targets,
-    manifest: found.state,
-    ...(agentScope !== undefined ? { agentScope } : {}),
-    // The agent's own scope gets the same test siblings the wave's union gave it.
-    ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
-    dispatchedAgent: request.agentId !== undefined || (agentName !== undefined && agentName !== '') || location.linkedWorktree,
-    controlPaths: controlPathsOf([manifestRoot, location.writeRoot], [location.gitDir, location.commonDir, ...hooksDir]),
-    ...(found.stateDir !== undefined
-      ? { coordinatorPaths: [joinPath(found.stateDir, MANIFEST_FILE_NAME), joinPath(found.stateDir, FILESCOPES_DIR_NAME)] }
-      : {}),
-    writeRoot: location.writeRoot,
-    ignoreCase,
-  });
-  return { decision, location, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}) };
+/** The host with its file-system answers memoised: within one decision they do not change. */
+export function memoizedHost(given: WriteGateHost): WriteGateHost {
+  const kinds = new Map<string, ReturnType<LocateFileSystem['kind']>>();
+  return {
+    ...given,
+    targetFs: memoizedTargetFileSystem(given.targetFs),
+    locateFs: {
+      kind(path) {
+        if (!kinds.has(path)) kinds.set(path, given.locateFs.kind(path));
+        return kinds.get(path);
+      },
+      readText: (path) => given.locateFs.readText(path),
+    },
+  };
 }

@@ -17,6 +17,9 @@ export const FILESCOPES_DIR_NAME = 'filescopes';
 /** The hook launcher's file name inside a state directory; every hook command we install names it, and nothing else does. */
 export const LAUNCHER_FILE_NAME = 'wave-scope-hook.cjs';
 
+/** The session record inside a state directory: which session runs the waves there and since when (written by the SessionStart hook). */
+export const SESSION_FILE_NAME = 'wave-scope-session.json';
+
 /** A brace glob naming every state directory's manifest and declarations: what a watcher of the plan watches. */
 export const STATE_FILES_GLOB = `{${STATE_DIR_NAMES.join(',')}}/{${MANIFEST_FILE_NAME},${FILESCOPES_DIR_NAME}/**}`;
 

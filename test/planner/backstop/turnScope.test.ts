@@ -3,6 +3,7 @@ import type { ManifestState } from '../../../src/planner/enforce/writeDecision';
 import type { PathChange } from '../../../src/planner/backstop/snapshotDiff';
 import { judgeChanges, strictTurnManifest } from '../../../src/planner/backstop/turnScope';
 import type { JudgeContext } from '../../../src/planner/backstop/turnScope';
+import { expandTestSiblings } from '../../../src/planner/scope/testSiblings';
 
 const ROOT = '/repo';
 const changes = (...paths: string[]): PathChange[] => paths.map((path) => ({ path, kind: 'modified', before: 'x', after: 'y' }));
@@ -22,9 +23,10 @@ function outside(judgement: ReturnType<typeof judgeChanges>): string[] {
 }
 
 describe('backstop: judging changes by the write gate\'s rules', () => {
-  const turn = (entries: string[] | undefined, role?: string) =>
+  // The union that backs the agent's scope (the gate's rule): by default its own entries and their test siblings.
+  const turn = (entries: string[] | undefined, role?: string, union = role === undefined ? (entries ?? []) : expandTestSiblings(entries ?? [], { role })) =>
     context({
-      manifest: strictTurnManifest(2, '/repo/.claude/filescopes/wave-2/alice.json', role),
+      manifest: strictTurnManifest(2, '/repo/.claude/filescopes/wave-2/alice.json', role, union),
       agentScope:
         entries === undefined
           ? { kind: 'unusable', agent: 'alice', path: '/repo/.claude/filescopes/wave-2/alice.json', problem: 'does not exist' }
@@ -41,6 +43,7 @@ describe('backstop: judging changes by the write gate\'s rules', () => {
     { name: 'a turn that changes nothing passes even without a scope', context: turn(undefined), paths: [], verdict: 'in-scope' },
     { name: 'the role gives the agent its test siblings', context: turn(['src/cart/total.ts'], 'implementation'), paths: ['src/cart/total.test.ts'], verdict: 'in-scope' },
     { name: 'without the role, no siblings', context: turn(['src/cart/total.ts']), paths: ['src/cart/total.test.ts'], verdict: 'out-of-scope', outside: ['src/cart/total.test.ts:outside-scope'] },
+    { name: 'a scope the wave\'s union does not back allows nothing beyond the union', context: turn(['src/'], undefined, ['src/a.ts']), paths: ['src/a.ts', 'src/b.ts'], verdict: 'out-of-scope', outside: ['src/b.ts:agent-scope-unbacked'] },
     { name: 'control state is never an agent\'s, whatever its scope', context: turn(['**']), paths: ['.claude/settings.json', 'src/a.ts'], verdict: 'out-of-scope', outside: ['.claude/settings.json:control-file'] },
     { name: 'the coordinator (not dispatched) is judged by allowedPaths', context: context({}), paths: ['src/a.ts', 'docs/x.md'], verdict: 'out-of-scope', outside: ['docs/x.md:outside-scope'] },
     { name: 'no manifest: nothing is checked', context: context({ manifest: { kind: 'missing' } }), paths: ['x'], verdict: 'not-checked' },

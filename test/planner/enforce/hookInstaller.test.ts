@@ -1,118 +1,286 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
-  AGENT_HOOK_TARGETS,
+  commandFor,
+  HOOK_REGISTRATIONS,
   HookConfigError,
-  mergeAgentHook,
+  isOurCommand,
+  ourHookOf,
   planPreCommitInstall,
   planPreCommitRemoval,
+  planSettingsInstall,
+  planSettingsRemoval,
   preCommitHookPath,
-  removeAgentHook,
 } from '../../../src/planner/enforce/hookInstaller';
+import { FAIL_OPEN_HOOKS, HOOK_NAMES } from '../../../src/planner/enforce/hookNames';
+import type { ExistingHook, HookPlan, HookRegistration } from '../../../src/planner/enforce/hookInstaller';
 
-const COMMAND = "node '/r/.claude/wave-scope-hook.cjs' enforce-write";
+const LAUNCHER = "'/r/.claude/wave-scope-hook.cjs'";
+const command = (registration: HookRegistration) => commandFor(registration, LAUNCHER);
+const files = [...new Set(HOOK_REGISTRATIONS.map((registration) => registration.configFile))];
+const rowsOf = (file: string) => HOOK_REGISTRATIONS.filter((registration) => registration.configFile === file);
 
-describe('hook installer (pure merge and unmerge)', () => {
-  for (const target of AGENT_HOOK_TARGETS) {
-    describe(target.configFile, () => {
-      const foreignHook = target.layout === 'grouped'
-        ? { [target.event]: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'other-tool check' }] }] }
-        : { [target.event]: [{ command: 'other-tool check' }] };
-      const existing: { model: string; permissions: unknown; hooks: Record<string, unknown> } = {
-        model: 'x',
-        permissions: { allow: ['Read'] },
-        hooks: { ...foreignHook, Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] },
-      };
+function install(text: string | undefined, file: string): string {
+  const plan = planSettingsInstall(text, file, rowsOf(file), command);
+  return plan.kind === 'write' ? plan.text : (text ?? '');
+}
 
-      it('keeps every existing key and hook, and adds ours once (idempotent)', () => {
-        const once = mergeAgentHook(existing, target, COMMAND);
-        const twice = mergeAgentHook(once, target, COMMAND);
-        assert.deepEqual(twice, once);
-        assert.equal(once.model, 'x');
-        assert.deepEqual(once.permissions, { allow: ['Read'] });
-        const text = JSON.stringify(once);
-        assert.equal(text.split('wave-scope-hook.cjs').length - 1, 1);
-        assert.ok(text.includes('other-tool check') && text.includes('notify'));
-        assert.deepEqual(existing.hooks[target.event], foreignHook[target.event], 'the input is not mutated');
+function uninstall(text: string, file: string): string | undefined {
+  const plan = planSettingsRemoval(text, file, (rowsOf(file)[0] as HookRegistration).layout);
+  if (plan.kind === 'delete') return undefined;
+  return plan.kind === 'write' ? plan.text : text;
+}
+
+describe('hook installer: the table of registrations', () => {
+  it('every row names its CLI, file, event and hook; the write gate rows fail closed where the CLI can', () => {
+    for (const row of HOOK_REGISTRATIONS) {
+      assert.ok(row.configFile !== '' && row.event !== '' && row.hook !== '', JSON.stringify(row));
+      if (row.hook === 'enforce-write') assert.equal(row.whenLauncherFails, 'block');
+      if (row.hook === 'session-start') assert.equal(row.whenLauncherFails, 'ignore');
+    }
+    assert.deepEqual(HOOK_REGISTRATIONS.find((row) => row.agentCli === 'claude' && row.hook === 'enforce-write')?.handlerOptions, { onFailure: 'block' });
+    assert.deepEqual(HOOK_REGISTRATIONS.find((row) => row.agentCli === 'cursor')?.handlerOptions, { failClosed: true });
+  });
+
+  it('the Cursor matcher covers every tool the gate treats as a write, MCP included', () => {
+    const matcher = HOOK_REGISTRATIONS.find((row) => row.agentCli === 'cursor')?.matcher ?? '';
+    for (const tool of ['Write', 'Edit', 'MultiEdit', 'StrReplace', 'Delete', 'edit_file', 'write_file', 'delete_file', 'MCP:fs:write_file']) {
+      assert.match(tool, new RegExp(`^(?:${matcher})$`), tool);
+    }
+  });
+
+  it('commands: ours are recognised by the launcher and the hook they run; a failing launcher blocks with a reason, or never blocks a session', () => {
+    const gate = command(HOOK_REGISTRATIONS[0] as HookRegistration);
+    assert.equal(ourHookOf(gate), 'enforce-write');
+    assert.equal(ourHookOf('other-tool check'), undefined);
+    assert.equal(isOurCommand(gate), true);
+    assert.match(gate, /\|\| \{ s=\$\?; \[ "\$s" -eq 2 \] \|\| echo '.*' >&2; exit 2; \}$/);
+    const session = command(HOOK_REGISTRATIONS.find((row) => row.hook === 'session-start') as HookRegistration);
+    assert.match(session, /session-start --agent-cli claude \|\| \{ echo '.*letting this through.*' >&2; true; \}$/);
+  });
+
+  // The events each CLI has (docs/hooks.md cites the sources): a row for an event the CLI lacks would never run.
+  const EVENTS: Record<string, readonly string[]> = {
+    claude: ['PreToolUse', 'PostToolUse', 'SessionStart', 'SubagentStart', 'SubagentStop', 'Stop', 'UserPromptSubmit'],
+    codex: ['PreToolUse', 'PostToolUse', 'SessionStart', 'SubagentStop', 'Stop', 'UserPromptSubmit'],
+    cursor: ['preToolUse'],
+    gemini: ['BeforeTool', 'SessionStart'],
+  };
+  const cases: Array<{ hook: string; clis: string[]; whenLauncherFails: 'block' | 'ignore' }> = [
+    { hook: 'enforce-write', clis: ['claude', 'codex', 'cursor', 'gemini'], whenLauncherFails: 'block' },
+    { hook: 'session-start', clis: ['claude', 'codex', 'gemini'], whenLauncherFails: 'ignore' },
+    { hook: 'pre-dispatch', clis: ['claude'], whenLauncherFails: 'ignore' },
+    { hook: 'subagent-start', clis: ['claude'], whenLauncherFails: 'ignore' },
+    { hook: 'post-bash', clis: ['claude', 'codex'], whenLauncherFails: 'block' },
+    { hook: 'stop', clis: ['claude', 'codex'], whenLauncherFails: 'ignore' },
+    { hook: 'turn-start', clis: ['claude', 'codex'], whenLauncherFails: 'ignore' },
+  ];
+  for (const { hook, clis, whenLauncherFails } of cases) {
+    it(`${hook}: registered for ${clis.join(', ')} on events each CLI has, and ${whenLauncherFails === 'block' ? 'blocks' : 'lets the call through'} when the launcher cannot start`, () => {
+      const rows = HOOK_REGISTRATIONS.filter((row) => row.hook === hook);
+      assert.deepEqual([...new Set(rows.map((row) => row.agentCli))], clis);
+      for (const row of rows) {
+        assert.ok(EVENTS[row.agentCli]?.includes(row.event), `${row.agentCli} has no event ${row.event}`);
+        assert.equal(row.whenLauncherFails, whenLauncherFails);
+        const text = command(row);
+        assert.equal(ourHookOf(text), hook);
+        if (whenLauncherFails === 'block') assert.match(text, /exit 2; \}$/);
+        else assert.doesNotMatch(text, /exit 2/, 'a hook that fails open never exits 2');
+      }
+    });
+  }
+
+  it('the launcher and the installed commands agree on which hooks fail open, and every row runs a hook the CLI serves', () => {
+    for (const row of HOOK_REGISTRATIONS) {
+      assert.ok((HOOK_NAMES as readonly string[]).includes(row.hook), row.hook);
+      assert.equal(row.whenLauncherFails === 'ignore', FAIL_OPEN_HOOKS.has(row.hook), row.hook);
+    }
+  });
+
+  it('the backstop runs after every shell call and at both ends of a turn, the guard on the dispatch tool under both its names', () => {
+    const shape = (cli: string) =>
+      HOOK_REGISTRATIONS.filter((row) => row.agentCli === cli && row.hook !== 'enforce-write' && row.hook !== 'session-start').map(
+        (row) => `${row.event}${row.matcher !== undefined ? `(${row.matcher})` : ''}:${row.hook}`,
+      );
+    assert.deepEqual(shape('claude'), ['PreToolUse(Agent|Task):pre-dispatch', 'SubagentStart(*):subagent-start', 'PostToolUse(Bash):post-bash', 'Stop:stop', 'SubagentStop:stop', 'UserPromptSubmit:turn-start']);
+    assert.deepEqual(shape('codex'), ['PostToolUse(Bash):post-bash', 'Stop:stop', 'SubagentStop:stop', 'UserPromptSubmit:turn-start']);
+  });
+});
+
+describe('hook installer: settings files edited in place', () => {
+  for (const file of files) {
+    const flat = (rowsOf(file)[0] as HookRegistration).layout === 'flat';
+    const event = (rowsOf(file)[0] as HookRegistration).event;
+    const foreign = flat ? `[{ "command": "other-tool check" }]` : `[{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "other-tool check" }] }]`;
+    const original = [
+      '{',
+      '    // settings kept by hand',
+      flat ? '    "version": 1,' : '    "model": "x",',
+      '    "big": 12345678901234567890,',
+      '    "dup": 1,',
+      '    "dup": 2,',
+      '    "hooks": {',
+      `        "${event}": ${foreign},`,
+      '        "Stop": [{ "hooks": [{ "type": "command", "command": "notify" }] }]',
+      '    }',
+      '}',
+      '',
+    ].join('\n');
+
+    describe(file, () => {
+      it('install keeps every byte outside our entries (comments, precision, duplicate keys), and is idempotent', () => {
+        const once = install(original, file);
+        assert.notEqual(once, original);
+        assert.equal(install(once, file), once, 'a second install changes nothing');
+        for (const kept of ['// settings kept by hand', '12345678901234567890', '"dup": 1,', '"dup": 2,', 'other-tool check', 'notify']) assert.ok(once.includes(kept), kept);
+        assert.equal(once.split('wave-scope-hook.cjs').length - 1, rowsOf(file).length, 'one entry per registration');
       });
 
-      it('uninstall removes exactly what install added', () => {
-        const removed = removeAgentHook(mergeAgentHook(existing, target, COMMAND), target);
-        assert.equal(removed.removed, true);
-        const expected = target.layout === 'flat' ? { ...existing, version: 1 } : existing;
-        assert.deepEqual(removed.doc, expected);
-        assert.equal(removeAgentHook(existing, target).removed, false);
+      it('uninstall gives the bytes back', () => {
+        assert.equal(uninstall(install(original, file), file), original);
+        assert.equal(uninstall(original, file), original, 'nothing of ours: unchanged');
       });
 
-      it('round-trips a missing file to an empty document', () => {
-        const installed = mergeAgentHook(undefined, target, COMMAND);
-        const { doc } = removeAgentHook(installed, target);
-        assert.deepEqual(doc, target.layout === 'flat' ? { version: 1 } : {});
+      it('a missing file is created and, on uninstall, removed again', () => {
+        const created = install(undefined, file);
+        assert.ok(JSON.parse(created));
+        assert.equal(uninstall(created, file), undefined);
       });
 
-      it('refuses documents it cannot merge into without loss', () => {
-        assert.throws(() => mergeAgentHook([], target, COMMAND), HookConfigError);
-        assert.throws(() => mergeAgentHook({ hooks: [] }, target, COMMAND), HookConfigError);
-        assert.throws(() => mergeAgentHook({ hooks: { [target.event]: {} } }, target, COMMAND), HookConfigError);
+      it('refuses documents it cannot edit without loss', () => {
+        const bad: Array<[string, string]> = [
+          ['[]', 'not-an-object'],
+          ['{ "hooks": [] }', 'hooks-not-an-object'],
+          [`{ "hooks": { "${event}": {} } }`, 'event-not-an-array'],
+          ['{ "hooks": {}, "hooks": {} }', 'duplicate-key'],
+          ['{ "a": 1, }', 'not-json'],
+        ];
+        for (const [text, reason] of bad) {
+          assert.throws(() => planSettingsInstall(text, file, rowsOf(file), command), (error: unknown) => error instanceof HookConfigError && error.reason === reason, text);
+        }
       });
     });
   }
 
-  describe('git pre-commit', () => {
-    const guard = "node '/r/.claude/wave-scope-hook.cjs' commit-guard";
-
-    it('creates a hook, and uninstall deletes the file it created', () => {
-      const plan = planPreCommitInstall(undefined, guard);
-      assert.equal(plan.kind, 'write');
-      assert.match(plan.text, /^#!\/bin\/sh\n/);
-      assert.ok(plan.text.includes(`${guard} || exit 1`));
-      assert.deepEqual(planPreCommitRemoval(plan.text), { kind: 'delete' });
-    });
-
-    it('puts the guard first in an existing shell hook, keeps the rest, and is idempotent', () => {
-      const existing = '#!/usr/bin/env bash\nset -e\nnpm run lint-staged\n';
-      const once = planPreCommitInstall(existing, guard);
-      assert.equal(once.kind, 'write');
-      assert.ok(once.text.startsWith('#!/usr/bin/env bash\n# >>> wave-scope commit guard >>>'));
-      assert.ok(once.text.endsWith('set -e\nnpm run lint-staged\n'));
-      assert.equal(planPreCommitInstall(once.text, guard).text, once.text);
-      const removal = planPreCommitRemoval(once.text);
-      assert.deepEqual(removal, { kind: 'write', text: existing });
-    });
-
-    it('a husky hook without a shebang gets the block on top', () => {
-      const husky = 'npx lint-staged\n';
-      const plan = planPreCommitInstall(husky, guard);
-      assert.ok(plan.text.startsWith('# >>> wave-scope commit guard >>>'));
-      assert.ok(plan.text.endsWith(husky));
-      assert.deepEqual(planPreCommitRemoval(plan.text), { kind: 'write', text: husky });
-    });
-
-    it('chains a hook that is not a shell script instead of editing it', () => {
-      const python = '#!/usr/bin/env python3\nprint("checks")\n';
-      const plan = planPreCommitInstall(python, guard);
-      assert.equal(plan.kind, 'chain');
-      assert.match(plan.text, /exec "\$\(dirname "\$0"\)\/pre-commit\.wave-scope-chained" "\$@"/);
-      assert.deepEqual(planPreCommitRemoval(plan.text), { kind: 'restore-chained' });
-      assert.equal(planPreCommitInstall(plan.text, guard).kind, 'write', 're-install rewrites the wrapper, never chains it');
-    });
-
-    it('leaves a hook without our block alone on uninstall', () => {
-      assert.deepEqual(planPreCommitRemoval('#!/bin/sh\nexit 0\n'), { kind: 'unchanged' });
-      assert.deepEqual(planPreCommitRemoval(undefined), { kind: 'unchanged' });
-    });
-
-    const locations: Array<[string | undefined, string]> = [
-      [undefined, '/c/.git/hooks/pre-commit'],
-      ['', '/c/.git/hooks/pre-commit'],
-      ['.githooks', '/w/.githooks/pre-commit'],
-      ['/abs/hooks/', '/abs/hooks/pre-commit'],
-      ['.husky/_', '/w/.husky/pre-commit'],
-      ['.husky', '/w/.husky/pre-commit'],
-    ];
-    for (const [hooksPath, expected] of locations) {
-      it(`core.hooksPath ${JSON.stringify(hooksPath)} → ${expected}`, () => {
-        assert.equal(preCommitHookPath({ topLevel: '/w', commonDir: '/c/.git', hooksPath }), expected);
-      });
-    }
+  it('an outdated entry of ours is replaced, not duplicated', () => {
+    const file = '.claude/settings.json';
+    const old = `{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Edit|Write", "hooks": [{ "type": "command", "command": "node ${LAUNCHER} enforce-write || exit 2" }] }\n    ]\n  }\n}\n`;
+    const next = install(old, file);
+    const value = JSON.parse(next) as { hooks: { PreToolUse: Array<{ matcher: string; hooks: Array<{ command: string }> }> } };
+    const gates = value.hooks.PreToolUse.filter((group) => group.hooks.some((handler) => ourHookOf(handler.command) === 'enforce-write'));
+    assert.equal(gates.length, 1, 'one write gate, the outdated one replaced');
+    assert.equal(gates[0]?.matcher, HOOK_REGISTRATIONS[0]?.matcher);
+    assert.deepEqual(value.hooks.PreToolUse.map((group) => group.matcher), [HOOK_REGISTRATIONS[0]?.matcher, 'Agent|Task'], 'beside it, the dispatch guard');
   });
+
+  it('install then uninstall is the identity on settings files of any layout (property)', () => {
+    const file = '.claude/settings.json';
+    const indent = fc.constantFrom('  ', '    ', '\t');
+    const newline = fc.constantFrom('\n', '\r\n');
+    const body = fc.record({
+      others: fc.array(fc.tuple(fc.constantFrom('model', 'permissions', 'env', 'x'), fc.jsonValue({ maxDepth: 2 })), { maxLength: 3 }),
+      hooks: fc.constantFrom('none', 'empty', 'foreign', 'foreign-pretool'),
+      compact: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(indent, newline, body, (unit, nl, { others, hooks, compact }) => {
+        const doc: Record<string, unknown> = Object.fromEntries(others);
+        if (hooks === 'empty') doc.hooks = {};
+        if (hooks === 'foreign') doc.hooks = { Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] };
+        if (hooks === 'foreign-pretool') doc.hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }] };
+        const text = compact ? `${JSON.stringify(doc)}${nl}` : `${JSON.stringify(doc, null, unit).split('\n').join(nl)}${nl}`;
+        const installed = install(text, file);
+        const back = uninstall(installed, file);
+        // `"hooks": {}` that only ours filled goes with ours (an empty object is not told apart from none).
+        if (hooks === 'empty') return back === text || JSON.stringify(JSON.parse(back ?? '{}')) === JSON.stringify({ ...doc, hooks: undefined });
+        return back === text || (back === undefined && Object.keys(doc).length === 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('hook installer: git pre-commit', () => {
+  const guard = "node '/r/.claude/wave-scope-hook.cjs' commit-guard";
+  const PATH = '/r/.git/hooks/pre-commit';
+  const absent: ExistingHook = { kind: 'absent' };
+  const file = (text: string | Uint8Array): ExistingHook => ({ kind: 'file', bytes: typeof text === 'string' ? new TextEncoder().encode(text) : text });
+  const steps = (plan: HookPlan) => {
+    assert.equal(plan.kind, 'steps', JSON.stringify(plan));
+    return plan.kind === 'steps' ? plan.steps : [];
+  };
+  const written = (plan: HookPlan) => {
+    const write = steps(plan).find((step) => step.kind === 'write');
+    return write?.kind === 'write' ? write.text : '';
+  };
+
+  it('creates a hook, and uninstall deletes the file it created', () => {
+    const text = written(planPreCommitInstall(PATH, absent, absent, guard));
+    assert.match(text, /^#!\/bin\/sh\n/);
+    assert.ok(text.includes(`${guard} || exit 1`));
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, file(text), absent)), [{ kind: 'remove', path: PATH }]);
+  });
+
+  it('puts the guard first in an existing shell hook, keeps the rest and its mode, and is idempotent', () => {
+    const existing = '#!/usr/bin/env bash\nset -e\nnpm run lint-staged\n';
+    const plan = planPreCommitInstall(PATH, file(existing), absent, guard);
+    const step = steps(plan)[0];
+    assert.equal(step?.kind === 'write' && step.keepMode, true);
+    const once = written(plan);
+    assert.ok(once.startsWith('#!/usr/bin/env bash\n# >>> wave-scope commit guard >>>'));
+    assert.ok(once.endsWith('set -e\nnpm run lint-staged\n'));
+    assert.deepEqual(steps(planPreCommitInstall(PATH, file(once), absent, guard)), []);
+    assert.equal(written(planPreCommitRemoval(PATH, file(once), absent)), existing);
+  });
+
+  it('a husky hook without a shebang gets the block on top', () => {
+    const husky = 'npx lint-staged\n';
+    const text = written(planPreCommitInstall(PATH, file(husky), absent, guard));
+    assert.ok(text.startsWith('# >>> wave-scope commit guard >>>') && text.endsWith(husky));
+    assert.equal(written(planPreCommitRemoval(PATH, file(text), absent)), husky);
+  });
+
+  const chained: Array<[string, ExistingHook]> = [
+    ['a script in another language', file('#!/usr/bin/env python3\nprint("checks")\n')],
+    ['a binary (no shebang, NUL bytes)', file(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff]))],
+    ['text that is not UTF-8', file(new Uint8Array([0x23, 0x21, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x73, 0x68, 0x0a, 0xe9, 0x0a]))],
+    ['a symbolic link (never written through)', { kind: 'link' }],
+  ];
+  for (const [name, existing] of chained) {
+    it(`chains ${name} byte for byte: renamed, link and all, and a wrapper execs it`, () => {
+      const plan = steps(planPreCommitInstall(PATH, existing, absent, guard));
+      assert.deepEqual(plan[0], { kind: 'rename', from: PATH, to: `${PATH}.wave-scope-chained` });
+      const wrapper = plan[1]?.kind === 'write' ? plan[1].text : '';
+      assert.match(wrapper, /exec "\$\(dirname "\$0"\)\/pre-commit\.wave-scope-chained" "\$@"/);
+      assert.deepEqual(steps(planPreCommitRemoval(PATH, file(wrapper), existing)), [
+        { kind: 'remove', path: PATH },
+        { kind: 'rename', from: `${PATH}.wave-scope-chained`, to: PATH },
+      ]);
+      assert.deepEqual(steps(planPreCommitInstall(PATH, file(wrapper), existing, guard)), [], 're-install leaves our wrapper be');
+    });
+  }
+
+  it('never overwrites a saved original: another tool replaced our wrapper, or the hook is gone', () => {
+    const saved = file('#!/usr/bin/env python3\n');
+    assert.deepEqual(planPreCommitInstall(PATH, file('#!/bin/sh\necho other tool\n'), saved, guard), { kind: 'refused', reason: 'chained-exists', path: `${PATH}.wave-scope-chained` });
+    assert.deepEqual(planPreCommitInstall(PATH, { kind: 'link' }, saved, guard), { kind: 'refused', reason: 'chained-exists', path: `${PATH}.wave-scope-chained` });
+    assert.deepEqual(planPreCommitInstall(PATH, absent, saved, guard), { kind: 'refused', reason: 'chained-orphan', path: `${PATH}.wave-scope-chained` });
+    assert.deepEqual(planPreCommitInstall(PATH, { kind: 'other' }, absent, guard), { kind: 'refused', reason: 'not-a-file', path: PATH });
+  });
+
+  it('leaves a hook without our block alone on uninstall', () => {
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, file('#!/bin/sh\nexit 0\n'), absent)), []);
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, absent, absent)), []);
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, { kind: 'link' }, absent)), []);
+  });
+
+  const locations: Array<[string, string]> = [
+    ['/c/.git/hooks', '/c/.git/hooks/pre-commit'],
+    ['/w/.githooks/', '/w/.githooks/pre-commit'],
+    ['/w/.husky/_', '/w/.husky/pre-commit'],
+    ['/w/.husky', '/w/.husky/pre-commit'],
+  ];
+  for (const [dir, expected] of locations) {
+    it(`hooks directory ${dir} → ${expected}`, () => assert.equal(preCommitHookPath(dir), expected));
+  }
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatHookReply, HookPayloadError, parseApplyPatchTargets, parseHookPayload } from '../../../src/planner/enforce/hookPayloads';
+import { formatHookReply, HookPayloadError, hookReply, parseHookPayload, universalDeny } from '../../../src/planner/enforce/hookPayloads';
 import type { HookProtocol } from '../../../src/planner/enforce/hookPayloads';
 import { hookPayload } from '../../support/hookFixtures';
 
@@ -12,6 +12,9 @@ describe('hook payloads', () => {
     { fixture: 'claude-subagent-write', protocol: 'claude', tool: 'Write', targets: ['/r/src/a.ts'], agentId: 'a1b2c3d4' },
     { fixture: 'cursor-pretooluse', protocol: 'cursor', tool: 'Write', targets: ['/r/src/a.ts'] },
     { fixture: 'gemini-beforetool', protocol: 'gemini', tool: 'write_file', targets: ['/r/src/a.ts'] },
+    { fixture: 'gemini-replace', protocol: 'gemini', tool: 'replace', targets: ['/r/src/a.ts'] },
+    { fixture: 'cursor-edit-file', protocol: 'cursor', tool: 'edit_file', targets: ['/r/src/a.ts'] },
+    { fixture: 'claude-mcp-write', protocol: 'claude', tool: 'mcp__filesystem__write_file', targets: ['/r/src/a.ts'] },
   ];
   for (const { fixture, protocol, tool, targets, agentId } of fixtures) {
     it(`reads ${fixture}: ${protocol} ${tool}`, () => {
@@ -32,22 +35,50 @@ describe('hook payloads', () => {
     assert.deepEqual(request.targets, []);
   });
 
+  const codex = (command: unknown, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: '/r', tool_name: 'apply_patch', tool_input: { command }, ...extra });
   const patches: Array<{ name: string; patch: string; targets: string[] }> = [
     { name: 'add', patch: '*** Begin Patch\n*** Add File: a/new.ts\n+x\n*** End Patch', targets: ['a/new.ts'] },
     { name: 'update, delete', patch: '*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Delete File: b.ts\n*** End Patch\n', targets: ['a.ts', 'b.ts'] },
     { name: 'move (both sides)', patch: '*** Begin Patch\n*** Update File: old/a.ts\n*** Move to: new/a.ts\n@@\n-x\n+y\n*** End Patch', targets: ['old/a.ts', 'new/a.ts'] },
     { name: 'CRLF line ends', patch: '*** Begin Patch\r\n*** Add File: c.ts\r\n+x\r\n*** End Patch\r\n', targets: ['c.ts'] },
-    { name: 'a content line that looks like a header is still a header', patch: '*** Begin Patch\n*** Add File: d.ts\n*** Update File: e.ts\n*** End Patch', targets: ['d.ts', 'e.ts'] },
+    { name: 'a header after an add hunk is a header, indented or not', patch: '*** Begin Patch\n*** Add File: d.ts\n  *** Update File: e.ts\n x\n*** End Patch', targets: ['d.ts', 'e.ts'] },
   ];
   for (const { name, patch, targets } of patches) {
     it(`apply_patch: ${name}`, () => {
-      assert.deepEqual(parseApplyPatchTargets(patch), targets);
+      const request = parseHookPayload(codex(patch));
+      assert.equal(request.protocol, 'codex');
+      assert.deepEqual(request.targets, targets);
+      assert.deepEqual(request.readings, [{ dotDot: 'lexical', expandTilde: true }], 'Codex folds .. and expands ~');
     });
   }
 
-  it('apply_patch: a body naming no file is refused, so the gate denies', () => {
-    assert.throws(() => parseApplyPatchTargets('*** Begin Patch\n*** End Patch'), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch');
-    assert.throws(() => parseApplyPatchTargets('*** Begin Patch\n*** Add File:   \n*** End Patch'), HookPayloadError);
+  it('apply_patch: a body naming no file, or one the gate cannot read as Codex does, is refused, so the gate denies', () => {
+    for (const patch of ['*** Begin Patch\n*** End Patch', '*** Begin Patch\n*** Add File:   \n*** End Patch', '*** Add File: a\n+x', '*** Begin Patch\n*** Update File: a.ts\n*** End Patch']) {
+      assert.throws(() => parseHookPayload(codex(patch)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch' && error.protocol === 'codex', patch);
+    }
+  });
+
+  it('apply_patch: a `cd dir &&` argv puts the paths under that directory', () => {
+    const script = "cd src/a && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
+    assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script])).targets, ['src/a/x.ts']);
+    assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('x.ts', '/abs/x.ts')])).targets, ['/abs/x.ts'], 'an absolute path ignores the cd');
+  });
+
+  it('Codex shell calls (fixture): a heredoc apply_patch under `cd` is a write of the paths under that directory', () => {
+    const script = "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
+    const request = parseHookPayload(hookPayload('codex-bash-apply-patch', { cwd: '/r', patch: script }));
+    assert.equal(request.protocol, 'codex');
+    assert.deepEqual(request.targets, ['src/x.ts']);
+  });
+
+  it('Codex shell calls: an apply_patch Codex would intercept is a write; another command is not; one it cannot read is refused', () => {
+    const shell = (command: string) => JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: '/r', tool_name: 'Bash', tool_input: { command } });
+    const write = parseHookPayload(shell("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: .git/config\n*** End Patch\nEOF"));
+    assert.equal(write.writes, true);
+    assert.deepEqual(write.targets, ['.git/config']);
+    assert.equal(parseHookPayload(shell('npm test')).writes, false);
+    assert.throws(() => parseHookPayload(shell("echo hi; apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF")), HookPayloadError);
   });
 
   it('apply_patch: the patch may come as an argv array', () => {
@@ -62,7 +93,8 @@ describe('hook payloads', () => {
     ['', 'not-json'],
     ['null', 'not-an-object'],
     ['{"tool_input":{"file_path":"a"}}', 'no-tool-name'],
-    ['{"tool_name":"Write","tool_input":{}}', 'no-target'],
+    ['{"tool_name":"Write","tool_input":{"file_path":"a"}}', 'unknown-protocol'],
+    ['{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{}}', 'no-target'],
     ['{"tool_name":"apply_patch","tool_input":{}}', 'bad-patch'],
   ];
   for (const [stdin, reason] of refused) {
@@ -70,6 +102,61 @@ describe('hook payloads', () => {
       assert.throws(() => parseHookPayload(stdin), (error: unknown) => error instanceof HookPayloadError && error.reason === reason);
     });
   }
+
+  it('recognises each agent CLI from its payload\'s shape alone', () => {
+    const shapes: Array<[Record<string, unknown>, string | undefined]> = [
+      [{ hook_event_name: 'PreToolUse' }, 'claude'],
+      [{ hook_event_name: 'PreToolUse', turn_id: '3' }, 'codex'],
+      [{ hook_event_name: 'preToolUse' }, 'cursor'],
+      [{ conversation_id: 'c', workspace_roots: ['/r'] }, 'cursor'],
+      [{ hook_event_name: 'BeforeTool' }, 'gemini'],
+    ];
+    for (const [shape, protocol] of shapes) {
+      const request = parseHookPayload(JSON.stringify({ ...shape, tool_name: 'Read', tool_input: {} }));
+      assert.equal(request.protocol, protocol, JSON.stringify(shape));
+    }
+  });
+
+  const mcp: Array<{ tool: string; input: Record<string, unknown>; targets: unknown[] | undefined }> = [
+    { tool: 'mcp__filesystem__write_file', input: { path: '/r/x.ts', content: '' }, targets: ['/r/x.ts'] },
+    { tool: 'mcp__filesystem__edit_file', input: { path: 'x.ts', edits: [] }, targets: ['x.ts'] },
+    { tool: 'mcp__filesystem__move_file', input: { source: 'a', destination: 'b' }, targets: ['b', 'a'] },
+    { tool: 'mcp__filesystem__create_directory', input: { path: 'd' }, targets: ['d'] },
+    { tool: 'mcp__filesystem__read_file', input: { path: '/etc/passwd' }, targets: undefined },
+    { tool: 'mcp__github__create_issue', input: { title: 't' }, targets: undefined },
+    { tool: 'MCP:fs:write_file', input: { path: 'y' }, targets: ['y'] },
+  ];
+  for (const { tool, input, targets } of mcp) {
+    it(`MCP: ${tool} ${targets === undefined ? 'is not a write' : 'is gated on the path it names'}`, () => {
+      const request = parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: tool, tool_input: input }));
+      assert.equal(request.writes, targets !== undefined);
+      if (targets !== undefined) assert.deepEqual([...request.targets].sort(), [...targets].sort());
+    });
+  }
+
+  it('Cursor\'s own file tools are writes', () => {
+    for (const tool of ['edit_file', 'write_file', 'delete_file', 'StrReplace', 'Delete']) {
+      const request = parseHookPayload(JSON.stringify({ hook_event_name: 'preToolUse', cwd: '/r', tool_name: tool, tool_input: { target_file: 'x.ts' } }));
+      assert.equal(request.writes, true, tool);
+      assert.deepEqual(request.targets, ['x.ts']);
+    }
+  });
+
+  it('a deny for an unknown agent CLI is one every supported CLI reads as a block: exit 2, the reason on stderr, every deny field on stdout', () => {
+    const reply = universalDeny('no');
+    assert.equal(reply.exitCode, 2);
+    assert.equal(reply.stderr, 'no\n');
+    assert.deepEqual(JSON.parse(reply.stdout), {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' },
+      permission: 'deny',
+      user_message: 'no',
+      agent_message: 'no',
+      decision: 'deny',
+      reason: 'no',
+    });
+    assert.deepEqual(hookReply(undefined, { decision: 'deny', reason: 'no' }), reply);
+    assert.deepEqual(hookReply('cursor', { decision: 'deny', reason: 'no' }), { stdout: formatHookReply('cursor', { decision: 'deny', reason: 'no' }), stderr: '', exitCode: 0 });
+  });
 
   it('formats each protocol\'s reply', () => {
     const deny = { decision: 'deny' as const, reason: 'no' };

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeLocateFileSystem } from '../../../src/node/hookFileSystem';
-import { locateRepository, readCoreConfig } from '../../../src/planner/enforce/repoLocation';
+import { locateRepositories, locateRepository } from '../../../src/planner/enforce/repoLocation';
 import { createTempGitRepo } from '../../support/tempGitRepo';
 import type { TempGitRepo } from '../../support/tempGitRepo';
 
@@ -50,20 +50,31 @@ describe('locateRepository (no git spawned) agrees with git', () => {
   });
 });
 
-describe('readCoreConfig', () => {
-  const cases: Array<[string | undefined, { ignoreCase: boolean; hooksPath?: string }]> = [
-    [undefined, { ignoreCase: false }],
-    ['[core]\n\tignorecase = true\n', { ignoreCase: true }],
-    ['[core]\n\tignoreCase = TRUE\n\thooksPath = .husky/_\n', { ignoreCase: true, hooksPath: '.husky/_' }],
-    ['[core]\n\tignorecase = true\n[core]\n\tignorecase = false\n', { ignoreCase: false }],
-    ['[user]\n\tignorecase = true\n', { ignoreCase: false }],
-    ['[core]\n\tignorecase\n', { ignoreCase: true }],
-    ['[core] ; comment\n\thooksPath = "/abs/hooks" # trailing\n', { ignoreCase: false, hooksPath: '/abs/hooks' }],
-    ['[remote "origin"]\n\tignorecase = true\n[core]\n\tbare = false\n', { ignoreCase: false }],
-  ];
-  for (const [text, expected] of cases) {
-    it(`${JSON.stringify(text)}`, () => {
-      assert.deepEqual(readCoreConfig(text), expected);
-    });
-  }
+describe('locateRepositories: every checkout around a directory, innermost first', () => {
+  let repo: TempGitRepo;
+  before(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'vendor/keep': '' } });
+    // A repository planted inside the outer one (what an agent owning src/a/ could write) and a real nested clone.
+    mkdirSync(join(repo.root, 'src/a/.git'), { recursive: true });
+    execFileSync('git', ['init', '--quiet', join(repo.root, 'vendor/lib')]);
+  });
+  after(() => repo.remove());
+
+  it('a planted .git does not hide the repository around it', () => {
+    const chain = locateRepositories(join(repo.root, 'src/a'), nodeLocateFileSystem);
+    assert.deepEqual(chain.map((location) => location.writeRoot), [join(repo.root, 'src/a'), repo.root]);
+  });
+
+  it('a nested clone, then the outer checkout', () => {
+    const chain = locateRepositories(join(repo.root, 'vendor/lib'), nodeLocateFileSystem);
+    assert.deepEqual(chain.map((location) => location.writeRoot), [join(repo.root, 'vendor/lib'), repo.root]);
+  });
+
+  it('outside any repository: none; a .git that is a FIFO: cannot tell', () => {
+    assert.deepEqual(locateRepositories('/', nodeLocateFileSystem), []);
+    const odd = join(repo.root, 'src/fifo');
+    mkdirSync(odd, { recursive: true });
+    execFileSync('mkfifo', [join(odd, '.git')]);
+    assert.throws(() => locateRepository(odd, nodeLocateFileSystem), /neither a directory nor a file/);
+  });
 });

@@ -103,8 +103,55 @@ describe('decideWrite (pure)', () => {
     },
     {
       name: 'per-agent: test siblings supplied by the caller are honoured',
-      input: { agentScope: alice, targets: [inside('test/alice/x.test.ts')], expandEntries: (entries) => [...entries, 'test/alice/'] },
+      input: { manifest: loaded({ allowedPaths: ['src/', 'test/'] }), agentScope: alice, targets: [inside('test/alice/x.test.ts')], expandEntries: (entries) => [...entries, 'test/alice/'] },
       expected: 'allow',
+    },
+    {
+      name: 'per-agent: an agent scope the wave\'s allowedPaths does not back grants nothing, even under warn',
+      input: { manifest: loaded({ enforcement: 'warn', allowedPaths: ['lib/'] }), agentScope: alice, targets: [inside('src/alice/x.ts')] },
+      expected: 'deny',
+      kinds: ['agent-scope-unbacked'],
+    },
+    {
+      name: 'per-agent: no usable scope is a deny under warn too (no scope, no write)',
+      input: { manifest: loaded({ enforcement: 'warn' }), agentScope: { kind: 'unusable', agent: 'bob', path: 'p', problem: 'does not exist' }, targets: [inside('src/bob/x.ts')] },
+      expected: 'deny',
+      kinds: ['no-agent-scope'],
+    },
+    {
+      name: 'a dispatched agent may not write a .git at any depth, whatever its scope',
+      input: { manifest: loaded({ allowedPaths: ['src/'] }), targets: [inside('src/a/.git/HEAD')], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
+    },
+    {
+      name: 'a dispatched agent may not plant a manifest or hook settings at any depth',
+      input: { manifest: loaded({ allowedPaths: ['src/'] }), targets: [inside('src/a/.codex/wave-scope.json'), inside('src/a/.claude/settings.json')], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file', 'control-file'],
+    },
+    {
+      name: 'files that change what agents run or are told are control state',
+      input: { manifest: loaded({ allowedPaths: ['src/', '.claude/agents/', 'AGENTS.md'] }), targets: [inside('.claude/agents/x.md'), inside('AGENTS.md'), inside('.mcp.json')], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file', 'control-file', 'control-file'],
+    },
+    {
+      name: 'a spelling that names control state is refused though its destination is in scope',
+      input: { targets: [inside('src/a.ts'), ({ ...inside('.claude/settings.local.json'), role: 'spelled' }) as ResolvedWriteTarget], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
+    },
+    {
+      name: 'a spelling alone is never checked against the scope',
+      input: { targets: [inside('src/a.ts'), ({ ...inside('lib/elsewhere.ts'), role: 'spelled' }) as ResolvedWriteTarget] },
+      expected: 'allow',
+    },
+    {
+      name: 'a destination among the control paths (where a link really leads) is refused',
+      input: { targets: [inside('src/cfg.json')], controlPaths: [`${ROOT}/src/cfg.json`], dispatchedAgent: true },
+      expected: 'deny',
+      kinds: ['control-file'],
     },
     { name: 'a malformed grant grants nothing', input: { manifest: loaded({ allowedPaths: ['!src/', 'src/**/[[:alpha:]]'] }) }, expected: 'deny' },
   ];

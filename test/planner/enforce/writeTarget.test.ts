@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeTargetFileSystem } from '../../../src/node/hookFileSystem';
-import { resolveWriteTarget } from '../../../src/planner/enforce/writeTarget';
+import { CODEX_READING, locateDestination, resolveWriteDestinations, resolveWriteTarget } from '../../../src/planner/enforce/writeTarget';
 import type { ResolveWriteTargetOptions } from '../../../src/planner/enforce/writeTarget';
 
 describe('resolveWriteTarget (real files, symlinks on disk)', () => {
@@ -103,10 +103,62 @@ describe('resolveWriteTarget (real files, symlinks on disk)', () => {
     assert.equal(target.kind === 'inside' ? target.relative : target.kind, 'src/a.ts');
   });
 
-  it('folds case against the write root only when the repository ignores case', () => {
+  it('folds case above the write root only where the file system folds it (and the repository ignores case)', () => {
     const shouted = join(root.toUpperCase(), 'SRC/A.TS');
     assert.equal(resolveWriteTarget(shouted, options()).kind, 'outside');
-    const folded = resolveWriteTarget(shouted, options({ ignoreCase: true }));
+    assert.equal(resolveWriteTarget(shouted, options({ ignoreCase: true })).kind, 'outside', 'Linux: /TMP/… is another directory');
+    const folded = resolveWriteTarget(shouted, options({ ignoreCase: true, folding: { case: true, unicode: false } }));
     assert.equal(folded.kind === 'inside' ? folded.relative : folded.kind, 'SRC/A.TS');
+  });
+
+  describe('every destination of a target (resolveWriteDestinations)', () => {
+    const destinations = (raw: string, extra: Partial<Parameters<typeof resolveWriteDestinations>[1]> = {}) => {
+      const result = resolveWriteDestinations(raw, { cwd: root, fs: nodeTargetFileSystem, ...extra });
+      assert.equal(result.kind, 'resolved', JSON.stringify(result));
+      return result.kind === 'resolved' ? result : { paths: [] as string[], spelled: [] as string[] };
+    };
+
+    it('a link at the last component: where the data lands, and the link itself (a rename-writer replaces it)', () => {
+      assert.deepEqual([...destinations('src/abs-in').paths].sort(), [join(root, 'src/a.ts'), join(root, 'src/abs-in')].sort());
+    });
+
+    it('`..` after a link: the kernel climbs from the target, a lexical reader from the spelling; both are returned', () => {
+      const both = destinations('src/link-out/../a.ts').paths;
+      assert.ok(both.includes(join(base, 'a.ts')), 'kernel');
+      assert.ok(both.includes(join(root, 'src/a.ts')), 'lexical');
+      assert.deepEqual(destinations('src/link-out/../a.ts', { readings: CODEX_READING }).paths, [join(root, 'src/a.ts')], 'Codex reads it lexically only');
+    });
+
+    it('a missing directory and `..`: folded past it as mkdir -p and the write would', () => {
+      const result = destinations('missing/../../x.ts');
+      assert.ok(result.paths.includes(join(base, 'x.ts')), JSON.stringify(result));
+    });
+
+    it('`~` expands to the home directory for a reader that expands it, and stays a name for one that does not', () => {
+      const result = destinations('~/notes.md', { homeDir: outside });
+      assert.ok(result.paths.includes(join(outside, 'notes.md')));
+      assert.ok(result.paths.includes(join(root, '~/notes.md')));
+      assert.deepEqual(resolveWriteDestinations('~/x', { cwd: root, fs: nodeTargetFileSystem, readings: CODEX_READING }), { kind: 'invalid', raw: '~/x', problem: 'no-home' });
+    });
+
+    it('the spelling, folded lexically, is kept for the control-state check', () => {
+      assert.deepEqual(destinations('src/link-in/../../.claude/settings.json').spelled, [join(root, '.claude/settings.json')]);
+    });
+  });
+
+  describe('locateDestination: the part above the write root is compared as the file system compares it', () => {
+    const kelvin = '/tmp/x/\u212Ar';
+    it('Linux: the Kelvin sign and an NFD spelling are other directories', () => {
+      assert.equal(locateDestination('r', `${kelvin}/src/a.ts`, '/tmp/x/Kr').kind, 'outside');
+      assert.equal(locateDestination('r', '/tmp/cafe\u0301/src/a.ts', '/tmp/caf\u00e9').kind, 'outside');
+      assert.equal(locateDestination('r', '/tmp/caf\u00e9/src/a.ts', '/tmp/cafe\u0301').kind, 'outside');
+      const same = locateDestination('r', '/tmp/cafe\u0301/src/cafe\u0301.ts', '/tmp/cafe\u0301');
+      assert.equal(same.kind === 'inside' ? same.relative : same.kind, 'src/caf\u00e9.ts', 'below the root the path is NFC, as entries are');
+    });
+    it('macOS: NFC folding applies above the root too', () => {
+      const folding = { case: true, unicode: true };
+      assert.equal(locateDestination('r', `${kelvin}/src/a.ts`, '/tmp/x/Kr', { folding }).kind, 'inside');
+      assert.equal(locateDestination('r', '/tmp/cafe\u0301/src/a.ts', '/tmp/caf\u00e9', { folding }).kind, 'inside');
+    });
   });
 });

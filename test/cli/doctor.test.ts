@@ -1,0 +1,131 @@
+// `wave-scope doctor` through the built CLI, headless: every agent CLI's installed command and the
+// git pre-commit hook are run with synthetic payloads, and reported working, broken or not installed.
+import assert from 'node:assert/strict';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBuiltCli } from '../support/builtCli';
+import { writeManifest } from '../support/hookFixtures';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID' || key === 'CLAUDE_PROJECT_DIR') delete env[key];
+  return env;
+}
+
+interface Report {
+  results: Array<{ target: string; status: string; command?: string; checks: Array<{ name: string; ok: boolean; detail: string }> }>;
+}
+
+describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
+  let repo: TempGitRepo;
+  const cli = (...args: string[]) => runBuiltCli(args, { cwd: repo.root, env: cleanEnv() });
+  const doctor = (...args: string[]) => {
+    const run = cli('doctor', '--json', ...args);
+    return { status: run.status, report: JSON.parse(run.stdout) as Report, stderr: run.stderr };
+  };
+  const statusOf = (report: Report) => Object.fromEntries(report.results.map((result) => [result.target, result.status]));
+
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n' } });
+  });
+  afterEach(() => repo.remove());
+
+  it('reports every agent CLI and git as not installed before install-hooks, and exits 0', () => {
+    const { status, report } = doctor();
+    assert.equal(status, 0);
+    assert.deepEqual(statusOf(report), { claude: 'not-installed', codex: 'not-installed', cursor: 'not-installed', gemini: 'not-installed', git: 'not-installed' });
+  });
+
+  it('proves Claude Code, Codex, Cursor, Gemini CLI and git working once installed: a write outside every scope is denied in each CLI\'s format, one inside allowed', () => {
+    assert.equal(cli('install-hooks', '--claude', '--codex', '--cursor', '--gemini', '--git').status, 0);
+    const { status, report } = doctor();
+    assert.equal(status, 0, JSON.stringify(report, null, 2));
+    assert.deepEqual(statusOf(report), { claude: 'working', codex: 'working', cursor: 'working', gemini: 'working', git: 'working' });
+    // After the write gate's three checks, one per further hook of the CLI (the backstop's and the dispatch guard's).
+    const further: Record<string, string[]> = {
+      claude: ['runs', 'runs', 'runs', 'shell-check', 'runs', 'runs', 'runs'],
+      codex: ['runs', 'shell-check', 'runs', 'runs', 'runs'],
+      cursor: [],
+      gemini: ['runs'],
+      git: [],
+    };
+    for (const result of report.results) {
+      assert.deepEqual(result.checks.map((check) => check.name), ['installed', 'deny-outside', 'allow-inside', ...(further[result.target] ?? [])], result.target);
+      assert.ok(result.command?.includes('wave-scope-hook.cjs'), 'the exact command line from the settings file');
+    }
+    const text = cli('doctor');
+    assert.equal(text.status, 0);
+    assert.match(text.stdout, /^claude: working$/m);
+    assert.match(text.stdout, /5 working, 0 broken, 0 not installed/);
+  });
+
+  it('works while the repository\'s own wave is active (the allow probe writes inside that wave\'s scope)', () => {
+    assert.equal(cli('install-hooks', '--claude', '--git').status, 0);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    const { status, report } = doctor('--claude', '--git');
+    assert.equal(status, 0, JSON.stringify(report, null, 2));
+    assert.deepEqual(statusOf(report), { claude: 'working', git: 'working' });
+  });
+
+  it('reports a deliberately broken launcher as broken, with why, and exits 1', () => {
+    assert.equal(cli('install-hooks', '--claude', '--cursor', '--git').status, 0);
+    writeFileSync(join(repo.root, '.claude/wave-scope-hook.cjs'), 'throw new Error("launcher sabotaged");\n');
+    const { status, report } = doctor();
+    assert.equal(status, 1);
+    assert.deepEqual(statusOf(report), { claude: 'broken', codex: 'not-installed', cursor: 'broken', gemini: 'not-installed', git: 'broken' });
+    const claude = report.results.find((result) => result.target === 'claude');
+    assert.match(claude?.checks.find((check) => check.name === 'deny-outside')?.detail ?? '', /not by the gate's decision: .*launcher sabotaged/);
+    assert.equal(claude?.checks.find((check) => check.name === 'allow-inside')?.ok, false);
+    const text = cli('doctor', '--claude');
+    assert.equal(text.status, 1);
+    assert.match(text.stdout, /^claude: broken$/m);
+    assert.match(text.stdout, /FAILED: /);
+  });
+
+  it('reports a gone launcher, a hook git will not run, and an outdated registration as broken', () => {
+    assert.equal(cli('install-hooks', '--codex', '--git').status, 0);
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o644);
+    const settings = join(repo.root, '.codex/hooks.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('apply_patch|Edit|Write|Bash|mcp__.*', 'apply_patch'));
+    let { report } = doctor('--codex', '--git');
+    assert.match(report.results.find((result) => result.target === 'git')?.checks.find((check) => check.name === 'runs')?.detail ?? '', /not executable/);
+    assert.match(report.results.find((result) => result.target === 'codex')?.checks.find((check) => check.name === 'registration')?.detail ?? '', /run "wave-scope install-hooks"/);
+    rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
+    ({ report } = doctor('--codex'));
+    assert.equal(statusOf(report).codex, 'broken');
+  });
+
+  it('proves the post-shell check blocks, and reports a missing row or a fail-open hook whose launcher cannot run as broken', () => {
+    assert.equal(cli('install-hooks', '--claude').status, 0);
+    let { report } = doctor('--claude');
+    const claude = () => report.results.find((result) => result.target === 'claude');
+    assert.equal(claude()?.status, 'working', JSON.stringify(report, null, 2));
+    assert.match(claude()?.checks.find((check) => check.name === 'shell-check')?.detail ?? '', /post-bash \(PostToolUse Bash\): a shell call that writes outside every scope is blocked/);
+    assert.match(claude()?.checks.map((check) => check.detail).join('\n') ?? '', /pre-dispatch \(PreToolUse Agent\|Task\) runs \(it fails open\)/);
+    assert.deepEqual(repo.git('status', '--porcelain', '--ignored').split('\n').filter((line) => line !== '' && !line.includes('.claude/')), [], 'the probes leave nothing in the repository');
+
+    // The dispatch guard's row taken out by hand: the write gate still works, the CLI is not.
+    const settingsPath = join(repo.root, '.claude/settings.json');
+    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { hooks: Record<string, Array<{ matcher?: string }>> };
+    settings.hooks.PreToolUse = (settings.hooks.PreToolUse ?? []).filter((group) => group.matcher !== 'Agent|Task');
+    writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
+    ({ report } = doctor('--claude'));
+    assert.equal(claude()?.status, 'broken');
+    assert.match(claude()?.checks.find((check) => !check.ok)?.detail ?? '', /pre-dispatch \(PreToolUse Agent\|Task\) is not installed in .*run "wave-scope install-hooks" to add it/);
+
+    // A launcher that cannot start: a fail-open hook lets its call through, says so, and the doctor reports it.
+    assert.equal(cli('install-hooks', '--claude').status, 0);
+    rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
+    ({ report } = doctor('--claude'));
+    assert.match(claude()?.checks.find((check) => check.detail.startsWith('stop (Stop)'))?.detail ?? '', /did not run cleanly \(exit 0: /);
+  });
+
+  it('prints its usage and refuses a directory outside git', () => {
+    const help = cli('doctor', '--help');
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: wave-scope doctor/);
+    assert.equal(cli('doctor', '--frobnicate').status, 2);
+  });
+});

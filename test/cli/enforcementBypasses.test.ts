@@ -1,0 +1,333 @@
+// Issue 10's bypasses of the write gate, each as an attack through the built CLI in real temporary
+// repositories: a planted or nested repository, a missing directory and `..`, Codex patches read
+// differently from Codex, core.hooksPath spelled or set elsewhere, control state reached through
+// links, Unicode spellings of the checkout's own path, control files that are not regular files, MCP
+// and Cursor tools that write. Every case here was allowed before the fix.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtCliPath } from '../support/builtCli';
+import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
+import { createTempGitRepo } from '../support/tempGitRepo';
+import type { TempGitRepo } from '../support/tempGitRepo';
+
+const hookBundle = join(builtCliPath, '..', 'hook.js');
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID' || key === 'CLAUDE_PROJECT_DIR') delete env[key];
+  return { ...env, ...extra };
+}
+
+/** Runs the lean hook bundle (what installed hooks load) with one payload; a hang would fail on the timeout. */
+function gate(input: string, options: { args?: string[]; env?: Record<string, string>; timeout?: number } = {}) {
+  const run = spawnSync(process.execPath, [hookBundle, 'enforce-write', ...(options.args ?? [])], { input, encoding: 'utf8', env: cleanEnv(options.env), timeout: options.timeout ?? 20_000 });
+  if (run.error !== undefined) throw run.error;
+  return run;
+}
+
+const agentWrite = (cwd: string, target: string, env?: Record<string, string>) => claudeDecision(gate(hookPayload('claude-subagent-write', { cwd, target }), env === undefined ? {} : { env }).stdout);
+const coordinatorWrite = (cwd: string, target: string, env?: Record<string, string>) => claudeDecision(gate(hookPayload('claude-write', { cwd, target }), env === undefined ? {} : { env }).stdout);
+
+describe('issue 10: bypasses of the write gate, closed (built hook bundle, real repositories)', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'src/b/y.ts': 'y\n', 'docs/readme.md': 'r\n' } });
+  });
+  afterEach(() => repo.remove());
+
+  describe('1. a planted or nested repository does not switch the gate off', () => {
+    it('an agent owning src/a/ cannot plant src/a/.git, nor a manifest there; planted anyway, they change nothing', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      const cwd = join(repo.root, 'src/a');
+      for (const target of ['.git/HEAD', join(repo.root, 'src/a/.git/config'), '.claude/wave-scope.json', '.codex/wave-scope.json', '.claude/settings.json']) {
+        const reply = agentWrite(cwd, target);
+        assert.equal(reply.decision, 'deny', target);
+        assert.match(reply.text, /control state/);
+      }
+      // Planted by other means: a repository and an "off" manifest inside the agent's scope.
+      mkdirSync(join(cwd, '.git'), { recursive: true });
+      writeFileSync(join(cwd, '.git/HEAD'), 'ref: refs/heads/main\n');
+      mkdirSync(join(cwd, '.claude'), { recursive: true });
+      writeFileSync(join(cwd, '.claude/wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'off', allowedPaths: ['**'], blockedCommands: [] }));
+      for (const target of [join(repo.root, '.claude/wave-scope.json'), join(repo.root, '.claude/settings.json'), join(repo.root, '.git/hooks/pre-commit'), join(repo.root, 'docs/readme.md')]) {
+        assert.equal(agentWrite(cwd, target).decision, 'deny', target);
+      }
+      assert.equal(agentWrite(cwd, 'new.ts').decision, 'allow', 'the agent\'s own scope still works');
+    });
+
+    it('a nested repository with a foreign-bound manifest, or an "off" one, does not open the outer wave; a strict one adds its restriction', () => {
+      writeManifest(repo, { allowedPaths: ['src/', 'vendor/lib/'] });
+      const nested = join(repo.root, 'vendor/lib');
+      execFileSync('git', ['init', '--quiet', nested]);
+      const nestedManifest = (fields: Record<string, unknown>) =>
+        writeFileSync(join(nested, '.claude', 'wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/'], blockedCommands: [], ...fields }));
+      mkdirSync(join(nested, '.claude'), { recursive: true });
+      for (const fields of [{ session_id: 'someone-else' }, { enforcement: 'off' }]) {
+        nestedManifest(fields);
+        assert.equal(coordinatorWrite(nested, join(repo.root, 'docs/readme.md')).decision, 'deny', JSON.stringify(fields));
+        assert.equal(coordinatorWrite(nested, join(repo.root, 'README.md')).decision, 'deny', JSON.stringify(fields));
+        assert.equal(coordinatorWrite(nested, 'src/ok.ts').decision, 'allow', JSON.stringify(fields));
+      }
+      nestedManifest({ allowedPaths: ['lib/'] });
+      assert.equal(coordinatorWrite(nested, 'src/inside-outer-scope.ts').decision, 'deny', 'the nested wave refuses what it does not grant');
+      assert.equal(coordinatorWrite(nested, 'lib/ok.ts').decision, 'allow');
+    });
+
+    it('the wave that binds the session is found from the project root, even when cwd is in a nested repository without one', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      const nested = join(repo.root, 'src/a/inner');
+      execFileSync('git', ['init', '--quiet', nested]);
+      const env = { CLAUDE_PROJECT_DIR: repo.root };
+      assert.equal(coordinatorWrite(nested, join(repo.root, 'docs/readme.md'), env).decision, 'deny');
+      assert.equal(coordinatorWrite(nested, 'file.ts', env).decision, 'allow');
+      // Outside every repository: the bound wave says it is outside its checkout (the innermost repository around cwd has no wave to say so).
+      const reply = coordinatorWrite(nested, join(tmpdir(), 'wave-scope-anywhere.txt'), env);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /outside this checkout/);
+      // A project root outside any repository with a wave, and cwd in a checkout without one: the target's wave decides.
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-project-')));
+      try {
+        assert.equal(coordinatorWrite(elsewhere, join(repo.root, 'docs/readme.md'), { CLAUDE_PROJECT_DIR: elsewhere }).decision, 'deny');
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('2. a missing directory and .. do not escape: the repository is located from the resolved destination', () => {
+    it('from a cwd outside any repository, as a dispatched agent and as the coordinator', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      // Both temporary directories share one parent: cwd/missing/.. is cwd once mkdir -p has made
+      // "missing", and three more .. climb from <base>/x/y to that parent, next to the repository.
+      const base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-escape-')));
+      try {
+        const cwd = join(base, 'x/y');
+        mkdirSync(cwd, { recursive: true });
+        const name = repo.root.slice(repo.root.lastIndexOf('/') + 1);
+        for (const target of [`missing/../../../../${name}/.git/hooks/pre-commit`, `missing/../../../../${name}/.claude/settings.json`]) {
+          const reply = agentWrite(cwd, target);
+          assert.equal(reply.decision, 'deny', target);
+          assert.match(reply.text, /control state/);
+        }
+        const reply = coordinatorWrite(cwd, `missing/../../../../${name}/docs/readme.md`);
+        assert.equal(reply.decision, 'deny');
+        assert.match(reply.text, /docs\/readme\.md is not in wave 1/);
+        assert.equal(coordinatorWrite(cwd, `missing/../../../../${name}/src/new.ts`).decision, 'allow');
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('3. a Codex patch is read as Codex reads it', () => {
+    beforeEach(() => writeManifest(repo, { allowedPaths: ['src/a/'] }));
+    const codex = (patch: string, extra: { cwd?: string; env?: Record<string, string> } = {}): { decision: 'allow' | 'warn' | 'deny'; text: string } =>
+      claudeDecision(gate(hookPayload('codex-apply-patch', { cwd: extra.cwd ?? repo.root, patch }), { args: ['--agent-cli', 'codex'], ...(extra.env !== undefined ? { env: extra.env } : {}) }).stdout);
+    const P = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
+
+    const attacks: Array<{ name: string; patch: string; names?: RegExp }> = [
+      { name: 'an indented second header', patch: P('*** Add File: src/a/ok.ts', '+x', '  *** Add File: .claude/settings.json', '+{}'), names: /\.claude\/settings\.json/ },
+      { name: 'a header ending in U+2028', patch: P('*** Add File: docs/evil.md\u2028', '+x'), names: /docs\/evil\.md/ },
+      { name: 'headers ending in \\r\\r\\n', patch: ['*** Begin Patch', '*** Add File: docs/evil.md', '+x', '*** End Patch', ''].join('\r\r\n'), names: /docs\/evil\.md/ },
+      { name: 'two spaces after the colon (Codex writes " src/a/evil.ts")', patch: P('*** Add File:  src/a/evil.ts', '+x') },
+      { name: 'a move out of the scope whose line keeps its trailing spaces', patch: P('*** Update File: src/a/x.ts', '*** Move to: docs/y.ts  ', '@@', '-x', '+z'), names: /docs\/y\.ts {2}/ },
+      { name: '`..` folded lexically past a link (the kernel would stay inside, Codex does not)', patch: P('*** Add File: src/a/lnk/../../docs/x.md', '+x') },
+      { name: '~ expanded to the home directory', patch: P('*** Add File: ~/evil.md', '+x') },
+      { name: 'a patch the gate cannot read (an unknown header)', patch: P('*** Add File: src/a/ok.ts', '+x', '*** Frobnicate File: .git/config') },
+    ];
+    for (const { name, patch, names } of attacks) {
+      it(`denies ${name}`, () => {
+        mkdirSync(join(repo.root, 'src/a/sub/deeper'), { recursive: true });
+        symlinkSync('sub/deeper', join(repo.root, 'src/a/lnk'));
+        const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+        try {
+          // From cwd src/a (the agent's own directory), where a literal "~" would stay inside the scope.
+          const reply = codex(patch, { env: { HOME: home }, ...(patch.includes('~/') ? { cwd: join(repo.root, 'src/a') } : {}) });
+          assert.equal(reply.decision, 'deny', reply.text);
+          if (names !== undefined) assert.match(reply.text, names);
+        } finally {
+          rmSync(home, { recursive: true, force: true });
+        }
+      });
+    }
+
+    it('`..` after a link that Codex folds lexically into the scope is allowed for Codex (and denied for a CLI whose reading is not known)', () => {
+      symlinkSync(realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-out-'))), join(repo.root, 'src/a/out'));
+      assert.equal(codex(P('*** Add File: src/a/out/../ok.ts', '+x')).decision, 'allow');
+      assert.equal(coordinatorWrite(repo.root, 'src/a/out/../ok.ts').decision, 'deny');
+    });
+
+    it('`cd dir && apply_patch` puts the paths under dir, in the argv form and in a Codex shell command', () => {
+      const script = `cd src/b && apply_patch <<'EOF'\n${P('*** Add File: evil.ts', '+x').trim()}\nEOF`;
+      const argv = JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: 'apply_patch', tool_input: { command: ['bash', '-lc', script] } });
+      assert.match(claudeDecision(gate(argv, { args: ['--agent-cli', 'codex'] }).stdout).text, /src\/b\/evil\.ts/);
+      const shell = JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: 'Bash', tool_input: { command: script } });
+      assert.match(claudeDecision(gate(shell, { args: ['--agent-cli', 'codex'] }).stdout).text, /src\/b\/evil\.ts/);
+      const inScope = script.replace('cd src/b', 'cd src/a');
+      assert.equal(claudeDecision(gate(shell.replace(JSON.stringify(script).slice(1, -1), JSON.stringify(inScope).slice(1, -1)), { args: ['--agent-cli', 'codex'] }).stdout).decision, 'allow');
+    });
+  });
+
+  describe('4. the hooks directory git runs is control state, however core.hooksPath is set', () => {
+    let home: string;
+    beforeEach(() => {
+      home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+      writeManifest(repo, { allowedPaths: ['src/', 'githooks/', 'git-hooks/'] });
+    });
+    afterEach(() => rmSync(home, { recursive: true, force: true }));
+    const setups: Array<{ name: string; setup: () => void; target: string }> = [
+      { name: 'githooks/', setup: () => repo.git('config', 'core.hooksPath', 'githooks/'), target: 'githooks/pre-commit' },
+      { name: './githooks', setup: () => repo.git('config', 'core.hooksPath', './githooks'), target: 'githooks/pre-commit' },
+      { name: 'githooks/.', setup: () => repo.git('config', 'core.hooksPath', 'githooks/.'), target: 'githooks/pre-commit' },
+      { name: 'include.path', setup: () => { writeFileSync(join(repo.root, '.git/hooks.inc'), '[core]\n\thooksPath = githooks\n'); repo.git('config', 'include.path', 'hooks.inc'); }, target: 'githooks/pre-commit' },
+      { name: 'config.worktree', setup: () => { repo.git('config', 'extensions.worktreeConfig', 'true'); repo.git('config', '--worktree', 'core.hooksPath', 'githooks'); }, target: 'githooks/pre-commit' },
+      { name: 'a \\ continuation', setup: () => writeFileSync(join(repo.root, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\thooksPath = git\\\n-hooks\n'), target: 'git-hooks/pre-commit' },
+      { name: 'the global config in HOME', setup: () => writeFileSync(join(home, '.gitconfig'), `[core]\n\thooksPath = ${repo.root}/githooks\n`), target: 'githooks/pre-commit' },
+    ];
+    for (const { name, setup, target } of setups) {
+      it(`core.hooksPath by ${name}`, () => {
+        setup();
+        const reply = agentWrite(repo.root, target, { HOME: home, GIT_CONFIG_NOSYSTEM: '1' });
+        assert.equal(reply.decision, 'deny', reply.text);
+        assert.match(reply.text, /control state/);
+        assert.equal(agentWrite(repo.root, 'src/ok.ts', { HOME: home, GIT_CONFIG_NOSYSTEM: '1' }).decision, 'allow');
+      });
+    }
+  });
+
+  describe('5. control state is judged by destination and by spelling', () => {
+    it('a state directory linked elsewhere: its manifest stays control state, even under warn', () => {
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-state-')));
+      try {
+        writeFileSync(join(elsewhere, 'wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'warn', allowedPaths: ['src/'], blockedCommands: [] }));
+        symlinkSync(elsewhere, join(repo.root, '.claude'));
+        for (const target of ['.claude/wave-scope.json', join(elsewhere, 'wave-scope.json')]) {
+          const reply = agentWrite(repo.root, target);
+          assert.equal(reply.decision, 'deny', target);
+          assert.match(reply.text, /control state/);
+        }
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
+
+    it('.codex linked into an agent\'s scope: the agent cannot plant a manifest through its own directory', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      mkdirSync(join(repo.root, 'src/a/codexcfg'), { recursive: true });
+      symlinkSync('src/a/codexcfg', join(repo.root, '.codex'));
+      assert.equal(agentWrite(repo.root, 'src/a/codexcfg/wave-scope.json').decision, 'deny');
+      assert.equal(agentWrite(repo.root, 'src/a/codexcfg/other.txt').decision, 'allow');
+    });
+
+    it('settings.local.json linked to a file in the agent\'s scope: that file is hook settings', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      repo.write({ 'src/a/cfg.json': '{}' });
+      symlinkSync('../src/a/cfg.json', join(repo.root, '.claude/settings.local.json'));
+      const reply = agentWrite(repo.root, 'src/a/cfg.json');
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /control state/);
+    });
+
+    it('a link in another agent\'s scope that points into ours: a rename-writer replaces the link, which is not ours', () => {
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      repo.write({ '.claude/filescopes/wave-1/alice.json': '["src/a/"]\n', '.claude/filescopes/wave-1/bob.json': '["src/b/"]\n' });
+      repo.write({ '.claude/filescopes/wave-1.scopes.json': JSON.stringify([{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }]) });
+      symlinkSync('../a/x.ts', join(repo.root, 'src/b/link.ts'));
+      const env = { WAVE_SCOPE_AGENT: 'alice' };
+      const reply = claudeDecision(gate(hookPayload('claude-write', { cwd: repo.root, target: 'src/b/link.ts' }), { env }).stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /src\/b\/link\.ts/);
+      assert.equal(claudeDecision(gate(hookPayload('claude-write', { cwd: repo.root, target: 'src/a/x.ts' }), { env }).stdout).decision, 'allow');
+    });
+  });
+
+  describe('6. Unicode spellings of the checkout\'s path are other directories on Linux', () => {
+    const cases: Array<{ name: string; dir: string; spelled: (dir: string) => string }> = [
+      { name: 'the Kelvin sign', dir: 'Kr', spelled: (dir) => dir.replace(/Kr$/, '\u212Ar') },
+      { name: 'an NFD spelling of an NFC root', dir: 'caf\u00e9', spelled: (dir) => dir.normalize('NFD') },
+      { name: 'an NFC spelling of an NFD root', dir: 'cafe\u0301', spelled: (dir) => dir.normalize('NFC') },
+    ];
+    for (const { name, dir, spelled } of cases) {
+      it(name, () => {
+        const base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-unicode-')));
+        try {
+          const root = join(base, dir);
+          mkdirSync(join(root, 'src/a'), { recursive: true });
+          execFileSync('git', ['init', '--quiet', root]);
+          mkdirSync(join(root, '.claude'));
+          writeFileSync(join(root, '.claude/wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/a/'], blockedCommands: [] }));
+          const reply = coordinatorWrite(root, `${spelled(root)}/src/a/x.ts`);
+          assert.equal(reply.decision, 'deny', reply.text);
+          assert.match(reply.text, /outside this checkout/);
+          assert.equal(coordinatorWrite(root, `${root}/src/a/x.ts`).decision, 'allow');
+        } finally {
+          rmSync(base, { recursive: true, force: true });
+        }
+      });
+    }
+  });
+
+  describe('13. a control file that is not a small regular file is a deny, at once', () => {
+    const broken: Array<{ name: string; make: (r: TempGitRepo) => void }> = [
+      { name: 'a FIFO', make: (r) => execFileSync('mkfifo', [join(r.root, '.claude/wave-scope.json')]) },
+      { name: 'a link to /dev/zero', make: (r) => symlinkSync('/dev/zero', join(r.root, '.claude/wave-scope.json')) },
+      { name: 'a link that leads nowhere', make: (r) => symlinkSync('missing.json', join(r.root, '.claude/wave-scope.json')) },
+      { name: 'a state directory that is a link leading nowhere', make: (r) => { rmSync(join(r.root, '.claude'), { recursive: true, force: true }); symlinkSync('missing-dir', join(r.root, '.claude')); } },
+    ];
+    for (const { name, make } of broken) {
+      it(`the manifest is ${name}`, () => {
+        mkdirSync(join(repo.root, '.claude'), { recursive: true });
+        make(repo);
+        const started = Date.now();
+        const run = gate(hookPayload('claude-write', { cwd: repo.root, target: 'src/a/x.ts' }), { timeout: 15_000 });
+        assert.ok(Date.now() - started < 15_000);
+        const reply = claudeDecision(run.stdout);
+        assert.equal(reply.decision, 'deny');
+        assert.match(reply.text, /unusable/);
+      });
+    }
+  });
+
+  describe('also: the other writing tools and control files', () => {
+    it('MCP tools that write a named path are gated; those that read are not', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      const mcp = (tool: string, input: Record<string, unknown>) =>
+        claudeDecision(gate(JSON.stringify({ session_id: 's', cwd: repo.root, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input })).stdout).decision;
+      assert.equal(mcp('mcp__filesystem__write_file', { path: join(repo.root, 'docs/x.md'), content: '' }), 'deny');
+      assert.equal(mcp('mcp__filesystem__write_file', { path: join(repo.root, 'src/a/new.ts'), content: '' }), 'allow');
+      assert.equal(mcp('mcp__filesystem__move_file', { source: join(repo.root, 'src/a/x.ts'), destination: join(repo.root, 'docs/x.ts') }), 'deny');
+      assert.equal(mcp('mcp__filesystem__read_file', { path: '/etc/hosts' }), 'allow');
+    });
+
+    it('Cursor\'s edit_file, write_file and delete_file are writes', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      for (const tool of ['edit_file', 'write_file', 'delete_file']) {
+        const payload = JSON.stringify({ conversation_id: 'c', hook_event_name: 'preToolUse', workspace_roots: [repo.root], cwd: repo.root, tool_name: tool, tool_input: { target_file: 'docs/readme.md' } });
+        assert.equal((JSON.parse(gate(payload, { args: ['--agent-cli', 'cursor'] }).stdout) as { permission: string }).permission, 'deny', tool);
+      }
+    });
+
+    it('files that change what agents run or are told are control state for a dispatched agent, whatever the scope', () => {
+      writeManifest(repo, { allowedPaths: ['**'] });
+      for (const target of ['.claude/hooks/guard.sh', '.claude/agents/helper.md', '.claude/commands/x.md', '.mcp.json', '.cursor/rules/x.mdc', 'AGENTS.md', 'CLAUDE.md', '.gemini/settings.json']) {
+        const reply = agentWrite(repo.root, target);
+        assert.equal(reply.decision, 'deny', target);
+        assert.match(reply.text, /control state/);
+      }
+      assert.equal(agentWrite(repo.root, 'docs/readme.md').decision, 'allow');
+    });
+
+    it('.orchestrator/ (ledgers, baselines, turn records, events) is control state for a dispatched agent, at the root and in a nested checkout', () => {
+      writeManifest(repo, { allowedPaths: ['**'] });
+      for (const target of ['.orchestrator/wave-dispatch-scopes.s1.json', '.orchestrator/backstop/turns/wave1/alice.json', '.orchestrator/metrics/events.jsonl', '.orchestrator', 'src/a/.orchestrator/x.json']) {
+        const reply = agentWrite(repo.root, target);
+        assert.equal(reply.decision, 'deny', target);
+        assert.match(reply.text, /control state/, target);
+      }
+      assert.equal(coordinatorWrite(repo.root, '.orchestrator/notes.json').decision, 'allow', 'the coordinator is not a dispatched agent');
+    });
+  });
+});

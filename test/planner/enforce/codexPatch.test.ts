@@ -1,0 +1,119 @@
+// The Codex apply_patch reader against the rules of Codex's own parser (codex-rs/apply-patch,
+// parser.rs and invocation.rs): every case here is one of those rules, with the paths Codex would
+// write, or a refusal where Codex would refuse (or where the gate cannot be certain).
+import assert from 'node:assert/strict';
+import { CodexPatchError, parseCodexInvocation, parseCodexPatch, parseCodexScript, patchPaths, rustLines, rustTrim } from '../../../src/planner/enforce/codexPatch';
+
+const wrap = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
+
+describe('codexPatch: Rust string primitives', () => {
+  it('rustTrim strips the White_Space set, not JavaScript\'s', () => {
+    assert.equal(rustTrim('\u2028 x \u3000'), 'x');
+    assert.equal(rustTrim('\u0085x\u0085'), 'x', 'NEL is White_Space in Rust (JavaScript keeps it)');
+    assert.equal(rustTrim('\uFEFFx\uFEFF'), '\uFEFFx\uFEFF', 'a BOM is not White_Space (JavaScript strips it)');
+    assert.equal(rustTrim('\u200Bx'), '\u200Bx', 'a zero-width space is not White_Space');
+  });
+
+  const lines: Array<[string, string[]]> = [
+    ['a\nb', ['a', 'b']],
+    ['a\r\nb\r\n', ['a', 'b']],
+    ['a\r\r\nb', ['a\r', 'b']],
+    ['a\rb', ['a\rb']],
+    ['a\u2028b', ['a\u2028b']],
+    ['a\n\nb\n', ['a', '', 'b']],
+    ['', []],
+  ];
+  for (const [text, expected] of lines) {
+    it(`rustLines(${JSON.stringify(text)}) splits on \\n only`, () => assert.deepEqual(rustLines(text), expected));
+  }
+});
+
+describe('codexPatch: parseCodexPatch reads headers as Codex does', () => {
+  const cases: Array<{ name: string; patch: string; paths: string[] }> = [
+    { name: 'add, update, delete', patch: wrap('*** Add File: a.ts', '+x', '*** Update File: b.ts', '@@', '-x', '+y', '*** Delete File: c.ts'), paths: ['a.ts', 'b.ts', 'c.ts'] },
+    { name: 'a move writes both sides', patch: wrap('*** Update File: old.ts', '*** Move to: new.ts', '@@', '-x', '+y'), paths: ['old.ts', 'new.ts'] },
+    { name: 'a header is trimmed: an indented second header is a header', patch: wrap('*** Add File: src/a/ok.ts', '+x', '  *** Add File: .claude/settings.json', '+{}'), paths: ['src/a/ok.ts', '.claude/settings.json'] },
+    { name: 'a header ending in U+2028 (one line for Rust) is trimmed to its path', patch: wrap('*** Add File: .claude/settings.json\u2028', '+{}'), paths: ['.claude/settings.json'] },
+    { name: 'a header ending in \\r\\r\\n keeps no \\r in its path', patch: ['*** Begin Patch', '*** Add File: .git/config', '+x', '*** End Patch'].join('\r\r\n'), paths: ['.git/config'] },
+    { name: 'two spaces after the colon: the path starts with a space', patch: wrap('*** Add File:  src/a/evil.ts', '+x'), paths: [' src/a/evil.ts'] },
+    { name: 'the move line is not trimmed: its path keeps trailing spaces', patch: wrap('*** Update File: a.ts', '*** Move to: b.ts  ', '@@', '-x', '+y'), paths: ['a.ts', 'b.ts  '] },
+    { name: 'an indented move line is not a move', patch: wrap('*** Update File: a.ts', ' *** Move to: b.ts', '+y'), paths: ['a.ts'] },
+    { name: 'inside an update chunk an indented header is a context line', patch: wrap('*** Update File: a.ts', '@@', ' *** Add File: .git/config', '+y'), paths: ['a.ts'] },
+    { name: 'blank lines between chunks are skipped', patch: wrap('*** Update File: a.ts', '@@', '-x', '+y', '', '@@ ctx', '-z', '+w', '*** Delete File: d.ts'), paths: ['a.ts', 'd.ts'] },
+    { name: 'the heredoc wrapper of the lenient mode', patch: ["<<'EOF'", '*** Begin Patch', '*** Add File: h.ts', '+x', '*** End Patch', 'EOF'].join('\n'), paths: ['h.ts'] },
+    { name: 'surrounding blank space and markers with spaces around them', patch: `\n\n  *** Begin Patch  \n*** Add File: s.ts\n+x\n  *** End Patch \n\n`, paths: ['s.ts'] },
+    { name: 'an absolute path', patch: wrap('*** Delete File: /etc/hosts'), paths: ['/etc/hosts'] },
+    { name: 'a patch without hunks', patch: wrap(), paths: [] },
+  ];
+  for (const { name, patch, paths } of cases) {
+    it(name, () => assert.deepEqual(patchPaths({ hunks: parseCodexPatch(patch) }), paths));
+  }
+
+  const refused: Array<{ name: string; patch: string; reason: string }> = [
+    { name: 'no begin marker', patch: '*** Add File: a\n+x\n*** End Patch', reason: 'no-begin' },
+    { name: 'no end marker', patch: '*** Begin Patch\n*** Add File: a\n+x', reason: 'no-end' },
+    { name: 'an unknown header', patch: wrap('*** Frobnicate File: a'), reason: 'bad-hunk' },
+    { name: 'an empty path (the trailing space is trimmed off the marker)', patch: wrap('*** Add File: ', '+x'), reason: 'bad-hunk' },
+    { name: 'a header glued to its marker', patch: wrap('*** Add File:a.ts', '+x'), reason: 'bad-hunk' },
+    { name: 'a line after a delete that is not a header', patch: wrap('*** Delete File: a.ts', '+x'), reason: 'bad-hunk' },
+    { name: 'an empty update', patch: wrap('*** Update File: a.ts'), reason: 'empty-update' },
+    { name: 'a second chunk without its @@', patch: wrap('*** Update File: a.ts', '@@', '-x', '+y', 'junk'), reason: 'bad-hunk' },
+  ];
+  for (const { name, patch, reason } of refused) {
+    it(`refuses ${name}`, () => {
+      assert.throws(() => parseCodexPatch(patch), (error: unknown) => error instanceof CodexPatchError && error.reason === reason);
+    });
+  }
+});
+
+describe('codexPatch: invocations', () => {
+  const body = wrap('*** Add File: x.ts', '+x');
+  it('[apply_patch, body] and [applypatch, body]', () => {
+    for (const command of ['apply_patch', 'applypatch']) assert.deepEqual(patchPaths(parseCodexInvocation([command, body]) ?? { hunks: [] }), ['x.ts']);
+  });
+
+  const scripts: Array<{ name: string; script: string; workdir?: string }> = [
+    { name: 'a bare heredoc', script: `apply_patch <<'EOF'\n${body}\nEOF\n` },
+    { name: 'an unquoted delimiter', script: `apply_patch <<PATCH\n${body}\nPATCH` },
+    { name: 'cd into a directory first', script: `cd src/a && apply_patch <<'EOF'\n${body}\nEOF`, workdir: 'src/a' },
+    { name: 'cd into a single-quoted directory', script: `cd 'my dir' && apply_patch <<"EOF"\n${body}\nEOF`, workdir: 'my dir' },
+    { name: 'cd into an absolute directory', script: `cd /tmp/elsewhere && applypatch <<EOF\n${body}\nEOF`, workdir: '/tmp/elsewhere' },
+  ];
+  for (const { name, script, workdir } of scripts) {
+    it(`reads ${name}, as argv ([bash, -lc, script]) and as a shell command string`, () => {
+      for (const parsed of [parseCodexInvocation(['bash', '-lc', script]), parseCodexInvocation(['/bin/zsh', '-c', script]), parseCodexScript(script)]) {
+        assert.deepEqual(patchPaths(parsed ?? { hunks: [] }), ['x.ts']);
+        assert.equal(parsed?.workdir, workdir);
+      }
+    });
+  }
+
+  const uncertain: Array<[string, string]> = [
+    ['a command before', `echo hi; apply_patch <<'EOF'\n${body}\nEOF`],
+    ['a command after', `apply_patch <<'EOF'\n${body}\nEOF\necho done`],
+    ['|| instead of &&', `cd src || apply_patch <<'EOF'\n${body}\nEOF`],
+    ['cd with a variable', `cd $HOME && apply_patch <<'EOF'\n${body}\nEOF`],
+    ['cd with a tilde', `cd ~/work && apply_patch <<'EOF'\n${body}\nEOF`],
+    ['cd with two arguments', `cd -P src && apply_patch <<'EOF'\n${body}\nEOF`],
+    ['a heredoc that never ends', `apply_patch <<'EOF'\n${body}\n`],
+    ['<<- (tab-stripping)', `apply_patch <<-EOF\n${body}\nEOF`],
+    ['an argument besides the heredoc', `apply_patch extra <<'EOF'\n${body}\nEOF`],
+  ];
+  for (const [name, script] of uncertain) {
+    it(`refuses a script it cannot read with certainty: ${name}`, () => {
+      assert.throws(() => parseCodexScript(script), CodexPatchError);
+      assert.throws(() => parseCodexInvocation(['bash', '-lc', script]), CodexPatchError);
+    });
+  }
+
+  it('a script that does not invoke apply_patch with a heredoc is not a patch', () => {
+    assert.equal(parseCodexScript('grep -r apply_patch src'), undefined);
+    assert.equal(parseCodexScript('ls -la'), undefined);
+    assert.equal(parseCodexInvocation(['ls', '-la']), undefined);
+  });
+
+  it('an argv that carries a patch in a form Codex may still apply is refused', () => {
+    assert.throws(() => parseCodexInvocation(['sudo', 'apply_patch', body]), CodexPatchError);
+    assert.throws(() => parseCodexInvocation([body]), CodexPatchError);
+  });
+});

@@ -1,0 +1,155 @@
+// The gate's reading of git's configuration, checked against git itself: the parser against
+// `git config --file <f> --list` on a table of config texts, and the hooks directories the gate
+// protects against `git rev-parse --git-path hooks` in real repositories with every way of setting
+// core.hooksPath (local, worktree, include.path, includeIf, a `\` continuation, global, system, `~`).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeLocateFileSystem } from '../../../src/node/hookFileSystem';
+import { GitConfigError, gitBoolean, hooksDirectories, parseGitConfig, scanGitConfig } from '../../../src/planner/enforce/gitConfig';
+import { locateRepository } from '../../../src/planner/enforce/repoLocation';
+
+const texts: string[] = [
+  '[core]\n\tignorecase = true\n',
+  '[core]\n\tignoreCase = TRUE\n\thooksPath = .husky/_\n',
+  '[core] ; comment\n\thooksPath = "/abs/hooks" # trailing\n',
+  '[core]\n\tignorecase\n',
+  '[core]\n\thooksPath = githooks\\\n/deeper\n',
+  '[core]\n\thooksPath = "with \\"quotes\\" and \\\\ backslash"\n',
+  '[core]\n\thooksPath = a b  c   \n',
+  '[core]\n\thooksPath = "  spaced  "\n',
+  '[core]\n\thooksPath = x # comment "y"\n\tbare = false ; more\n',
+  '[remote "origin"]\n\turl = git@example.com:x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n',
+  '[includeIf "gitdir:~/work/"]\n\tpath = ~/.gitconfig-work\n[include]\n\tpath = shared.inc\n',
+  '[section.Sub]\n\tkey = v\n',
+  '[core]hooksPath=inline\n',
+  '\uFEFF[core]\n\tx = 1\n',
+  '# only a comment\n; another\n',
+  'key = outside a section\n',
+  '[core]\r\n\thooksPath = crlf\r\n',
+  '[core]\n\tsshCommand = "ssh -i key" -v\n',
+  '[alias]\n\tlg = "!git log --graph; echo \\"done\\""\n\tst = status # short\n',
+  '[url "git@github.com:"]\n\tinsteadOf = https://github.com/\n',
+  '[core]\n\tempty =\n\ttab = a\\tb\n',
+  '[Section "Sub\\"quoted"]\n\tKey = V\n',
+  '[user]\n\tname = Jöhn Dœ\n\temail = j@example.invalid\n',
+];
+
+/** git's own reading of a config text: `key=value` lines, lower-cased names, as `git config --list` prints them. */
+function gitList(text: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'wave-scope-gitconfig-'));
+  try {
+    const file = join(dir, 'config');
+    writeFileSync(file, text);
+    const out = execFileSync('git', ['config', '--file', file, '--list', '-z'], { encoding: 'utf8' });
+    return out
+      .split('\0')
+      .filter((entry) => entry !== '')
+      .map((entry) => (entry.includes('\n') ? entry.replace('\n', '=') : `${entry}`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function ourList(text: string): string[] {
+  return parseGitConfig(text).map((entry) => {
+    const name = [entry.section, ...(entry.subsection !== undefined ? [entry.subsection] : []), entry.key].filter((part) => part !== '').join('.');
+    return entry.value === undefined ? name : `${name}=${entry.value}`;
+  });
+}
+
+describe('gitConfig: the parser reads what git reads', () => {
+  for (const text of texts) {
+    it(JSON.stringify(text), () => assert.deepEqual(ourList(text), gitList(text)));
+  }
+
+  const broken = ['[core\n', '[core]\n\tx = "unterminated\n', '[core]\n\tx = bad \\q escape\n', '[core]\n\t0key = v\n'];
+  for (const text of broken) {
+    it(`refuses what git refuses: ${JSON.stringify(text)}`, () => {
+      assert.throws(() => parseGitConfig(text), GitConfigError);
+      assert.throws(() => gitList(text));
+    });
+  }
+
+  const booleans: Array<[string | undefined, boolean]> = [[undefined, true], ['true', true], ['Yes', true], ['on', true], ['1', true], ['false', false], ['no', false], ['', false], ['0', false]];
+  for (const [value, expected] of booleans) it(`gitBoolean(${JSON.stringify(value)}) = ${expected}`, () => assert.equal(gitBoolean(value), expected));
+});
+
+describe('gitConfig: the hooks directories the gate protects include the one git runs', () => {
+  let base: string;
+  let home: string;
+  let repo: string;
+
+  beforeEach(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-hookspath-')));
+    home = join(base, 'home');
+    repo = join(base, 'repo');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(repo, { recursive: true });
+    git(repo, 'init', '--quiet');
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const env = () => ({ HOME: home, XDG_CONFIG_HOME: join(home, '.config'), GIT_CONFIG_NOSYSTEM: '1', PATH: process.env.PATH ?? '' });
+  function git(cwd: string, ...args: string[]): string {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', env: env() }).trim();
+  }
+  function gitHooks(): string {
+    const dir = git(repo, 'rev-parse', '--path-format=absolute', '--git-path', 'hooks');
+    return dir.startsWith('/') ? dir : join(repo, dir);
+  }
+  function protectedDirs(): string[] {
+    const location = locateRepository(repo, nodeLocateFileSystem);
+    assert.ok(location);
+    const scan = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: env(), homeDir: home, fs: nodeLocateFileSystem });
+    return hooksDirectories(scan.hooksPaths, [repo], home);
+  }
+  const normal = (path: string) => path.replace(/\/+$/, '').replace(/\/\.$/, '').replace(/\/\.\//g, '/');
+
+  const setups: Array<{ name: string; setup: () => void }> = [
+    { name: 'a relative core.hooksPath with a trailing slash', setup: () => git(repo, 'config', 'core.hooksPath', 'githooks/') },
+    { name: './githooks', setup: () => git(repo, 'config', 'core.hooksPath', './githooks') },
+    { name: 'githooks/.', setup: () => git(repo, 'config', 'core.hooksPath', 'githooks/.') },
+    { name: '~/githooks (git expands ~)', setup: () => git(repo, 'config', 'core.hooksPath', '~/githooks') },
+    { name: 'a global core.hooksPath', setup: () => writeFileSync(join(home, '.gitconfig'), '[core]\n\thooksPath = ~/global-hooks\n') },
+    { name: 'an XDG global config', setup: () => { mkdirSync(join(home, '.config/git'), { recursive: true }); writeFileSync(join(home, '.config/git/config'), '[core]\n\thooksPath = /abs/xdg-hooks\n'); } },
+    { name: 'include.path relative to the including file', setup: () => { writeFileSync(join(repo, '.git/extra.inc'), '[core]\n\thooksPath = included-hooks\n'); git(repo, 'config', 'include.path', 'extra.inc'); } },
+    { name: 'includeIf gitdir', setup: () => { writeFileSync(join(home, 'cond.inc'), '[core]\n\thooksPath = cond-hooks\n'); writeFileSync(join(home, '.gitconfig'), `[includeIf "gitdir:${repo}/"]\n\tpath = ~/cond.inc\n`); } },
+    { name: 'a nested include in the repository', setup: () => { writeFileSync(join(repo, 'a.inc'), '[include]\n\tpath = b.inc\n'); writeFileSync(join(repo, 'b.inc'), '[core]\n\thooksPath = from-b\n'); git(repo, 'config', 'include.path', '../a.inc'); } },
+    { name: 'a \\ continuation in the value', setup: () => writeFileSync(join(repo, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\thooksPath = git\\\nhooks\n') },
+    { name: 'config.worktree', setup: () => { git(repo, 'config', 'extensions.worktreeConfig', 'true'); git(repo, 'config', '--worktree', 'core.hooksPath', 'wt-hooks'); } },
+    { name: 'the last of several assignments', setup: () => writeFileSync(join(repo, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\thooksPath = first\n[core]\n\thooksPath = second\n') },
+  ];
+  for (const { name, setup } of setups) {
+    it(name, () => {
+      setup();
+      const expected = normal(gitHooks());
+      assert.ok(
+        protectedDirs().map(normal).includes(expected),
+        `git runs hooks from ${expected}; the gate protects ${JSON.stringify(protectedDirs())}`,
+      );
+    });
+  }
+
+  it('GIT_CONFIG_COUNT pairs from the environment count too', () => {
+    const location = locateRepository(repo, nodeLocateFileSystem);
+    assert.ok(location);
+    const pairs = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: 'env-hooks' };
+    const scan = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: { ...env(), ...pairs }, homeDir: home, fs: nodeLocateFileSystem });
+    const expected = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo, encoding: 'utf8', env: { ...env(), ...pairs } }).trim();
+    assert.ok(hooksDirectories(scan.hooksPaths, [repo], home).includes(expected));
+  });
+
+  it('every config file git may read, included ones too, is listed (each is control state)', () => {
+    writeFileSync(join(repo, 'a.inc'), '[core]\n\tx = 1\n');
+    git(repo, 'config', 'include.path', '../a.inc');
+    const location = locateRepository(repo, nodeLocateFileSystem);
+    assert.ok(location);
+    const scan = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: env(), homeDir: home, fs: nodeLocateFileSystem });
+    for (const file of [join(repo, '.git/config'), join(repo, 'a.inc'), join(home, '.gitconfig'), join(home, '.config/git/config')]) {
+      assert.ok(scan.files.includes(file), `${file} in ${JSON.stringify(scan.files)}`);
+    }
+  });
+});
