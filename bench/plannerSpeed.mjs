@@ -69,10 +69,10 @@ async function main() {
       );
 
       if (run === 0) {
-        await planner.locator('vscode-button.add-agent').click();
-        await planner.locator('vscode-button.add-agent').click();
+        await planner.locator('button.add-agent').click();
+        await planner.locator('button.add-agent').click();
         await planner.locator('.lane[data-agent="agent-2"]').waitFor();
-        const input = planner.locator('.lane[data-agent="agent-1"] .glob-input input');
+        const input = planner.locator('.lane[data-agent="agent-1"] .glob-input');
         await input.fill('pkg1/**/*.ts');
         await input.press('Enter');
         await planner.locator('.entry[data-entry="pkg1/**/*.ts"]').waitFor();

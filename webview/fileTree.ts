@@ -72,21 +72,34 @@ export function buildFileTree(files: readonly string[]): FolderNode {
 /**
  * The rows to show: folders first, then files, depth first. With a filter, only files whose path
  * contains it (case-insensitive) are shown, with every folder on their way open; `limit` caps the rows.
+ * With `include`, only the files it accepts are shown (the "unassigned" view): folders keep their open
+ * or closed state, a folder without such a file beneath is left out, and a folder's `fileCount` is the
+ * number of such files beneath it.
  */
-export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, filter = '', limit = Infinity): TreeRow[] {
+export function flattenTree(
+  root: FolderNode,
+  expanded: ReadonlySet<string>,
+  filter = '',
+  limit = Infinity,
+  include?: (file: string) => boolean,
+): TreeRow[] {
   const rows: TreeRow[] = [];
   const needle = foldCase(filter.trim());
   if (needle === '') {
+    const counts = include ? countIncluded(root, include) : undefined;
     const walk = (node: FolderNode, depth: number): void => {
       ensureSorted(node);
       for (const folder of node.folders) {
         if (rows.length >= limit) return;
+        const fileCount = counts ? (counts.get(folder) ?? 0) : folder.fileCount;
+        if (fileCount === 0) continue;
         const open = expanded.has(folder.path);
-        rows.push({ path: folder.path, name: folder.name, depth, isFolder: true, expanded: open, fileCount: folder.fileCount });
+        rows.push({ path: folder.path, name: folder.name, depth, isFolder: true, expanded: open, fileCount });
         if (open) walk(folder, depth + 1);
       }
       for (const file of node.files) {
         if (rows.length >= limit) return;
+        if (include && !include(file)) continue;
         rows.push({ path: file, name: baseName(file), depth, isFolder: false, expanded: false, fileCount: 1 });
       }
     };
@@ -94,29 +107,46 @@ export function flattenTree(root: FolderNode, expanded: ReadonlySet<string>, fil
     return rows;
   }
   // Filtering: a folder is shown when something beneath it matches; it is shown open.
-  const walk = (node: FolderNode, depth: number): boolean => {
+  const walk = (node: FolderNode, depth: number): number => {
     ensureSorted(node);
     const start = rows.length;
-    let any = false;
+    let shown = 0;
     for (const folder of node.folders) {
       if (rows.length >= limit) break;
       const at = rows.length;
       rows.push({ path: folder.path, name: folder.name, depth, isFolder: true, expanded: true, fileCount: folder.fileCount });
-      if (walk(folder, depth + 1)) any = true;
-      else rows.length = at;
+      const beneath = walk(folder, depth + 1);
+      if (beneath > 0) {
+        shown += beneath;
+        if (include) (rows[at] as TreeRow).fileCount = beneath;
+      } else rows.length = at;
     }
     for (const file of node.files) {
       if (rows.length >= limit) break;
-      if (foldCase(file).includes(needle)) {
+      if (foldCase(file).includes(needle) && (!include || include(file))) {
         rows.push({ path: file, name: baseName(file), depth, isFolder: false, expanded: false, fileCount: 1 });
-        any = true;
+        shown += 1;
       }
     }
-    if (!any) rows.length = start;
-    return any;
+    if (shown === 0) rows.length = start;
+    return shown;
   };
   walk(root, 0);
   return rows;
+}
+
+/** How many files `include` accepts beneath every folder (one pass over the tree). */
+function countIncluded(root: FolderNode, include: (file: string) => boolean): Map<FolderNode, number> {
+  const counts = new Map<FolderNode, number>();
+  const visit = (node: FolderNode): number => {
+    let total = 0;
+    for (const file of node.files) if (include(file)) total += 1;
+    for (const folder of node.folders) total += visit(folder);
+    counts.set(node, total);
+    return total;
+  };
+  visit(root);
+  return counts;
 }
 
 /** Every ancestor folder of `path` (`a/b/c.ts` → `a`, `a/b`). */

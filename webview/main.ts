@@ -2,7 +2,7 @@
 // acquireVsCodeApi(): everything else talks to the small Host interface (host.ts).
 import { connectHost } from './host';
 import type { WebviewApi } from './host';
-import { initialState, isPlannerState } from './plannerState';
+import { initialState, restoreState } from './plannerState';
 import { PlannerView } from './plannerView';
 
 declare function acquireVsCodeApi(): WebviewApi;
@@ -10,7 +10,6 @@ declare function acquireVsCodeApi(): WebviewApi;
 const host = connectHost(acquireVsCodeApi(), window);
 
 // Persisted state of another version is dropped rather than half-understood.
-const saved = host.getState();
-const restored = isPlannerState(saved) ? saved : initialState();
+const restored = restoreState(host.getState()) ?? initialState();
 const container = document.getElementById('planner');
 if (container) new PlannerView(host, container, restored);

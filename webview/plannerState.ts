@@ -1,10 +1,45 @@
 // The planner's state and every change to it, as a pure reducer: no DOM, no host, testable in Node.
 // The view dispatches actions; the reducer returns a new state (or the same one when nothing changed).
+// Every change of the draft is an edit with an undo entry; what a save said is kept only while it is
+// still about the draft on screen, so the header never shows a status that stopped being true.
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../src/planner/plan/agentId';
 import { foldCase, normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
 import { nextLaneColor } from '../src/protocol/laneColors';
-import type { AgentDraft, PlanDraft, WaveDraft } from '../src/protocol/plannerProtocol';
+import type { AgentDraft, ClaimConflictSummary, CollisionSummary, PlanDraft, SaveOutcome, WaveDraft } from '../src/protocol/plannerProtocol';
 import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
+import { count } from './wording';
+
+/** One step back (or forward) in the draft's history. */
+export interface HistoryEntry {
+  /** The draft before the edit (for undo) or after it (for redo). */
+  draft: PlanDraft;
+  /** The wave whose tab was open, so undo shows where the change happened. */
+  selectedWave: number | undefined;
+  /** What the edit did, for a person ("Remove agent api"). */
+  label: string;
+}
+
+/** What the last save said, kept only while it is still true of the draft on screen. */
+export type SaveStatus =
+  | { kind: 'idle' }
+  | { kind: 'saving'; draftKey: string }
+  | { kind: 'saved'; at: number }
+  | {
+      kind: 'refused';
+      draftKey: string;
+      message: string;
+      collisions: CollisionSummary[];
+      claimConflicts: ClaimConflictSummary[];
+    }
+  | { kind: 'failed'; draftKey: string; message: string; uncertain: boolean };
+
+/** A message shown at one input (the Settings editor's inline validation), not in a banner. */
+export interface FieldMessage {
+  /** Which input: `agent:<wave>:<id>`, `role:<wave>`, `number:<wave>`, `new-agent:<wave>`. */
+  field: string;
+  kind: 'error' | 'note';
+  text: string;
+}
 
 /** Everything the webview persists (with `setState`) and renders. */
 export interface PlannerState {
@@ -13,6 +48,11 @@ export interface PlannerState {
   draft: PlanDraft;
   /** The plan on disk when last read; `dirty` compares against it. */
   diskPlan: PlanDraft;
+  /**
+   * The plan on disk the draft was edited from: equal to `diskPlan` whenever the draft is clean. When the
+   * disk changes under unsaved edits the two differ, and only then does the planner offer to load the disk.
+   */
+  base: PlanDraft;
   /** The wave whose tab is open. */
   selectedWave: number | undefined;
   /** Whether the draft differs from the plan on disk. */
@@ -21,12 +61,20 @@ export interface PlannerState {
   targetAgent: string | undefined;
   /** Filter text of the file tree. */
   filter: string;
+  /** All files, or only the ones no agent of the open wave owns. */
+  treeMode: 'all' | 'unassigned';
+  /** Width of the file tree in CSS pixels (the splitter). */
+  treeWidth: number;
   /** Expanded folders of the file tree (repository-relative, no trailing slash). */
   expanded: string[];
-  /** The last problem to show a person (bad glob, bad name); cleared by the next successful action. */
+  /** A problem that belongs to no input (a drop that was refused); cleared by the next action. */
   notice: string | undefined;
-  /** The disk changed while the draft had unsaved edits: the view offers to load it. */
-  diskChangedUnderDraft: boolean;
+  /** The message of one input (an id that was adjusted, a role that was refused). */
+  fieldMessage: FieldMessage | undefined;
+  /** Edits that can be undone (oldest first) and redone (next first). */
+  history: { past: HistoryEntry[]; future: HistoryEntry[] };
+  /** What the last save said. */
+  save: SaveStatus;
   /** The workspace folder this planner belongs to (so VS Code can restore the panel for it). */
   folderUri?: string;
   /** When the draft (or its saved/clean status) last changed, ms since the epoch; set by the view. */
@@ -34,9 +82,13 @@ export interface PlannerState {
 }
 
 export type PlannerAction =
-  | { type: 'loadDisk'; diskPlan: PlanDraft; keepDraft?: PlanDraft }
+  | { type: 'loadDisk'; diskPlan: PlanDraft; keepDraft?: PlanDraft; keepBase?: PlanDraft }
   | { type: 'adoptDisk' }
-  | { type: 'savedDraft'; draft: PlanDraft }
+  | { type: 'saveStarted' }
+  | { type: 'saveFinished'; outcome: SaveOutcome; draft: PlanDraft | undefined; at: number }
+  | { type: 'saveFailed'; message: string; uncertain: boolean }
+  | { type: 'undo' }
+  | { type: 'redo' }
   | { type: 'selectWave'; wave: number }
   | { type: 'addWave' }
   | { type: 'renumberWave'; wave: number; to: number }
@@ -53,9 +105,31 @@ export type PlannerAction =
   | { type: 'removeEntry'; wave: number; agentId: string; entry: string }
   | { type: 'replaceEntry'; wave: number; agentId: string; entry: string; with: string[] }
   | { type: 'setFilter'; filter: string }
+  | { type: 'setTreeMode'; mode: 'all' | 'unassigned' }
+  | { type: 'setTreeWidth'; width: number }
   | { type: 'toggleFolder'; folder: string; expanded?: boolean }
   | { type: 'notify'; notice: string }
-  | { type: 'dismissNotice' };
+  | { type: 'dismissNotice' }
+  | { type: 'clearFieldMessage' };
+
+/** How many edits undo remembers. */
+export const HISTORY_LIMIT = 200;
+
+/** The tree's width when nothing was chosen, and its bounds (CSS pixels). */
+export const TREE_WIDTH = { initial: 264, min: 180, max: 560 } as const;
+
+/** Options of the reducer: how entries are normalised. */
+export interface ReduceOptions {
+  ignoreCase?: boolean;
+  /** Absolute folders of the repository, to make pasted absolute paths relative (see normalizeEntry). */
+  absoluteRoots?: readonly AbsoluteRoot[];
+}
+
+/** An absolute spelling of a folder of the repository and that folder's repository-relative path. */
+export interface AbsoluteRoot {
+  path: string;
+  repoRelative: string;
+}
 
 /** An empty plan: one wave with no agents. */
 export function emptyDraft(): PlanDraft {
@@ -68,42 +142,77 @@ export function initialState(diskPlan: PlanDraft = emptyDraft()): PlannerState {
     version: PLANNER_STATE_VERSION,
     draft: diskPlan,
     diskPlan,
+    base: diskPlan,
     selectedWave: diskPlan.activeWave ?? diskPlan.waves[0]?.wave,
     dirty: false,
     targetAgent: undefined,
     filter: '',
+    treeMode: 'all',
+    treeWidth: TREE_WIDTH.initial,
     expanded: [],
     notice: undefined,
-    diskChangedUnderDraft: false,
+    fieldMessage: undefined,
+    history: { past: [], future: [] },
+    save: { kind: 'idle' },
   };
 }
 
-/** Whether `value` is persisted state of this version (anything else is dropped). */
-export function isPlannerState(value: unknown): value is PlannerState {
-  if (typeof value !== 'object' || value === null) return false;
+/**
+ * Persisted state of this version, completed with what an older build of the same version did not keep
+ * (the base, the history, the tree's width); anything else is dropped (undefined).
+ */
+export function restoreState(value: unknown): PlannerState | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
   const state = value as Partial<PlannerState>;
-  return (
-    state.version === PLANNER_STATE_VERSION &&
-    typeof state.draft === 'object' &&
-    typeof state.diskPlan === 'object' &&
-    Array.isArray(state.expanded) &&
-    typeof state.filter === 'string'
-  );
+  if (
+    state.version !== PLANNER_STATE_VERSION ||
+    typeof state.draft !== 'object' ||
+    state.draft === null ||
+    typeof state.diskPlan !== 'object' ||
+    state.diskPlan === null ||
+    !Array.isArray(state.expanded) ||
+    typeof state.filter !== 'string'
+  ) {
+    return undefined;
+  }
+  const fresh = initialState(state.diskPlan);
+  const history = state.history && Array.isArray(state.history.past) && Array.isArray(state.history.future) ? state.history : fresh.history;
+  // A save under way when the page went is not under way any more.
+  const save = state.save && state.save.kind !== 'saving' ? state.save : fresh.save;
+  return {
+    ...fresh,
+    ...state,
+    base: state.base ?? state.diskPlan,
+    treeMode: state.treeMode === 'unassigned' ? 'unassigned' : 'all',
+    treeWidth: clampTreeWidth(state.treeWidth ?? TREE_WIDTH.initial),
+    history,
+    save,
+    notice: undefined,
+    fieldMessage: undefined,
+  } as PlannerState;
 }
 
-/** Canonical JSON of a draft, for comparing drafts regardless of colour. */
-function draftKey(draft: PlanDraft): string {
+/** Whether `value` is persisted state this build can restore. */
+export function isPlannerState(value: unknown): value is PlannerState {
+  return restoreState(value) !== undefined;
+}
+
+function clampTreeWidth(width: number): number {
+  if (!Number.isFinite(width)) return TREE_WIDTH.initial;
+  return Math.round(Math.min(TREE_WIDTH.max, Math.max(TREE_WIDTH.min, width)));
+}
+
+function sortedAgents(wave: WaveDraft): { id: string; entries: string[] }[] {
+  return [...wave.agents]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((agent) => ({ id: agent.id, entries: [...agent.entries].sort() }));
+}
+
+/** Canonical JSON of a draft, for comparing drafts regardless of colour and order. */
+export function draftKey(draft: PlanDraft): string {
   return JSON.stringify({
     active: draft.activeWave ?? null,
-    waves: [...draft.waves]
-      .sort((a, b) => a.wave - b.wave)
-      .map((wave) => ({
-        wave: wave.wave,
-        role: wave.role,
-        agents: [...wave.agents]
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-          .map((agent) => ({ id: agent.id, entries: [...agent.entries].sort() })),
-      })),
+    waves: [...draft.waves].sort((a, b) => a.wave - b.wave).map((wave) => ({ wave: wave.wave, role: wave.role, agents: sortedAgents(wave) })),
   });
 }
 
@@ -112,19 +221,81 @@ export function sameDraft(a: PlanDraft, b: PlanDraft): boolean {
   return draftKey(a) === draftKey(b);
 }
 
-/** Normalises what a person typed or dropped; returns the entry or a message saying what is wrong. */
-export function normalizeEntry(raw: string, options: { ignoreCase?: boolean } = {}): { entry: string } | { problem: string } {
-  const trimmed = raw.trim();
-  if (trimmed === '') return { problem: 'An entry cannot be empty.' };
+/**
+ * Whether two drafts hold the same plan as far as the disk records it: waves, agents, entries, the active
+ * wave and its role. The roles of the other waves live only in the planner's memory (they are not
+ * written), so a changed role there never means that the disk changed.
+ */
+export function samePlanOnDisk(a: PlanDraft, b: PlanDraft): boolean {
+  const key = (draft: PlanDraft) =>
+    JSON.stringify({
+      active: draft.activeWave ?? null,
+      waves: [...draft.waves]
+        .sort((x, y) => x.wave - y.wave)
+        .map((wave) => ({ wave: wave.wave, role: wave.wave === draft.activeWave ? wave.role : null, agents: sortedAgents(wave) })),
+    });
+  return key(a) === key(b);
+}
+
+/** Whether the plan on disk changed under unsaved edits (then, and only then, the planner offers to load it). */
+export function diskChangedUnderDraft(state: PlannerState): boolean {
+  return state.dirty && !samePlanOnDisk(state.base, state.diskPlan);
+}
+
+const WINDOWS_ABSOLUTE = /^[A-Za-z]:[\\/]/;
+
+/** Whether a typed entry is an absolute path (POSIX, a Windows drive, or a `file:` URI). */
+function isAbsoluteSpelling(text: string): boolean {
+  return text.startsWith('/') || text.startsWith('\\\\') || WINDOWS_ABSOLUTE.test(text) || /^file:\/\//i.test(text);
+}
+
+/** A `file:` URI as a path (`file:///c%3A/x` → `c:/x`); anything else unchanged. */
+function pathOfFileUri(text: string): string {
+  if (!/^file:\/\//i.test(text)) return text;
+  let path = text.replace(/^file:\/\/[^/]*/i, '');
   try {
-    return { entry: normalizeScopeEntry(trimmed, { ignoreCase: options.ignoreCase }) };
+    path = decodeURIComponent(path);
+  } catch {
+    // Not percent-encoded after all: keep it as typed.
+  }
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
+}
+
+/** What a typed or dropped entry became: the normalised entry (and a note when it was rewritten), or why not. */
+export type NormalizedEntry = { entry: string; note?: string } | { problem: string };
+
+/**
+ * Normalises what a person typed or dropped. An absolute path inside the repository (pasted from the
+ * Explorer's Copy Path, or a `file:` URI) is made relative to it, with a note; one outside it is refused.
+ */
+export function normalizeEntry(raw: string, options: ReduceOptions = {}): NormalizedEntry {
+  const trimmed = raw.trim().replace(/^(["'])(.*)\1$/, '$2');
+  if (trimmed === '') return { problem: 'An entry cannot be empty: type a path, a folder ending in / or a glob.' };
+  try {
+    if (!isAbsoluteSpelling(trimmed)) return { entry: normalizeScopeEntry(trimmed, { ignoreCase: options.ignoreCase }) };
+    const path = pathOfFileUri(trimmed);
+    const roots = options.absoluteRoots ?? [];
+    let firstProblem: string | undefined;
+    for (const root of roots) {
+      try {
+        const relative = normalizeScopeEntry(path, { ignoreCase: options.ignoreCase || WINDOWS_ABSOLUTE.test(root.path), repoRoot: root.path });
+        const prefix = root.repoRelative.replace(/^\/+|\/+$/g, '');
+        const entry = prefix === '' ? relative : normalizeScopeEntry(`${prefix}/${relative}`, { ignoreCase: options.ignoreCase });
+        return { entry, note: `Made relative to the repository: ${entry}` };
+      } catch (error) {
+        if (!(error instanceof ScopeEntryError)) throw error;
+        if (error.reason !== 'absolute-outside-root') return { problem: error.message };
+        firstProblem ??= error.message;
+      }
+    }
+    return { problem: firstProblem ?? `"${trimmed}" is an absolute path: write it relative to the repository root.` };
   } catch (error) {
     if (error instanceof ScopeEntryError) return { problem: error.message };
     throw error;
   }
 }
 
-/** Checks an agent id: it becomes a file name, so it is kept to letters, digits, `.`, `_` and `-`. */
+/** Checks an agent id: it becomes a file name, so it is kept to letters, digits, `_` and `-`. */
 export function agentIdProblem(id: string): string | undefined {
   if (!isAgentId(id)) {
     return `"${id}" cannot be an agent id: use up to ${MAX_AGENT_ID_LENGTH} letters, digits, "_" or "-", starting with a letter or digit.`;
@@ -132,8 +303,23 @@ export function agentIdProblem(id: string): string | undefined {
   return undefined;
 }
 
-function withDraft(state: PlannerState, draft: PlanDraft, extra: Partial<PlannerState> = {}): PlannerState {
-  return { ...state, ...extra, draft, dirty: !sameDraft(draft, state.diskPlan), notice: extra.notice };
+/**
+ * An agent id from what a person typed: spaces and other characters a file name should not have become
+ * `-` ("frontend dev" → "frontend-dev"), with a note saying so; refused only when nothing usable is left.
+ */
+export function suggestAgentId(raw: string): { id: string; note?: string } | { problem: string } {
+  const typed = raw.trim();
+  if (typed === '') return { problem: 'An agent needs an id, for example "frontend".' };
+  if (isAgentId(typed)) return { id: typed };
+  const adjusted = typed
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .replace(/-+$/, '');
+  if (adjusted === '' || !isAgentId(adjusted)) {
+    return { problem: agentIdProblem(typed) ?? `"${typed}" cannot be an agent id.` };
+  }
+  return { id: adjusted, note: `"${typed}" became "${adjusted}": agent ids are file names (letters, digits, "_" and "-").` };
 }
 
 function mapWave(draft: PlanDraft, wave: number, change: (wave: WaveDraft) => WaveDraft): PlanDraft {
@@ -151,17 +337,90 @@ function findWave(draft: PlanDraft, wave: number): WaveDraft | undefined {
   return draft.waves.find((item) => item.wave === wave);
 }
 
-function problem(state: PlannerState, notice: string): PlannerState {
-  return { ...state, notice };
-}
-
 /** A colour not yet used in the wave, or the next one round the palette. */
 function nextColor(wave: WaveDraft): string {
   return nextLaneColor(wave.agents.map((agent) => agent.color));
 }
 
+/** A draft change, before history and status are applied to it. */
+interface Edit {
+  draft: PlanDraft;
+  label: string;
+  extra?: Partial<PlannerState>;
+}
+
+function problem(state: PlannerState, notice: string): PlannerState {
+  return { ...state, notice };
+}
+
+function fieldProblem(state: PlannerState, field: string, text: string): PlannerState {
+  return { ...state, fieldMessage: { field, kind: 'error', text }, notice: undefined };
+}
+
+/** Where the draft now stands against the disk: dirty, and the base (the disk, whenever the draft is clean). */
+function settle(state: PlannerState): PlannerState {
+  const dirty = !sameDraft(state.draft, state.diskPlan);
+  return { ...state, dirty, base: dirty ? state.base : state.diskPlan };
+}
+
+/** A save's refusal or failure is about the draft it was given: any other draft drops it. */
+function freshSave(save: SaveStatus, draft: PlanDraft): SaveStatus {
+  if (save.kind === 'refused' || save.kind === 'failed' || save.kind === 'saving') return save.draftKey === draftKey(draft) ? save : { kind: 'idle' };
+  return save;
+}
+
+/** Applies an edit: one undo entry, no redo, stale save messages dropped. */
+function applyEdit(state: PlannerState, edit: Edit): PlannerState {
+  if (edit.draft === state.draft) return { ...state, ...edit.extra };
+  const past = [...state.history.past, { draft: state.draft, selectedWave: state.selectedWave, label: edit.label }].slice(-HISTORY_LIMIT);
+  return settle({
+    ...state,
+    notice: undefined,
+    fieldMessage: undefined,
+    ...edit.extra,
+    draft: edit.draft,
+    history: { past, future: [] },
+    save: freshSave(state.save, edit.draft),
+  });
+}
+
+/** Shows `draft` again (undo or redo), with the tab where it changed. */
+function travel(state: PlannerState, entry: HistoryEntry, history: PlannerState['history']): PlannerState {
+  const waves = entry.draft.waves.map((wave) => wave.wave);
+  const selected =
+    entry.selectedWave !== undefined && waves.includes(entry.selectedWave)
+      ? entry.selectedWave
+      : state.selectedWave !== undefined && waves.includes(state.selectedWave)
+        ? state.selectedWave
+        : (entry.draft.activeWave ?? waves[0]);
+  const wave = selected === undefined ? undefined : findWave(entry.draft, selected);
+  const target = wave?.agents.some((agent) => agent.id === state.targetAgent) ? state.targetAgent : undefined;
+  return settle({
+    ...state,
+    draft: entry.draft,
+    selectedWave: selected,
+    targetAgent: target,
+    history,
+    notice: undefined,
+    fieldMessage: undefined,
+    save: freshSave(state.save, entry.draft),
+  });
+}
+
+/** The label of the edit undo would take back, if any. */
+export function undoLabel(state: PlannerState): string | undefined {
+  return state.history.past[state.history.past.length - 1]?.label;
+}
+
+/** The label of the edit redo would make again, if any. */
+export function redoLabel(state: PlannerState): string | undefined {
+  return state.history.future[0]?.label;
+}
+
 /** Applies one action. Pure: the same state and action always give the same result. */
-export function reduce(state: PlannerState, action: PlannerAction, options: { ignoreCase?: boolean } = {}): PlannerState {
+export function reduce(state: PlannerState, action: PlannerAction, options: ReduceOptions = {}): PlannerState {
+  const edit = editOf(state, action, options);
+  if (edit !== undefined) return 'state' in edit ? edit.state : applyEdit(state, edit);
   const { draft } = state;
   switch (action.type) {
     case 'loadDisk': {
@@ -172,145 +431,63 @@ export function reduce(state: PlannerState, action: PlannerAction, options: { ig
         state.selectedWave !== undefined && waveNumbers.includes(state.selectedWave)
           ? state.selectedWave
           : (draftNow.activeWave ?? waveNumbers[0]);
-      const dirty = !sameDraft(draftNow, action.diskPlan);
+      // The base of a kept draft: the one it came with, else (a record that did not keep one) the disk
+      // now, which never raises a false "the disk changed" offer.
+      const base = action.keepDraft !== undefined ? (action.keepBase ?? action.diskPlan) : keep !== undefined ? state.base : action.diskPlan;
+      const next = settle({ ...state, diskPlan: action.diskPlan, draft: draftNow, base, selectedWave: selected });
+      // A save that timed out and whose draft is now on disk did land.
+      if (next.save.kind === 'failed' && next.save.uncertain && !next.dirty) return { ...next, save: { kind: 'idle' } };
+      return { ...next, save: freshSave(next.save, draftNow) };
+    }
+    case 'saveStarted':
+      return { ...state, save: { kind: 'saving', draftKey: draftKey(draft) }, notice: undefined };
+    case 'saveFinished': {
+      const { outcome } = action;
+      if (outcome.ok) {
+        const saved = action.draft ?? draft;
+        // What was saved is the disk now; edits made while the save ran stay unsaved on top of it.
+        return settle({ ...state, diskPlan: saved, base: saved, save: { kind: 'saved', at: action.at } });
+      }
       return {
         ...state,
-        diskPlan: action.diskPlan,
-        draft: draftNow,
-        selectedWave: selected,
-        dirty,
-        diskChangedUnderDraft: dirty && keep !== undefined && !sameDraft(state.diskPlan, action.diskPlan),
+        save: {
+          kind: 'refused',
+          draftKey: draftKey(action.draft ?? draft),
+          message: outcome.message,
+          collisions: outcome.collisions,
+          claimConflicts: outcome.claimConflicts ?? [],
+        },
       };
     }
-    case 'adoptDisk':
-      return { ...withDraft(state, state.diskPlan), diskChangedUnderDraft: false };
-    case 'savedDraft':
-      return { ...state, draft: action.draft, diskPlan: action.draft, dirty: false, diskChangedUnderDraft: false, notice: undefined };
+    case 'saveFailed':
+      return { ...state, save: { kind: 'failed', draftKey: draftKey(draft), message: action.message, uncertain: action.uncertain } };
+    case 'undo': {
+      const past = [...state.history.past];
+      const entry = past.pop();
+      if (!entry) return state;
+      const future = [{ draft, selectedWave: state.selectedWave, label: entry.label }, ...state.history.future];
+      return travel(state, entry, { past, future });
+    }
+    case 'redo': {
+      const [entry, ...future] = state.history.future;
+      if (!entry) return state;
+      const past = [...state.history.past, { draft, selectedWave: state.selectedWave, label: entry.label }].slice(-HISTORY_LIMIT);
+      return travel(state, entry, { past, future });
+    }
     case 'selectWave':
-      return findWave(draft, action.wave) ? { ...state, selectedWave: action.wave, targetAgent: undefined } : state;
-    case 'addWave': {
-      const next = Math.max(0, ...draft.waves.map((wave) => wave.wave)) + 1;
-      const waves = [...draft.waves, { wave: next, role: 'builder', agents: [] }];
-      return withDraft(state, { ...draft, waves }, { selectedWave: next, targetAgent: undefined });
-    }
-    case 'renumberWave': {
-      if (!Number.isInteger(action.to) || action.to < 1) return problem(state, `Wave numbers are whole numbers from 1: "${action.to}" is not one.`);
-      if (action.to === action.wave) return state;
-      if (findWave(draft, action.to)) return problem(state, `There is already a wave ${action.to}.`);
-      const renumbered = mapWave(draft, action.wave, (wave) => ({ ...wave, wave: action.to }));
-      const next: PlanDraft = {
-        ...renumbered,
-        waves: [...renumbered.waves].sort((a, b) => a.wave - b.wave),
-        activeWave: draft.activeWave === action.wave ? action.to : draft.activeWave,
-      };
-      return withDraft(state, next, { selectedWave: state.selectedWave === action.wave ? action.to : state.selectedWave });
-    }
-    case 'deleteWave': {
-      if (!findWave(draft, action.wave)) return state;
-      const waves = draft.waves.filter((wave) => wave.wave !== action.wave);
-      const next: PlanDraft = { ...draft, waves, activeWave: draft.activeWave === action.wave ? undefined : draft.activeWave };
-      const selectedWave = state.selectedWave === action.wave ? waves[0]?.wave : state.selectedWave;
-      return withDraft(state, next, { selectedWave, targetAgent: undefined });
-    }
-    case 'setRole': {
-      const role = action.role.trim();
-      if (role === '') return problem(state, 'A wave needs a role (for example "builder").');
-      return withDraft(state, mapWave(draft, action.wave, (wave) => ({ ...wave, role })));
-    }
-    case 'setActiveWave':
-      if (action.wave !== undefined && !findWave(draft, action.wave)) return state;
-      return withDraft(state, { ...draft, activeWave: action.wave });
-    case 'addAgent': {
-      const wave = findWave(draft, action.wave);
-      if (!wave) return state;
-      let id = action.id?.trim();
-      if (id === undefined || id === '') {
-        let counter = wave.agents.length + 1;
-        while (wave.agents.some((agent) => agent.id === `agent-${counter}`)) counter += 1;
-        id = `agent-${counter}`;
-      }
-      const idProblem = agentIdProblem(id);
-      if (idProblem) return problem(state, idProblem);
-      if (wave.agents.some((agent) => agent.id === id)) return problem(state, `Wave ${wave.wave} already has an agent "${id}".`);
-      const agent: AgentDraft = { id, color: nextColor(wave), entries: [] };
-      return withDraft(state, mapWave(draft, action.wave, (item) => ({ ...item, agents: [...item.agents, agent] })), {
-        targetAgent: id,
-      });
-    }
-    case 'ensureAgent': {
-      let next = draft;
-      if (!Number.isSafeInteger(action.wave) || action.wave < 1) return problem(state, `"${action.wave}" is not a wave number.`);
-      if (!findWave(next, action.wave)) {
-        const waves = [...next.waves, { wave: action.wave, role: 'builder', agents: [] }].sort((a, b) => a.wave - b.wave);
-        next = { ...next, waves };
-      }
-      const wave = findWave(next, action.wave) as WaveDraft;
-      if (wave.agents.some((agent) => agent.id === action.agentId)) {
-        return next === draft ? state : withDraft(state, next);
-      }
-      const idProblem = agentIdProblem(action.agentId);
-      if (idProblem) return problem(state, idProblem);
-      const agent: AgentDraft = { id: action.agentId, color: nextColor(wave), entries: [] };
-      return withDraft(state, mapWave(next, action.wave, (item) => ({ ...item, agents: [...item.agents, agent] })));
-    }
-    case 'renameAgent': {
-      const wave = findWave(draft, action.wave);
-      const to = action.to.trim();
-      if (!wave || !wave.agents.some((agent) => agent.id === action.agentId) || to === action.agentId) return state;
-      const idProblem = agentIdProblem(to);
-      if (idProblem) return problem(state, idProblem);
-      if (wave.agents.some((agent) => agent.id === to)) return problem(state, `Wave ${wave.wave} already has an agent "${to}".`);
-      return withDraft(state, mapAgent(draft, action.wave, action.agentId, (agent) => ({ ...agent, id: to })), {
-        targetAgent: state.targetAgent === action.agentId ? to : state.targetAgent,
-      });
-    }
-    case 'removeAgent': {
-      const next = mapWave(draft, action.wave, (wave) => ({
-        ...wave,
-        agents: wave.agents.filter((agent) => agent.id !== action.agentId),
-      }));
-      return withDraft(state, next, { targetAgent: state.targetAgent === action.agentId ? undefined : state.targetAgent });
-    }
-    case 'setAgentColor':
-      if (!/^#[0-9a-fA-F]{6}$/.test(action.color)) return problem(state, `"${action.color}" is not a colour like #3794ff.`);
-      return withDraft(state, mapAgent(draft, action.wave, action.agentId, (agent) => ({ ...agent, color: foldCase(action.color) })));
+      return findWave(draft, action.wave) && action.wave !== state.selectedWave
+        ? { ...state, selectedWave: action.wave, targetAgent: undefined, fieldMessage: undefined }
+        : state;
     case 'setTargetAgent':
-      return { ...state, targetAgent: action.agentId };
-    case 'addEntries': {
-      const wave = findWave(draft, action.wave);
-      const agent = wave?.agents.find((item) => item.id === action.agentId);
-      if (!agent) return problem(state, `There is no agent "${action.agentId}" in wave ${action.wave}.`);
-      const entries = [...agent.entries];
-      const problems: string[] = [];
-      for (const raw of action.entries) {
-        const normalized = normalizeEntry(raw, options);
-        if ('problem' in normalized) problems.push(normalized.problem);
-        else if (!entries.includes(normalized.entry)) entries.push(normalized.entry);
-      }
-      const next = mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, entries }));
-      return withDraft(state, next, { notice: problems.length > 0 ? problems.join(' ') : undefined, targetAgent: action.agentId });
-    }
-    case 'removeEntry':
-      return withDraft(
-        state,
-        mapAgent(draft, action.wave, action.agentId, (agent) => ({
-          ...agent,
-          entries: agent.entries.filter((entry) => entry !== action.entry),
-        })),
-      );
-    case 'replaceEntry': {
-      const next = mapAgent(draft, action.wave, action.agentId, (agent) => {
-        const at = agent.entries.indexOf(action.entry);
-        if (at < 0) return agent;
-        const kept = agent.entries.filter((entry) => entry !== action.entry);
-        const added = action.with.filter((entry) => !kept.includes(entry));
-        kept.splice(at, 0, ...added);
-        return { ...agent, entries: kept };
-      });
-      return withDraft(state, next);
-    }
+      return state.targetAgent === action.agentId ? state : { ...state, targetAgent: action.agentId };
     case 'setFilter':
-      return { ...state, filter: action.filter };
+      return state.filter === action.filter ? state : { ...state, filter: action.filter };
+    case 'setTreeMode':
+      return state.treeMode === action.mode ? state : { ...state, treeMode: action.mode };
+    case 'setTreeWidth': {
+      const width = clampTreeWidth(action.width);
+      return width === state.treeWidth ? state : { ...state, treeWidth: width };
+    }
     case 'toggleFolder': {
       const isOpen = state.expanded.includes(action.folder);
       const open = action.expanded ?? !isOpen;
@@ -320,11 +497,210 @@ export function reduce(state: PlannerState, action: PlannerAction, options: { ig
     case 'notify':
       return { ...state, notice: action.notice };
     case 'dismissNotice':
-      return { ...state, notice: undefined };
+      return state.notice === undefined ? state : { ...state, notice: undefined };
+    case 'clearFieldMessage':
+      return state.fieldMessage === undefined ? state : { ...state, fieldMessage: undefined };
+    default:
+      return state;
+  }
+}
+
+/** The edit an action makes, a state it ends in without an edit (a refusal), or undefined when it is no edit. */
+function editOf(state: PlannerState, action: PlannerAction, options: ReduceOptions): Edit | { state: PlannerState } | undefined {
+  const { draft } = state;
+  const refuse = (next: PlannerState) => ({ state: next });
+  switch (action.type) {
+    case 'adoptDisk':
+      // Undoable like any edit: the draft it drops comes back with undo.
+      return { draft: state.diskPlan, label: 'Load the plan from disk', extra: { base: state.diskPlan } };
+    case 'addWave': {
+      const next = Math.max(0, ...draft.waves.map((wave) => wave.wave)) + 1;
+      const waves = [...draft.waves, { wave: next, role: 'builder', agents: [] }];
+      return { draft: { ...draft, waves }, label: `Add wave ${next}`, extra: { selectedWave: next, targetAgent: undefined } };
+    }
+    case 'renumberWave': {
+      const field = `number:${action.wave}`;
+      if (!Number.isInteger(action.to) || action.to < 1) return refuse(fieldProblem(state, field, `Wave numbers are whole numbers from 1: "${action.to}" is not one.`));
+      if (action.to === action.wave) return refuse(state);
+      if (findWave(draft, action.to)) return refuse(fieldProblem(state, field, `There is already a wave ${action.to}.`));
+      const renumbered = mapWave(draft, action.wave, (wave) => ({ ...wave, wave: action.to }));
+      const next: PlanDraft = {
+        ...renumbered,
+        waves: [...renumbered.waves].sort((a, b) => a.wave - b.wave),
+        activeWave: draft.activeWave === action.wave ? action.to : draft.activeWave,
+      };
+      return {
+        draft: next,
+        label: `Renumber wave ${action.wave} to ${action.to}`,
+        extra: { selectedWave: state.selectedWave === action.wave ? action.to : state.selectedWave },
+      };
+    }
+    case 'deleteWave': {
+      if (!findWave(draft, action.wave)) return refuse(state);
+      const waves = draft.waves.filter((wave) => wave.wave !== action.wave);
+      const next: PlanDraft = { ...draft, waves, activeWave: draft.activeWave === action.wave ? undefined : draft.activeWave };
+      const at = draft.waves.findIndex((wave) => wave.wave === action.wave);
+      const selectedWave = state.selectedWave === action.wave ? (waves[Math.min(at, waves.length - 1)]?.wave ?? undefined) : state.selectedWave;
+      return { draft: next, label: `Delete wave ${action.wave}`, extra: { selectedWave, targetAgent: undefined } };
+    }
+    case 'setRole': {
+      const role = action.role.trim();
+      const wave = findWave(draft, action.wave);
+      if (!wave) return refuse(state);
+      if (role === '') return refuse(fieldProblem(state, `role:${action.wave}`, 'A wave needs a role, for example "builder".'));
+      if (role === wave.role) return refuse(state);
+      return { draft: mapWave(draft, action.wave, (item) => ({ ...item, role })), label: `Set the role of wave ${action.wave} to ${role}` };
+    }
+    case 'setActiveWave':
+      if (action.wave !== undefined && !findWave(draft, action.wave)) return refuse(state);
+      if (draft.activeWave === action.wave) return refuse(state);
+      return {
+        draft: { ...draft, activeWave: action.wave },
+        label: action.wave === undefined ? `Make wave ${draft.activeWave} inactive` : `Make wave ${action.wave} active`,
+      };
+    case 'addAgent': {
+      const wave = findWave(draft, action.wave);
+      if (!wave) return refuse(state);
+      const field = `new-agent:${action.wave}`;
+      let id: string;
+      let note: string | undefined;
+      if (action.id === undefined || action.id.trim() === '') {
+        let counter = wave.agents.length + 1;
+        while (wave.agents.some((agent) => agent.id === `agent-${counter}`)) counter += 1;
+        id = `agent-${counter}`;
+      } else {
+        const suggested = suggestAgentId(action.id);
+        if ('problem' in suggested) return refuse(fieldProblem(state, field, suggested.problem));
+        id = suggested.id;
+        note = suggested.note;
+      }
+      if (wave.agents.some((agent) => agent.id === id)) return refuse(fieldProblem(state, field, `Wave ${wave.wave} already has an agent "${id}".`));
+      const agent: AgentDraft = { id, color: nextColor(wave), entries: [] };
+      return {
+        draft: mapWave(draft, action.wave, (item) => ({ ...item, agents: [...item.agents, agent] })),
+        label: `Add agent ${id}`,
+        extra: { targetAgent: id, fieldMessage: note ? { field: `agent:${action.wave}:${id}`, kind: 'note', text: note } : undefined },
+      };
+    }
+    case 'ensureAgent': {
+      if (!Number.isSafeInteger(action.wave) || action.wave < 1) return refuse(problem(state, `"${action.wave}" is not a wave number.`));
+      let next = draft;
+      if (!findWave(next, action.wave)) {
+        const waves = [...next.waves, { wave: action.wave, role: 'builder', agents: [] }].sort((a, b) => a.wave - b.wave);
+        next = { ...next, waves };
+      }
+      const wave = findWave(next, action.wave) as WaveDraft;
+      if (wave.agents.some((agent) => agent.id === action.agentId)) {
+        return next === draft ? refuse(state) : { draft: next, label: `Add wave ${action.wave}` };
+      }
+      const idProblem = agentIdProblem(action.agentId);
+      if (idProblem) return refuse(problem(state, idProblem));
+      const agent: AgentDraft = { id: action.agentId, color: nextColor(wave), entries: [] };
+      return { draft: mapWave(next, action.wave, (item) => ({ ...item, agents: [...item.agents, agent] })), label: `Add agent ${action.agentId}` };
+    }
+    case 'renameAgent': {
+      const wave = findWave(draft, action.wave);
+      if (!wave || !wave.agents.some((agent) => agent.id === action.agentId)) return refuse(state);
+      const field = `agent:${action.wave}:${action.agentId}`;
+      const suggested = suggestAgentId(action.to);
+      if ('problem' in suggested) return refuse(fieldProblem(state, field, suggested.problem));
+      const to = suggested.id;
+      if (to === action.agentId) {
+        return refuse(suggested.note ? { ...state, fieldMessage: { field, kind: 'note', text: suggested.note } } : state);
+      }
+      if (wave.agents.some((agent) => agent.id === to)) return refuse(fieldProblem(state, field, `Wave ${wave.wave} already has an agent "${to}".`));
+      return {
+        draft: mapAgent(draft, action.wave, action.agentId, (agent) => ({ ...agent, id: to })),
+        label: `Rename agent ${action.agentId} to ${to}`,
+        extra: {
+          targetAgent: state.targetAgent === action.agentId ? to : state.targetAgent,
+          fieldMessage: suggested.note ? { field: `agent:${action.wave}:${to}`, kind: 'note', text: suggested.note } : undefined,
+        },
+      };
+    }
+    case 'removeAgent': {
+      const wave = findWave(draft, action.wave);
+      if (!wave || !wave.agents.some((agent) => agent.id === action.agentId)) return refuse(state);
+      const next = mapWave(draft, action.wave, (item) => ({ ...item, agents: item.agents.filter((agent) => agent.id !== action.agentId) }));
+      return {
+        draft: next,
+        label: `Remove agent ${action.agentId}`,
+        extra: { targetAgent: state.targetAgent === action.agentId ? undefined : state.targetAgent },
+      };
+    }
+    case 'setAgentColor': {
+      if (!/^#[0-9a-fA-F]{6}$/.test(action.color)) return refuse(problem(state, `"${action.color}" is not a colour like #3794ff.`));
+      const color = foldCase(action.color);
+      const agent = findWave(draft, action.wave)?.agents.find((item) => item.id === action.agentId);
+      if (!agent || agent.color === color) return refuse(state);
+      return { draft: mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, color })), label: `Change the colour of ${action.agentId}` };
+    }
+    case 'addEntries': {
+      const agent = findWave(draft, action.wave)?.agents.find((item) => item.id === action.agentId);
+      if (!agent) return refuse(problem(state, `There is no agent "${action.agentId}" in wave ${action.wave}.`));
+      const entries = [...agent.entries];
+      const problems: string[] = [];
+      const added: string[] = [];
+      for (const raw of action.entries) {
+        const normalized = normalizeEntry(raw, options);
+        if ('problem' in normalized) problems.push(normalized.problem);
+        else if (!entries.includes(normalized.entry)) {
+          entries.push(normalized.entry);
+          added.push(normalized.entry);
+        }
+      }
+      const notice = problems.length > 0 ? problems.join(' ') : undefined;
+      if (added.length === 0) return refuse(notice ? problem(state, notice) : { ...state, targetAgent: action.agentId });
+      return {
+        draft: mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, entries })),
+        label: added.length === 1 ? `Add ${added[0]} to ${action.agentId}` : `Add ${count(added.length, 'entry', 'entries')} to ${action.agentId}`,
+        extra: { notice, targetAgent: action.agentId },
+      };
+    }
+    case 'removeEntry': {
+      const agent = findWave(draft, action.wave)?.agents.find((item) => item.id === action.agentId);
+      if (!agent || !agent.entries.includes(action.entry)) return refuse(state);
+      return {
+        draft: mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, entries: item.entries.filter((entry) => entry !== action.entry) })),
+        label: `Remove ${action.entry} from ${action.agentId}`,
+      };
+    }
+    case 'replaceEntry': {
+      const agent = findWave(draft, action.wave)?.agents.find((item) => item.id === action.agentId);
+      const at = agent?.entries.indexOf(action.entry) ?? -1;
+      if (!agent || at < 0) return refuse(state);
+      const kept = agent.entries.filter((entry) => entry !== action.entry);
+      const added = action.with.filter((entry) => !kept.includes(entry));
+      kept.splice(at, 0, ...added);
+      return {
+        draft: mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, entries: kept })),
+        label: `Narrow ${action.entry} (${action.agentId}) to ${added.length === 1 ? added[0] : `${added.length} files`}`,
+      };
+    }
+    default:
+      return undefined;
   }
 }
 
 /** The wave whose tab is open, if any. */
 export function selectedWave(state: PlannerState): WaveDraft | undefined {
   return state.selectedWave === undefined ? undefined : findWave(state.draft, state.selectedWave);
+}
+
+/** How much a destructive action would take away: for its confirmation. */
+export function removalCounts(wave: WaveDraft, agentId?: string): { agents: number; entries: number } {
+  const agents = agentId === undefined ? wave.agents : wave.agents.filter((agent) => agent.id === agentId);
+  return { agents: agents.length, entries: agents.reduce((sum, agent) => sum + agent.entries.length, 0) };
+}
+
+/**
+ * Applies several actions as one edit: one undo entry, labelled `label`, takes all of them back (an
+ * assignment from the Explorer creates a wave, an agent and its entries in one gesture).
+ */
+export function reduceAll(state: PlannerState, actions: readonly PlannerAction[], label: string, options: ReduceOptions = {}): PlannerState {
+  let next: PlannerState = { ...state, history: { past: [], future: state.history.future } };
+  for (const action of actions) next = reduce(next, action, options);
+  const [first] = next.history.past;
+  const past = first ? [...state.history.past, { ...first, label }].slice(-HISTORY_LIMIT) : state.history.past;
+  return { ...next, history: { past, future: next.history.future } };
 }

@@ -81,3 +81,15 @@ export async function readRecords(io: CliIo): Promise<unknown> {
   if (!json.ok) throw new UsageProblem(declarationMessages.recordsNotJson(json.message));
   return json.value;
 }
+
+/**
+ * The flags that pick what `install-hooks` and `doctor` act on: one per agent CLI (`--claude`,
+ * `--codex`, `--cursor`, `--gemini`) and `--git`.
+ */
+export const HOOK_TARGET_FLAGS = {
+  claude: { type: 'boolean' },
+  codex: { type: 'boolean' },
+  cursor: { type: 'boolean' },
+  gemini: { type: 'boolean' },
+  git: { type: 'boolean' },
+} as const satisfies Options;

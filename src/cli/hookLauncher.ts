@@ -15,6 +15,7 @@ import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { FAIL_OPEN_HOOKS } from '../planner/enforce/hookNames';
 import { HOOK_PROTOCOLS, hookReply } from '../planner/enforce/hookReplies';
 import type { HookProtocol } from '../planner/enforce/hookReplies';
 import { LAUNCHER_CONFIG_TOKEN, parseLauncherConfig } from '../planner/enforce/launcherConfig';
@@ -95,7 +96,11 @@ function waveActive(): boolean {
 }
 
 function failClosed(detail: string): void {
-  if (hook === 'session-start') return;
+  if (FAIL_OPEN_HOOKS.has(hook)) {
+    // Exit 0 lets the call through; the note says the hook did not run (docs/hooks.md: failure policies).
+    process.stderr.write(`${say.failedOpen(hook, detail)}\n`);
+    return;
+  }
   if (hook === 'enforce-write') {
     const reply = waveActive() ? hookReply(protocolOf(args), { decision: 'deny', reason: say.cliMissing(detail) }) : hookReply(protocolOf(args), { decision: 'allow' });
     if (reply.stdout !== '') process.stdout.write(reply.stdout);

@@ -8,6 +8,7 @@
 // The hook sections also hold the reasons a hook gives an agent CLI: those travel inside the CLI's
 // JSON reply, never as lines of their own.
 import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
+import { HOOK_NAMES } from '../planner/enforce/hookNames';
 
 /** What an entry may be: a sentence, or a function of its details that returns one. */
 type Catalogue = Record<string, string | ((...details: never[]) => string)>;
@@ -121,7 +122,7 @@ const TARGET_PROBLEMS: Readonly<Record<string, string>> = {
 };
 
 export const hookMessages = {
-  usage: `Usage: wave-scope hook <enforce-write|commit-guard|session-start> [options]
+  usage: `Usage: wave-scope hook <${HOOK_NAMES.join('|')}> [options]
 
   enforce-write [--agent-cli claude|codex|cursor|gemini]
       Reads one pre-tool payload on stdin and allows or denies the write (see docs/hooks.md).
@@ -131,8 +132,20 @@ export const hookMessages = {
       The git pre-commit check: every staged path must lie in the active wave's scope.
   session-start [--agent-cli claude|codex|cursor|gemini]
       The agent CLI's SessionStart hook: records the session and its start beside the manifest,
-      which is where the commit guard takes the session start from. Never blocks, prints nothing.`,
-  unknownSubcommand: (name: string) => `unknown hook "${name}". Hooks: enforce-write, commit-guard, session-start.`,
+      which is where the commit guard takes the session start from. Never blocks, prints nothing.
+  pre-dispatch --agent-cli claude
+      Claude Code's PreToolUse on Agent/Task: refuses to start an agent whose scope collides with
+      one still running, and records the dispatch in the session's ledger. Fails open.
+  subagent-start --agent-cli claude
+      Claude Code's SubagentStart: binds the new subagent to its dispatch. Fails open.
+  post-bash --agent-cli claude|codex
+      PostToolUse on the shell tool: blocks when the command changed a path outside the scope.
+  stop --agent-cli claude|codex
+      Stop and SubagentStop: fails the turn on any out-of-scope change since it began. Fails open
+      when it cannot run.
+  turn-start --agent-cli claude|codex
+      UserPromptSubmit: takes the turn's baseline snapshot. Fails open.`,
+  unknownSubcommand: (name: string) => `unknown hook "${name}". Hooks: ${HOOK_NAMES.join(', ')}.`,
   badAgentCli: (value: string) => `unknown --agent-cli "${value}" (expected claude, codex, cursor or gemini)`,
 
   // The write gate's reasons (inside the agent CLI's JSON reply).
@@ -756,7 +769,9 @@ export const backstopMessages = {
 
 export const launcherMessages = {
   cliMissing: (detail: string) =>
-    `Wave Scope blocked this call: its hook launcher cannot run the wave-scope CLI (${detail}). Repair it with "wave-scope install-hooks" (from a wave-scope installed outside this repository: the extension, or "npm install -g wave-scope"), or set WAVE_SCOPE_CLI to a dist/cli.js outside the repository; "wave-scope doctor" checks the result.`,
+    `Wave Scope blocked this call: its hook launcher cannot run the wave-scope CLI (${detail}). Repair it with "wave-scope install-hooks" (from a wave-scope installed outside this repository: the extension, or a dist/cli.js kept outside it), or set WAVE_SCOPE_CLI to a dist/cli.js outside the repository; "wave-scope doctor" checks the result.`,
+  failedOpen: (hook: string, detail: string) =>
+    `wave-scope: the ${hook} hook did not run and let this call through: its launcher cannot run the wave-scope CLI (${detail}). Repair it with "wave-scope install-hooks"; "wave-scope doctor" checks the result.`,
   looked: (places: string) => `looked in ${places}`,
   insideRepository: (path: string) => `${path} lies inside the repository, where an agent may write it`,
   loadFailed: (path: string, detail: string) => `loading ${path} failed: ${detail}`,

@@ -20,6 +20,8 @@ export const StoredDraftRecordSchema = v.object({
   dirty: v.boolean(),
   /** When the webview changed it (ms since the epoch); the newer of two copies wins. */
   updatedAt: v.number(),
+  /** The plan on disk the draft was edited from (see KeptDraft.base); older records lack it. */
+  base: v.optional(PlanDraftSchema),
 });
 export type StoredDraftRecord = v.InferOutput<typeof StoredDraftRecordSchema>;
 

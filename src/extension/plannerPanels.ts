@@ -7,13 +7,15 @@ import * as vscode from 'vscode';
 import type { ParamsOf } from '../protocol/ipc';
 import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
-import { DidChangeAgentActivityNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
+import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
 import { validateDraft } from '../planner/plan/draftSave';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderPlan } from './folderPlan';
 import type { FolderPlans } from './folderPlans';
 import type { Log } from './log';
 import type { PlanWorker } from './planWorker';
+import { absoluteRootsOf, controlFilesAmong, describeClaimRefusal, draftClaims, plannedStateDir, readRepositoryClaims } from './plannerFacts';
+import type { DraftClaims } from './plannerFacts';
 import { PLANNER_VIEW_TYPE, PlannerPanel, plannerTitle } from './plannerPanel';
 import type { PlannerPanelServices } from './plannerPanel';
 
@@ -49,6 +51,8 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   readonly onDidChangeDraft = this.draftChangedEmitter.event;
   /** What the lanes show of the dispatch ledgers (set by activate: PlanInsights knows it). */
   activityOf: (folder: vscode.WorkspaceFolder) => AgentActivityView[] = () => [];
+  /** Per folder: the claims view last read (this clone's copy of the plan ref) and what the planner was last told. */
+  private readonly claims = new Map<string, { read: ReturnType<typeof readRepositoryClaims>; sent: string }>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -144,7 +148,11 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     const files = await plan.files();
     const { plan: diskPlan, problem } = plan.diskPlan();
     const kept = await plan.drafts.read();
+    const controlFiles = plan.repoRoot ? controlFilesAmong(files, { ignoreCase: plan.ignoreCase, stateDir: this.stateDirOf(folder, plan.repoRoot) }) : [];
     this.log.info(`planner ready for ${folder.name}: ${files.length} files, ${diskPlan.waves.length} waves on disk, ${Date.now() - started} ms`);
+    // Other clones' claims come after the answer (reading them runs git): the notification waits for it.
+    this.claims.delete(folder.uri.toString());
+    setTimeout(() => void this.refreshClaims(plan, kept?.dirty ? kept.draft : diskPlan), 0);
     return {
       folderName: folder.name,
       folderUri: folder.uri.toString(),
@@ -152,10 +160,12 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       files,
       ignoreCase: plan.ignoreCase,
       diskPlan,
-      keptDraft: kept && { draft: kept.draft, dirty: kept.dirty, updatedAt: kept.updatedAt },
+      keptDraft: kept && { draft: kept.draft, dirty: kept.dirty, updatedAt: kept.updatedAt, base: kept.base },
       trusted: vscode.workspace.isTrusted,
       diskProblem: problem,
       requestTimeoutMs: requestTimeoutMs(),
+      controlFiles,
+      absoluteRoots: plan.repoRoot ? absoluteRootsOf(plan.repoRoot, folder.uri.fsPath) : [],
     };
   }
 
@@ -167,6 +177,14 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     if (!plan.repoRoot) return { ok: false, message: `${folder.name} is not inside a git repository.`, collisions: [] };
     const stateDirName = vscode.workspace.getConfiguration('waveScope.plan', folder.uri).get<string>('stateDirectory', 'auto');
     const files = await plan.files();
+    // Like a local collision: a wave that overlaps another clone's live claim is not saved (read fresh).
+    const claims = this.readClaims(plan, files, draft, true);
+    if (claims && claims.conflicts.length > 0) {
+      this.sendClaims(plan, claims);
+      const message = describeClaimRefusal(claims.conflicts);
+      this.log.info(`save ${folder.name}: ${message}`);
+      return { ok: false, step: 'claims', message, collisions: [], claimConflicts: claims.conflicts };
+    }
     const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName };
     // Saving a large plan spends seconds in fsync: in the plan worker, with progress once it takes a while.
     const saving = this.worker.run('save', work);
@@ -183,7 +201,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       clearTimeout(slow);
     }
     this.log.info(`save ${folder.name}: ${outcome.message}`);
-    if (outcome.ok) await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now() });
+    if (outcome.ok) await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: draft });
     return outcome;
   }
 
@@ -208,15 +226,18 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     const plan = await this.plans.get(folder);
     plan.contested = change.contested;
     if (plan.repoRoot) this.decorations.setContested(vscode.Uri.file(plan.repoRoot), change.contested);
-    await plan.drafts.write({ draft: change.draft, dirty: change.dirty, updatedAt: change.updatedAt });
+    await plan.drafts.write({ draft: change.draft, dirty: change.dirty, updatedAt: change.updatedAt, base: change.base });
     this.draftChangedEmitter.fire(folder);
+    const claims = this.readClaims(plan, await plan.files(), change.draft, false);
+    if (claims) this.sendClaims(plan, claims);
   }
 
   async openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void> {
     const plan = await this.plans.get(folder);
     const segments = path.split('/');
     if (!plan.repoRoot || segments.includes('..') || segments[0] === '') return;
-    await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(plan.repoRoot), ...segments), { preview: true });
+    // Beside the planner, so the board stays in view.
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(plan.repoRoot), ...segments), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   timing(name: string, milliseconds: number): void {
@@ -232,6 +253,57 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   }
 
   // ---- internals ---------------------------------------------------------------------------------
+
+  /** The state directory a save of this folder writes to (repository-relative), for what counts as control state. */
+  private stateDirOf(folder: vscode.WorkspaceFolder, repoRoot: string): string | undefined {
+    const configured = vscode.workspace.getConfiguration('waveScope.plan', folder.uri).get<string>('stateDirectory', 'auto');
+    try {
+      return plannedStateDir(repoRoot, configured === 'auto' ? undefined : configured);
+    } catch (error) {
+      this.log.quietFailure(`resolving the state directory of ${folder.name}`, error);
+      return undefined;
+    }
+  }
+
+  /**
+   * The draft's standing against other clones' claims: from the claims view read last (`fresh`: read it
+   * now), never the network. Undefined outside a repository or when it cannot be read (logged).
+   */
+  private readClaims(plan: FolderPlan, files: readonly string[], draft: PlanDraft, fresh: boolean): DraftClaims | undefined {
+    if (!plan.repoRoot) return undefined;
+    const key = plan.folder.uri.toString();
+    const now = Date.now();
+    try {
+      let cached = this.claims.get(key);
+      if (fresh || !cached) {
+        cached = { read: readRepositoryClaims(plan.repoRoot, { ignoreCase: plan.ignoreCase, files, now }), sent: cached?.sent ?? '' };
+        this.claims.set(key, cached);
+      }
+      return draftClaims(draft, cached.read, { ignoreCase: plan.ignoreCase, files, now });
+    } catch (error) {
+      this.log.quietFailure(`reading other clones' claims for ${plan.folder.name}`, error);
+      return undefined;
+    }
+  }
+
+  /** Tells the folder's planner about claims and overlaps, when they changed since it was last told. */
+  private sendClaims(plan: FolderPlan, claims: DraftClaims): void {
+    const entry = this.claims.get(plan.folder.uri.toString());
+    const text = JSON.stringify(claims);
+    if (entry && entry.sent === text) return;
+    if (entry) entry.sent = text;
+    this.panelFor(plan.folder)?.notify(DidChangeClaimsNotification, { claims: claims.claims, conflicts: claims.conflicts, problem: claims.problem });
+  }
+
+  /** Reads the claims again and tells the planner. */
+  private async refreshClaims(plan: FolderPlan, draft: PlanDraft): Promise<void> {
+    try {
+      const claims = this.readClaims(plan, await plan.files(), draft, true);
+      if (claims) this.sendClaims(plan, claims);
+    } catch (error) {
+      this.log.quietFailure(`reading other clones' claims for ${plan.folder.name}`, error);
+    }
+  }
 
   private track(panel: PlannerPanel): PlannerPanel {
     const key = panel.folder.uri.toString();
@@ -260,6 +332,8 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       try {
         const { plan: diskPlan, problem } = plan.diskPlan();
         panel.notify(DidLoadPlanNotification, { diskPlan, problem });
+        // A sync or publish changes the plan on disk and this clone's copy of the plan ref together.
+        void this.refreshClaims(plan, panel.latestDraft ?? diskPlan);
       } catch (error) {
         this.log.quietFailure(`reading the plan of ${plan.folder.name}`, error);
       }
@@ -272,7 +346,9 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     const panel = this.panelFor(plan.folder);
     if (!panel) return;
     try {
-      panel.notify(DidChangeFilesNotification, { files: await plan.files(true) });
+      const files = await plan.files(true);
+      const controlFiles = plan.repoRoot ? controlFilesAmong(files, { ignoreCase: plan.ignoreCase, stateDir: this.stateDirOf(plan.folder, plan.repoRoot) }) : [];
+      panel.notify(DidChangeFilesNotification, { files, controlFiles });
     } catch (error) {
       this.log.quietFailure(`listing the files of ${plan.folder.name}`, error);
     }

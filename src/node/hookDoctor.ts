@@ -10,7 +10,7 @@
 // inside the fixture would be outside the repository the session is bound to). Nothing is ever
 // written by a probe: a pre-tool hook only answers.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
@@ -18,13 +18,14 @@ import { gitHooksDirectory } from './hookInstall';
 import { AGENT_CLIS, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
 import { preCommitHookPath } from '../planner/enforce/hookInstaller';
+import { FAIL_OPEN_HOOKS } from '../planner/enforce/hookNames';
 import { findManifest } from '../planner/enforce/writeGate';
 import { nodeLocateFileSystem } from './hookFileSystem';
-import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME } from '../planner/plan/stateDirNames';
+import { DEFAULT_STATE_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
 
 /** One check the doctor ran. */
 export interface DoctorCheck {
-  readonly name: 'installed' | 'deny-outside' | 'allow-inside' | 'registration' | 'runs';
+  readonly name: 'installed' | 'deny-outside' | 'allow-inside' | 'registration' | 'runs' | 'shell-check';
   readonly ok: boolean;
   readonly detail: string;
 }
@@ -196,7 +197,100 @@ function checkAgentCli(agentCli: AgentCli, root: string, fixture: string, env: N
       detail: allowed.decision === 'allow' ? 'a write inside the scope is allowed' : `a write inside the scope is not allowed (${allowed.decision}: ${summarize(allowed.reason)})`,
     });
   }
+  checks.push(...checkOtherRows(agentCli, root, fixture, env));
   return { target: agentCli, status: checks.every((check) => check.ok) ? 'working' : 'broken', file, command, checks };
+}
+
+/** A synthetic payload of Claude Code or Codex (they share the shape) for one of the lifecycle and shell hooks. */
+function lifecyclePayload(registration: HookRegistration, cwd: string, session: string): string {
+  const base = { session_id: session, cwd, hook_event_name: registration.event, ...(registration.agentCli === 'codex' ? { turn_id: 'doctor' } : {}) };
+  switch (registration.hook) {
+    case 'post-bash':
+      return JSON.stringify({ ...base, tool_name: 'Bash', tool_input: { command: 'true' }, tool_response: {} });
+    case 'pre-dispatch':
+      // A dispatch without a FILE-SCOPE block: the guard records nothing and lets it through.
+      return JSON.stringify({ ...base, tool_name: 'Agent', tool_use_id: 'doctor-probe', tool_input: { description: 'doctor probe', prompt: 'probe', subagent_type: 'general-purpose' } });
+    case 'subagent-start':
+      return JSON.stringify({ ...base, agent_id: 'doctor-probe', agent_type: 'general-purpose' });
+    case 'stop':
+      return JSON.stringify({ ...base, stop_hook_active: false });
+    default:
+      return JSON.stringify({ ...base, prompt: 'probe' });
+  }
+}
+
+/** Whether a backstop reply blocks (`{"decision": "block"}` on stdout, or exit 2), and why. */
+function blocks(probe: Probe): { blocked: boolean; reason: string } {
+  if (probe.status === 2) return { blocked: true, reason: probe.stderr };
+  try {
+    const reply = JSON.parse(probe.stdout.trim() || '{}') as Record<string, unknown>;
+    return { blocked: reply.decision === 'block', reason: String(reply.reason ?? '') };
+  } catch {
+    return { blocked: false, reason: probe.stdout };
+  }
+}
+
+/** The launcher's own note when it could not run the CLI and let a fail-open hook's call through. */
+const FAILED_OPEN_NOTE = /did not run and let this call through|hook launcher did not run/;
+
+/**
+ * Every other hook of the CLI's rows: installed with its matcher, and run. The post-shell check fails
+ * closed, so it is proved the way the gate is: a shell call that leaves a file outside every scope
+ * must be blocked. The hooks that fail open are proved to run (exit 0 with no note that the launcher
+ * failed): a synthetic collision would prove no more about the installed command line than that.
+ */
+function checkOtherRows(agentCli: AgentCli, root: string, fixture: string, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  const texts = new Map<string, string | undefined>();
+  for (const dir of STATE_DIR_NAMES) {
+    const launcher = join(root, dir, LAUNCHER_FILE_NAME);
+    if (!existsSync(launcher)) continue;
+    mkdirSync(join(fixture, dir), { recursive: true });
+    copyFileSync(launcher, join(fixture, dir, LAUNCHER_FILE_NAME));
+  }
+  for (const registration of HOOK_REGISTRATIONS) {
+    if (registration.agentCli !== agentCli || registration.hook === 'enforce-write') continue;
+    const file = join(root, registration.configFile);
+    if (!texts.has(file)) texts.set(file, existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+    const text = texts.get(file);
+    const label = `${registration.hook} (${registration.event}${registration.matcher !== undefined ? ` ${registration.matcher}` : ''})`;
+    const { command, element } = text === undefined ? {} : installedCommand(text, registration);
+    if (command === undefined) {
+      checks.push({ name: 'registration', ok: false, detail: `${label} is not installed in ${file}: run "wave-scope install-hooks" to add it` });
+      continue;
+    }
+    if (registration.matcher !== undefined && element?.matcher !== registration.matcher) {
+      checks.push({ name: 'registration', ok: false, detail: `${label}: the matcher is ${JSON.stringify(element?.matcher)}: run "wave-scope install-hooks" to update it` });
+      continue;
+    }
+    const session = `${PROBE_SESSION}-${agentCli}-${registration.hook}-${registration.event}`;
+    // The backstop looks at the project root's repository: the fixture is the project here, with a
+    // byte-for-byte copy of the repository's launcher where the command names it (a sabotaged or gone
+    // launcher is copied as it is), so nothing of the user's checkout is written or judged.
+    const probeEnv = probeEnvironment(env, fixture);
+    const first = runCommand(command, lifecyclePayload(registration, fixture, session), fixture, probeEnv);
+    const ran = first.status === 0 && !FAILED_OPEN_NOTE.test(first.stderr) && !blocks(first).blocked;
+    if (!ran) {
+      checks.push({ name: 'runs', ok: false, detail: `${label} did not run cleanly (exit ${String(first.status)}: ${summarize(`${first.stderr}\n${first.stdout}`)})` });
+      continue;
+    }
+    if (registration.hook !== 'post-bash') {
+      checks.push({ name: 'runs', ok: true, detail: `${label} runs${FAIL_OPEN_HOOKS.has(registration.hook) ? ' (it fails open)' : ''}` });
+      continue;
+    }
+    // The first call took the baseline; a file outside every scope written since must block the next.
+    const stray = join(fixture, 'outside', `shell-probe-${registration.event}.txt`);
+    mkdirSync(join(fixture, 'outside'), { recursive: true });
+    writeFileSync(stray, 'probe\n');
+    try {
+      const second = blocks(runCommand(command, lifecyclePayload(registration, fixture, session), fixture, probeEnv));
+      const ok = second.blocked && second.reason.includes('shell-probe');
+      checks.push({ name: 'shell-check', ok, detail: ok ? `${label}: a shell call that writes outside every scope is blocked` : `${label}: a shell call that writes outside every scope is not blocked (${summarize(second.reason) || 'no block'})` });
+    } finally {
+      rmSync(stray, { force: true });
+    }
+  }
+  return checks;
 }
 
 /** The guard's command line inside our block of a pre-commit hook. */

@@ -65,6 +65,43 @@ export const CollisionSummarySchema = v.object({
 });
 export type CollisionSummary = v.InferOutput<typeof CollisionSummarySchema>;
 
+/** A wave another clone claims, as the planner shows it ("claimed by wave 3 in clone X since 10:42"). */
+export const ClaimSummarySchema = v.object({
+  /** The claiming clone's id and its name for people (`host:path`). */
+  clone: v.string(),
+  cloneName: v.string(),
+  /** The claimed wave, numbered by its own clone. */
+  wave: v.number(),
+  /** When the clone first claimed it and when the claim lapses unless renewed (ISO 8601). */
+  claimedAt: v.string(),
+  expiresAt: v.string(),
+  /** The claimed wave's agents and their entries. */
+  agents: v.array(v.object({ id: v.string(), files: v.array(v.string()) })),
+  /** Why the claimed wave cannot be read (nothing can be proven against it), if so. */
+  problems: v.array(v.string()),
+});
+export type ClaimSummary = v.InferOutput<typeof ClaimSummarySchema>;
+
+/** One of our agents' entries that overlaps an entry of a wave another clone claims. */
+export const ClaimConflictSummarySchema = v.object({
+  /** Our wave (in this draft), agent and entry. */
+  wave: v.number(),
+  agent: v.string(),
+  entry: v.string(),
+  /** The other clone, its wave, agent and entry. */
+  clone: v.string(),
+  cloneName: v.string(),
+  otherWave: v.number(),
+  otherAgent: v.string(),
+  otherEntry: v.string(),
+  claimedAt: v.string(),
+  /** A path both name: a real file when one exists. */
+  witness: v.string(),
+  /** True when our side of the overlap is a test sibling the wave's role grants, not a declared entry. */
+  testSibling: v.boolean(),
+});
+export type ClaimConflictSummary = v.InferOutput<typeof ClaimConflictSummarySchema>;
+
 /** Outcome of a save, also sent when the save was started from the command palette. */
 export const SaveOutcomeSchema = v.variant('ok', [
   v.object({
@@ -79,6 +116,8 @@ export const SaveOutcomeSchema = v.variant('ok', [
     /** The step of the save chain that stopped it. */
     step: v.optional(v.string()),
     collisions: v.array(CollisionSummarySchema),
+    /** Overlaps with waves other clones claim (the save was refused for them, like a local collision). */
+    claimConflicts: v.optional(v.array(ClaimConflictSummarySchema)),
   }),
 ]);
 export type SaveOutcome = v.InferOutput<typeof SaveOutcomeSchema>;
@@ -90,6 +129,11 @@ export const KeptDraftSchema = v.object({
   dirty: v.boolean(),
   /** When the webview changed it (ms since the epoch); the newer of two copies wins. */
   updatedAt: v.number(),
+  /**
+   * The plan on disk the draft was edited from. The planner offers to load the disk plan only when the
+   * disk now differs from this base; a record without it (an older one) never raises that offer.
+   */
+  base: v.optional(PlanDraftSchema),
 });
 export type KeptDraft = v.InferOutput<typeof KeptDraftSchema>;
 
@@ -115,6 +159,17 @@ export const ReadyResultSchema = v.object({
   diskProblem: v.optional(v.string()),
   /** How long the webview waits for the answer to a later request (ms). */
   requestTimeoutMs: v.pipe(v.number(), v.minValue(1)),
+  /**
+   * Repository files that are control state (the state directory, hook settings, git's own files):
+   * no agent can ever own them, so the tree hides them and they never count as unowned.
+   */
+  controlFiles: v.optional(v.array(v.string())),
+  /**
+   * Absolute spellings of folders of this repository (the git top level, and the workspace folder when it
+   * is reached another way, such as through a symbolic link), with the folder's repository-relative path
+   * (`''` for the top level): an absolute path pasted into the planner is made relative with them.
+   */
+  absoluteRoots: v.optional(v.array(v.object({ path: v.string(), repoRelative: v.string() }))),
 });
 export type ReadyResult = v.InferOutput<typeof ReadyResultSchema>;
 
@@ -138,6 +193,8 @@ export const DraftChangedCommand = commandType(
     contested: v.array(v.string()),
     dirty: v.boolean(),
     updatedAt: v.number(),
+    /** The disk plan the draft was edited from (KeptDraft.base). */
+    base: v.optional(PlanDraftSchema),
   }),
 );
 
@@ -159,7 +216,14 @@ export const DidLoadPlanNotification = notificationType(
 );
 
 /** The repository's file list changed. */
-export const DidChangeFilesNotification = notificationType('didChangeFiles', v.object({ files: v.array(v.string()) }));
+export const DidChangeFilesNotification = notificationType(
+  'didChangeFiles',
+  v.object({
+    files: v.array(v.string()),
+    /** The files among them that are control state (ReadyResult.controlFiles). */
+    controlFiles: v.optional(v.array(v.string())),
+  }),
+);
 
 /** Assign paths to an agent (Explorer's "Assign to Agent…"); a new wave or agent is created first. A folder path ends with `/`. */
 export const DidAssignNotification = notificationType(
@@ -181,7 +245,7 @@ export const DidSaveNotification = notificationType(
 export const DidChangeTrustNotification = notificationType('didChangeTrust', v.object({ trusted: v.boolean() }));
 
 /** The planner actions a palette command can run (keyboard equivalents that live in VS Code). */
-export const PLANNER_ACTIONS = ['addWave', 'addAgent', 'focusFilter'] as const;
+export const PLANNER_ACTIONS = ['addWave', 'addAgent', 'focusFilter', 'undo', 'redo'] as const;
 export type PlannerActionName = (typeof PLANNER_ACTIONS)[number];
 
 /** Run a planner action from a palette command. */
@@ -204,6 +268,21 @@ export type AgentActivityView = v.InferOutput<typeof AgentActivitySchema>;
 
 /** Which agents are in flight and which finished changed; the lanes show it. */
 export const DidChangeAgentActivityNotification = notificationType('didChangeAgentActivity', v.object({ agents: v.array(AgentActivitySchema) }));
+// ---- other clones' claims ----------------------------------------------------------------------
+
+/**
+ * Other clones' live claims (from this clone's copy of the plan ref, never the network) and the draft's
+ * overlaps with them; sent after ready, when the draft or the plan on disk changes, and after a save.
+ */
+export const DidChangeClaimsNotification = notificationType(
+  'didChangeClaims',
+  v.object({
+    claims: v.array(ClaimSummarySchema),
+    conflicts: v.array(ClaimConflictSummarySchema),
+    /** Why the claims could not be read or proven against, for a person. */
+    problem: v.optional(v.string()),
+  }),
+);
 
 /** Every request, command and notification of the planner, for tests and documentation. */
 export const PLANNER_PROTOCOL = {
@@ -218,5 +297,6 @@ export const PLANNER_PROTOCOL = {
     DidRequestActionNotification,
     DidFocusNotification,
     DidChangeAgentActivityNotification,
+    DidChangeClaimsNotification,
   ],
 } as const;

@@ -43,8 +43,16 @@ describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
     const { status, report } = doctor();
     assert.equal(status, 0, JSON.stringify(report, null, 2));
     assert.deepEqual(statusOf(report), { claude: 'working', codex: 'working', cursor: 'working', gemini: 'working', git: 'working' });
+    // After the write gate's three checks, one per further hook of the CLI (the backstop's and the dispatch guard's).
+    const further: Record<string, string[]> = {
+      claude: ['runs', 'runs', 'runs', 'shell-check', 'runs', 'runs', 'runs'],
+      codex: ['runs', 'shell-check', 'runs', 'runs', 'runs'],
+      cursor: [],
+      gemini: ['runs'],
+      git: [],
+    };
     for (const result of report.results) {
-      assert.deepEqual(result.checks.map((check) => check.name), ['installed', 'deny-outside', 'allow-inside'], result.target);
+      assert.deepEqual(result.checks.map((check) => check.name), ['installed', 'deny-outside', 'allow-inside', ...(further[result.target] ?? [])], result.target);
       assert.ok(result.command?.includes('wave-scope-hook.cjs'), 'the exact command line from the settings file');
     }
     const text = cli('doctor');
@@ -87,6 +95,31 @@ describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
     rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
     ({ report } = doctor('--codex'));
     assert.equal(statusOf(report).codex, 'broken');
+  });
+
+  it('proves the post-shell check blocks, and reports a missing row or a fail-open hook whose launcher cannot run as broken', () => {
+    assert.equal(cli('install-hooks', '--claude').status, 0);
+    let { report } = doctor('--claude');
+    const claude = () => report.results.find((result) => result.target === 'claude');
+    assert.equal(claude()?.status, 'working', JSON.stringify(report, null, 2));
+    assert.match(claude()?.checks.find((check) => check.name === 'shell-check')?.detail ?? '', /post-bash \(PostToolUse Bash\): a shell call that writes outside every scope is blocked/);
+    assert.match(claude()?.checks.map((check) => check.detail).join('\n') ?? '', /pre-dispatch \(PreToolUse Agent\|Task\) runs \(it fails open\)/);
+    assert.deepEqual(repo.git('status', '--porcelain', '--ignored').split('\n').filter((line) => line !== '' && !line.includes('.claude/')), [], 'the probes leave nothing in the repository');
+
+    // The dispatch guard's row taken out by hand: the write gate still works, the CLI is not.
+    const settingsPath = join(repo.root, '.claude/settings.json');
+    const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as { hooks: Record<string, Array<{ matcher?: string }>> };
+    settings.hooks.PreToolUse = (settings.hooks.PreToolUse ?? []).filter((group) => group.matcher !== 'Agent|Task');
+    writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
+    ({ report } = doctor('--claude'));
+    assert.equal(claude()?.status, 'broken');
+    assert.match(claude()?.checks.find((check) => !check.ok)?.detail ?? '', /pre-dispatch \(PreToolUse Agent\|Task\) is not installed in .*run "wave-scope install-hooks" to add it/);
+
+    // A launcher that cannot start: a fail-open hook lets its call through, says so, and the doctor reports it.
+    assert.equal(cli('install-hooks', '--claude').status, 0);
+    rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
+    ({ report } = doctor('--claude'));
+    assert.match(claude()?.checks.find((check) => check.detail.startsWith('stop (Stop)'))?.detail ?? '', /did not run cleanly \(exit 0: /);
   });
 
   it('prints its usage and refuses a directory outside git', () => {

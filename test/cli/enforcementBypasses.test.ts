@@ -319,5 +319,15 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       }
       assert.equal(agentWrite(repo.root, 'docs/readme.md').decision, 'allow');
     });
+
+    it('.orchestrator/ (ledgers, baselines, turn records, events) is control state for a dispatched agent, at the root and in a nested checkout', () => {
+      writeManifest(repo, { allowedPaths: ['**'] });
+      for (const target of ['.orchestrator/wave-dispatch-scopes.s1.json', '.orchestrator/backstop/turns/wave1/alice.json', '.orchestrator/metrics/events.jsonl', '.orchestrator', 'src/a/.orchestrator/x.json']) {
+        const reply = agentWrite(repo.root, target);
+        assert.equal(reply.decision, 'deny', target);
+        assert.match(reply.text, /control state/, target);
+      }
+      assert.equal(coordinatorWrite(repo.root, '.orchestrator/notes.json').decision, 'allow', 'the coordinator is not a dispatched agent');
+    });
   });
 });

@@ -47,12 +47,22 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     const claude = readJson(join(repo.root, '.claude/settings.json')) as typeof CLAUDE_SETTINGS;
     assert.equal(claude.model, 'opus');
     assert.deepEqual(claude.permissions, CLAUDE_SETTINGS.permissions);
-    assert.deepEqual(claude.hooks.Stop, CLAUDE_SETTINGS.hooks.Stop);
-    assert.equal(claude.hooks.PreToolUse.length, 2);
+    // The user's Stop hook is kept first; ours, the backstop's end-of-turn check, comes after it.
+    assert.deepEqual(claude.hooks.Stop[0], CLAUDE_SETTINGS.hooks.Stop[0]);
+    assert.match(JSON.stringify(claude.hooks.Stop[1]), /wave-scope-hook\.cjs' stop --agent-cli claude/);
+    assert.equal(claude.hooks.Stop.length, 2);
+    assert.equal(claude.hooks.PreToolUse.length, 3);
     assert.deepEqual(claude.hooks.PreToolUse[0], CLAUDE_SETTINGS.hooks.PreToolUse[0]);
     assert.match(JSON.stringify(claude.hooks.PreToolUse[1]), /Edit\|Write\|MultiEdit\|NotebookEdit\|mcp__\.\*.*wave-scope-hook\.cjs.*--agent-cli claude/);
     assert.equal((claude.hooks.PreToolUse[1]?.hooks[0] as { onFailure?: string }).onFailure, 'block', 'Claude Code fails closed');
-    assert.match(JSON.stringify((claude.hooks as Record<string, unknown>).SessionStart), /session-start --agent-cli claude \|\| true/);
+    assert.match(JSON.stringify(claude.hooks.PreToolUse[2]), /"matcher":"Agent\|Task".*pre-dispatch --agent-cli claude/);
+    const events = claude.hooks as Record<string, unknown>;
+    assert.match(JSON.stringify(events.SessionStart), /session-start --agent-cli claude \|\| \{ echo /);
+    assert.match(JSON.stringify(events.SubagentStart), /subagent-start --agent-cli claude/);
+    assert.match(JSON.stringify(events.PostToolUse), /"matcher":"Bash".*post-bash --agent-cli claude.*exit 2; \}/);
+    assert.match(JSON.stringify(events.SubagentStop), /stop --agent-cli claude/);
+    assert.match(JSON.stringify(events.UserPromptSubmit), /turn-start --agent-cli claude/);
+    assert.match(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), /PostToolUse[\s\S]*post-bash --agent-cli codex/);
     assert.match(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), /apply_patch[\s\S]*--agent-cli codex/);
     assert.equal(existsSync(join(repo.root, '.cursor/hooks.json')), false, 'no .cursor directory: Cursor is not configured');
     assert.match(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), /commit-guard \|\| exit 1/);

@@ -1,7 +1,6 @@
-// A subagent bound to its dispatch is held to its own scope, not the wave's union: the part reachable
-// without the write gate (which is being rewritten): dispatch through the built hook, bind through the
-// built subagent-start hook, and ask what the write gate will ask (readSubagentScope), then check a
-// sibling's file that lies inside the wave's union against the answer with the scope engine.
+// A subagent bound to its dispatch is held to its own scope, not the wave's union: dispatch through
+// the built hook, bind through the built subagent-start hook, ask what the write gate asks
+// (readSubagentScope), and call the built write gate as Claude Code does from inside the subagent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +96,59 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
     subagentStart('c0ffee1');
     assert.equal(lastEvent(repo.root, 'wave_dispatch.subagent_binding').reason, 'no-matching-dispatch');
     assert.deepEqual(readSubagentScope({ root: repo.root, sessionId: SESSION }), { kind: 'union', reason: 'no-agent-id' });
+  });
+
+  // The write gate itself, through the built hook, as Claude Code calls it from inside a subagent.
+  const subagentWrite = (agentId: string, file: string) => {
+    const run = runBuiltCli(['hook', 'enforce-write', '--agent-cli', 'claude'], {
+      input: JSON.stringify({
+        session_id: SESSION,
+        transcript_path: sessionTranscript,
+        cwd: repo.root,
+        hook_event_name: 'PreToolUse',
+        agent_id: agentId,
+        agent_type: 'general-purpose',
+        tool_name: 'Write',
+        tool_input: { file_path: join(repo.root, file), content: 'x\n' },
+      }),
+      env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }),
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const output = (JSON.parse(run.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }).hookSpecificOutput;
+    return { decision: output?.permissionDecision ?? 'allow', reason: output?.permissionDecisionReason ?? '' };
+  };
+
+  it('the write gate holds a bound subagent to its own agent\'s scope: a sibling\'s file inside the wave\'s union is denied', () => {
+    transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-a11ce00.jsonl'), [
+      { type: 'user', isSidechain: true, agentId: 'a11ce00', sessionId: SESSION, message: { role: 'user', content: alicePrompt } },
+    ]);
+    assert.equal(subagentStart('a11ce00').status, 0);
+    assert.equal(subagentWrite('a11ce00', 'src/a/new.ts').decision, 'allow');
+    const sibling = subagentWrite('a11ce00', 'src/b/y.ts');
+    assert.equal(sibling.decision, 'deny');
+    assert.match(sibling.reason, /src\/b\/y\.ts/);
+    assert.match(sibling.reason, /alice/, 'the reason names the agent whose scope was applied');
+  });
+
+  it('the write gate falls back to the wave\'s union for a subagent it cannot link, and counts the fallback', () => {
+    assert.equal(subagentWrite('c0ffee1', 'src/b/y.ts').decision, 'allow', 'inside the union');
+    assert.equal(subagentWrite('c0ffee1', 'README.md').decision, 'deny', 'outside the union');
+  });
+
+  it('a binding never widens: a dispatch whose claim reaches outside the wave gets no more than the wave allows', () => {
+    // Disjoint from alice's and bob's claims, so the guard records it; but the wave grants neither path.
+    const widePrompt = scopedPrompt(['src/c/', 'docs/'], 'undeclared helper\n');
+    const run = preDispatch(dispatchPayload({ cwd: repo.root, description: 'helper', prompt: widePrompt, useId: 'toolu_w', transcriptPath: sessionTranscript }));
+    assert.equal(run.stdout, '', run.stdout);
+    transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-w1de000.jsonl'), [
+      { type: 'user', isSidechain: true, agentId: 'w1de000', sessionId: SESSION, message: { role: 'user', content: widePrompt } },
+    ]);
+    subagentStart('w1de000');
+    const scope = readSubagentScope({ root: repo.root, sessionId: SESSION, agentId: 'w1de000', transcriptPath: sessionTranscript });
+    assert.equal(scope.kind, 'bound');
+    assert.equal(subagentWrite('w1de000', 'src/c/z.ts').decision, 'deny', 'the claim names src/c/, the wave does not');
+    assert.equal(subagentWrite('w1de000', 'docs/guide.md').decision, 'deny');
+    assert.equal(subagentWrite('w1de000', 'src/a/x.ts').decision, 'deny', 'inside the wave, outside the claim');
   });
 
   it('a payload without agent_id is counted and changes nothing', () => {

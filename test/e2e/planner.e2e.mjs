@@ -67,9 +67,9 @@ describe('the planner in the browser', function () {
   const withNotes = { untracked: { 'notes/todo.md': '- plan\n' } };
 
   async function addTwoAgents({ planner, lane }) {
-    await planner.locator('vscode-button.add-agent').click();
+    await planner.locator('button.add-agent').click();
     await lane('agent-1').waitFor({ timeout: 10000 });
-    await planner.locator('vscode-button.add-agent').click();
+    await planner.locator('button.add-agent').click();
     await lane('agent-2').waitFor({ timeout: 10000 });
   }
 
@@ -83,7 +83,7 @@ describe('the planner in the browser', function () {
 
   /** agent-1 also claims every Markdown file: it collides with agent-2's docs/. */
   async function typeCollidingGlob({ planner, lane, entry }) {
-    const input = lane('agent-1').locator('.glob-input input');
+    const input = lane('agent-1').locator('.glob-input');
     await input.fill('**/*.md');
     await input.press('Enter');
     await entry('agent-1', '**/*.md').waitFor({ timeout: 10000 });
@@ -91,13 +91,13 @@ describe('the planner in the browser', function () {
   }
 
   async function narrowTheGlob({ planner }) {
-    await planner.locator('vscode-button.resolve-narrow[data-agent="agent-1"]').click();
+    await planner.locator('button.resolve-narrow[data-agent="agent-1"]').click();
     await planner.locator('.collision').waitFor({ state: 'detached', timeout: 5000 });
   }
 
   async function saveOk({ planner }) {
-    await planner.locator('vscode-button.save').click();
-    await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
+    await planner.locator('button.save').click();
+    await planner.locator('.save-status[data-tone="ok"]').waitFor({ timeout: 15000 });
   }
 
   it('opens from the command palette and shows the repository tree, untracked files included', async () => {
@@ -109,8 +109,8 @@ describe('the planner in the browser', function () {
 
   it('adds two agents as lanes', async () => {
     const ctx = await openPlanner();
-    await ctx.planner.locator('vscode-button.add-agent').click();
-    await ctx.planner.locator('vscode-button.add-agent').click();
+    await ctx.planner.locator('button.add-agent').click();
+    await ctx.planner.locator('button.add-agent').click();
     await ctx.lane('agent-2').waitFor({ timeout: 10000 });
     assert.equal(await ctx.planner.locator('.lane').count(), 2);
   });
@@ -132,18 +132,23 @@ describe('the planner in the browser', function () {
     await addTwoAgents(ctx);
     await dragFileAndFolder(ctx);
     const { page, planner, lane, entry } = ctx;
-    const input = lane('agent-1').locator('.glob-input input');
+    const input = lane('agent-1').locator('.glob-input');
     await input.fill('**/*.md');
     await input.press('Enter');
     const glob = entry('agent-1', '**/*.md');
     await glob.waitFor({ timeout: 10000 });
     await planner.locator('.entry.collides').nth(1).waitFor({ timeout: 5000 });
-    assert.equal(await glob.getAttribute('class'), 'entry collides');
-    assert.equal(await entry('agent-2', 'docs/').getAttribute('class'), 'entry collides');
-    const globNote = (await glob.locator('.witness').allTextContents()).join(' ');
-    const folderNote = (await entry('agent-2', 'docs/').locator('.witness').allTextContents()).join(' ');
-    assert.match(globNote, /collides with agent-2 \(docs\/\) at docs\/(architecture|ordering)\.md/);
-    assert.match(folderNote, /collides with agent-1 \(\*\*\/\*\.md\) at docs\/(architecture|ordering)\.md/);
+    assert.match((await glob.getAttribute('class')) ?? '', /\bcollides\b/);
+    assert.match((await entry('agent-2', 'docs/').getAttribute('class')) ?? '', /\bcollides\b/);
+    // The details live in the entry's hover (its badge names the count), not in wrapped red lines.
+    assert.equal((await glob.locator('.collision-badge').textContent())?.trim(), '1');
+    const globNote = (await glob.locator('.entry-hover').textContent()) ?? '';
+    const folderNote = (await entry('agent-2', 'docs/').locator('.entry-hover').textContent()) ?? '';
+    assert.match(globNote, /Collides with agent-2 \(docs\/\): 2 existing files owned by both, e\.g\. docs\/(architecture|ordering)\.md/);
+    assert.match(folderNote, /Collides with agent-1 \(\*\*\/\*\.md\): 2 existing files owned by both, e\.g\. docs\/(architecture|ordering)\.md/);
+    // Hovering the badge shows the card.
+    await glob.locator('.collision-badge').hover();
+    await glob.locator('.entry-hover').waitFor({ state: 'visible', timeout: 5000 });
     assert.equal(await planner.locator('.collision').count(), 1);
     // The tree marks the contested folder too.
     assert.match((await planner.locator('.tree-row[data-path="docs"]').getAttribute('class')) ?? '', /contested/);
@@ -156,9 +161,10 @@ describe('the planner in the browser', function () {
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     const { planner, entry, fixture } = ctx;
-    await planner.locator('vscode-button.save').click();
-    await planner.locator('.save-status.error').waitFor({ timeout: 15000 });
-    assert.match((await planner.locator('.save-status').textContent()) ?? '', /not disjoint/);
+    await planner.locator('button.save').click();
+    await planner.locator('.save-status[data-tone="error"]').waitFor({ timeout: 15000 });
+    assert.equal((await planner.locator('.save-status .status-text').textContent())?.trim(), 'Not saved');
+    assert.match((await planner.locator('.save-problem').textContent()) ?? '', /not disjoint/);
     assert.equal(existsSync(join(fixture.root, '.claude', 'filescopes')), false, 'nothing was written');
     assert.equal(await entry('agent-1', '**/*.md').count(), 1, 'the draft is kept');
   });
@@ -169,7 +175,7 @@ describe('the planner in the browser', function () {
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     const { planner, entry } = ctx;
-    const narrow = planner.locator('vscode-button.resolve-narrow[data-agent="agent-1"]');
+    const narrow = planner.locator('button.resolve-narrow[data-agent="agent-1"]');
     await narrow.click();
     await planner.locator('.collision').waitFor({ state: 'detached', timeout: 5000 });
     assert.equal(await planner.locator('.entry.collides').count(), 0);
@@ -184,8 +190,8 @@ describe('the planner in the browser', function () {
     await typeCollidingGlob(ctx);
     await narrowTheGlob(ctx);
     const { planner, fixture } = ctx;
-    await planner.locator('vscode-button.save').click();
-    await planner.locator('.save-status.ok').waitFor({ timeout: 15000 });
+    await planner.locator('button.save').click();
+    await planner.locator('.save-status[data-tone="ok"]').waitFor({ timeout: 15000 });
     const dir = join(fixture.root, '.claude', 'filescopes');
     assert.deepEqual(readJson(join(dir, 'wave-1', 'agent-1.json')), ['README.md', 'notes/todo.md']);
     assert.deepEqual(readJson(join(dir, 'wave-1', 'agent-2.json')), ['docs/']);
@@ -200,7 +206,7 @@ describe('the planner in the browser', function () {
     assert.equal(manifest.wave, 1);
     assert.equal(manifest.role, 'builder');
     for (const path of ['README.md', 'notes/todo.md', 'docs/']) assert.ok(manifest.allowedPaths.includes(path), `allowedPaths has ${path}: ${manifest.allowedPaths}`);
-    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Saved');
+    assert.match((await planner.locator('.save-status .status-text').textContent())?.trim() ?? '', /^Saved at \d\d:\d\d$/);
   });
 
   it('follows a change on disk: another writer adds an agent, the planner shows it', async () => {
@@ -238,7 +244,7 @@ describe('the planner in the browser', function () {
     await dragFileAndFolder(ctx);
     const { page, lane } = ctx;
     const draftEntries = await lane('agent-2').locator('.entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
-    assert.equal((await ctx.planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
+    assert.equal((await ctx.planner.locator('.save-status .status-text').textContent())?.trim(), 'Unsaved changes');
     // The condition, not a pause: the extension has kept this draft (its copy outlives the webview's).
     await until('the extension to keep the draft', () =>
       keptDraftRecords(session.server.stateDir).some(
@@ -256,7 +262,7 @@ describe('the planner in the browser', function () {
       .locator('.lane[data-agent="agent-2"] .entry')
       .evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
     assert.deepEqual(restored, draftEntries);
-    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes');
+    assert.equal((await planner.locator('.save-status .status-text').textContent())?.trim(), 'Unsaved changes');
   });
 
   it('every control has an accessible name, and the tree is a tree of tree items', async () => {
@@ -265,7 +271,7 @@ describe('the planner in the browser', function () {
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     const { planner } = ctx;
-    const unnamed = await planner.locator('button, vscode-button, input, vscode-textfield, vscode-checkbox').evaluateAll((elements) =>
+    const unnamed = await planner.locator('button, input, [role="tab"], [role="treeitem"], [role="separator"]').evaluateAll((elements) =>
       elements
         .filter((element) => {
           const labelled = [...(element.labels ?? [])].map((label) => label.textContent ?? '').join('').trim();

@@ -48,8 +48,8 @@ describe('the planner when the extension does not answer', function () {
     await runCommand(page, 'Wave Scope: Open Planner');
     const planner = plannerFrame(page);
     await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
-    await planner.locator('vscode-button.add-agent').click();
-    const input = planner.locator('.lane[data-agent="agent-1"] .glob-input input');
+    await planner.locator('button.add-agent').click();
+    const input = planner.locator('.lane[data-agent="agent-1"] .glob-input');
     await input.fill('docs/');
     await input.press('Enter');
     await planner.locator('.entry[data-entry="docs/"]').waitFor({ timeout: 10000 });
@@ -58,17 +58,18 @@ describe('the planner when the extension does not answer', function () {
     assert.equal(hosts.length, 1, `one extension host in the group: ${hosts.join(', ')}`);
     frozen = hosts[0];
     process.kill(frozen, 'SIGSTOP');
-    await planner.locator('vscode-button.save').click();
-    await planner.locator('.save-status.error').waitFor({ timeout: TIMEOUT_MS + 20000 });
-    const status = (await planner.locator('.save-status').textContent()) ?? '';
+    await planner.locator('button.save').click();
+    await planner.locator('.save-status[data-tone="error"]').waitFor({ timeout: TIMEOUT_MS + 20000 });
+    assert.equal((await planner.locator('.save-status .status-text').textContent())?.trim(), 'Save not confirmed');
+    const status = (await planner.locator('.save-problem').textContent()) ?? '';
     assert.match(status, /Wave Scope did not answer in time \(No answer to savePlan within 3 s\): the plan may or may not be saved/);
-    assert.equal((await planner.locator('.dirty-flag').textContent())?.trim(), 'Unsaved changes', 'the draft is kept');
+    assert.equal(await planner.locator('.entry[data-entry="docs/"]').count(), 1, 'the draft is kept');
     await page.screenshot({ path: artifactPath('planner-request-timeout.png') });
 
     process.kill(frozen, 'SIGCONT');
     frozen = undefined;
     // The host now handles the save it was sent; the planner follows the plan on disk.
-    await planner.locator('.dirty-flag', { hasText: /^Saved$/ }).waitFor({ timeout: 30000 });
+    await planner.locator('.save-status .status-text', { hasText: /^Saved$/ }).waitFor({ timeout: 30000 });
     assert.ok(existsSync(join(fixture.root, '.claude', 'filescopes', 'wave-1', 'agent-1.json')), 'the late save was written');
   });
 });

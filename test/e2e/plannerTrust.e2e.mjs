@@ -31,10 +31,10 @@ describe('the planner in Restricted Mode', function () {
 
   it('opens and plans: tree, lanes and a live collision', async () => {
     const planner = await openPlanner();
-    await planner.locator('vscode-button.add-agent').click();
-    await planner.locator('vscode-button.add-agent').click();
+    await planner.locator('button.add-agent').click();
+    await planner.locator('button.add-agent').click();
     for (const agent of ['agent-1', 'agent-2']) {
-      const input = planner.locator(`.lane[data-agent="${agent}"] .glob-input input`);
+      const input = planner.locator(`.lane[data-agent="${agent}"] .glob-input`);
       await input.fill('README.md');
       await input.press('Enter');
     }
@@ -45,7 +45,7 @@ describe('the planner in Restricted Mode', function () {
     const planner = await openPlanner();
     await planner.locator('.untrusted').waitFor({ timeout: 10000 });
     assert.match((await planner.locator('.untrusted').textContent()) ?? '', /saving needs a trusted workspace/);
-    assert.equal(await planner.locator('vscode-button.save').getAttribute('disabled'), '');
+    assert.equal(await planner.locator('button.save').getAttribute('disabled'), '');
     assert.equal(existsSync(join(fixture.root, '.claude')), false, 'nothing written');
   });
 });

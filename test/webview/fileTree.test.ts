@@ -55,6 +55,27 @@ describe('planner file tree', () => {
     assert.deepEqual(filtered.filter((row) => !row.isFolder).map((row) => row.path), ['pkg49/mod399/file99999.ts']);
   });
 
+  it('the unassigned view: only the files a predicate accepts, folders keep their state and count those files', () => {
+    const owned = new Set(['src/a.ts', 'src/b.ts', 'docs/guide.md']);
+    const include = (file: string) => !owned.has(file);
+    const collapsed = flattenTree(buildFileTree(files), new Set(), '', Infinity, include);
+    assert.deepEqual(
+      collapsed.map((row) => `${row.path}${row.isFolder ? '/' : ''}:${row.fileCount}`),
+      ['src/:3', 'README.md:1'],
+      'docs/ has no unowned file, so it is left out; src/ counts its 3 unowned files',
+    );
+    const open = flattenTree(buildFileTree(files), new Set(['src']), '', Infinity, include);
+    assert.deepEqual(
+      open.map((row) => row.path),
+      ['src', 'src/util', 'src/file2.ts', 'src/file10.ts', 'README.md'],
+    );
+    const filtered = flattenTree(buildFileTree(files), new Set(), 'file', Infinity, include);
+    assert.deepEqual(
+      filtered.map((row) => `${row.path}:${row.fileCount}`),
+      ['src:2', 'src/file2.ts:1', 'src/file10.ts:1'],
+    );
+  });
+
   it('lists ancestor folders', () => {
     assert.deepEqual(ancestorFolders('a/b/c.ts'), ['a', 'a/b']);
     assert.deepEqual(ancestorFolders('top.ts'), []);

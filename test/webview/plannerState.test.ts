@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { emptyDraft, initialState, isPlannerState, reduce, sameDraft, selectedWave } from '../../webview/plannerState';
+import { diskChangedUnderDraft, emptyDraft, initialState, isPlannerState, reduce, restoreState, sameDraft, selectedWave } from '../../webview/plannerState';
 import type { PlannerAction, PlannerState } from '../../webview/plannerState';
 import type { PlanDraft } from '../../src/protocol/plannerProtocol';
 
@@ -51,26 +51,39 @@ describe('planner state reducer', () => {
     });
   }
 
-  const idCases: [string, boolean][] = [
-    ['builder-a', true],
-    ['Agent_2', true],
-    ['-leading-dash', false],
-    ['has space', false],
-    ['../escape', false],
-    ['a'.repeat(129), false],
+  // What a typed id becomes: kept, adjusted with a note (a file name cannot hold a space), or refused.
+  const idCases: { typed: string; id: string | undefined; note: boolean }[] = [
+    { typed: 'builder-a', id: 'builder-a', note: false },
+    { typed: 'Agent_2', id: 'Agent_2', note: false },
+    { typed: 'frontend dev', id: 'frontend-dev', note: true },
+    { typed: '  api  ', id: 'api', note: false },
+    { typed: '-leading-dash', id: 'leading-dash', note: true },
+    { typed: '../escape', id: 'escape', note: true },
+    { typed: 'ui/cart', id: 'ui-cart', note: true },
+    { typed: '---', id: undefined, note: false },
+    { typed: 'a'.repeat(129), id: undefined, note: false },
   ];
-  for (const [id, accepted] of idCases) {
-    it(`agent id ${JSON.stringify(id.length > 20 ? `${id.slice(0, 8)}…(${id.length})` : id)} is ${accepted ? 'accepted' : 'refused'}`, () => {
-      const state = run([{ type: 'addAgent', wave: 1, id }]);
-      assert.equal(selectedWave(state)?.agents.length, accepted ? 1 : 0);
-      assert.equal(state.notice === undefined, accepted);
+  for (const { typed, id, note } of idCases) {
+    const shown = JSON.stringify(typed.length > 20 ? `${typed.slice(0, 8)}…(${typed.length})` : typed);
+    it(`agent id ${shown} ${id === undefined ? 'is refused at its input' : `becomes ${id}${note ? ' with a note' : ''}`}`, () => {
+      const state = run([{ type: 'addAgent', wave: 1, id: typed }]);
+      assert.deepEqual(selectedWave(state)?.agents.map((agent) => agent.id), id === undefined ? [] : [id]);
+      if (id === undefined) assert.equal(state.fieldMessage?.kind, 'error');
+      else assert.equal(state.fieldMessage?.kind, note ? 'note' : undefined, state.fieldMessage?.text);
+      if (note) assert.match(state.fieldMessage?.text ?? '', new RegExp(`became "${id}"`));
     });
   }
+
+  it('renaming to "frontend dev" makes "frontend-dev" with a note at that lane, not an error', () => {
+    const state = run([{ type: 'addAgent', wave: 1, id: 'x' }, { type: 'renameAgent', wave: 1, agentId: 'x', to: 'frontend dev' }]);
+    assert.deepEqual(selectedWave(state)?.agents.map((agent) => agent.id), ['frontend-dev']);
+    assert.deepEqual(state.fieldMessage && { field: state.fieldMessage.field, kind: state.fieldMessage.kind }, { field: 'agent:1:frontend-dev', kind: 'note' });
+  });
 
   it('refuses a second agent with the same id in one wave', () => {
     const state = run([{ type: 'addAgent', wave: 1, id: 'x' }, { type: 'addAgent', wave: 1, id: 'x' }]);
     assert.equal(selectedWave(state)?.agents.length, 1);
-    assert.match(state.notice ?? '', /already has an agent "x"/);
+    assert.match(state.fieldMessage?.text ?? '', /already has an agent "x"/);
   });
 
   it('renames an agent and keeps it the assignment target', () => {
@@ -103,11 +116,12 @@ describe('planner state reducer', () => {
     assert.equal(state.selectedWave, 7);
     const refused = reduce(state, { type: 'renumberWave', wave: 7, to: 2 });
     assert.deepEqual(refused.draft, state.draft);
-    assert.match(refused.notice ?? '', /already a wave 2/);
+    assert.match(refused.fieldMessage?.text ?? '', /already a wave 2/);
+    assert.equal(refused.fieldMessage?.field, 'number:7');
     state = reduce(state, { type: 'deleteWave', wave: 7 });
     assert.deepEqual(state.draft.waves.map((wave) => wave.wave), [1, 2]);
     assert.equal(state.draft.activeWave, undefined);
-    assert.equal(state.selectedWave, 1);
+    assert.equal(state.selectedWave, 2, 'the neighbour of the deleted tab opens');
   });
 
   it('sets a role per wave and refuses an empty one', () => {
@@ -115,7 +129,7 @@ describe('planner state reducer', () => {
     assert.equal(selectedWave(state)?.role, 'reviewer');
     state = reduce(state, { type: 'setRole', wave: 1, role: '  ' });
     assert.equal(selectedWave(state)?.role, 'reviewer');
-    assert.ok(state.notice);
+    assert.equal(state.fieldMessage?.kind, 'error');
   });
 
   it('narrows by replacing one entry with files, in place', () => {
@@ -147,7 +161,7 @@ describe('planner state reducer', () => {
     state = reduce(state, { type: 'addEntries', wave: 1, agentId: 'a', entries: ['y.md'] });
     state = reduce(state, { type: 'loadDisk', diskPlan: diskWith({ a: ['z.md'] }) });
     assert.deepEqual(selectedWave(state)?.agents[0]?.entries, ['x.md', 'y.md']);
-    assert.equal(state.diskChangedUnderDraft, true);
+    assert.equal(diskChangedUnderDraft(state), true);
     state = reduce(state, { type: 'adoptDisk' });
     assert.deepEqual(selectedWave(state)?.agents[0]?.entries, ['z.md']);
     assert.equal(state.dirty, false);
@@ -157,12 +171,12 @@ describe('planner state reducer', () => {
     const state = reduce(initialState(diskWith({ a: ['x.md'] })), { type: 'loadDisk', diskPlan: diskWith({ b: ['q.md'] }) });
     assert.deepEqual(selectedWave(state)?.agents.map((agent) => agent.id), ['b']);
     assert.equal(state.dirty, false);
-    assert.equal(state.diskChangedUnderDraft, false);
+    assert.equal(diskChangedUnderDraft(state), false);
   });
 
-  it('savedDraft makes the draft the disk plan', () => {
+  it('a successful save makes the draft the disk plan', () => {
     let state = run([{ type: 'addAgent', wave: 1, id: 'x' }]);
-    state = reduce(state, { type: 'savedDraft', draft: state.draft });
+    state = reduce(state, { type: 'saveFinished', outcome: { ok: true, wavesWritten: [1], message: 'saved' }, draft: state.draft, at: 0 });
     assert.equal(state.dirty, false);
     assert.ok(sameDraft(state.draft, state.diskPlan));
   });
@@ -175,7 +189,15 @@ describe('planner state reducer', () => {
     assert.deepEqual(state.expanded, []);
   });
 
-  it('persisted state of another version is not accepted', () => {
+  it('persisted state of another version is not accepted; an older build of this version is completed', () => {
+    const older: Record<string, unknown> = { ...initialState() };
+    delete older.base;
+    delete older.history;
+    delete older.save;
+    const restored = restoreState(older);
+    assert.ok(restored);
+    assert.deepEqual(restored.history, { past: [], future: [] });
+    assert.equal(restored.base, restored.diskPlan);
     assert.equal(isPlannerState(initialState()), true);
     assert.equal(isPlannerState({ ...initialState(), version: 2 }), false);
     assert.equal(isPlannerState(undefined), false);

@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { printLine, reportError } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
+import { HOOK_TARGET_FLAGS, parseCommandLine } from '../commandLine';
 import { doctorMessages as say } from '../messages';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
 import { runDoctor } from '../../node/hookDoctor';
@@ -16,11 +16,7 @@ export async function runDoctorCommand(args: string[], io: CliIo): Promise<numbe
     'doctor',
     args,
     {
-      claude: { type: 'boolean' },
-      codex: { type: 'boolean' },
-      cursor: { type: 'boolean' },
-      gemini: { type: 'boolean' },
-      git: { type: 'boolean' },
+      ...HOOK_TARGET_FLAGS,
       json: { type: 'boolean' },
     },
     { io, usage: say.usage, badArgumentsExit: 2 },

@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
-import { parseCommandLine } from '../commandLine';
+import { HOOK_TARGET_FLAGS, parseCommandLine } from '../commandLine';
 import { installHooksMessages as say } from '../messages';
 import { AGENT_CLIS } from '../../planner/enforce/hookInstaller';
 import type { AgentCli } from '../../planner/enforce/hookInstaller';
@@ -81,11 +81,7 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
     'install-hooks',
     args,
     {
-      claude: { type: 'boolean' },
-      codex: { type: 'boolean' },
-      cursor: { type: 'boolean' },
-      gemini: { type: 'boolean' },
-      git: { type: 'boolean' },
+      ...HOOK_TARGET_FLAGS,
       uninstall: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },

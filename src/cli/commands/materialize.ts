@@ -6,7 +6,7 @@ import { findMissingPaths } from '../../planner/plan/declarationInput';
 import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
-import { STATE_DIR_NAMES } from '../../planner/plan/stateDir';
+import { STATE_DIR_NAMES } from '../../planner/plan/stateDirNames';
 import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';

@@ -16,6 +16,11 @@ export const SUBAGENT_BINDING_EVENT = 'wave_dispatch.subagent_binding';
 export const AMENDED_EVENT = 'wave_dispatch.amended';
 export const LEDGER_RESET_EVENT = 'wave_dispatch.ledger_reset';
 
+/** The fields every dispatch record opens with: which event, the format version, when, and whose session (hashed). */
+function envelope(event: string, now: number, sessionId: string | undefined): Record<string, unknown> {
+  return { event, v: EVENT_VERSION, ts: new Date(now).toISOString(), session: sessionHash(sessionId) };
+}
+
 /** A short fingerprint of a session id (events name sessions without carrying their ids). */
 export function sessionHash(sessionId: string | undefined): string | null {
   if (sessionId === undefined || sessionId.trim() === '') return null;
@@ -78,10 +83,7 @@ export function scopeCheckedEvent(facts: {
   if (cycle.gitFailed || verdict?.witnessesDegraded === true) degraded.push('git');
   if (cycle.probe !== 'none' && cycle.probe !== 'read') degraded.push('probe');
   return {
-    event: SCOPE_CHECKED_EVENT,
-    v: EVENT_VERSION,
-    ts: new Date(facts.now).toISOString(),
-    session: sessionHash(request?.sessionId),
+    ...envelope(SCOPE_CHECKED_EVENT, facts.now, request?.sessionId),
     decision: facts.outcome.decision,
     row: facts.outcome.row,
     tool: toolOf(request),
@@ -153,10 +155,7 @@ export function subagentBindingEvent(facts: {
   readonly by?: 'subagent-start' | 'write-gate';
 }): Record<string, unknown> {
   return {
-    event: SUBAGENT_BINDING_EVENT,
-    v: EVENT_VERSION,
-    ts: new Date(facts.now).toISOString(),
-    session: sessionHash(facts.sessionId),
+    ...envelope(SUBAGENT_BINDING_EVENT, facts.now, facts.sessionId),
     outcome: facts.outcome,
     ...(facts.reason !== undefined ? { reason: facts.reason } : {}),
     ...(facts.outcome !== 'union-fallback' ? { via: 'prompt', declared_agent: facts.declaredAgent } : {}),
@@ -178,10 +177,7 @@ export function amendedEvent(facts: {
   readonly reason: string;
 }): Record<string, unknown> {
   return {
-    event: AMENDED_EVENT,
-    v: EVENT_VERSION,
-    ts: new Date(facts.now).toISOString(),
-    session: sessionHash(facts.sessionId),
+    ...envelope(AMENDED_EVENT, facts.now, facts.sessionId),
     wave: facts.wave,
     outcome: facts.outcome,
     added_count: facts.addedCount,
@@ -192,10 +188,7 @@ export function amendedEvent(facts: {
 /** One `wave_dispatch.ledger_reset` record. */
 export function ledgerResetEvent(facts: { readonly now: number; readonly sessionId?: string; readonly outcome: 'removed' | 'absent' | 'locked'; readonly records: number }): Record<string, unknown> {
   return {
-    event: LEDGER_RESET_EVENT,
-    v: EVENT_VERSION,
-    ts: new Date(facts.now).toISOString(),
-    session: sessionHash(facts.sessionId),
+    ...envelope(LEDGER_RESET_EVENT, facts.now, facts.sessionId),
     outcome: facts.outcome,
     records_removed: facts.records,
   };

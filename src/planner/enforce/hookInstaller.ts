@@ -62,7 +62,8 @@ export interface HookRegistration {
   /**
    * What the installed command does when the launcher cannot even start (Node missing, the launcher
    * deleted): `block` exits 2 with a reason on stderr, which every supported agent CLI reads as a
-   * block; `ignore` exits 0 (a lifecycle hook must never stop a session).
+   * block; `ignore` exits 0 with a note on stderr (a lifecycle hook must never stop a session, and the
+   * dispatch guard and the turn boundaries fail open).
    */
   readonly whenLauncherFails: 'block' | 'ignore';
 }
@@ -78,10 +79,28 @@ const CLAUDE_WRITE_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
 
 /** Where each agent CLI reads project hooks and what we register (docs/hooks.md cites the sources). */
 export const HOOK_REGISTRATIONS: readonly HookRegistration[] = [
+  // The write gate: fails closed.
   { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'PreToolUse', matcher: CLAUDE_WRITE_MATCHER, hook: 'enforce-write', handlerOptions: CLAUDE_FAIL_CLOSED, whenLauncherFails: 'block' },
   { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
+  // The dispatch guard (Claude Code's dispatch tool, `Task` before it was renamed `Agent`; SubagentStart
+  // matches on the agent type, `*` takes every type): fails open, since exit 2 would refuse a dispatch
+  // the guard never judged, and it cannot change what a tool call writes.
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'PreToolUse', matcher: 'Agent|Task', hook: 'pre-dispatch', whenLauncherFails: 'ignore' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'SubagentStart', matcher: '*', hook: 'subagent-start', whenLauncherFails: 'ignore' },
+  // The backstop: the shell check fails closed; the turn boundaries fail open (exit 2 at Stop keeps a
+  // turn from ending, so a broken launcher would trap the agent in it; at UserPromptSubmit it would
+  // refuse the person's prompt).
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'PostToolUse', matcher: 'Bash', hook: 'post-bash', whenLauncherFails: 'block' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'Stop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'SubagentStop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'claude', configFile: '.claude/settings.json', layout: 'grouped', event: 'UserPromptSubmit', hook: 'turn-start', whenLauncherFails: 'ignore' },
   { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'PreToolUse', matcher: 'apply_patch|Edit|Write|Bash|mcp__.*', hook: 'enforce-write', whenLauncherFails: 'block' },
   { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
+  // Codex maps its shell tools (`exec_command`, `shell`) to the matcher `Bash`.
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'PostToolUse', matcher: 'Bash', hook: 'post-bash', whenLauncherFails: 'block' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'Stop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'SubagentStop', hook: 'stop', whenLauncherFails: 'ignore' },
+  { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'UserPromptSubmit', hook: 'turn-start', whenLauncherFails: 'ignore' },
   { agentCli: 'cursor', configFile: '.cursor/hooks.json', layout: 'flat', event: 'preToolUse', matcher: [...CURSOR_WRITE_TOOLS, 'MCP:.*'].join('|'), hook: 'enforce-write', handlerOptions: CURSOR_FAIL_CLOSED, whenLauncherFails: 'block' },
   { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'BeforeTool', matcher: 'write_file|replace|mcp__.*', hook: 'enforce-write', whenLauncherFails: 'block' },
   { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
@@ -115,7 +134,11 @@ export function shellQuote(text: string): string {
  */
 export function commandFor(registration: HookRegistration, launcher: string): string {
   const run = `node ${launcher} ${registration.hook} --agent-cli ${registration.agentCli}`;
-  if (registration.whenLauncherFails === 'ignore') return `${run} || true`;
+  if (registration.whenLauncherFails === 'ignore') {
+    // Let the call through, and say so: a hook that silently stops running is the failure we exist to prevent.
+    const note = shellQuote(`wave-scope: the hook launcher did not run (${registration.configFile}, ${registration.hook}); letting this through. Run "wave-scope doctor".`);
+    return `${run} || { echo ${note} >&2; true; }`;
+  }
   const reason = shellQuote(`wave-scope: the hook launcher did not run (${registration.configFile}); blocking. Run "wave-scope doctor".`);
   return `${run} || { s=$?; [ "$s" -eq 2 ] || echo ${reason} >&2; exit 2; }`;
 }

@@ -30,7 +30,7 @@ import { resolveStateDir } from '../plan/stateDir';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
-import type { AgentScopeState, ManifestState, WriteDecision } from './writeDecision';
+import type { AgentScopeState, ManifestState, WriteDecision, WriteDecisionInput } from './writeDecision';
 import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
 import type { FileSystemFolding, ResolvedWriteTarget, TargetFileSystem, WriteDestinations } from './writeTarget';
 
@@ -355,21 +355,9 @@ export type ScopeSource =
   | 'subagent-union';
 
 /** What one decision reads besides the targets (`decideUnderRules`): the gate's rules for one wave and caller. */
-export interface DecisionRules {
-  readonly manifest: ManifestState;
-  /** The caller's own scope, when one applies (`WAVE_SCOPE_AGENT`, a bound subagent, `run --agent`). */
-  readonly agentScope?: AgentScopeState;
+export interface DecisionRules extends Omit<WriteDecisionInput, 'targets' | 'expandEntries'> {
   /** The wave's role: an agent's own scope gets the test siblings the wave's union gave it. */
   readonly role?: string;
-  /** A dispatched agent may never write control state, whatever its scope says. */
-  readonly dispatchedAgent: boolean;
-  /** Canonical absolute control paths (see `checkoutControl`). */
-  readonly controlPaths: readonly string[];
-  /** Canonical paths the coordinator may write whatever the scope says: the wave's own declarations. */
-  readonly coordinatorPaths?: readonly string[];
-  /** Canonical absolute top level of the checkout relative grants apply to. */
-  readonly writeRoot: string;
-  readonly ignoreCase?: boolean;
 }
 
 /** Everything one wave's decision reads besides the targets, and where it came from. */

@@ -9,7 +9,7 @@
 import { braceExpand } from 'minimatch';
 import { compiledEntry, covers, intersects } from '../scope/scopeAlgebra';
 import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
-import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, SESSION_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
+import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME, SESSION_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
 /** What a piece of control state does. */
 export type ControlStateKind =
@@ -27,6 +27,12 @@ export type ControlStateKind =
   | 'git'
   /** Files that change what agents run or are told (instructions, subagents, commands, MCP servers). */
   | 'agent-instructions'
+  /**
+   * `.orchestrator/`: the dispatch ledgers, the backstop's baselines and turn records, the events. An
+   * agent that could rewrite its baseline or its ledger record could hide a change or rebind itself;
+   * the hooks that write it run as the agent CLI's hooks, never through the gate.
+   */
+  | 'orchestration'
   /** The state directory a wave is being written to, as a whole. */
   | 'state-dir';
 
@@ -76,6 +82,7 @@ export const CONTROL_STATE: readonly ControlStateEntry[] = [
   ...HOOK_SETTINGS_FILES.map((entry) => ({ entry, kind: 'hook-settings' as const })),
   ...directory('.git', 'git'),
   ...directory('.husky', 'git'),
+  ...directory(ORCHESTRATOR_DIR_NAME, 'orchestration'),
   ...AGENT_INSTRUCTION_DIRS.flatMap((path) => directory(path, 'agent-instructions')),
   ...AGENT_INSTRUCTION_FILES.map((entry) => ({ entry, kind: 'agent-instructions' as const })),
 ];
@@ -87,6 +94,7 @@ export const CONTROL_STATE: readonly ControlStateEntry[] = [
  */
 export const NESTED_CONTROL_STATE: readonly ControlStateEntry[] = [
   ...directory('**/.git', 'git'),
+  ...directory(`**/${ORCHESTRATOR_DIR_NAME}`, 'orchestration'),
   ...stateDirFiles('**/'),
   ...HOOK_SETTINGS_FILES.map((entry) => ({ entry: `**/${entry}`, kind: 'hook-settings' as const })),
 ];
@@ -217,6 +225,8 @@ export function describeControlState(control: ControlStateEntry): string {
       return "git's own files and hooks";
     case 'agent-instructions':
       return 'a file that changes what agents run or are told';
+    case 'orchestration':
+      return `the orchestration records (${ORCHESTRATOR_DIR_NAME}/: dispatch ledgers, the backstop's baselines and turn records, events)`;
     case 'state-dir':
       return `the state directory ${JSON.stringify(`${control.entry.replace(/\/$/, '')}/`)}, which holds the wave's own declarations and manifest`;
   }

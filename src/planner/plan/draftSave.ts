@@ -9,7 +9,7 @@ import { agentScopePath, waveDirPath, waveSidecarPath } from './declarationPaths
 import type { DeclarationFs } from './declarationStore';
 import { listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
-import { STATE_DIR_NAMES } from './stateDir';
+import { STATE_DIR_NAMES } from './stateDirNames';
 
 /** One agent of a draft wave: its id and its scope entries. */
 export interface DraftAgent {

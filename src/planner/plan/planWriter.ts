@@ -22,7 +22,8 @@ import { scopeDigest } from '../scope/scopeDigest';
 import { union } from '../scope/scopeUnion';
 import { classifyManifestSession, writerSessionBinding } from './sessionBinding';
 import type { StateDirFs } from './stateDir';
-import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, resolveStateDir, STATE_DIR_NAMES } from './stateDir';
+import { resolveStateDir } from './stateDir';
+import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
 
 /** A step of the chain; a failure names the one that stopped it. */

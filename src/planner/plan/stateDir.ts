@@ -10,9 +10,6 @@ import { classifyManifestSession } from './sessionBinding';
 import type { SessionVerdict } from './sessionBinding';
 import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
-// The names live in stateDirNames.ts (a leaf); they are offered here too, beside the lookup that uses them.
-export { DEFAULT_STATE_DIR_NAME, FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES, STATE_FILES_GLOB } from './stateDirNames';
-
 /** The read half of the file system a state-dir lookup needs. */
 export interface StateDirFs {
   /** The file's text, or undefined when it does not exist. Throws on any other failure (unreadable, a directory...). */

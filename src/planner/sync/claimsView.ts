@@ -51,14 +51,9 @@ export interface ClaimsView {
   conflicts: LocalConflictView[];
 }
 
-export interface ClaimsViewInput {
+/** What the view is built from: the view's own facts about the ref and the clone, the decoded plan, the clock and the local waves. */
+export interface ClaimsViewInput extends Pick<ClaimsView, 'remote' | 'trackingRef' | 'commit' | 'fetchedAt' | 'clone' | 'problem'> {
   plan: DecodedPlan | null;
-  remote: string | null;
-  trackingRef: string | null;
-  commit: string | null;
-  fetchedAt: string | null;
-  clone: CloneIdentity | null;
-  problem: string | null;
   now: number;
   /**
    * The waves on this clone's disk, to check against other clones' claims. `syncedFrom` names the claim

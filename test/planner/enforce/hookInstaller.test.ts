@@ -12,6 +12,7 @@ import {
   planSettingsRemoval,
   preCommitHookPath,
 } from '../../../src/planner/enforce/hookInstaller';
+import { FAIL_OPEN_HOOKS, HOOK_NAMES } from '../../../src/planner/enforce/hookNames';
 import type { ExistingHook, HookPlan, HookRegistration } from '../../../src/planner/enforce/hookInstaller';
 
 const LAUNCHER = "'/r/.claude/wave-scope-hook.cjs'";
@@ -55,7 +56,54 @@ describe('hook installer: the table of registrations', () => {
     assert.equal(isOurCommand(gate), true);
     assert.match(gate, /\|\| \{ s=\$\?; \[ "\$s" -eq 2 \] \|\| echo '.*' >&2; exit 2; \}$/);
     const session = command(HOOK_REGISTRATIONS.find((row) => row.hook === 'session-start') as HookRegistration);
-    assert.match(session, /session-start --agent-cli claude \|\| true$/);
+    assert.match(session, /session-start --agent-cli claude \|\| \{ echo '.*letting this through.*' >&2; true; \}$/);
+  });
+
+  // The events each CLI has (docs/hooks.md cites the sources): a row for an event the CLI lacks would never run.
+  const EVENTS: Record<string, readonly string[]> = {
+    claude: ['PreToolUse', 'PostToolUse', 'SessionStart', 'SubagentStart', 'SubagentStop', 'Stop', 'UserPromptSubmit'],
+    codex: ['PreToolUse', 'PostToolUse', 'SessionStart', 'SubagentStop', 'Stop', 'UserPromptSubmit'],
+    cursor: ['preToolUse'],
+    gemini: ['BeforeTool', 'SessionStart'],
+  };
+  const cases: Array<{ hook: string; clis: string[]; whenLauncherFails: 'block' | 'ignore' }> = [
+    { hook: 'enforce-write', clis: ['claude', 'codex', 'cursor', 'gemini'], whenLauncherFails: 'block' },
+    { hook: 'session-start', clis: ['claude', 'codex', 'gemini'], whenLauncherFails: 'ignore' },
+    { hook: 'pre-dispatch', clis: ['claude'], whenLauncherFails: 'ignore' },
+    { hook: 'subagent-start', clis: ['claude'], whenLauncherFails: 'ignore' },
+    { hook: 'post-bash', clis: ['claude', 'codex'], whenLauncherFails: 'block' },
+    { hook: 'stop', clis: ['claude', 'codex'], whenLauncherFails: 'ignore' },
+    { hook: 'turn-start', clis: ['claude', 'codex'], whenLauncherFails: 'ignore' },
+  ];
+  for (const { hook, clis, whenLauncherFails } of cases) {
+    it(`${hook}: registered for ${clis.join(', ')} on events each CLI has, and ${whenLauncherFails === 'block' ? 'blocks' : 'lets the call through'} when the launcher cannot start`, () => {
+      const rows = HOOK_REGISTRATIONS.filter((row) => row.hook === hook);
+      assert.deepEqual([...new Set(rows.map((row) => row.agentCli))], clis);
+      for (const row of rows) {
+        assert.ok(EVENTS[row.agentCli]?.includes(row.event), `${row.agentCli} has no event ${row.event}`);
+        assert.equal(row.whenLauncherFails, whenLauncherFails);
+        const text = command(row);
+        assert.equal(ourHookOf(text), hook);
+        if (whenLauncherFails === 'block') assert.match(text, /exit 2; \}$/);
+        else assert.doesNotMatch(text, /exit 2/, 'a hook that fails open never exits 2');
+      }
+    });
+  }
+
+  it('the launcher and the installed commands agree on which hooks fail open, and every row runs a hook the CLI serves', () => {
+    for (const row of HOOK_REGISTRATIONS) {
+      assert.ok((HOOK_NAMES as readonly string[]).includes(row.hook), row.hook);
+      assert.equal(row.whenLauncherFails === 'ignore', FAIL_OPEN_HOOKS.has(row.hook), row.hook);
+    }
+  });
+
+  it('the backstop runs after every shell call and at both ends of a turn, the guard on the dispatch tool under both its names', () => {
+    const shape = (cli: string) =>
+      HOOK_REGISTRATIONS.filter((row) => row.agentCli === cli && row.hook !== 'enforce-write' && row.hook !== 'session-start').map(
+        (row) => `${row.event}${row.matcher !== undefined ? `(${row.matcher})` : ''}:${row.hook}`,
+      );
+    assert.deepEqual(shape('claude'), ['PreToolUse(Agent|Task):pre-dispatch', 'SubagentStart(*):subagent-start', 'PostToolUse(Bash):post-bash', 'Stop:stop', 'SubagentStop:stop', 'UserPromptSubmit:turn-start']);
+    assert.deepEqual(shape('codex'), ['PostToolUse(Bash):post-bash', 'Stop:stop', 'SubagentStop:stop', 'UserPromptSubmit:turn-start']);
   });
 });
 
@@ -118,9 +166,11 @@ describe('hook installer: settings files edited in place', () => {
     const file = '.claude/settings.json';
     const old = `{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Edit|Write", "hooks": [{ "type": "command", "command": "node ${LAUNCHER} enforce-write || exit 2" }] }\n    ]\n  }\n}\n`;
     const next = install(old, file);
-    const value = JSON.parse(next) as { hooks: { PreToolUse: Array<{ matcher: string }> } };
-    assert.equal(value.hooks.PreToolUse.length, 1);
-    assert.equal(value.hooks.PreToolUse[0]?.matcher, HOOK_REGISTRATIONS[0]?.matcher);
+    const value = JSON.parse(next) as { hooks: { PreToolUse: Array<{ matcher: string; hooks: Array<{ command: string }> }> } };
+    const gates = value.hooks.PreToolUse.filter((group) => group.hooks.some((handler) => ourHookOf(handler.command) === 'enforce-write'));
+    assert.equal(gates.length, 1, 'one write gate, the outdated one replaced');
+    assert.equal(gates[0]?.matcher, HOOK_REGISTRATIONS[0]?.matcher);
+    assert.deepEqual(value.hooks.PreToolUse.map((group) => group.matcher), [HOOK_REGISTRATIONS[0]?.matcher, 'Agent|Task'], 'beside it, the dispatch guard');
   });
 
   it('install then uninstall is the identity on settings files of any layout (property)', () => {

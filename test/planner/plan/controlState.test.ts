@@ -11,7 +11,7 @@ import {
   stateDirControlState,
 } from '../../../src/planner/plan/controlState';
 import type { ControlStateKind } from '../../../src/planner/plan/controlState';
-import { LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../../../src/planner/plan/stateDir';
+import { LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../../../src/planner/plan/stateDirNames';
 import { AGENT_HOOK_TARGETS } from '../../../src/planner/enforce/hookInstaller';
 import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { oracleMatcher } from '../../support/globOracle';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { formatManifest, refuseGrant, roleWrites, validateManifest, validateManifestDocument } from '../../../src/planner/plan/manifest';
-import { STATE_DIR_NAMES } from '../../../src/planner/plan/stateDir';
+import { STATE_DIR_NAMES } from '../../../src/planner/plan/stateDirNames';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
 const ajv = new Ajv({ allErrors: true, strict: true });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../../../src/planner/plan/stateDir';
+import { MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../../../src/planner/plan/stateDirNames';
 
 const root = join(__dirname, '..', '..', '..');
 

@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTextIfExists } from '../../../src/node/declarationFs';
-import { inspectStateDir, resolveStateDir, STATE_DIR_NAMES } from '../../../src/planner/plan/stateDir';
+import { inspectStateDir, resolveStateDir } from '../../../src/planner/plan/stateDir';
+import { STATE_DIR_NAMES } from '../../../src/planner/plan/stateDirNames';
 
 const fs = { readText: readTextIfExists };
 const manifest = (extra: Record<string, unknown> = {}) =>
