@@ -415,8 +415,8 @@ export async function openWorkbench(page, workbenchUrl, { timeoutMs = 90000 } = 
 
 /**
  * Opens the command palette (F1), types `title`, and waits until a matching row shows. The palette
- * does not refresh an open list when the extension host registers contributions late, so it closes
- * and reopens until the row appears. Leaves the palette open; returns the visible row labels.
+ * does not refresh an open list when the extension host registers contributions late, and it can
+ * close again as it opens, so it closes and reopens until the row appears. Leaves the palette open; returns the visible row labels.
  */
 export async function showInPalette(page, title, { timeoutMs = 60000 } = {}) {
   const deadline = Date.now() + timeoutMs;
@@ -424,9 +424,11 @@ export async function showInPalette(page, title, { timeoutMs = 60000 } = {}) {
   const rows = page.locator('.quick-input-list .monaco-list-row');
   while (Date.now() < deadline) {
     await page.keyboard.press('F1');
-    await input.waitFor({ timeout: 10000 });
-    await input.fill(`>${title}`);
     try {
+      // The palette can close again at once when focus returns late to the editor it was opened over
+      // (a webview that regains focus after the last command ran): then it is opened again.
+      await input.waitFor({ timeout: 10000 });
+      await input.fill(`>${title}`, { timeout: 5000 });
       await rows.filter({ hasText: title }).first().waitFor({ timeout: 2500 });
       return (await rows.allTextContents()).map((text) => text.trim());
     } catch {
