@@ -36,6 +36,23 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     assert.ok(existsSync(join(repo.root, '.claude/filescopes/wave-1/alice.json')));
   });
 
+  it('plan write warns when an agent would own a lockfile or package manifest (through a folder too), and still writes the wave', () => {
+    repo.write({ 'package-lock.json': '{}\n', 'packages/web/package.json': '{}\n' });
+    repo.git('add', '--all');
+    repo.git('commit', '--quiet', '-m', 'manifests');
+    const result = run(['write', '--wave', '1', '--role', 'implementation'], [
+      { id: 'alice', files: ['package-lock.json', 'src/cart/'] },
+      { id: 'bob', files: ['packages/web/'] },
+      { id: 'coordinator', files: ['package.json'] },
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('WARNING: '));
+    assert.equal(warnings.filter((line) => /package-lock\.json/.test(line) && /alice/.test(line)).length, 1, result.stderr);
+    assert.equal(warnings.filter((line) => /packages\/web\/package\.json/.test(line) && /bob/.test(line) && /through "packages\/web\/"/.test(line)).length, 1, result.stderr);
+    assert.ok(!warnings.some((line) => /coordinator/.test(line.replace(/the coordinator/g, ''))), 'the coordinator may own them');
+    assert.ok(existsSync(manifestAt()), 'a warning, never a refusal');
+  });
+
   it('plan write without a session id leaves the manifest unbound and says so', () => {
     const result = run(['write', '--wave', '1', '--role', 'implementation', '--enforcement', 'warn', '--blocked-command', 'git push'], records);
     assert.equal(result.status, 0, result.stderr);

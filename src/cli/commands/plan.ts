@@ -10,6 +10,7 @@ import { resolveWriteStateDir, writeWavePlan } from '../../planner/plan/planWrit
 import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
+import { coordinatorAssignmentsOfInput } from '../../planner/plan/coordinatorFiles';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArguments, UsageProblem } from '../commandLine';
@@ -72,6 +73,10 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
   const repository = locateCommandRepository(io.cwd);
   for (const { record, warning } of scopeRecordWarnings(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
     reportWarning(io, scopeWarningMessages.inRecords(record, warning.message));
+  }
+  // Package manifests and lockfiles stay with the coordinator (the editor warns the same way); a warning, never a refusal.
+  for (const assignment of coordinatorAssignmentsOfInput(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase, files: repository.files })) {
+    reportWarning(io, assignment.message);
   }
   const ownIds = processLocalSessionIds({ env: io.env });
   let stateDir: string;

@@ -5,7 +5,7 @@
 // The editor shows them as the coordinator's, and assigning one to an agent warns with the reason; the
 // CLI can ask the same rule (findCoordinatorAssignments).
 import { FileIndex } from '../scope/fileIndex';
-import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
+import { compileScopeEntry, foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
 import type { ScopeRecord } from '../scope/collisions';
 import { COORDINATOR_ID } from './agentId';
 
@@ -162,4 +162,33 @@ export function coordinatorAssignment(agent: string, entry: string, file: string
     coordinatorFile,
     message: `agent ${JSON.stringify(agent)} owns ${file}${through}, a file the coordinator keeps: ${coordinatorFileReason(coordinatorFile)}`,
   };
+}
+
+/**
+ * The coordinator files agents of not yet validated input would own (`plan write`, `materialize`):
+ * records as they arrive on stdin, each entry normalised on its own; anything malformed is skipped,
+ * since validation reports it. Never refuses: a coordinator may have its reasons, so this only warns.
+ */
+export function coordinatorAssignmentsOfInput(
+  records: unknown,
+  options: CoordinatorAssignmentOptions & { repoRoot?: string } = {},
+): CoordinatorAssignment[] {
+  if (!Array.isArray(records)) return [];
+  const parsed: ScopeRecord[] = [];
+  for (const record of records as unknown[]) {
+    if (typeof record !== 'object' || record === null) continue;
+    const { id, files } = record as { id?: unknown; files?: unknown };
+    if (typeof id !== 'string' || !Array.isArray(files)) continue;
+    const entries: string[] = [];
+    for (const entry of files as unknown[]) {
+      if (typeof entry !== 'string') continue;
+      try {
+        entries.push(normalizeScopeEntry(entry, { ...(options.repoRoot !== undefined ? { repoRoot: options.repoRoot } : {}), ...(options.ignoreCase !== undefined ? { ignoreCase: options.ignoreCase } : {}) }));
+      } catch {
+        // Validation names it.
+      }
+    }
+    parsed.push({ id, files: entries });
+  }
+  return findCoordinatorAssignments(parsed, options);
 }
