@@ -13,7 +13,8 @@ import type { TextProblem } from '../planner/plan/declarationProblems';
 import { waveDirPath, waveSidecarPath, agentIdOfFileName } from '../planner/plan/declarationPaths';
 import { listDeclaredWaves, readWaveDeclaration } from '../planner/plan/declarationStore';
 import { controlDirOf } from '../planner/plan/declarationInput';
-import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
+import { validateDraft } from '../planner/plan/draftSave';
+import type { DraftPlan, DraftSaveResult, DraftValidation } from '../planner/plan/draftSave';
 import { processLocalSessionIds } from '../planner/plan/sessionBinding';
 import { resolveStateDir } from '../planner/plan/stateDir';
 import { MANIFEST_FILE_NAME } from '../planner/plan/stateDirNames';
@@ -123,9 +124,17 @@ export interface PlanInsightData {
 }
 
 /** Every kind of work, its parameters and its answer. */
+/** Proving a draft disjoint, wave by wave (Validate Plan, the Explorer's marks without a planner). */
+export interface ValidateWork {
+  readonly draft: DraftPlan;
+  readonly files: readonly string[];
+  readonly ignoreCase: boolean;
+}
+
 export interface PlanWorkTypes {
   save: { params: SaveWork; result: DraftSaveResult };
   insight: { params: InsightWork; result: PlanInsightData };
+  validate: { params: ValidateWork; result: DraftValidation };
 }
 export type PlanWorkKind = keyof PlanWorkTypes;
 
@@ -248,6 +257,10 @@ export function runPlanWork<K extends PlanWorkKind>(kind: K, params: PlanWorkTyp
       return save(params as SaveWork) as PlanWorkTypes[K]['result'];
     case 'insight':
       return insight(params as InsightWork) as PlanWorkTypes[K]['result'];
+    case 'validate': {
+      const work = params as ValidateWork;
+      return validateDraft(work.draft, work.files, work.ignoreCase) as PlanWorkTypes[K]['result'];
+    }
     default:
       throw new Error(`unknown plan work ${String(kind)}`);
   }

@@ -8,7 +8,7 @@ import type { ParamsOf } from '../protocol/ipc';
 import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
 import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
-import { validateDraft } from '../planner/plan/draftSave';
+import type { DraftValidation } from '../planner/plan/draftSave';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderPlan } from './folderPlan';
 import type { FolderPlans } from './folderPlans';
@@ -128,10 +128,15 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   }
 
   /** Without an open planner, the Explorer shows what the plan on disk contests in its active wave. */
+  /** Proves a draft disjoint, wave by wave, in the plan worker (a large plan takes long on the host's thread). */
+  validate(draft: PlanDraft, files: readonly string[], ignoreCase: boolean): Promise<DraftValidation> {
+    return this.worker.run('validate', { draft, files, ignoreCase });
+  }
+
   async showDiskContested(plan: FolderPlan): Promise<void> {
     if (!plan.repoRoot || this.panelFor(plan.folder)) return;
     const draft = await plan.currentDraft(undefined);
-    const validation = validateDraft(draft, await plan.files(), plan.ignoreCase);
+    const validation = await this.validate(draft, await plan.files(), plan.ignoreCase);
     const wave = draft.activeWave ?? draft.waves[0]?.wave;
     const contested = validation.waves.find((item) => item.wave === wave)?.contested ?? [];
     // A planner that opened meanwhile marks its own draft's contested files.

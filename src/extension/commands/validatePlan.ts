@@ -1,7 +1,6 @@
 // Wave Scope: Validate Plan: checks every wave of the current draft; the collisions with their
 // witnesses go to the output channel, a summary to a message.
 import * as vscode from 'vscode';
-import { validateDraft } from '../../planner/plan/draftSave';
 import type { DraftValidation } from '../../planner/plan/draftSave';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
@@ -24,7 +23,7 @@ export const validatePlan: WaveScopeCommand = {
     if (!folder) return undefined;
     const plan = await plans.get(folder);
     const draft = await plan.currentDraft(planners.panelFor(folder)?.latestDraft);
-    const validation = validateDraft(draft, await plan.files(), plan.ignoreCase);
+    const validation = await planners.validate(draft, await plan.files(), plan.ignoreCase);
     for (const wave of validation.waves) {
       for (const collision of wave.collisions) {
         log.info(
