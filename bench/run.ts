@@ -11,6 +11,7 @@ const benchmarks: Array<{ name: string; command: string[] }> = [
   { name: 'dispatch hook latency', command: ['--import', 'tsx', join(__dirname, 'dispatchLatency.ts')] },
   { name: 'sync across clones (publish, sync, verify)', command: ['--import', 'tsx', join(__dirname, 'syncSpeed.ts')] },
   { name: 'turn backstop (snapshot, diff, post-bash)', command: ['--import', 'tsx', join(__dirname, 'backstopSnapshot.ts')] },
+  { name: 'editor save and analysis stall (plan worker)', command: ['--import', 'tsx', join(__dirname, 'editorSave.ts')] },
   { name: 'planner speed (Playwright, code-server)', command: [join(__dirname, 'plannerSpeed.mjs')] },
 ];
 
