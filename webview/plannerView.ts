@@ -181,8 +181,13 @@ export class PlannerView implements PlannerControls {
       this.render();
     });
     // The editor's Open in Planner: show the wave the problem is about.
-    this.host.onNotification(DidFocusNotification, ({ wave }) => {
-      if (this.state.draft.waves.some((item) => item.wave === wave) && this.state.selectedWave !== wave) this.dispatch({ type: 'selectWave', wave });
+    this.host.onNotification(DidFocusNotification, ({ wave, file }) => {
+      if (!this.state.draft.waves.some((item) => item.wave === wave)) return;
+      // The collision the problem is about: the one whose example path is the file, else the first.
+      const collision = file === undefined ? '.collision .resolve' : `.collision:has(.collision-why[data-witness="${CSS.escape(file)}"]) .resolve`;
+      this.focusAfterRender(collision, '.collision .resolve');
+      if (this.state.selectedWave !== wave) this.dispatch({ type: 'selectWave', wave });
+      else this.render();
     });
     this.host.onNotification(DidRequestActionNotification, ({ action }) => {
       const wave = this.state.selectedWave;
