@@ -68,6 +68,8 @@ export class PlannerView implements PlannerControls {
   private claims: ClaimsModel = { claims: [], conflicts: [], problem: undefined };
   /** Which agents the dispatch ledgers say are in flight or finished (the editor's live status). */
   private activity: readonly AgentActivityView[] = [];
+  /** An Open in Planner not yet carried out (see applyFocusRequest). */
+  private focusRequest: { wave: number; file?: string } | undefined;
   /** How long a request waits for its answer; the host says so in its answer to ready. */
   private requestTimeoutMs: number | undefined;
   /** True until the first paint of the tree: entry matching waits so the tree shows first. */
@@ -181,13 +183,11 @@ export class PlannerView implements PlannerControls {
       this.render();
     });
     // The editor's Open in Planner: show the wave the problem is about.
+    // The editor's Open in Planner. It can arrive before the planner has loaded its plan (a planner the
+    // command just opened) or analysed it: kept until the wave and its collisions are on screen.
     this.host.onNotification(DidFocusNotification, ({ wave, file }) => {
-      if (!this.state.draft.waves.some((item) => item.wave === wave)) return;
-      // The collision the problem is about: the one whose example path is the file, else the first.
-      const collision = file === undefined ? '.collision .resolve' : `.collision:has(.collision-why[data-witness="${CSS.escape(file)}"]) .resolve`;
-      this.focusAfterRender(collision, '.collision .resolve');
-      if (this.state.selectedWave !== wave) this.dispatch({ type: 'selectWave', wave });
-      else this.render();
+      this.focusRequest = { wave, ...(file !== undefined ? { file } : {}) };
+      this.render();
     });
     this.host.onNotification(DidRequestActionNotification, ({ action }) => {
       const wave = this.state.selectedWave;
@@ -319,10 +319,27 @@ export class PlannerView implements PlannerControls {
   }
 
   private render(): void {
+    if (this.focusRequest !== undefined && this.ready) this.applyFocusRequest(this.focusRequest);
     const model = this.model();
     this.app.model = model;
     document.body.dataset.collisions = String(model.analysis?.collisions.length ?? 0);
     document.body.dataset.dirty = String(this.state.dirty);
+  }
+
+  /** Shows the wave a problem is about and, once its analysis is there, focuses the collision whose example path is the file. */
+  private applyFocusRequest(request: { wave: number; file?: string }): void {
+    if (!this.state.draft.waves.some((item) => item.wave === request.wave)) {
+      this.focusRequest = undefined;
+      return;
+    }
+    if (this.state.selectedWave !== request.wave) {
+      this.state = reduce(this.state, { type: 'selectWave', wave: request.wave }, this.reduceOptions());
+      this.host.setState(this.state);
+    }
+    if (this.analysisOf(request.wave) === undefined) return;
+    this.focusRequest = undefined;
+    const collision = request.file === undefined ? '.collision .resolve' : `.collision:has(.collision-why[data-witness="${CSS.escape(request.file)}"]) .resolve`;
+    this.focusAfterRender(collision, '.collision .resolve');
   }
 
   // ---- controls --------------------------------------------------------------------------------
