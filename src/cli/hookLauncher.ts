@@ -23,6 +23,8 @@ import { MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNam
 import { launcherMessages as say } from './messages';
 
 const config = parseLauncherConfig(LAUNCHER_CONFIG_TOKEN);
+/** The hooks dist/dispatch.js serves on its own (src/cli/dispatchMain.ts). */
+const DISPATCH_HOOKS: ReadonlySet<string> = new Set(['pre-dispatch', 'subagent-start']);
 const args = process.argv.slice(2);
 const hook = args[0] ?? '';
 
@@ -124,9 +126,25 @@ function main(): void {
       continue;
     }
     if (chosen === lean) {
+      const load = createRequire(__filename);
+      // The dispatch guard's hooks load their own bundle directly, without the write gate's. One that
+      // cannot be loaded goes the long way, through hook.js, which reports the guard inactive and logs it.
+      if (DISPATCH_HOOKS.has(hook)) {
+        const dispatch = join(dirname(cli), 'dispatch.js');
+        let runDispatch: ((argv: string[]) => Promise<void>) | undefined;
+        try {
+          runDispatch = existsSync(dispatch) ? (load(dispatch) as { runDispatchMain?(argv: string[]): Promise<void> }).runDispatchMain : undefined;
+        } catch {
+          runDispatch = undefined;
+        }
+        if (runDispatch !== undefined) {
+          runDispatch(args).catch((error: unknown) => failClosed(say.loadFailed(dispatch, error instanceof Error ? error.message : String(error))));
+          return;
+        }
+      }
       try {
         // Loaded at run time from wherever the CLI was found (never bundled into the launcher).
-        (createRequire(__filename)(lean) as { runHookMain(argv: string[]): Promise<void> }).runHookMain(args).catch((error: unknown) => {
+        (load(lean) as { runHookMain(argv: string[]): Promise<void> }).runHookMain(args).catch((error: unknown) => {
           failClosed(say.loadFailed(lean, error instanceof Error ? error.message : String(error)));
         });
       } catch (error) {

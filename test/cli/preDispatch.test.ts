@@ -159,6 +159,36 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     }
   });
 
+  it('through the installed launcher: dist/dispatch.js is loaded on its own (not the write gate\'s bundle); a broken one goes through hook.js and is row 2', () => {
+    assert.equal(runBuiltCli(['install-hooks', '--claude'], { cwd: repo.root, env: cleanEnv() }).status, 0);
+    const launcher = join(repo.root, '.claude', 'wave-scope-hook.cjs');
+    const copy = mkdtempSync(join(tmpdir(), 'wave-scope-cli-copy-'));
+    try {
+      for (const entry of ['cli.js', 'hook.js', 'dispatch.js', 'backstop-hook.js']) copyFileSync(join(dist, entry), join(copy, entry));
+      const viaLauncher = (useId: string) =>
+        spawnSync(process.execPath, [launcher, 'pre-dispatch', '--agent-cli', 'claude'], {
+          input: dispatchPayload({ cwd: repo.root, prompt: scopedPrompt(['src/a/**']), useId }),
+          env: cleanEnv({ WAVE_SCOPE_CLI: join(copy, 'cli.js'), CLAUDE_PROJECT_DIR: repo.root }),
+          encoding: 'utf8',
+        });
+      // The write gate's bundle broken: the dispatch guard does not need it.
+      writeFileSync(join(copy, 'hook.js'), 'this is not JavaScript (');
+      const direct = viaLauncher('toolu_1');
+      assert.deepEqual([direct.status, direct.stdout, direct.stderr], [0, '', '']);
+      assert.equal(ledgerIds(repo.root).length, 1, 'the dispatch is recorded');
+      assert.equal(lastEvent(repo.root).decision, 'allow');
+      // The guard's own bundle broken: through hook.js, which says so and logs row 2.
+      copyFileSync(join(dist, 'hook.js'), join(copy, 'hook.js'));
+      writeFileSync(join(copy, 'dispatch.js'), 'this is not JavaScript (');
+      const inactive = viaLauncher('toolu_2');
+      assert.equal(inactive.status, 0);
+      assert.match(inactive.stderr, /^GUARD INACTIVE: /);
+      assert.equal(lastEvent(repo.root).row, '2');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   const unreadable: Array<[string, string]> = [['empty stdin', ''], ['not JSON', '{tool_name'], ['not an object', '[1]']];
   for (const [name, input] of unreadable) {
     it(`row 3: ${name}: allow, the row logged`, () => {
