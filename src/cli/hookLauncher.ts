@@ -76,13 +76,17 @@ function extensionClis(): string[] {
   return found.sort((a, b) => newer(a.version, b.version)).map((entry) => entry.cli);
 }
 
-function candidates(): string[] {
-  const list: string[] = [];
+/**
+ * The CLIs to try, in order. Lazy, because the editors' extension folders are read only when neither
+ * WAVE_SCOPE_CLI nor a recorded path gives a CLI: listing five folders is a measurable part of a hook's
+ * start, and the first candidate almost always loads.
+ */
+function* candidates(): Generator<string> {
   const fromEnv = process.env.WAVE_SCOPE_CLI;
   // The commit guard runs in the committing shell, whose environment an agent controls.
-  if (hook !== 'commit-guard' && fromEnv !== undefined && fromEnv !== '') list.push(fromEnv);
-  list.push(...config.recorded, ...extensionClis());
-  return list;
+  if (hook !== 'commit-guard' && fromEnv !== undefined && fromEnv !== '') yield fromEnv;
+  yield* config.recorded;
+  yield* extensionClis();
 }
 
 /** Whether the launcher's own repository has a manifest in any state directory (then a wave is active). */

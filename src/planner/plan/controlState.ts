@@ -6,7 +6,7 @@
 // The entries are scope entries of our grammar, so the scope algebra answers "can this entry name
 // control state?" exactly, for globs too (`{.claude,src}/x`, `.clau[d]e/x`, `.claude*/x`), instead of
 // a test on how the entry is spelled.
-import { braceExpand } from 'minimatch';
+import { expandBraces } from '../scope/braceExpansion';
 import { compiledEntry, covers, intersects } from '../scope/scopeAlgebra';
 import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
 import { FILESCOPES_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME, SESSION_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
@@ -177,7 +177,7 @@ export function findControlOverlap(entry: string, options: ControlCheckOptions =
   const ignoreCase = options.ignoreCase ?? false;
   const controls = controlEntries(options);
   // The alternatives one by one: `{**,.git}/x` claims `.git/x` through its second alternative only.
-  const alternatives = spelling.includes('{') ? braceExpand(spelling) : [spelling];
+  const alternatives = spelling.includes('{') ? expandBraces(spelling) : [spelling];
   for (const raw of alternatives) {
     let alternative: string;
     try {

@@ -1,15 +1,16 @@
 // The scope grammar: how one entry of an agent's scope is spelled, normalised and parsed.
 // docs/scope-grammar.md is the user-facing description; this file is its implementation.
 //
-// An entry is read the way minimatch reads a pattern: braces are expanded first (by minimatch's own
-// `braceExpand`, so a comma-less or unclosed brace stays literal exactly where minimatch keeps it literal), then
+// An entry is read the way minimatch reads a pattern: braces are expanded first (as minimatch's `braceExpand`
+// expands them, see braceExpansion.ts, so a comma-less or unclosed brace stays literal exactly where minimatch
+// keeps it literal), then
 // every alternative is normalised on its own (`.`, `..`, runs of `/`, a trailing `/`), split into segments and
 // each segment into tokens. The tokens are what src/planner/scope/scopeAutomaton.ts builds automata from;
 // `compileScopeEntry` also turns them into a RegExp for matching many concrete paths fast.
 //
 // The stored spelling of an entry is chosen afterwards, and only ever one whose own alternatives are the same
 // normalised alternatives (checked, not assumed): see `chooseSpelling`.
-import { braceExpand } from 'minimatch';
+import { expandBraces } from './braceExpansion';
 
 /** Why an entry was rejected; machine-readable. */
 export type ScopeEntryErrorReason =
@@ -246,7 +247,7 @@ function isNormalPattern(path: string): boolean {
 
 /**
  * The normalised alternatives of `path` (backslashes already turned into `/`), in first-seen order, without
- * duplicates. Braces are expanded by minimatch's `braceExpand` before anything is normalised, so `..` after a
+ * duplicates. Braces are expanded as minimatch's `braceExpand` does before anything is normalised, so `..` after a
  * group removes one segment of each alternative, and a brace minimatch keeps literal stays literal.
  */
 function alternativesOf(entry: string, path: string, options: GrammarOptions): string[] {
@@ -258,7 +259,7 @@ function alternativesOf(entry: string, path: string, options: GrammarOptions): s
 function expandAlternatives(entry: string, path: string, options: GrammarOptions): { expansions: string[]; absolute: boolean } {
   // The common case, decided without expanding: no brace, one alternative.
   if (!path.includes('{')) return { expansions: [normaliseAlternative(entry, path, options, false)], absolute: isAbsolute(path) };
-  const expanded = braceExpand(path, { braceExpandMax: MAX_ALTERNATIVES + 1 });
+  const expanded = expandBraces(path, MAX_ALTERNATIVES + 1);
   if (expanded.length > MAX_ALTERNATIVES) {
     fail('too-many-alternatives', entry, `expands to more than ${MAX_ALTERNATIVES} alternatives: split it into several entries`);
   }
@@ -347,7 +348,7 @@ function literalDirectoryPrefix(spelling: string): string {
 /** Whether minimatch reads `text` without expanding anything (no brace group that expands). */
 function isBraceLiteral(text: string): boolean {
   if (!text.includes('{')) return true;
-  const expanded = braceExpand(text, { braceExpandMax: 2 });
+  const expanded = expandBraces(text, 2);
   return expanded.length === 1 && expanded[0] === text;
 }
 

@@ -3,7 +3,7 @@
 // literal character, so `src/**/*.{ts` names only files whose names contain "{ts"), and, when the repository's
 // files are known, a pattern that names none of them. Warnings never change what an entry means; the CLI prints
 // them as `WARNING:` lines and the planner shows them beside the entry.
-import { braceExpand } from 'minimatch';
+import { expandBraces } from './braceExpansion';
 import { compiledEntry } from './scopeAlgebra';
 import { normalizeScopeEntry, ScopeEntryError, unclosedBracketSegments } from './scopeEntry';
 import type { FileIndex } from './fileIndex';
@@ -138,8 +138,8 @@ function emptyAlternativeResults(path: string): string[] {
   });
   marked += path.slice(from);
   const unmark = (text: string) => text.replace(/[\ue000-\uf8ff]/g, '');
-  const expanded = braceExpand(marked);
-  const plain = braceExpand(path);
+  const expanded = expandBraces(marked);
+  const plain = expandBraces(path);
   const same = expanded.map(unmark).filter((text) => text !== '');
   if (same.length !== plain.length || same.some((text, index) => text !== plain[index])) return [];
   const results = new Set<string>();
