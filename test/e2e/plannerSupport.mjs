@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
+import { useWorkbench } from './session.mjs';
 
 /** Polls `probe` until it returns something truthy. */
 export async function until(what, probe, timeoutMs = 20000) {
@@ -34,18 +35,47 @@ export function keptDraftRecords(stateDir) {
 }
 
 /**
- * A fresh copy of the demo repository (plus `files` and `untracked`), its workbench in a fresh page, the
- * planner open on it. Returns the locators the specs use.
+ * The workbench and the fixtures of the calling `describe`, for specs whose every test opens the planner
+ * on a repository of its own: the shared workbench session is taken before the first test, and every
+ * fixture is removed after the last. Returns `open(options)`, which opens the planner on a fresh fixture
+ * (the options of `openPlanner`); `fixtures`, for anything else a test wants removed with them; and
+ * `session`, the workbench session (set once the `before` hook has run).
  */
-export async function openPlanner(session, fixtures, { files = {}, untracked, copyFrom = join(repoRoot, 'demo', 'repo'), prepare } = {}) {
+export function openPlannerFixture() {
+  const fixtures = [];
+  const workbench = {
+    session: undefined,
+    fixtures,
+    open: (options) => openPlanner(workbench.session, fixtures, options),
+  };
+  before(async function () {
+    this.timeout(240000);
+    workbench.session = await useWorkbench();
+  });
+  after(() => {
+    for (const fixture of fixtures) fixture.remove();
+  });
+  return workbench;
+}
+
+/**
+ * A fresh copy of the demo repository (plus `files` and `untracked`), its workbench in a fresh page, the
+ * planner open on it. Waits for the tree row at path `row` when given, else for the painted tree and its
+ * first row. Returns the locators the specs use.
+ */
+export async function openPlanner(session, fixtures, { files = {}, untracked, copyFrom = join(repoRoot, 'demo', 'repo'), prepare, row } = {}) {
   const fixture = makeFixtureRepo(files, { copyFrom, prefix: 'wave-scope-planner-e2e-', untracked });
   fixtures.push(fixture);
   prepare?.(fixture);
   const page = await session.openFolder(fixture.root);
   await runCommand(page, 'Wave Scope: Open Planner');
   const planner = plannerFrame(page);
-  await planner.locator('body[data-tree-shown-ms]').waitFor({ state: 'attached', timeout: 60000 });
-  await planner.locator('.tree-row').first().waitFor({ timeout: 60000 });
+  if (row === undefined) {
+    await planner.locator('body[data-tree-shown-ms]').waitFor({ state: 'attached', timeout: 60000 });
+    await planner.locator('.tree-row').first().waitFor({ timeout: 60000 });
+  } else {
+    await planner.locator(`.tree-row[data-path="${row}"]`).waitFor({ timeout: 60000 });
+  }
   return plannerContext(page, fixture);
 }
 
@@ -221,7 +251,11 @@ export function layoutProblems(context) {
   });
 }
 
-/** Picks a colour theme with VS Code's own picker and waits until the planner's background follows it. */
+/**
+ * Picks a colour theme with VS Code's own picker (by its key chord: the palette would also offer "Browse
+ * Color Themes in Marketplace") and waits until the planner's background follows it; returns that
+ * background colour.
+ */
 export async function chooseTheme(page, { planner }, theme, { dark }) {
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+T');
@@ -230,7 +264,7 @@ export async function chooseTheme(page, { planner }, theme, { dark }) {
   await input.fill(theme);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 10000 });
   await page.keyboard.press('Enter');
-  await planner.locator('body').evaluate(
+  return planner.locator('body').evaluate(
     (element, { dark, timeoutMs, highContrast }) =>
       new Promise((resolve, reject) => {
         const deadline = performance.now() + timeoutMs;

@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactPath, repoRoot } from '../support/codeServer.mjs';
-import { chooseTheme, layoutProblems, openPlanner } from './plannerSupport.mjs';
-import { useWorkbench } from './session.mjs';
+import { chooseTheme, layoutProblems, openPlannerFixture } from './plannerSupport.mjs';
 
 const THEMES = [
   ['Dark Modern', true],
@@ -26,21 +25,11 @@ const SIZES = [
 ];
 
 describe('the planner in every default theme and window size', function () {
-  let session;
-  const fixtures = [];
-
-  before(async function () {
-    this.timeout(240000);
-    session = await useWorkbench();
-  });
-
-  after(() => {
-    for (const fixture of fixtures) fixture.remove();
-  });
+  const planners = openPlannerFixture();
 
   it('has no overflow and no clipped control, and its text reaches 4.5:1 in Dark Modern, Light Modern and both High Contrast themes', async function () {
     this.timeout(420000);
-    const ctx = await openPlanner(session, fixtures, {
+    const ctx = await planners.open({
       prepare: (fixture) => {
         const materialize = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'materialize', '--state-dir', '.claude', '--wave', '1'], {
           cwd: fixture.root,
