@@ -446,6 +446,21 @@ export async function runCommand(page, title, options = {}) {
 }
 
 /**
+ * Opens the workspace file at `path` with Quick Open (Ctrl+P), as a person does: types the path, waits for
+ * the row of its name, presses Enter, and waits until the file's tab is the active one.
+ */
+export async function quickOpen(page, path) {
+  const name = path.split('/').pop();
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10000 });
+  await input.fill(path);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 20000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 20000 });
+}
+
+/**
  * The planner's document. Webviews are nested iframes: the outer `iframe.webview.ready` (VS Code's
  * host page, whose address names the owning extension) holds `#active-frame`, our HTML.
  */
