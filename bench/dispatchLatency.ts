@@ -16,27 +16,13 @@ import { performance } from 'node:perf_hooks';
 import { emptyLedger, formatLedger, promptDigest, updateLedger, waveKeyOf } from '../src/planner/dispatch/sessionLedger';
 import type { LedgerRecord } from '../src/planner/dispatch/sessionLedger';
 import { scopeDigest, scopeEchoInstruction } from '../src/planner/scope/scopeDigest';
+import { cleanEnv, git, median, numberFlag } from './support';
 
 const dist = join(__dirname, '..', 'dist');
-const index = process.argv.indexOf('--runs');
-const runs = index === -1 ? 31 : Number(process.argv[index + 1]);
+const runs = numberFlag('--runs', 31);
 const AGENTS = 50;
 const SESSION = 'bench-session';
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, {
-    cwd,
-    stdio: 'ignore',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.invalid' },
-  });
-}
-
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WAVE_SCOPE_') && !key.startsWith('CLAUDE_')));
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-dispatch-bench-')));
 try {
   // A repository with 51 agents' directories, a wave declaring all of them (the one safe chain).

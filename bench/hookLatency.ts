@@ -14,30 +14,14 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { git, median, numberFlag } from './support';
 
 const dist = join(__dirname, '..', 'dist');
-const flag = (name: string, fallback: number) => {
-  const index = process.argv.indexOf(name);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-};
-const runs = flag('--runs', 31);
-const fileCount = flag('--files', 100_000);
+const runs = numberFlag('--runs', 31);
+const fileCount = numberFlag('--files', 100_000);
 const compareIndex = process.argv.indexOf('--compare');
 const compare = compareIndex === -1 ? undefined : process.argv[compareIndex + 1];
 const ENTRIES = 500;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, {
-    cwd,
-    stdio: 'ignore',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.invalid' },
-  });
-}
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-hook-bench-')));
 try {
