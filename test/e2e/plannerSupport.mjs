@@ -2,9 +2,10 @@
 // the planner on it, lanes and entries made with the gestures a person uses, conditions waited for (never
 // a fixed sleep), and the checks of what only a browser shows (overflow, clipped controls, contrast).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
+import { makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 /** Polls `probe` until it returns something truthy. */
@@ -56,6 +57,38 @@ export function openPlannerFixture() {
     for (const fixture of fixtures) fixture.remove();
   });
   return workbench;
+}
+
+/**
+ * A workbench of the calling `describe`'s own, for specs that must not touch the shared one (their own
+ * settings, environment or workspace trust): before the first test, a fresh copy of the demo repository
+ * (its temporary directory named from `prefix`; `prepare(fixture)` runs on it before the server starts),
+ * opened by `startOwnWorkbench` with `serverOptions`; after the last, the workbench closed and the copy
+ * removed. Returns a holder whose `workbench` and `fixture` are set once the `before` hook has run.
+ */
+export function ownWorkbenchFixture(prefix, serverOptions, { prepare } = {}) {
+  const own = { workbench: undefined, fixture: undefined };
+  before(async function () {
+    this.timeout(240000);
+    own.fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix });
+    prepare?.(own.fixture);
+    own.workbench = await startOwnWorkbench(own.fixture.root, serverOptions);
+  });
+  after(async () => {
+    await own.workbench?.close();
+    own.fixture?.remove();
+  });
+  return own;
+}
+
+/** Writes the demo plan (demo/wave-1.json) into the repository at `root` as wave 1, with the built CLI. */
+export function materializeDemoPlan(root) {
+  const materialize = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'materialize', '--state-dir', '.claude', '--wave', '1'], {
+    cwd: root,
+    input: readFileSync(join(repoRoot, 'demo', 'wave-1.json'), 'utf8'),
+    encoding: 'utf8',
+  });
+  assert.equal(materialize.status, 0, materialize.stderr);
 }
 
 /**
