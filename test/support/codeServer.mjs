@@ -127,13 +127,18 @@ function installExitHook() {
   process.on('SIGTERM', onSignal);
 }
 
-function groupAlive(pgid) {
+/** Sends `signal` to the process group `pgid` (0 only asks whether it is there); false when it is gone. */
+export function signalGroup(pgid, signal) {
   try {
-    process.kill(-pgid, 0);
+    process.kill(-pgid, signal);
     return true;
   } catch {
     return false;
   }
+}
+
+function groupAlive(pgid) {
+  return signalGroup(pgid, 0);
 }
 
 /**
@@ -239,6 +244,13 @@ export async function startCodeServer(options = {}) {
   };
 
   let stopped = false;
+  /** Marks the server stopped; false when it already was (each way of stopping runs once). */
+  const markStopped = () => {
+    if (stopped) return false;
+    stopped = true;
+    liveServers.delete(server);
+    return true;
+  };
   const server = {
     url,
     port,
@@ -251,33 +263,18 @@ export async function startCodeServer(options = {}) {
     folderUrl: (folder) =>
       `${url}/?${folder.endsWith('.code-workspace') ? 'workspace' : 'folder'}=${encodeURIComponent(resolve(folder))}`,
     killNow() {
-      if (stopped) return;
-      stopped = true;
-      liveServers.delete(server);
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      if (!markStopped()) return;
+      signalGroup(pgid, 'SIGKILL');
       rmSync(stateDir, { recursive: true, force: true });
     },
     /** TERM to the whole group, up to 5 s grace, then KILL; removes the throwaway directories. */
     async stop() {
-      if (stopped) return;
-      stopped = true;
-      liveServers.delete(server);
-      try {
-        process.kill(-pgid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
+      if (!markStopped()) return;
+      signalGroup(pgid, 'SIGTERM');
       for (let waited = 0; waited < 5000 && groupAlive(pgid); waited += 100) await sleep(100);
       if (groupAlive(pgid)) {
-        try {
-          process.kill(-pgid, 'SIGKILL');
-        } catch {
-          // raced with its exit
-        }
+        // It can exit between the check and the signal: then there is nothing left to kill.
+        signalGroup(pgid, 'SIGKILL');
         for (let waited = 0; waited < 2000 && groupAlive(pgid); waited += 50) await sleep(50);
       }
       rmSync(stateDir, { recursive: true, force: true });
