@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { git, median, numberFlag } from './support';
+import { git, median, numberFlag, timedRun } from './support';
 
 const dist = join(__dirname, '..', 'dist');
 const runs = numberFlag('--runs', 31);
@@ -101,14 +101,10 @@ try {
     for (const variant of variants) {
       const command = timer === undefined ? process.execPath : timer;
       const args = timer === undefined ? variant.args : ['-f', 'CPU %U %S', process.execPath, ...variant.args];
-      const t0 = performance.now();
-      const result = spawnSync(command, args, { input: variant.input ?? '', stdio: ['pipe', 'ignore', 'pipe'], encoding: 'utf8' });
-      const elapsed = performance.now() - t0;
-      if (result.status !== 0) throw new Error(`${variant.name} exited ${result.status}: ${result.stderr}`);
+      const { wallMs, cpuMs } = timedRun(variant.name, command, args, variant.input ?? '');
       if (run < 2) continue;
-      wall.get(variant.name)?.push(elapsed);
-      const times = /CPU ([\d.]+) ([\d.]+)/.exec(result.stderr);
-      if (times !== null) cpu.get(variant.name)?.push((Number(times[1]) + Number(times[2])) * 1000);
+      wall.get(variant.name)?.push(wallMs);
+      if (cpuMs !== undefined) cpu.get(variant.name)?.push(cpuMs);
     }
   }
   const baseWall = median(wall.get('node -e 0') ?? []);
