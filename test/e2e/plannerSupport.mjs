@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
+import { makeFixtureRepo, pickInQuickInput, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 /** Polls `probe` until it returns something truthy. */
@@ -292,11 +292,7 @@ export function layoutProblems(context) {
 export async function chooseTheme(page, { planner }, theme, { dark }) {
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+T');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(theme);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 10000 });
-  await page.keyboard.press('Enter');
+  await pickInQuickInput(page, theme);
   return planner.locator('body').evaluate(
     (element, { dark, timeoutMs, highContrast }) =>
       new Promise((resolve, reject) => {

@@ -443,17 +443,25 @@ export async function runCommand(page, title, options = {}) {
 }
 
 /**
+ * In the quick input a key chord has just opened (Quick Open, a picker): types `text`, waits up to
+ * `timeoutMs` for a row showing `row`, and presses Enter on the first such row.
+ */
+export async function pickInQuickInput(page, text, { row = text, timeoutMs = 10000 } = {}) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10000 });
+  await input.fill(text);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: row }).first().waitFor({ timeout: timeoutMs });
+  await page.keyboard.press('Enter');
+}
+
+/**
  * Opens the workspace file at `path` with Quick Open (Ctrl+P), as a person does: types the path, waits for
  * the row of its name, presses Enter, and waits until the file's tab is the active one.
  */
 export async function quickOpen(page, path) {
   const name = path.split('/').pop();
   await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(path);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 20000 });
-  await page.keyboard.press('Enter');
+  await pickInQuickInput(page, path, { row: name, timeoutMs: 20000 });
   await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 20000 });
 }
 
