@@ -12,31 +12,16 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { emptyLedger, formatLedger, promptDigest, updateLedger, waveKeyOf } from '../src/planner/dispatch/sessionLedger';
 import type { LedgerRecord } from '../src/planner/dispatch/sessionLedger';
 import { scopeDigest, scopeEchoInstruction } from '../src/planner/scope/scopeDigest';
+import { cleanEnv, git, median, numberFlag, timedRun } from './support';
 
 const dist = join(__dirname, '..', 'dist');
-const index = process.argv.indexOf('--runs');
-const runs = index === -1 ? 31 : Number(process.argv[index + 1]);
+const runs = numberFlag('--runs', 31);
 const AGENTS = 50;
 const SESSION = 'bench-session';
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, {
-    cwd,
-    stdio: 'ignore',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.invalid' },
-  });
-}
-
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WAVE_SCOPE_') && !key.startsWith('CLAUDE_')));
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-dispatch-bench-')));
 try {
   // A repository with 51 agents' directories, a wave declaring all of them (the one safe chain).
@@ -123,14 +108,10 @@ try {
       const command = bash === undefined ? process.execPath : bash;
       const quoted = [process.execPath, ...variant.args].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
       const args = bash === undefined ? variant.args : ['-c', `TIMEFORMAT='CPU %3U %3S'; time ${quoted} 2>/dev/null`];
-      const t0 = performance.now();
-      const result = spawnSync(command, args, { input, stdio: ['pipe', 'ignore', 'pipe'], encoding: 'utf8', env: cleanEnv });
-      const elapsed = performance.now() - t0;
-      if (result.status !== 0) throw new Error(`${variant.name} exited ${result.status}: ${result.stderr}`);
+      const { wallMs, cpuMs } = timedRun(variant.name, command, args, input, cleanEnv);
       if (run < 2) continue;
-      wall.get(variant.name)?.push(elapsed);
-      const times = /CPU ([\d.]+) ([\d.]+)/.exec(result.stderr);
-      if (times !== null) cpu.get(variant.name)?.push((Number(times[1]) + Number(times[2])) * 1000);
+      wall.get(variant.name)?.push(wallMs);
+      if (cpuMs !== undefined) cpu.get(variant.name)?.push(cpuMs);
     }
   }
   const baseWall = median(wall.get('node -e 0') ?? []);

@@ -14,30 +14,14 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { git, median, numberFlag, timedRun } from './support';
 
 const dist = join(__dirname, '..', 'dist');
-const flag = (name: string, fallback: number) => {
-  const index = process.argv.indexOf(name);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-};
-const runs = flag('--runs', 31);
-const fileCount = flag('--files', 100_000);
+const runs = numberFlag('--runs', 31);
+const fileCount = numberFlag('--files', 100_000);
 const compareIndex = process.argv.indexOf('--compare');
 const compare = compareIndex === -1 ? undefined : process.argv[compareIndex + 1];
 const ENTRIES = 500;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, {
-    cwd,
-    stdio: 'ignore',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.invalid' },
-  });
-}
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-hook-bench-')));
 try {
@@ -117,14 +101,10 @@ try {
     for (const variant of variants) {
       const command = timer === undefined ? process.execPath : timer;
       const args = timer === undefined ? variant.args : ['-f', 'CPU %U %S', process.execPath, ...variant.args];
-      const t0 = performance.now();
-      const result = spawnSync(command, args, { input: variant.input ?? '', stdio: ['pipe', 'ignore', 'pipe'], encoding: 'utf8' });
-      const elapsed = performance.now() - t0;
-      if (result.status !== 0) throw new Error(`${variant.name} exited ${result.status}: ${result.stderr}`);
+      const { wallMs, cpuMs } = timedRun(variant.name, command, args, variant.input ?? '');
       if (run < 2) continue;
-      wall.get(variant.name)?.push(elapsed);
-      const times = /CPU ([\d.]+) ([\d.]+)/.exec(result.stderr);
-      if (times !== null) cpu.get(variant.name)?.push((Number(times[1]) + Number(times[2])) * 1000);
+      wall.get(variant.name)?.push(wallMs);
+      if (cpuMs !== undefined) cpu.get(variant.name)?.push(cpuMs);
     }
   }
   const baseWall = median(wall.get('node -e 0') ?? []);

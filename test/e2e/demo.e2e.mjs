@@ -4,7 +4,7 @@
 // then stops it with SIGINT to the pid it was started as.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { freePort, launchChromium, openWorkbench, plannerFrame, repoRoot } from '../support/codeServer.mjs';
+import { freePort, launchChromium, openWorkbench, plannerFrame, repoRoot, signalGroup } from '../support/codeServer.mjs';
 import { rmSync } from 'node:fs';
 
 describe('npm run demo (scripts/demoPlanner.mjs)', function () {
@@ -42,18 +42,10 @@ describe('npm run demo (scripts/demoPlanner.mjs)', function () {
     // A demo that outlived its test (SIGINT not forwarded): INT to the whole group lets the demo stop its
     // code-server, then KILL whatever is left; otherwise its open pipes would keep this runner alive.
     if (demo?.pid !== undefined) {
-      const signalGroup = (signal) => {
-        try {
-          process.kill(-demo.pid, signal);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      if (signalGroup('SIGINT')) {
+      if (signalGroup(demo.pid, 'SIGINT')) {
         const deadline = Date.now() + 10000;
-        while (Date.now() < deadline && signalGroup(0)) await new Promise((wake) => setTimeout(wake, 100));
-        signalGroup('SIGKILL');
+        while (Date.now() < deadline && signalGroup(demo.pid, 0)) await new Promise((wake) => setTimeout(wake, 100));
+        signalGroup(demo.pid, 'SIGKILL');
       }
     }
     const repo = /Demo repository: (\S+)/.exec(output)?.[1];

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
+import { artifactPath, makeFixtureRepo, plannerFrame, quickOpen, repoRoot, runCommand } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 /** api owns src/api/; ui owns src/ui/ and src/api/server.ts: one collision, on server.ts. */
@@ -48,13 +48,7 @@ describe('the plan in the editor, on screen', function () {
 
   it('lists the contested file in the Problems panel, naming both agents and the witness', async () => {
     // Open the contested file (Quick Open), which also reveals it in the Explorer.
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10000 });
-    await input.fill('src/api/server.ts');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'server.ts' }).first().waitFor({ timeout: 20000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'server.ts' }).waitFor({ timeout: 20000 });
+    await quickOpen(page, 'src/api/server.ts');
     await page.keyboard.press('Control+Shift+M');
     const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'is contested' });
     await row.first().waitFor({ timeout: 30000 });
@@ -64,13 +58,7 @@ describe('the plan in the editor, on screen', function () {
   });
 
   it('Open in Planner, the contested file\'s quick fix, opens the planner on that collision', async () => {
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10000 });
-    await input.fill('src/api/server.ts');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'server.ts' }).first().waitFor({ timeout: 20000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'server.ts' }).waitFor({ timeout: 20000 });
+    await quickOpen(page, 'src/api/server.ts');
     await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+Home');
     // The code actions come from the plan's analysis, which may still be running: ask until they are there.

@@ -3,38 +3,18 @@
 // (what `npm run demo` does on the demo repository). After a reload of the window VS Code restores
 // that planner, and open-on-startup must not open a second one beside it (issue 14, bug 1).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
+import { plannerFrame, runCommand } from '../support/codeServer.mjs';
+import { materializeDemoPlan, ownWorkbenchFixture } from './plannerSupport.mjs';
 
 /** The planner tabs of the window (one per folder is the rule). */
 const plannerTabs = (page) => page.locator('.tabs-container .tab', { hasText: 'Wave Planner' });
 
 describe('the planner opens by itself on a repository with a plan (openOnStartup)', function () {
-  let workbench;
-  let fixture;
-
-  before(async function () {
-    this.timeout(240000);
-    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-startup-' });
-    const materialize = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'materialize', '--state-dir', '.claude', '--wave', '1'], {
-      cwd: fixture.root,
-      input: readFileSync(join(repoRoot, 'demo', 'wave-1.json'), 'utf8'),
-      encoding: 'utf8',
-    });
-    assert.equal(materialize.status, 0, materialize.stderr);
-    workbench = await startOwnWorkbench(fixture.root, { settings: { 'waveScope.planner.openOnStartup': true } });
-  });
-
-  after(async () => {
-    await workbench?.close();
-    fixture?.remove();
-  });
+  const own = ownWorkbenchFixture('wave-scope-startup-', { settings: { 'waveScope.planner.openOnStartup': true } }, { prepare: (fixture) => materializeDemoPlan(fixture.root) });
 
   /** Waits until a planner shows the demo plan's three lanes and has painted its tree. */
   async function demoPlanShown() {
-    const planner = plannerFrame(workbench.page);
+    const planner = plannerFrame(own.workbench.page);
     for (const agent of ['api', 'ui', 'docs']) await planner.locator(`.lane[data-agent="${agent}"]`).waitFor({ timeout: 90000 });
     await planner.locator('body[data-tree-shown-ms]').waitFor({ timeout: 30000 });
     return planner;
@@ -49,7 +29,7 @@ describe('the planner opens by itself on a repository with a plan (openOnStartup
 
   it('after a reload of the window the folder still has one planner: the restored one', async function () {
     this.timeout(180000);
-    const page = workbench.page;
+    const page = own.workbench.page;
     await demoPlanShown();
     assert.equal(await plannerTabs(page).count(), 1, 'one planner before the reload');
     await runCommand(page, 'Developer: Reload Window');

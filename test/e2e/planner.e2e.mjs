@@ -4,74 +4,20 @@
 // declarations and the manifest back from disk. Every test opens its own repository in a fresh page and
 // builds the state it needs with the steps below, so a failing test cannot take the ones after it down.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
-import { useWorkbench } from './session.mjs';
+import { artifactPath, plannerFrame, runCommand } from '../support/codeServer.mjs';
+import { addAgents, chooseTheme, keptDraftRecords, openPlannerFixture, typeEntry, until } from './plannerSupport.mjs';
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
-/** Polls `probe` until it returns something truthy (a condition, not a fixed sleep). */
-async function until(what, probe, timeoutMs = 20000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-}
-
-/** The draft records the extension kept in its workspace storage (under code-server's user data). */
-function keptDraftRecords(stateDir) {
-  const records = [];
-  const userData = join(stateDir, 'user-data');
-  if (!existsSync(userData)) return records;
-  for (const name of readdirSync(userData, { recursive: true, encoding: 'utf8' })) {
-    if (!/wave-scope\.wave-scope[\\/]drafts[\\/][0-9a-f]{32}\.json$/.test(name)) continue;
-    try {
-      records.push(JSON.parse(readFileSync(join(userData, name), 'utf8')));
-    } catch {
-      // Being replaced right now: the next poll reads it.
-    }
-  }
-  return records;
-}
-
 describe('the planner in the browser', function () {
-  let session;
-  const fixtures = [];
-
-  before(async function () {
-    this.timeout(240000);
-    session = await useWorkbench();
-  });
-
-  after(() => {
-    for (const fixture of fixtures) fixture.remove();
-  });
+  const planners = openPlannerFixture();
 
   /** A fresh copy of the demo repository, its workbench in a fresh page, the planner open on it. */
-  async function openPlanner({ untracked } = {}) {
-    const fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-planner-e2e-', untracked });
-    fixtures.push(fixture);
-    const page = await session.openFolder(fixture.root);
-    await runCommand(page, 'Wave Scope: Open Planner');
-    const planner = plannerFrame(page);
-    await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
-    const lane = (id) => planner.locator(`.lane[data-agent="${id}"]`);
-    const entry = (agent, spelling) => lane(agent).locator(`.entry[data-entry="${spelling}"]`);
-    return { fixture, page, planner, lane, entry };
-  }
+  const openPlanner = ({ untracked } = {}) => planners.open({ untracked, row: 'README.md' });
 
   const withNotes = { untracked: { 'notes/todo.md': '- plan\n' } };
-
-  async function addTwoAgents({ planner, lane }) {
-    await planner.locator('button.add-agent').click();
-    await lane('agent-1').waitFor({ timeout: 10000 });
-    await planner.locator('button.add-agent').click();
-    await lane('agent-2').waitFor({ timeout: 10000 });
-  }
 
   /** README.md onto agent-1, the docs folder onto agent-2 (as docs/). */
   async function dragFileAndFolder({ planner, lane, entry }) {
@@ -82,12 +28,9 @@ describe('the planner in the browser', function () {
   }
 
   /** agent-1 also claims every Markdown file: it collides with agent-2's docs/. */
-  async function typeCollidingGlob({ planner, lane, entry }) {
-    const input = lane('agent-1').locator('.glob-input');
-    await input.fill('**/*.md');
-    await input.press('Enter');
-    await entry('agent-1', '**/*.md').waitFor({ timeout: 10000 });
-    await planner.locator('.entry.collides').nth(1).waitFor({ timeout: 5000 });
+  async function typeCollidingGlob(ctx) {
+    await typeEntry(ctx, 'agent-1', '**/*.md');
+    await ctx.planner.locator('.entry.collides').nth(1).waitFor({ timeout: 5000 });
   }
 
   async function narrowTheGlob({ planner }) {
@@ -117,7 +60,7 @@ describe('the planner in the browser', function () {
 
   it('drags a file onto one agent and a folder onto the other (the folder becomes dir/)', async () => {
     const ctx = await openPlanner();
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     const { planner, lane, entry } = ctx;
     await planner.locator('.tree-row[data-path="README.md"]').dragTo(lane('agent-1'));
     await entry('agent-1', 'README.md').waitFor({ timeout: 10000 });
@@ -129,7 +72,7 @@ describe('the planner in the browser', function () {
 
   it('a typed glob that collides lights up on both entries with the witness and the other agent', async () => {
     const ctx = await openPlanner(withNotes);
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     const { page, planner, lane, entry } = ctx;
     const input = lane('agent-1').locator('.glob-input');
@@ -157,7 +100,7 @@ describe('the planner in the browser', function () {
 
   it('refuses to save while the wave collides, and keeps the draft', async () => {
     const ctx = await openPlanner(withNotes);
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     const { planner, entry, fixture } = ctx;
@@ -171,7 +114,7 @@ describe('the planner in the browser', function () {
 
   it('one action resolves the collision (narrow the glob)', async () => {
     const ctx = await openPlanner(withNotes);
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     const { planner, entry } = ctx;
@@ -185,7 +128,7 @@ describe('the planner in the browser', function () {
 
   it('saves: per-agent files, the wave sidecar and the manifest are on disk', async () => {
     const ctx = await openPlanner(withNotes);
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     await narrowTheGlob(ctx);
@@ -211,7 +154,7 @@ describe('the planner in the browser', function () {
 
   it('follows a change on disk: another writer adds an agent, the planner shows it', async () => {
     const ctx = await openPlanner();
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     await saveOk(ctx);
     const { lane, entry, fixture } = ctx;
@@ -226,7 +169,7 @@ describe('the planner in the browser', function () {
 
   it('keyboard: arrow to a file in the tree and press 2 to assign it to the second agent', async () => {
     const ctx = await openPlanner();
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     const { page, planner, entry } = ctx;
     const tree = planner.locator('.tree');
     await tree.focus();
@@ -240,14 +183,14 @@ describe('the planner in the browser', function () {
   it('an unsaved draft survives a reload of the window (the panel is restored with it)', async function () {
     this.timeout(180000);
     const ctx = await openPlanner();
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     const { page, lane } = ctx;
     const draftEntries = await lane('agent-2').locator('.entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
     assert.equal((await ctx.planner.locator('.save-status .status-text').textContent())?.trim(), 'Unsaved changes');
     // The condition, not a pause: the extension has kept this draft (its copy outlives the webview's).
     await until('the extension to keep the draft', () =>
-      keptDraftRecords(session.server.stateDir).some(
+      keptDraftRecords(planners.session.server.stateDir).some(
         (record) => record.dirty && JSON.stringify(record.draft.waves).includes('"docs/"') && JSON.stringify(record.draft.waves).includes('"README.md"'),
       ),
     );
@@ -267,7 +210,7 @@ describe('the planner in the browser', function () {
 
   it('every control has an accessible name, and the tree is a tree of tree items', async () => {
     const ctx = await openPlanner(withNotes);
-    await addTwoAgents(ctx);
+    await addAgents(ctx, 2);
     await dragFileAndFolder(ctx);
     await typeCollidingGlob(ctx);
     const { planner } = ctx;
@@ -298,33 +241,9 @@ describe('the planner in the browser', function () {
   ]) {
     it(`follows the colour theme: ${theme}`, async () => {
       const ctx = await openPlanner();
-      await addTwoAgents(ctx);
+      await addAgents(ctx, 2);
       const { page, planner } = ctx;
-      // The theme picker by its key chord: the palette would also offer "Browse Color Themes in Marketplace".
-      await page.keyboard.press('Control+K');
-      await page.keyboard.press('Control+T');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ timeout: 10000 });
-      await input.fill(theme);
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 10000 });
-      await page.keyboard.press('Enter');
-      // Wait, inside the page, until the planner's background has followed the theme.
-      const background = await planner.locator('body').evaluate(
-        (element, { dark, timeoutMs }) =>
-          new Promise((resolve, reject) => {
-            const deadline = performance.now() + timeoutMs;
-            const check = () => {
-              const color = getComputedStyle(element).backgroundColor;
-              const [r = 0, g = 0, b = 0] = (color.match(/\d+/g) ?? []).map(Number);
-              const luminance = (r + g + b) / 3;
-              if (dark ? luminance < 40 : luminance > 200) resolve(color);
-              else if (performance.now() > deadline) reject(new Error(`planner background ${color} does not follow the theme`));
-              else setTimeout(check, 50);
-            };
-            check();
-          }),
-        { dark, timeoutMs: 15000 },
-      );
+      const background = await chooseTheme(page, ctx, theme, { dark });
       const text = await planner.locator('.lane-header .agent-name').first().evaluate((element) => getComputedStyle(element).color);
       assert.notEqual(text, background, 'text stays readable on the background');
       await page.screenshot({ path: artifactPath(`planner-${theme.replace(/\s+/g, '-').toLowerCase()}.png`) });

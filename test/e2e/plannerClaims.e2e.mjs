@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../support/codeServer.mjs';
-import { addAgents, openPlanner, typeEntry } from './plannerSupport.mjs';
-import { useWorkbench } from './session.mjs';
+import { addAgents, openPlannerFixture, typeEntry } from './plannerSupport.mjs';
 
 const cliPath = join(repoRoot, 'dist', 'cli.js');
 
@@ -26,25 +25,15 @@ function cli(cwd, args, { input = '', session } = {}) {
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
 describe('the planner with claims from other clones', function () {
-  let session;
-  const fixtures = [];
-
-  before(async function () {
-    this.timeout(240000);
-    session = await useWorkbench();
-  });
-
-  after(() => {
-    for (const fixture of fixtures) fixture.remove();
-  });
+  const planners = openPlannerFixture();
 
   it('shows another clone’s claim, marks the overlapping entry, and refuses to save the overlapping wave', async function () {
     this.timeout(150000);
-    const ctx = await openPlanner(session, fixtures, {
+    const ctx = await planners.open({
       prepare: (fixture) => {
         // A bare remote seeded from this repository, and a second clone of it that claims wave 3.
         const shared = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-planner-claims-')));
-        fixtures.push({ remove: () => rmSync(shared, { recursive: true, force: true }) });
+        planners.fixtures.push({ remove: () => rmSync(shared, { recursive: true, force: true }) });
         const bare = join(shared, 'remote.git');
         git(shared, 'clone', '--quiet', '--bare', fixture.root, bare);
         git(fixture.root, 'remote', 'add', 'origin', bare);

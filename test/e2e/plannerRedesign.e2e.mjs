@@ -7,25 +7,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCommand } from '../support/codeServer.mjs';
-import { addAgents, focusPlanner, inPlanner, keptDraftRecords, openPlanner, plannerContext, typeEntry, until } from './plannerSupport.mjs';
-import { useWorkbench } from './session.mjs';
+import { addAgents, focusPlanner, inPlanner, keptDraftRecords, openPlannerFixture, plannerContext, typeEntry, until } from './plannerSupport.mjs';
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
 describe('the redesigned planner in the browser', function () {
-  let session;
-  const fixtures = [];
-
-  before(async function () {
-    this.timeout(240000);
-    session = await useWorkbench();
-  });
-
-  after(() => {
-    for (const fixture of fixtures) fixture.remove();
-  });
-
-  const open = (options) => openPlanner(session, fixtures, options);
+  const planners = openPlannerFixture();
+  const open = planners.open;
 
   it('destructive actions on non-empty waves and agents ask first, with counts; Ctrl+Z and the palette undo and redo them', async function () {
     this.timeout(180000);
@@ -236,7 +224,7 @@ describe('the redesigned planner in the browser', function () {
     await ctx.lane('api').waitFor({ timeout: 20000 });
     await typeEntry(ctx, 'api', 'README.md');
     await until('the extension to keep the draft with its base', () =>
-      keptDraftRecords(session.server.stateDir).some((record) => record.dirty && record.base && JSON.stringify(record.draft).includes('README.md')),
+      keptDraftRecords(planners.session.server.stateDir).some((record) => record.dirty && record.base && JSON.stringify(record.draft).includes('README.md')),
     );
     await runCommand(page, 'View: Close All Editors');
     await page.locator('iframe.webview').first().waitFor({ state: 'detached', timeout: 15000 });
@@ -339,7 +327,7 @@ describe('the redesigned planner in the browser', function () {
     await planner.locator('.wave-tab[data-wave="2"][aria-selected="true"]').waitFor({ timeout: 5000 });
     await planner.locator('.board-empty').waitFor({ timeout: 5000 });
     // Give the (immediate) draft report time to reach the host: the badge must still be there after it.
-    await until('the host to keep the draft with wave 2', () => keptDraftRecords(session.server.stateDir).some((record) => record.draft.waves.length === 2));
+    await until('the host to keep the draft with wave 2', () => keptDraftRecords(planners.session.server.stateDir).some((record) => record.draft.waves.length === 2));
     // The marks are recomputed (in the plan worker) after every draft report: wait for them to settle. A
     // mark that followed the open tab would stay cleared, and this fails.
     await until('the Explorer badge on README.md to stay while wave 2 is open (an empty open tab does not clear the active wave’s marks)', badged, 20000);

@@ -2,9 +2,11 @@
 // the planner on it, lanes and entries made with the gestures a person uses, conditions waited for (never
 // a fixed sleep), and the checks of what only a browser shows (overflow, clipped controls, contrast).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureRepo, plannerFrame, repoRoot, runCommand } from '../support/codeServer.mjs';
+import { makeFixtureRepo, pickInQuickInput, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
+import { useWorkbench } from './session.mjs';
 
 /** Polls `probe` until it returns something truthy. */
 export async function until(what, probe, timeoutMs = 20000) {
@@ -34,18 +36,79 @@ export function keptDraftRecords(stateDir) {
 }
 
 /**
- * A fresh copy of the demo repository (plus `files` and `untracked`), its workbench in a fresh page, the
- * planner open on it. Returns the locators the specs use.
+ * The workbench and the fixtures of the calling `describe`, for specs whose every test opens the planner
+ * on a repository of its own: the shared workbench session is taken before the first test, and every
+ * fixture is removed after the last. Returns `open(options)`, which opens the planner on a fresh fixture
+ * (the options of `openPlanner`); `fixtures`, for anything else a test wants removed with them; and
+ * `session`, the workbench session (set once the `before` hook has run).
  */
-export async function openPlanner(session, fixtures, { files = {}, untracked, copyFrom = join(repoRoot, 'demo', 'repo'), prepare } = {}) {
+export function openPlannerFixture() {
+  const fixtures = [];
+  const workbench = {
+    session: undefined,
+    fixtures,
+    open: (options) => openPlanner(workbench.session, fixtures, options),
+  };
+  before(async function () {
+    this.timeout(240000);
+    workbench.session = await useWorkbench();
+  });
+  after(() => {
+    for (const fixture of fixtures) fixture.remove();
+  });
+  return workbench;
+}
+
+/**
+ * A workbench of the calling `describe`'s own, for specs that must not touch the shared one (their own
+ * settings, environment or workspace trust): before the first test, a fresh copy of the demo repository
+ * (its temporary directory named from `prefix`; `prepare(fixture)` runs on it before the server starts),
+ * opened by `startOwnWorkbench` with `serverOptions`; after the last, the workbench closed and the copy
+ * removed. Returns a holder whose `workbench` and `fixture` are set once the `before` hook has run.
+ */
+export function ownWorkbenchFixture(prefix, serverOptions, { prepare } = {}) {
+  const own = { workbench: undefined, fixture: undefined };
+  before(async function () {
+    this.timeout(240000);
+    own.fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix });
+    prepare?.(own.fixture);
+    own.workbench = await startOwnWorkbench(own.fixture.root, serverOptions);
+  });
+  after(async () => {
+    await own.workbench?.close();
+    own.fixture?.remove();
+  });
+  return own;
+}
+
+/** Writes the demo plan (demo/wave-1.json) into the repository at `root` as wave 1, with the built CLI. */
+export function materializeDemoPlan(root) {
+  const materialize = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'materialize', '--state-dir', '.claude', '--wave', '1'], {
+    cwd: root,
+    input: readFileSync(join(repoRoot, 'demo', 'wave-1.json'), 'utf8'),
+    encoding: 'utf8',
+  });
+  assert.equal(materialize.status, 0, materialize.stderr);
+}
+
+/**
+ * A fresh copy of the demo repository (plus `files` and `untracked`), its workbench in a fresh page, the
+ * planner open on it. Waits for the tree row at path `row` when given, else for the painted tree and its
+ * first row. Returns the locators the specs use.
+ */
+export async function openPlanner(session, fixtures, { files = {}, untracked, copyFrom = join(repoRoot, 'demo', 'repo'), prepare, row } = {}) {
   const fixture = makeFixtureRepo(files, { copyFrom, prefix: 'wave-scope-planner-e2e-', untracked });
   fixtures.push(fixture);
   prepare?.(fixture);
   const page = await session.openFolder(fixture.root);
   await runCommand(page, 'Wave Scope: Open Planner');
   const planner = plannerFrame(page);
-  await planner.locator('body[data-tree-shown-ms]').waitFor({ state: 'attached', timeout: 60000 });
-  await planner.locator('.tree-row').first().waitFor({ timeout: 60000 });
+  if (row === undefined) {
+    await planner.locator('body[data-tree-shown-ms]').waitFor({ state: 'attached', timeout: 60000 });
+    await planner.locator('.tree-row').first().waitFor({ timeout: 60000 });
+  } else {
+    await planner.locator(`.tree-row[data-path="${row}"]`).waitFor({ timeout: 60000 });
+  }
   return plannerContext(page, fixture);
 }
 
@@ -221,16 +284,16 @@ export function layoutProblems(context) {
   });
 }
 
-/** Picks a colour theme with VS Code's own picker and waits until the planner's background follows it. */
+/**
+ * Picks a colour theme with VS Code's own picker (by its key chord: the palette would also offer "Browse
+ * Color Themes in Marketplace") and waits until the planner's background follows it; returns that
+ * background colour.
+ */
 export async function chooseTheme(page, { planner }, theme, { dark }) {
   await page.keyboard.press('Control+K');
   await page.keyboard.press('Control+T');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10000 });
-  await input.fill(theme);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 10000 });
-  await page.keyboard.press('Enter');
-  await planner.locator('body').evaluate(
+  await pickInQuickInput(page, theme);
+  return planner.locator('body').evaluate(
     (element, { dark, timeoutMs, highContrast }) =>
       new Promise((resolve, reject) => {
         const deadline = performance.now() + timeoutMs;

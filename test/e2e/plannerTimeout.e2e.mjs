@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
+import { artifactPath, plannerFrame, runCommand } from '../support/codeServer.mjs';
+import { ownWorkbenchFixture } from './plannerSupport.mjs';
 
 const TIMEOUT_MS = 3000;
 
@@ -22,29 +23,17 @@ function extensionHosts(pgid) {
 }
 
 describe('the planner when the extension does not answer', function () {
-  let workbench;
-  let fixture;
+  const own = ownWorkbenchFixture('wave-scope-timeout-', { env: { WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
   let frozen;
-
-  before(async function () {
-    this.timeout(240000);
-    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-timeout-' });
-    workbench = await startOwnWorkbench(fixture.root, { env: { WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
-  });
 
   afterEach(() => {
     if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
     frozen = undefined;
   });
 
-  after(async () => {
-    await workbench?.close();
-    fixture?.remove();
-  });
-
   it('a save that gets no answer times out with a message, and the late save shows once the host is back', async function () {
     this.timeout(180000);
-    const { page, server } = workbench;
+    const { page, server } = own.workbench;
     await runCommand(page, 'Wave Scope: Open Planner');
     const planner = plannerFrame(page);
     await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
@@ -71,6 +60,6 @@ describe('the planner when the extension does not answer', function () {
     // The host now handles the save it was sent; the planner follows the plan on disk.
     // A host that was stopped works through its backlog first (watchers, the plan worker): on a loaded machine that takes a while.
     await planner.locator('.save-status .status-text', { hasText: /^Saved$/ }).waitFor({ timeout: 90000 });
-    assert.ok(existsSync(join(fixture.root, '.claude', 'filescopes', 'wave-1', 'agent-1.json')), 'the late save was written');
+    assert.ok(existsSync(join(own.fixture.root, '.claude', 'filescopes', 'wave-1', 'agent-1.json')), 'the late save was written');
   });
 });

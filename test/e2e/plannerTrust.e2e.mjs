@@ -4,27 +4,16 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureRepo, plannerFrame, repoRoot, runCommand, startOwnWorkbench } from '../support/codeServer.mjs';
+import { plannerFrame, runCommand } from '../support/codeServer.mjs';
+import { ownWorkbenchFixture } from './plannerSupport.mjs';
 
 describe('the planner in Restricted Mode', function () {
-  let workbench;
-  let fixture;
-
-  before(async function () {
-    this.timeout(240000);
-    fixture = makeFixtureRepo({}, { copyFrom: join(repoRoot, 'demo', 'repo'), prefix: 'wave-scope-untrusted-' });
-    workbench = await startOwnWorkbench(fixture.root, { trustWorkspaces: false });
-  });
-
-  after(async () => {
-    await workbench?.close();
-    fixture?.remove();
-  });
+  const own = ownWorkbenchFixture('wave-scope-untrusted-', { trustWorkspaces: false });
 
   /** Open Planner (it reveals the planner when it is open) and wait for its tree. */
   async function openPlanner() {
-    await runCommand(workbench.page, 'Wave Scope: Open Planner');
-    const planner = plannerFrame(workbench.page);
+    await runCommand(own.workbench.page, 'Wave Scope: Open Planner');
+    const planner = plannerFrame(own.workbench.page);
     await planner.locator('.tree-row[data-path="README.md"]').waitFor({ timeout: 60000 });
     return planner;
   }
@@ -46,6 +35,6 @@ describe('the planner in Restricted Mode', function () {
     await planner.locator('.untrusted').waitFor({ timeout: 10000 });
     assert.match((await planner.locator('.untrusted').textContent()) ?? '', /saving needs a trusted workspace/);
     assert.equal(await planner.locator('button.save').getAttribute('disabled'), '');
-    assert.equal(existsSync(join(fixture.root, '.claude')), false, 'nothing written');
+    assert.equal(existsSync(join(own.fixture.root, '.claude')), false, 'nothing written');
   });
 });

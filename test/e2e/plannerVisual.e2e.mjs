@@ -4,12 +4,8 @@
 // 4.5:1 against what is really behind it. Screenshots of each combination are kept as artifacts
 // (test/e2e/output/planner-<theme>-<width>x<height>.png, and the planner alone as planner-only-…).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { artifactPath, repoRoot } from '../support/codeServer.mjs';
-import { chooseTheme, layoutProblems, openPlanner } from './plannerSupport.mjs';
-import { useWorkbench } from './session.mjs';
+import { artifactPath } from '../support/codeServer.mjs';
+import { chooseTheme, layoutProblems, materializeDemoPlan, openPlannerFixture } from './plannerSupport.mjs';
 
 const THEMES = [
   ['Dark Modern', true],
@@ -26,30 +22,11 @@ const SIZES = [
 ];
 
 describe('the planner in every default theme and window size', function () {
-  let session;
-  const fixtures = [];
-
-  before(async function () {
-    this.timeout(240000);
-    session = await useWorkbench();
-  });
-
-  after(() => {
-    for (const fixture of fixtures) fixture.remove();
-  });
+  const planners = openPlannerFixture();
 
   it('has no overflow and no clipped control, and its text reaches 4.5:1 in Dark Modern, Light Modern and both High Contrast themes', async function () {
     this.timeout(420000);
-    const ctx = await openPlanner(session, fixtures, {
-      prepare: (fixture) => {
-        const materialize = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'materialize', '--state-dir', '.claude', '--wave', '1'], {
-          cwd: fixture.root,
-          input: readFileSync(join(repoRoot, 'demo', 'wave-1.json'), 'utf8'),
-          encoding: 'utf8',
-        });
-        assert.equal(materialize.status, 0, materialize.stderr);
-      },
-    });
+    const ctx = await planners.open({ prepare: (fixture) => materializeDemoPlan(fixture.root) });
     const { page, planner } = ctx;
     await planner.locator('.lane[data-agent="docs"] .entry.collides').first().waitFor({ timeout: 30000 });
     // More of the page on screen: the wave settings open, an inline warning at an input, a hover card.

@@ -5,12 +5,12 @@
 // their text; a change of the dispatch ledger moves a lane from in flight to finished. Every test
 // starts from no plan, no ledger and no kept draft, and leaves none behind.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import type { FolderInsight } from '../../src/extension/planInsights';
-import { extensionId, until } from './hostSupport';
+import { hostFolder, startFromNoPlan, until } from './hostSupport';
 
 /** Writes a wave's declaration by hand (per-agent files, then the aggregate), as another tool could. */
 function writeWave(root: string, wave: number, agents: Record<string, string[]>): void {
@@ -48,24 +48,12 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
   const uri = (path: string) => vscode.Uri.joinPath(folder.uri, ...path.split('/'));
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<WaveScopeApi>(extensionId);
-    assert.ok(extension, 'Wave Scope is installed');
-    api = await extension.activate();
-    const first = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(first, 'a folder is open');
-    folder = first;
+    ({ api, folder } = await hostFolder());
   });
 
+  /** No plan, no ledger, no kept draft, and the insights and the lanes' activity read again from that. */
   async function startClean(): Promise<void> {
-    const open = api.panelFor(folder);
-    if (open) {
-      open.close();
-      await until('the planner to close', () => api.panelFor(folder) === undefined);
-    }
-    rmSync(join(root(), '.claude'), { recursive: true, force: true });
-    rmSync(join(root(), '.orchestrator'), { recursive: true, force: true });
-    const plan = await api.plans.get(folder);
-    await plan.drafts.write({ draft: plan.diskPlan().plan, dirty: false, updatedAt: Date.now() });
+    await startFromNoPlan({ api, folder }, ['.claude', '.orchestrator']);
     await api.insights.refresh(folder);
     await api.insights.refreshActivity(folder);
   }

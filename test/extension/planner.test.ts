@@ -4,13 +4,13 @@
 // planner, no plan on disk and no kept draft, and builds what it needs itself: one failure cannot take
 // the tests after it down.
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import type { DraftValidation } from '../../src/planner/plan/draftSave';
 import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
-import { extensionId, until } from './hostSupport';
+import { hostFolder, startFromNoPlan, until } from './hostSupport';
 
 function entriesOf(draft: PlanDraft | undefined, wave: number, agentId: string): string[] | undefined {
   return draft?.waves.find((item) => item.wave === wave)?.agents.find((agent) => agent.id === agentId)?.entries;
@@ -33,25 +33,11 @@ describe('the planner in a real extension host', function () {
   const stateDir = () => join(folder.uri.fsPath, '.claude');
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<WaveScopeApi>(extensionId);
-    assert.ok(extension, 'Wave Scope is installed');
-    api = await extension.activate();
-    const first = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(first, 'a folder is open');
-    folder = first;
+    ({ api, folder } = await hostFolder());
   });
 
   /** Closes the planner, removes the plan on disk and drops the kept draft. */
-  async function startClean(): Promise<void> {
-    const open = api.panelFor(folder);
-    if (open) {
-      open.close();
-      await until('the planner to close', () => api.panelFor(folder) === undefined);
-    }
-    rmSync(stateDir(), { recursive: true, force: true });
-    const plan = await api.plans.get(folder);
-    await plan.drafts.write({ draft: plan.diskPlan().plan, dirty: false, updatedAt: Date.now() });
-  }
+  const startClean = () => startFromNoPlan({ api, folder }, ['.claude']);
 
   beforeEach(startClean);
   after(startClean);

@@ -127,13 +127,18 @@ function installExitHook() {
   process.on('SIGTERM', onSignal);
 }
 
-function groupAlive(pgid) {
+/** Sends `signal` to the process group `pgid` (0 only asks whether it is there); false when it is gone. */
+export function signalGroup(pgid, signal) {
   try {
-    process.kill(-pgid, 0);
+    process.kill(-pgid, signal);
     return true;
   } catch {
     return false;
   }
+}
+
+function groupAlive(pgid) {
+  return signalGroup(pgid, 0);
 }
 
 /**
@@ -239,6 +244,13 @@ export async function startCodeServer(options = {}) {
   };
 
   let stopped = false;
+  /** Marks the server stopped; false when it already was (each way of stopping runs once). */
+  const markStopped = () => {
+    if (stopped) return false;
+    stopped = true;
+    liveServers.delete(server);
+    return true;
+  };
   const server = {
     url,
     port,
@@ -251,33 +263,18 @@ export async function startCodeServer(options = {}) {
     folderUrl: (folder) =>
       `${url}/?${folder.endsWith('.code-workspace') ? 'workspace' : 'folder'}=${encodeURIComponent(resolve(folder))}`,
     killNow() {
-      if (stopped) return;
-      stopped = true;
-      liveServers.delete(server);
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      if (!markStopped()) return;
+      signalGroup(pgid, 'SIGKILL');
       rmSync(stateDir, { recursive: true, force: true });
     },
     /** TERM to the whole group, up to 5 s grace, then KILL; removes the throwaway directories. */
     async stop() {
-      if (stopped) return;
-      stopped = true;
-      liveServers.delete(server);
-      try {
-        process.kill(-pgid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
+      if (!markStopped()) return;
+      signalGroup(pgid, 'SIGTERM');
       for (let waited = 0; waited < 5000 && groupAlive(pgid); waited += 100) await sleep(100);
       if (groupAlive(pgid)) {
-        try {
-          process.kill(-pgid, 'SIGKILL');
-        } catch {
-          // raced with its exit
-        }
+        // It can exit between the check and the signal: then there is nothing left to kill.
+        signalGroup(pgid, 'SIGKILL');
         for (let waited = 0; waited < 2000 && groupAlive(pgid); waited += 50) await sleep(50);
       }
       rmSync(stateDir, { recursive: true, force: true });
@@ -443,6 +440,29 @@ export async function showInPalette(page, title, { timeoutMs = 60000 } = {}) {
 export async function runCommand(page, title, options = {}) {
   await showInPalette(page, title, options);
   await page.keyboard.press('Enter');
+}
+
+/**
+ * In the quick input a key chord has just opened (Quick Open, a picker): types `text`, waits up to
+ * `timeoutMs` for a row showing `row`, and presses Enter on the first such row.
+ */
+export async function pickInQuickInput(page, text, { row = text, timeoutMs = 10000 } = {}) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10000 });
+  await input.fill(text);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: row }).first().waitFor({ timeout: timeoutMs });
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Opens the workspace file at `path` with Quick Open (Ctrl+P), as a person does: types the path, waits for
+ * the row of its name, presses Enter, and waits until the file's tab is the active one.
+ */
+export async function quickOpen(page, path) {
+  const name = path.split('/').pop();
+  await page.keyboard.press('Control+P');
+  await pickInQuickInput(page, path, { row: name, timeoutMs: 20000 });
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 20000 });
 }
 
 /**
