@@ -14,10 +14,14 @@ const watch = process.argv.includes('--watch');
 const { version } = JSON.parse(await readFile(new URL('./package.json', import.meta.url), 'utf8'));
 
 // `hook post-bash|stop|turn-start` load the backstop from its own bundle, so the write gate's bundle stays lean.
+// Through a plain `require` of it: an external `import()` of a CommonJS file goes through Node's ESM
+// loader, which scans the whole file for its exports first (a tenth of a post-bash call's time).
 const backstopHookOutside = {
   name: 'backstop-hook-outside',
   setup(build) {
-    build.onResolve({ filter: /^\.\/backstopHook$/ }, () => ({ path: './backstop-hook.js', external: true }));
+    build.onResolve({ filter: /^\.\/backstopHook$/ }, () => ({ path: 'backstop-hook', namespace: 'backstop-hook-outside' }));
+    build.onLoad({ filter: /.*/, namespace: 'backstop-hook-outside' }, () => ({ contents: 'module.exports = require("./backstop-hook.js");', loader: 'js' }));
+    build.onResolve({ filter: /^\.\/backstop-hook\.js$/ }, () => ({ path: './backstop-hook.js', external: true }));
   },
 };
 

@@ -1,14 +1,36 @@
 // The backstop's own files: turn records and hook snapshots (atomic: temp file, fsync, rename) and the
 // telemetry log (one `write` per record on a descriptor opened with O_APPEND, so records of hooks
 // running at the same time never interleave).
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileAtomicSync } from './hookFileSystem';
 
-/** Atomically replaces `path` with `text`, creating its directory. */
+/**
+ * Atomically replaces `path` with `text`, creating its directory. The hook file system's writer
+ * (temporary file created exclusively, fsync, rename, directory fsync) rather than write-file-atomic,
+ * whose module (and the worker_threads it loads) every post-bash call would otherwise load.
+ */
 export function writeFileAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic.sync(path, text, { fsync: true });
+  writeFileAtomicSync(path, text);
+}
+
+/**
+ * The text of a file the backstop saved, or undefined when there is none. A saved index listing is
+ * megabytes of (nearly always) ASCII: decoding bytes that are all ASCII as Latin-1 gives the same
+ * string as UTF-8 for a fraction of the time; anything else is decoded as UTF-8.
+ */
+export function readSavedText(path: string): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }
 
 /** Appends one line (a newline is added) to `path` with a single write, creating its directory. */

@@ -177,6 +177,25 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.match(readFileSync(join(store, listings()[0] as string), 'utf8'), /\tsrc\/x\.ts\0/);
   });
 
+  it('reads a saved listing with non-ASCII paths back exactly: a change to a tracked file so named is seen under an unchanged index', () => {
+    repo.write({ 'docs/naïve 😀.md': 'one\n', 'src/café.ts': 'one\n' });
+    repo.git('add', '--all');
+    repo.git('commit', '-qm', 'non-ASCII names');
+    const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
+    hook(repo, 'post-bash');
+    const listings = () => readdirSync(store).filter((name) => name.endsWith('.index'));
+    const [listing] = listings();
+    assert.match(readFileSync(join(store, listing as string), 'utf8'), /\tdocs\/naïve 😀\.md\0/);
+    repo.write({ 'docs/naïve 😀.md': 'two\n', 'src/café.ts': 'two\n' });
+    const reason = blockReason(hook(repo, 'post-bash'));
+    assert.match(reason, /\n- modified docs\/naïve 😀\.md/);
+    assert.doesNotMatch(reason, /café/, 'the in-scope change is not reported');
+    assert.deepEqual(listings(), [listing], 'the index did not change: the saved listing was reused');
+    repo.write({ 'docs/naïve 😀.md': 'one\n' });
+    assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified docs\/naïve 😀\.md/, 'changed back to the index: a change again');
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'and then nothing new');
+  });
+
   it('lets the coordinator\'s git commands rewrite git\'s own files, and blocks a subagent that does', () => {
     hook(repo, 'post-bash');
     repo.git('config', 'wavescope.test', 'coordinator');

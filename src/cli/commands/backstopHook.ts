@@ -8,9 +8,8 @@ import { rmSync } from 'node:fs';
 import type { CliIo } from '../cliIo';
 import { printLine, reportNote } from '../cliIo';
 import { backstopMessages } from '../messages';
-import { appendLine, writeFileAtomically } from '../../node/backstopFiles';
+import { appendLine, readSavedText, writeFileAtomically } from '../../node/backstopFiles';
 import { nodeSnapshotHost } from '../../node/backstopGit';
-import { readTextIfExists } from '../../node/declarationFs';
 import { readSubagentScope } from '../../node/subagentScope';
 import { nodeWriteGateHost } from '../../node/writeGateHost';
 import {
@@ -96,7 +95,7 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
       {
         snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
         store: {
-          read: (name) => readTextIfExists(shellStorePath(writeRoot, name)),
+          read: (name) => readSavedText(shellStorePath(writeRoot, name)),
           write: (name, text) => writeFileAtomically(shellStorePath(writeRoot, name), text),
           remove: (name) => rmSync(shellStorePath(writeRoot, name), { force: true }),
         },

@@ -87,6 +87,8 @@ function pairRenames(changes: PathChange[]): PathChange[] {
 export function diffSnapshots(before: Snapshot, after: Snapshot, options: { exclude?: (path: string) => boolean } = {}): SnapshotDiff {
   const exclude = options.exclude ?? (() => false);
   const beforeIndex = listingOf(before);
+  // A listing reused under an unchanged index is the very same text: its records are found once.
+  if (after.indexListing === before.indexListing && !listings.has(after)) listings.set(after, beforeIndex);
   const afterIndex = listingOf(after);
   // Only when something was staged or committed do the listings differ; then the walk says where.
   const staged = beforeIndex.differingPaths(afterIndex);

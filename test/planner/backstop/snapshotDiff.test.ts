@@ -67,6 +67,35 @@ describe('backstop: the diff of two snapshots', () => {
     );
   });
 
+  it('under an unchanged index (the listing reused: one text for both), equals the oracle and each snapshot\'s own lookups', () => {
+    const path = fc.constantFrom('a', 'b', 'src/c', 'src/d', 'é', 'z/😀');
+    const identity = fc.constantFrom(ID.a, ID.b, ID.c, ID.x);
+    const turn = fc.record({
+      index: fc.dictionary(path, identity, { maxKeys: 6 }),
+      before: fc.dictionary(path, fc.option(identity, { nil: null }), { maxKeys: 6 }),
+      after: fc.dictionary(path, fc.option(identity, { nil: null }), { maxKeys: 6 }),
+    });
+    fc.assert(
+      fc.property(turn, ({ index, before, after }) => {
+        const was = { index, workTree: before };
+        const is = { index, workTree: after };
+        const first = snapshotOf(was);
+        // What a reuse gives: the very listing string of the snapshot before, not an equal copy.
+        const second = { ...snapshotOf(is), indexListing: first.indexListing };
+        const wasContent = contentOf(was);
+        const isContent = contentOf(is);
+        const expected = [...new Set([...wasContent.keys(), ...isContent.keys()])]
+          .filter((p) => wasContent.get(p) !== isContent.get(p))
+          .map((p) => `${p}:${!wasContent.has(p) ? 'created' : !isContent.has(p) ? 'deleted' : 'modified'}`)
+          .sort();
+        assert.deepEqual(diffSnapshots(first, second).changes.map((change) => `${change.path}:${change.kind}`).sort(), expected);
+        for (const [p, content] of isContent) assert.equal(identityAt(second, p), content);
+        for (const [p, content] of wasContent) assert.equal(identityAt(first, p), content);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   const cases: Array<{ name: string; before: World; after: World; changes: string[] }> = [
     {
       name: 'dirt that was there before and is unchanged is not reported',

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { appendLine, readSavedText, writeFileAtomically } from '../../src/node/backstopFiles';
+
+describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-backstop-files-')));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // A saved listing is read as Latin-1 when every byte is ASCII: any other text must come back as UTF-8 would give it.
+  const texts: Array<{ name: string; text: string }> = [
+    { name: 'ASCII', text: `100644 ${'a'.repeat(40)} 0\tsrc/app.ts\0` },
+    { name: 'an accented path', text: `100644 ${'a'.repeat(40)} 0\tdocs/naïve.md\0` },
+    { name: 'an astral character and a newline', text: `100644 ${'b'.repeat(40)} 0\tz/😀\nline\0` },
+    { name: 'Latin-1 range characters (bytes that Latin-1 would misread)', text: 'ÿþ\u00a0©' },
+    { name: 'empty', text: '' },
+  ];
+  for (const { name, text } of texts) {
+    it(`reads back exactly what was written: ${name}`, () => {
+      const path = join(dir, 'hooks', 'key.snapshot');
+      writeFileAtomically(path, text);
+      assert.equal(readSavedText(path), text);
+      assert.equal(readSavedText(path), readFileSync(path, 'utf8'));
+      assert.deepEqual(readdirSync(join(dir, 'hooks')), ['key.snapshot'], 'no temporary file is left beside it');
+    });
+  }
+
+  it('replaces a saved file whole, and says when there is none', () => {
+    const path = join(dir, 'key.snapshot');
+    assert.equal(readSavedText(path), undefined);
+    assert.equal(readSavedText(join(dir, 'no-such-dir', 'key.snapshot')), undefined);
+    writeFileSync(join(dir, 'file'), 'x');
+    assert.equal(readSavedText(join(dir, 'file', 'key.snapshot')), undefined, 'a file where a directory should be holds nothing saved');
+    writeFileAtomically(path, 'a much longer first version\n');
+    writeFileAtomically(path, 'short\n');
+    assert.equal(readSavedText(path), 'short\n');
+    assert.equal(statSync(path).mode & 0o777, 0o644);
+  });
+
+  it('fails on what it cannot read, rather than taking it for nothing saved', () => {
+    mkdirSync(join(dir, 'key.snapshot'));
+    assert.throws(() => readSavedText(join(dir, 'key.snapshot')), /EISDIR/);
+  });
+
+  it('appends one whole line per call', () => {
+    const path = join(dir, 'metrics', 'events.jsonl');
+    appendLine(path, '{"a":1}');
+    appendLine(path, '{"b":2}');
+    assert.equal(readFileSync(path, 'utf8'), '{"a":1}\n{"b":2}\n');
+  });
+});
