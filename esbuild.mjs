@@ -7,6 +7,7 @@
 //   media/dist/planner.js   the planner webview (browser)
 import * as esbuild from 'esbuild';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 
 const watch = process.argv.includes('--watch');
 
@@ -22,6 +23,17 @@ const backstopHookOutside = {
     build.onResolve({ filter: /^\.\/backstopHook$/ }, () => ({ path: 'backstop-hook', namespace: 'backstop-hook-outside' }));
     build.onLoad({ filter: /.*/, namespace: 'backstop-hook-outside' }, () => ({ contents: 'module.exports = require("./backstop-hook.js");', loader: 'js' }));
     build.onResolve({ filter: /^\.\/backstop-hook\.js$/ }, () => ({ path: './backstop-hook.js', external: true }));
+  },
+};
+
+// signal-exit 3 (inside proper-lockfile) loads Node's assert for one check; in the dispatch bundle it gets
+// the stand-in instead (src/node/assertStandIn.cjs says why). No other import of assert is touched.
+const signalExitAssert = {
+  name: 'signal-exit-assert',
+  setup(build) {
+    build.onResolve({ filter: /^assert$/ }, (args) =>
+      /[\\/]signal-exit[\\/]/.test(args.importer) ? { path: fileURLToPath(new URL('./src/node/assertStandIn.cjs', import.meta.url)) } : undefined,
+    );
   },
 };
 
@@ -69,6 +81,7 @@ const bundles = [
     minify: true,
     // proper-lockfile's default file system; loading it costs more than the decision (see the stand-in).
     alias: { 'graceful-fs': './src/node/gracefulFsStandIn.cjs' },
+    plugins: [signalExitAssert],
   },
   {
     entryPoints: ['src/extension/extension.ts'],

@@ -4,8 +4,22 @@
 // at or beneath it.
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import type writeFileAtomicModule from 'write-file-atomic';
 import type { DeclarationFs } from '../planner/plan/declarationStore';
+
+let writeFileAtomic: typeof writeFileAtomicModule | undefined;
+
+/**
+ * write-file-atomic, loaded on the first write. Hooks import this module for its readers and most of them
+ * never write a declaration; loading the library (node:crypto and worker_threads come with it) is a
+ * measurable part of a hook's start.
+ */
+function atomicWriter(): typeof writeFileAtomicModule {
+  // A plain require, so esbuild still bundles the library (the packaged extension carries no node_modules).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  writeFileAtomic ??= require('write-file-atomic') as typeof writeFileAtomicModule;
+  return writeFileAtomic;
+}
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
@@ -125,7 +139,7 @@ export function nodeDeclarationFs(root: string): DeclarationFs {
     writeAtomic(path, text) {
       walkParents(path, true);
       checkTarget(path);
-      writeFileAtomic.sync(path, text, { fsync: true });
+      atomicWriter().sync(path, text, { fsync: true });
       dirty.add(dirname(resolve(path)));
     },
     remove(path) {

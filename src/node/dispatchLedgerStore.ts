@@ -5,9 +5,10 @@
 // the lock makes the read-modify-write cycle safe. Where the ledger lives, and reading it, are in
 // ledgerFile.ts (the write gate reads it too, and must not load the lock library to do so).
 import { lockSync } from 'proper-lockfile';
-import { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
-import { nodeDeclarationFs } from './declarationFs';
+import { lstatSync, mkdirSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { ensureRealDirectory } from './eventLog';
+import { writeFileAtomicSync } from './hookFileSystem';
 import type { LedgerLocation } from './ledgerFile';
 import { formatLedger } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
@@ -97,15 +98,50 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
 }
 
 /**
+ * The ledger file, after checking that `.orchestrator/` under the root is a real directory (created when
+ * missing and `create` is set) and that the file, when it exists, is a regular file and not a link: a planted
+ * link cannot redirect a write or a removal. Undefined when the directory is missing and not created.
+ */
+function checkedLedgerPath(location: LedgerLocation, create: boolean): { path: string; exists: boolean } | undefined {
+  const directory = resolve(location.root, ORCHESTRATOR_DIR_NAME);
+  if (dirname(resolve(location.ledgerPath)) !== directory) throw new Error(`refusing to touch ${location.ledgerPath}: it is not in ${directory}`);
+  if (!create) {
+    try {
+      lstatSync(directory);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+  // Refuses a link or a file at .orchestrator/; creates the directory when it is missing.
+  ensureRealDirectory(location.root, ORCHESTRATOR_DIR_NAME);
+  try {
+    const stats = lstatSync(location.ledgerPath);
+    if (stats.isSymbolicLink()) throw new Error(`refusing to replace the symbolic link ${location.ledgerPath}`);
+    if (!stats.isFile()) throw new Error(`${location.ledgerPath} is not a regular file`);
+    return { path: location.ledgerPath, exists: true };
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return { path: location.ledgerPath, exists: false };
+    throw error;
+  }
+}
+
+/**
  * Writes the ledger atomically (temp file, fsync, rename), refusing symbolic links under the root. Throws
  * on failure. The directory is not fsynced after the rename: a power cut can then cost the last dispatch's
  * record (the guard fails open on a missing claim), never a torn file, and the hook saves a disk flush.
+ * It writes through the hooks' own small atomic writer: loading write-file-atomic (node:crypto and
+ * worker_threads with it) would cost every dispatch more than its decision.
  */
 export function writeLedger(location: LedgerLocation, ledger: SessionLedger): void {
-  nodeDeclarationFs(location.root).writeAtomic(location.ledgerPath, formatLedger(ledger));
+  const target = checkedLedgerPath(location, true) as { path: string };
+  writeFileAtomicSync(target.path, formatLedger(ledger), 0o644, { syncDirectory: false });
 }
 
 /** Removes the ledger file; false when there was none. Throws on any other failure. */
 export function removeLedger(location: LedgerLocation): boolean {
-  return nodeDeclarationFs(location.root).remove(location.ledgerPath);
+  const target = checkedLedgerPath(location, false);
+  if (target === undefined || !target.exists) return false;
+  unlinkSync(target.path);
+  return true;
 }

@@ -148,11 +148,12 @@ export function homeDirectory(): string | undefined {
 
 /**
  * Writes a small file the hooks own, atomically: a temporary file beside it (created exclusively),
- * written, fsynced, renamed over the target, the directory fsynced. A link at the target is replaced,
+ * written, fsynced, renamed over the target, the directory fsynced (unless `syncDirectory: false`: the
+ * caller accepts losing the rename, never the content, to a power cut). A link at the target is replaced,
  * never written through. Kept here rather than pulling write-file-atomic into the hook bundle, whose
  * every byte is parsed before every write is decided.
  */
-export function writeFileAtomicSync(path: string, text: string, mode = 0o644): void {
+export function writeFileAtomicSync(path: string, text: string, mode = 0o644, options: { syncDirectory?: boolean } = {}): void {
   // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
   // the hook bundle a module load on every write).
   const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
@@ -176,6 +177,7 @@ export function writeFileAtomicSync(path: string, text: string, mode = 0o644): v
     unlinkSync(temporary);
     throw error;
   }
+  if (options.syncDirectory === false) return;
   const directory = openSync(parentOf(path), constants.O_RDONLY);
   try {
     fsyncSync(directory);

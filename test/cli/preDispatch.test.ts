@@ -405,6 +405,31 @@ describe('wave-scope hook: the write gate does not load the dispatch guard', () 
   });
 });
 
+describe('wave-scope hook pre-dispatch: what a dispatch loads', () => {
+  it('a recorded dispatch through dist/dispatch.js loads neither node:crypto, assert, worker_threads nor write-file-atomic', () => {
+    const repo = createTempGitRepo({ initialFiles: { 'README.md': 'r\n' } });
+    const probeDir = mkdtempSync(join(tmpdir(), 'wave-scope-loads-'));
+    try {
+      const record = join(probeDir, 'loaded.txt');
+      const preload = join(probeDir, 'preload.cjs');
+      writeFileSync(preload, `const Module = require('module'); const fs = require('fs'); const load = Module._load; Module._load = function (request, parent, isMain) { fs.appendFileSync(${JSON.stringify(record)}, request + '\\n'); return load.apply(this, arguments); };\n`);
+      const payload = dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(['src/a/']), useId: 'toolu_1', transcriptPath: null });
+      const run = spawnSync(process.execPath, ['--require', preload, join(dist, 'dispatch.js'), 'pre-dispatch'], { input: payload, encoding: 'utf8', env: cleanEnv() });
+      assert.equal(run.status, 0, run.stderr);
+      // The dispatch was decided and recorded (a digest and a locked, atomic write of the ledger).
+      assert.deepEqual(ledgerIds(repo.root), ['alpha']);
+      const loaded = readFileSync(record, 'utf8').split('\n');
+      assert.ok(loaded.includes('proper-lockfile') || loaded.some((name) => name.endsWith('dispatch.js')), 'the preload saw the bundle load');
+      for (const heavy of ['crypto', 'node:crypto', 'assert', 'node:assert', 'worker_threads', 'node:worker_threads', 'write-file-atomic']) {
+        assert.ok(!loaded.includes(heavy), `the dispatch hook loaded ${heavy}`);
+      }
+    } finally {
+      repo.remove();
+      rmSync(probeDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('wave-scope hook pre-dispatch: a deny with many overlaps', () => {
   it('lists the first ten and counts the rest', () => {
     const repo = createTempGitRepo({ initialFiles: { 'README.md': 'r\n' } });

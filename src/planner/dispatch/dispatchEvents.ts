@@ -2,7 +2,7 @@
 // closed enums only: no path, no glob, no prompt text, no description (the file may travel to a
 // dashboard unredacted). Digests are fingerprints, not text, and the session id is hashed. The one
 // exception is an amendment's reason, which a person writes for the record.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../scope/sha256';
 import type { DispatchRequest } from './dispatchRequest';
 import type { DispatchScope } from './dispatchScope';
 import type { DispatchVerdict, MatrixRow } from './dispatchDecision';
@@ -24,7 +24,7 @@ function envelope(event: string, now: number, sessionId: string | undefined): Re
 /** A short fingerprint of a session id (events name sessions without carrying their ids). */
 export function sessionHash(sessionId: string | undefined): string | null {
   if (sessionId === undefined || sessionId.trim() === '') return null;
-  return createHash('sha256').update(sessionId.trim(), 'utf8').digest('hex').slice(0, 12);
+  return sha256Hex(sessionId.trim()).slice(0, 12);
 }
 
 /** How the ledger cycle went, for the event. */

@@ -4,7 +4,7 @@
 // subagent-start hook binds a subagent's `agent_id` to its record; `wave-scope ledger` shows and resets
 // it; the VS Code side reads the same JSON. Everything here is pure.
 import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../scope/sha256';
 import { normalizeScopeEntry } from '../scope/scopeEntry';
 
 /** Version of the ledger document. */
@@ -49,7 +49,7 @@ export function waveOfKey(key: string): number | undefined {
 
 /** A fingerprint of a dispatch prompt: how a subagent's own transcript is tied back to its record. */
 export function promptDigest(prompt: string): string {
-  return `p1-${createHash('sha256').update(prompt, 'utf8').digest('hex').slice(0, 32)}`;
+  return `p1-${sha256Hex(prompt).slice(0, 32)}`;
 }
 
 /** How a subagent was tied to its dispatch record. */

@@ -3,7 +3,7 @@
 // block's line made the round trip (not that the agent obeyed it). Algorithm (docs/file-formats.md):
 // normalise every entry, drop duplicates, sort by UTF-16 code units, join with "\n" and end with
 // "\n", SHA-256 over the UTF-8 bytes, first 16 hex digits, prefixed "ws1-".
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256';
 import { normalizeScopeEntry } from './scopeEntry';
 
 /** Prefix naming the digest algorithm's version. */
@@ -24,7 +24,7 @@ export function canonicalScopeText(entries: readonly string[]): string {
  * spelling variants the grammar normalises away. Throws ScopeEntryError for an invalid entry.
  */
 export function scopeDigest(entries: readonly string[]): string {
-  const hash = createHash('sha256').update(canonicalScopeText(entries), 'utf8').digest('hex');
+  const hash = sha256Hex(canonicalScopeText(entries));
   return `${SCOPE_DIGEST_PREFIX}${hash.slice(0, 16)}`;
 }
 
