@@ -1,11 +1,11 @@
 // The plan ref through the user's own git: fetch and push with the user's remote configuration and
 // credentials (Wave Scope never sees them), plumbing to read and write plan commits without touching the
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
-// the wave: one fetch, one ls-tree and one cat-file --batch to read, one hash-object --stdin-paths for
-// every new file at once, update-index and write-tree on a throw-away index, commit-tree, one push.
+// the wave: one fetch, one ls-tree and one cat-file --batch to read (none when the plan-tree cache holds
+// the fetched commit), one fast-import for every new blob, the tree and the commit at once, one push.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
@@ -118,6 +118,83 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
   return files;
 }
 
+/** The length of an object id in the repository at `root` (40: SHA-1, 64: SHA-256). */
+function objectIdLength(root: string): number {
+  const run = runGitProcess(root, ['rev-parse', '--show-object-format']);
+  return run.status === 0 && run.stdout.toString('utf8').trim() === 'sha256' ? 64 : 40;
+}
+
+/** A path as fast-import reads it: always C-quoted, so spaces, quotes and newlines are unambiguous (other characters as UTF-8). */
+function fastImportPath(path: string): string {
+  let quoted = '"';
+  for (const character of path) {
+    const code = character.codePointAt(0) as number;
+    if (character === '"' || character === '\\') quoted += `\\${character}`;
+    else if (code < 0x20 || code === 0x7f) quoted += `\\${code.toString(8).padStart(3, '0')}`;
+    else quoted += character;
+  }
+  return `${quoted}"`;
+}
+
+/**
+ * Writes a plan commit whose tree is exactly `files` with one `git fast-import`: new texts inline, reused
+ * blobs by id, the commit's id read back with get-mark. fast-import can only commit onto a ref, so it
+ * commits onto a scratch ref of this process's own and deletes it in the same stream: no ref of anybody's
+ * moves, and nothing is left behind. The work tree, the index and every branch stay untouched, as before.
+ */
+function fastImportCommit(
+  root: string,
+  request: { files: PlanFiles; reused: ReadonlyMap<string, string>; parent: string | null; message: string; hexLength: number },
+): { commit: string; blobs: Map<string, string> } {
+  const scratch = `refs/wave-scope/scratch/${process.pid}-${randomBytes(6).toString('hex')}`;
+  const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
+  const chunks: Buffer[] = [];
+  const line = (text: string) => chunks.push(Buffer.from(`${text}\n`, 'utf8'));
+  const data = (bytes: Buffer) => {
+    line(`data ${bytes.length}`);
+    chunks.push(bytes, Buffer.from('\n'));
+  };
+  // Each new text once, as a marked blob (marks from 2 on; mark 1 is the commit).
+  const marks = new Map<string, number>();
+  const fresh: Array<[string, number]> = [];
+  for (const [path, text] of request.files) {
+    if (request.reused.has(path)) continue;
+    let mark = marks.get(text);
+    if (mark === undefined) {
+      mark = marks.size + 2;
+      marks.set(text, mark);
+      line('blob');
+      line(`mark :${mark}`);
+      data(Buffer.from(text, 'utf8'));
+    }
+    fresh.push([path, mark]);
+  }
+  line(`commit ${scratch}`);
+  line('mark :1');
+  line(`author ${identity}`);
+  line(`committer ${identity}`);
+  data(Buffer.from(`${request.message}\n`, 'utf8'));
+  if (request.parent !== null) line(`from ${request.parent}`);
+  line('deleteall');
+  for (const [path, oid] of request.reused) line(`M 100644 ${oid} ${fastImportPath(path)}`);
+  for (const [path, mark] of fresh) line(`M 100644 :${mark} ${fastImportPath(path)}`);
+  line('');
+  for (const mark of [1, ...marks.values()]) line(`get-mark :${mark}`);
+  line(`reset ${scratch}`);
+  line(`from ${'0'.repeat(request.hexLength)}`);
+  line('');
+  line('done');
+  const run = runGitProcess(root, ['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks) });
+  if (run.status !== 0) throw new PlanRefError('write', `git fast-import failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
+  const ids = run.stdout.toString('utf8').split('\n').filter((id) => id !== '');
+  const objectId = new RegExp(`^[0-9a-f]{${request.hexLength}}$`);
+  if (ids.length !== marks.size + 1 || !ids.every((id) => objectId.test(id))) {
+    throw new PlanRefError('write', `git fast-import returned ${ids.length} object ids for ${marks.size + 1} objects`);
+  }
+  const byMark = new Map([1, ...marks.values()].map((mark, index) => [mark, ids[index] as string]));
+  return { commit: byMark.get(1) as string, blobs: new Map(fresh.map(([path, mark]) => [path, byMark.get(mark) as string])) };
+}
+
 /** The files of one plan commit with their blob ids. */
 export type PlanTree = ReadonlyMap<string, { oid: string; text: string }>;
 
@@ -181,45 +258,18 @@ export function gitPlanRefStore(
       return files;
     },
     writeCommit(files: PlanFiles, parent, message) {
-      const oids = new Map<string, string>();
-      const fresh = new Map<string, string[]>();
+      // Files whose text this store has read or written before keep their blob; only new texts go in.
+      const reused = new Map<string, string>();
       for (const [path, text] of files) {
         const old = known.get(path);
-        if (old !== undefined && old.text === text) oids.set(path, old.oid);
-        else fresh.set(text, [...(fresh.get(text) ?? []), path]);
+        if (old !== undefined && old.text === text) reused.set(path, old.oid);
       }
-      const scratch = mkdtempSync(join(tmpdir(), 'wave-scope-plan-'));
-      try {
-        if (fresh.size > 0) {
-          const texts = [...fresh.keys()];
-          const paths = texts.map((text, index) => {
-            const path = join(scratch, `blob-${index}`);
-            writeFileSync(path, text);
-            return path;
-          });
-          const hashed = gitText(root, 'write', ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: `${paths.join('\n')}\n` })
-            .split('\n')
-            .filter((line) => line !== '');
-          if (hashed.length !== texts.length) throw new PlanRefError('write', `git hash-object returned ${hashed.length} ids for ${texts.length} files`);
-          texts.forEach((text, index) => {
-            for (const path of fresh.get(text) ?? []) oids.set(path, hashed[index] as string);
-          });
-        }
-        const env = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') };
-        const indexInfo = [...oids].map(([path, oid]) => `100644 ${oid}\t${path}\0`).join('');
-        gitText(root, 'write', ['update-index', '--add', '-z', '--index-info'], { input: indexInfo, env });
-        const tree = gitText(root, 'write', ['write-tree'], { env }).trim();
-        const commit = gitText(root, 'write', ['commit-tree', '--no-gpg-sign', tree, ...(parent === null ? [] : ['-p', parent]), '-F', '-'], {
-          input: `${message}\n`,
-          env: { ...process.env, ...PLAN_COMMIT_IDENTITY },
-        }).trim();
-        const written = new Map([...oids].map(([path, oid]) => [path, { oid, text: files.get(path) as string }]));
-        remember(written);
-        options.cache?.put(commit, written);
-        return commit;
-      } finally {
-        rmSync(scratch, { recursive: true, force: true });
-      }
+      const hexLength = parent?.length ?? [...known.values()][0]?.oid.length ?? objectIdLength(root);
+      const { commit, blobs } = fastImportCommit(root, { files, reused, parent, message, hexLength });
+      const written = new Map([...files].map(([path, text]) => [path, { oid: reused.get(path) ?? (blobs.get(path) as string), text }]));
+      remember(written);
+      options.cache?.put(commit, written);
+      return commit;
     },
     push(commit, expected) {
       // The extra fetch refspec makes git move this clone's copy of the ref with the push itself.

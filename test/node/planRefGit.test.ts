@@ -111,6 +111,47 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
+  it('writes a commit in one fast-import whose tree is exactly the files, for any path, and leaves no ref behind', () => {
+    const a = remote.clone('a');
+    const refsBefore = a.git('for-each-ref', '--format=%(refname)');
+    const store = gitPlanRefStore(a.root, 'origin');
+    const awkward = new Map([
+      ...files,
+      ['clones/c-x/waves/1/"quoted" back\\slash.json', '1\n'],
+      ['clones/c-x/waves/1/new\nline\ttab.json', '2\n'],
+      ['clones/c-x/waves/1/ünï ç.json', '3\n'],
+      ['clones/c-x/waves/1/same-text.json', '1\n'],
+      ['empty.json', ''],
+    ]);
+    const first = store.writeCommit(awkward, null, 'awkward');
+    assert.equal(a.git('for-each-ref', '--format=%(refname)'), refsBefore, 'the scratch ref is gone');
+    assert.equal(a.git('rev-parse', `${first}^{commit}`).trim(), first);
+    assert.equal(a.git('rev-list', '--count', first).trim(), '1', 'a root commit');
+    assert.deepEqual(gitPlanRefStore(a.root, 'origin').readFiles(first), awkward, 'read back by a store that never saw it');
+    const listing = a.git('ls-tree', '-r', '-z', first).split('\0').filter((line) => line !== '');
+    assert.equal(listing.length, awkward.size);
+    assert.ok(listing.every((line) => line.startsWith('100644 blob ')), 'regular files only');
+
+    // A child: a file dropped, one changed, the rest reused by id; its tree holds exactly the new files.
+    const next = new Map(awkward);
+    next.delete('empty.json');
+    next.set('claims.json', '{"version":1,"claims":["changed"]}\n');
+    const child = store.writeCommit(next, first, 'child');
+    assert.equal(a.git('rev-parse', `${child}^`).trim(), first);
+    assert.deepEqual(gitPlanRefStore(a.root, 'origin').readFiles(child), next);
+    assert.equal(a.git('cat-file', '-p', child).includes('committer Wave Scope <wave-scope@localhost>'), true);
+    assert.equal(a.git('for-each-ref', '--format=%(refname)'), refsBefore);
+  });
+
+  it('writes a first plan commit in a SHA-256 repository (nothing to learn the id length from but git)', () => {
+    const dir = join(remote.dir, 'sha256');
+    gitIn(remote.dir, 'init', '--quiet', '--object-format=sha256', dir);
+    const commit = gitPlanRefStore(dir, 'origin').writeCommit(files, null, 'first');
+    assert.match(commit, /^[0-9a-f]{64}$/);
+    assert.deepEqual(gitPlanRefStore(dir, 'origin').readFiles(commit), files);
+    assert.equal(gitIn(dir, 'for-each-ref'), '');
+  });
+
   it('an unreachable remote is a git failure, not "no plan"', () => {
     const a = remote.clone('a');
     a.git('remote', 'set-url', 'origin', join(remote.dir, 'gone.git'));
