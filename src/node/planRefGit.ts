@@ -56,13 +56,16 @@ const PLAN_COMMIT_IDENTITY = {
 
 /**
  * The commit this clone's copy of `remote`'s plan ref points at, without fetching; null when there is none.
- * With `commonDir`, a loose ref file is read directly (it is authoritative when present: git writes one
- * on every update of the ref); otherwise, or when there is none (packed refs, reftable), git is asked.
+ * With `commonDir`, the ref is read from git's files directly: the loose ref file, which is authoritative
+ * when present (git writes one on every update of the ref), else its line in `packed-refs` (where
+ * `git gc` and `git pack-refs` move it; a ref is in one or the other). When neither names it (no such
+ * ref, a symbolic ref, another ref store such as reftable), or without `commonDir`, git is asked.
  */
 export function readTrackingRef(root: string, remote: string, commonDir?: string): string | null {
   if (commonDir !== undefined) {
-    const loose = readLooseRef(join(commonDir, ...trackingRefOf(remote).split('/')));
-    if (loose !== undefined) return loose;
+    const ref = trackingRefOf(remote);
+    const direct = readLooseRef(join(commonDir, ...ref.split('/'))) ?? readPackedRef(join(commonDir, 'packed-refs'), ref);
+    if (direct !== undefined) return direct;
   }
   const run = runGitProcess(root, ['rev-parse', '--verify', '--quiet', `${trackingRefOf(remote)}^{commit}`]);
   return run.status === 0 ? run.stdout.toString('utf8').trim() : null;
@@ -75,6 +78,24 @@ function readLooseRef(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The object id `packed-refs` gives `ref`; undefined when the file is absent, unreadable or does not list it. */
+function readPackedRef(path: string, ref: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Lines are `<id> <refname>`, each optionally followed by a `^<id>` line (the peeled tag), after a `#` header.
+  const suffix = ` ${ref}`;
+  for (const line of text.split('\n')) {
+    if (!line.endsWith(suffix)) continue;
+    const id = line.slice(0, -suffix.length);
+    if (/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return id;
+  }
+  return undefined;
 }
 
 interface TreeFile {

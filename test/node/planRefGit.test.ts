@@ -152,6 +152,28 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(gitIn(dir, 'for-each-ref'), '');
   });
 
+  it('reads this clone\'s copy of the ref from git\'s files, loose or packed, and asks git when they do not name it', () => {
+    const a = remote.clone('a');
+    const commonDir = join(a.root, '.git');
+    const looseFile = join(commonDir, 'refs', 'wave-scope', 'remotes', 'origin', 'plan');
+    // A directory that is no repository: an answer there can only have come from the files.
+    const elsewhere = remote.dir;
+    const store = gitPlanRefStore(a.root, 'origin', { commonDir });
+    const first = store.writeCommit(files, null, 'first');
+    store.push(first, null);
+    assert.ok(existsSync(looseFile));
+    assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), first, 'the loose file');
+    a.git('pack-refs', '--all');
+    assert.equal(existsSync(looseFile), false);
+    assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), first, 'its line in packed-refs');
+    assert.equal(store.fetch(), first, 'an unchanged fetch finds it packed');
+    const second = store.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[2]}\n']]), first, 'second');
+    store.push(second, first);
+    assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), second, 'the loose file wins over a stale packed line');
+    a.git('update-ref', '-d', 'refs/wave-scope/remotes/origin/plan');
+    assert.equal(readTrackingRef(a.root, 'origin', commonDir), null, 'gone from both: git says there is none');
+  });
+
   it('an unreachable remote is a git failure, not "no plan"', () => {
     const a = remote.clone('a');
     a.git('remote', 'set-url', 'origin', join(remote.dir, 'gone.git'));
