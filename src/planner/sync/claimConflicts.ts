@@ -9,7 +9,7 @@ import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
 import { compiledEntry } from '../scope/scopeAlgebra';
-import { foldCase } from '../scope/scopeEntry';
+import { foldCase, parseScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { expandTestSiblings } from '../scope/testSiblings';
 import type { Claim } from './claims';
@@ -85,6 +85,67 @@ export function effectiveEntries(
   return { entries, siblings };
 }
 
+// Characters that may make a segment anything but itself (the grammar refuses some of them, but a prefix
+// that stops early is only less selective, never wrong).
+const SPECIAL_IN_SEGMENT = /[*?[\]{}()!@+\\]/;
+const ASCII = /^[\x20-\x7e]*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+/**
+ * Leading segments every path a normalised entry names starts with: a prefix of the engine's literal
+ * prefix (ScopeEntry.literalPrefix), read off the spelling without compiling it. Only a spelling with
+ * braces is parsed (its alternatives may differ from the spelling's own segments). With `ignoreCase` the
+ * prefix stops at the first segment outside printable ASCII, where folding a path whole and folding it
+ * character by character (both of which the engine does) can disagree; a spelling that does not look
+ * normalised gets the empty prefix. Shorter is only less selective: no path is ever ruled out wrongly.
+ */
+function spelledPrefix(entry: string, ignoreCase: boolean): string[] {
+  // The common case, a plain normalised path or directory: its segments as they are.
+  if (!SPECIAL_IN_SEGMENT.test(entry) && !entry.includes('//') && !entry.startsWith('/') && !DOT_SEGMENT.test(entry) && (!ignoreCase || ASCII.test(entry))) {
+    const segments = (entry.endsWith('/') ? entry.slice(0, -1) : entry).split('/');
+    return ignoreCase ? segments.map(foldCase) : segments;
+  }
+  const segments = entry.includes('{') ? [...parseScopeEntry(entry, { ignoreCase }).literalPrefix] : (entry.endsWith('/') ? entry.slice(0, -1) : entry).split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return [];
+  const prefix: string[] = [];
+  for (const segment of segments) {
+    if (SPECIAL_IN_SEGMENT.test(segment) || (ignoreCase && !ASCII.test(segment))) break;
+    prefix.push(ignoreCase ? foldCase(segment) : segment);
+  }
+  return prefix;
+}
+
+/** The spelled prefixes of one side's entries as a tree of segments; `end` marks where a prefix stops. */
+interface PrefixNode {
+  end: boolean;
+  children: Map<string, PrefixNode>;
+}
+
+function addPrefix(root: PrefixNode, prefix: readonly string[]): void {
+  let node = root;
+  for (const segment of prefix) {
+    let child = node.children.get(segment);
+    if (child === undefined) {
+      child = { end: false, children: new Map() };
+      node.children.set(segment, child);
+    }
+    node = child;
+  }
+  node.end = true;
+}
+
+/** Whether one prefix in the tree and `prefix` agree on every segment both have (prefixesCompatible). */
+function meetsAnyPrefix(root: PrefixNode, prefix: readonly string[]): boolean {
+  let node = root;
+  for (const segment of prefix) {
+    if (node.end) return true;
+    const child = node.children.get(segment);
+    if (child === undefined) return false;
+    node = child;
+  }
+  return node.end || node.children.size > 0;
+}
+
 /** Who owns each of one side's entries: entry → (wave index, agent) pairs. */
 type Owners = Map<string, Array<{ wave: number; id: string }>>;
 
@@ -110,18 +171,38 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   // Wave 0 is ours, wave i is claimed[i - 1]. Ids are made unique per wave (`<wave>:<id>`) for the engine,
   // so no id is "used twice" across waves.
   const waves: WaveScopes[] = [ours, ...claimed];
+  const effective = waves.map((wave) => wave.records.map((record) => ({ record, ...effectiveEntries(record.files, wave.role) })));
+
+  // Two entries can only share a path when their literal prefixes agree on every segment both have (the
+  // engine's own first test), so an agent none of whose entries agrees so with any entry of the other side
+  // can meet nothing there. Such agents are left out before anything is compiled: in waves that own
+  // separate directories, that is every agent. Exact: what is left out could never be a conflict.
+  const prefixTrees: [PrefixNode, PrefixNode] = [
+    { end: false, children: new Map() },
+    { end: false, children: new Map() },
+  ];
+  const prefixes = effective.map((agents, index) =>
+    agents.map((agent) => {
+      const spelled = agent.entries.map((entry) => spelledPrefix(entry, ignoreCase));
+      for (const prefix of spelled) addPrefix(prefixTrees[index === 0 ? 0 : 1], prefix);
+      return spelled;
+    }),
+  );
+
   const declared: Array<{ wave: number; id: string }> = [];
   const records: ScopeRecord[] = [];
   const siblingsOf: [Owners, Owners] = [new Map(), new Map()];
   const declaredOf: [Owners, Owners] = [new Map(), new Map()];
-  waves.forEach((wave, index) => {
+  effective.forEach((agents, index) => {
     const side = index === 0 ? 0 : 1;
-    for (const record of wave.records) {
-      const { entries, siblings } = effectiveEntries(record.files, wave.role);
+    agents.forEach((agent, position) => {
+      const others = prefixTrees[side === 0 ? 1 : 0];
+      if (!(prefixes[index]?.[position] ?? []).some((prefix) => meetsAnyPrefix(others, prefix))) return;
+      const { record, entries, siblings } = agent;
       declared.push({ wave: index, id: record.id });
       records.push({ id: `${index}:${record.id}`, files: [...record.files] });
       for (const entry of entries) own(siblings.has(entry) ? siblingsOf[side] : declaredOf[side], entry, index, record.id);
-    }
+    });
   });
   const claimOf = (wave: number) => (claimed[wave - 1] as ClaimedWaveScopes).claim;
   const conflicts: ClaimConflict[] = [];
@@ -146,6 +227,8 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
       witness,
     });
   };
+
+  if (declaredOf[0].size + siblingsOf[0].size === 0 || declaredOf[1].size + siblingsOf[1].size === 0) return [];
 
   // Declared against declared: the engine.
   const byId = new Map(records.map((record, index) => [record.id, declared[index] as { wave: number; id: string }]));
