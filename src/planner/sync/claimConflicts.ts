@@ -11,7 +11,7 @@ import type { FileIndex } from '../scope/fileIndex';
 import { compiledEntry } from '../scope/scopeAlgebra';
 import { foldCase, parseScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
-import { expandTestSiblings } from '../scope/testSiblings';
+import { DEFAULT_TEST_SIBLING_RULES, expandTestSiblings } from '../scope/testSiblings';
 import type { Claim } from './claims';
 
 /** One wave's scopes: its agents' records and the role that selects their test siblings. */
@@ -115,6 +115,20 @@ function spelledPrefix(entry: string, ignoreCase: boolean): string[] {
   return prefix;
 }
 
+/**
+ * Whether every plain test sibling the rules can spell for a file lies below the file's directory: each
+ * template starts with `{dir}/`, or is a pattern (pattern siblings are left out of the proof).
+ */
+const SIBLINGS_BELOW_THEIR_FILE = DEFAULT_TEST_SIBLING_RULES.every((rule) =>
+  rule.siblings.every((template) => template.startsWith('{dir}/') || GLOB_CHARACTERS.test(template.replace(/\{(?:dir|name|ext)\}/g, ''))),
+);
+
+/** A prefix of every path a declared entry names and of every plain test sibling of it: a file's directory. */
+function coveringPrefix(entry: string, ignoreCase: boolean): string[] {
+  const prefix = spelledPrefix(entry, ignoreCase);
+  return !entry.endsWith('/') && prefix.length > 0 && prefix.length === entry.split('/').length ? prefix.slice(0, -1) : prefix;
+}
+
 /** The spelled prefixes of one side's entries as a tree of segments; `end` marks where a prefix stops. */
 interface PrefixNode {
   end: boolean;
@@ -171,21 +185,31 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   // Wave 0 is ours, wave i is claimed[i - 1]. Ids are made unique per wave (`<wave>:<id>`) for the engine,
   // so no id is "used twice" across waves.
   const waves: WaveScopes[] = [ours, ...claimed];
-  const effective = waves.map((wave) => wave.records.map((record) => ({ record, ...effectiveEntries(record.files, wave.role) })));
 
   // Two entries can only share a path when their literal prefixes agree on every segment both have (the
   // engine's own first test), so an agent none of whose entries agrees so with any entry of the other side
-  // can meet nothing there. Such agents are left out before anything is compiled: in waves that own
-  // separate directories, that is every agent. Exact: what is left out could never be a conflict.
+  // can meet nothing there. Such agents are left out before anything is compiled or any test sibling is
+  // spelled: in waves that own separate directories, that is every agent. Exact: what is left out could
+  // never be a conflict. A declared file stands for its plain siblings by its directory, which starts
+  // every one of them (SIBLINGS_BELOW_THEIR_FILE); otherwise the siblings are spelled for this too.
   const prefixTrees: [PrefixNode, PrefixNode] = [
     { end: false, children: new Map() },
     { end: false, children: new Map() },
   ];
-  const prefixes = effective.map((agents, index) =>
-    agents.map((agent) => {
-      const spelled = agent.entries.map((entry) => spelledPrefix(entry, ignoreCase));
-      for (const prefix of spelled) addPrefix(prefixTrees[index === 0 ? 0 : 1], prefix);
-      return spelled;
+  const prefixes = waves.map((wave, index) =>
+    wave.records.map((record) => {
+      const covering = SIBLINGS_BELOW_THEIR_FILE
+        ? record.files.map((entry) => coveringPrefix(entry, ignoreCase))
+        : effectiveEntries(record.files, wave.role).entries.map((entry) => spelledPrefix(entry, ignoreCase));
+      for (const prefix of covering) addPrefix(prefixTrees[index === 0 ? 0 : 1], prefix);
+      return covering;
+    }),
+  );
+  const effective = waves.map((wave, index) =>
+    wave.records.map((record, position) => {
+      const others = prefixTrees[index === 0 ? 1 : 0];
+      const meets = (prefixes[index]?.[position] ?? []).some((prefix) => meetsAnyPrefix(others, prefix));
+      return meets ? { record, ...effectiveEntries(record.files, wave.role) } : undefined;
     }),
   );
 
@@ -195,14 +219,13 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   const declaredOf: [Owners, Owners] = [new Map(), new Map()];
   effective.forEach((agents, index) => {
     const side = index === 0 ? 0 : 1;
-    agents.forEach((agent, position) => {
-      const others = prefixTrees[side === 0 ? 1 : 0];
-      if (!(prefixes[index]?.[position] ?? []).some((prefix) => meetsAnyPrefix(others, prefix))) return;
+    for (const agent of agents) {
+      if (agent === undefined) continue;
       const { record, entries, siblings } = agent;
       declared.push({ wave: index, id: record.id });
       records.push({ id: `${index}:${record.id}`, files: [...record.files] });
       for (const entry of entries) own(siblings.has(entry) ? siblingsOf[side] : declaredOf[side], entry, index, record.id);
-    });
+    }
   });
   const claimOf = (wave: number) => (claimed[wave - 1] as ClaimedWaveScopes).claim;
   const conflicts: ClaimConflict[] = [];
