@@ -2,11 +2,12 @@
 // credentials (Wave Scope never sees them), plumbing to read and write plan commits without touching the
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
 // the wave: one fetch, one ls-tree and one cat-file --batch to read (none when the plan-tree cache holds
-// the fetched commit), one fast-import for every new blob, the tree and the commit at once, one push.
+// the fetched commit), one unpack-objects for every new blob, the trees and the commit at once, one push.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
 import { PLAN_REF, trackingRefOf } from '../planner/sync/planRef';
@@ -43,10 +44,10 @@ function gitText(cwd: string, reason: PlanRefError['reason'], args: readonly str
   return run.stdout.toString('utf8');
 }
 
-/** The identity plan commits are made with: they record a plan, not anybody's work. */
 /** Fetches of the plan ref tried before a failure is final, when the ref appears between a fetch and ls-remote. */
 const MAX_FETCH_ATTEMPTS = 4;
 
+/** The identity plan commits are made with: they record a plan, not anybody's work. */
 const PLAN_COMMIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Wave Scope',
   GIT_AUTHOR_EMAIL: 'wave-scope@localhost',
@@ -145,75 +146,113 @@ function objectIdLength(root: string): number {
   return run.status === 0 && run.stdout.toString('utf8').trim() === 'sha256' ? 64 : 40;
 }
 
-/** A path as fast-import reads it: always C-quoted, so spaces, quotes and newlines are unambiguous (other characters as UTF-8). */
-function fastImportPath(path: string): string {
-  let quoted = '"';
-  for (const character of path) {
-    const code = character.codePointAt(0) as number;
-    if (character === '"' || character === '\\') quoted += `\\${character}`;
-    else if (code < 0x20 || code === 0x7f) quoted += `\\${code.toString(8).padStart(3, '0')}`;
-    else quoted += character;
+type GitObjectType = 'commit' | 'tree' | 'blob';
+
+/** An object as git stores it: its id is the hash of `<type> <size>\0<body>` (SHA-1, or SHA-256 in such a repository). */
+interface GitObject {
+  type: GitObjectType;
+  body: Buffer;
+  id: string;
+}
+
+function gitObject(type: GitObjectType, body: Buffer, hexLength: number): GitObject {
+  const id = createHash(hexLength === 64 ? 'sha256' : 'sha1')
+    .update(`${type} ${body.length}\0`)
+    .update(body)
+    .digest('hex');
+  return { type, body, id };
+}
+
+/** A tree's entries in git's order: by name, a directory's name read as if it ended in `/`. */
+function treeObject(entries: ReadonlyArray<{ name: string; mode: '100644' | '40000'; id: string }>, hexLength: number): GitObject {
+  const key = (entry: { name: string; mode: string }) => Buffer.from(entry.mode === '40000' ? `${entry.name}/` : entry.name, 'utf8');
+  const sorted = [...entries].sort((left, right) => Buffer.compare(key(left), key(right)));
+  const body = Buffer.concat(sorted.flatMap((entry) => [Buffer.from(`${entry.mode} ${entry.name}\0`, 'utf8'), Buffer.from(entry.id, 'hex')]));
+  return gitObject('tree', body, hexLength);
+}
+
+const PACK_TYPE: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3 };
+
+/** A version 2 pack holding `objects` whole (no deltas), as `git unpack-objects` reads it from stdin. */
+function packOf(objects: readonly GitObject[], hexLength: number): Buffer {
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(objects.length, 8);
+  const parts: Buffer[] = [header];
+  for (const object of objects) {
+    // Type and size: the size's low 4 bits beside the type, then 7 bits a byte, high bit = more follows.
+    let size = object.body.length;
+    const bytes = [(PACK_TYPE[object.type] << 4) | (size & 0x0f)];
+    size = Math.floor(size / 16);
+    while (size > 0) {
+      bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) | 0x80;
+      bytes.push(size & 0x7f);
+      size = Math.floor(size / 128);
+    }
+    parts.push(Buffer.from(bytes), deflateSync(object.body));
   }
-  return `${quoted}"`;
+  const pack = Buffer.concat(parts);
+  return Buffer.concat([pack, createHash(hexLength === 64 ? 'sha256' : 'sha1').update(pack).digest()]);
 }
 
 /**
- * Writes a plan commit whose tree is exactly `files` with one `git fast-import`: new texts inline, reused
- * blobs by id, the commit's id read back with get-mark. fast-import can only commit onto a ref, so it
- * commits onto a scratch ref of this process's own and deletes it in the same stream: no ref of anybody's
- * moves, and nothing is left behind. The work tree, the index and every branch stay untouched, as before.
+ * Writes a plan commit whose tree is exactly `files` with one process: the new blobs, the trees and the
+ * commit are made here (git's object format: a hash over type, size and body) and handed to
+ * `git unpack-objects` as one pack, which checks it and stores each object loose, as `git hash-object -w`
+ * would. Reused blobs are named by id. No ref moves; the work tree, the index and every branch stay untouched.
  */
-function fastImportCommit(
+function writePlanObjects(
   root: string,
   request: { files: PlanFiles; reused: ReadonlyMap<string, string>; parent: string | null; message: string; hexLength: number },
 ): { commit: string; blobs: Map<string, string> } {
-  const scratch = `refs/wave-scope/scratch/${process.pid}-${randomBytes(6).toString('hex')}`;
-  const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
-  const chunks: Buffer[] = [];
-  const line = (text: string) => chunks.push(Buffer.from(`${text}\n`, 'utf8'));
-  const data = (bytes: Buffer) => {
-    line(`data ${bytes.length}`);
-    chunks.push(bytes, Buffer.from('\n'));
+  const { hexLength } = request;
+  const objects = new Map<string, GitObject>();
+  const add = (object: GitObject) => {
+    objects.set(object.id, object);
+    return object.id;
   };
-  // Each new text once, as a marked blob (marks from 2 on; mark 1 is the commit).
-  const marks = new Map<string, number>();
-  const fresh: Array<[string, number]> = [];
+  const blobs = new Map<string, string>();
+  // The tree as nested directories: name → blob id, or a directory of its own.
+  interface Directory {
+    files: Map<string, string>;
+    directories: Map<string, Directory>;
+  }
+  const top: Directory = { files: new Map(), directories: new Map() };
   for (const [path, text] of request.files) {
-    if (request.reused.has(path)) continue;
-    let mark = marks.get(text);
-    if (mark === undefined) {
-      mark = marks.size + 2;
-      marks.set(text, mark);
-      line('blob');
-      line(`mark :${mark}`);
-      data(Buffer.from(text, 'utf8'));
+    const id = request.reused.get(path) ?? add(gitObject('blob', Buffer.from(text, 'utf8'), hexLength));
+    if (!request.reused.has(path)) blobs.set(path, id);
+    const segments = path.split('/');
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment === '.git' || segment.includes('\0'))) {
+      throw new PlanRefError('write', `the plan cannot hold the path ${JSON.stringify(path)}`);
     }
-    fresh.push([path, mark]);
+    let directory = top;
+    for (const segment of segments.slice(0, -1)) {
+      let next = directory.directories.get(segment);
+      if (next === undefined) {
+        next = { files: new Map(), directories: new Map() };
+        directory.directories.set(segment, next);
+      }
+      directory = next;
+    }
+    directory.files.set(segments[segments.length - 1] as string, id);
   }
-  line(`commit ${scratch}`);
-  line('mark :1');
-  line(`author ${identity}`);
-  line(`committer ${identity}`);
-  data(Buffer.from(`${request.message}\n`, 'utf8'));
-  if (request.parent !== null) line(`from ${request.parent}`);
-  line('deleteall');
-  for (const [path, oid] of request.reused) line(`M 100644 ${oid} ${fastImportPath(path)}`);
-  for (const [path, mark] of fresh) line(`M 100644 :${mark} ${fastImportPath(path)}`);
-  line('');
-  for (const mark of [1, ...marks.values()]) line(`get-mark :${mark}`);
-  line(`reset ${scratch}`);
-  line(`from ${'0'.repeat(request.hexLength)}`);
-  line('');
-  line('done');
-  const run = runGitProcess(root, ['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks) });
-  if (run.status !== 0) throw new PlanRefError('write', `git fast-import failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
-  const ids = run.stdout.toString('utf8').split('\n').filter((id) => id !== '');
-  const objectId = new RegExp(`^[0-9a-f]{${request.hexLength}}$`);
-  if (ids.length !== marks.size + 1 || !ids.every((id) => objectId.test(id))) {
-    throw new PlanRefError('write', `git fast-import returned ${ids.length} object ids for ${marks.size + 1} objects`);
-  }
-  const byMark = new Map([1, ...marks.values()].map((mark, index) => [mark, ids[index] as string]));
-  return { commit: byMark.get(1) as string, blobs: new Map(fresh.map(([path, mark]) => [path, byMark.get(mark) as string])) };
+  const writeTree = (directory: Directory): string => {
+    const entries: Array<{ name: string; mode: '100644' | '40000'; id: string }> = [];
+    for (const [name, child] of directory.directories) {
+      if (directory.files.has(name)) throw new PlanRefError('write', `the plan names ${name} both as a file and as a directory`);
+      entries.push({ name, mode: '40000', id: writeTree(child) });
+    }
+    for (const [name, id] of directory.files) entries.push({ name, mode: '100644', id });
+    return add(treeObject(entries, hexLength));
+  };
+  const tree = writeTree(top);
+  const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
+  const commitText = [`tree ${tree}`, ...(request.parent === null ? [] : [`parent ${request.parent}`]), `author ${identity}`, `committer ${identity}`, '', `${request.message}\n`].join('\n');
+  const commit = add(gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength));
+  const run = runGitProcess(root, ['unpack-objects', '-q'], { input: packOf([...objects.values()], hexLength) });
+  if (run.status !== 0) throw new PlanRefError('write', `git unpack-objects failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
+  return { commit, blobs };
 }
 
 /** The files of one plan commit with their blob ids. */
@@ -286,7 +325,7 @@ export function gitPlanRefStore(
         if (old !== undefined && old.text === text) reused.set(path, old.oid);
       }
       const hexLength = parent?.length ?? [...known.values()][0]?.oid.length ?? objectIdLength(root);
-      const { commit, blobs } = fastImportCommit(root, { files, reused, parent, message, hexLength });
+      const { commit, blobs } = writePlanObjects(root, { files, reused, parent, message, hexLength });
       const written = new Map([...files].map(([path, text]) => [path, { oid: reused.get(path) ?? (blobs.get(path) as string), text }]));
       remember(written);
       options.cache?.put(commit, written);
