@@ -1,12 +1,13 @@
 // The plan ref through the user's own git: fetch and push with the user's remote configuration and
 // credentials (Wave Scope never sees them), plumbing to read and write plan commits without touching the
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
-// the wave: one fetch, one ls-tree and one cat-file --batch to read, one hash-object --stdin-paths for
-// every new file at once, update-index and write-tree on a throw-away index, commit-tree, one push.
+// the wave: one fetch, one ls-tree and one cat-file --batch to read (none when the plan-tree cache holds
+// the fetched commit), one unpack-objects for every new blob, the trees and the commit at once, one push.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
 import { PLAN_REF, trackingRefOf } from '../planner/sync/planRef';
@@ -43,10 +44,10 @@ function gitText(cwd: string, reason: PlanRefError['reason'], args: readonly str
   return run.stdout.toString('utf8');
 }
 
-/** The identity plan commits are made with: they record a plan, not anybody's work. */
 /** Fetches of the plan ref tried before a failure is final, when the ref appears between a fetch and ls-remote. */
 const MAX_FETCH_ATTEMPTS = 4;
 
+/** The identity plan commits are made with: they record a plan, not anybody's work. */
 const PLAN_COMMIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Wave Scope',
   GIT_AUTHOR_EMAIL: 'wave-scope@localhost',
@@ -56,13 +57,16 @@ const PLAN_COMMIT_IDENTITY = {
 
 /**
  * The commit this clone's copy of `remote`'s plan ref points at, without fetching; null when there is none.
- * With `commonDir`, a loose ref file is read directly (it is authoritative when present: git writes one
- * on every update of the ref); otherwise, or when there is none (packed refs, reftable), git is asked.
+ * With `commonDir`, the ref is read from git's files directly: the loose ref file, which is authoritative
+ * when present (git writes one on every update of the ref), else its line in `packed-refs` (where
+ * `git gc` and `git pack-refs` move it; a ref is in one or the other). When neither names it (no such
+ * ref, a symbolic ref, another ref store such as reftable), or without `commonDir`, git is asked.
  */
 export function readTrackingRef(root: string, remote: string, commonDir?: string): string | null {
   if (commonDir !== undefined) {
-    const loose = readLooseRef(join(commonDir, ...trackingRefOf(remote).split('/')));
-    if (loose !== undefined) return loose;
+    const ref = trackingRefOf(remote);
+    const direct = readLooseRef(join(commonDir, ...ref.split('/'))) ?? readPackedRef(join(commonDir, 'packed-refs'), ref);
+    if (direct !== undefined) return direct;
   }
   const run = runGitProcess(root, ['rev-parse', '--verify', '--quiet', `${trackingRefOf(remote)}^{commit}`]);
   return run.status === 0 ? run.stdout.toString('utf8').trim() : null;
@@ -75,6 +79,24 @@ function readLooseRef(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The object id `packed-refs` gives `ref`; undefined when the file is absent, unreadable or does not list it. */
+function readPackedRef(path: string, ref: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Lines are `<id> <refname>`, each optionally followed by a `^<id>` line (the peeled tag), after a `#` header.
+  const suffix = ` ${ref}`;
+  for (const line of text.split('\n')) {
+    if (!line.endsWith(suffix)) continue;
+    const id = line.slice(0, -suffix.length);
+    if (/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id)) return id;
+  }
+  return undefined;
 }
 
 interface TreeFile {
@@ -116,6 +138,121 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
   // Anything that is not a blob (a submodule link) is kept as an empty text: the decoder refuses it.
   for (const entry of entries) files.set(entry.path, { oid: entry.oid, text: entry.blob ? (contents.get(entry.oid) ?? '') : '' });
   return files;
+}
+
+/** The length of an object id in the repository at `root` (40: SHA-1, 64: SHA-256). */
+function objectIdLength(root: string): number {
+  const run = runGitProcess(root, ['rev-parse', '--show-object-format']);
+  return run.status === 0 && run.stdout.toString('utf8').trim() === 'sha256' ? 64 : 40;
+}
+
+type GitObjectType = 'commit' | 'tree' | 'blob';
+
+/** An object as git stores it: its id is the hash of `<type> <size>\0<body>` (SHA-1, or SHA-256 in such a repository). */
+interface GitObject {
+  type: GitObjectType;
+  body: Buffer;
+  id: string;
+}
+
+function gitObject(type: GitObjectType, body: Buffer, hexLength: number): GitObject {
+  const id = createHash(hexLength === 64 ? 'sha256' : 'sha1')
+    .update(`${type} ${body.length}\0`)
+    .update(body)
+    .digest('hex');
+  return { type, body, id };
+}
+
+/** A tree's entries in git's order: by name, a directory's name read as if it ended in `/`. */
+function treeObject(entries: ReadonlyArray<{ name: string; mode: '100644' | '40000'; id: string }>, hexLength: number): GitObject {
+  const key = (entry: { name: string; mode: string }) => Buffer.from(entry.mode === '40000' ? `${entry.name}/` : entry.name, 'utf8');
+  const sorted = [...entries].sort((left, right) => Buffer.compare(key(left), key(right)));
+  const body = Buffer.concat(sorted.flatMap((entry) => [Buffer.from(`${entry.mode} ${entry.name}\0`, 'utf8'), Buffer.from(entry.id, 'hex')]));
+  return gitObject('tree', body, hexLength);
+}
+
+const PACK_TYPE: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3 };
+
+/** A version 2 pack holding `objects` whole (no deltas), as `git unpack-objects` reads it from stdin. */
+function packOf(objects: readonly GitObject[], hexLength: number): Buffer {
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(objects.length, 8);
+  const parts: Buffer[] = [header];
+  for (const object of objects) {
+    // Type and size: the size's low 4 bits beside the type, then 7 bits a byte, high bit = more follows.
+    let size = object.body.length;
+    const bytes = [(PACK_TYPE[object.type] << 4) | (size & 0x0f)];
+    size = Math.floor(size / 16);
+    while (size > 0) {
+      bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) | 0x80;
+      bytes.push(size & 0x7f);
+      size = Math.floor(size / 128);
+    }
+    parts.push(Buffer.from(bytes), deflateSync(object.body));
+  }
+  const pack = Buffer.concat(parts);
+  return Buffer.concat([pack, createHash(hexLength === 64 ? 'sha256' : 'sha1').update(pack).digest()]);
+}
+
+/**
+ * Writes a plan commit whose tree is exactly `files` with one process: the new blobs, the trees and the
+ * commit are made here (git's object format: a hash over type, size and body) and handed to
+ * `git unpack-objects` as one pack, which checks it and stores each object loose, as `git hash-object -w`
+ * would. Reused blobs are named by id. No ref moves; the work tree, the index and every branch stay untouched.
+ */
+function writePlanObjects(
+  root: string,
+  request: { files: PlanFiles; reused: ReadonlyMap<string, string>; parent: string | null; message: string; hexLength: number },
+): { commit: string; blobs: Map<string, string> } {
+  const { hexLength } = request;
+  const objects = new Map<string, GitObject>();
+  const add = (object: GitObject) => {
+    objects.set(object.id, object);
+    return object.id;
+  };
+  const blobs = new Map<string, string>();
+  // The tree as nested directories: name → blob id, or a directory of its own.
+  interface Directory {
+    files: Map<string, string>;
+    directories: Map<string, Directory>;
+  }
+  const top: Directory = { files: new Map(), directories: new Map() };
+  for (const [path, text] of request.files) {
+    const id = request.reused.get(path) ?? add(gitObject('blob', Buffer.from(text, 'utf8'), hexLength));
+    if (!request.reused.has(path)) blobs.set(path, id);
+    const segments = path.split('/');
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment === '.git' || segment.includes('\0'))) {
+      throw new PlanRefError('write', `the plan cannot hold the path ${JSON.stringify(path)}`);
+    }
+    let directory = top;
+    for (const segment of segments.slice(0, -1)) {
+      let next = directory.directories.get(segment);
+      if (next === undefined) {
+        next = { files: new Map(), directories: new Map() };
+        directory.directories.set(segment, next);
+      }
+      directory = next;
+    }
+    directory.files.set(segments[segments.length - 1] as string, id);
+  }
+  const writeTree = (directory: Directory): string => {
+    const entries: Array<{ name: string; mode: '100644' | '40000'; id: string }> = [];
+    for (const [name, child] of directory.directories) {
+      if (directory.files.has(name)) throw new PlanRefError('write', `the plan names ${name} both as a file and as a directory`);
+      entries.push({ name, mode: '40000', id: writeTree(child) });
+    }
+    for (const [name, id] of directory.files) entries.push({ name, mode: '100644', id });
+    return add(treeObject(entries, hexLength));
+  };
+  const tree = writeTree(top);
+  const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
+  const commitText = [`tree ${tree}`, ...(request.parent === null ? [] : [`parent ${request.parent}`]), `author ${identity}`, `committer ${identity}`, '', `${request.message}\n`].join('\n');
+  const commit = add(gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength));
+  const run = runGitProcess(root, ['unpack-objects', '-q'], { input: packOf([...objects.values()], hexLength) });
+  if (run.status !== 0) throw new PlanRefError('write', `git unpack-objects failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
+  return { commit, blobs };
 }
 
 /** The files of one plan commit with their blob ids. */
@@ -181,45 +318,18 @@ export function gitPlanRefStore(
       return files;
     },
     writeCommit(files: PlanFiles, parent, message) {
-      const oids = new Map<string, string>();
-      const fresh = new Map<string, string[]>();
+      // Files whose text this store has read or written before keep their blob; only new texts go in.
+      const reused = new Map<string, string>();
       for (const [path, text] of files) {
         const old = known.get(path);
-        if (old !== undefined && old.text === text) oids.set(path, old.oid);
-        else fresh.set(text, [...(fresh.get(text) ?? []), path]);
+        if (old !== undefined && old.text === text) reused.set(path, old.oid);
       }
-      const scratch = mkdtempSync(join(tmpdir(), 'wave-scope-plan-'));
-      try {
-        if (fresh.size > 0) {
-          const texts = [...fresh.keys()];
-          const paths = texts.map((text, index) => {
-            const path = join(scratch, `blob-${index}`);
-            writeFileSync(path, text);
-            return path;
-          });
-          const hashed = gitText(root, 'write', ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: `${paths.join('\n')}\n` })
-            .split('\n')
-            .filter((line) => line !== '');
-          if (hashed.length !== texts.length) throw new PlanRefError('write', `git hash-object returned ${hashed.length} ids for ${texts.length} files`);
-          texts.forEach((text, index) => {
-            for (const path of fresh.get(text) ?? []) oids.set(path, hashed[index] as string);
-          });
-        }
-        const env = { ...process.env, GIT_INDEX_FILE: join(scratch, 'index') };
-        const indexInfo = [...oids].map(([path, oid]) => `100644 ${oid}\t${path}\0`).join('');
-        gitText(root, 'write', ['update-index', '--add', '-z', '--index-info'], { input: indexInfo, env });
-        const tree = gitText(root, 'write', ['write-tree'], { env }).trim();
-        const commit = gitText(root, 'write', ['commit-tree', '--no-gpg-sign', tree, ...(parent === null ? [] : ['-p', parent]), '-F', '-'], {
-          input: `${message}\n`,
-          env: { ...process.env, ...PLAN_COMMIT_IDENTITY },
-        }).trim();
-        const written = new Map([...oids].map(([path, oid]) => [path, { oid, text: files.get(path) as string }]));
-        remember(written);
-        options.cache?.put(commit, written);
-        return commit;
-      } finally {
-        rmSync(scratch, { recursive: true, force: true });
-      }
+      const hexLength = parent?.length ?? [...known.values()][0]?.oid.length ?? objectIdLength(root);
+      const { commit, blobs } = writePlanObjects(root, { files, reused, parent, message, hexLength });
+      const written = new Map([...files].map(([path, text]) => [path, { oid: reused.get(path) ?? (blobs.get(path) as string), text }]));
+      remember(written);
+      options.cache?.put(commit, written);
+      return commit;
     },
     push(commit, expected) {
       // The extra fetch refspec makes git move this clone's copy of the ref with the push itself.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
@@ -151,6 +151,43 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const guard = runBuiltCli(['hook', 'commit-guard'], { cwd: c.root, env: cleanEnv() });
     assert.equal(guard.status, 1);
     assert.match(guard.stderr, /docs\/readme\.md/);
+  });
+
+  it('a sync of a republished wave rewrites the files that changed and leaves the identical ones alone, and replaces a linked one', () => {
+    const records = [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }, { id: 'carol', files: ['docs/'] }];
+    planWave(a, 3, records, 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    const agentFile = (id: string) => join(c.root, '.claude/filescopes/wave-3', `${id}.json`);
+    const inode = (path: string) => statSync(path).ino;
+    const before = { alice: inode(agentFile('alice')), bob: inode(agentFile('bob')), carol: inode(agentFile('carol')), sidecar: inode(join(c.root, '.claude/filescopes/wave-3.scopes.json')) };
+    // carol's file is replaced by a hard link to a file somebody else could write: same text, but not trusted.
+    const elsewhere = join(remote.dir, 'carol-elsewhere.json');
+    writeFileSync(elsewhere, readFileSync(agentFile('carol')));
+    rmSync(agentFile('carol'));
+    linkSync(elsewhere, agentFile('carol'));
+
+    // The coordinator changes bob's scope only, and republishes.
+    planWave(a, 3, [records[0] as (typeof records)[0], { id: 'bob', files: ['src/b/z.ts'] }, records[2] as (typeof records)[0]], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const synced = cli(c, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(synced.stdout, /^synced wave 3 of clone /);
+    assert.equal(inode(agentFile('alice')), before.alice, 'alice\'s file, identical, was left alone');
+    assert.notEqual(inode(agentFile('bob')), before.bob, 'bob\'s file was rewritten');
+    assert.deepEqual(JSON.parse(readFileSync(agentFile('bob'), 'utf8')), ['src/b/z.ts']);
+    assert.equal(statSync(agentFile('carol')).nlink, 1, 'the hard link was replaced by a file of its own');
+    assert.notEqual(inode(agentFile('carol')), before.carol);
+    assert.notEqual(inode(join(c.root, '.claude/filescopes/wave-3.scopes.json')), before.sidecar, 'the aggregate is always written anew');
+    assert.deepEqual(
+      JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8')).allowedPaths.sort(),
+      ['docs/', 'src/a/', 'src/b/z.ts', 'src/b/z.test.ts', 'src/b/z.spec.ts', 'src/b/__tests__/z.ts', 'src/b/__tests__/z.test.ts', 'test/**/z.test.ts', 'tests/**/z.test.ts'].sort(),
+    );
+    const hook = (target: string) =>
+      claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload('claude-write', { cwd: c.root, target: join(c.root, target) }), env: cleanEnv() }).stdout);
+    assert.equal(hook('src/b/other.ts').decision, 'deny', 'the new plan is enforced');
+    assert.equal(hook('src/b/z.ts').decision, 'allow');
   });
 
   it('sync refuses, with the reason, when the state dir holds a plan that was never published; publishing it first makes it safe', () => {

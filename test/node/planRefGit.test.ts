@@ -111,6 +111,79 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
+  it('writes a commit in one process whose tree is exactly the files, for any path, as git itself would store it, and moves no ref', () => {
+    const a = remote.clone('a');
+    const refsBefore = a.git('for-each-ref', '--format=%(refname)');
+    const store = gitPlanRefStore(a.root, 'origin');
+    const awkward = new Map([
+      ...files,
+      ['clones/c-x/waves/1/"quoted" back\\slash.json', '1\n'],
+      ['clones/c-x/waves/1/new\nline\ttab.json', '2\n'],
+      ['clones/c-x/waves/1/ünï ç.json', '3\n'],
+      ['clones/c-x/waves/1/same-text.json', '1\n'],
+      ['empty.json', ''],
+      // git orders a directory as if its name ended in "/": a.json, a-b.json... then a/ is not the plain byte order.
+      ['x/a.json', '4\n'],
+      ['x/a/b.json', '5\n'],
+      ['x/a-b.json', '6\n'],
+      ['x/a0.json', '7\n'],
+    ]);
+    const first = store.writeCommit(awkward, null, 'awkward');
+    assert.equal(a.git('for-each-ref', '--format=%(refname)'), refsBefore, 'no ref moved or appeared');
+    assert.equal(a.git('rev-parse', `${first}^{commit}`).trim(), first);
+    assert.equal(a.git('rev-list', '--count', first).trim(), '1', 'a root commit');
+    assert.deepEqual(gitPlanRefStore(a.root, 'origin').readFiles(first), awkward, 'read back by a store that never saw it');
+    const listing = a.git('ls-tree', '-r', '-z', first).split('\0').filter((line) => line !== '');
+    assert.equal(listing.length, awkward.size);
+    assert.ok(listing.every((line) => line.startsWith('100644 blob ')), 'regular files only');
+
+    // A child: a file dropped, one changed, the rest reused by id; its tree holds exactly the new files.
+    const next = new Map(awkward);
+    next.delete('empty.json');
+    next.set('claims.json', '{"version":1,"claims":["changed"]}\n');
+    const child = store.writeCommit(next, first, 'child');
+    assert.equal(a.git('rev-parse', `${child}^`).trim(), first);
+    assert.deepEqual(gitPlanRefStore(a.root, 'origin').readFiles(child), next);
+    assert.equal(a.git('cat-file', '-p', child).includes('committer Wave Scope <wave-scope@localhost>'), true);
+    assert.equal(a.git('for-each-ref', '--format=%(refname)'), refsBefore);
+    // Every object is well formed and where git looks for it; git's own hashing agrees with every id.
+    a.git('fsck', '--strict', '--no-dangling', '--connectivity-only');
+    a.git('fsck', '--strict', '--no-dangling');
+    for (const [path, text] of next) if (!path.includes('\n')) assert.equal(a.git('cat-file', 'blob', `${child}:${path}`), text);
+  });
+
+  it('writes a first plan commit in a SHA-256 repository (nothing to learn the id length from but git)', () => {
+    const dir = join(remote.dir, 'sha256');
+    gitIn(remote.dir, 'init', '--quiet', '--object-format=sha256', dir);
+    const commit = gitPlanRefStore(dir, 'origin').writeCommit(files, null, 'first');
+    assert.match(commit, /^[0-9a-f]{64}$/);
+    assert.deepEqual(gitPlanRefStore(dir, 'origin').readFiles(commit), files);
+    gitIn(dir, 'fsck', '--strict', '--no-dangling');
+    assert.equal(gitIn(dir, 'for-each-ref'), '');
+  });
+
+  it('reads this clone\'s copy of the ref from git\'s files, loose or packed, and asks git when they do not name it', () => {
+    const a = remote.clone('a');
+    const commonDir = join(a.root, '.git');
+    const looseFile = join(commonDir, 'refs', 'wave-scope', 'remotes', 'origin', 'plan');
+    // A directory that is no repository: an answer there can only have come from the files.
+    const elsewhere = remote.dir;
+    const store = gitPlanRefStore(a.root, 'origin', { commonDir });
+    const first = store.writeCommit(files, null, 'first');
+    store.push(first, null);
+    assert.ok(existsSync(looseFile));
+    assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), first, 'the loose file');
+    a.git('pack-refs', '--all');
+    assert.equal(existsSync(looseFile), false);
+    assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), first, 'its line in packed-refs');
+    assert.equal(store.fetch(), first, 'an unchanged fetch finds it packed');
+    const second = store.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[2]}\n']]), first, 'second');
+    store.push(second, first);
+    assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), second, 'the loose file wins over a stale packed line');
+    a.git('update-ref', '-d', 'refs/wave-scope/remotes/origin/plan');
+    assert.equal(readTrackingRef(a.root, 'origin', commonDir), null, 'gone from both: git says there is none');
+  });
+
   it('an unreachable remote is a git failure, not "no plan"', () => {
     const a = remote.clone('a');
     a.git('remote', 'set-url', 'origin', join(remote.dir, 'gone.git'));

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { skippingUnchangedFiles } from '../../node/unchangedFiles';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
@@ -113,7 +114,9 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
     }
     stateDir = resolved.stateDir;
   }
-  const fs = nodeDeclarationFs(writeConfinement(repository.root, stateDir));
+  // Files the incoming plan leaves as they are here are not rewritten (src/node/unchangedFiles.ts).
+  const confinement = writeConfinement(repository.root, stateDir);
+  const fs = skippingUnchangedFiles(nodeDeclarationFs(confinement), confinement);
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   // The common case for a follower that syncs often: nothing to write (and nothing to lose).

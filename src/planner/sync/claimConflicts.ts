@@ -9,9 +9,9 @@ import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
 import { compiledEntry } from '../scope/scopeAlgebra';
-import { foldCase } from '../scope/scopeEntry';
+import { foldCase, parseScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
-import { expandTestSiblings } from '../scope/testSiblings';
+import { DEFAULT_TEST_SIBLING_RULES, expandTestSiblings } from '../scope/testSiblings';
 import type { Claim } from './claims';
 
 /** One wave's scopes: its agents' records and the role that selects their test siblings. */
@@ -85,6 +85,81 @@ export function effectiveEntries(
   return { entries, siblings };
 }
 
+// Characters that may make a segment anything but itself (the grammar refuses some of them, but a prefix
+// that stops early is only less selective, never wrong).
+const SPECIAL_IN_SEGMENT = /[*?[\]{}()!@+\\]/;
+const ASCII = /^[\x20-\x7e]*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+/**
+ * Leading segments every path a normalised entry names starts with: a prefix of the engine's literal
+ * prefix (ScopeEntry.literalPrefix), read off the spelling without compiling it. Only a spelling with
+ * braces is parsed (its alternatives may differ from the spelling's own segments). With `ignoreCase` the
+ * prefix stops at the first segment outside printable ASCII, where folding a path whole and folding it
+ * character by character (both of which the engine does) can disagree; a spelling that does not look
+ * normalised gets the empty prefix. Shorter is only less selective: no path is ever ruled out wrongly.
+ */
+function spelledPrefix(entry: string, ignoreCase: boolean): string[] {
+  // The common case, a plain normalised path or directory: its segments as they are.
+  if (!SPECIAL_IN_SEGMENT.test(entry) && !entry.includes('//') && !entry.startsWith('/') && !DOT_SEGMENT.test(entry) && (!ignoreCase || ASCII.test(entry))) {
+    const segments = (entry.endsWith('/') ? entry.slice(0, -1) : entry).split('/');
+    return ignoreCase ? segments.map(foldCase) : segments;
+  }
+  const segments = entry.includes('{') ? [...parseScopeEntry(entry, { ignoreCase }).literalPrefix] : (entry.endsWith('/') ? entry.slice(0, -1) : entry).split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return [];
+  const prefix: string[] = [];
+  for (const segment of segments) {
+    if (SPECIAL_IN_SEGMENT.test(segment) || (ignoreCase && !ASCII.test(segment))) break;
+    prefix.push(ignoreCase ? foldCase(segment) : segment);
+  }
+  return prefix;
+}
+
+/**
+ * Whether every plain test sibling the rules can spell for a file lies below the file's directory: each
+ * template starts with `{dir}/`, or is a pattern (pattern siblings are left out of the proof).
+ */
+const SIBLINGS_BELOW_THEIR_FILE = DEFAULT_TEST_SIBLING_RULES.every((rule) =>
+  rule.siblings.every((template) => template.startsWith('{dir}/') || GLOB_CHARACTERS.test(template.replace(/\{(?:dir|name|ext)\}/g, ''))),
+);
+
+/** A prefix of every path a declared entry names and of every plain test sibling of it: a file's directory. */
+function coveringPrefix(entry: string, ignoreCase: boolean): string[] {
+  const prefix = spelledPrefix(entry, ignoreCase);
+  return !entry.endsWith('/') && prefix.length > 0 && prefix.length === entry.split('/').length ? prefix.slice(0, -1) : prefix;
+}
+
+/** The spelled prefixes of one side's entries as a tree of segments; `end` marks where a prefix stops. */
+interface PrefixNode {
+  end: boolean;
+  children: Map<string, PrefixNode>;
+}
+
+function addPrefix(root: PrefixNode, prefix: readonly string[]): void {
+  let node = root;
+  for (const segment of prefix) {
+    let child = node.children.get(segment);
+    if (child === undefined) {
+      child = { end: false, children: new Map() };
+      node.children.set(segment, child);
+    }
+    node = child;
+  }
+  node.end = true;
+}
+
+/** Whether one prefix in the tree and `prefix` agree on every segment both have (prefixesCompatible). */
+function meetsAnyPrefix(root: PrefixNode, prefix: readonly string[]): boolean {
+  let node = root;
+  for (const segment of prefix) {
+    if (node.end) return true;
+    const child = node.children.get(segment);
+    if (child === undefined) return false;
+    node = child;
+  }
+  return node.end || node.children.size > 0;
+}
+
 /** Who owns each of one side's entries: entry → (wave index, agent) pairs. */
 type Owners = Map<string, Array<{ wave: number; id: string }>>;
 
@@ -110,14 +185,43 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   // Wave 0 is ours, wave i is claimed[i - 1]. Ids are made unique per wave (`<wave>:<id>`) for the engine,
   // so no id is "used twice" across waves.
   const waves: WaveScopes[] = [ours, ...claimed];
+
+  // Two entries can only share a path when their literal prefixes agree on every segment both have (the
+  // engine's own first test), so an agent none of whose entries agrees so with any entry of the other side
+  // can meet nothing there. Such agents are left out before anything is compiled or any test sibling is
+  // spelled: in waves that own separate directories, that is every agent. Exact: what is left out could
+  // never be a conflict. A declared file stands for its plain siblings by its directory, which starts
+  // every one of them (SIBLINGS_BELOW_THEIR_FILE); otherwise the siblings are spelled for this too.
+  const prefixTrees: [PrefixNode, PrefixNode] = [
+    { end: false, children: new Map() },
+    { end: false, children: new Map() },
+  ];
+  const prefixes = waves.map((wave, index) =>
+    wave.records.map((record) => {
+      const covering = SIBLINGS_BELOW_THEIR_FILE
+        ? record.files.map((entry) => coveringPrefix(entry, ignoreCase))
+        : effectiveEntries(record.files, wave.role).entries.map((entry) => spelledPrefix(entry, ignoreCase));
+      for (const prefix of covering) addPrefix(prefixTrees[index === 0 ? 0 : 1], prefix);
+      return covering;
+    }),
+  );
+  const effective = waves.map((wave, index) =>
+    wave.records.map((record, position) => {
+      const others = prefixTrees[index === 0 ? 1 : 0];
+      const meets = (prefixes[index]?.[position] ?? []).some((prefix) => meetsAnyPrefix(others, prefix));
+      return meets ? { record, ...effectiveEntries(record.files, wave.role) } : undefined;
+    }),
+  );
+
   const declared: Array<{ wave: number; id: string }> = [];
   const records: ScopeRecord[] = [];
   const siblingsOf: [Owners, Owners] = [new Map(), new Map()];
   const declaredOf: [Owners, Owners] = [new Map(), new Map()];
-  waves.forEach((wave, index) => {
+  effective.forEach((agents, index) => {
     const side = index === 0 ? 0 : 1;
-    for (const record of wave.records) {
-      const { entries, siblings } = effectiveEntries(record.files, wave.role);
+    for (const agent of agents) {
+      if (agent === undefined) continue;
+      const { record, entries, siblings } = agent;
       declared.push({ wave: index, id: record.id });
       records.push({ id: `${index}:${record.id}`, files: [...record.files] });
       for (const entry of entries) own(siblings.has(entry) ? siblingsOf[side] : declaredOf[side], entry, index, record.id);
@@ -146,6 +250,8 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
       witness,
     });
   };
+
+  if (declaredOf[0].size + siblingsOf[0].size === 0 || declaredOf[1].size + siblingsOf[1].size === 0) return [];
 
   // Declared against declared: the engine.
   const byId = new Map(records.map((record, index) => [record.id, declared[index] as { wave: number; id: string }]));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { ScopeRecord } from '../../../src/planner/scope/collisions';
 import { intersects } from '../../../src/planner/scope/scopeAlgebra';
+import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { effectiveEntries, findClaimConflicts } from '../../../src/planner/sync/claimConflicts';
 import type { ClaimedWaveScopes } from '../../../src/planner/sync/claimConflicts';
 import { buildClaimsView, findConflictsWithClaims } from '../../../src/planner/sync/claimsView';
@@ -162,6 +163,51 @@ describe('findClaimConflicts (our wave against other clones\' claims)', () => {
         for (const conflict of conflicts) assert.ok(oracleMatcher(conflict.entry)(conflict.witness) && oracleMatcher(conflict.other.entry)(conflict.witness));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  // Agents whose entries' literal prefixes cannot agree are left out before anything is compiled; entries
+  // whose prefixes nearly agree (one segment apart, a case apart, braces whose alternatives climb out of a
+  // directory, case folds outside ASCII) must still meet exactly when pairwise intersection says so.
+  it('leaves out only agents that cannot meet: exactly the pairs pairwise intersection finds, folding case or not', function () {
+    this.timeout(300_000);
+    const pool = [
+      'src/a/', 'src/A/x.ts', 'src/a/x.ts', 'src/b/x.ts', 'src/ab/', 'src/a/x.test.ts', 'SRC/a/__tests__/x.ts', 'src/', 'src/a',
+      'src/{a,b}/x.ts', 'src/q/{..,r}/x.ts', 'src/{q/..,a}/', 'src/*/x.ts', '**/x.ts', 'docs/ΑΣ/', 'docs/ας/n.md', 'docs/ασ/n.md', 'docs/Straße/', 'docs/strasse/x.md',
+    ].map((entry) => normalizeScopeEntry(entry));
+    const waveArb = fc.array(fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(waveArb, waveArb, fc.boolean(), fc.constantFrom('implementation', 'docs'), (oursRaw, theirsRaw, ignoreCase, role) => {
+        const ours = { role, records: oursRaw.map((files, index) => ({ id: `o${index}`, files })) };
+        const other = claimed(theirsRaw.map((files, index) => ({ id: `t${index}`, files })), 'implementation');
+        // Folding case, two test siblings of one agent that differ only in case are one path: the proof
+        // names it once, so pairs of agents are compared then (what the filter decides on), entry pairs otherwise.
+        const key = (mine: string, theirs: string, a: string, b: string) => (ignoreCase ? `${mine}|${theirs}` : `${mine}|${theirs}|${a}|${b}`);
+        const expected = new Set<string>();
+        for (const mine of ours.records) {
+          for (const theirs of other.records) {
+            for (const a of effectiveEntries(mine.files, ours.role).entries) {
+              for (const b of effectiveEntries(theirs.files, other.role).entries) if (intersects(a, b, { ignoreCase }).overlaps) expected.add(key(mine.id, theirs.id, a, b));
+            }
+          }
+        }
+        const found = findClaimConflicts(ours, [other], { ignoreCase }).map((c) => key(c.agent, c.other.agent, c.entry, c.other.entry));
+        assert.deepEqual([...new Set(found)].sort(), [...expected].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('still finds a conflict deep below agents that own separate directories (the filter is not by agent name or first entry)', () => {
+    const wave = (prefix: string) => Array.from({ length: 64 }, (_, i) => ({ id: `${prefix}${i}`, files: [`${prefix}/pkg${i}/`, `shared/${prefix}${i}/file.ts`] }));
+    const ours = { role: 'implementation', records: wave('a') };
+    assert.deepEqual(findClaimConflicts(ours, [claimed(wave('b'), 'implementation')]), []);
+    const theirs = wave('b');
+    theirs[40]?.files.push('shared/a17/file.test.ts');
+    const conflicts = findClaimConflicts(ours, [claimed(theirs, 'implementation')]);
+    assert.deepEqual(
+      conflicts.map((c) => [c.agent, c.entry, c.testSibling, c.other.agent, c.other.entry, c.witness]),
+      [['a17', 'shared/a17/file.test.ts', true, 'b40', 'shared/a17/file.test.ts', 'shared/a17/file.test.ts']],
     );
   });
 });
