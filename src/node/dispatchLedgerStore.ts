@@ -5,10 +5,10 @@
 // the lock makes the read-modify-write cycle safe. Where the ledger lives, and reading it, are in
 // ledgerFile.ts (the write gate reads it too, and must not load the lock library to do so).
 import { lockSync } from 'proper-lockfile';
-import { lstatSync, mkdirSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ensureRealDirectory } from './eventLog';
-import { writeFileAtomicSync } from './hookFileSystem';
+import { lstatQuiet, writeFileAtomicSync } from './hookFileSystem';
 import type { LedgerLocation } from './ledgerFile';
 import { formatLedger } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
@@ -98,32 +98,22 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
 }
 
 /**
- * The ledger file, after checking that `.orchestrator/` under the root is a real directory (created when
- * missing and `create` is set) and that the file, when it exists, is a regular file and not a link: a planted
- * link cannot redirect a write or a removal. Undefined when the directory is missing and not created.
+ * Whether the ledger file is there, after checking that `.orchestrator/` under the root is a real
+ * directory and that the file, when it exists, is a regular file and not a link: a planted link cannot
+ * redirect a write or a removal. `create` makes a missing `.orchestrator/`; without it, a missing one
+ * answers 'absent'. Throws on a refusal.
  */
-function checkedLedgerPath(location: LedgerLocation, create: boolean): { path: string; exists: boolean } | undefined {
+function ledgerFileState(location: LedgerLocation, create: boolean): 'absent' | 'present' {
   const directory = resolve(location.root, ORCHESTRATOR_DIR_NAME);
   if (dirname(resolve(location.ledgerPath)) !== directory) throw new Error(`refusing to touch ${location.ledgerPath}: it is not in ${directory}`);
-  if (!create) {
-    try {
-      lstatSync(directory);
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw error;
-    }
-  }
+  if (!create && lstatQuiet(directory) === undefined) return 'absent';
   // Refuses a link or a file at .orchestrator/; creates the directory when it is missing.
   ensureRealDirectory(location.root, ORCHESTRATOR_DIR_NAME);
-  try {
-    const stats = lstatSync(location.ledgerPath);
-    if (stats.isSymbolicLink()) throw new Error(`refusing to replace the symbolic link ${location.ledgerPath}`);
-    if (!stats.isFile()) throw new Error(`${location.ledgerPath} is not a regular file`);
-    return { path: location.ledgerPath, exists: true };
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return { path: location.ledgerPath, exists: false };
-    throw error;
-  }
+  const stats = lstatQuiet(location.ledgerPath);
+  if (stats === undefined) return 'absent';
+  if (stats.isSymbolicLink()) throw new Error(`refusing to replace the symbolic link ${location.ledgerPath}`);
+  if (!stats.isFile()) throw new Error(`${location.ledgerPath} is not a regular file`);
+  return 'present';
 }
 
 /**
@@ -134,14 +124,13 @@ function checkedLedgerPath(location: LedgerLocation, create: boolean): { path: s
  * worker_threads with it) would cost every dispatch more than its decision.
  */
 export function writeLedger(location: LedgerLocation, ledger: SessionLedger): void {
-  const target = checkedLedgerPath(location, true) as { path: string };
-  writeFileAtomicSync(target.path, formatLedger(ledger), 0o644, { syncDirectory: false });
+  ledgerFileState(location, true);
+  writeFileAtomicSync(location.ledgerPath, formatLedger(ledger), 0o644, { syncDirectory: false });
 }
 
 /** Removes the ledger file; false when there was none. Throws on any other failure. */
 export function removeLedger(location: LedgerLocation): boolean {
-  const target = checkedLedgerPath(location, false);
-  if (target === undefined || !target.exists) return false;
-  unlinkSync(target.path);
+  if (ledgerFileState(location, false) === 'absent') return false;
+  unlinkSync(location.ledgerPath);
   return true;
 }

@@ -22,8 +22,11 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-/** lstat without an exception for a missing entry (exceptions cost more than the system call on this path). */
-function lstatQuiet(path: string) {
+/**
+ * lstat, or undefined when nothing is at `path` (or a parent is missing or not a directory); without an
+ * exception for a missing entry (exceptions cost more than the system call on this path).
+ */
+export function lstatQuiet(path: string) {
   try {
     return lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {

@@ -378,29 +378,42 @@ describe('wave-scope hook pre-dispatch: declared agents of the active wave', () 
   });
 });
 
+/**
+ * Runs a bundle under a preload that records every module it requests (Module._load), from a scratch
+ * directory of its own; `loaded` is the requests of that one run, one per line.
+ */
+function moduleRecorder(): { run(script: string, args: string[], input: string, env: NodeJS.ProcessEnv): { status: number | null; stderr: string; loaded: string }; remove(): void } {
+  const probeDir = mkdtempSync(join(tmpdir(), 'wave-scope-loads-'));
+  const record = join(probeDir, 'loaded.txt');
+  const preload = join(probeDir, 'preload.cjs');
+  writeFileSync(preload, `const Module = require('module'); const fs = require('fs'); const load = Module._load; Module._load = function (request, parent, isMain) { fs.appendFileSync(${JSON.stringify(record)}, request + '\\n'); return load.apply(this, arguments); };\n`);
+  return {
+    run(script, args, input, env) {
+      writeFileSync(record, '');
+      const run = spawnSync(process.execPath, ['--require', preload, script, ...args], { input, encoding: 'utf8', env });
+      return { status: run.status, stderr: run.stderr, loaded: readFileSync(record, 'utf8') };
+    },
+    remove: () => rmSync(probeDir, { recursive: true, force: true }),
+  };
+}
+
 describe('wave-scope hook: the write gate does not load the dispatch guard', () => {
   it('enforce-write through dist/hook.js never loads dist/dispatch.js, and hook.js carries none of it', () => {
     const repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n' } });
-    const probeDir = mkdtempSync(join(tmpdir(), 'wave-scope-loads-'));
+    const recorder = moduleRecorder();
     try {
-      const record = join(probeDir, 'loaded.txt');
-      const preload = join(probeDir, 'preload.cjs');
-      writeFileSync(preload, `const Module = require('module'); const fs = require('fs'); const load = Module._load; Module._load = function (request, parent, isMain) { fs.appendFileSync(${JSON.stringify(record)}, request + '\\n'); return load.apply(this, arguments); };\n`);
       const payload = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', cwd: repo.root, session_id: 's', tool_input: { file_path: join(repo.root, 'src/a.ts'), content: '' } });
-      const run = spawnSync(process.execPath, ['--require', preload, join(dist, 'hook.js'), 'enforce-write'], { input: payload, encoding: 'utf8', env: cleanEnv() });
+      const run = recorder.run(join(dist, 'hook.js'), ['enforce-write'], payload, cleanEnv());
       assert.equal(run.status, 0, run.stderr);
-      const loaded = readFileSync(record, 'utf8');
-      assert.ok(loaded.includes('hook.js'), 'the preload saw the hook bundle load');
-      assert.doesNotMatch(loaded, /dispatch\.js|preDispatch|proper-lockfile/);
+      assert.ok(run.loaded.includes('hook.js'), 'the preload saw the hook bundle load');
+      assert.doesNotMatch(run.loaded, /dispatch\.js|preDispatch|proper-lockfile/);
       // The control: a dispatch hook through the same bundle does load it.
-      writeFileSync(record, '');
-      spawnSync(process.execPath, ['--require', preload, join(dist, 'hook.js'), 'pre-dispatch'], { input: '', encoding: 'utf8', env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }) });
-      assert.match(readFileSync(record, 'utf8'), /dispatch\.js/);
+      assert.match(recorder.run(join(dist, 'hook.js'), ['pre-dispatch'], '', cleanEnv({ CLAUDE_PROJECT_DIR: repo.root })).loaded, /dispatch\.js/);
       const bundle = readFileSync(join(dist, 'hook.js'), 'utf8');
       for (const marker of ['Async agent launched successfully', 'Fork started', 'FILE-SCOPE', 'Lock file is already being held']) assert.ok(!bundle.includes(marker), `hook.js carries ${marker}`);
     } finally {
       repo.remove();
-      rmSync(probeDir, { recursive: true, force: true });
+      recorder.remove();
     }
   });
 });
@@ -408,24 +421,21 @@ describe('wave-scope hook: the write gate does not load the dispatch guard', () 
 describe('wave-scope hook pre-dispatch: what a dispatch loads', () => {
   it('a recorded dispatch through dist/dispatch.js loads neither node:crypto, assert, worker_threads nor write-file-atomic', () => {
     const repo = createTempGitRepo({ initialFiles: { 'README.md': 'r\n' } });
-    const probeDir = mkdtempSync(join(tmpdir(), 'wave-scope-loads-'));
+    const recorder = moduleRecorder();
     try {
-      const record = join(probeDir, 'loaded.txt');
-      const preload = join(probeDir, 'preload.cjs');
-      writeFileSync(preload, `const Module = require('module'); const fs = require('fs'); const load = Module._load; Module._load = function (request, parent, isMain) { fs.appendFileSync(${JSON.stringify(record)}, request + '\\n'); return load.apply(this, arguments); };\n`);
       const payload = dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(['src/a/']), useId: 'toolu_1', transcriptPath: null });
-      const run = spawnSync(process.execPath, ['--require', preload, join(dist, 'dispatch.js'), 'pre-dispatch'], { input: payload, encoding: 'utf8', env: cleanEnv() });
+      const run = recorder.run(join(dist, 'dispatch.js'), ['pre-dispatch'], payload, cleanEnv());
       assert.equal(run.status, 0, run.stderr);
       // The dispatch was decided and recorded (a digest and a locked, atomic write of the ledger).
       assert.deepEqual(ledgerIds(repo.root), ['alpha']);
-      const loaded = readFileSync(record, 'utf8').split('\n');
+      const loaded = run.loaded.split('\n');
       assert.ok(loaded.includes('proper-lockfile') || loaded.some((name) => name.endsWith('dispatch.js')), 'the preload saw the bundle load');
       for (const heavy of ['crypto', 'node:crypto', 'assert', 'node:assert', 'worker_threads', 'node:worker_threads', 'write-file-atomic']) {
         assert.ok(!loaded.includes(heavy), `the dispatch hook loaded ${heavy}`);
       }
     } finally {
       repo.remove();
-      rmSync(probeDir, { recursive: true, force: true });
+      recorder.remove();
     }
   });
 });
