@@ -20,6 +20,16 @@ import { icons, PlannerPart } from './base';
 import { fieldMessage, inlineMessage } from './fields';
 
 /** What an entry's spelling alone says (typo warnings, pattern or path), once per spelling. */
+/**
+ * An entry's badge that counts what it meets (collisions, or overlaps with other clones' claims): its hover
+ * explains them, a click takes the focus to where they are resolved.
+ */
+function badge(input: { kind: string; icon: TemplateResult; total: number; hoverId: string; label: string; onClick: () => void }): TemplateResult {
+  return html`<button class="entry-badge ${input.kind}" aria-describedby=${input.hoverId} aria-label=${input.label} @click=${input.onClick}>
+    ${input.icon}<span>${input.total}</span>
+  </button>`;
+}
+
 const spellingFacts = new Map<string, { warnings: EntryWarning[]; pattern: boolean }>();
 
 function factsOf(entry: string, ignoreCase: boolean): { warnings: EntryWarning[]; pattern: boolean } {
@@ -270,24 +280,10 @@ export class AgentLane extends PlannerPart {
         ? html`<span class="match-count" title=${count(matches, 'matching file')} aria-label=${count(matches, 'matching file')}>${matches}</span>`
         : nothing}
       ${collisions.length > 0
-        ? html`<button
-            class="entry-badge collision-badge"
-            aria-describedby=${hoverId}
-            aria-label="${count(collisions.length, 'collision')} of ${entry}"
-            @click=${() => controls.focusAfterRender(`.collision[data-agents~="${agent.id}"] .resolve`, '#collisions-heading')}
-          >
-            ${icons.warning()}<span>${collisions.length}</span>
-          </button>`
+        ? badge({ kind: 'collision-badge', icon: icons.warning(), total: collisions.length, hoverId, label: `${count(collisions.length, 'collision')} of ${entry}`, onClick: () => controls.focusAfterRender(`.collision[data-agents~="${agent.id}"] .resolve`, '#collisions-heading') })
         : nothing}
       ${claims.length > 0
-        ? html`<button
-            class="entry-badge claim-badge"
-            aria-describedby=${hoverId}
-            aria-label="${count(claims.length, 'overlap')} of ${entry} with other clones"
-            @click=${() => controls.focusAfterRender('.claim-conflict .resolve', '#claims-heading')}
-          >
-            ${icons.lock()}<span>${claims.length}</span>
-          </button>`
+        ? badge({ kind: 'claim-badge', icon: icons.lock(), total: claims.length, hoverId, label: `${count(claims.length, 'overlap')} of ${entry} with other clones`, onClick: () => controls.focusAfterRender('.claim-conflict .resolve', '#claims-heading') })
         : nothing}
       ${warnings.length > 0 && collisions.length === 0 && claims.length === 0
         ? html`<span class="entry-badge warning-badge" tabindex="0" role="note" aria-describedby=${hoverId} aria-label="Probably a typo">${icons.warning()}</span>`
