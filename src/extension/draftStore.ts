@@ -8,6 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
 import type * as vscode from 'vscode';
+// The one writer that is not src/node/atomicFile.ts (its header says why): asynchronous, off the host's thread.
 import writeFileAtomic from 'write-file-atomic';
 import type { PlanDraft } from '../protocol/plannerProtocol';
 import { PlanDraftSchema } from '../protocol/plannerProtocol';

@@ -4,12 +4,11 @@
 import { isAscii } from 'node:buffer';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomicSync } from './hookFileSystem';
+import { writeFileAtomicSync } from './atomicFile';
 
 /**
- * Atomically replaces `path` with `text`, creating its directory. The hook file system's writer
- * (temporary file created exclusively, fsync, rename, directory fsync) rather than write-file-atomic,
- * whose module (and the worker_threads it loads) every post-bash call would otherwise load.
+ * Atomically replaces `path` with `text`, creating its directory (temporary file created exclusively,
+ * fsync, rename, directory fsync: src/node/atomicFile.ts).
  */
 export function writeFileAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });

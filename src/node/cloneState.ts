@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import type { CloneIdentity } from '../planner/sync/claims';
 import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
 import type { LocalSyncState } from '../planner/sync/localState';
 import { scanGitConfig } from '../planner/enforce/gitConfig';
+import { writeFileAtomicSync } from './atomicFile';
 import { readTextIfExists } from './declarationFs';
 import { homeDirectory } from './hookFileSystem';
 import { gitPlanRefStore, runGitProcess } from './planRefGit';
@@ -109,7 +109,7 @@ export function planTreeCache(gitDir: string): PlanTreeCache {
       try {
         mkdirSync(stateDirOf(gitDir), { recursive: true });
         // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
-        writeFileAtomic.sync(path, JSON.stringify({ version: 1, commit, files: Object.fromEntries(tree) }), { fsync: false });
+        writeFileAtomicSync(path, JSON.stringify({ version: 1, commit, files: Object.fromEntries(tree) }), { fsync: false, syncDirectory: false });
       } catch {
         // A cache that cannot be written is a cache that misses.
       }
@@ -184,6 +184,6 @@ export function readLocalSyncState(gitDir: string): LocalSyncState {
 export function updateLocalSyncState(gitDir: string, change: (state: LocalSyncState) => LocalSyncState): LocalSyncState {
   const next = change(readLocalSyncState(gitDir) ?? emptyLocalSyncState());
   mkdirSync(stateDirOf(gitDir), { recursive: true });
-  writeFileAtomic.sync(join(stateDirOf(gitDir), 'sync-state.json'), formatLocalSyncState(next), { fsync: false });
+  writeFileAtomicSync(join(stateDirOf(gitDir), 'sync-state.json'), formatLocalSyncState(next), { fsync: false, syncDirectory: false });
   return next;
 }

@@ -7,8 +7,9 @@
 import { lockSync } from 'proper-lockfile';
 import { mkdirSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { writeFileAtomicSync } from './atomicFile';
+import { ensureRealParents, isReplaceableFile } from './declarationFs';
 import { ensureRealDirectory } from './eventLog';
-import { lstatQuiet, writeFileAtomicSync } from './hookFileSystem';
 import type { LedgerLocation } from './ledgerFile';
 import { formatLedger } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
@@ -98,34 +99,27 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
 }
 
 /**
- * Whether the ledger file is there, after checking that `.orchestrator/` under the root is a real
- * directory and that the file, when it exists, is a regular file and not a link: a planted link cannot
- * redirect a write or a removal. `create` makes a missing `.orchestrator/`; without it, a missing one
- * answers 'absent'. Throws on a refusal.
+ * Whether the ledger file is there, after checking, with the declarations' own confinement checks, that
+ * `.orchestrator/` under the root is a real directory and that the file, when it exists, is a regular
+ * file and not a link: a planted link cannot redirect a write or a removal. `create` makes a missing
+ * `.orchestrator/`; without it, a missing one answers 'absent'. Throws on a refusal.
  */
 function ledgerFileState(location: LedgerLocation, create: boolean): 'absent' | 'present' {
   const directory = resolve(location.root, ORCHESTRATOR_DIR_NAME);
   if (dirname(resolve(location.ledgerPath)) !== directory) throw new Error(`refusing to touch ${location.ledgerPath}: it is not in ${directory}`);
-  if (!create && lstatQuiet(directory) === undefined) return 'absent';
-  // Refuses a link or a file at .orchestrator/; creates the directory when it is missing.
-  ensureRealDirectory(location.root, ORCHESTRATOR_DIR_NAME);
-  const stats = lstatQuiet(location.ledgerPath);
-  if (stats === undefined) return 'absent';
-  if (stats.isSymbolicLink()) throw new Error(`refusing to replace the symbolic link ${location.ledgerPath}`);
-  if (!stats.isFile()) throw new Error(`${location.ledgerPath} is not a regular file`);
-  return 'present';
+  if (!ensureRealParents(location.root, location.ledgerPath, create)) return 'absent';
+  return isReplaceableFile(location.ledgerPath) ? 'present' : 'absent';
 }
 
 /**
  * Writes the ledger atomically (temp file, fsync, rename), refusing symbolic links under the root. Throws
  * on failure. The directory is not fsynced after the rename: a power cut can then cost the last dispatch's
  * record (the guard fails open on a missing claim), never a torn file, and the hook saves a disk flush.
- * It writes through the hooks' own small atomic writer: loading write-file-atomic (node:crypto and
- * worker_threads with it) would cost every dispatch more than its decision.
+ * It writes through the one atomic writer of src/node/atomicFile.ts, which loads nothing beyond node:fs.
  */
 export function writeLedger(location: LedgerLocation, ledger: SessionLedger): void {
   ledgerFileState(location, true);
-  writeFileAtomicSync(location.ledgerPath, formatLedger(ledger), 0o644, { syncDirectory: false });
+  writeFileAtomicSync(location.ledgerPath, formatLedger(ledger), { syncDirectory: false });
 }
 
 /** Removes the ledger file; false when there was none. Throws on any other failure. */

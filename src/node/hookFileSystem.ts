@@ -7,7 +7,7 @@
 // minute (a link to /dev/zero), or make a broken file read as "no file" (a link that leads nowhere).
 // Only a regular file under a size cap, read within a time budget, is read; anything else throws, and
 // the gate's catch denies.
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { LocateFileSystem } from '../planner/enforce/repoLocation';
 import type { TargetFileSystem } from '../planner/enforce/writeTarget';
@@ -146,45 +146,5 @@ export function homeDirectory(): string | undefined {
     return home.startsWith('/') ? home : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Writes a small file the hooks own, atomically: a temporary file beside it (created exclusively),
- * written, fsynced, renamed over the target, the directory fsynced (unless `syncDirectory: false`: the
- * caller accepts losing the rename, never the content, to a power cut). A link at the target is replaced,
- * never written through. Kept here rather than pulling write-file-atomic into the hook bundle, whose
- * every byte is parsed before every write is decided.
- */
-export function writeFileAtomicSync(path: string, text: string, mode = 0o644, options: { syncDirectory?: boolean } = {}): void {
-  // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
-  // the hook bundle a module load on every write).
-  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
-  const descriptor = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  try {
-    // The mode exactly as asked (open's is masked by the umask): a 0600 file stays 0600, a 0644 one 0644.
-    fchmodSync(descriptor, mode);
-    const bytes = Buffer.from(text, 'utf8');
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(descriptor, bytes, offset);
-    fsyncSync(descriptor);
-  } catch (error) {
-    closeSync(descriptor);
-    unlinkSync(temporary);
-    throw error;
-  }
-  closeSync(descriptor);
-  try {
-    renameSync(temporary, path);
-  } catch (error) {
-    unlinkSync(temporary);
-    throw error;
-  }
-  if (options.syncDirectory === false) return;
-  const directory = openSync(parentOf(path), constants.O_RDONLY);
-  try {
-    fsyncSync(directory);
-  } finally {
-    closeSync(directory);
   }
 }

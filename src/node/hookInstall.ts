@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runGit } from './git';
-import { writeFileAtomicSync } from './hookFileSystem';
+import { writeFileAtomicSync } from './atomicFile';
 import {
   AGENT_CLIS,
   CHAINED_SUFFIX,
@@ -289,7 +289,7 @@ export function applyHookInstall(plan: InstallPlan): PlannedChange[] {
     if (change.action === 'create' || change.action === 'modify') {
       mkdirSync(dirname(change.path), { recursive: true });
       const mode = change.keepMode === true ? statSync(change.path).mode & 0o7777 : (change.mode ?? 0o644);
-      writeFileAtomicSync(change.path, change.after ?? '', mode);
+      writeFileAtomicSync(change.path, change.after ?? '', { mode });
     } else if (change.action === 'delete') {
       rmSync(change.path, { force: true });
     } else if (change.renameTo !== undefined) {

@@ -4,9 +4,10 @@
 // rename, confinement) or finds the same bytes already in a plain file of its own, which is then made
 // as durable as a rewrite would have made it (the file fsynced now, its directory at the next commit
 // point), at the cost of an fsync with nothing to flush.
-import { closeSync, fsyncSync, lstatSync, openSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { DeclarationFs } from '../planner/plan/declarationStore';
+import { fsyncQuietly } from './atomicFile';
 
 /**
  * Whether `path` is a regular file with one name, reached from `root` through real directories only. A
@@ -41,7 +42,7 @@ export function skippingUnchangedFiles(fs: DeclarationFs, root: string): Declara
     listDir: (path) => fs.listDir(path),
     remove: (path) => fs.remove(path),
     sync() {
-      for (const directory of directories) fsyncPath(directory);
+      for (const directory of directories) fsyncQuietly(directory);
       directories.clear();
       fs.sync?.();
     },
@@ -52,7 +53,7 @@ export function skippingUnchangedFiles(fs: DeclarationFs, root: string): Declara
       } catch {
         current = undefined;
       }
-      if (current === text && isOwnPlainFile(root, path) && fsyncPath(path)) {
+      if (current === text && isOwnPlainFile(root, path) && fsyncQuietly(path)) {
         skipped.push(path);
         directories.add(dirname(resolve(path)));
         return;
@@ -60,18 +61,4 @@ export function skippingUnchangedFiles(fs: DeclarationFs, root: string): Declara
       fs.writeAtomic(path, text);
     },
   };
-}
-
-/** fsync of a file or directory opened read-only; false when the platform refuses (then it is rewritten instead). */
-function fsyncPath(path: string): boolean {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(path, 'r');
-    fsyncSync(descriptor);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
-  }
 }

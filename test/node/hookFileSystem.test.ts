@@ -1,10 +1,9 @@
 // The Node side of the hooks' file system (src/node/hookFileSystem.ts), on real files: control files
 // are read only when they are small regular files, a link that leads nowhere is an error and not an
-// absence, resolution follows links as the kernel does, and the hooks' own writes are atomic, keep the
-// mode asked for and replace a link instead of writing through it.
+// absence, and resolution follows links as the kernel does.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,7 +12,6 @@ import {
   nodeLocateFileSystem,
   nodeTargetFileSystem,
   readControlFile,
-  writeFileAtomicSync,
 } from '../../src/node/hookFileSystem';
 
 describe('hookFileSystem (real files)', () => {
@@ -91,32 +89,6 @@ describe('hookFileSystem (real files)', () => {
       symlinkSync(dir, join(dir, 'self'));
       assert.equal(canonicalDirectory(join(dir, 'self')), dir);
       assert.throws(() => canonicalDirectory(join(dir, 'missing')));
-    });
-  });
-
-  describe('writeFileAtomicSync', () => {
-    it('writes the text with exactly the mode asked for, and leaves no temporary file behind', () => {
-      const path = join(dir, 'settings.json');
-      const umask = process.umask(0o077);
-      try {
-        writeFileAtomicSync(path, 'one', 0o644);
-      } finally {
-        process.umask(umask);
-      }
-      assert.equal(readFileSync(path, 'utf8'), 'one');
-      assert.equal(statSync(path).mode & 0o777, 0o644, 'not masked by the umask');
-      writeFileAtomicSync(path, 'two', 0o600);
-      assert.equal(statSync(path).mode & 0o777, 0o600);
-      assert.deepEqual(readdirSync(dir), ['settings.json']);
-    });
-
-    it('replaces a link at the path, never the file it points to', () => {
-      writeFileSync(join(dir, 'target'), 'untouched');
-      symlinkSync('target', join(dir, 'link'));
-      writeFileAtomicSync(join(dir, 'link'), 'new', 0o644);
-      assert.equal(readFileSync(join(dir, 'target'), 'utf8'), 'untouched');
-      assert.equal(lstatSync(join(dir, 'link')).isSymbolicLink(), false);
-      assert.equal(readFileSync(join(dir, 'link'), 'utf8'), 'new');
     });
   });
 });

@@ -18,8 +18,8 @@ import {
   nodeLocateFileSystem,
   nodeTargetFileSystem,
   readControlFile,
-  writeFileAtomicSync,
 } from '../../node/hookFileSystem';
+import { writeFileAtomicSync } from '../../node/atomicFile';
 import { appendEvent } from '../../node/eventLog';
 import { readSubagentScope } from '../../node/subagentScope';
 import { nodeWriteGateHost } from '../../node/writeGateHost';

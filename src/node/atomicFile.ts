@@ -1,0 +1,78 @@
+// The one atomic writer for every file the CLI and the hooks own: declarations, manifests, the dispatch
+// ledger, the backstop's records, hook settings, this clone's sync state. A temporary file beside the
+// target (created exclusively), written, fsynced, renamed over the target, and the directory fsynced
+// unless the caller makes its directories durable itself (DeclarationFs batches them until its next
+// commit point) or accepts losing the rename, never the content, to a power cut.
+//
+// Why not write-file-atomic here: it loads node:crypto and worker_threads (through signal-exit and its
+// temp-name hash), which every hook call would pay for before deciding anything, and it follows a link
+// at the target, where a planted link must be replaced instead. The one caller that keeps it is the
+// extension's draft store (src/extension/draftStore.ts): it writes asynchronously from the extension
+// host, which must not block on an fsync, and write-file-atomic's queued asynchronous write is made for
+// exactly that.
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** The file's mode, exactly (not masked by the umask). Default 0o644. */
+  mode?: number;
+  /** fsync the data before the rename. Default true; false only for caches, where a torn or lost file is a miss. */
+  fsync?: boolean;
+  /** fsync the directory after the rename. Default true. */
+  syncDirectory?: boolean;
+}
+
+/**
+ * Replaces `path` with `text` atomically: a reader sees the old file or the new one, never a mix. A link at
+ * the path is replaced, never written through. Throws on failure, leaving no temporary file behind.
+ */
+export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): void {
+  const mode = options.mode ?? 0o644;
+  // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
+  // the hook bundle a module load on every write).
+  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const descriptor = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    // The mode exactly as asked (open's is masked by the umask): a 0600 file stays 0600, a 0644 one 0644.
+    fchmodSync(descriptor, mode);
+    const bytes = Buffer.from(text, 'utf8');
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(descriptor, bytes, offset);
+    if (options.fsync !== false) fsyncSync(descriptor);
+  } catch (error) {
+    closeSync(descriptor);
+    unlinkSync(temporary);
+    throw error;
+  }
+  closeSync(descriptor);
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    unlinkSync(temporary);
+    throw error;
+  }
+  if (options.syncDirectory === false) return;
+  const directory = openSync(dirname(path), constants.O_RDONLY);
+  try {
+    fsyncSync(directory);
+  } finally {
+    closeSync(directory);
+  }
+}
+
+/**
+ * fsyncs a file or a directory, opened read-only. False when the platform refuses (Windows cannot open or
+ * fsync a directory; a rename there is atomic all the same): the caller decides whether that matters.
+ */
+export function fsyncQuietly(path: string): boolean {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, 'r');
+    fsyncSync(descriptor);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}

@@ -1,0 +1,121 @@
+// The one atomic writer (src/node/atomicFile.ts), on real files: the text lands whole with exactly the mode
+// asked for, a link at the target is replaced and never written through, a failed write leaves no temporary
+// file, and the data and the directory are fsynced in the order a power cut needs (observed by watching the
+// calls into node:fs, which still run), unless the caller says it makes them durable itself.
+import assert from 'node:assert/strict';
+// The module object itself (not a namespace copy), so the spy below sees every call the writer makes.
+import fs from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fsyncQuietly, writeFileAtomicSync } from '../../src/node/atomicFile';
+
+/** What node:fs was asked to fsync and rename, in order, while `run` ran. */
+function observeFs(run: () => void): string[] {
+  const calls: string[] = [];
+  const descriptors = new Map<number, string>();
+  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync, renameSync: fs.renameSync };
+  const mutable = fs as unknown as Record<keyof typeof real, unknown>;
+  mutable.openSync = (path: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
+    descriptors.set(fd, String(path));
+    return fd;
+  };
+  mutable.fsyncSync = (fd: number) => {
+    const path = descriptors.get(fd) ?? String(fd);
+    calls.push(`fsync ${path.endsWith('.tmp') ? 'temporary file' : path}`);
+    real.fsyncSync(fd);
+  };
+  mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+    calls.push(`rename ${String(to)}`);
+    real.renameSync(from, to);
+  };
+  try {
+    run();
+  } finally {
+    Object.assign(mutable, real);
+  }
+  return calls;
+}
+
+describe('node/atomicFile (real files)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-atomic-')));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('writeFileAtomicSync', () => {
+    it('writes the text with exactly the mode asked for, and leaves no temporary file behind', () => {
+      const path = join(dir, 'settings.json');
+      const umask = process.umask(0o077);
+      try {
+        writeFileAtomicSync(path, 'one');
+      } finally {
+        process.umask(umask);
+      }
+      assert.equal(readFileSync(path, 'utf8'), 'one');
+      assert.equal(statSync(path).mode & 0o777, 0o644, 'the default mode, not masked by the umask');
+      writeFileAtomicSync(path, 'twø', { mode: 0o600 });
+      assert.equal(readFileSync(path, 'utf8'), 'twø');
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.deepEqual(readdirSync(dir), ['settings.json']);
+    });
+
+    it('replaces the file by renaming a new one over it, so a reader never sees a mix', () => {
+      const path = join(dir, 'a.json');
+      writeFileSync(path, 'old');
+      const before = statSync(path).ino;
+      const kept = fs.openSync(path, 'r');
+      try {
+        writeFileAtomicSync(path, 'new');
+        // The old file, still open, is whole and unchanged: the new text went into another file.
+        assert.equal(fs.readFileSync(kept, 'utf8'), 'old');
+      } finally {
+        fs.closeSync(kept);
+      }
+      assert.equal(readFileSync(path, 'utf8'), 'new');
+      assert.notEqual(statSync(path).ino, before);
+    });
+
+    it('replaces a link at the path, never the file it points to', () => {
+      writeFileSync(join(dir, 'target'), 'untouched');
+      symlinkSync('target', join(dir, 'link'));
+      writeFileAtomicSync(join(dir, 'link'), 'new');
+      assert.equal(readFileSync(join(dir, 'target'), 'utf8'), 'untouched');
+      assert.equal(lstatSync(join(dir, 'link')).isSymbolicLink(), false);
+      assert.equal(readFileSync(join(dir, 'link'), 'utf8'), 'new');
+    });
+
+    it('throws when the rename fails, and leaves no temporary file behind', () => {
+      mkdirSync(join(dir, 'taken'));
+      writeFileSync(join(dir, 'taken', 'inside'), 'x');
+      assert.throws(() => writeFileAtomicSync(join(dir, 'taken'), 'new'), /EISDIR|ENOTEMPTY|EEXIST/);
+      assert.deepEqual(readdirSync(dir), ['taken']);
+    });
+
+    it('fsyncs the data before the rename and the directory after it', () => {
+      const path = join(dir, 'a.json');
+      assert.deepEqual(observeFs(() => writeFileAtomicSync(path, 'x')), ['fsync temporary file', `rename ${path}`, `fsync ${dir}`]);
+    });
+
+    it('leaves out the directory fsync, or both, when the caller asks', () => {
+      const path = join(dir, 'a.json');
+      assert.deepEqual(observeFs(() => writeFileAtomicSync(path, 'x', { syncDirectory: false })), ['fsync temporary file', `rename ${path}`]);
+      assert.deepEqual(observeFs(() => writeFileAtomicSync(path, 'y', { fsync: false, syncDirectory: false })), [`rename ${path}`]);
+      assert.equal(readFileSync(path, 'utf8'), 'y');
+    });
+  });
+
+  describe('fsyncQuietly', () => {
+    it('fsyncs a file and a directory, and says false for a path that is not there', () => {
+      writeFileSync(join(dir, 'a'), 'x');
+      const calls = observeFs(() => {
+        assert.equal(fsyncQuietly(join(dir, 'a')), true);
+        assert.equal(fsyncQuietly(dir), true);
+        assert.equal(fsyncQuietly(join(dir, 'missing')), false);
+      });
+      assert.deepEqual(calls, [`fsync ${join(dir, 'a')}`, `fsync ${dir}`]);
+    });
+  });
+});
