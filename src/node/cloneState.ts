@@ -48,10 +48,16 @@ function repositoryIgnoresCase(commonDir: string, gitDir: string): boolean {
 /**
  * Locates the checkout around `cwd` with one process; undefined outside git. `revisions` (none starting
  * with `-`) are resolved to commits by the same process when they all resolve (`resolved`, in order);
- * otherwise `resolved` is absent and the caller resolves them itself, with git's own error.
+ * otherwise `resolved` is absent and the caller resolves them itself, with git's own error. With exactly
+ * two revisions, the same process also lists their merge bases (`mergeBases`: rev-parse prints them as
+ * the `^` lines of the symmetric range `A...B`; none when the two share no history).
  */
-export function locateSyncRepository(cwd: string, options: { revisions?: readonly string[] } = {}): (SyncRepository & { resolved?: string[] }) | undefined {
+export function locateSyncRepository(
+  cwd: string,
+  options: { revisions?: readonly string[] } = {},
+): (SyncRepository & { resolved?: string[]; mergeBases?: string[] }) | undefined {
   const revisions = (options.revisions ?? []).map((revision) => `${revision}^{commit}`);
+  const range = revisions.length === 2 ? [`${revisions[0]}...${revisions[1]}`] : [];
   const ask = (extra: readonly string[]) => {
     try {
       return runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...extra]);
@@ -66,7 +72,7 @@ export function locateSyncRepository(cwd: string, options: { revisions?: readonl
     { head: false, revisions: false },
   ];
   for (const attempt of attempts) {
-    const run = ask([...(attempt.head ? ['HEAD'] : []), ...(attempt.revisions ? revisions : [])]);
+    const run = ask([...(attempt.head ? ['HEAD'] : []), ...(attempt.revisions ? [...revisions, ...range] : [])]);
     if (run === undefined) return undefined;
     if (run.status !== 0) continue;
     const [root, gitDir, commonDir, ...rest] = run.stdout.toString('utf8').split('\n');
@@ -75,7 +81,11 @@ export function locateSyncRepository(cwd: string, options: { revisions?: readonl
     const common = resolve(cwd, commonDir);
     const ignoreCase = repositoryIgnoresCase(common, resolve(cwd, gitDir));
     const repository = { root, gitDir, commonDir: common, ignoreCase, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
-    return attempt.revisions ? { ...repository, resolved: rest.slice(0, revisions.length) } : repository;
+    if (!attempt.revisions) return repository;
+    const resolved = rest.slice(0, revisions.length);
+    // The range's own lines: its two ends (the same commits again), then one `^<commit>` per merge base.
+    const mergeBases = range.length === 0 ? undefined : rest.slice(revisions.length + 2).filter((line) => line.startsWith('^')).map((line) => line.slice(1));
+    return { ...repository, resolved, ...(mergeBases !== undefined ? { mergeBases } : {}) };
   }
   return undefined;
 }

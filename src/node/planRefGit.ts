@@ -3,7 +3,7 @@
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
 // the wave: one fetch, one ls-tree and one cat-file --batch to read (none when the plan-tree cache holds
 // the fetched commit), one unpack-objects for every new blob, the trees and the commit at once, one push.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -267,6 +267,37 @@ export interface PlanTreeCache {
   put(commit: string, tree: PlanTree): void;
 }
 
+/** `git fetch` of `remote`'s plan ref into this clone's copy of it. */
+function planFetchArgs(remote: string): string[] {
+  return ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', remote, `+${PLAN_REF}:${trackingRefOf(remote)}`];
+}
+
+/** A fetch of the plan ref running in the background: `fetched` settles to whether git exited 0. */
+export interface BackgroundFetch {
+  readonly fetched: Promise<boolean>;
+  /** Ends a fetch that is no longer wanted (a command that stops on a local problem); git removes its locks. */
+  cancel(): void;
+}
+
+/**
+ * Starts the fetch of `remote`'s plan ref from `cwd`, before the checkout is even located: git finds the
+ * repository from `cwd` exactly as the rev-parse that locates it does, so the fetch runs while the command
+ * locates the checkout and reads its own state. The store's `fetchStarted` then answers as `fetch()` does.
+ */
+export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
+  const child = spawn('git', planFetchArgs(remote), { cwd, env: process.env, stdio: ['ignore', 'ignore', 'ignore'] });
+  const fetched = new Promise<boolean>((settle) => {
+    child.on('error', () => settle(false));
+    child.on('close', (code) => settle(code === 0));
+  });
+  return {
+    fetched,
+    cancel() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  };
+}
+
 /**
  * The plan ref of `remote` in the repository at `root`. The local copy lives at
  * `refs/wave-scope/remotes/<remote>/plan` (never under refs/heads or refs/remotes: it is not a branch).
@@ -275,21 +306,28 @@ export function gitPlanRefStore(
   root: string,
   remote: string,
   options: { cache?: PlanTreeCache; commonDir?: string } = {},
-): PlanRefStore & { readonly trackingRef: string } {
+): PlanRefStore & { readonly trackingRef: string; fetchStarted(started: BackgroundFetch): Promise<string | null> } {
   const trackingRef = trackingRefOf(remote);
+  const fetchArgs = planFetchArgs(remote);
   // What was read last, so writing the next commit hashes only the files that changed.
   const known = new Map<string, TreeFile>();
   const remember = (tree: PlanTree) => {
     for (const [path, file] of tree) known.set(path, file);
   };
 
-  return {
+  const store = {
     trackingRef,
-    fetch() {
+    async fetchStarted(started: BackgroundFetch): Promise<string | null> {
+      if (await started.fetched) {
+        const tip = readTrackingRef(root, remote, options.commonDir);
+        if (tip !== null) return tip;
+      }
+      // Anything but a clean fetch of a ref that is there is left to fetch(), which tells the cases apart.
+      return store.fetch();
+    },
+    fetch(): string | null {
       for (let attempt = 1; ; attempt += 1) {
-        const fetched = runGitProcess(root, [
-          'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', remote, `+${PLAN_REF}:${trackingRef}`,
-        ]);
+        const fetched = runGitProcess(root, fetchArgs);
         if (fetched.status === 0) break;
         // A remote without the ref makes fetch fail; ask once more, so "no plan yet" is told from "cannot reach it".
         const listed = runGitProcess(root, ['ls-remote', '--exit-code', remote, PLAN_REF]);
@@ -349,9 +387,10 @@ export function gitPlanRefStore(
         throw new PlanRefError('push', `git push ${remote} ${PLAN_REF} failed (exit ${pushed.status}): ${firstLineOf(pushed.stderr)}`);
       }
       if (readTrackingRef(root, remote, options.commonDir) !== commit) runGitProcess(root, ['update-ref', trackingRef, commit]);
-      return { ok: true };
+      return { ok: true as const };
     },
-  };
+  } satisfies PlanRefStore & { readonly trackingRef: string; fetchStarted(started: BackgroundFetch): Promise<string | null> };
+  return store;
 }
 
 /** The remotes this clone holds a copy of the plan ref for (the names under refs/wave-scope/remotes/). */

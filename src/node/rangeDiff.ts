@@ -1,6 +1,7 @@
 // The changes of a revision range, as `wave-scope verify` judges them: from the merge base of base and
 // head to head (what a pull request of head into base would bring, as the forge shows it). One
-// rev-parse, one merge-base, one diff. The diff is told to ignore every configuration that would hide or
+// rev-parse, one merge-base, one diff (the caller's rev-parse may already have resolved the revisions and
+// found the one merge base: then the diff alone). The diff is told to ignore every configuration that would hide or
 // reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths).
 import { runGitProcess } from './planRefGit';
 
@@ -29,11 +30,19 @@ function gitLine(root: string, args: string[], reason: RevisionRangeError['reaso
   return run.stdout.toString('utf8');
 }
 
+/** What the caller already learnt from git about a range: its two commits, and its merge bases. */
+export interface KnownRange {
+  commits: readonly string[];
+  mergeBases?: readonly string[];
+}
+
 /**
- * Resolves `base` and `head` (any revision git accepts, not starting with `-`; or their commits given as
- * `resolved`) and diffs the range.
+ * Resolves `base` and `head` (any revision git accepts, not starting with `-`; or their commits given in
+ * `known`) and diffs the range from their merge base. A merge base is taken from `known` only when it is
+ * the one there is; with several (criss-cross merges) git merge-base chooses, as without `known`.
  */
-export function diffRange(root: string, base: string, head: string, resolved?: readonly string[]): ResolvedRange {
+export function diffRange(root: string, base: string, head: string, known?: KnownRange): ResolvedRange {
+  const resolved = known?.commits;
   for (const revision of [base, head]) {
     if (revision.startsWith('-') || revision.trim() === '') throw new RevisionRangeError('bad-revision', `${JSON.stringify(revision)} is not a revision`);
   }
@@ -44,9 +53,7 @@ export function diffRange(root: string, base: string, head: string, resolved?: r
           .split('\n')
           .filter((line) => line !== '');
   const [baseOid, headOid] = commits as [string, string];
-  const mergeBaseRun = runGitProcess(root, ['merge-base', baseOid, headOid]);
-  if (mergeBaseRun.status !== 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
-  const mergeBase = mergeBaseRun.stdout.toString('utf8').trim();
+  const mergeBase = resolved === commits && known?.mergeBases?.length === 1 ? (known.mergeBases[0] as string) : findMergeBase(root, base, head, baseOid, headOid);
   const rawDiff = gitLine(
     root,
     [
@@ -57,6 +64,12 @@ export function diffRange(root: string, base: string, head: string, resolved?: r
     `git diff ${mergeBase}..${headOid} failed`,
   );
   return { base: baseOid, head: headOid, mergeBase, rawDiff };
+}
+
+function findMergeBase(root: string, base: string, head: string, baseOid: string, headOid: string): string {
+  const run = runGitProcess(root, ['merge-base', baseOid, headOid]);
+  if (run.status !== 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
+  return run.stdout.toString('utf8').trim();
 }
 
 /** Every branch ref (`refs/heads/*` and `refs/remotes/<remote>/*`, not `HEAD`) with its commit. */

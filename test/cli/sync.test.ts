@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
@@ -131,6 +131,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const synced = cli(c, ['sync'], { session: 'someone-in-c' });
     assert.equal(synced.status, 0, synced.stderr);
     assert.match(synced.stdout, /^synced wave 2 of clone .+ \(c-[0-9a-f]{12}\), claimed until .+ into \.claude: 2 agents, \d+ allowed entries, unbound/);
+    assert.deepEqual(temporaryFilesIn(join(c.root, '.claude')), [], 'the files staged for the write were all renamed into place');
     const manifest = JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8'));
     assert.equal('session_id' in manifest, false);
     const again = cli(c, ['sync']);
@@ -174,6 +175,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const synced = cli(c, ['sync']);
     assert.equal(synced.status, 0, synced.stderr);
     assert.match(synced.stdout, /^synced wave 3 of clone /);
+    assert.deepEqual(temporaryFilesIn(join(c.root, '.claude')), [], 'nothing staged is left behind');
     assert.equal(inode(agentFile('alice')), before.alice, 'alice\'s file, identical, was left alone');
     assert.notEqual(inode(agentFile('bob')), before.bob, 'bob\'s file was rewritten');
     assert.deepEqual(JSON.parse(readFileSync(agentFile('bob'), 'utf8')), ['src/b/z.ts']);
@@ -270,6 +272,14 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(json.waves[0].wave, 1, 'the plan view is unchanged beside it');
   });
 
+  it('a publish that stops on a local problem does not wait for the remote\'s plan, which it fetches meanwhile', () => {
+    // A transport that never answers (it ends when git does): were the fetch waited for, the publish would not end before the test's timeout.
+    a.git('remote', 'set-url', 'origin', 'ssh://wave-scope.invalid/never.git');
+    const run = cli(a, ['publish'], { env: { GIT_SSH_COMMAND: 'cat >/dev/null #' } });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /no plan to publish: \.claude\/wave-scope\.json does not exist/);
+  });
+
   it('refuses bad arguments, a foreign plan and a hand-edited manifest; fails on an unreachable remote', () => {
     const cases: Array<[string[], RegExp]> = [
       [['publish', '--ttl', 'forever'], /--ttl must be a duration/],
@@ -300,6 +310,11 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.match(unreachable.stderr, /^ERROR: git failed: git fetch origin refs\/wave-scope\/plan failed/);
   });
 });
+
+/** Temporary files anywhere below `dir` (a write staged or begun and never finished). */
+function temporaryFilesIn(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.tmp'));
+}
 
 function readCloneId(clone: Clone): string {
   return JSON.parse(readFileSync(join(clone.root, '.git/wave-scope/clone.json'), 'utf8')).id;

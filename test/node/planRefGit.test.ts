@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
-import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies } from '../../src/node/planRefGit';
+import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
 import { diffRange, listBranchRefs } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
 import { PlanRefError } from '../../src/planner/sync/publish';
@@ -27,6 +27,40 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const clone = remote.clone('a');
     assert.equal(gitPlanRefStore(clone.root, 'origin').fetch(), null);
     assert.equal(readTrackingRef(clone.root, 'origin'), null);
+  });
+
+  it('a fetch started before the checkout is located is answered as fetch() answers: the tip, null without a plan, an error for an unreachable remote', async () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    // Started from a subdirectory: git finds the checkout from there, as the rev-parse that locates it does.
+    const fromSubdirectory = (clone: typeof b) => gitPlanRefStore(clone.root, 'origin').fetchStarted(startPlanFetch(join(clone.root, 'src'), 'origin'));
+    assert.equal(await fromSubdirectory(b), null, 'no plan yet');
+    assert.equal(readTrackingRef(b.root, 'origin'), null);
+    const storeA = gitPlanRefStore(a.root, 'origin');
+    const commit = storeA.writeCommit(files, null, 'first');
+    assert.deepEqual(storeA.push(commit, null), { ok: true });
+    assert.equal(await fromSubdirectory(b), commit);
+    assert.equal(readTrackingRef(b.root, 'origin'), commit);
+    b.git('remote', 'set-url', 'origin', join(remote.dir, 'nowhere.git'));
+    await assert.rejects(fromSubdirectory(b), (error: unknown) => error instanceof PlanRefError && error.reason === 'fetch');
+  });
+
+  it('a cancelled background fetch ends, and leaves no lock behind', async () => {
+    const a = remote.clone('a');
+    // A transport that never answers (and ends when git does, as ssh would): only the cancel ends this fetch.
+    a.git('remote', 'set-url', 'origin', 'ssh://wave-scope.invalid/never.git');
+    const previous = process.env.GIT_SSH_COMMAND;
+    process.env.GIT_SSH_COMMAND = 'cat >/dev/null #';
+    let fetching;
+    try {
+      fetching = startPlanFetch(a.root, 'origin');
+    } finally {
+      if (previous === undefined) delete process.env.GIT_SSH_COMMAND;
+      else process.env.GIT_SSH_COMMAND = previous;
+    }
+    fetching.cancel();
+    assert.equal(await fetching.fetched, false);
+    assert.equal(existsSync(join(a.root, '.git', 'refs', 'wave-scope', 'remotes', 'origin', 'plan.lock')), false);
   });
 
   it('a plan ref published between a failed fetch and the question that follows is fetched, not reported as an error', () => {
@@ -225,6 +259,7 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     const head = clone.git('rev-parse', 'HEAD').trim();
     const located = locateSyncRepository(clone.root, { revisions: ['main', 'origin/main'] });
     assert.deepEqual(located?.resolved, [head, head]);
+    assert.deepEqual(located?.mergeBases, [head]);
     assert.equal(located?.head, head);
     const partly = locateSyncRepository(clone.root, { revisions: ['main', 'no-such-branch'] });
     assert.equal(partly?.root, clone.root);
@@ -295,6 +330,43 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     const range = diffRange(join(clone.root, 'src'), 'main', 'agent');
     assert.match(range.rawDiff, /\0dïr\/b\.ts\0/);
     assert.match(range.rawDiff, /:000000 160000 /);
+  });
+
+  it('takes the merge base from the rev-parse that located the checkout when there is exactly one, and asks git merge-base otherwise', () => {
+    const clone = remote.clone('a');
+    const git = (...args: string[]) => clone.git(...args).trim();
+    clone.git('checkout', '--quiet', '-b', 'agent');
+    clone.commit({ 'src/b.ts': 'b\n' });
+    clone.git('checkout', '--quiet', 'main');
+    clone.commit({ 'docs/r.md': 'changed on main\n' });
+    const located = locateSyncRepository(clone.root, { revisions: ['main', 'agent'] });
+    assert.deepEqual(located?.resolved, [git('rev-parse', 'main'), git('rev-parse', 'agent')]);
+    assert.deepEqual(located?.mergeBases, [git('merge-base', 'main', 'agent')]);
+    const known = { commits: located?.resolved ?? [], mergeBases: located?.mergeBases ?? [] };
+    assert.deepEqual(diffRange(clone.root, 'main', 'agent', known), diffRange(clone.root, 'main', 'agent'));
+
+    // A criss-cross merge: two merge bases, of which git merge-base picks one; so does diffRange.
+    const tipOf = (branch: string) => git('rev-parse', branch);
+    clone.git('checkout', '--quiet', '-b', 'left', 'main');
+    clone.commit({ 'src/left.ts': 'l\n' });
+    clone.git('checkout', '--quiet', '-b', 'right', 'agent');
+    clone.commit({ 'src/right.ts': 'r\n' });
+    const [left, right] = [tipOf('left'), tipOf('right')];
+    clone.git('checkout', '--quiet', 'left');
+    clone.git('merge', '--quiet', '--no-edit', right);
+    clone.git('checkout', '--quiet', 'right');
+    clone.git('merge', '--quiet', '--no-edit', left);
+    const crossed = locateSyncRepository(clone.root, { revisions: ['left', 'right'] });
+    assert.equal(crossed?.mergeBases?.length, 2, 'rev-parse lists both merge bases');
+    const range = diffRange(clone.root, 'left', 'right', { commits: crossed?.resolved ?? [], mergeBases: crossed?.mergeBases ?? [] });
+    assert.equal(range.mergeBase, git('merge-base', 'left', 'right'));
+
+    // Unrelated histories: no merge base at all, refused as before.
+    clone.git('checkout', '--quiet', '--orphan', 'island');
+    clone.commit({ 'island.ts': 'i\n' });
+    const apart = locateSyncRepository(clone.root, { revisions: ['main', 'island'] });
+    assert.deepEqual(apart?.mergeBases, []);
+    assert.throws(() => diffRange(clone.root, 'main', 'island', { commits: apart?.resolved ?? [], mergeBases: [] }), /no common ancestor/);
   });
 
   it('refuses a revision that is not one, or looks like an option', () => {

@@ -5,6 +5,8 @@ import { planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocal
 import { locateSyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { listRepositoryFiles } from '../../node/git';
+import { startPlanFetch } from '../../node/planRefGit';
+import type { BackgroundFetch } from '../../node/planRefGit';
 import { readWaveDeclaration } from '../../planner/plan/declarationStore';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
@@ -44,11 +46,23 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
     reportBadArguments(io, 'publish', (error as Error).message);
     return 1;
   }
+  // The remote's plan is fetched while the checkout is located and the local plan read and checked.
+  const fetching = startPlanFetch(io.cwd, remote);
+  try {
+    return await publishFetching(values, io, remote, ttlMs, fetching);
+  } finally {
+    fetching.cancel();
+  }
+}
+
+/** publish, while the remote's plan is being fetched (`fetching`); a return before the end cancels that fetch. */
+async function publishFetching(values: { 'state-dir'?: string; json: boolean }, io: CliIo, remote: string, ttlMs: number, fetching: BackgroundFetch): Promise<number> {
   const repository = locateSyncRepository(io.cwd);
   if (repository === undefined) {
     reportError(io, say.notInGit('publish'));
     return 2;
   }
+  const store = planStoreOf(repository, remote);
   const ownIds = processLocalSessionIds({ env: io.env });
   const explicit = values['state-dir'] === undefined || values['state-dir'] === '' ? undefined : resolve(io.cwd, values['state-dir']);
   const fs = nodeDeclarationFs(writeConfinement(repository.root, explicit ?? repository.root));
@@ -97,6 +111,7 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
   let clone;
   try {
     clone = readOrCreateCloneIdentity(repository);
+    const tip = await store.fetchStarted(fetching);
     result = publishWave(
       {
         clone,
@@ -108,8 +123,9 @@ export async function runPublish(args: string[], io: CliIo): Promise<number> {
         now: () => Date.now(),
         ttlMs,
         knownFiles: () => listRepositoryFiles(repository.root, { includeUntracked: true }),
+        fetchedTip: tip,
       },
-      planStoreOf(repository, remote),
+      store,
     );
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;

@@ -3,7 +3,11 @@
 import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { startPlanFetch } from '../../node/planRefGit';
+import type { BackgroundFetch } from '../../node/planRefGit';
+import { stageWrites } from '../../node/stagedWrites';
 import { skippingUnchangedFiles } from '../../node/unchangedFiles';
+import { declarationFiles } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
@@ -35,6 +39,15 @@ function describeRisk(risk: LocalPlanRisk, stateDir: string): string {
   }
 }
 
+/** Whether `path` already holds exactly `text` (then a sync leaves it alone: nothing to stage). */
+function holdsText(path: string, text: string): boolean {
+  try {
+    return readTextIfExists(path) === text;
+  } catch {
+    return false;
+  }
+}
+
 export async function runSync(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
     'sync',
@@ -54,6 +67,23 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
     reportBadArguments(io, 'sync', (error as Error).message);
     return 1;
   }
+  // The remote's plan is fetched while the checkout is located.
+  const fetching = startPlanFetch(io.cwd, remote);
+  try {
+    return await syncFetching(values, io, remote, wave, fetching);
+  } finally {
+    fetching.cancel();
+  }
+}
+
+/** sync, while the remote's plan is being fetched (`fetching`); a return before the end cancels that fetch. */
+async function syncFetching(
+  values: { 'state-dir'?: string; clone?: string; json: boolean },
+  io: CliIo,
+  remote: string,
+  wave: number | undefined,
+  fetching: BackgroundFetch,
+): Promise<number> {
   const repository = locateSyncRepository(io.cwd);
   if (repository === undefined) {
     reportError(io, say.notInGit('sync'));
@@ -66,7 +96,7 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
   try {
     clone = readOrCreateCloneIdentity(repository);
     const store = planStoreOf(repository, remote);
-    tip = store.fetch();
+    tip = await store.fetchStarted(fetching);
     plan = decodePlan(tip === null ? new Map() : store.readFiles(tip));
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
@@ -147,7 +177,16 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
     ...state,
     inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
   }));
-  const result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
+  // The declaration's files that will change are written and fsynced together ahead of the chain
+  // (src/node/stagedWrites.ts); the chain then renames each into place in its own order.
+  const planned = declarationFiles(stateDir, incoming.wave, incoming.records);
+  const staged = await stageWrites(nodeDeclarationFs(confinement), confinement, [...planned.agentFiles, planned.aggregate].filter((file) => !holdsText(file.path, file.text)));
+  let result;
+  try {
+    result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, skippingUnchangedFiles(staged, confinement));
+  } finally {
+    staged.discard();
+  }
   if (!result.ok) {
     // Stopped before its first write: nothing of it is on disk, so nothing is left to finish.
     if (result.written.length === 0 && result.removed.length === 0) updateLocalSyncState(repository.gitDir, (state) => ({ ...state, inProgress: null }));

@@ -5,6 +5,7 @@ import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../n
 import { readTextIfExists } from '../../node/declarationFs';
 import { readTrackingRef } from '../../node/planRefGit';
 import { diffRange, listBranchRefs, RevisionRangeError } from '../../node/rangeDiff';
+import type { KnownRange } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
 import type { BranchAgent, BranchRule } from '../../planner/sync/branchMap';
@@ -179,7 +180,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
 
   const ignoreCase = values['ignore-case'] || repository.ignoreCase;
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
-  const resolved = targets.length === 1 ? repository.resolved : undefined;
+  const resolved = targets.length === 1 && repository.resolved !== undefined ? { commits: repository.resolved, ...(repository.mergeBases ? { mergeBases: repository.mergeBases } : {}) } : undefined;
   const results: BranchResult[] = targets.map((target) => verifyTarget(repository.root, base, target, plan, { ignoreCase, planWhere, resolved }));
   if (values.json) {
     const exitCode = overallExit(results);
@@ -217,7 +218,7 @@ function verifyTarget(
   base: string,
   target: Target,
   plan: DecodedPlan,
-  options: { ignoreCase: boolean; planWhere: string; resolved?: readonly string[] },
+  options: { ignoreCase: boolean; planWhere: string; resolved?: KnownRange },
 ): BranchResult {
   const result: BranchResult = {
     branch: target.branch,

@@ -85,6 +85,24 @@ export function formatWaveSidecar(records: readonly DeclaredRecord[]): string {
   return `${JSON.stringify(records.map((record) => ({ id: record.id, files: record.files })), null, 2)}\n`;
 }
 
+/** A file of a wave's declaration with the exact text the writer gives it. */
+export interface DeclarationFile {
+  path: string;
+  text: string;
+}
+
+/**
+ * The files writeWaveDeclaration writes for `records`, with their texts: one per agent, in the records'
+ * order, then the aggregate. A caller that prepares the writes ahead (src/node/stagedWrites.ts) asks here,
+ * so what it prepares is exactly what the writer asks for.
+ */
+export function declarationFiles(stateDir: string, wave: number, records: readonly DeclaredRecord[]): { agentFiles: DeclarationFile[]; aggregate: DeclarationFile } {
+  return {
+    agentFiles: records.map((record) => ({ path: agentScopePath(stateDir, wave, record.id), text: formatAgentScope(record.files) })),
+    aggregate: { path: waveSidecarPath(stateDir, wave), text: formatWaveSidecar(records) },
+  };
+}
+
 /**
  * Writes both shapes of an already-validated wave declaration, in the safe order: invalidate the
  * aggregate, write every per-agent file, remove stale per-agent files, write the aggregate. A failure
@@ -102,7 +120,8 @@ export function writeWaveDeclaration(
   const done: DeclarationWrite = { written: [], removed: [] };
   const pathProblem = waveNumberProblem(wave) ?? records.map((record) => agentIdProblem(record.id)).find((problem) => problem !== undefined);
   if (pathProblem !== undefined) return { ok: false, reason: 'bad-path', message: pathProblem, path: stateDir, ...done };
-  const sidecar = waveSidecarPath(stateDir, wave);
+  const files = declarationFiles(stateDir, wave, records);
+  const sidecar = files.aggregate.path;
   let current = sidecar;
   const note = (kind: WriteStepKind, action: 'write' | 'remove', path: string) => {
     (action === 'write' ? done.written : done.removed).push(path);
@@ -113,10 +132,10 @@ export function writeWaveDeclaration(
       fs.sync?.();
       note('invalidate-aggregate', 'remove', sidecar);
     }
-    for (const record of records) {
-      current = agentScopePath(stateDir, wave, record.id);
-      fs.writeAtomic(current, formatAgentScope(record.files));
-      note('agent-file', 'write', current);
+    for (const file of files.agentFiles) {
+      current = file.path;
+      fs.writeAtomic(file.path, file.text);
+      note('agent-file', 'write', file.path);
     }
     const fold = (name: string) => (options.ignoreCase ? foldCase(name) : name);
     const currentIds = new Set(records.map((record) => fold(record.id)));
@@ -129,7 +148,7 @@ export function writeWaveDeclaration(
     }
     fs.sync?.();
     current = sidecar;
-    fs.writeAtomic(sidecar, formatWaveSidecar(records));
+    fs.writeAtomic(sidecar, files.aggregate.text);
     fs.sync?.();
     note('aggregate', 'write', sidecar);
     return { ok: true, ...done };

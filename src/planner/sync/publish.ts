@@ -61,6 +61,11 @@ export interface PublishRequest {
   ttlMs: number;
   /** The repository's files, listed only when a conflict needs a real witness. */
   knownFiles?: () => readonly string[];
+  /**
+   * The tip a fetch made for this publish found, when the caller started it ahead (to overlap it with its
+   * own reading): the first attempt proves against it instead of fetching again. A lost race refetches.
+   */
+  fetchedTip?: string | null;
 }
 
 export type PublishResult =
@@ -125,7 +130,7 @@ function readPlan(store: PlanRefStore, tip: string | null): { files: PlanFiles; 
 export function publishWave(request: PublishRequest, store: PlanRefStore): PublishResult {
   let lastTip: string | null | undefined;
   for (let attempt = 1; attempt <= MAX_PUSH_ATTEMPTS; attempt += 1) {
-    const tip = store.fetch();
+    const tip = attempt === 1 && request.fetchedTip !== undefined ? request.fetchedTip : store.fetch();
     const { files, plan } = readPlan(store, tip);
     if (plan.problems.length > 0) return { ok: false, reason: 'corrupt-plan', problems: plan.problems, attempts: attempt, planCommit: tip };
     const now = request.now();

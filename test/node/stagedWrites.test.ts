@@ -1,0 +1,159 @@
+// Writes staged ahead of the safe chain (src/node/stagedWrites.ts), on real directories: a staged file the
+// chain asks for with the same text is renamed into place, already fsynced; anything else (other text, a
+// staged file changed since, a link planted since) is written or refused as an unstaged write would be;
+// nothing staged and unused is left behind. The order of fsyncs and renames is observed by watching the
+// calls into node:fs, which still run.
+import assert from 'node:assert/strict';
+// The module object itself (not a namespace copy), so the spies below see every call.
+import fs from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
+import { stageWrites } from '../../src/node/stagedWrites';
+import { declarationFiles, readWaveDeclaration, writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
+
+/** Every file below `dir`, relative to it, sorted. */
+function filesBelow(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => (entry.isDirectory() ? filesBelow(join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]))
+    .sort();
+}
+
+/** Records, in order, the fsyncs (synchronous and not) and renames made while `run` runs, by the path they touch. */
+async function observeFs<T>(run: () => Promise<T>): Promise<{ result: T; calls: string[] }> {
+  const calls: string[] = [];
+  const descriptors = new Map<number, string>();
+  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync, fsync: fs.fsync, renameSync: fs.renameSync };
+  const mutable = fs as unknown as Record<keyof typeof real, unknown>;
+  const named = (path: string) => (path.endsWith('.tmp') ? `${path.slice(0, path.indexOf('.json') + '.json'.length)} (staged)` : path);
+  mutable.openSync = (path: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
+    descriptors.set(fd, String(path));
+    return fd;
+  };
+  mutable.fsyncSync = (fd: number) => {
+    calls.push(`fsync ${named(descriptors.get(fd) ?? String(fd))}`);
+    real.fsyncSync(fd);
+  };
+  mutable.fsync = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+    real.fsync(fd, (error) => {
+      calls.push(`fsync ${named(descriptors.get(fd) ?? String(fd))}`);
+      done(error);
+    });
+  };
+  mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+    calls.push(`rename ${String(to)}`);
+    real.renameSync(from, to);
+  };
+  try {
+    return { result: await run(), calls };
+  } finally {
+    Object.assign(mutable, real);
+  }
+}
+
+describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () => {
+  let root: string;
+  let stateDir: string;
+  const records = [
+    { id: 'alice', files: ['a/'] },
+    { id: 'bob', files: ['b/', 'shared/b.ts'] },
+    { id: 'carol', files: ['c/**'] },
+  ];
+  const planned = () => {
+    const files = declarationFiles(stateDir, 1, records);
+    return [...files.agentFiles, files.aggregate];
+  };
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-staged-')));
+    stateDir = join(root, '.claude');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('renames every staged file into place, each fsynced before its rename, and the wave reads back complete', async () => {
+    const { result: staged, calls } = await observeFs(async () => {
+      const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
+      const write = writeWaveDeclaration(stateDir, 1, records, staged);
+      assert.equal(write.ok, true);
+      staged.discard();
+      return staged;
+    });
+    assert.deepEqual(staged.used, planned().map((file) => file.path));
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
+    for (const file of planned()) {
+      assert.equal(readFileSync(file.path, 'utf8'), file.text);
+      const fsync = calls.indexOf(`fsync ${file.path} (staged)`);
+      const rename = calls.indexOf(`rename ${file.path}`);
+      assert.ok(fsync !== -1 && rename !== -1 && fsync < rename, `${file.path}: its data is durable before its rename\n${calls.join('\n')}`);
+    }
+    // The chain's own order holds: the agents' directory is durable before the aggregate is renamed in.
+    const waveDir = join(stateDir, 'filescopes', 'wave-1');
+    const aggregate = join(stateDir, 'filescopes', 'wave-1.scopes.json');
+    assert.ok(calls.indexOf(`fsync ${waveDir}`) < calls.indexOf(`rename ${aggregate}`), calls.join('\n'));
+    assert.ok(calls.lastIndexOf(`fsync ${join(stateDir, 'filescopes')}`) > calls.indexOf(`rename ${aggregate}`), calls.join('\n'));
+    assert.deepEqual(filesBelow(stateDir), ['filescopes/wave-1.scopes.json', 'filescopes/wave-1/alice.json', 'filescopes/wave-1/bob.json', 'filescopes/wave-1/carol.json']);
+  });
+
+  it('writes a file whose text differs from the staged one through the wrapped file system, and discards the staged one', async () => {
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
+    const changed = records.map((record) => (record.id === 'bob' ? { id: 'bob', files: ['b/'] } : record));
+    assert.equal(writeWaveDeclaration(stateDir, 1, changed, staged).ok, true);
+    staged.discard();
+    const bob = join(stateDir, 'filescopes', 'wave-1', 'bob.json');
+    assert.equal(staged.used.includes(bob), false);
+    assert.equal(readFileSync(bob, 'utf8'), '[\n  "b/"\n]\n');
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
+  });
+
+  it('does not rename a staged file that was changed after staging: the write goes through as usual', async () => {
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
+    const alice = join(stateDir, 'filescopes', 'wave-1', 'alice.json');
+    const temporary = readdirSync(join(stateDir, 'filescopes', 'wave-1')).find((name) => name.startsWith('alice.json.') && name.endsWith('.tmp'));
+    assert.ok(temporary !== undefined);
+    // Same length, other bytes: only a comparison of the contents tells.
+    const path = join(stateDir, 'filescopes', 'wave-1', temporary);
+    writeFileSync(path, readFileSync(path, 'utf8').replace('a/', 'z/'));
+    assert.equal(writeWaveDeclaration(stateDir, 1, records, staged).ok, true);
+    staged.discard();
+    assert.equal(staged.used.includes(alice), false);
+    assert.equal(readFileSync(alice, 'utf8'), '[\n  "a/"\n]\n');
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false);
+  });
+
+  it('refuses a link planted at a target after staging, and leaves what it points to alone', async () => {
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    symlinkSync(victim, join(stateDir, 'filescopes', 'wave-1', 'alice.json'));
+    const write = writeWaveDeclaration(stateDir, 1, records, staged);
+    staged.discard();
+    assert.equal(write.ok, false);
+    assert.match(write.ok ? '' : write.message, /symbolic link/);
+    assert.equal(readFileSync(victim, 'utf8'), 'keep me');
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false);
+  });
+
+  it('stages nothing under a directory that is a link: the write is then refused by the wrapped file system', async () => {
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    mkdirSync(join(stateDir, 'filescopes'), { recursive: true });
+    symlinkSync(outside, join(stateDir, 'filescopes', 'wave-1'));
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
+    assert.deepEqual(readdirSync(outside), []);
+    assert.throws(() => staged.writeAtomic(join(stateDir, 'filescopes', 'wave-1', 'alice.json'), planned()[0]?.text ?? ''), UnsafePathError);
+    staged.discard();
+    assert.deepEqual(readdirSync(outside), []);
+  });
+
+  it('discards what was staged and never used, and the directories it made for it', async () => {
+    mkdirSync(stateDir);
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
+    assert.equal(filesBelow(stateDir).length, planned().length);
+    staged.discard();
+    assert.deepEqual(readdirSync(stateDir), []);
+    assert.equal(existsSync(join(stateDir, 'filescopes')), false);
+    assert.deepEqual(staged.used, []);
+  });
+});
