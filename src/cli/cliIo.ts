@@ -17,6 +17,16 @@ export type CommandRunner = (args: string[], io: CliIo) => Promise<number>;
 
 export function processIo(): CliIo {
   let stdin: Promise<string> | undefined;
+  // A reader that goes away (`| head`, a pager quit early) ends what can be shown, not the command: the rest
+  // of the output is dropped, and the command finishes its work and returns its own exit code. Without a
+  // listener, the pipe's EPIPE would crash the process with a stack trace in the middle of a write.
+  const gone = { stdout: false, stderr: false };
+  for (const name of ['stdout', 'stderr'] as const) {
+    process[name].on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      gone[name] = true;
+    });
+  }
   return {
     readStdin() {
       stdin ??= new Promise<string>((resolve, reject) => {
@@ -27,8 +37,8 @@ export function processIo(): CliIo {
       });
       return stdin;
     },
-    writeStdout: (text) => process.stdout.write(text),
-    writeStderr: (text) => process.stderr.write(text),
+    writeStdout: (text) => void (gone.stdout || process.stdout.write(text)),
+    writeStderr: (text) => void (gone.stderr || process.stderr.write(text)),
     cwd: process.cwd(),
     env: process.env,
   };

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { builtCliPath, runBuiltCli } from '../support/builtCli';
 
 describe('wave-scope (built dist/cli.js)', () => {
   it('prints its usage with --help and exits 0', () => {
@@ -18,6 +19,17 @@ describe('wave-scope (built dist/cli.js)', () => {
     assert.equal(run.stderr, '');
     // Injected at build time (esbuild.mjs), so package.json is the one place it is written.
     assert.ok(!readFileSync(join(__dirname, '..', '..', 'src', 'cli', 'messages.ts'), 'utf8').includes(version), 'messages.ts hard-codes the version');
+  });
+
+  it('finishes quietly with its own exit code when the reader of its output has gone (`| head`)', async () => {
+    // The pipe's read end is closed before the CLI has even started, so its first write meets EPIPE.
+    const child = spawn(process.execPath, [builtCliPath, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const status = await new Promise<number | null>((settle) => child.on('close', settle));
+    assert.equal(stderr, '');
+    assert.equal(status, 0);
   });
 
   it('names an unknown command on stderr and exits 2', () => {
