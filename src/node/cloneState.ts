@@ -98,23 +98,28 @@ export function planStoreOf(repository: SyncRepository, remote: string): ReturnT
 /** The plan-tree cache of a clone: the last plan commit it read or wrote, in `<git-dir>/wave-scope/plan-cache.json`. */
 export function planTreeCache(gitDir: string): PlanTreeCache {
   const path = join(stateDirOf(gitDir), 'plan-cache.json');
+  const read = (): { commit: string; tree: Map<string, { oid: string; text: string }> } | undefined => {
+    let parsed: { version?: unknown; commit?: unknown; files?: unknown };
+    try {
+      parsed = JSON.parse(readTextIfExists(path) ?? 'null') ?? {};
+    } catch {
+      return undefined;
+    }
+    if (parsed.version !== 1 || typeof parsed.commit !== 'string' || typeof parsed.files !== 'object' || parsed.files === null) return undefined;
+    const tree = new Map<string, { oid: string; text: string }>();
+    for (const [file, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
+      const { oid, text } = (entry ?? {}) as { oid?: unknown; text?: unknown };
+      if (typeof oid !== 'string' || typeof text !== 'string') return undefined;
+      tree.set(file, { oid, text });
+    }
+    return { commit: parsed.commit, tree };
+  };
   return {
     get(commit) {
-      let parsed: { version?: unknown; commit?: unknown; files?: unknown };
-      try {
-        parsed = JSON.parse(readTextIfExists(path) ?? 'null') ?? {};
-      } catch {
-        return undefined;
-      }
-      if (parsed.version !== 1 || parsed.commit !== commit || typeof parsed.files !== 'object' || parsed.files === null) return undefined;
-      const tree = new Map<string, { oid: string; text: string }>();
-      for (const [file, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
-        const { oid, text } = (entry ?? {}) as { oid?: unknown; text?: unknown };
-        if (typeof oid !== 'string' || typeof text !== 'string') return undefined;
-        tree.set(file, { oid, text });
-      }
-      return tree;
+      const cached = read();
+      return cached?.commit === commit ? cached.tree : undefined;
     },
+    latest: () => read()?.tree,
     put(commit, tree) {
       try {
         mkdirSync(stateDirOf(gitDir), { recursive: true });

@@ -105,7 +105,12 @@ interface TreeFile {
 }
 
 /** Reads the regular files of a commit's tree (one ls-tree, one cat-file --batch). */
-function readTree(root: string, commit: string, only?: (path: string) => boolean): Map<string, TreeFile> {
+/**
+ * The files of `commit` (those `only` keeps) with their blob ids: one ls-tree, and one cat-file for the blobs
+ * whose text is not already at hand. `known` offers texts read before (the last plan read or written); one is
+ * used only when hashing it as a blob gives exactly the id git lists, so what is returned is what git holds.
+ */
+function readTree(root: string, commit: string, only?: (path: string) => boolean, known: Iterable<TreeFile> = []): Map<string, TreeFile> {
   const listing = gitText(root, 'read', ['ls-tree', '-r', '-z', '--full-tree', commit]);
   const entries: Array<{ path: string; oid: string; blob: boolean }> = [];
   for (const record of listing.split('\0')) {
@@ -117,8 +122,15 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
     entries.push({ path, oid, blob: type === 'blob' });
   }
   const files = new Map<string, TreeFile>();
-  const wanted = [...new Set(entries.filter((entry) => entry.blob).map((entry) => entry.oid))];
+  const offered = new Map<string, string>();
+  for (const file of known) offered.set(file.oid, file.text);
   const contents = new Map<string, string>();
+  const wanted: string[] = [];
+  for (const oid of new Set(entries.filter((entry) => entry.blob).map((entry) => entry.oid))) {
+    const text = offered.get(oid);
+    if (text !== undefined && gitObject('blob', Buffer.from(text, 'utf8'), oid.length).id === oid) contents.set(oid, text);
+    else wanted.push(oid);
+  }
   if (wanted.length > 0) {
     const out = runGitProcess(root, ['cat-file', '--batch'], { input: `${wanted.join('\n')}\n` });
     if (out.status !== 0) throw new PlanRefError('read', `git cat-file failed (exit ${out.status}): ${firstLineOf(out.stderr)}`);
@@ -264,6 +276,11 @@ export type PlanTree = ReadonlyMap<string, { oid: string; text: string }>;
  */
 export interface PlanTreeCache {
   get(commit: string): PlanTree | undefined;
+  /**
+   * The tree it holds, whatever its commit. Reading another commit, its texts stand in for the blobs that
+   * did not change, each checked against the blob id git lists (so a stale or altered entry is never used).
+   */
+  latest?(): PlanTree | undefined;
   put(commit: string, tree: PlanTree): void;
 }
 
@@ -347,7 +364,7 @@ export function gitPlanRefStore(
     readFiles(commit, only) {
       let tree: PlanTree | undefined = options.cache?.get(commit);
       if (tree === undefined) {
-        tree = readTree(root, commit, only);
+        tree = readTree(root, commit, only, [...known.values(), ...(options.cache?.latest?.()?.values() ?? [])]);
         if (only === undefined) options.cache?.put(commit, tree);
       }
       remember(tree);

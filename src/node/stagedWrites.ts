@@ -80,9 +80,9 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     let descriptor: number | undefined;
     const temporary = `${target}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
     try {
-      const missing = missingParents(root, target);
+      // Recorded before they are made, so a walk stopped half-way by a link still has its directories removed.
+      createdDirectories.push(...missingParents(root, target).filter((directory) => !createdDirectories.includes(directory)));
       ensureRealParents(root, target, true);
-      createdDirectories.push(...missing.filter((directory) => !createdDirectories.includes(directory)));
       isReplaceableFile(target);
       descriptor = openSync(temporary, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o644);
       fchmodSync(descriptor, 0o644);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+// The module object itself (not a namespace copy), so the spy below sees the calls planRefGit.ts makes.
+import childProcess from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
@@ -143,6 +145,48 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     writeFileSync(join(repository.gitDir, 'wave-scope', 'plan-cache.json'), '{"version":1,"commit":"' + commit + '","files":{"x":{"oid":1}}}');
     assert.equal(cache.get(commit), undefined, 'a malformed cache is a miss');
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
+  });
+
+  it('reading a commit the cache does not hold asks git only for the blobs whose text it cannot vouch for', () => {
+    const a = remote.clone('a');
+    const repository = locateSyncRepository(a.root);
+    assert.ok(repository);
+    const first = planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
+    // Written by a store without the cache, so the cache still holds the first commit.
+    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[{"changed":true}]}\n']]);
+    const second = gitPlanRefStore(a.root, 'origin').writeCommit(changed, first, 'second');
+    const sameTree = a.git('commit-tree', `${second}^{tree}`, '-p', second, '-m', 'same tree').trim();
+    /** The blob ids each cat-file of `read` was asked for. */
+    const catFileRequests = (read: () => void): string[][] => {
+      const requests: string[][] = [];
+      const real = childProcess.spawnSync;
+      const mutable = childProcess as unknown as { spawnSync: unknown };
+      mutable.spawnSync = (command: string, args: readonly string[], options: { input?: string }) => {
+        if (args[0] === 'cat-file') requests.push(String(options.input).split('\n').filter((line) => line !== ''));
+        return (real as (...all: unknown[]) => unknown)(command, args, options);
+      };
+      try {
+        read();
+      } finally {
+        mutable.spawnSync = real;
+      }
+      return requests;
+    };
+    const blobOf = (commit: string, path: string) => a.git('rev-parse', `${commit}:${path}`).trim();
+
+    let read: ReadonlyMap<string, string> | undefined;
+    assert.deepEqual(catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(second))), [[blobOf(second, 'claims.json')]], 'only the changed file is read');
+    assert.deepEqual(read, changed);
+    assert.deepEqual(catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(sameTree))), [], 'a commit of the same tree reads no blob');
+    assert.deepEqual(read, changed);
+
+    // A cached text that is not what its blob id says (an edited or damaged cache) is never used.
+    const cachePath = join(repository.gitDir, 'wave-scope', 'plan-cache.json');
+    const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { commit: string; files: Record<string, { oid: string; text: string }> };
+    const alice = 'clones/c-x/waves/1/filescopes/wave-1/alice.json';
+    writeFileSync(cachePath, JSON.stringify({ ...cache, commit: first, files: { ...cache.files, [alice]: { oid: cache.files[alice]?.oid, text: '["**"]\n' } } }));
+    assert.deepEqual(catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(second))), [[blobOf(second, alice)]]);
+    assert.equal(read?.get(alice), '["src/"]\n');
   });
 
   it('writes a commit in one process whose tree is exactly the files, for any path, as git itself would store it, and moves no ref', () => {
