@@ -2,7 +2,8 @@
 // local bare remote, and verify of a range of 100 commits touching 5,000 paths, each beside the git
 // operation it wraps, measured in the same run and interleaved (so machine load falls on all alike):
 //
-//   publish  vs  git fetch + git push of the plan ref (the two network operations it cannot avoid)
+//   publish  vs  git fetch + git push of the plan ref (the two network operations it cannot avoid; the push
+//                carries what a republish changes: two blobs, their trees and the commit)
 //   sync     vs  git fetch of the plan ref
 //   verify   vs  git merge-base + git diff --raw -z -M of the range
 //
@@ -12,7 +13,7 @@
 //
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -145,16 +146,34 @@ async function main(): Promise<void> {
     return elapsed;
   };
   const tracking = 'refs/wave-scope/remotes/origin/plan';
-  // A push the way publish pushes it: a new plan commit on top of the tip, compare-and-swap on the tip.
-  const pushOnce = () => {
+  const pushArgs = (tip: string, commit: string) => [
+    '-c', `remote.origin.fetch=+refs/wave-scope/plan:${tracking}`, 'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', 'origin',
+    `--force-with-lease=refs/wave-scope/plan:${tip}`, `${commit}:refs/wave-scope/plan`,
+  ];
+  // The push publish makes: a new plan commit on top of the tip, compare-and-swap on the tip, carrying what a
+  // republish changes (claims.json and this clone's published.json: two blobs, the five trees above them, the
+  // commit). Built with git's plumbing before the clock starts; the texts stay valid JSON (a trailing space).
+  const coordinatorId = cloneId(coordinator);
+  const index = join(dir, 'bench-index');
+  const planCommitLikePublish = (tip: string, round: number): string => {
+    const withIndex = { ...env, GIT_INDEX_FILE: index };
+    const plumbing = (args: string[], input?: string) => execFileSync('git', args, { cwd: coordinator, env: withIndex, input, encoding: 'utf8' }).trim();
+    plumbing(['read-tree', tip]);
+    for (const path of ['claims.json', `clones/${coordinatorId}/waves/1/published.json`]) {
+      const blob = plumbing(['hash-object', '-w', '--stdin'], `${plumbing(['cat-file', 'blob', `${tip}:${path}`])}${' '.repeat(round + 1)}\n`);
+      plumbing(['update-index', '--cacheinfo', `100644,${blob},${path}`]);
+    }
+    return plumbing(['commit-tree', plumbing(['write-tree']), '-p', tip, '-m', 'bench push']);
+  };
+  const pushOnce = (round: number) => {
     const tip = git(coordinator, 'rev-parse', tracking).trim();
-    const tree = git(coordinator, 'rev-parse', `${tip}^{tree}`).trim();
-    const commit = git(coordinator, 'commit-tree', tree, '-p', tip, '-m', 'bench push').trim();
-    const result = measure(coordinator, 'git', [
-      '-c', `remote.origin.fetch=+refs/wave-scope/plan:${tracking}`, 'push', '--porcelain', '--no-verify', '--no-follow-tags', '--recurse-submodules=no', 'origin',
-      `--force-with-lease=refs/wave-scope/plan:${tip}`, `${commit}:refs/wave-scope/plan`,
-    ]);
-    return result;
+    return measure(coordinator, 'git', pushArgs(tip, planCommitLikePublish(tip, round)));
+  };
+  // The former baseline, shown beside it: a commit of the tip's own tree, which carries one object.
+  const pushCommitAlone = () => {
+    const tip = git(coordinator, 'rev-parse', tracking).trim();
+    const commit = git(coordinator, 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'bench push').trim();
+    return measure(coordinator, 'git', pushArgs(tip, commit));
   };
   const timedAsync = async (fn: () => Promise<void>) => {
     const t0 = performance.now();
@@ -172,7 +191,7 @@ async function main(): Promise<void> {
     const record = (name: string, value: number) => {
       if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
     };
-    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce());
+    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce(run));
     record('publish, in process', await timedAsync(() => inProcess(coordinator, ['publish', '--ttl', '1d'], 'coord')));
     record('publish, whole process', measure(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], { CLAUDE_CODE_SESSION_ID: 'coord' }));
     record('git fetch', measure(follower, 'git', fetchArgs));
@@ -180,9 +199,9 @@ async function main(): Promise<void> {
     // the whole wave (66 files, each fsynced) through the safe chain. Both are measured.
     record('sync unchanged, in process', await timedAsync(() => inProcess(follower, syncArgs)));
     record('sync unchanged, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
-    rmSync(join(follower, '.claude'), { recursive: true, force: true });
+    emptyStateDir(follower);
     record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
-    rmSync(join(follower, '.claude'), { recursive: true, force: true });
+    emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
     record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
@@ -190,11 +209,16 @@ async function main(): Promise<void> {
     record('verify, in process', await timedAsync(() => inProcess(follower, verifyArgs)));
     record('verify, whole process', measure(follower, process.execPath, [cli, ...verifyArgs]));
     record('node -e 0', measure(follower, process.execPath, ['-e', '0']));
+    // Last in the round, so the next round's publish proves against a plan commit like its own (see pushOnce).
+    record('git push of a commit alone', pushCommitAlone());
+    record('git push of a plan commit', pushOnce(run + runs + 2));
   }
   const m = (name: string) => median(samples.get(name) ?? []);
   const node = m('node -e 0');
   const rows: Array<[string, string | undefined, string]> = [
-    ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref, push with --force-with-lease)'],
+    ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref, push with --force-with-lease of a plan commit as publish makes it)'],
+    ['git push of a plan commit', undefined, 'the push above alone, measured again at the end of the round'],
+    ['git push of a commit alone', undefined, 'for comparison: a push carrying one object (the baseline before 2026-12-02 used this push)'],
     ['publish, in process', 'git fetch + git push', ''],
     ['publish, whole process', 'git fetch + git push', ''],
     ['git fetch', undefined, 'sync wraps this'],
@@ -217,6 +241,21 @@ async function main(): Promise<void> {
       if (name.endsWith('whole process')) ratio += `; beyond Node's start ${(value - node).toFixed(1)} ms, ${((value - node) / m(against)).toFixed(2)}×`;
     }
     console.log(`  ${name.padEnd(42)} ${value.toFixed(1).padStart(7)} ms   ${[ratio, note].filter((part) => part !== '').join('; ')}`);
+  }
+}
+
+/**
+ * Removes the clone's state directory and makes the removal durable before the clock starts: on a journalling
+ * file system the next fsync would otherwise also commit the removal of the 66 files, and the sync measured
+ * after it would pay for the benchmark's own clean-up.
+ */
+function emptyStateDir(root: string): void {
+  rmSync(join(root, '.claude'), { recursive: true, force: true });
+  const descriptor = openSync(root, 'r');
+  try {
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
   }
 }
 
