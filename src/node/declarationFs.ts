@@ -144,3 +144,28 @@ export function nodeDeclarationFs(root: string): DeclarationFs {
     },
   };
 }
+
+/**
+ * A DeclarationFs over `inner` that takes some writes on itself: `write` returns 'done' when it made the
+ * write (or found it already made) in a way as durable as `inner.writeAtomic`'s, and 'pass' to hand it to
+ * `inner`. The directories of the writes it took are fsynced at the next commit point (`sync`), before
+ * `inner`'s own. Reads, listings and removals are `inner`'s.
+ */
+export function layeredDeclarationFs(inner: DeclarationFs, write: (path: string, text: string) => 'done' | 'pass'): DeclarationFs {
+  const directories = new Set<string>();
+  return {
+    readText: (path) => inner.readText(path),
+    listDir: (path) => inner.listDir(path),
+    remove: (path) => inner.remove(path),
+    sync() {
+      // A directory that cannot be fsynced (Windows) still had its rename done atomically.
+      for (const directory of directories) fsyncQuietly(directory);
+      directories.clear();
+      inner.sync?.();
+    },
+    writeAtomic(path, text) {
+      if (write(path, text) === 'pass') inner.writeAtomic(path, text);
+      else directories.add(dirname(resolve(path)));
+    },
+  };
+}

@@ -10,8 +10,7 @@
 // usual, and `discard` removes whatever was staged and not used.
 import { closeSync, constants, fchmodSync, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fsyncQuietly } from './atomicFile';
-import { ensureRealParents, isReplaceableFile } from './declarationFs';
+import { ensureRealParents, isReplaceableFile, layeredDeclarationFs } from './declarationFs';
 import type { DeclarationFile, DeclarationFs } from '../planner/plan/declarationStore';
 
 interface StagedFile {
@@ -104,50 +103,36 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
   });
 
   const used: string[] = [];
-  // Directories of staged files renamed into place, made durable at the chain's commit points.
-  const renamedIn = new Set<string>();
+  const layered = layeredDeclarationFs(fs, (path, text) => {
+    const target = resolve(path);
+    const file = staged.get(target);
+    if (file === undefined || !file.bytes.equals(Buffer.from(text, 'utf8'))) return 'pass';
+    staged.delete(target);
+    // The checks every write makes, at the moment of this one: no link on the way, nothing but a file replaced.
+    try {
+      ensureRealParents(root, target, true);
+      isReplaceableFile(target);
+    } catch (error) {
+      drop(file);
+      throw error;
+    }
+    if (!isIntact(file)) {
+      drop(file);
+      return 'pass';
+    }
+    closeSync(file.descriptor);
+    try {
+      renameSync(file.temporary, target);
+    } catch (error) {
+      unlinkSync(file.temporary);
+      throw error;
+    }
+    used.push(path);
+    return 'done';
+  });
   return {
+    ...layered,
     used,
-    readText: (path) => fs.readText(path),
-    listDir: (path) => fs.listDir(path),
-    remove: (path) => fs.remove(path),
-    sync() {
-      // A directory that cannot be fsynced (Windows) still had its rename done atomically.
-      for (const directory of renamedIn) fsyncQuietly(directory);
-      renamedIn.clear();
-      fs.sync?.();
-    },
-    writeAtomic(path, text) {
-      const target = resolve(path);
-      const file = staged.get(target);
-      if (file === undefined || !file.bytes.equals(Buffer.from(text, 'utf8'))) {
-        fs.writeAtomic(path, text);
-        return;
-      }
-      staged.delete(target);
-      // The checks every write makes, at the moment of this one: no link on the way, nothing but a file replaced.
-      try {
-        ensureRealParents(root, target, true);
-        isReplaceableFile(target);
-      } catch (error) {
-        drop(file);
-        throw error;
-      }
-      if (!isIntact(file)) {
-        drop(file);
-        fs.writeAtomic(path, text);
-        return;
-      }
-      closeSync(file.descriptor);
-      try {
-        renameSync(file.temporary, target);
-      } catch (error) {
-        unlinkSync(file.temporary);
-        throw error;
-      }
-      used.push(path);
-      renamedIn.add(dirname(target));
-    },
     discard() {
       for (const file of staged.values()) drop(file);
       staged.clear();

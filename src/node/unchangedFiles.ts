@@ -8,6 +8,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { DeclarationFs } from '../planner/plan/declarationStore';
 import { fsyncQuietly } from './atomicFile';
+import { layeredDeclarationFs } from './declarationFs';
 
 /**
  * Whether `path` is a regular file with one name, reached from `root` through real directories only. A
@@ -34,31 +35,16 @@ function isOwnPlainFile(root: string, path: string): boolean {
  */
 export function skippingUnchangedFiles(fs: DeclarationFs, root: string): DeclarationFs & { readonly skipped: readonly string[] } {
   const skipped: string[] = [];
-  // Directories of files left alone, made durable with the wrapped file system's own at its commit points.
-  const directories = new Set<string>();
-  return {
-    skipped,
-    readText: (path) => fs.readText(path),
-    listDir: (path) => fs.listDir(path),
-    remove: (path) => fs.remove(path),
-    sync() {
-      for (const directory of directories) fsyncQuietly(directory);
-      directories.clear();
-      fs.sync?.();
-    },
-    writeAtomic(path, text) {
-      let current: string | undefined;
-      try {
-        current = fs.readText(path);
-      } catch {
-        current = undefined;
-      }
-      if (current === text && isOwnPlainFile(root, path) && fsyncQuietly(path)) {
-        skipped.push(path);
-        directories.add(dirname(resolve(path)));
-        return;
-      }
-      fs.writeAtomic(path, text);
-    },
-  };
+  const layered = layeredDeclarationFs(fs, (path, text) => {
+    let current: string | undefined;
+    try {
+      current = fs.readText(path);
+    } catch {
+      current = undefined;
+    }
+    if (current !== text || !isOwnPlainFile(root, path) || !fsyncQuietly(path)) return 'pass';
+    skipped.push(path);
+    return 'done';
+  });
+  return { ...layered, skipped };
 }

@@ -9,34 +9,10 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from '../../src/node/atomicFile';
+import { observeFs as observeAllFs } from '../support/fsCalls';
 
-/** What node:fs was asked to fsync and rename, in order, while `run` ran. */
-function observeFs(run: () => void): string[] {
-  const calls: string[] = [];
-  const descriptors = new Map<number, string>();
-  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync, renameSync: fs.renameSync };
-  const mutable = fs as unknown as Record<keyof typeof real, unknown>;
-  mutable.openSync = (path: fs.PathLike, ...rest: unknown[]) => {
-    const fd = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
-    descriptors.set(fd, String(path));
-    return fd;
-  };
-  mutable.fsyncSync = (fd: number) => {
-    const path = descriptors.get(fd) ?? String(fd);
-    calls.push(`fsync ${path.endsWith('.tmp') ? 'temporary file' : path}`);
-    real.fsyncSync(fd);
-  };
-  mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
-    calls.push(`rename ${String(to)}`);
-    real.renameSync(from, to);
-  };
-  try {
-    run();
-  } finally {
-    Object.assign(mutable, real);
-  }
-  return calls;
-}
+/** The calls `run` made, a temporary file shown as such. */
+const observeFs = (run: () => void) => observeAllFs(run, (path) => (path.endsWith('.tmp') ? 'temporary file' : path));
 
 describe('node/atomicFile (real files)', () => {
   let dir: string;

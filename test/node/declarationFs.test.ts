@@ -2,44 +2,12 @@
 // symbolic links and of paths outside the confinement root, and the order in which data and
 // directories are made durable (observed by watching the calls into node:fs, which still run).
 import assert from 'node:assert/strict';
-// The module object itself (not a namespace copy), so the spy below sees every call, write-file-atomic's too.
-import fs from 'node:fs';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { nodeDeclarationFs, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
 import { writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
-
-/** What node:fs was asked to do, in order, while `run` ran (every call goes through to the real one). */
-function observeFs(run: () => void): string[] {
-  const calls: string[] = [];
-  const descriptors = new Map<number, string>();
-  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync, renameSync: fs.renameSync, unlinkSync: fs.unlinkSync };
-  const mutable = fs as unknown as Record<keyof typeof real, unknown>;
-  mutable.openSync = (path: fs.PathLike, ...rest: unknown[]) => {
-    const fd = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
-    descriptors.set(fd, String(path));
-    return fd;
-  };
-  mutable.fsyncSync = (fd: number) => {
-    calls.push(`fsync ${descriptors.get(fd) ?? fd}`);
-    real.fsyncSync(fd);
-  };
-  mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
-    calls.push(`rename ${String(to)}`);
-    real.renameSync(from, to);
-  };
-  mutable.unlinkSync = (path: fs.PathLike) => {
-    calls.push(`unlink ${String(path)}`);
-    real.unlinkSync(path);
-  };
-  try {
-    run();
-  } finally {
-    Object.assign(mutable, real);
-  }
-  return calls;
-}
+import { observeFs } from '../support/fsCalls';
 
 function unsafeReason(run: () => unknown): string {
   try {

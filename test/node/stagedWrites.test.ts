@@ -4,53 +4,23 @@
 // nothing staged and unused is left behind. The order of fsyncs and renames is observed by watching the
 // calls into node:fs, which still run.
 import assert from 'node:assert/strict';
-// The module object itself (not a namespace copy), so the spies below see every call.
-import fs from 'node:fs';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
 import { stageWrites } from '../../src/node/stagedWrites';
 import { declarationFiles, readWaveDeclaration, writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
+import { observeFsAsync } from '../support/fsCalls';
+
+/** A staged file shown by the file it stands for. */
+const stagedLabel = (path: string) => (path.endsWith('.tmp') ? `${path.slice(0, path.indexOf('.json') + '.json'.length)} (staged)` : path);
+
 
 /** Every file below `dir`, relative to it, sorted. */
 function filesBelow(dir: string, prefix = ''): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((entry) => (entry.isDirectory() ? filesBelow(join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]))
     .sort();
-}
-
-/** Records, in order, the fsyncs (synchronous and not) and renames made while `run` runs, by the path they touch. */
-async function observeFs<T>(run: () => Promise<T>): Promise<{ result: T; calls: string[] }> {
-  const calls: string[] = [];
-  const descriptors = new Map<number, string>();
-  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync, fsync: fs.fsync, renameSync: fs.renameSync };
-  const mutable = fs as unknown as Record<keyof typeof real, unknown>;
-  const named = (path: string) => (path.endsWith('.tmp') ? `${path.slice(0, path.indexOf('.json') + '.json'.length)} (staged)` : path);
-  mutable.openSync = (path: fs.PathLike, ...rest: unknown[]) => {
-    const fd = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
-    descriptors.set(fd, String(path));
-    return fd;
-  };
-  mutable.fsyncSync = (fd: number) => {
-    calls.push(`fsync ${named(descriptors.get(fd) ?? String(fd))}`);
-    real.fsyncSync(fd);
-  };
-  mutable.fsync = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
-    real.fsync(fd, (error) => {
-      calls.push(`fsync ${named(descriptors.get(fd) ?? String(fd))}`);
-      done(error);
-    });
-  };
-  mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
-    calls.push(`rename ${String(to)}`);
-    real.renameSync(from, to);
-  };
-  try {
-    return { result: await run(), calls };
-  } finally {
-    Object.assign(mutable, real);
-  }
 }
 
 describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () => {
@@ -72,14 +42,14 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('renames every staged file into place, each fsynced before its rename, and the wave reads back complete', async () => {
-    const { result: staged, calls } = await observeFs(async () => {
+    const { result: stagedFs, calls } = await observeFsAsync(async () => {
       const staged = await stageWrites(nodeDeclarationFs(root), root, planned());
       const write = writeWaveDeclaration(stateDir, 1, records, staged);
       assert.equal(write.ok, true);
       staged.discard();
       return staged;
-    });
-    assert.deepEqual(staged.used, planned().map((file) => file.path));
+    }, stagedLabel);
+    assert.deepEqual(stagedFs.used, planned().map((file) => file.path));
     assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
     for (const file of planned()) {
       assert.equal(readFileSync(file.path, 'utf8'), file.text);
