@@ -289,9 +289,12 @@ function planFetchArgs(remote: string): string[] {
   return ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', remote, `+${PLAN_REF}:${trackingRefOf(remote)}`];
 }
 
-/** A fetch of the plan ref running in the background: `fetched` settles to whether git exited 0. */
+/**
+ * A fetch of the plan ref running in the background. `run` settles to the finished process (undefined when
+ * git could not be started: the store's fetch() then starts it itself, and reports why it cannot).
+ */
 export interface BackgroundFetch {
-  readonly fetched: Promise<boolean>;
+  readonly run: Promise<GitRun | undefined>;
   /** Ends a fetch that is no longer wanted (a command that stops on a local problem); git removes its locks. */
   cancel(): void;
 }
@@ -299,16 +302,21 @@ export interface BackgroundFetch {
 /**
  * Starts the fetch of `remote`'s plan ref from `cwd`, before the checkout is even located: git finds the
  * repository from `cwd` exactly as the rev-parse that locates it does, so the fetch runs while the command
- * locates the checkout and reads its own state. The store's `fetchStarted` then answers as `fetch()` does.
+ * locates the checkout and reads its own state. The store's `fetchStarted` then answers as `fetch()` does,
+ * from this fetch's outcome (a failed one is not run again).
  */
 export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
-  const child = spawn('git', planFetchArgs(remote), { cwd, env: process.env, stdio: ['ignore', 'ignore', 'ignore'] });
-  const fetched = new Promise<boolean>((settle) => {
-    child.on('error', () => settle(false));
-    child.on('close', (code) => settle(code === 0));
+  const child = spawn('git', planFetchArgs(remote), { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const run = new Promise<GitRun | undefined>((settle) => {
+    child.on('error', () => settle(undefined));
+    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
   });
   return {
-    fetched,
+    run,
     cancel() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     },
@@ -332,35 +340,31 @@ export function gitPlanRefStore(
     for (const [path, file] of tree) known.set(path, file);
   };
 
-  const store = {
+  /** What fetch() answers, its first attempt already made when `first` is given. */
+  const answerFetch = (first: GitRun | undefined): string | null => {
+    for (let attempt = 1; ; attempt += 1) {
+      const fetched = attempt === 1 && first !== undefined ? first : runGitProcess(root, fetchArgs);
+      if (fetched.status === 0) break;
+      // A remote without the ref makes fetch fail; ask once more, so "no plan yet" is told from "cannot reach it".
+      const listed = runGitProcess(root, ['ls-remote', '--exit-code', remote, PLAN_REF]);
+      if (listed.status === 2) {
+        runGitProcess(root, ['update-ref', '-d', trackingRef]);
+        return null;
+      }
+      // The ref is there now: another clone published it between the fetch and the question (the first
+      // publish of a plan races every other clone's first fetch). Fetch it again.
+      if (listed.status === 0 && attempt < MAX_FETCH_ATTEMPTS) continue;
+      throw new PlanRefError('fetch', `git fetch ${remote} ${PLAN_REF} failed (exit ${fetched.status}): ${firstLineOf(fetched.stderr)}`);
+    }
+    const tip = readTrackingRef(root, remote, options.commonDir);
+    if (tip === null) throw new PlanRefError('fetch', `git fetch ${remote} succeeded but ${trackingRef} does not name a commit`);
+    return tip;
+  };
+
+  return {
     trackingRef,
-    async fetchStarted(started: BackgroundFetch): Promise<string | null> {
-      if (await started.fetched) {
-        const tip = readTrackingRef(root, remote, options.commonDir);
-        if (tip !== null) return tip;
-      }
-      // Anything but a clean fetch of a ref that is there is left to fetch(), which tells the cases apart.
-      return store.fetch();
-    },
-    fetch(): string | null {
-      for (let attempt = 1; ; attempt += 1) {
-        const fetched = runGitProcess(root, fetchArgs);
-        if (fetched.status === 0) break;
-        // A remote without the ref makes fetch fail; ask once more, so "no plan yet" is told from "cannot reach it".
-        const listed = runGitProcess(root, ['ls-remote', '--exit-code', remote, PLAN_REF]);
-        if (listed.status === 2) {
-          runGitProcess(root, ['update-ref', '-d', trackingRef]);
-          return null;
-        }
-        // The ref is there now: another clone published it between the fetch and the question (the first
-        // publish of a plan races every other clone's first fetch). Fetch it again.
-        if (listed.status === 0 && attempt < MAX_FETCH_ATTEMPTS) continue;
-        throw new PlanRefError('fetch', `git fetch ${remote} ${PLAN_REF} failed (exit ${fetched.status}): ${firstLineOf(fetched.stderr)}`);
-      }
-      const tip = readTrackingRef(root, remote, options.commonDir);
-      if (tip === null) throw new PlanRefError('fetch', `git fetch ${remote} succeeded but ${trackingRef} does not name a commit`);
-      return tip;
-    },
+    fetch: () => answerFetch(undefined),
+    fetchStarted: async (started) => answerFetch(await started.run),
     readFiles(commit, only) {
       let tree: PlanTree | undefined = options.cache?.get(commit);
       if (tree === undefined) {
@@ -404,10 +408,9 @@ export function gitPlanRefStore(
         throw new PlanRefError('push', `git push ${remote} ${PLAN_REF} failed (exit ${pushed.status}): ${firstLineOf(pushed.stderr)}`);
       }
       if (readTrackingRef(root, remote, options.commonDir) !== commit) runGitProcess(root, ['update-ref', trackingRef, commit]);
-      return { ok: true as const };
+      return { ok: true };
     },
-  } satisfies PlanRefStore & { readonly trackingRef: string; fetchStarted(started: BackgroundFetch): Promise<string | null> };
-  return store;
+  };
 }
 
 /** The remotes this clone holds a copy of the plan ref for (the names under refs/wave-scope/remotes/). */

@@ -44,7 +44,20 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(await fromSubdirectory(b), commit);
     assert.equal(readTrackingRef(b.root, 'origin'), commit);
     b.git('remote', 'set-url', 'origin', join(remote.dir, 'nowhere.git'));
-    await assert.rejects(fromSubdirectory(b), (error: unknown) => error instanceof PlanRefError && error.reason === 'fetch');
+    // The failed fetch is not made a second time: only the question that tells "no plan" from "unreachable" follows.
+    const asked: string[] = [];
+    const real = childProcess.spawnSync;
+    const mutable = childProcess as unknown as { spawnSync: unknown };
+    mutable.spawnSync = (command: string, args: readonly string[], options: unknown) => {
+      asked.push(args[0] as string);
+      return (real as (...all: unknown[]) => unknown)(command, args, options);
+    };
+    try {
+      await assert.rejects(fromSubdirectory(b), (error: unknown) => error instanceof PlanRefError && error.reason === 'fetch' && /nowhere\.git/.test(error.message));
+    } finally {
+      mutable.spawnSync = real;
+    }
+    assert.deepEqual(asked, ['ls-remote']);
   });
 
   it('a cancelled background fetch ends, and leaves no lock behind', async () => {
@@ -61,7 +74,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
       else process.env.GIT_SSH_COMMAND = previous;
     }
     fetching.cancel();
-    assert.equal(await fetching.fetched, false);
+    assert.notEqual((await fetching.run)?.status, 0);
     assert.equal(existsSync(join(a.root, '.git', 'refs', 'wave-scope', 'remotes', 'origin', 'plan.lock')), false);
   });
 
