@@ -1,8 +1,9 @@
 // The plan ref through the user's own git: fetch and push with the user's remote configuration and
 // credentials (Wave Scope never sees them), plumbing to read and write plan commits without touching the
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
-// the wave: one fetch, one ls-tree and one cat-file --batch to read (none when the plan-tree cache holds
-// the fetched commit), one unpack-objects for every new blob, the trees and the commit at once, one push.
+// the wave: one fetch, one ls-tree and one cat-file --batch of the blobs that changed to read (none when
+// the plan-tree cache holds the fetched commit), one unpack-objects for every new blob, the trees and the
+// commit at once, one push.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -104,7 +105,6 @@ interface TreeFile {
   text: string;
 }
 
-/** Reads the regular files of a commit's tree (one ls-tree, one cat-file --batch). */
 /**
  * The files of `commit` (those `only` keeps) with their blob ids: one ls-tree, and one cat-file for the blobs
  * whose text is not already at hand. `known` offers texts read before (the last plan read or written); one is
