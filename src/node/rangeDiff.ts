@@ -1,8 +1,8 @@
 // The changes of a revision range, as `wave-scope verify` judges them: from the merge base of base and
 // head to head (what a pull request of head into base would bring, as the forge shows it). One
-// rev-parse, one merge-base, one diff (the caller's rev-parse may already have resolved the revisions and
-// found the one merge base: then the diff alone). The diff is told to ignore every configuration that would hide or
-// reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths).
+// rev-parse, one merge-base, one diff; the diff alone when the caller's rev-parse has already resolved the
+// revisions and found the one merge base. The diff is told to ignore every configuration that would hide
+// or reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths).
 import { runGitProcess } from './planRefGit';
 
 /** A revision that cannot be resolved, or a range without a merge base. */
@@ -42,18 +42,18 @@ export interface KnownRange {
  * the one there is; with several (criss-cross merges) git merge-base chooses, as without `known`.
  */
 export function diffRange(root: string, base: string, head: string, known?: KnownRange): ResolvedRange {
-  const resolved = known?.commits;
+  const fromKnown = known?.commits.length === 2;
   for (const revision of [base, head]) {
     if (revision.startsWith('-') || revision.trim() === '') throw new RevisionRangeError('bad-revision', `${JSON.stringify(revision)} is not a revision`);
   }
   const commits =
-    resolved?.length === 2
-      ? resolved
+    known !== undefined && fromKnown
+      ? known.commits
       : gitLine(root, ['rev-parse', `${base}^{commit}`, `${head}^{commit}`], 'bad-revision', `cannot resolve ${base} and ${head}`)
           .split('\n')
           .filter((line) => line !== '');
   const [baseOid, headOid] = commits as [string, string];
-  const mergeBase = resolved === commits && known?.mergeBases?.length === 1 ? (known.mergeBases[0] as string) : findMergeBase(root, base, head, baseOid, headOid);
+  const mergeBase = fromKnown && known?.mergeBases?.length === 1 ? (known.mergeBases[0] as string) : findMergeBase(root, base, head, baseOid, headOid);
   const rawDiff = gitLine(
     root,
     [
