@@ -22,33 +22,53 @@ export interface AtomicWriteOptions {
   syncDirectory?: boolean;
 }
 
+/** A temporary file made by createTemporaryFile: its name, and its descriptor, open for reading and writing. */
+export interface TemporaryFile {
+  path: string;
+  descriptor: number;
+}
+
 /**
- * Replaces `path` with `text` atomically: a reader sees the old file or the new one, never a mix. A link at
- * the path is replaced, never written through. Throws on failure, leaving no temporary file behind.
+ * Creates a new file beside `path` (exclusively, with exactly `mode`) holding `bytes`, and returns it still
+ * open, to be fsynced and renamed over `path` by the caller. Throws on failure, leaving nothing behind.
  */
-export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): void {
-  const mode = options.mode ?? 0o644;
+export function createTemporaryFile(path: string, bytes: Uint8Array, mode = 0o644): TemporaryFile {
   // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
   // the hook bundle a module load on every write).
   const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
-  const descriptor = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  // Readable too, so a caller holding it open can check later that it still holds these bytes.
+  const descriptor = openSync(temporary, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     // The mode exactly as asked (open's is masked by the umask): a 0600 file stays 0600, a 0644 one 0644.
     fchmodSync(descriptor, mode);
-    const bytes = Buffer.from(text, 'utf8');
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(descriptor, bytes, offset);
-    if (options.fsync !== false) fsyncSync(descriptor);
   } catch (error) {
     closeSync(descriptor);
     unlinkSync(temporary);
     throw error;
   }
-  closeSync(descriptor);
+  return { path: temporary, descriptor };
+}
+
+/**
+ * Replaces `path` with `text` atomically: a reader sees the old file or the new one, never a mix. A link at
+ * the path is replaced, never written through. Throws on failure, leaving no temporary file behind.
+ */
+export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): void {
+  const temporary = createTemporaryFile(path, Buffer.from(text, 'utf8'), options.mode ?? 0o644);
   try {
-    renameSync(temporary, path);
+    if (options.fsync !== false) fsyncSync(temporary.descriptor);
   } catch (error) {
-    unlinkSync(temporary);
+    closeSync(temporary.descriptor);
+    unlinkSync(temporary.path);
+    throw error;
+  }
+  closeSync(temporary.descriptor);
+  try {
+    renameSync(temporary.path, path);
+  } catch (error) {
+    unlinkSync(temporary.path);
     throw error;
   }
   if (options.syncDirectory === false) return;

@@ -37,6 +37,15 @@ export interface KnownRange {
 }
 
 /**
+ * The KnownRange of a discovery that resolved exactly the range's two revisions (`resolved`, and the merge
+ * bases listed beside them); undefined when it resolved anything else, so diffRange asks git itself.
+ */
+export function knownRangeOf(discovery: { resolved?: readonly string[]; mergeBases?: readonly string[] }): KnownRange | undefined {
+  if (discovery.resolved === undefined || discovery.resolved.length !== 2) return undefined;
+  return discovery.mergeBases === undefined ? { commits: discovery.resolved } : { commits: discovery.resolved, mergeBases: discovery.mergeBases };
+}
+
+/**
  * Resolves `base` and `head` (any revision git accepts, not starting with `-`; or their commits given in
  * `known`) and diffs the range from their merge base. A merge base is taken from `known` only when it is
  * the one there is; with several (criss-cross merges) git merge-base chooses, as without `known`.

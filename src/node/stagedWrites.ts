@@ -1,27 +1,37 @@
 // Writes prepared ahead of the safe chain, so that fsyncing them runs in parallel instead of one after
 // another. The chain (writeWavePlan) makes each file durable before its rename: written one by one, a
 // wave of 64 agents waits for 64 fsyncs in a row, the larger part of a sync's time on a real disk. Before
-// the chain runs, `stageWrites` writes the files it is about to ask for into temporary files beside their
-// targets and fsyncs them together on libuv's pool. When the chain then asks to write one of them with
-// exactly the staged text, the staged file, already durable, is renamed into place: the same temporary
-// file, fsync and rename as any write, the same confinement checks at the moment of the rename, the same
-// order of renames and directory fsyncs, with the waiting done up front. A write the stage does not hold
-// (other text, another path, a staged file that changed since) goes through the wrapped file system as
-// usual, and `discard` removes whatever was staged and not used.
-import { closeSync, constants, fchmodSync, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+// the chain runs, `stageWrites` looks at each file the chain is about to ask for:
+// - a file that already holds exactly its text (a plain file of its own, see isIntact) is held open and
+//   fsynced, so a follower bringing in a plan that changed in a few agents rewrites only those files;
+// - any other is written into a temporary file beside its target and fsynced.
+// The fsyncs run together on libuv's pool. When the chain then asks to write one of these files with
+// exactly that text, the file is checked again at that moment: a file in place that is still the same
+// file with the same bytes is left alone, a staged file is renamed into place. Both are as durable as a
+// rewrite (the data fsynced, the directory at the next commit point), behind the same confinement checks,
+// in the chain's own order of renames and directory fsyncs, with the waiting done up front. A write the
+// stage does not hold (other text, another path, a file that changed since) goes through the wrapped file
+// system as usual, and `discard` removes whatever was staged and not used.
+import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { createTemporaryFile } from './atomicFile';
 import { ensureRealParents, isReplaceableFile, layeredDeclarationFs } from './declarationFs';
 import type { DeclarationFile, DeclarationFs } from '../planner/plan/declarationStore';
 
-interface StagedFile {
-  temporary: string;
+/** A file held open since staging: a temporary file, or a target found already holding its text. */
+interface HeldFile {
+  /** The name it was opened by. */
+  path: string;
   bytes: Buffer;
   descriptor: number;
 }
 
-/** A DeclarationFs that renames staged files into place; `used` lists the paths written that way, in order. */
+/** A DeclarationFs over the staged files; `used` and `skipped` list, in order, the writes it took on itself. */
 export interface StagedDeclarationFs extends DeclarationFs {
+  /** Paths written by renaming a staged file into place. */
   readonly used: readonly string[];
+  /** Paths left alone because they already held exactly the text to be written. */
+  readonly skipped: readonly string[];
   /** Removes every staged file not used, and the directories staging made that are still empty. */
   discard(): void;
 }
@@ -44,20 +54,43 @@ function missingParents(root: string, path: string): string[] {
   return missing;
 }
 
-/** Whether the staged file is still the one written (same file, same bytes): nothing swapped or changed it since. */
-function isIntact(staged: StagedFile): boolean {
+/**
+ * Whether the held file is still the one named by its path, a regular file with that one name, holding
+ * exactly its bytes. A symbolic link, or a file hard-linked elsewhere, may be changed through another name
+ * by whoever can write that name: such a file never passes, so it is rewritten (replacing the link).
+ */
+function isIntact(held: HeldFile): boolean {
   try {
-    const held = fstatSync(staged.descriptor);
-    const named = lstatSync(staged.temporary);
-    if (!named.isFile() || named.ino !== held.ino || named.dev !== held.dev || named.nlink !== 1 || held.size !== staged.bytes.length) return false;
-    const read = Buffer.alloc(staged.bytes.length);
+    const open = fstatSync(held.descriptor);
+    const named = lstatSync(held.path);
+    if (!named.isFile() || named.ino !== open.ino || named.dev !== open.dev || named.nlink !== 1 || open.size !== held.bytes.length) return false;
+    const read = Buffer.alloc(held.bytes.length);
     let length = 0;
     while (length < read.length) {
-      const count = readSync(staged.descriptor, read, length, read.length - length, length);
+      const count = readSync(held.descriptor, read, length, read.length - length, length);
       if (count === 0) break;
       length += count;
     }
-    return length === read.length && read.equals(staged.bytes);
+    return length === read.length && read.equals(held.bytes);
+  } catch {
+    return false;
+  }
+}
+
+/** The file at `target`, held open, when it already holds exactly `bytes`; undefined otherwise. */
+function holdIfUnchanged(target: string, bytes: Buffer): HeldFile | undefined {
+  // Not through a link at the target (where the platform can refuse one); isIntact checks again by name.
+  const descriptor = openSync(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  const held = { path: target, bytes, descriptor };
+  if (isIntact(held)) return held;
+  closeSync(descriptor);
+  return undefined;
+}
+
+/** Whether every directory from `root` down to `path`'s parent exists and is a real directory. */
+function hasRealParents(root: string, path: string): boolean {
+  try {
+    return ensureRealParents(root, path, false);
   } catch {
     return false;
   }
@@ -70,61 +103,70 @@ function isIntact(staged: StagedFile): boolean {
  */
 export async function stageWrites(fs: DeclarationFs, root: string, files: readonly DeclarationFile[]): Promise<StagedDeclarationFs> {
   root = resolve(root);
-  const staged = new Map<string, StagedFile>();
+  const staged = new Map<string, HeldFile>();
+  const inPlace = new Map<string, HeldFile>();
   const createdDirectories: string[] = [];
-  const pending: Array<{ path: string; file: StagedFile }> = [];
+  const pending: Array<{ target: string; file: HeldFile; found: boolean }> = [];
+  const seen = new Set<string>();
   for (const { path, text } of files) {
     const target = resolve(path);
-    if (staged.has(target) || pending.some((entry) => entry.path === target)) continue;
-    let descriptor: number | undefined;
-    const temporary = `${target}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+    if (seen.has(target)) continue;
+    seen.add(target);
+    const bytes = Buffer.from(text, 'utf8');
     try {
       // Recorded before they are made, so a walk stopped half-way by a link still has its directories removed.
       createdDirectories.push(...missingParents(root, target).filter((directory) => !createdDirectories.includes(directory)));
       ensureRealParents(root, target, true);
-      isReplaceableFile(target);
-      descriptor = openSync(temporary, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o644);
-      fchmodSync(descriptor, 0o644);
-      const bytes = Buffer.from(text, 'utf8');
-      let offset = 0;
-      while (offset < bytes.length) offset += writeSync(descriptor, bytes, offset);
-      pending.push({ path: target, file: { temporary, bytes, descriptor } });
-    } catch {
-      if (descriptor !== undefined) {
-        closeSync(descriptor);
-        unlinkSync(temporary);
+      const found = isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
+      if (found !== undefined) pending.push({ target, file: found, found: true });
+      else {
+        const temporary = createTemporaryFile(target, bytes);
+        pending.push({ target, file: { path: temporary.path, bytes, descriptor: temporary.descriptor }, found: false });
       }
+    } catch {
+      // Not staged: the chain's write of it goes through `fs`.
     }
   }
   const durable = await Promise.all(pending.map(({ file }) => fsyncAsync(file.descriptor)));
-  pending.forEach(({ path, file }, index) => {
-    if (durable[index]) staged.set(path, file);
-    else drop(file);
+  pending.forEach(({ target, file, found }, index) => {
+    if (!durable[index]) release(file, found);
+    else (found ? inPlace : staged).set(target, file);
   });
 
   const used: string[] = [];
+  const skipped: string[] = [];
   const layered = layeredDeclarationFs(fs, (path, text) => {
     const target = resolve(path);
+    const bytes = Buffer.from(text, 'utf8');
+    const found = inPlace.get(target);
+    if (found !== undefined) {
+      inPlace.delete(target);
+      const unchanged = found.bytes.equals(bytes) && hasRealParents(root, target) && isIntact(found);
+      release(found, true);
+      if (!unchanged) return 'pass';
+      skipped.push(path);
+      return 'done';
+    }
     const file = staged.get(target);
-    if (file === undefined || !file.bytes.equals(Buffer.from(text, 'utf8'))) return 'pass';
+    if (file === undefined || !file.bytes.equals(bytes)) return 'pass';
     staged.delete(target);
     // The checks every write makes, at the moment of this one: no link on the way, nothing but a file replaced.
     try {
       ensureRealParents(root, target, true);
       isReplaceableFile(target);
     } catch (error) {
-      drop(file);
+      release(file, false);
       throw error;
     }
     if (!isIntact(file)) {
-      drop(file);
+      release(file, false);
       return 'pass';
     }
     closeSync(file.descriptor);
     try {
-      renameSync(file.temporary, target);
+      renameSync(file.path, target);
     } catch (error) {
-      unlinkSync(file.temporary);
+      unlinkSync(file.path);
       throw error;
     }
     used.push(path);
@@ -133,9 +175,12 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
   return {
     ...layered,
     used,
+    skipped,
     discard() {
-      for (const file of staged.values()) drop(file);
+      for (const file of staged.values()) release(file, false);
+      for (const file of inPlace.values()) release(file, true);
       staged.clear();
+      inPlace.clear();
       for (const directory of [...createdDirectories].reverse()) {
         try {
           rmdirSync(directory);
@@ -147,14 +192,16 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
   };
 }
 
-function drop(file: StagedFile): void {
+/** Closes a held file, and removes it when it is a temporary one (a file found in place is the target itself). */
+function release(file: HeldFile, inPlace: boolean): void {
   try {
     closeSync(file.descriptor);
   } catch {
     // Already closed.
   }
+  if (inPlace) return;
   try {
-    unlinkSync(file.temporary);
+    unlinkSync(file.path);
   } catch {
     // Already gone.
   }

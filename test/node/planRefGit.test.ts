@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
-import { diffRange, listBranchRefs } from '../../src/node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { createSharedRemote, gitIn } from './gitRemotes';
@@ -399,7 +399,9 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     const located = locateSyncRepository(clone.root, { revisions: ['main', 'agent'] });
     assert.deepEqual(located?.resolved, [git('rev-parse', 'main'), git('rev-parse', 'agent')]);
     assert.deepEqual(located?.mergeBases, [git('merge-base', 'main', 'agent')]);
-    const known = { commits: located?.resolved ?? [], mergeBases: located?.mergeBases ?? [] };
+    assert.ok(located);
+    const known = knownRangeOf(located);
+    assert.deepEqual(known, { commits: located.resolved, mergeBases: located.mergeBases });
     assert.deepEqual(diffRange(clone.root, 'main', 'agent', known), diffRange(clone.root, 'main', 'agent'));
 
     // A criss-cross merge: two merge bases, of which git merge-base picks one; so does diffRange.
@@ -415,15 +417,23 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     clone.git('merge', '--quiet', '--no-edit', left);
     const crossed = locateSyncRepository(clone.root, { revisions: ['left', 'right'] });
     assert.equal(crossed?.mergeBases?.length, 2, 'rev-parse lists both merge bases');
-    const range = diffRange(clone.root, 'left', 'right', { commits: crossed?.resolved ?? [], mergeBases: crossed?.mergeBases ?? [] });
+    assert.ok(crossed);
+    const range = diffRange(clone.root, 'left', 'right', knownRangeOf(crossed));
     assert.equal(range.mergeBase, git('merge-base', 'left', 'right'));
 
     // Unrelated histories: no merge base at all, refused as before.
     clone.git('checkout', '--quiet', '--orphan', 'island');
     clone.commit({ 'island.ts': 'i\n' });
     const apart = locateSyncRepository(clone.root, { revisions: ['main', 'island'] });
-    assert.deepEqual(apart?.mergeBases, []);
-    assert.throws(() => diffRange(clone.root, 'main', 'island', { commits: apart?.resolved ?? [], mergeBases: [] }), /no common ancestor/);
+    assert.ok(apart);
+    assert.deepEqual(apart.mergeBases, []);
+    assert.throws(() => diffRange(clone.root, 'main', 'island', knownRangeOf(apart)), /no common ancestor/);
+
+    // A discovery that resolved no range (a revision did not resolve, or none was asked for) gives none.
+    const unresolved = locateSyncRepository(clone.root, { revisions: ['main', 'no-such-branch'] });
+    assert.ok(unresolved);
+    assert.equal(knownRangeOf(unresolved), undefined);
+    assert.equal(knownRangeOf({ resolved: [tipOf('main')] }), undefined);
   });
 
   it('refuses a revision that is not one, or looks like an option', () => {

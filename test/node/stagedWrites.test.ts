@@ -4,7 +4,7 @@
 // nothing staged and unused is left behind. The order of fsyncs and renames is observed by watching the
 // calls into node:fs, which still run.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
@@ -125,5 +125,107 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
     assert.deepEqual(readdirSync(stateDir), []);
     assert.equal(existsSync(join(stateDir, 'filescopes')), false);
     assert.deepEqual(staged.used, []);
+  });
+});
+
+describe('writes that find their file already in place (src/node/stagedWrites.ts)', () => {
+  let root: string;
+  let state: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-unchanged-')));
+    state = join(root, 'state');
+    mkdirSync(join(state, 'wave-1'), { recursive: true });
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** Stages `text` for `path`, then writes it as the chain would, and returns the staged file system. */
+  async function writeStaged(path: string, text: string, betweenStageAndWrite: () => void = () => undefined) {
+    const staged = await stageWrites(nodeDeclarationFs(state), state, [{ path, text }]);
+    betweenStageAndWrite();
+    try {
+      staged.writeAtomic(path, text);
+      staged.sync?.();
+    } finally {
+      staged.discard();
+    }
+    return staged;
+  }
+
+  const cases: Array<{ title: string; prepare: (path: string) => void; text: string; skipped: boolean }> = [
+    { title: 'an identical plain file is left alone', prepare: (path) => writeFileSync(path, '["a/"]\n'), text: '["a/"]\n', skipped: true },
+    { title: 'a file whose text differs is rewritten', prepare: (path) => writeFileSync(path, '["a/"]\n'), text: '["b/"]\n', skipped: false },
+    { title: 'a missing file is written', prepare: () => undefined, text: '["a/"]\n', skipped: false },
+    { title: 'a file differing only in a trailing newline is rewritten', prepare: (path) => writeFileSync(path, '["a/"]'), text: '["a/"]\n', skipped: false },
+    {
+      title: 'an identical file hard-linked elsewhere is rewritten (replacing the link)',
+      prepare: (path) => {
+        writeFileSync(join(root, 'outside.json'), '["a/"]\n');
+        linkSync(join(root, 'outside.json'), path);
+      },
+      text: '["a/"]\n',
+      skipped: false,
+    },
+  ];
+  for (const { title, prepare, text, skipped } of cases) {
+    it(title, async () => {
+      const path = join(state, 'wave-1', 'alice.json');
+      prepare(path);
+      const before = statSync(path, { throwIfNoEntry: false })?.ino;
+      const staged = await writeStaged(path, text);
+      assert.equal(readFileSync(path, 'utf8'), text);
+      assert.deepEqual(staged.skipped, skipped ? [path] : []);
+      assert.deepEqual(staged.used, skipped ? [] : [path], 'a file not left alone is renamed in from the stage');
+      if (before !== undefined) assert.equal(statSync(path).ino === before, skipped, skipped ? 'the same file' : 'a new file');
+      assert.equal(statSync(path).nlink, 1);
+      assert.deepEqual(readdirSync(join(state, 'wave-1')), ['alice.json'], 'nothing staged is left behind');
+    });
+  }
+
+  it('a file found in place and changed before the chain reaches it is rewritten, not trusted from the stage', async () => {
+    const path = join(state, 'wave-1', 'alice.json');
+    writeFileSync(path, '["a/"]\n');
+    // The same length, other bytes: only the contents tell.
+    const staged = await writeStaged(path, '["a/"]\n', () => writeFileSync(path, '["z/"]\n'));
+    assert.equal(readFileSync(path, 'utf8'), '["a/"]\n');
+    assert.deepEqual(staged.skipped, []);
+  });
+
+  it('a file found in place and then hard-linked elsewhere is rewritten, which replaces the link', async () => {
+    const path = join(state, 'wave-1', 'alice.json');
+    writeFileSync(path, '["a/"]\n');
+    const outside = join(root, 'outside.json');
+    await writeStaged(path, '["a/"]\n', () => linkSync(path, outside));
+    assert.equal(statSync(path).nlink, 1);
+    assert.notEqual(statSync(path).ino, statSync(outside).ino);
+  });
+
+  it('an identical file reached through a symbolic link is not trusted: the write is refused as before', async () => {
+    mkdirSync(join(root, 'real'));
+    writeFileSync(join(root, 'real', 'alice.json'), '["a/"]\n');
+    symlinkSync(join(root, 'real'), join(state, 'linked'));
+    const throughDirectory = await stageWrites(nodeDeclarationFs(state), state, [{ path: join(state, 'linked', 'alice.json'), text: '["a/"]\n' }]);
+    assert.throws(() => throughDirectory.writeAtomic(join(state, 'linked', 'alice.json'), '["a/"]\n'), UnsafePathError);
+    throughDirectory.discard();
+    assert.deepEqual(throughDirectory.skipped, []);
+    const bob = join(state, 'wave-1', 'bob.json');
+    symlinkSync(join(root, 'real', 'alice.json'), bob);
+    const throughFile = await stageWrites(nodeDeclarationFs(state), state, [{ path: bob, text: '["a/"]\n' }]);
+    assert.throws(() => throughFile.writeAtomic(bob, '["a/"]\n'), UnsafePathError);
+    throughFile.discard();
+    assert.deepEqual(throughFile.skipped, []);
+    assert.equal(readFileSync(join(root, 'real', 'alice.json'), 'utf8'), '["a/"]\n');
+  });
+
+  it('a directory replaced by a link after staging is never written through, even for a file found in place', async () => {
+    const path = join(state, 'wave-1', 'alice.json');
+    writeFileSync(path, '["a/"]\n');
+    const staged = await stageWrites(nodeDeclarationFs(state), state, [{ path, text: '["a/"]\n' }]);
+    mkdirSync(join(root, 'elsewhere'));
+    writeFileSync(join(root, 'elsewhere', 'alice.json'), '["a/"]\n');
+    rmSync(join(state, 'wave-1'), { recursive: true });
+    symlinkSync(join(root, 'elsewhere'), join(state, 'wave-1'));
+    assert.throws(() => staged.writeAtomic(path, '["a/"]\n'), UnsafePathError);
+    staged.discard();
+    assert.deepEqual(staged.skipped, []);
   });
 });

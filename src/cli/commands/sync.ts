@@ -6,7 +6,6 @@ import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
-import { skippingUnchangedFiles } from '../../node/unchangedFiles';
 import { declarationFiles } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -36,15 +35,6 @@ function describeRisk(risk: LocalPlanRisk, stateDir: string): string {
       return say.unpublishedDeclaration(stateDir, risk.wave);
     case 'damaged-declaration':
       return say.damagedDeclaration(stateDir, risk.wave, risk.problems.join('; '));
-  }
-}
-
-/** Whether `path` already holds exactly `text` (then a sync leaves it alone: nothing to stage). */
-function holdsText(path: string, text: string): boolean {
-  try {
-    return readTextIfExists(path) === text;
-  } catch {
-    return false;
   }
 }
 
@@ -97,7 +87,8 @@ async function syncFetching(
     clone = readOrCreateCloneIdentity(repository);
     const store = planStoreOf(repository, remote);
     tip = await store.fetchStarted(fetching);
-    plan = decodePlan(tip === null ? new Map() : store.readFiles(tip));
+    const files = tip === null ? new Map() : store.readFiles(tip);
+    plan = decodePlan(files);
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
     reportError(io, say.gitFailed(error.message));
@@ -144,9 +135,8 @@ async function syncFetching(
     }
     stateDir = resolved.stateDir;
   }
-  // Files the incoming plan leaves as they are here are not rewritten (src/node/unchangedFiles.ts).
   const confinement = writeConfinement(repository.root, stateDir);
-  const fs = skippingUnchangedFiles(nodeDeclarationFs(confinement), confinement);
+  const fs = nodeDeclarationFs(confinement);
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   // The common case for a follower that syncs often: nothing to write (and nothing to lose).
@@ -177,13 +167,14 @@ async function syncFetching(
     ...state,
     inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
   }));
-  // The declaration's files that will change are written and fsynced together ahead of the chain
-  // (src/node/stagedWrites.ts); the chain then renames each into place in its own order.
+  // The declaration's files are made durable together ahead of the chain (src/node/stagedWrites.ts): those
+  // the incoming plan changes are staged, and renamed into place in the chain's own order; those it leaves
+  // as they are here are not rewritten.
   const planned = declarationFiles(stateDir, incoming.wave, incoming.records);
-  const staged = await stageWrites(nodeDeclarationFs(confinement), confinement, [...planned.agentFiles, planned.aggregate].filter((file) => !holdsText(file.path, file.text)));
+  const staged = await stageWrites(fs, confinement, [...planned.agentFiles, planned.aggregate]);
   let result;
   try {
-    result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, skippingUnchangedFiles(staged, confinement));
+    result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, staged);
   } finally {
     staged.discard();
   }

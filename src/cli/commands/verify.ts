@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../node/cloneState';
 import { readTextIfExists } from '../../node/declarationFs';
 import { readTrackingRef } from '../../node/planRefGit';
-import { diffRange, listBranchRefs, RevisionRangeError } from '../../node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError } from '../../node/rangeDiff';
 import type { KnownRange } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
@@ -180,7 +180,8 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
 
   const ignoreCase = values['ignore-case'] || repository.ignoreCase;
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
-  const resolved = targets.length === 1 && repository.resolved !== undefined ? { commits: repository.resolved, ...(repository.mergeBases ? { mergeBases: repository.mergeBases } : {}) } : undefined;
+  // With one branch, discovery's rev-parse already resolved the range (and listed its merge bases).
+  const resolved = targets.length === 1 ? knownRangeOf(repository) : undefined;
   const results: BranchResult[] = targets.map((target) => verifyTarget(repository.root, base, target, plan, { ignoreCase, planWhere, resolved }));
   if (values.json) {
     const exitCode = overallExit(results);
