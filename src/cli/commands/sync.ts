@@ -13,7 +13,7 @@ import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -80,6 +80,8 @@ async function syncFetching(
     return 2;
   }
   const ownIds = processLocalSessionIds({ env: io.env });
+  const selecting = { wave, clone: values.clone };
+  let now: number;
   let tip: string | null;
   let plan;
   let clone;
@@ -87,20 +89,21 @@ async function syncFetching(
     clone = readOrCreateCloneIdentity(repository);
     const store = planStoreOf(repository, remote);
     tip = await store.fetchStarted(fetching);
-    const files = tip === null ? new Map() : store.readFiles(tip);
-    plan = decodePlan(files);
+    now = Date.now();
+    // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
+    const ownClone = clone.id;
+    plan = decodePlan(tip === null ? new Map() : store.readFiles(tip), { wanted: (key, claims) => isSyncCandidate(key, claims, selecting, ownClone, now) });
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
     reportError(io, say.gitFailed(error.message));
     return 2;
   }
-  const now = Date.now();
   updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
   if (plan.problems.length > 0) {
     reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
     return 1;
   }
-  const selection = selectWaveToSync(plan, { wave, clone: values.clone }, clone.id, now);
+  const selection = selectWaveToSync(plan, selecting, clone.id, now);
   if (!selection.ok) {
     switch (selection.reason) {
       case 'own-clone':

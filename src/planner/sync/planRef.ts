@@ -187,12 +187,20 @@ function isNormalEntry(entry: string): boolean {
   }
 }
 
+export interface DecodeOptions {
+  /**
+   * The waves to decode (given the plan's claims); the others are left out of `waves`. The tree as a whole
+   * (marker, claims, every path) is checked all the same. Default: every wave.
+   */
+  wanted?: (key: { clone: string; wave: number }, claims: readonly Claim[]) => boolean;
+}
+
 /**
  * Decodes a plan commit's files. Never throws: what cannot be used is reported, per wave (`problems`) or
  * for the whole tree (`DecodedPlan.problems`, when the marker, the claims file or a path is not ours).
  * An empty map is the empty plan.
  */
-export function decodePlan(files: PlanFiles): DecodedPlan {
+export function decodePlan(files: PlanFiles, options: DecodeOptions = {}): DecodedPlan {
   if (files.size === 0) return emptyPlan();
   const problems: string[] = [];
   const marker = parseJson(files.get(PLAN_MARKER_FILE)) as { version?: unknown } | undefined;
@@ -224,7 +232,9 @@ export function decodePlan(files: PlanFiles): DecodedPlan {
     }
     waveKeys.set(`${clone}/${wave}`, { clone, wave });
   }
+  const wanted = options.wanted ?? (() => true);
   const waves = [...waveKeys.values()]
+    .filter((key) => wanted(key, claims))
     .sort((a, b) => (a.clone < b.clone ? -1 : a.clone > b.clone ? 1 : a.wave - b.wave))
     .map(({ clone, wave }) => decodeWave(files, clone, wave));
   return { claims, waves, problems };

@@ -41,18 +41,29 @@ export type SelectionResult =
   | { ok: false; reason: 'own-clone' }
   | { ok: false; reason: 'unusable'; clone: string; wave: number; problems: string[] };
 
+/** The live claim on the published wave `key`, or null. */
+function liveClaimOn(claims: readonly Claim[], key: { clone: string; wave: number }, now: number): Claim | null {
+  return claims.find((claim) => claim.clone === key.clone && claim.wave === key.wave && isClaimLive(claim, now)) ?? null;
+}
+
+/**
+ * Whether a sync with `selection` may bring in the published wave `key`: another clone's wave, matching what
+ * was named, or, when nothing was named, claimed now (`claims`: the plan's claims). selectWaveToSync picks
+ * among exactly these; a sync decodes only these (decodePlan's `wanted`).
+ */
+export function isSyncCandidate(key: { clone: string; wave: number }, claims: readonly Claim[], selection: SyncSelection, ownClone: string, now: number): boolean {
+  if (key.clone === ownClone) return false;
+  if (selection.clone !== undefined && key.clone !== selection.clone) return false;
+  if (selection.wave !== undefined && key.wave !== selection.wave) return false;
+  const explicit = selection.clone !== undefined || selection.wave !== undefined;
+  return explicit || liveClaimOn(claims, key, now) !== null;
+}
+
 /** Picks the published wave a sync brings in. */
 export function selectWaveToSync(plan: DecodedPlan, selection: SyncSelection, ownClone: string, now: number): SelectionResult {
   if (selection.clone === ownClone) return { ok: false, reason: 'own-clone' };
-  const liveClaim = (wave: PublishedWave) =>
-    plan.claims.find((claim) => claim.clone === wave.clone && claim.wave === wave.wave && isClaimLive(claim, now)) ?? null;
-  const explicit = selection.clone !== undefined || selection.wave !== undefined;
-  const candidates = plan.waves.filter((wave) => {
-    if (wave.clone === ownClone) return false;
-    if (selection.clone !== undefined && wave.clone !== selection.clone) return false;
-    if (selection.wave !== undefined && wave.wave !== selection.wave) return false;
-    return explicit || liveClaim(wave) !== null;
-  });
+  const liveClaim = (wave: PublishedWave) => liveClaimOn(plan.claims, wave, now);
+  const candidates = plan.waves.filter((wave) => isSyncCandidate(wave, plan.claims, selection, ownClone, now));
   if (candidates.length === 0) {
     return { ok: false, reason: 'none', ownClaims: plan.claims.filter((claim) => claim.clone === ownClone && isClaimLive(claim, now)) };
   }

@@ -96,6 +96,26 @@ describe('the plan tree (refs/wave-scope/plan)', () => {
     });
   }
 
+  it('decodes only the waves asked for, and checks the tree as a whole all the same', () => {
+    const files = planWith([waveToPublish(alpha, 2, [{ id: 'alice', files: ['src/a.ts'] }]), waveToPublish(beta, 1, [{ id: 'bob', files: ['lib/'] }])]);
+    // A damaged wave that is not asked for is not decoded, so its damage is not reported; a stray path is.
+    files.set('clones/c-beta/waves/1/filescopes/wave-1/bob.json', '["elsewhere/"]\n');
+    const seen: Array<[string, number, number]> = [];
+    const plan = decodePlan(files, {
+      wanted: (key, claims) => {
+        seen.push([key.clone, key.wave, claims.length]);
+        return key.clone === 'c-alpha';
+      },
+    });
+    assert.deepEqual(plan.waves.map((wave) => `${wave.clone}/${wave.wave}`), ['c-alpha/2']);
+    assert.deepEqual(findPublishedWave(plan, 'c-alpha', 2)?.records, [{ id: 'alice', files: ['src/a.ts'] }]);
+    assert.deepEqual(plan.problems, []);
+    assert.deepEqual(seen.sort(), [['c-alpha', 2, 2], ['c-beta', 1, 2]], 'asked once per wave, with the claims');
+    assert.match(findPublishedWave(decodePlan(files), 'c-beta', 1)?.problems.join('\n') ?? '', /differs from agent "bob"/, 'decoded in full, the damage shows');
+    files.set('notes.txt', 'x');
+    assert.match(decodePlan(files, { wanted: () => false }).problems.join('\n'), /unexpected path on the plan ref: notes\.txt/);
+  });
+
   it('the next plan replaces one clone\'s wave and claims, keeps other clones\' files byte for byte', () => {
     const first = planWith([waveToPublish(alpha, 1, [{ id: 'alice', files: ['a/'] }]), waveToPublish(beta, 1, [{ id: 'bob', files: ['b/'] }])]);
     const tampered = new Map(first);

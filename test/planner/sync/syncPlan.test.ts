@@ -15,7 +15,7 @@ import {
 } from '../../../src/planner/sync/localState';
 import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { currentDigests, findLocalPlanRisk, incomingDigests, selectWaveToSync, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isSyncCandidate, selectWaveToSync, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
 import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
 import { claimOf, cloneNamed, HOUR, manifestFor, T0, waveToPublish } from './syncFixtures';
 
@@ -60,6 +60,27 @@ describe('selectWaveToSync', () => {
   it('an expired claim is not synced without being named', () => {
     const result = selectWaveToSync(plan, {}, me.id, T0 + 5 * HOUR);
     assert.equal(!result.ok && result.reason, 'none');
+  });
+  it('a plan decoded with only the candidates of a selection selects as the whole plan does', () => {
+    const files = nextPlanFiles(new Map(), emptyPlan(), {
+      claims: [claimOf(alpha, 3), claimOf(me, 1)],
+      write: [
+        waveToPublish(alpha, 3, [{ id: 'alice', files: ['a/'] }]),
+        waveToPublish(alpha, 2, [{ id: 'alice', files: ['a2/'] }]),
+        waveToPublish(beta, 3, [{ id: 'bob', files: ['b/'] }]),
+        waveToPublish(me, 1, [{ id: 'mine', files: ['m/'] }]),
+      ],
+    }, T0);
+    const selections = [{}, { wave: 3 }, { clone: 'c-beta' }, { clone: 'c-alpha', wave: 2 }, { wave: 9 }, { clone: me.id }];
+    for (const now of [T0, T0 + 5 * HOUR]) {
+      for (const selection of selections) {
+        const narrowed = decodePlan(files, { wanted: (key, claims) => isSyncCandidate(key, claims, selection, me.id, now) });
+        assert.deepEqual(selectWaveToSync(narrowed, selection, me.id, now), selectWaveToSync(decodePlan(files), selection, me.id, now), JSON.stringify(selection));
+        assert.ok(narrowed.waves.every((wave) => wave.clone !== me.id), 'this clone\'s own waves are never decoded for a sync');
+      }
+    }
+    const unnamed = decodePlan(files, { wanted: (key, claims) => isSyncCandidate(key, claims, {}, me.id, T0) });
+    assert.deepEqual(unnamed.waves.map((wave) => `${wave.clone}/${wave.wave}`), ['c-alpha/3'], 'unnamed: only the waves claimed now');
   });
 });
 
