@@ -11,9 +11,14 @@
 // work, its git processes included) and as a whole process (`node dist/cli.js ...`, which adds Node's
 // start, shown as `node -e 0`).
 //
+// The fixture lives under the temporary directory (TMPDIR). A writing sync creates 66 files, and what a file
+// creation costs differs between file systems and even between directories of one (on the VM these figures
+// come from, /tmp creates files several times slower than /var/tmp); the "creating 66 files" line shows what
+// it costs where this run is, so figures from two places can be read side by side.
+//
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -185,6 +190,23 @@ async function main(): Promise<void> {
   const syncArgs = ['sync', '--clone', cloneId(coordinator), '--wave', '1'];
   const diffArgs = ['-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0'];
 
+  // What any writer of the wave pays on this disk before its first fsync: 66 new files (the sync's temporary
+  // files), created exclusively, written and closed, in a fresh directory of the fixture's file system.
+  let creations = 0;
+  const createWaveFiles = (): number => {
+    const target = join(dir, `creations-${(creations += 1)}`);
+    mkdirSync(target);
+    const t0 = performance.now();
+    for (let i = 0; i < AGENTS + 2; i += 1) {
+      const descriptor = openSync(join(target, `a${i}.json.tmp`), 'wx', 0o644);
+      writeSync(descriptor, `[\n  "a/pkg${i}/"\n]\n`);
+      closeSync(descriptor);
+    }
+    const elapsed = performance.now() - t0;
+    rmSync(target, { recursive: true, force: true });
+    return elapsed;
+  };
+
   const samples = new Map<string, number[]>();
   for (let run = 0; run < runs + 2; run += 1) {
     // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
@@ -203,6 +225,7 @@ async function main(): Promise<void> {
     record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
     emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
+    record('creating 66 files', createWaveFiles());
     record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
     record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
     record('git diff alone', measure(follower, 'git', diffArgs));
@@ -226,6 +249,7 @@ async function main(): Promise<void> {
     ['sync unchanged, whole process', 'git fetch', ''],
     ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
     ['sync writing, whole process', 'git fetch', ''],
+    ['creating 66 files', undefined, `for reference: creating, writing and closing as many new files in ${dir} (no fsync), part of every writing sync`],
     ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
     ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
     ['verify, in process', 'git merge-base + git diff', ''],

@@ -79,8 +79,9 @@ function isIntact(held: HeldFile): boolean {
 
 /** The file at `target`, held open, when it already holds exactly `bytes`; undefined otherwise. */
 function holdIfUnchanged(target: string, bytes: Buffer): HeldFile | undefined {
-  // Not through a link at the target (where the platform can refuse one); isIntact checks again by name.
-  const descriptor = openSync(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  // Not through a link at the target (where the platform can refuse one), and never waiting on a FIFO
+  // swapped in since the caller's lstat; isIntact checks again by name.
+  const descriptor = openSync(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   const held = { path: target, bytes, descriptor };
   if (isIntact(held)) return held;
   closeSync(descriptor);
