@@ -10,7 +10,7 @@ import type { ClaimConflict, ClaimedWaveScopes } from './claimConflicts';
 import { claimFor, isClaimLive } from './claims';
 import type { Claim, CloneIdentity } from './claims';
 import { decodePlan, findPublishedWave, nextPlanFiles } from './planRef';
-import type { DecodedPlan, PlanFiles, PublishedWaveInfo } from './planRef';
+import type { DecodeOptions, DecodedPlan, PlanFiles, PublishedWaveInfo } from './planRef';
 
 /** The remote's plan ref, as git sees it. Every method throws PlanRefError when git fails. */
 export interface PlanRefStore {
@@ -117,9 +117,9 @@ function foldsCase(plan: DecodedPlan, claims: readonly ClaimedWaveScopes[], ours
   return ours || claims.some(({ claim }) => findPublishedWave(plan, claim.clone, claim.wave)?.info?.ignoreCase === true);
 }
 
-function readPlan(store: PlanRefStore, tip: string | null): { files: PlanFiles; plan: DecodedPlan } {
+function readPlan(store: PlanRefStore, tip: string | null, options: DecodeOptions = {}): { files: PlanFiles; plan: DecodedPlan } {
   const files = tip === null ? new Map<string, string>() : store.readFiles(tip);
-  return { files, plan: decodePlan(files) };
+  return { files, plan: decodePlan(files, options) };
 }
 
 /**
@@ -131,7 +131,9 @@ export function publishWave(request: PublishRequest, store: PlanRefStore): Publi
   let lastTip: string | null | undefined;
   for (let attempt = 1; attempt <= MAX_PUSH_ATTEMPTS; attempt += 1) {
     const tip = attempt === 1 && request.fetchedTip !== undefined ? request.fetchedTip : store.fetch();
-    const { files, plan } = readPlan(store, tip);
+    // The wave being replaced is not decoded: nothing of it is read, and its files are all written anew.
+    const replaced = (key: { clone: string; wave: number }) => key.clone === request.clone.id && key.wave === request.manifest.wave;
+    const { files, plan } = readPlan(store, tip, { wanted: (key) => !replaced(key) });
     if (plan.problems.length > 0) return { ok: false, reason: 'corrupt-plan', problems: plan.problems, attempts: attempt, planCommit: tip };
     const now = request.now();
     const { live, unreadable, expired } = claimedByOthers(plan, request.clone.id, now);

@@ -149,6 +149,25 @@ describe('publishWave (fetch, prove, compare-and-swap push)', () => {
     assert.deepEqual(claims.map((c) => c.wave), [2]);
     assert.equal(decodePlan(ref.files()).waves.length, 2, 'wave 1\'s plan stays for verify');
   });
+
+  it('republishing a wave replaces its copy on the ref whole, even a damaged one, and keeps the other waves', () => {
+    const ref = new MemoryPlanRef();
+    publishWave(request(alpha, 1, [{ id: 'alice', files: ['src/a/'] }, { id: 'dora', files: ['src/d/'] }]), ref);
+    publishWave(request(alpha, 2, [{ id: 'alice', files: ['src/a2/'] }], T0 + HOUR), ref);
+    // Wave 2's copy is damaged on the ref (its per-agent file no longer matches the aggregate).
+    const damaged = new Map(ref.files());
+    damaged.set('clones/c-alpha/waves/2/filescopes/wave-2/alice.json', '["elsewhere/"]\n');
+    ref.tip = ref.writeCommit(damaged, ref.tip, 'damaged');
+    const result = publishWave(request(alpha, 2, [{ id: 'erin', files: ['src/e/'] }], T0 + 2 * HOUR), ref);
+    assert.equal(result.ok, true);
+    const plan = decodePlan(ref.files());
+    assert.deepEqual(plan.problems, []);
+    const wave2 = plan.waves.find((wave) => wave.wave === 2);
+    assert.deepEqual(wave2?.problems, []);
+    assert.deepEqual(wave2?.records, [{ id: 'erin', files: ['src/e/'] }]);
+    assert.equal([...ref.files().keys()].some((path) => path.includes('wave-2/alice.json')), false, 'the dropped agent\'s file is gone');
+    assert.deepEqual(plan.waves.find((wave) => wave.wave === 1)?.records?.map((record) => record.id), ['alice', 'dora'], 'wave 1 is kept as it was');
+  });
 });
 
 describe('releaseClaim', () => {
