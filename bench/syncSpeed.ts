@@ -12,9 +12,10 @@
 // start, shown as `node -e 0`).
 //
 // The fixture lives under the temporary directory (TMPDIR). A writing sync creates 66 files, and what a file
-// creation costs differs between file systems and even between directories of one (on the VM these figures
-// come from, /tmp creates files several times slower than /var/tmp); the "creating 66 files" line shows what
-// it costs where this run is, so figures from two places can be read side by side.
+// creation costs varies a lot: on the VM these figures come from, creating 66 empty files in a fresh
+// directory took from 3 ms to 100 ms, in /tmp or in /var/tmp of the same file system alike, from one hour
+// to the next. The "creating 66 files" line measures it in each round beside the rest, so a writing sync's
+// figure can be read against what its disk charged at the time.
 //
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
