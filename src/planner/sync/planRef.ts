@@ -187,12 +187,18 @@ function isNormalEntry(entry: string): boolean {
   }
 }
 
+/** Which published wave: the clone that published it, and its number. */
+export interface WaveKey {
+  clone: string;
+  wave: number;
+}
+
 export interface DecodeOptions {
   /**
    * The waves to decode (given the plan's claims); the others are left out of `waves`. The tree as a whole
    * (marker, claims, every path) is checked all the same. Default: every wave.
    */
-  wanted?: (key: { clone: string; wave: number }, claims: readonly Claim[]) => boolean;
+  wanted?: (key: WaveKey, claims: readonly Claim[]) => boolean;
 }
 
 /**
@@ -220,7 +226,7 @@ export function decodePlan(files: PlanFiles, options: DecodeOptions = {}): Decod
       else claims.push(claim);
     });
   }
-  const waveKeys = new Map<string, { clone: string; wave: number }>();
+  const waveKeys = new Map<string, WaveKey>();
   for (const path of files.keys()) {
     if (path === PLAN_MARKER_FILE || path === CLAIMS_FILE) continue;
     const match = WAVE_PATH.exec(path);

@@ -128,12 +128,12 @@ function readPlan(store: PlanRefStore, tip: string | null, options: DecodeOption
  * compare-and-swap; on a lost race, start again from the fetch. Conflicts and refusals are data.
  */
 export function publishWave(request: PublishRequest, store: PlanRefStore): PublishResult {
+  // The wave being replaced is not decoded: nothing of it is read, and its files are all written anew.
+  const decoding: DecodeOptions = { wanted: (key) => key.clone !== request.clone.id || key.wave !== request.manifest.wave };
   let lastTip: string | null | undefined;
   for (let attempt = 1; attempt <= MAX_PUSH_ATTEMPTS; attempt += 1) {
     const tip = attempt === 1 && request.fetchedTip !== undefined ? request.fetchedTip : store.fetch();
-    // The wave being replaced is not decoded: nothing of it is read, and its files are all written anew.
-    const replaced = (key: { clone: string; wave: number }) => key.clone === request.clone.id && key.wave === request.manifest.wave;
-    const { files, plan } = readPlan(store, tip, { wanted: (key) => !replaced(key) });
+    const { files, plan } = readPlan(store, tip, decoding);
     if (plan.problems.length > 0) return { ok: false, reason: 'corrupt-plan', problems: plan.problems, attempts: attempt, planCommit: tip };
     const now = request.now();
     const { live, unreadable, expired } = claimedByOthers(plan, request.clone.id, now);

@@ -16,7 +16,7 @@ import { isClaimLive } from './claims';
 import type { Claim } from './claims';
 import { declarationDigest, planDigest } from './localState';
 import type { KnownPlan, LocalSyncState } from './localState';
-import type { DecodedPlan, PublishedWave } from './planRef';
+import type { DecodedPlan, PublishedWave, WaveKey } from './planRef';
 
 /** Which published wave to bring in; without either, the one wave another clone claims. */
 export interface SyncSelection {
@@ -42,7 +42,7 @@ export type SelectionResult =
   | { ok: false; reason: 'unusable'; clone: string; wave: number; problems: string[] };
 
 /** The live claim on the published wave `key`, or null. */
-function liveClaimOn(claims: readonly Claim[], key: { clone: string; wave: number }, now: number): Claim | null {
+function liveClaimOn(claims: readonly Claim[], key: WaveKey, now: number): Claim | null {
   return claims.find((claim) => claim.clone === key.clone && claim.wave === key.wave && isClaimLive(claim, now)) ?? null;
 }
 
@@ -51,7 +51,7 @@ function liveClaimOn(claims: readonly Claim[], key: { clone: string; wave: numbe
  * was named, or, when nothing was named, claimed now (`claims`: the plan's claims). selectWaveToSync picks
  * among exactly these; a sync decodes only these (decodePlan's `wanted`).
  */
-export function isSyncCandidate(key: { clone: string; wave: number }, claims: readonly Claim[], selection: SyncSelection, ownClone: string, now: number): boolean {
+export function isSyncCandidate(key: WaveKey, claims: readonly Claim[], selection: SyncSelection, ownClone: string, now: number): boolean {
   if (key.clone === ownClone) return false;
   if (selection.clone !== undefined && key.clone !== selection.clone) return false;
   if (selection.wave !== undefined && key.wave !== selection.wave) return false;
