@@ -24,6 +24,8 @@ interface HeldFile {
   path: string;
   bytes: Buffer;
   descriptor: number;
+  /** True for the target itself (found holding its text), which is never removed; false for a temporary file. */
+  inPlace: boolean;
 }
 
 /** A DeclarationFs over the staged files; `used` and `skipped` list, in order, the writes it took on itself. */
@@ -82,7 +84,7 @@ function holdIfUnchanged(target: string, bytes: Buffer): HeldFile | undefined {
   // Not through a link at the target (where the platform can refuse one), and never waiting on a FIFO
   // swapped in since the caller's lstat; isIntact checks again by name.
   const descriptor = openSync(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  const held = { path: target, bytes, descriptor };
+  const held = { path: target, bytes, descriptor, inPlace: true };
   if (isIntact(held)) return held;
   closeSync(descriptor);
   return undefined;
@@ -104,10 +106,9 @@ function hasRealParents(root: string, path: string): boolean {
  */
 export async function stageWrites(fs: DeclarationFs, root: string, files: readonly DeclarationFile[]): Promise<StagedDeclarationFs> {
   root = resolve(root);
-  const staged = new Map<string, HeldFile>();
-  const inPlace = new Map<string, HeldFile>();
+  const held = new Map<string, HeldFile>();
   const createdDirectories: string[] = [];
-  const pending: Array<{ target: string; file: HeldFile; found: boolean }> = [];
+  const pending: Array<{ target: string; file: HeldFile }> = [];
   const seen = new Set<string>();
   for (const { path, text } of files) {
     const target = resolve(path);
@@ -119,19 +120,19 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
       createdDirectories.push(...missingParents(root, target).filter((directory) => !createdDirectories.includes(directory)));
       ensureRealParents(root, target, true);
       const found = isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
-      if (found !== undefined) pending.push({ target, file: found, found: true });
+      if (found !== undefined) pending.push({ target, file: found });
       else {
         const temporary = createTemporaryFile(target, bytes);
-        pending.push({ target, file: { path: temporary.path, bytes, descriptor: temporary.descriptor }, found: false });
+        pending.push({ target, file: { path: temporary.path, bytes, descriptor: temporary.descriptor, inPlace: false } });
       }
     } catch {
       // Not staged: the chain's write of it goes through `fs`.
     }
   }
   const durable = await Promise.all(pending.map(({ file }) => fsyncAsync(file.descriptor)));
-  pending.forEach(({ target, file, found }, index) => {
-    if (!durable[index]) release(file, found);
-    else (found ? inPlace : staged).set(target, file);
+  pending.forEach(({ target, file }, index) => {
+    if (durable[index]) held.set(target, file);
+    else release(file);
   });
 
   const used: string[] = [];
@@ -139,28 +140,27 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
   const layered = layeredDeclarationFs(fs, (path, text) => {
     const target = resolve(path);
     const bytes = Buffer.from(text, 'utf8');
-    const found = inPlace.get(target);
-    if (found !== undefined) {
-      inPlace.delete(target);
-      const unchanged = found.bytes.equals(bytes) && hasRealParents(root, target) && isIntact(found);
-      release(found, true);
+    const file = held.get(target);
+    if (file?.inPlace === true) {
+      held.delete(target);
+      const unchanged = file.bytes.equals(bytes) && hasRealParents(root, target) && isIntact(file);
+      release(file);
       if (!unchanged) return 'pass';
       skipped.push(path);
       return 'done';
     }
-    const file = staged.get(target);
     if (file === undefined || !file.bytes.equals(bytes)) return 'pass';
-    staged.delete(target);
+    held.delete(target);
     // The checks every write makes, at the moment of this one: no link on the way, nothing but a file replaced.
     try {
       ensureRealParents(root, target, true);
       isReplaceableFile(target);
     } catch (error) {
-      release(file, false);
+      release(file);
       throw error;
     }
     if (!isIntact(file)) {
-      release(file, false);
+      release(file);
       return 'pass';
     }
     closeSync(file.descriptor);
@@ -178,10 +178,8 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     used,
     skipped,
     discard() {
-      for (const file of staged.values()) release(file, false);
-      for (const file of inPlace.values()) release(file, true);
-      staged.clear();
-      inPlace.clear();
+      for (const file of held.values()) release(file);
+      held.clear();
       for (const directory of [...createdDirectories].reverse()) {
         try {
           rmdirSync(directory);
@@ -194,13 +192,13 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
 }
 
 /** Closes a held file, and removes it when it is a temporary one (a file found in place is the target itself). */
-function release(file: HeldFile, inPlace: boolean): void {
+function release(file: HeldFile): void {
   try {
     closeSync(file.descriptor);
   } catch {
     // Already closed.
   }
-  if (inPlace) return;
+  if (file.inPlace) return;
   try {
     unlinkSync(file.path);
   } catch {
