@@ -2,9 +2,10 @@
 // local bare remote, and verify of a range of 100 commits touching 5,000 paths, each beside the git
 // operation it wraps, measured in the same run and interleaved (so machine load falls on all alike):
 //
-//   publish  vs  git fetch + git push of the plan ref (the two network operations it cannot avoid; the push
-//                carries what a republish changes: two blobs, their trees and the commit)
-//   sync     vs  git fetch of the plan ref
+//   publish  vs  git fetch + git push of the plan ref (the two network operations it cannot avoid; the fetch
+//                brings in another clone's renewed claim, the push carries what a republish changes: two
+//                blobs, their trees and the commit)
+//   sync     vs  git fetch of the plan ref (bringing in the coordinator's republished plan)
 //   verify   vs  git merge-base + git diff --raw -z -M of the range
 //
 // Each Wave Scope figure is given twice: in process (runCli called from this process: the command's own
@@ -157,29 +158,41 @@ async function main(): Promise<void> {
     `--force-with-lease=refs/wave-scope/plan:${tip}`, `${commit}:refs/wave-scope/plan`,
   ];
   // The push publish makes: a new plan commit on top of the tip, compare-and-swap on the tip, carrying what a
-  // republish changes (claims.json and this clone's published.json: two blobs, the five trees above them, the
-  // commit). Built with git's plumbing before the clock starts; the texts stay valid JSON (a trailing space).
-  const coordinatorId = cloneId(coordinator);
+  // republish changes (claims.json and the clone's own published.json: two blobs, the five trees above them,
+  // the commit). Built with git's plumbing in `root` before the clock starts; the texts stay valid JSON (a
+  // trailing space).
   const index = join(dir, 'bench-index');
-  const planCommitLikePublish = (tip: string, round: number): string => {
+  const planCommitLikePublish = (root: string, tip: string, round: number): string => {
     const withIndex = { ...env, GIT_INDEX_FILE: index };
-    const plumbing = (args: string[], input?: string) => execFileSync('git', args, { cwd: coordinator, env: withIndex, input, encoding: 'utf8' }).trim();
+    const plumbing = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, env: withIndex, input, encoding: 'utf8' }).trim();
     plumbing(['read-tree', tip]);
-    for (const path of ['claims.json', `clones/${coordinatorId}/waves/1/published.json`]) {
+    for (const path of ['claims.json', `clones/${cloneId(root)}/waves/1/published.json`]) {
       const blob = plumbing(['hash-object', '-w', '--stdin'], `${plumbing(['cat-file', 'blob', `${tip}:${path}`])}${' '.repeat(round + 1)}\n`);
       plumbing(['update-index', '--cacheinfo', `100644,${blob},${path}`]);
     }
     return plumbing(['commit-tree', plumbing(['write-tree']), '-p', tip, '-m', 'bench push']);
   };
-  const pushOnce = (round: number) => {
-    const tip = git(coordinator, 'rev-parse', tracking).trim();
-    return measure(coordinator, 'git', pushArgs(tip, planCommitLikePublish(tip, round)));
+  // A push like publish's from `root`, on top of its copy of the tip (as its last fetch or push left it).
+  const pushOnce = (root: string, round: number) => {
+    const tip = git(root, 'rev-parse', tracking).trim();
+    return measure(root, 'git', pushArgs(tip, planCommitLikePublish(root, tip, round)));
   };
   // The former baseline, shown beside it: a commit of the tip's own tree, which carries one object.
   const pushCommitAlone = () => {
     const tip = git(coordinator, 'rev-parse', tracking).trim();
     const commit = git(coordinator, 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'bench push').trim();
     return measure(coordinator, 'git', pushArgs(tip, commit));
+  };
+  // Before every measured fetch (the baselines', or the one inside a publish or a sync), another clone moves
+  // the remote's plan ref on by a commit of publish's shape, untimed: each of those fetches then brings in
+  // the same new objects, as it does after another clone's publish, and publish reads a plan commit it did
+  // not write. (Without it, a command measured after its baseline would find its own fetch with nothing to
+  // bring.) The rival renews its claim before the coordinator's fetches; the coordinator republishes before
+  // the follower's.
+  let advances = 0;
+  const advanceTip = (root: string) => {
+    git(root, ...fetchArgs);
+    void pushOnce(root, 1000 + (advances += 1));
   };
   const timedAsync = async (fn: () => Promise<void>) => {
     const t0 = performance.now();
@@ -214,16 +227,25 @@ async function main(): Promise<void> {
     const record = (name: string, value: number) => {
       if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
     };
-    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce(run));
+    advanceTip(rival);
+    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce(coordinator, run));
+    advanceTip(rival);
     record('publish, in process', await timedAsync(() => inProcess(coordinator, ['publish', '--ttl', '1d'], 'coord')));
+    advanceTip(rival);
     record('publish, whole process', measure(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], { CLAUDE_CODE_SESSION_ID: 'coord' }));
+    advanceTip(coordinator);
     record('git fetch', measure(follower, 'git', fetchArgs));
     // A sync that finds the plan already there writes nothing; one into an empty state directory writes
-    // the whole wave (66 files, each fsynced) through the safe chain. Both are measured.
+    // the whole wave (66 files, each fsynced) through the safe chain. Both are measured, each fetching a
+    // new tip as the baseline fetch did.
+    advanceTip(coordinator);
     record('sync unchanged, in process', await timedAsync(() => inProcess(follower, syncArgs)));
+    advanceTip(coordinator);
     record('sync unchanged, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
+    advanceTip(coordinator);
     emptyStateDir(follower);
     record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
+    advanceTip(coordinator);
     emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     record('creating 66 files', createWaveFiles());
@@ -233,19 +255,18 @@ async function main(): Promise<void> {
     record('verify, in process', await timedAsync(() => inProcess(follower, verifyArgs)));
     record('verify, whole process', measure(follower, process.execPath, [cli, ...verifyArgs]));
     record('node -e 0', measure(follower, process.execPath, ['-e', '0']));
-    // Last in the round, so the next round's publish proves against a plan commit like its own (see pushOnce).
     record('git push of a commit alone', pushCommitAlone());
-    record('git push of a plan commit', pushOnce(run + runs + 2));
+    record('git push of a plan commit', pushOnce(coordinator, run + runs + 2));
   }
   const m = (name: string) => median(samples.get(name) ?? []);
   const node = m('node -e 0');
   const rows: Array<[string, string | undefined, string]> = [
-    ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref, push with --force-with-lease of a plan commit as publish makes it)'],
+    ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref after another clone renewed its claim, push with --force-with-lease of a plan commit as publish makes it)'],
     ['git push of a plan commit', undefined, 'the push above alone, measured again at the end of the round'],
     ['git push of a commit alone', undefined, 'for comparison: a push carrying one object (the baseline before 2026-12-02 used this push)'],
     ['publish, in process', 'git fetch + git push', ''],
     ['publish, whole process', 'git fetch + git push', ''],
-    ['git fetch', undefined, 'sync wraps this'],
+    ['git fetch', undefined, 'sync wraps this (each fetch, here and inside sync, brings in a new plan commit)'],
     ['sync unchanged, in process', 'git fetch', 'the plan is already there: nothing written'],
     ['sync unchanged, whole process', 'git fetch', ''],
     ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],

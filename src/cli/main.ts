@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { useNativeSha256 } from '../planner/scope/sha256';
 import { printLine, processIo, reportError } from './cliIo';
 import type { CliIo, CommandRunner } from './cliIo';
 import { runAmend } from './commands/amend';
@@ -39,6 +41,8 @@ const commands: Record<string, CommandRunner> = {
 
 // dist/cli.js is one self-contained file: it hands the dispatch hooks it bundles to the hook loader.
 provideDispatchCommands({ runPreDispatch, runSubagentStart });
+// node:crypto is loaded here in any case (sync, publish, the backstop): its hash serves every digest too.
+useNativeSha256((text) => createHash('sha256').update(text, 'utf8').digest('hex'));
 
 /** Runs one `wave-scope` invocation and returns its exit code. Exported so tests can run it in-process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

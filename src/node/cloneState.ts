@@ -15,7 +15,7 @@ import { writeFileAtomicSync } from './atomicFile';
 import { readTextIfExists } from './declarationFs';
 import { homeDirectory } from './hookFileSystem';
 import { gitPlanRefStore, runGitProcess } from './planRefGit';
-import type { PlanTreeCache } from './planRefGit';
+import type { GitPlanRefStore, PlanTreeCache } from './planRefGit';
 
 /** The facts about a checkout that sync needs, from one `git rev-parse`. */
 export interface SyncRepository {
@@ -91,7 +91,7 @@ export function locateSyncRepository(
 }
 
 /** How every sync command opens the plan ref of `remote`: with this clone's plan-tree cache and its refs' directory. */
-export function planStoreOf(repository: SyncRepository, remote: string): ReturnType<typeof gitPlanRefStore> {
+export function planStoreOf(repository: SyncRepository, remote: string): GitPlanRefStore {
   return gitPlanRefStore(repository.root, remote, { cache: planTreeCache(repository.gitDir), commonDir: repository.commonDir });
 }
 

@@ -72,17 +72,15 @@ export function ensureRealParents(root: string, path: string, create: boolean): 
   let current = root;
   for (const segment of segments.slice(0, -1)) {
     current = resolve(current, segment);
-    try {
-      const stat = lstatSync(current);
-      if (stat.isSymbolicLink()) {
-        throw new UnsafePathError('symlink', current, `refusing to write through the symbolic link ${current}`);
-      }
-      if (!stat.isDirectory()) throw new UnsafePathError('not-a-directory', current, `${current} is not a directory`);
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
+    // A missing entry is an answer, not an error: asked without a throw (each thrown ENOENT builds a stack).
+    const stat = lstatSync(current, { throwIfNoEntry: false });
+    if (stat === undefined) {
       if (!create) return false;
       mkdirSync(current);
+      continue;
     }
+    if (stat.isSymbolicLink()) throw new UnsafePathError('symlink', current, `refusing to write through the symbolic link ${current}`);
+    if (!stat.isDirectory()) throw new UnsafePathError('not-a-directory', current, `${current} is not a directory`);
   }
   return true;
 }
@@ -92,15 +90,11 @@ export function ensureRealParents(root: string, path: string, create: boolean): 
  * anything but a regular file is there, which a write or a removal must not replace.
  */
 export function isReplaceableFile(path: string): boolean {
-  try {
-    const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) throw new UnsafePathError('symlink', path, `refusing to replace the symbolic link ${path}`);
-    if (!stat.isFile()) throw new UnsafePathError('not-a-file', path, `${path} is not a regular file`);
-    return true;
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return false;
-    throw error;
-  }
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return false;
+  if (stat.isSymbolicLink()) throw new UnsafePathError('symlink', path, `refusing to replace the symbolic link ${path}`);
+  if (!stat.isFile()) throw new UnsafePathError('not-a-file', path, `${path} is not a regular file`);
+  return true;
 }
 
 /**

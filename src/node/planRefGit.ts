@@ -3,7 +3,7 @@
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
 // the wave: one fetch, one ls-tree and one cat-file --batch of the blobs that changed to read (none when
 // the plan-tree cache holds the fetched commit), one unpack-objects for every new blob, the trees and the
-// commit at once, one push.
+// commit at once (started while the fetch runs, when the command asks for it), one push.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -209,15 +209,14 @@ function packOf(objects: readonly GitObject[], hexLength: number): Buffer {
 }
 
 /**
- * Writes a plan commit whose tree is exactly `files` with one process: the new blobs, the trees and the
- * commit are made here (git's object format: a hash over type, size and body) and handed to
- * `git unpack-objects` as one pack, which checks it and stores each object loose, as `git hash-object -w`
- * would. Reused blobs are named by id. No ref moves; the work tree, the index and every branch stay untouched.
+ * The objects of a plan commit whose tree is exactly `files`: the new blobs, the trees and the commit, made
+ * here in git's object format (a hash over type, size and body) and packed as one pack for
+ * `git unpack-objects`, which checks it and stores each object loose, as `git hash-object -w` would.
+ * Reused blobs are named by id.
  */
-function writePlanObjects(
-  root: string,
+function planObjects(
   request: { files: PlanFiles; reused: ReadonlyMap<string, string>; parent: string | null; message: string; hexLength: number },
-): { commit: string; blobs: Map<string, string> } {
+): { commit: string; blobs: Map<string, string>; pack: Buffer } {
   const { hexLength } = request;
   const objects = new Map<string, GitObject>();
   const add = (object: GitObject) => {
@@ -262,9 +261,48 @@ function writePlanObjects(
   const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
   const commitText = [`tree ${tree}`, ...(request.parent === null ? [] : [`parent ${request.parent}`]), `author ${identity}`, `committer ${identity}`, '', `${request.message}\n`].join('\n');
   const commit = add(gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength));
-  const run = runGitProcess(root, ['unpack-objects', '-q'], { input: packOf([...objects.values()], hexLength) });
+  return { commit, blobs, pack: packOf([...objects.values()], hexLength) };
+}
+
+/**
+ * A `git unpack-objects` started ahead of need: it starts (git's own start, reading the configuration,
+ * finding the repository) while the fetch runs, then waits on its standard input for the pack. `store`
+ * hands it the pack and settles when it has exited; `cancel` ends one that is no longer wanted, which has
+ * read nothing and so stores nothing.
+ */
+interface ObjectStorer {
+  store(pack: Buffer): Promise<GitRun | undefined>;
+  cancel(): void;
+}
+
+function startObjectStorer(root: string): ObjectStorer {
+  const child = spawn('git', ['unpack-objects', '-q'], { cwd: root, env: process.env, stdio: ['pipe', 'ignore', 'pipe'] });
+  const stderr: Buffer[] = [];
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // A git that died before reading its input makes writing it fail (EPIPE): the exit status tells why.
+  child.stdin.on('error', () => undefined);
+  const run = new Promise<GitRun | undefined>((settle) => {
+    child.on('error', () => settle(undefined));
+    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.alloc(0), stderr: Buffer.concat(stderr).toString('utf8') }));
+  });
+  let used = false;
+  return {
+    store(pack) {
+      used = true;
+      child.stdin.end(pack);
+      return run;
+    },
+    cancel() {
+      if (!used && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  };
+}
+
+/** Stores a plan commit's pack with `storer` (one started ahead, else one started now). No ref moves. */
+async function storePlanObjects(root: string, pack: Buffer, storer: ObjectStorer | undefined): Promise<void> {
+  // A git that could not be started ahead is run once more here, so the reason it cannot run is reported.
+  const run = (await (storer ?? startObjectStorer(root)).store(pack)) ?? runGitProcess(root, ['unpack-objects', '-q'], { input: pack });
   if (run.status !== 0) throw new PlanRefError('write', `git unpack-objects failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
-  return { commit, blobs };
 }
 
 /** The files of one plan commit with their blob ids. */
@@ -323,6 +361,18 @@ export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
   };
 }
 
+/** The plan ref through git (gitPlanRefStore). */
+export interface GitPlanRefStore extends PlanRefStore {
+  readonly trackingRef: string;
+  /** What fetch() answers, from a fetch started before (startPlanFetch). */
+  fetchStarted(started: BackgroundFetch): Promise<string | null>;
+  writeCommit(files: PlanFiles, parent: string | null, message: string): Promise<string>;
+  /** Starts the git process the next writeCommit stores its objects with, so its start overlaps other work. */
+  prepareWrite(): void;
+  /** Ends a process prepareWrite started that no write used. */
+  dispose(): void;
+}
+
 /**
  * The plan ref of `remote` in the repository at `root`. The local copy lives at
  * `refs/wave-scope/remotes/<remote>/plan` (never under refs/heads or refs/remotes: it is not a branch).
@@ -331,7 +381,7 @@ export function gitPlanRefStore(
   root: string,
   remote: string,
   options: { cache?: PlanTreeCache; commonDir?: string } = {},
-): PlanRefStore & { readonly trackingRef: string; fetchStarted(started: BackgroundFetch): Promise<string | null> } {
+): GitPlanRefStore {
   const trackingRef = trackingRefOf(remote);
   const fetchArgs = planFetchArgs(remote);
   // What was read last, so writing the next commit hashes only the files that changed.
@@ -339,6 +389,7 @@ export function gitPlanRefStore(
   const remember = (tree: PlanTree) => {
     for (const [path, file] of tree) known.set(path, file);
   };
+  let preparedStorer: ObjectStorer | undefined;
 
   /** What fetch() answers, its first attempt already made when `first` is given. */
   const answerFetch = (first: GitRun | undefined): string | null => {
@@ -376,7 +427,14 @@ export function gitPlanRefStore(
       for (const [path, file] of tree) if (only === undefined || only(path)) files.set(path, file.text);
       return files;
     },
-    writeCommit(files: PlanFiles, parent, message) {
+    prepareWrite() {
+      preparedStorer ??= startObjectStorer(root);
+    },
+    dispose() {
+      preparedStorer?.cancel();
+      preparedStorer = undefined;
+    },
+    async writeCommit(files: PlanFiles, parent, message) {
       // Files whose text this store has read or written before keep their blob; only new texts go in.
       const reused = new Map<string, string>();
       for (const [path, text] of files) {
@@ -384,7 +442,10 @@ export function gitPlanRefStore(
         if (old !== undefined && old.text === text) reused.set(path, old.oid);
       }
       const hexLength = parent?.length ?? [...known.values()][0]?.oid.length ?? objectIdLength(root);
-      const { commit, blobs } = writePlanObjects(root, { files, reused, parent, message, hexLength });
+      const { commit, blobs, pack } = planObjects({ files, reused, parent, message, hexLength });
+      const storer = preparedStorer;
+      preparedStorer = undefined;
+      await storePlanObjects(root, pack, storer);
       const written = new Map([...files].map(([path, text]) => [path, { oid: reused.get(path) ?? (blobs.get(path) as string), text }]));
       remember(written);
       options.cache?.put(commit, written);

@@ -46,12 +46,14 @@ function fsyncAsync(descriptor: number): Promise<boolean> {
 function missingParents(root: string, path: string): string[] {
   const missing: string[] = [];
   for (let directory = dirname(path); directory.length > root.length && directory.startsWith(root); directory = dirname(directory)) {
+    let found;
     try {
-      lstatSync(directory);
-      break;
+      found = lstatSync(directory, { throwIfNoEntry: false }) !== undefined;
     } catch {
-      missing.unshift(directory);
+      found = false;
     }
+    if (found) break;
+    missing.unshift(directory);
   }
   return missing;
 }

@@ -25,7 +25,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     ['clones/c-x/waves/1/note with spaces.json', 'ünïcode\n'],
   ]);
 
-  it('fetch of a remote without the ref is null, and leaves no copy behind', () => {
+  it('fetch of a remote without the ref is null, and leaves no copy behind', async () => {
     const clone = remote.clone('a');
     assert.equal(gitPlanRefStore(clone.root, 'origin').fetch(), null);
     assert.equal(readTrackingRef(clone.root, 'origin'), null);
@@ -39,7 +39,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(await fromSubdirectory(b), null, 'no plan yet');
     assert.equal(readTrackingRef(b.root, 'origin'), null);
     const storeA = gitPlanRefStore(a.root, 'origin');
-    const commit = storeA.writeCommit(files, null, 'first');
+    const commit = await storeA.writeCommit(files, null, 'first');
     assert.deepEqual(storeA.push(commit, null), { ok: true });
     assert.equal(await fromSubdirectory(b), commit);
     assert.equal(readTrackingRef(b.root, 'origin'), commit);
@@ -78,11 +78,11 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(existsSync(join(a.root, '.git', 'refs', 'wave-scope', 'remotes', 'origin', 'plan.lock')), false);
   });
 
-  it('a plan ref published between a failed fetch and the question that follows is fetched, not reported as an error', () => {
+  it('a plan ref published between a failed fetch and the question that follows is fetched, not reported as an error', async () => {
     const a = remote.clone('a');
     const b = remote.clone('b');
     const storeA = gitPlanRefStore(a.root, 'origin');
-    const published = storeA.writeCommit(files, null, 'published meanwhile');
+    const published = await storeA.writeCommit(files, null, 'published meanwhile');
     // Publish from a into a side ref of the remote; b's upload-pack moves it to the plan ref on b's second
     // call (the ls-remote after its failed fetch), exactly as another clone's first publish would land.
     gitIn(a.root, 'push', '--quiet', 'origin', `${published}:refs/wave-scope/staged`);
@@ -104,13 +104,13 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(readFileSync(counter, 'utf8').trim(), '3', 'fetch, ls-remote, fetch again');
   });
 
-  it('writes a commit without touching the work tree, index or branches; pushes it; another clone reads it back', () => {
+  it('writes a commit without touching the work tree, index or branches; pushes it; another clone reads it back', async () => {
     const a = remote.clone('a');
     const b = remote.clone('b');
     const statusBefore = a.git('status', '--porcelain');
     const branchesBefore = a.git('for-each-ref', 'refs/heads', 'refs/remotes');
     const store = gitPlanRefStore(a.root, 'origin');
-    const commit = store.writeCommit(files, null, 'plan');
+    const commit = await store.writeCommit(files, null, 'plan');
     assert.deepEqual(store.push(commit, null), { ok: true });
     assert.equal(a.git('status', '--porcelain'), statusBefore);
     assert.equal(a.git('for-each-ref', 'refs/heads', 'refs/remotes'), branchesBefore, 'no branch appears');
@@ -125,32 +125,32 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(remotesWithPlanCopies(b.root), ['origin']);
   });
 
-  it('push is a compare-and-swap: a stale expectation is rejected and the ref does not move', () => {
+  it('push is a compare-and-swap: a stale expectation is rejected and the ref does not move', async () => {
     const a = remote.clone('a');
     const b = remote.clone('b');
     const storeA = gitPlanRefStore(a.root, 'origin');
     const storeB = gitPlanRefStore(b.root, 'origin');
-    const first = storeA.writeCommit(files, null, 'first');
+    const first = await storeA.writeCommit(files, null, 'first');
     assert.deepEqual(storeA.push(first, null), { ok: true });
     // b has not fetched: it believes the ref absent.
-    const rival = storeB.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[1]}\n']]), null, 'rival');
+    const rival = await storeB.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[1]}\n']]), null, 'rival');
     const rejected = storeB.push(rival, null);
     assert.equal(rejected.ok, false);
     assert.match(rejected.ok ? '' : rejected.rejected, /rejected|stale/);
     assert.equal(gitIn(remote.bare, 'rev-parse', PLAN_REF).trim(), first);
     // After a fetch, b's expectation is right and its child commit lands.
     assert.equal(storeB.fetch(), first);
-    const child = storeB.writeCommit(new Map([...storeB.readFiles(first), ['claims.json', '{"version":1,"claims":[]}\n\n']]), first, 'child');
+    const child = await storeB.writeCommit(new Map([...storeB.readFiles(first), ['claims.json', '{"version":1,"claims":[]}\n\n']]), first, 'child');
     assert.deepEqual(storeB.push(child, first), { ok: true });
     assert.equal(gitIn(remote.bare, 'rev-parse', `${PLAN_REF}^`).trim(), first, 'the plan keeps its own history');
   });
 
-  it('reads a plan commit from the clone\'s cache when it has it, from git when the cache is wrong or missing', () => {
+  it('reads a plan commit from the clone\'s cache when it has it, from git when the cache is wrong or missing', async () => {
     const a = remote.clone('a');
     const repository = locateSyncRepository(a.root);
     assert.ok(repository);
     const writer = planStoreOf(repository, 'origin');
-    const commit = writer.writeCommit(files, null, 'cached');
+    const commit = await writer.writeCommit(files, null, 'cached');
     const cache = planTreeCache(repository.gitDir);
     assert.deepEqual(new Map([...(cache.get(commit) ?? [])].map(([path, file]) => [path, file.text])), files, 'writing a commit caches its tree');
     assert.equal(cache.get('0'.repeat(40)), undefined);
@@ -160,14 +160,14 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
-  it('reading a commit the cache does not hold asks git only for the blobs whose text it cannot vouch for', () => {
+  it('reading a commit the cache does not hold asks git only for the blobs whose text it cannot vouch for', async () => {
     const a = remote.clone('a');
     const repository = locateSyncRepository(a.root);
     assert.ok(repository);
-    const first = planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
+    const first = await planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
     // Written by a store without the cache, so the cache still holds the first commit.
     const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[{"changed":true}]}\n']]);
-    const second = gitPlanRefStore(a.root, 'origin').writeCommit(changed, first, 'second');
+    const second = await gitPlanRefStore(a.root, 'origin').writeCommit(changed, first, 'second');
     const sameTree = a.git('commit-tree', `${second}^{tree}`, '-p', second, '-m', 'same tree').trim();
     /** The blob ids each cat-file of `read` was asked for. */
     const catFileRequests = (read: () => void): string[][] => {
@@ -202,7 +202,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(read?.get(alice), '["src/"]\n');
   });
 
-  it('writes a commit in one process whose tree is exactly the files, for any path, as git itself would store it, and moves no ref', () => {
+  it('writes a commit in one process whose tree is exactly the files, for any path, as git itself would store it, and moves no ref', async () => {
     const a = remote.clone('a');
     const refsBefore = a.git('for-each-ref', '--format=%(refname)');
     const store = gitPlanRefStore(a.root, 'origin');
@@ -219,7 +219,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
       ['x/a-b.json', '6\n'],
       ['x/a0.json', '7\n'],
     ]);
-    const first = store.writeCommit(awkward, null, 'awkward');
+    const first = await store.writeCommit(awkward, null, 'awkward');
     assert.equal(a.git('for-each-ref', '--format=%(refname)'), refsBefore, 'no ref moved or appeared');
     assert.equal(a.git('rev-parse', `${first}^{commit}`).trim(), first);
     assert.equal(a.git('rev-list', '--count', first).trim(), '1', 'a root commit');
@@ -232,7 +232,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const next = new Map(awkward);
     next.delete('empty.json');
     next.set('claims.json', '{"version":1,"claims":["changed"]}\n');
-    const child = store.writeCommit(next, first, 'child');
+    const child = await store.writeCommit(next, first, 'child');
     assert.equal(a.git('rev-parse', `${child}^`).trim(), first);
     assert.deepEqual(gitPlanRefStore(a.root, 'origin').readFiles(child), next);
     assert.equal(a.git('cat-file', '-p', child).includes('committer Wave Scope <wave-scope@localhost>'), true);
@@ -243,24 +243,65 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     for (const [path, text] of next) if (!path.includes('\n')) assert.equal(a.git('cat-file', 'blob', `${child}:${path}`), text);
   });
 
-  it('writes a first plan commit in a SHA-256 repository (nothing to learn the id length from but git)', () => {
+  it('writes a first plan commit in a SHA-256 repository (nothing to learn the id length from but git)', async () => {
     const dir = join(remote.dir, 'sha256');
     gitIn(remote.dir, 'init', '--quiet', '--object-format=sha256', dir);
-    const commit = gitPlanRefStore(dir, 'origin').writeCommit(files, null, 'first');
+    const commit = await gitPlanRefStore(dir, 'origin').writeCommit(files, null, 'first');
     assert.match(commit, /^[0-9a-f]{64}$/);
     assert.deepEqual(gitPlanRefStore(dir, 'origin').readFiles(commit), files);
     gitIn(dir, 'fsck', '--strict', '--no-dangling');
     assert.equal(gitIn(dir, 'for-each-ref'), '');
   });
 
-  it('reads this clone\'s copy of the ref from git\'s files, loose or packed, and asks git when they do not name it', () => {
+  it('stores a commit with the git process prepareWrite started ahead; dispose ends one no write used', async () => {
+    const a = remote.clone('a');
+    const store = gitPlanRefStore(a.root, 'origin');
+    // With no git to be found from here on, a write can only succeed through the process already started.
+    const withoutGit = async <T>(run: () => Promise<T>): Promise<T> => {
+      const path = process.env.PATH;
+      process.env.PATH = join(remote.dir, 'no-such-directory');
+      try {
+        return await run();
+      } finally {
+        process.env.PATH = path;
+      }
+    };
+    // A first commit written as usual, so the store knows the object id length without asking git.
+    const first = await store.writeCommit(files, null, 'first');
+    store.prepareWrite();
+    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[2]}\n']]);
+    const commit = await withoutGit(() => store.writeCommit(changed, first, 'prepared'));
+    assert.deepEqual(gitPlanRefStore(a.root, 'origin').readFiles(commit), changed);
+    a.git('fsck', '--strict', '--no-dangling');
+    // A prepared process serves one write: the next starts its own (and fails here, for want of git).
+    await assert.rejects(
+      withoutGit(() => store.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[3]}\n']]), commit, 'second')),
+      (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT',
+    );
+    store.prepareWrite();
+    store.dispose();
+    await assert.rejects(withoutGit(() => store.writeCommit(files, commit, 'after dispose')), (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT');
+    // With git at hand again, a store whose prepared process was ended still writes.
+    const after = await store.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[4]}\n']]), commit, 'with git again');
+    assert.equal(a.git('cat-file', '-t', after), 'commit\n');
+  });
+
+  it('a prepared git that cannot run in the directory is a write failure with git\'s reason', async () => {
+    // Not a repository: git starts, finds none, and says so.
+    const store = gitPlanRefStore(remote.dir, 'origin');
+    store.prepareWrite();
+    await assert.rejects(store.writeCommit(files, null, 'nowhere'), (error: unknown) => error instanceof PlanRefError && error.reason === 'write' && /unpack-objects failed/.test(error.message));
+    store.dispose();
+  });
+
+  it('reads this clone\'s copy of the ref from git\'s files, loose or packed, and asks git when they do not name it', async () => {
     const a = remote.clone('a');
     const commonDir = join(a.root, '.git');
     const looseFile = join(commonDir, 'refs', 'wave-scope', 'remotes', 'origin', 'plan');
     // A directory that is no repository: an answer there can only have come from the files.
     const elsewhere = remote.dir;
     const store = gitPlanRefStore(a.root, 'origin', { commonDir });
-    const first = store.writeCommit(files, null, 'first');
+    const first = await store.writeCommit(files, null, 'first');
     store.push(first, null);
     assert.ok(existsSync(looseFile));
     assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), first, 'the loose file');
@@ -268,23 +309,23 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(existsSync(looseFile), false);
     assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), first, 'its line in packed-refs');
     assert.equal(store.fetch(), first, 'an unchanged fetch finds it packed');
-    const second = store.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[2]}\n']]), first, 'second');
+    const second = await store.writeCommit(new Map([...files, ['claims.json', '{"version":1,"claims":[2]}\n']]), first, 'second');
     store.push(second, first);
     assert.equal(readTrackingRef(elsewhere, 'origin', commonDir), second, 'the loose file wins over a stale packed line');
     a.git('update-ref', '-d', 'refs/wave-scope/remotes/origin/plan');
     assert.equal(readTrackingRef(a.root, 'origin', commonDir), null, 'gone from both: git says there is none');
   });
 
-  it('an unreachable remote is a git failure, not "no plan"', () => {
+  it('an unreachable remote is a git failure, not "no plan"', async () => {
     const a = remote.clone('a');
     a.git('remote', 'set-url', 'origin', join(remote.dir, 'gone.git'));
     assert.throws(() => gitPlanRefStore(a.root, 'origin').fetch(), PlanRefError);
   });
 
-  it('a fetch after the remote lost its ref drops the stale copy', () => {
+  it('a fetch after the remote lost its ref drops the stale copy', async () => {
     const a = remote.clone('a');
     const store = gitPlanRefStore(a.root, 'origin');
-    store.push(store.writeCommit(files, null, 'x'), null);
+    store.push(await store.writeCommit(files, null, 'x'), null);
     gitIn(remote.bare, 'update-ref', '-d', PLAN_REF);
     assert.equal(store.fetch(), null);
     assert.equal(readTrackingRef(a.root, 'origin'), null);
@@ -298,7 +339,7 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
   });
   afterEach(() => remote.remove());
 
-  it('is made once, kept in the git dir, and survives', () => {
+  it('is made once, kept in the git dir, and survives', async () => {
     const clone = remote.clone('a');
     const repository = locateSyncRepository(join(clone.root));
     assert.ok(repository);
@@ -311,7 +352,7 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.equal(clone.git('status', '--porcelain'), '', 'nothing of it shows in the work tree');
   });
 
-  it('locating the checkout resolves revisions in the same process, and still locates it when one does not resolve', () => {
+  it('locating the checkout resolves revisions in the same process, and still locates it when one does not resolve', async () => {
     const clone = remote.clone('a');
     const head = clone.git('rev-parse', 'HEAD').trim();
     const located = locateSyncRepository(clone.root, { revisions: ['main', 'origin/main'] });
@@ -324,7 +365,7 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.equal(partly?.head, head);
   });
 
-  it('two clones, and a linked worktree, are three identities', () => {
+  it('two clones, and a linked worktree, are three identities', async () => {
     const a = remote.clone('a');
     const b = remote.clone('b');
     a.git('worktree', 'add', '--quiet', join(remote.dir, 'a-wt'));
@@ -336,7 +377,7 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.equal(new Set(ids).size, 3);
   });
 
-  it('an unreadable identity file is never overwritten', () => {
+  it('an unreadable identity file is never overwritten', async () => {
     const clone = remote.clone('a');
     const repository = locateSyncRepository(clone.root);
     assert.ok(repository);
@@ -347,7 +388,7 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.equal(readFileSync(path, 'utf8'), 'garbage');
   });
 
-  it('the sync state is rewritten atomically and read back', () => {
+  it('the sync state is rewritten atomically and read back', async () => {
     const clone = remote.clone('a');
     const repository = locateSyncRepository(clone.root);
     assert.ok(repository);
@@ -363,7 +404,7 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
   });
   afterEach(() => remote.remove());
 
-  it('diffs from the merge base, so changes on the base branch are never the branch\'s', () => {
+  it('diffs from the merge base, so changes on the base branch are never the branch\'s', async () => {
     const clone = remote.clone('a');
     clone.git('checkout', '--quiet', '-b', 'agent');
     clone.commit({ 'src/b.ts': 'b\n' });
@@ -375,7 +416,7 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     assert.notEqual(range.mergeBase, range.base);
   });
 
-  it('ignores configuration that would hide or reshape a change', () => {
+  it('ignores configuration that would hide or reshape a change', async () => {
     const clone = remote.clone('a');
     clone.git('checkout', '--quiet', '-b', 'agent');
     clone.commit({ 'dïr/b.ts': 'b\n' });
@@ -389,7 +430,7 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     assert.match(range.rawDiff, /:000000 160000 /);
   });
 
-  it('takes the merge base from the rev-parse that located the checkout when there is exactly one, and asks git merge-base otherwise', () => {
+  it('takes the merge base from the rev-parse that located the checkout when there is exactly one, and asks git merge-base otherwise', async () => {
     const clone = remote.clone('a');
     const git = (...args: string[]) => clone.git(...args).trim();
     clone.git('checkout', '--quiet', '-b', 'agent');
@@ -436,13 +477,13 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     assert.equal(knownRangeOf({ resolved: [tipOf('main')] }), undefined);
   });
 
-  it('refuses a revision that is not one, or looks like an option', () => {
+  it('refuses a revision that is not one, or looks like an option', async () => {
     const clone = remote.clone('a');
     assert.throws(() => diffRange(clone.root, 'main', 'no-such-branch'), /cannot resolve/);
     assert.throws(() => diffRange(clone.root, '--output=/tmp/x', 'main'), /is not a revision/);
   });
 
-  it('lists local and remote-tracking branches, never origin/HEAD', () => {
+  it('lists local and remote-tracking branches, never origin/HEAD', async () => {
     const clone = remote.clone('a');
     clone.git('branch', 'wave-1/alice');
     const refs = listBranchRefs(clone.root, 'origin').map((entry) => entry.ref);

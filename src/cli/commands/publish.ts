@@ -3,10 +3,11 @@
 import { resolve } from 'node:path';
 import { planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import { locateSyncRepository } from '../../node/cloneState';
+import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { listRepositoryFiles } from '../../node/git';
 import { startPlanFetch } from '../../node/planRefGit';
-import type { BackgroundFetch } from '../../node/planRefGit';
+import type { BackgroundFetch, GitPlanRefStore } from '../../node/planRefGit';
 import { readWaveDeclaration } from '../../planner/plan/declarationStore';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
@@ -63,6 +64,26 @@ async function publishFetching(values: { 'state-dir'?: string; json: boolean }, 
     return 2;
   }
   const store = planStoreOf(repository, remote);
+  // The git process that will store the new plan commit starts now, while the fetch runs and the local
+  // plan is checked; a publish that stops before writing ends it.
+  store.prepareWrite();
+  try {
+    return await publishLocated(values, io, remote, ttlMs, fetching, repository, store);
+  } finally {
+    store.dispose();
+  }
+}
+
+/** publish in the located checkout, with the store whose object writer is already starting. */
+async function publishLocated(
+  values: { 'state-dir'?: string; json: boolean },
+  io: CliIo,
+  remote: string,
+  ttlMs: number,
+  fetching: BackgroundFetch,
+  repository: SyncRepository,
+  store: GitPlanRefStore,
+): Promise<number> {
   const ownIds = processLocalSessionIds({ env: io.env });
   const explicit = values['state-dir'] === undefined || values['state-dir'] === '' ? undefined : resolve(io.cwd, values['state-dir']);
   const fs = nodeDeclarationFs(writeConfinement(repository.root, explicit ?? repository.root));
@@ -112,7 +133,7 @@ async function publishFetching(values: { 'state-dir'?: string; json: boolean }, 
   try {
     clone = readOrCreateCloneIdentity(repository);
     const tip = await store.fetchStarted(fetching);
-    result = publishWave(
+    result = await publishWave(
       {
         clone,
         manifest,

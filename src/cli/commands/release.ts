@@ -33,7 +33,7 @@ export async function runRelease(args: string[], io: CliIo): Promise<number> {
   }
   let result: ReleaseResult;
   try {
-    result = releaseClaim({ clone: readOrCreateCloneIdentity(repository), wave, now: () => Date.now() }, planStoreOf(repository, remote));
+    result = await releaseClaim({ clone: readOrCreateCloneIdentity(repository), wave, now: () => Date.now() }, planStoreOf(repository, remote));
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
     reportError(io, say.gitFailed(error.message));

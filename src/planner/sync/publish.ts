@@ -18,8 +18,11 @@ export interface PlanRefStore {
   fetch(): string | null;
   /** Every file of a plan commit (tree path → text); `only` limits which paths are read. */
   readFiles(commit: string, only?: (path: string) => boolean): PlanFiles;
-  /** Writes a commit whose tree is exactly `files`, with `parent` (null: a root commit); returns its id. */
-  writeCommit(files: PlanFiles, parent: string | null, message: string): string;
+  /**
+   * Writes a commit whose tree is exactly `files`, with `parent` (null: a root commit); returns its id, or a
+   * promise of it (git's store hands the objects to a git process that may already be running).
+   */
+  writeCommit(files: PlanFiles, parent: string | null, message: string): string | Promise<string>;
   /**
    * Pushes `commit` to the remote's plan ref if and only if the ref still is `expected` (null: absent).
    * `rejected` carries git's reason when it is not (a lost race, or a remote that refuses).
@@ -127,7 +130,7 @@ function readPlan(store: PlanRefStore, tip: string | null, options: DecodeOption
  * replace this clone's claim (a clone holds one) and its copy of the wave, drop expired claims, push with
  * compare-and-swap; on a lost race, start again from the fetch. Conflicts and refusals are data.
  */
-export function publishWave(request: PublishRequest, store: PlanRefStore): PublishResult {
+export async function publishWave(request: PublishRequest, store: PlanRefStore): Promise<PublishResult> {
   // The wave being replaced is not decoded: nothing of it is read, and its files are all written anew.
   const decoding: DecodeOptions = { wanted: (key) => key.clone !== request.clone.id || key.wave !== request.manifest.wave };
   let lastTip: string | null | undefined;
@@ -160,7 +163,7 @@ export function publishWave(request: PublishRequest, store: PlanRefStore): Publi
     const claims = [...live.map((entry) => entry.claim), claim];
     const next = nextPlanFiles(files, plan, { claims, write: [{ info, manifest: request.manifest, records: request.records }] }, now);
     const message = `Wave Scope: clone ${request.clone.id} publishes wave ${request.manifest.wave} (${request.records.length} agents)`;
-    const commit = store.writeCommit(next, tip, message);
+    const commit = await store.writeCommit(next, tip, message);
     const pushed = store.push(commit, tip);
     if (pushed.ok) return { ok: true, commit, claim, attempts: attempt, expired, provenAgainst: live.map((entry) => entry.claim) };
     // The same tip twice in a row means nobody else moved the ref: the remote refuses us for another reason.
@@ -185,7 +188,7 @@ export type ReleaseResult =
   | { ok: false; reason: 'contention'; attempts: number };
 
 /** Ends this clone's claim on a wave (the wave's plan stays on the ref, so branches of it can still be verified). */
-export function releaseClaim(request: ReleaseRequest, store: PlanRefStore): ReleaseResult {
+export async function releaseClaim(request: ReleaseRequest, store: PlanRefStore): Promise<ReleaseResult> {
   let lastTip: string | null | undefined;
   for (let attempt = 1; attempt <= MAX_PUSH_ATTEMPTS; attempt += 1) {
     const tip = store.fetch();
@@ -195,7 +198,7 @@ export function releaseClaim(request: ReleaseRequest, store: PlanRefStore): Rele
     const mine = plan.claims.find((claim) => claim.clone === request.clone.id && claim.wave === request.wave);
     if (mine === undefined || !isClaimLive(mine, now)) return { ok: true, released: null, attempts: attempt, expired: mine ?? null };
     const claims = plan.claims.filter((claim) => claim !== mine && isClaimLive(claim, now));
-    const commit = store.writeCommit(nextPlanFiles(files, plan, { claims }, now), tip, `Wave Scope: clone ${request.clone.id} releases wave ${request.wave}`);
+    const commit = await store.writeCommit(nextPlanFiles(files, plan, { claims }, now), tip, `Wave Scope: clone ${request.clone.id} releases wave ${request.wave}`);
     const pushed = store.push(commit, tip);
     if (pushed.ok) return { ok: true, released: mine, commit, attempts: attempt };
     if (lastTip !== undefined && lastTip === tip) return { ok: false, reason: 'push-refused', message: pushed.rejected, attempts: attempt };
