@@ -3,7 +3,8 @@
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
 // the wave: one fetch, one ls-tree and one cat-file --batch of the blobs that changed to read (none when
 // the plan-tree cache holds the fetched commit), one unpack-objects for every new blob, the trees and the
-// commit at once (started while the fetch runs, when the command asks for it), one push.
+// commit at once, one push. After a fetch, the ls-tree and the cat-file run side by side; the unpack-objects
+// can be started while the fetch runs (prepareWrite), waiting on its input.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -105,14 +106,15 @@ interface TreeFile {
   text: string;
 }
 
-/**
- * The files of `commit` (those `only` keeps) with their blob ids: one ls-tree, and one cat-file for the blobs
- * whose text is not already at hand. `known` offers texts read before (the last plan read or written); one is
- * used only when hashing it as a blob gives exactly the id git lists, so what is returned is what git holds.
- */
-function readTree(root: string, commit: string, only?: (path: string) => boolean, known: Iterable<TreeFile> = []): Map<string, TreeFile> {
-  const listing = gitText(root, 'read', ['ls-tree', '-r', '-z', '--full-tree', commit]);
-  const entries: Array<{ path: string; oid: string; blob: boolean }> = [];
+/** One entry of `git ls-tree -r -z --full-tree` that `only` keeps. */
+interface TreeEntry {
+  path: string;
+  oid: string;
+  blob: boolean;
+}
+
+function parseTreeListing(listing: string, only?: (path: string) => boolean): TreeEntry[] {
+  const entries: TreeEntry[] = [];
   for (const record of listing.split('\0')) {
     if (record === '') continue;
     const tab = record.indexOf('\t');
@@ -121,7 +123,15 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
     if (oid === undefined || (only !== undefined && !only(path))) continue;
     entries.push({ path, oid, blob: type === 'blob' });
   }
-  const files = new Map<string, TreeFile>();
+  return entries;
+}
+
+/**
+ * The blob texts of `entries` already at hand in `known` (the last plan read or written), and the ids still
+ * to read. A known text is used only when hashing it as a blob gives exactly the id git lists, so what is
+ * returned is what git holds.
+ */
+function knownTexts(entries: readonly TreeEntry[], known: Iterable<TreeFile>): { contents: Map<string, string>; wanted: string[] } {
   const offered = new Map<string, string>();
   for (const file of known) offered.set(file.oid, file.text);
   const contents = new Map<string, string>();
@@ -131,25 +141,109 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
     if (text !== undefined && gitObject('blob', Buffer.from(text, 'utf8'), oid.length).id === oid) contents.set(oid, text);
     else wanted.push(oid);
   }
-  if (wanted.length > 0) {
-    const out = runGitProcess(root, ['cat-file', '--batch'], { input: `${wanted.join('\n')}\n` });
-    if (out.status !== 0) throw new PlanRefError('read', `git cat-file failed (exit ${out.status}): ${firstLineOf(out.stderr)}`);
-    const buffer = out.stdout;
-    let offset = 0;
-    while (offset < buffer.length) {
-      const newline = buffer.indexOf(0x0a, offset);
-      if (newline === -1) break;
-      const [oid, type, size] = buffer.subarray(offset, newline).toString('utf8').split(' ');
-      if (type === 'missing' || oid === undefined || size === undefined) throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have (${oid ?? '?'})`);
-      const start = newline + 1;
-      const end = start + Number(size);
-      contents.set(oid, buffer.subarray(start, end).toString('utf8'));
-      offset = end + 1;
-    }
+  return { contents, wanted };
+}
+
+/** Adds the blobs of one `git cat-file --batch` answer to `contents`. */
+function parseBlobBatch(run: GitRun, commit: string, contents: Map<string, string>): void {
+  if (run.status !== 0) throw new PlanRefError('read', `git cat-file failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
+  const buffer = run.stdout;
+  let offset = 0;
+  while (offset < buffer.length) {
+    const newline = buffer.indexOf(0x0a, offset);
+    if (newline === -1) break;
+    const [oid, type, size] = buffer.subarray(offset, newline).toString('utf8').split(' ');
+    if (type === 'missing' || oid === undefined || size === undefined) throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have (${oid ?? '?'})`);
+    const start = newline + 1;
+    const end = start + Number(size);
+    contents.set(oid, buffer.subarray(start, end).toString('utf8'));
+    offset = end + 1;
   }
+}
+
+function treeOf(entries: readonly TreeEntry[], contents: ReadonlyMap<string, string>): Map<string, TreeFile> {
+  const files = new Map<string, TreeFile>();
   // Anything that is not a blob (a submodule link) is kept as an empty text: the decoder refuses it.
   for (const entry of entries) files.set(entry.path, { oid: entry.oid, text: entry.blob ? (contents.get(entry.oid) ?? '') : '' });
   return files;
+}
+
+/**
+ * The files of `commit` (those `only` keeps) with their blob ids: one ls-tree, and one cat-file for the blobs
+ * whose text is not already known (see knownTexts).
+ */
+function readTree(root: string, commit: string, only?: (path: string) => boolean, known: Iterable<TreeFile> = []): Map<string, TreeFile> {
+  const entries = parseTreeListing(gitText(root, 'read', ['ls-tree', '-r', '-z', '--full-tree', commit]), only);
+  const { contents, wanted } = knownTexts(entries, known);
+  if (wanted.length > 0) parseBlobBatch(runGitProcess(root, ['cat-file', '--batch'], { input: `${wanted.join('\n')}\n` }), commit, contents);
+  return treeOf(entries, contents);
+}
+
+/** A git process started ahead of need, waiting on its standard input (see startWaitingGit). */
+interface WaitingGit {
+  /** Hands it `input`, closing its standard input; settles when it has exited (undefined: it could not start). */
+  feed(input: Buffer | string): Promise<GitRun | undefined>;
+  /** Ends it when it was never fed: it has read nothing, so it has done nothing. */
+  cancel(): void;
+}
+
+/**
+ * Starts `git <args>` in `root` now, to be fed later: git's own start (reading the configuration, finding
+ * the repository) then runs while the command waits on the fetch, and only the work on the input is left
+ * for when the input is known.
+ */
+function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
+  const child = spawn('git', args, { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // A git that died before reading its input makes writing it fail (EPIPE): the exit status tells why.
+  child.stdin.on('error', () => undefined);
+  const run = new Promise<GitRun | undefined>((settle) => {
+    child.on('error', () => settle(undefined));
+    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
+  });
+  let fed = false;
+  return {
+    feed(input) {
+      fed = true;
+      child.stdin.end(input);
+      return run;
+    },
+    cancel() {
+      if (!fed && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  };
+}
+
+/** git run to completion, without blocking: the ls-tree of a prepared read. */
+function runGitAsync(root: string, args: readonly string[]): Promise<GitRun> {
+  const waiting = startWaitingGit(root, args);
+  return waiting.feed('').then((run) => run ?? runGitProcess(root, args));
+}
+
+/** readTree, with a `git cat-file --batch` already started (`reader`), and without blocking. */
+async function readTreeWith(root: string, commit: string, known: Iterable<TreeFile>, reader: WaitingGit): Promise<Map<string, TreeFile>> {
+  let entries: TreeEntry[];
+  let wanted: string[];
+  let contents: Map<string, string>;
+  try {
+    const listing = await runGitAsync(root, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+    if (listing.status !== 0) throw new PlanRefError('read', `git ls-tree failed (exit ${listing.status}): ${firstLineOf(listing.stderr)}`);
+    entries = parseTreeListing(listing.stdout.toString('utf8'));
+    ({ contents, wanted } = knownTexts(entries, known));
+  } catch (error) {
+    reader.cancel();
+    throw error;
+  }
+  if (wanted.length === 0) reader.cancel();
+  else {
+    const input = `${wanted.join('\n')}\n`;
+    // A git that could not be started ahead is run once more here, so the reason it cannot run is reported.
+    parseBlobBatch((await reader.feed(input)) ?? runGitProcess(root, ['cat-file', '--batch'], { input }), commit, contents);
+  }
+  return treeOf(entries, contents);
 }
 
 /** The length of an object id in the repository at `root` (40: SHA-1, 64: SHA-256). */
@@ -264,44 +358,13 @@ function planObjects(
   return { commit, blobs, pack: packOf([...objects.values()], hexLength) };
 }
 
-/**
- * A `git unpack-objects` started ahead of need: it starts (git's own start, reading the configuration,
- * finding the repository) while the fetch runs, then waits on its standard input for the pack. `store`
- * hands it the pack and settles when it has exited; `cancel` ends one that is no longer wanted, which has
- * read nothing and so stores nothing.
- */
-interface ObjectStorer {
-  store(pack: Buffer): Promise<GitRun | undefined>;
-  cancel(): void;
-}
+/** How a plan commit's objects are stored: as loose objects, each checked, as `git hash-object -w` would. */
+const UNPACK_ARGS = ['unpack-objects', '-q'];
 
-function startObjectStorer(root: string): ObjectStorer {
-  const child = spawn('git', ['unpack-objects', '-q'], { cwd: root, env: process.env, stdio: ['pipe', 'ignore', 'pipe'] });
-  const stderr: Buffer[] = [];
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  // A git that died before reading its input makes writing it fail (EPIPE): the exit status tells why.
-  child.stdin.on('error', () => undefined);
-  const run = new Promise<GitRun | undefined>((settle) => {
-    child.on('error', () => settle(undefined));
-    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.alloc(0), stderr: Buffer.concat(stderr).toString('utf8') }));
-  });
-  let used = false;
-  return {
-    store(pack) {
-      used = true;
-      child.stdin.end(pack);
-      return run;
-    },
-    cancel() {
-      if (!used && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    },
-  };
-}
-
-/** Stores a plan commit's pack with `storer` (one started ahead, else one started now). No ref moves. */
-async function storePlanObjects(root: string, pack: Buffer, storer: ObjectStorer | undefined): Promise<void> {
+/** Stores a plan commit's pack with `storer` (a `git unpack-objects` started ahead, else one started now). No ref moves. */
+async function storePlanObjects(root: string, pack: Buffer, storer: WaitingGit | undefined): Promise<void> {
   // A git that could not be started ahead is run once more here, so the reason it cannot run is reported.
-  const run = (await (storer ?? startObjectStorer(root)).store(pack)) ?? runGitProcess(root, ['unpack-objects', '-q'], { input: pack });
+  const run = (await (storer ?? startWaitingGit(root, UNPACK_ARGS)).feed(pack)) ?? runGitProcess(root, UNPACK_ARGS, { input: pack });
   if (run.status !== 0) throw new PlanRefError('write', `git unpack-objects failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
 }
 
@@ -364,7 +427,11 @@ export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
 /** The plan ref through git (gitPlanRefStore). */
 export interface GitPlanRefStore extends PlanRefStore {
   readonly trackingRef: string;
-  /** What fetch() answers, from a fetch started before (startPlanFetch). */
+  /**
+   * What fetch() answers, from a fetch started before (startPlanFetch). A fetched commit the plan-tree cache
+   * does not hold is read at once, without blocking (its ls-tree and cat-file run side by side), and
+   * readFiles answers from what was read.
+   */
   fetchStarted(started: BackgroundFetch): Promise<string | null>;
   writeCommit(files: PlanFiles, parent: string | null, message: string): Promise<string>;
   /** Starts the git process the next writeCommit stores its objects with, so its start overlaps other work. */
@@ -389,7 +456,10 @@ export function gitPlanRefStore(
   const remember = (tree: PlanTree) => {
     for (const [path, file] of tree) known.set(path, file);
   };
-  let preparedStorer: ObjectStorer | undefined;
+  // Trees this store has read ahead (fetchStarted, with a prepared reader), by commit.
+  const readAhead = new Map<string, PlanTree>();
+  let preparedStorer: WaitingGit | undefined;
+  const knownTrees = () => [...known.values(), ...(options.cache?.latest?.()?.values() ?? [])];
 
   /** What fetch() answers, its first attempt already made when `first` is given. */
   const answerFetch = (first: GitRun | undefined): string | null => {
@@ -415,11 +485,20 @@ export function gitPlanRefStore(
   return {
     trackingRef,
     fetch: () => answerFetch(undefined),
-    fetchStarted: async (started) => answerFetch(await started.run),
+    async fetchStarted(started) {
+      const tip = answerFetch(await started.run);
+      // A commit the cache does not hold is read now, its ls-tree and its cat-file started together.
+      if (tip !== null && options.cache?.get(tip) === undefined) {
+        const tree = await readTreeWith(root, tip, knownTrees(), startWaitingGit(root, ['cat-file', '--batch']));
+        readAhead.set(tip, tree);
+        options.cache?.put(tip, tree);
+      }
+      return tip;
+    },
     readFiles(commit, only) {
-      let tree: PlanTree | undefined = options.cache?.get(commit);
+      let tree: PlanTree | undefined = readAhead.get(commit) ?? options.cache?.get(commit);
       if (tree === undefined) {
-        tree = readTree(root, commit, only, [...known.values(), ...(options.cache?.latest?.()?.values() ?? [])]);
+        tree = readTree(root, commit, only, knownTrees());
         if (only === undefined) options.cache?.put(commit, tree);
       }
       remember(tree);
@@ -428,7 +507,7 @@ export function gitPlanRefStore(
       return files;
     },
     prepareWrite() {
-      preparedStorer ??= startObjectStorer(root);
+      preparedStorer ??= startWaitingGit(root, UNPACK_ARGS);
     },
     dispose() {
       preparedStorer?.cancel();

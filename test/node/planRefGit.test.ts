@@ -60,6 +60,51 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(asked, ['ls-remote']);
   });
 
+  it('a fetched commit the cache does not hold is read by fetchStarted itself, and readFiles then starts no git', async () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    const storeA = gitPlanRefStore(a.root, 'origin');
+    const first = await storeA.writeCommit(files, null, 'first');
+    storeA.push(first, null);
+    const cacheB = planTreeCache(join(b.root, '.git'));
+    assert.equal(await gitPlanRefStore(b.root, 'origin', { cache: cacheB }).fetchStarted(startPlanFetch(b.root, 'origin')), first);
+    // The next commit changes one blob: of what b reads, only that blob is not already known.
+    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[5]}\n']]);
+    const second = await storeA.writeCommit(changed, first, 'second');
+    storeA.push(second, first);
+    const storeB = gitPlanRefStore(b.root, 'origin', { cache: cacheB });
+    const asked: string[] = [];
+    const real = { spawnSync: childProcess.spawnSync, spawn: childProcess.spawn };
+    const mutable = childProcess as unknown as { spawnSync: unknown; spawn: unknown };
+    const spy = (method: 'spawnSync' | 'spawn') => (command: string, args: readonly string[], options: unknown) => {
+      asked.push(`${method} ${args.join(' ')}`);
+      return (real[method] as (...all: unknown[]) => unknown)(command, args, options);
+    };
+    mutable.spawnSync = spy('spawnSync');
+    mutable.spawn = spy('spawn');
+    let tip;
+    let read;
+    try {
+      tip = await storeB.fetchStarted(startPlanFetch(b.root, 'origin'));
+      const duringFetch = asked.length;
+      read = storeB.readFiles(second);
+      assert.equal(asked.length, duringFetch, 'readFiles answered from what fetchStarted read');
+    } finally {
+      mutable.spawnSync = real.spawnSync;
+      mutable.spawn = real.spawn;
+    }
+    assert.equal(tip, second);
+    assert.deepEqual(read, changed);
+    // The fetch, the tip read from git (this store was given no refs directory), then the read of the new
+    // commit: its cat-file started first, so it gets going while the ls-tree runs.
+    assert.deepEqual(asked.slice(1), [
+      'spawnSync rev-parse --verify --quiet refs/wave-scope/remotes/origin/plan^{commit}',
+      'spawn cat-file --batch',
+      `spawn ls-tree -r -z --full-tree ${second}`,
+    ]);
+    assert.match(asked[0] as string, /^spawn fetch /);
+  });
+
   it('a cancelled background fetch ends, and leaves no lock behind', async () => {
     const a = remote.clone('a');
     // A transport that never answers (and ends when git does, as ssh would): only the cancel ends this fetch.
