@@ -6,14 +6,13 @@ import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
-import { declarationFiles } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, selectWaveToSync, stateDirKey, writeSyncedWave } from '../../planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, selectWaveToSync, stateDirKey, syncedWaveFiles, writeSyncedWave } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -170,11 +169,10 @@ async function syncFetching(
     ...state,
     inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
   }));
-  // The declaration's files are made durable together ahead of the chain (src/node/stagedWrites.ts): those
-  // the incoming plan changes are staged, and renamed into place in the chain's own order; those it leaves
-  // as they are here are not rewritten.
-  const planned = declarationFiles(stateDir, incoming.wave, incoming.records);
-  const staged = await stageWrites(fs, confinement, [...planned.agentFiles, planned.aggregate]);
+  // The files the chain will write (the declaration's and the manifest) are made durable together ahead of
+  // it (src/node/stagedWrites.ts): those the incoming plan changes are staged, and renamed into place in the
+  // chain's own order; those it leaves as they are here are not rewritten.
+  const staged = await stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming));
   let result;
   try {
     result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, staged);

@@ -115,6 +115,41 @@ function describeCollision(collision: Collision): string {
   return `agents "${a}" and "${b}" both claim "${collision.witness}" (${JSON.stringify(entryA)} and ${JSON.stringify(entryB)}, ${collision.kind})`;
 }
 
+/** What a manifest says besides its grants; writeWavePlan takes each from its request or the manifest it replaces. */
+export interface ManifestSettings {
+  wave: number;
+  role: string;
+  enforcement?: Enforcement;
+  blockedCommands: readonly string[];
+  gates?: Record<string, boolean>;
+  /** The writer's own session ids: the manifest is bound to the first, or unbound. */
+  ownIds: ReadonlySet<string>;
+}
+
+function manifestWith(settings: ManifestSettings, allowedPaths: string[]): WaveManifest {
+  return {
+    version: 1,
+    wave: settings.wave,
+    role: settings.role,
+    enforcement: settings.enforcement ?? DEFAULT_ENFORCEMENT,
+    allowedPaths,
+    blockedCommands: [...settings.blockedCommands],
+    ...(settings.gates === undefined ? {} : { gates: { ...settings.gates } }),
+    ...writerSessionBinding(settings.ownIds),
+  };
+}
+
+/**
+ * The text of the manifest writeWavePlan writes over `records` once they are on disk and proven disjoint:
+ * the grants computed from them (union and test siblings), `settings` for the rest. For a writer that
+ * prepares its files ahead (sync stages them, src/node/stagedWrites.ts); the chain computes its own from
+ * what it reads back, so a text prepared from other records is simply not used. Throws when the union
+ * cannot be computed.
+ */
+export function plannedManifestText(settings: ManifestSettings, records: readonly DeclaredRecord[]): string {
+  return formatManifest(manifestWith(settings, expandTestSiblings(union(records), { role: settings.role })));
+}
+
 /** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
   const done = { written: [] as string[], removed: [] as string[] };
@@ -183,19 +218,15 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     }, stateDir);
   }
 
-  const binding = writerSessionBinding(request.ownIds);
-  const blockedCommands = request.blockedCommands ?? previous?.blockedCommands ?? [];
-  const gates = request.gates ?? previous?.gates;
-  const manifestFor = (allowedPaths: string[]): WaveManifest => ({
-    version: 1,
+  const settings: ManifestSettings = {
     wave: request.wave,
     role: request.role,
     enforcement,
-    allowedPaths,
-    blockedCommands: [...blockedCommands],
-    ...(gates === undefined ? {} : { gates: { ...gates } }),
-    ...binding,
-  });
+    blockedCommands: request.blockedCommands ?? previous?.blockedCommands ?? [],
+    gates: request.gates ?? previous?.gates,
+    ownIds: request.ownIds,
+  };
+  const manifestFor = (allowedPaths: string[]): WaveManifest => manifestWith(settings, allowedPaths);
 
   const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
     fs.sync?.();

@@ -5,10 +5,11 @@
 // Before anything is written, the state directory is checked for a plan that is not on the plan ref and
 // would be lost; such a plan is refused, with the reason.
 import { relative, sep } from 'node:path';
-import { readWaveDeclaration } from '../plan/declarationStore';
-import type { DeclarationFs } from '../plan/declarationStore';
-import { writeWavePlan } from '../plan/planWriter';
-import type { WavePlanResult } from '../plan/planWriter';
+import { manifestPath } from '../plan/declarationPaths';
+import { declarationFiles, readWaveDeclaration } from '../plan/declarationStore';
+import type { DeclarationFile, DeclarationFs } from '../plan/declarationStore';
+import { plannedManifestText, writeWavePlan } from '../plan/planWriter';
+import type { ManifestSettings, WavePlanResult } from '../plan/planWriter';
 import { manifestSessionIds } from '../plan/sessionBinding';
 import type { SessionVerdict } from '../plan/sessionBinding';
 import { inspectStateDir } from '../plan/stateDir';
@@ -193,6 +194,37 @@ export type SyncWriteResult = WavePlanResult & {
   allowedPathsDiffer?: boolean;
 };
 
+/** What a synced wave's manifest says besides its grants: the published manifest's, unbound. */
+function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blockedCommands: string[]; gates: Record<string, boolean> } {
+  const { manifest } = wave;
+  return {
+    wave: manifest.wave,
+    role: manifest.role,
+    enforcement: manifest.enforcement,
+    blockedCommands: [...manifest.blockedCommands],
+    // Explicitly empty, so gates of the plan being replaced are not carried over into this one.
+    gates: { ...(manifest.gates ?? {}) },
+    ownIds: new Set<string>(),
+  };
+}
+
+/**
+ * The files writeSyncedWave will write into `stateDir` for `wave`, with their texts: each per-agent file,
+ * the aggregate (declarationFiles, the writer's own list) and the manifest (plannedManifestText, the
+ * writer's own computation), for a caller that prepares them ahead. The manifest is left out when its
+ * grants cannot be computed (the chain then stops on it and says why).
+ */
+export function syncedWaveFiles(stateDir: string, wave: SyncableWave): DeclarationFile[] {
+  const planned = declarationFiles(stateDir, wave.wave, wave.records);
+  const files = [...planned.agentFiles, planned.aggregate];
+  try {
+    files.push({ path: manifestPath(stateDir), text: plannedManifestText(syncedManifestSettings(wave), wave.records) });
+  } catch {
+    // No manifest to prepare.
+  }
+  return files;
+}
+
 /**
  * Writes a published wave into `stateDir` through writeWavePlan, unbound. Entries are written exactly as
  * published (no directory promotion against this checkout's files).
@@ -206,14 +238,8 @@ export function writeSyncedWave(
     {
       repoRoot: request.repoRoot,
       stateDir: request.stateDir,
-      wave: manifest.wave,
-      role: manifest.role,
-      enforcement: manifest.enforcement,
+      ...syncedManifestSettings(request.wave),
       records: records.map((record) => ({ id: record.id, files: [...record.files] })),
-      blockedCommands: [...manifest.blockedCommands],
-      // Explicitly empty, so gates of the plan being replaced are not carried over into this one.
-      gates: { ...(manifest.gates ?? {}) },
-      ownIds: new Set<string>(),
       ignoreCase: request.ignoreCase,
       afterWrite: request.afterWrite,
     },

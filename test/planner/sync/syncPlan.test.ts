@@ -15,7 +15,7 @@ import {
 } from '../../../src/planner/sync/localState';
 import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isSyncCandidate, selectWaveToSync, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isSyncCandidate, selectWaveToSync, syncedWaveFiles, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
 import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
 import { claimOf, cloneNamed, HOUR, manifestFor, T0, waveToPublish } from './syncFixtures';
 
@@ -185,6 +185,19 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     const manifest = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
     assert.deepEqual(manifest.blockedCommands, []);
     assert.deepEqual(manifest.gates ?? {}, {});
+  });
+
+  it('syncedWaveFiles lists every file writeSyncedWave writes, with exactly the text it writes', () => {
+    // A wave with test siblings, blocked commands and gates, over a plan already there: every part of the
+    // manifest's text that the chain computes must come out the same.
+    writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'old', files: ['o/'] }], ownIds: new Set(), gates: { strictShell: true } }, fs());
+    const wave = incoming([{ id: 'alice', files: ['src/a.ts', 'src/b/'] }, { id: 'bob', files: ['lib/**/*.ts'] }]);
+    const withSettings: SyncableWave = { ...wave, manifest: { ...wave.manifest, blockedCommands: ['git push'], gates: { strictShell: false } } };
+    const planned = syncedWaveFiles(stateDir, withSettings);
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: withSettings }, fs());
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.deepEqual(planned.map((file) => file.path).sort(), [...(result.ok ? result.written : [])].filter((path, index, all) => all.indexOf(path) === index).sort());
+    for (const file of planned) assert.equal(readFileSync(file.path, 'utf8'), file.text, file.path);
   });
 
   it('refuses published records that collide (the chain proves them again here)', () => {
