@@ -184,11 +184,12 @@ async function main(): Promise<void> {
     return measure(coordinator, 'git', pushArgs(tip, commit));
   };
   // Before every measured fetch (the baselines', or the one inside a publish or a sync), another clone moves
-  // the remote's plan ref on by a commit of publish's shape, untimed: each of those fetches then brings in
+  // the remote's plan ref on by one commit of publish's shape, untimed: each of those fetches then brings in
   // the same new objects, as it does after another clone's publish, and publish reads a plan commit it did
   // not write. (Without it, a command measured after its baseline would find its own fetch with nothing to
   // bring.) The rival renews its claim before the coordinator's fetches; the coordinator republishes before
-  // the follower's.
+  // the follower's. Each measured fetch brings exactly that one commit: the clone has fetched everything
+  // before it.
   let advances = 0;
   const advanceTip = (root: string) => {
     git(root, ...fetchArgs);
@@ -233,6 +234,9 @@ async function main(): Promise<void> {
     record('publish, in process', await timedAsync(() => inProcess(coordinator, ['publish', '--ttl', '1d'], 'coord')));
     advanceTip(rival);
     record('publish, whole process', measure(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], { CLAUDE_CODE_SESSION_ID: 'coord' }));
+    // The follower first catches up, untimed, with the round's publishes so far: the fetch timed next
+    // brings in the one commit the coordinator adds, as each sync's fetch below does.
+    git(follower, ...fetchArgs);
     advanceTip(coordinator);
     record('git fetch', measure(follower, 'git', fetchArgs));
     // A sync that finds the plan already there writes nothing; one into an empty state directory writes
