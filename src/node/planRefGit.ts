@@ -3,13 +3,16 @@
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
 // the wave: one fetch, one ls-tree and one cat-file --batch of the blobs that changed to read (none when
 // the plan-tree cache holds the fetched commit), one unpack-objects for every new blob, the trees and the
-// commit at once, one push. After a fetch, the ls-tree and the cat-file run side by side; the unpack-objects
-// can be started while the fetch runs (prepareWrite), waiting on its input.
+// commit at once, one push. After a background fetch, one cat-file started beside it reads the fetched
+// tree and its new blobs (src/node/objectBatch.ts); the unpack-objects can be started while the fetch runs
+// (prepareWrite), waiting on its input.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { readCommitTree, startObjectBatch } from './objectBatch';
+import type { ObjectBatch, TreeEntry } from './objectBatch';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
 import { PLAN_REF, trackingRefOf } from '../planner/sync/planRef';
@@ -106,13 +109,7 @@ interface TreeFile {
   text: string;
 }
 
-/** One entry of `git ls-tree -r -z --full-tree` that `only` keeps. */
-interface TreeEntry {
-  path: string;
-  oid: string;
-  blob: boolean;
-}
-
+/** The entries of `git ls-tree -r -z --full-tree` that `only` keeps. */
 function parseTreeListing(listing: string, only?: (path: string) => boolean): TreeEntry[] {
   const entries: TreeEntry[] = [];
   for (const record of listing.split('\0')) {
@@ -217,33 +214,24 @@ function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
   };
 }
 
-/** git run to completion, without blocking: the ls-tree of a prepared read. */
-function runGitAsync(root: string, args: readonly string[]): Promise<GitRun> {
-  const waiting = startWaitingGit(root, args);
-  return waiting.feed('').then((run) => run ?? runGitProcess(root, args));
-}
-
-/** readTree, with a `git cat-file --batch` already started (`reader`), and without blocking. */
-async function readTreeWith(root: string, commit: string, known: Iterable<TreeFile>, reader: WaitingGit): Promise<Map<string, TreeFile>> {
-  let entries: TreeEntry[];
-  let wanted: string[];
-  let contents: Map<string, string>;
+/**
+ * readTree without blocking and without a second process: the listing and the blobs not already known both
+ * through `batch` (one `git cat-file --batch`), which this closes.
+ */
+async function readTreeWith(commit: string, known: Iterable<TreeFile>, batch: ObjectBatch): Promise<Map<string, TreeFile>> {
   try {
-    const listing = await runGitAsync(root, ['ls-tree', '-r', '-z', '--full-tree', commit]);
-    if (listing.status !== 0) throw new PlanRefError('read', `git ls-tree failed (exit ${listing.status}): ${firstLineOf(listing.stderr)}`);
-    entries = parseTreeListing(listing.stdout.toString('utf8'));
-    ({ contents, wanted } = knownTexts(entries, known));
-  } catch (error) {
-    reader.cancel();
-    throw error;
+    const entries = await readCommitTree(batch, commit);
+    const { contents, wanted } = knownTexts(entries, known);
+    const answers = await batch.read(wanted);
+    wanted.forEach((oid, index) => {
+      const answer = answers[index];
+      if (answer === null || answer === undefined || answer.type !== 'blob') throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have (${oid})`);
+      contents.set(oid, answer.content.toString('utf8'));
+    });
+    return treeOf(entries, contents);
+  } finally {
+    batch.close();
   }
-  if (wanted.length === 0) reader.cancel();
-  else {
-    const input = `${wanted.join('\n')}\n`;
-    // A git that could not be started ahead is run once more here, so the reason it cannot run is reported.
-    parseBlobBatch((await reader.feed(input)) ?? runGitProcess(root, ['cat-file', '--batch'], { input }), commit, contents);
-  }
-  return treeOf(entries, contents);
 }
 
 /** The length of an object id in the repository at `root` (40: SHA-1, 64: SHA-256). */
@@ -396,6 +384,8 @@ function planFetchArgs(remote: string): string[] {
  */
 export interface BackgroundFetch {
   readonly run: Promise<GitRun | undefined>;
+  /** Whether the fetch has ended (run has settled, or is about to). */
+  finished(): boolean;
   /** Ends a fetch that is no longer wanted (a command that stops on a local problem); git removes its locks. */
   cancel(): void;
 }
@@ -418,6 +408,7 @@ export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
   });
   return {
     run,
+    finished: () => child.exitCode !== null || child.signalCode !== null,
     cancel() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     },
@@ -429,8 +420,8 @@ export interface GitPlanRefStore extends PlanRefStore {
   readonly trackingRef: string;
   /**
    * What fetch() answers, from a fetch started before (startPlanFetch). A fetched commit the plan-tree cache
-   * does not hold is read at once, without blocking (its ls-tree and cat-file run side by side), and
-   * readFiles answers from what was read.
+   * does not hold is read at once, without blocking, by one `git cat-file --batch` started while the fetch
+   * still runs (its listing and the blobs not already known), and readFiles answers from what was read.
    */
   fetchStarted(started: BackgroundFetch): Promise<string | null>;
   writeCommit(files: PlanFiles, parent: string | null, message: string): Promise<string>;
@@ -486,12 +477,20 @@ export function gitPlanRefStore(
     trackingRef,
     fetch: () => answerFetch(undefined),
     async fetchStarted(started) {
-      const tip = answerFetch(await started.run);
-      // A commit the cache does not hold is read now, its ls-tree and its cat-file started together.
-      if (tip !== null && options.cache?.get(tip) === undefined) {
-        const tree = await readTreeWith(root, tip, knownTrees(), startWaitingGit(root, ['cat-file', '--batch']));
-        readAhead.set(tip, tree);
-        options.cache?.put(tip, tree);
+      // While the fetch still runs, the cat-file that may read what it brings starts beside it.
+      let batch = started.finished() ? undefined : startObjectBatch(root);
+      let tip: string | null;
+      try {
+        tip = answerFetch(await started.run);
+        // A commit the cache does not hold is read now, through that one cat-file.
+        if (tip !== null && options.cache?.get(tip) === undefined) {
+          const tree = await readTreeWith(tip, knownTrees(), batch ?? startObjectBatch(root));
+          batch = undefined;
+          readAhead.set(tip, tree);
+          options.cache?.put(tip, tree);
+        }
+      } finally {
+        batch?.close();
       }
       return tip;
     },

@@ -1,0 +1,162 @@
+// One `git cat-file --batch` kept open and asked in rounds, and the listing of a commit's tree read through
+// it: what `git ls-tree -r` would print, without a second process. git reads every object (loose or packed,
+// deltas, alternates); this file reads only cat-file's framing of its answers and the format of a tree
+// object's body as git writes it (entries of `<octal mode> <name>\0<binary object id>`, in git's order).
+// A tree is read one level per round, every directory of the level in one request.
+import { spawn } from 'node:child_process';
+import { PlanRefError } from '../planner/sync/publish';
+
+/** One object as cat-file prints it. */
+export interface BatchObject {
+  oid: string;
+  type: string;
+  content: Buffer;
+}
+
+/** A running `git cat-file --batch`. */
+export interface ObjectBatch {
+  /** The objects `names` name (ids, or anything git resolves, such as `<commit>^{tree}`), in order; null for a missing one. */
+  read(names: readonly string[]): Promise<Array<BatchObject | null>>;
+  /** Ends the process (nothing more will be asked). */
+  close(): void;
+}
+
+/** One entry of a commit's tree, as `git ls-tree -r` lists it: every blob and submodule link, at its full path. */
+export interface TreeEntry {
+  path: string;
+  oid: string;
+  /** False for a submodule link (a commit), which has no text. */
+  blob: boolean;
+}
+
+interface Pending {
+  count: number;
+  answers: Array<BatchObject | null>;
+  settle: (answers: Array<BatchObject | null>) => void;
+  fail: (error: Error) => void;
+}
+
+/** Starts `git cat-file --batch` in `root`; its start runs while the caller does other work. */
+export function startObjectBatch(root: string): ObjectBatch {
+  const child = spawn('git', ['cat-file', '--batch'], { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const queue: Pending[] = [];
+  const stderr: Buffer[] = [];
+  let buffered: Buffer = Buffer.alloc(0);
+  let ended: Error | undefined;
+  const failAll = (error: Error) => {
+    ended ??= error;
+    for (const pending of queue.splice(0)) pending.fail(ended);
+  };
+  // An answer is `<oid> <type> <size>\n<content>\n`, or `<name> missing\n`.
+  const parse = () => {
+    for (;;) {
+      const pending = queue[0];
+      if (pending === undefined) return;
+      const newline = buffered.indexOf(0x0a);
+      if (newline === -1) return;
+      const header = buffered.subarray(0, newline).toString('utf8');
+      if (header.endsWith(' missing')) {
+        buffered = buffered.subarray(newline + 1);
+        pending.answers.push(null);
+      } else {
+        const [oid, type, sizeText] = header.split(' ');
+        const size = Number(sizeText);
+        if (oid === undefined || type === undefined || !Number.isInteger(size) || size < 0) {
+          failAll(new PlanRefError('read', `git cat-file printed an answer it should not: ${JSON.stringify(header.slice(0, 100))}`));
+          child.kill('SIGTERM');
+          return;
+        }
+        const end = newline + 1 + size;
+        if (buffered.length < end + 1) return;
+        pending.answers.push({ oid, type, content: Buffer.from(buffered.subarray(newline + 1, end)) });
+        buffered = buffered.subarray(end + 1);
+      }
+      if (pending.answers.length === pending.count) {
+        queue.shift();
+        pending.settle(pending.answers);
+      }
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    parse();
+  });
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // A git that died makes writing to it fail (EPIPE); the exit below says why.
+  child.stdin.on('error', () => undefined);
+  child.on('error', (error) => failAll(new PlanRefError('read', `git cat-file could not start: ${error.message}`)));
+  child.on('close', (code) => {
+    const said = Buffer.concat(stderr).toString('utf8').trim().split('\n')[0] ?? '';
+    failAll(new PlanRefError('read', `git cat-file ended (exit ${code ?? 'by signal'}) before answering: ${said || 'no output'}`));
+  });
+  return {
+    read(names) {
+      if (names.length === 0) return Promise.resolve([]);
+      if (ended !== undefined) return Promise.reject(ended);
+      if (names.some((name) => name.includes('\n'))) return Promise.reject(new PlanRefError('read', 'an object name cannot hold a line break'));
+      return new Promise((settle, fail) => {
+        queue.push({ count: names.length, answers: [], settle, fail });
+        child.stdin.write(`${names.join('\n')}\n`);
+      });
+    },
+    close() {
+      if (child.exitCode === null && child.signalCode === null) child.stdin.end();
+    },
+  };
+}
+
+/** A tree entry's mode naming a directory (git writes `40000`; some old tools wrote it zero-padded). */
+const isDirectoryMode = (mode: string) => mode === '40000' || mode === '040000';
+
+/** The entries of one tree object: `<octal mode> <name>\0<id of hexLength / 2 bytes>`, repeated. */
+function parseTree(content: Buffer, hexLength: number, where: string): Array<{ mode: string; name: string; oid: string }> {
+  const entries: Array<{ mode: string; name: string; oid: string }> = [];
+  const idBytes = hexLength / 2;
+  let offset = 0;
+  while (offset < content.length) {
+    const space = content.indexOf(0x20, offset);
+    const nul = space === -1 ? -1 : content.indexOf(0x00, space + 1);
+    if (space === -1 || nul === -1 || nul + 1 + idBytes > content.length) throw new PlanRefError('read', `the tree ${where} is not one git wrote`);
+    entries.push({
+      mode: content.subarray(offset, space).toString('latin1'),
+      name: content.subarray(space + 1, nul).toString('utf8'),
+      oid: content.subarray(nul + 1, nul + 1 + idBytes).toString('hex'),
+    });
+    offset = nul + 1 + idBytes;
+  }
+  return entries;
+}
+
+/**
+ * Every blob and submodule link of `commit`'s tree with its full path, in the order `git ls-tree -r` lists
+ * them (each tree's entries in git's order, a directory's contents where the directory stands).
+ */
+export async function readCommitTree(batch: ObjectBatch, commit: string): Promise<TreeEntry[]> {
+  const hexLength = commit.length;
+  const [top] = await batch.read([`${commit}^{tree}`]);
+  if (top === null || top === undefined || top.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} has no tree git can read`);
+  const trees = new Map<string, Array<{ mode: string; name: string; oid: string }>>([[top.oid, parseTree(top.content, hexLength, top.oid)]]);
+  // Level by level: every directory not yet read, in one request.
+  let level = [top.oid];
+  while (level.length > 0) {
+    const next = [...new Set(level.flatMap((oid) => (trees.get(oid) ?? []).filter((entry) => isDirectoryMode(entry.mode) && !trees.has(entry.oid)).map((entry) => entry.oid)))];
+    if (next.length === 0) break;
+    const answers = await batch.read(next);
+    next.forEach((oid, index) => {
+      const answer = answers[index];
+      if (answer === null || answer === undefined || answer.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} names a tree git does not have (${oid})`);
+      trees.set(oid, parseTree(answer.content, hexLength, oid));
+    });
+    level = next;
+  }
+  const listed: TreeEntry[] = [];
+  const walk = (oid: string, prefix: string) => {
+    for (const entry of trees.get(oid) ?? []) {
+      const path = `${prefix}${entry.name}`;
+      if (isDirectoryMode(entry.mode)) walk(entry.oid, `${path}/`);
+      else listed.push({ path, oid: entry.oid, blob: entry.mode !== '160000' });
+    }
+  };
+  walk(top.oid, '');
+  return listed;
+}

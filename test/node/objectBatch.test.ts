@@ -1,0 +1,116 @@
+// The interactive cat-file and the tree read through it (src/node/objectBatch.ts) against real git: the
+// listing must be exactly what `git ls-tree -r` prints, for every kind of entry and name git allows.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readCommitTree, startObjectBatch } from '../../src/node/objectBatch';
+import { PlanRefError } from '../../src/planner/sync/publish';
+import { gitIn } from './gitRemotes';
+
+/** `git ls-tree -r -z --full-tree`, as path, id and whether it is a blob. */
+function lsTree(root: string, commit: string): Array<{ path: string; oid: string; blob: boolean }> {
+  return gitIn(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
+    .split('\0')
+    .filter((record) => record !== '')
+    .map((record) => {
+      const tab = record.indexOf('\t');
+      const [, type, oid] = record.slice(0, tab).split(' ');
+      return { path: record.slice(tab + 1), oid: oid as string, blob: type === 'blob' };
+    });
+}
+
+/** A commit whose tree holds `blobs` (path → text) and `links` (path → commit id, as submodule links). */
+function commitTree(root: string, blobs: Record<string, string>, links: Record<string, string> = {}): string {
+  const env = { ...process.env, GIT_INDEX_FILE: join(root, '.git', 'test-index') };
+  const plumbing = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, env, input, encoding: 'utf8' }).trim();
+  for (const [path, text] of Object.entries(blobs)) {
+    const mode = path.endsWith('.sh') ? '100755' : path.endsWith('.link') ? '120000' : '100644';
+    plumbing(['update-index', '--add', '--cacheinfo', `${mode},${plumbing(['hash-object', '-w', '--stdin'], text)},${path}`]);
+  }
+  for (const [path, commit] of Object.entries(links)) plumbing(['update-index', '--add', '--cacheinfo', `160000,${commit},${path}`]);
+  return plumbing(['commit-tree', plumbing(['write-tree']), '-m', 'tree'], '');
+}
+
+describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-batch-')));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const repository = (name: string, ...init: string[]) => {
+    const root = join(dir, name);
+    gitIn(dir, 'init', '--quiet', ...init, root);
+    gitIn(root, 'config', 'user.name', 'Test');
+    gitIn(root, 'config', 'user.email', 'test@example.invalid');
+    return root;
+  };
+
+  const awkward = {
+    'wave-scope-plan.json': '{"version":1}\n',
+    'a b/c d.json': 'spaces\n',
+    'line\nbreak/x.json': 'a newline in a directory name\n',
+    'ünï/cödé.json': 'unicode\n',
+    'dir/dir.json': 'a file beside its directory name\n',
+    'dir.json': 'sorted before dir/ by git, as "dir.json" < "dir/"\n',
+    'dir-x/y.json': 'sorted after dir/ by git\n',
+    'deep/1/2/3/4/5/6/leaf.json': 'deep\n',
+    'run.sh': '#!/bin/sh\n',
+    'target.link': 'dir.json',
+    'empty.json': '',
+  };
+
+  for (const format of ['sha1', 'sha256']) {
+    it(`lists a commit's tree exactly as git ls-tree -r does (${format}): every name, mode, order and a submodule link`, async () => {
+      const root = repository(format, `--object-format=${format}`);
+      const linked = commitTree(root, { 'other.txt': 'x\n' });
+      const commit = commitTree(root, awkward, { 'vendor/lib': linked });
+      const batch = startObjectBatch(root);
+      try {
+        const listed = await readCommitTree(batch, commit);
+        assert.deepEqual(listed, lsTree(root, commit));
+        assert.equal(listed.find((entry) => entry.path === 'vendor/lib')?.blob, false);
+        // The same process goes on answering: the blobs, in the order asked.
+        const blobs = listed.filter((entry) => entry.blob);
+        const answers = await batch.read(blobs.map((entry) => entry.oid));
+        for (const [index, entry] of blobs.entries()) assert.equal(answers[index]?.content.toString('utf8'), gitIn(root, 'cat-file', 'blob', entry.oid), entry.path);
+      } finally {
+        batch.close();
+      }
+    });
+  }
+
+  it('answers a missing object with null, beside the ones it has, in one round', async () => {
+    const root = repository('missing');
+    const commit = commitTree(root, { 'a.json': 'a\n' });
+    const [entry] = lsTree(root, commit);
+    const batch = startObjectBatch(root);
+    try {
+      const answers = await batch.read([entry?.oid as string, '0'.repeat(40), `${commit}^{tree}`]);
+      assert.equal(answers[0]?.type, 'blob');
+      assert.equal(answers[1], null);
+      assert.equal(answers[2]?.type, 'tree');
+      await assert.rejects(readCommitTree(batch, '0'.repeat(40)), (error: unknown) => error instanceof PlanRefError && error.reason === 'read');
+    } finally {
+      batch.close();
+    }
+  });
+
+  it('fails a read, never hangs, when git cannot run there or has ended', async () => {
+    // Not a repository: git starts, finds none, and ends.
+    const nowhere = startObjectBatch(dir);
+    await assert.rejects(nowhere.read(['HEAD']), (error: unknown) => error instanceof PlanRefError && /not a git repository/i.test(error.message));
+    const root = repository('ended');
+    const batch = startObjectBatch(root);
+    batch.close();
+    await assert.rejects(batch.read(['HEAD']), PlanRefError);
+    const asked = startObjectBatch(root);
+    try {
+      await assert.rejects(asked.read(['a\nb']), (error: unknown) => error instanceof PlanRefError && /line break/.test(error.message));
+    } finally {
+      asked.close();
+    }
+  });
+});
