@@ -36,6 +36,25 @@ interface Pending {
   fail: (error: Error) => void;
 }
 
+/**
+ * The first whole answer at the start of `buffer` (cat-file's output), and what follows it; undefined while
+ * it is not whole yet. An answer is `<oid> <type> <size>\n<content>\n`, or `<name> missing\n` (null).
+ */
+export function takeBatchAnswer(buffer: Buffer): { answer: BatchObject | null; rest: Buffer } | undefined {
+  const newline = buffer.indexOf(0x0a);
+  if (newline === -1) return undefined;
+  const header = buffer.subarray(0, newline).toString('utf8');
+  if (header.endsWith(' missing')) return { answer: null, rest: buffer.subarray(newline + 1) };
+  const [oid, type, sizeText] = header.split(' ');
+  const size = Number(sizeText);
+  if (oid === undefined || type === undefined || sizeText === undefined || !Number.isInteger(size) || size < 0) {
+    throw new PlanRefError('read', `git cat-file printed an answer it should not: ${JSON.stringify(header.slice(0, 100))}`);
+  }
+  const end = newline + 1 + size;
+  if (buffer.length < end + 1) return undefined;
+  return { answer: { oid, type, content: Buffer.from(buffer.subarray(newline + 1, end)) }, rest: buffer.subarray(end + 1) };
+}
+
 /** Starts `git cat-file --batch` in `root`; its start runs while the caller does other work. */
 export function startObjectBatch(root: string): ObjectBatch {
   const child = spawn('git', ['cat-file', '--batch'], { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -47,30 +66,21 @@ export function startObjectBatch(root: string): ObjectBatch {
     ended ??= error;
     for (const pending of queue.splice(0)) pending.fail(ended);
   };
-  // An answer is `<oid> <type> <size>\n<content>\n`, or `<name> missing\n`.
   const parse = () => {
     for (;;) {
       const pending = queue[0];
       if (pending === undefined) return;
-      const newline = buffered.indexOf(0x0a);
-      if (newline === -1) return;
-      const header = buffered.subarray(0, newline).toString('utf8');
-      if (header.endsWith(' missing')) {
-        buffered = buffered.subarray(newline + 1);
-        pending.answers.push(null);
-      } else {
-        const [oid, type, sizeText] = header.split(' ');
-        const size = Number(sizeText);
-        if (oid === undefined || type === undefined || !Number.isInteger(size) || size < 0) {
-          failAll(new PlanRefError('read', `git cat-file printed an answer it should not: ${JSON.stringify(header.slice(0, 100))}`));
-          child.kill('SIGTERM');
-          return;
-        }
-        const end = newline + 1 + size;
-        if (buffered.length < end + 1) return;
-        pending.answers.push({ oid, type, content: Buffer.from(buffered.subarray(newline + 1, end)) });
-        buffered = buffered.subarray(end + 1);
+      let taken;
+      try {
+        taken = takeBatchAnswer(buffered);
+      } catch (error) {
+        failAll(error as Error);
+        child.kill('SIGTERM');
+        return;
       }
+      if (taken === undefined) return;
+      buffered = taken.rest;
+      pending.answers.push(taken.answer);
       if (pending.answers.length === pending.count) {
         queue.shift();
         pending.settle(pending.answers);

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { readCommitTree, startObjectBatch } from './objectBatch';
+import { readCommitTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import type { ObjectBatch, TreeEntry } from './objectBatch';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
@@ -141,20 +141,16 @@ function knownTexts(entries: readonly TreeEntry[], known: Iterable<TreeFile>): {
   return { contents, wanted };
 }
 
-/** Adds the blobs of one `git cat-file --batch` answer to `contents`. */
+/** Adds the blobs of one finished `git cat-file --batch` to `contents`. */
 function parseBlobBatch(run: GitRun, commit: string, contents: Map<string, string>): void {
   if (run.status !== 0) throw new PlanRefError('read', `git cat-file failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
-  const buffer = run.stdout;
-  let offset = 0;
-  while (offset < buffer.length) {
-    const newline = buffer.indexOf(0x0a, offset);
-    if (newline === -1) break;
-    const [oid, type, size] = buffer.subarray(offset, newline).toString('utf8').split(' ');
-    if (type === 'missing' || oid === undefined || size === undefined) throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have (${oid ?? '?'})`);
-    const start = newline + 1;
-    const end = start + Number(size);
-    contents.set(oid, buffer.subarray(start, end).toString('utf8'));
-    offset = end + 1;
+  let rest = run.stdout;
+  while (rest.length > 0) {
+    const taken = takeBatchAnswer(rest);
+    if (taken === undefined) throw new PlanRefError('read', 'git cat-file ended in the middle of an answer');
+    if (taken.answer === null) throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have`);
+    contents.set(taken.answer.oid, taken.answer.content.toString('utf8'));
+    rest = taken.rest;
   }
 }
 

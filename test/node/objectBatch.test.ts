@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCommitTree, startObjectBatch } from '../../src/node/objectBatch';
+import { readCommitTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
 
@@ -112,5 +112,14 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
     } finally {
       asked.close();
     }
+  });
+
+  it('takes one whole answer at a time from cat-file\'s output, and waits for the rest of a partial one', () => {
+    const answer = Buffer.from('abc blob 3\nx\ny\n0000 missing\n');
+    const first = takeBatchAnswer(answer);
+    assert.equal(first?.answer?.content.toString('utf8'), 'x\ny', 'a newline inside the content is content');
+    assert.deepEqual(first && takeBatchAnswer(first.rest), { answer: null, rest: Buffer.alloc(0) });
+    for (let cut = 0; cut < 15; cut += 1) assert.equal(takeBatchAnswer(answer.subarray(0, cut)), undefined, `cut at ${cut}`);
+    assert.throws(() => takeBatchAnswer(Buffer.from('abc blob many\n')), PlanRefError);
   });
 });
