@@ -114,13 +114,17 @@ export function planTreeCache(gitDir: string): PlanTreeCache {
     }
     return { commit: parsed.commit, tree };
   };
+  // Read once per command: the file holds one entry, and an entry never goes stale (a commit names its tree).
+  let loaded: { entry: ReturnType<typeof read> } | undefined;
+  const entry = () => (loaded ??= { entry: read() }).entry;
   return {
     get(commit) {
-      const cached = read();
+      const cached = entry();
       return cached?.commit === commit ? cached.tree : undefined;
     },
-    latest: () => read()?.tree,
+    latest: () => entry()?.tree,
     put(commit, tree) {
+      loaded = { entry: { commit, tree: new Map(tree) } };
       try {
         mkdirSync(stateDirOf(gitDir), { recursive: true });
         // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
