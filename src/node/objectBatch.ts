@@ -146,18 +146,17 @@ export async function readCommitTree(batch: ObjectBatch, commit: string): Promis
   const [top] = await batch.read([`${commit}^{tree}`]);
   if (top === null || top === undefined || top.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} has no tree git can read`);
   const trees = new Map<string, Array<{ mode: string; name: string; oid: string }>>([[top.oid, parseTree(top.content, hexLength, top.oid)]]);
-  // Level by level: every directory not yet read, in one request.
-  let level = [top.oid];
-  while (level.length > 0) {
-    const next = [...new Set(level.flatMap((oid) => (trees.get(oid) ?? []).filter((entry) => isDirectoryMode(entry.mode) && !trees.has(entry.oid)).map((entry) => entry.oid)))];
-    if (next.length === 0) break;
-    const answers = await batch.read(next);
-    next.forEach((oid, index) => {
+  // Level by level: every directory of the level not yet read, in one request.
+  const unread = (level: readonly string[]) => [
+    ...new Set(level.flatMap((oid) => (trees.get(oid) ?? []).filter((entry) => isDirectoryMode(entry.mode) && !trees.has(entry.oid)).map((entry) => entry.oid))),
+  ];
+  for (let level = unread([top.oid]); level.length > 0; level = unread(level)) {
+    const answers = await batch.read(level);
+    level.forEach((oid, index) => {
       const answer = answers[index];
       if (answer === null || answer === undefined || answer.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} names a tree git does not have (${oid})`);
       trees.set(oid, parseTree(answer.content, hexLength, oid));
     });
-    level = next;
   }
   const listed: TreeEntry[] = [];
   const walk = (oid: string, prefix: string) => {

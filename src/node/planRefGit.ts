@@ -7,6 +7,7 @@
 // tree and its new blobs (src/node/objectBatch.ts); the unpack-objects can be started while the fetch runs
 // (prepareWrite), waiting on its input.
 import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -186,26 +187,42 @@ interface WaitingGit {
  * for when the input is known.
  */
 function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
-  const child = spawn('git', args, { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const started = startGit(root, args, 'pipe');
+  const stdin = started.child.stdin;
   // A git that died before reading its input makes writing it fail (EPIPE): the exit status tells why.
-  child.stdin.on('error', () => undefined);
-  const run = new Promise<GitRun | undefined>((settle) => {
-    child.on('error', () => settle(undefined));
-    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
-  });
+  stdin?.on('error', () => undefined);
   let fed = false;
   return {
     feed(input) {
       fed = true;
-      child.stdin.end(input);
-      return run;
+      stdin?.end(input);
+      return started.run;
     },
     cancel() {
-      if (!fed && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (!fed) started.stop();
+    },
+  };
+}
+
+/**
+ * `git <args>` in `cwd`, not waited for: `run` settles to the finished process (undefined when git could not
+ * be started), `stop` ends one still running. Standard input is a pipe for a process fed later, else closed.
+ */
+function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): { child: ChildProcess; run: Promise<GitRun | undefined>; stop(): void } {
+  const child = spawn('git', args, { cwd, env: process.env, stdio: [stdin, 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const run = new Promise<GitRun | undefined>((settle) => {
+    child.on('error', () => settle(undefined));
+    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
+  });
+  return {
+    child,
+    run,
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     },
   };
 }
@@ -393,21 +410,11 @@ export interface BackgroundFetch {
  * from this fetch's outcome (a failed one is not run again).
  */
 export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
-  const child = spawn('git', planFetchArgs(remote), { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  const run = new Promise<GitRun | undefined>((settle) => {
-    child.on('error', () => settle(undefined));
-    child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
-  });
+  const started = startGit(cwd, planFetchArgs(remote), 'ignore');
   return {
-    run,
-    finished: () => child.exitCode !== null || child.signalCode !== null,
-    cancel() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    },
+    run: started.run,
+    finished: () => started.child.exitCode !== null || started.child.signalCode !== null,
+    cancel: started.stop,
   };
 }
 
