@@ -63,6 +63,19 @@ export function oracleMatcher(entry: string, ignoreCase = false): (path: string)
   return reading.matches;
 }
 
+/**
+ * The oracle's matcher for one alternative the engine has already expanded (an entry of `expansions`). Its braces
+ * are literal text by then: a second expansion would read `a\{a..b}`'s alternative `a{a..b}` as two paths.
+ */
+export function oracleAlternativeMatcher(expansion: string, ignoreCase = false): (path: string) => boolean {
+  const pattern = normaliseForOracle(expansion);
+  if (pattern === 'empty' || pattern === 'escapes-root' || pattern === 'names-root' || pattern === 'absolute-outside-root') {
+    throw new Error(`the oracle rejects the alternative ${JSON.stringify(expansion)} (${pattern})`);
+  }
+  const matcher = new Minimatch(pattern, { ...READ, nobrace: true, nocase: ignoreCase });
+  return (candidate) => matcher.match(candidate);
+}
+
 /** A repository path in normal form: non-empty segments, none of them `.` or `..`. */
 export function isNormalisedPath(path: string): boolean {
   return path !== '' && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
