@@ -34,6 +34,11 @@ function normaliseForOracle(alternative: string): string | OracleRejection {
   return directory ? `${stack.join('/')}/**` : stack.join('/');
 }
 
+/** Whether `normaliseForOracle` refused its alternative rather than returning a pattern. */
+function isRejection(pattern: string): pattern is 'empty' | 'escapes-root' | 'names-root' | 'absolute-outside-root' {
+  return pattern === 'empty' || pattern === 'escapes-root' || pattern === 'names-root' || pattern === 'absolute-outside-root';
+}
+
 /** The oracle's reading of an entry (relative entries only: no repository root is known to it). */
 export function oracleRead(entry: string, ignoreCase = false): OracleReading {
   if (entry.trim() === '') return { ok: false, reason: 'empty' };
@@ -47,7 +52,7 @@ export function oracleRead(entry: string, ignoreCase = false): OracleReading {
   const patterns: string[] = [];
   for (const alternative of expanded) {
     const pattern = normaliseForOracle(alternative);
-    if (pattern === 'empty' || pattern === 'escapes-root' || pattern === 'names-root' || pattern === 'absolute-outside-root') return { ok: false, reason: pattern };
+    if (isRejection(pattern)) return { ok: false, reason: pattern };
     if (/[?*+@!]\(/.test(pattern)) return { ok: false, reason: 'extglob' };
     if (/\[:[a-z]+:\]/.test(pattern)) return { ok: false, reason: 'posix-class' };
     patterns.push(pattern);
@@ -69,7 +74,7 @@ export function oracleMatcher(entry: string, ignoreCase = false): (path: string)
  */
 export function oracleAlternativeMatcher(expansion: string, ignoreCase = false): (path: string) => boolean {
   const pattern = normaliseForOracle(expansion);
-  if (pattern === 'empty' || pattern === 'escapes-root' || pattern === 'names-root' || pattern === 'absolute-outside-root') {
+  if (isRejection(pattern)) {
     throw new Error(`the oracle rejects the alternative ${JSON.stringify(expansion)} (${pattern})`);
   }
   const matcher = new Minimatch(pattern, { ...READ, nobrace: true, nocase: ignoreCase });
