@@ -7,10 +7,10 @@
 // tree and its new blobs (src/node/objectBatch.ts); the unpack-objects can be started while the fetch runs
 // (prepareWrite), waiting on its input.
 import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
 import { readCommitTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import type { ObjectBatch, TreeEntry } from './objectBatch';
@@ -188,7 +188,7 @@ interface WaitingGit {
  */
 function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
   const started = startGit(root, args, 'pipe');
-  const stdin = started.child.stdin;
+  const { stdin } = started;
   // A git that died before reading its input makes writing it fail (EPIPE): the exit status tells why.
   stdin?.on('error', () => undefined);
   let fed = false;
@@ -204,11 +204,19 @@ function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
   };
 }
 
-/**
- * `git <args>` in `cwd`, not waited for: `run` settles to the finished process (undefined when git could not
- * be started), `stop` ends one still running. Standard input is a pipe for a process fed later, else closed.
- */
-function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): { child: ChildProcess; run: Promise<GitRun | undefined>; stop(): void } {
+/** A git process started and not waited for. */
+interface StartedGit {
+  /** Its standard input when it was started with a pipe, for a process fed later. */
+  readonly stdin: Writable | null;
+  /** Settles to the finished process, or to undefined when git could not be started. */
+  readonly run: Promise<GitRun | undefined>;
+  running(): boolean;
+  /** Ends the process if it is still running. */
+  stop(): void;
+}
+
+/** `git <args>` in `cwd`, not waited for. Standard input is a pipe for a process fed later, else closed. */
+function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): StartedGit {
   const child = spawn('git', args, { cwd, env: process.env, stdio: [stdin, 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
@@ -218,11 +226,13 @@ function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'
     child.on('error', () => settle(undefined));
     child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
   });
+  const running = () => child.exitCode === null && child.signalCode === null;
   return {
-    child,
+    stdin: child.stdin,
     run,
+    running,
     stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (running()) child.kill('SIGTERM');
     },
   };
 }
@@ -413,7 +423,7 @@ export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
   const started = startGit(cwd, planFetchArgs(remote), 'ignore');
   return {
     run: started.run,
-    finished: () => started.child.exitCode !== null || started.child.signalCode !== null,
+    finished: () => !started.running(),
     cancel: started.stop,
   };
 }
