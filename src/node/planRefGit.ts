@@ -205,7 +205,7 @@ function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
 }
 
 /** A git process started and not waited for. */
-interface StartedGit {
+export interface StartedGit {
   /** Its standard input when it was started with a pipe, for a process fed later. */
   readonly stdin: Writable | null;
   /** Settles to the finished process, or to undefined when git could not be started. */
@@ -216,7 +216,7 @@ interface StartedGit {
 }
 
 /** `git <args>` in `cwd`, not waited for. Standard input is a pipe for a process fed later, else closed. */
-function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): StartedGit {
+export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): StartedGit {
   const child = spawn('git', args, { cwd, env: process.env, stdio: [stdin, 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
-import { diffRange, knownRangeOf, listBranchRefs } from '../../src/node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { createSharedRemote, gitIn } from './gitRemotes';
@@ -524,6 +524,30 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     const clone = remote.clone('a');
     assert.throws(() => diffRange(clone.root, 'main', 'no-such-branch'), /cannot resolve/);
     assert.throws(() => diffRange(clone.root, '--output=/tmp/x', 'main'), /is not a revision/);
+  });
+
+  it('a diff started ahead answers exactly as diffRange, and reports its errors only when waited for', async () => {
+    const clone = remote.clone('a');
+    clone.git('checkout', '--quiet', '-b', 'agent');
+    clone.commit({ 'src/b.ts': 'b\n', 'docs/r.md': 'moved on\n' });
+    clone.git('checkout', '--quiet', 'main');
+    clone.commit({ 'docs/other.md': 'o\n' });
+    const located = locateSyncRepository(clone.root, { revisions: ['main', 'agent'] });
+    assert.ok(located);
+    const expected = diffRange(clone.root, 'main', 'agent');
+    assert.deepEqual(await startRangeDiff(clone.root, 'main', 'agent', knownRangeOf(located)).finish(), expected);
+    assert.deepEqual(await startRangeDiff(clone.root, 'main', 'agent').finish(), expected);
+
+    // Nothing is thrown at the start: the caller reports the range's problem where it reports the branch's.
+    const unresolvable = startRangeDiff(clone.root, 'main', 'no-such-branch');
+    await assert.rejects(unresolvable.finish(), (error: unknown) => error instanceof RevisionRangeError && /cannot resolve/.test(error.message));
+    const optionLike = startRangeDiff(clone.root, '--output=x', 'main');
+    await assert.rejects(optionLike.finish(), /is not a revision/);
+    assert.equal(existsSync(join(clone.root, 'x')), false);
+    // A diff that nobody waits for is ended, and leaves nothing behind in the checkout.
+    const abandoned = startRangeDiff(clone.root, 'main', 'agent');
+    abandoned.cancel();
+    assert.equal(clone.git('status', '--porcelain'), '');
   });
 
   it('lists local and remote-tracking branches, never origin/HEAD', async () => {

@@ -2,10 +2,11 @@
 // Contract (flags, output, exit codes): docs/cli.md § verify; CI examples: docs/sync.md.
 import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../node/cloneState';
+import type { SyncRepository } from '../../node/cloneState';
 import { readTextIfExists } from '../../node/declarationFs';
 import { readTrackingRef } from '../../node/planRefGit';
-import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError } from '../../node/rangeDiff';
-import type { KnownRange } from '../../node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../node/rangeDiff';
+import type { PendingRangeDiff, ResolvedRange } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
 import type { BranchAgent, BranchRule } from '../../planner/sync/branchMap';
@@ -151,6 +152,27 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     }
   }
 
+  // One branch: its diff runs while the plan is fetched and read (with one branch, discovery's rev-parse
+  // has already resolved the range and listed its merge bases).
+  const only = targets.length === 1 && targets[0]?.agent !== undefined ? targets[0] : undefined;
+  const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository));
+  try {
+    return await verifyTargets(values, io, remote, repository, base, targets, pending);
+  } finally {
+    pending?.cancel();
+  }
+}
+
+/** verify of `targets`, the diff of the one target already running when `pending` is given. */
+async function verifyTargets(
+  values: { 'no-fetch': boolean; 'ignore-case': boolean; json: boolean },
+  io: CliIo,
+  remote: string,
+  repository: SyncRepository,
+  base: string,
+  targets: readonly Target[],
+  pending: PendingRangeDiff | undefined,
+): Promise<number> {
   let plan: DecodedPlan = emptyPlan();
   let planCommit: string | null = null;
   try {
@@ -180,9 +202,11 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
 
   const ignoreCase = values['ignore-case'] || repository.ignoreCase;
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
-  // With one branch, discovery's rev-parse already resolved the range (and listed its merge bases).
-  const resolved = targets.length === 1 ? knownRangeOf(repository) : undefined;
-  const results: BranchResult[] = targets.map((target) => verifyTarget(repository.root, base, target, plan, { ignoreCase, planWhere, resolved }));
+  const results: BranchResult[] = [];
+  for (const target of targets) {
+    const rangeOf = pending ?? { finish: async () => diffRange(repository.root, base, target.revision) };
+    results.push(await verifyTarget(target, plan, rangeOf, { ignoreCase, planWhere }));
+  }
   if (values.json) {
     const exitCode = overallExit(results);
     printLine(io, JSON.stringify({ ok: exitCode === 0, exitCode, remote, planCommit, branches: results }, null, 2));
@@ -214,13 +238,12 @@ function overallExit(results: readonly BranchResult[]): number {
   return 0;
 }
 
-function verifyTarget(
-  root: string,
-  base: string,
+async function verifyTarget(
   target: Target,
   plan: DecodedPlan,
-  options: { ignoreCase: boolean; planWhere: string; resolved?: KnownRange },
-): BranchResult {
+  rangeOf: { finish(): Promise<ResolvedRange> },
+  options: { ignoreCase: boolean; planWhere: string },
+): Promise<BranchResult> {
   const result: BranchResult = {
     branch: target.branch,
     status: 'skipped',
@@ -246,7 +269,7 @@ function verifyTarget(
   result.clone = lookup.clone;
   let changes: RangeChange[];
   try {
-    const range = diffRange(root, base, target.revision, options.resolved);
+    const range = await rangeOf.finish();
     result.base = range.base;
     result.head = range.head;
     result.mergeBase = range.mergeBase;
