@@ -17,9 +17,16 @@ export type OracleReading =
 
 const READ = { dot: true, nocomment: true, nonegate: true, noext: true } as const;
 
-/** One alternative, normalised as the grammar documents it, as a minimatch pattern (`dir/**` for a directory). */
-function normaliseForOracle(alternative: string): string | OracleRejection {
-  if (alternative.startsWith('/')) return 'absolute-outside-root';
+/** Why normaliseForOracle refuses an alternative. */
+type AlternativeRejection = 'empty' | 'escapes-root' | 'names-root' | 'absolute-outside-root';
+
+/**
+ * One alternative, normalised as the grammar documents it, as a minimatch pattern (`dir/**` for a directory),
+ * or the reason it is refused. Kept apart, so a real pattern spelt like a reason (a file named `empty`) is
+ * never read as a refusal.
+ */
+function normaliseForOracle(alternative: string): { pattern: string } | { rejection: AlternativeRejection } {
+  if (alternative.startsWith('/')) return { rejection: 'absolute-outside-root' };
   const parts = alternative.split('/');
   const last = parts[parts.length - 1];
   const directory = last === '' || last === '.' || last === '..';
@@ -27,16 +34,11 @@ function normaliseForOracle(alternative: string): string | OracleRejection {
   for (const part of parts) {
     if (part === '' || part === '.') continue;
     if (part !== '..') stack.push(part);
-    else if (stack.length === 0) return 'escapes-root';
+    else if (stack.length === 0) return { rejection: 'escapes-root' };
     else stack.pop();
   }
-  if (stack.length === 0) return alternative === '' ? 'empty' : 'names-root';
-  return directory ? `${stack.join('/')}/**` : stack.join('/');
-}
-
-/** Whether `normaliseForOracle` refused its alternative rather than returning a pattern. */
-function isRejection(pattern: string): pattern is 'empty' | 'escapes-root' | 'names-root' | 'absolute-outside-root' {
-  return pattern === 'empty' || pattern === 'escapes-root' || pattern === 'names-root' || pattern === 'absolute-outside-root';
+  if (stack.length === 0) return { rejection: alternative === '' ? 'empty' : 'names-root' };
+  return { pattern: directory ? `${stack.join('/')}/**` : stack.join('/') };
 }
 
 /** The oracle's reading of an entry (relative entries only: no repository root is known to it). */
@@ -51,8 +53,9 @@ export function oracleRead(entry: string, ignoreCase = false): OracleReading {
   if (expanded.length === 0) return { ok: false, reason: 'empty' };
   const patterns: string[] = [];
   for (const alternative of expanded) {
-    const pattern = normaliseForOracle(alternative);
-    if (isRejection(pattern)) return { ok: false, reason: pattern };
+    const normalised = normaliseForOracle(alternative);
+    if ('rejection' in normalised) return { ok: false, reason: normalised.rejection };
+    const { pattern } = normalised;
     if (/[?*+@!]\(/.test(pattern)) return { ok: false, reason: 'extglob' };
     if (/\[:[a-z]+:\]/.test(pattern)) return { ok: false, reason: 'posix-class' };
     patterns.push(pattern);
@@ -73,11 +76,11 @@ export function oracleMatcher(entry: string, ignoreCase = false): (path: string)
  * are literal text by then: a second expansion would read `a\{a..b}`'s alternative `a{a..b}` as two paths.
  */
 export function oracleAlternativeMatcher(expansion: string, ignoreCase = false): (path: string) => boolean {
-  const pattern = normaliseForOracle(expansion);
-  if (isRejection(pattern)) {
-    throw new Error(`the oracle rejects the alternative ${JSON.stringify(expansion)} (${pattern})`);
+  const normalised = normaliseForOracle(expansion);
+  if ('rejection' in normalised) {
+    throw new Error(`the oracle rejects the alternative ${JSON.stringify(expansion)} (${normalised.rejection})`);
   }
-  const matcher = new Minimatch(pattern, { ...READ, nobrace: true, nocase: ignoreCase });
+  const matcher = new Minimatch(normalised.pattern, { ...READ, nobrace: true, nocase: ignoreCase });
   return (candidate) => matcher.match(candidate);
 }
 

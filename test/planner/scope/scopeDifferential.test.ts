@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { intersects } from '../../../src/planner/scope/scopeAlgebra';
 import { compileScopeEntry, normalizeScopeEntry, ScopeEntryError } from '../../../src/planner/scope/scopeEntry';
-import { entryArbitrary, enumeratePaths, isNormalisedPath, oracleRead, samplePaths } from '../../support/globOracle';
+import { entryArbitrary, enumeratePaths, isNormalisedPath, oracleAlternativeMatcher, oracleRead, samplePaths } from '../../support/globOracle';
 
 const seed = process.env.SCOPE_PROPERTY_SEED === undefined ? Math.floor(Math.random() * 0x7fffffff) : Number(process.env.SCOPE_PROPERTY_SEED);
 /** Accepted entries per case mode: every pair of them is checked, so 150 gives 11,325 pairs per mode. */
@@ -168,3 +168,20 @@ for (const ignoreCase of [false, true]) {
     }));
   });
 }
+
+describe('the oracle itself (test/support/globOracle.ts)', () => {
+  it('reads a path spelt like one of its refusals as that path, and still refuses what it refuses', () => {
+    for (const name of ['empty', 'names-root', 'escapes-root', 'absolute-outside-root']) {
+      const reading = oracleRead(name);
+      assert.ok(reading.ok, `${name}: ${reading.ok ? '' : reading.reason}`);
+      assert.deepEqual(reading.patterns, [name]);
+      assert.equal(reading.matches(name), true);
+      assert.equal(oracleAlternativeMatcher(`${name}/`)(`${name}/x.ts`), true);
+    }
+    const refusals = ['', '.', 'a/..', '../a', '/a'].map((entry) => {
+      const reading = oracleRead(entry);
+      return reading.ok ? reading.patterns : reading.reason;
+    });
+    assert.deepEqual(refusals, ['empty', 'names-root', 'names-root', 'escapes-root', 'absolute-outside-root']);
+  });
+});
