@@ -15,12 +15,15 @@
 // The fixture lives under the temporary directory (TMPDIR). A writing sync creates 66 files, and what a file
 // creation costs varies a lot: on the VM these figures come from, creating 66 empty files in a fresh
 // directory took from 3 ms to 100 ms, in /tmp or in /var/tmp of the same file system alike, from one hour
-// to the next. The "creating 66 files" line measures it in each round beside the rest, so a writing sync's
-// figure can be read against what its disk charged at the time.
+// to the next. Two lines measure it in each round beside the rest, so a writing sync's figure can be read
+// against what its disk charged at the time: "creating 66 files" (created, written, closed), and "writing
+// 66 files durably", the least any writer that keeps them durable pays (created and written, fsynced
+// together on libuv's pool, renamed into place, their directory fsynced); the writing sync is also given
+// against the git fetch plus that floor.
 //
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -222,6 +225,33 @@ async function main(): Promise<void> {
     return elapsed;
   };
 
+  // The floor of any durable writer of the wave on this disk: what stagedWrites and the chain cannot do
+  // without (the files' creation, their fsyncs run together, the renames, one directory fsync), none of
+  // Wave Scope's own work.
+  const writeWaveFilesDurably = async (): Promise<number> => {
+    const target = join(dir, `durable-${(creations += 1)}`);
+    mkdirSync(target);
+    const t0 = performance.now();
+    const staged: Array<{ path: string; descriptor: number }> = [];
+    for (let i = 0; i < AGENTS + 2; i += 1) {
+      const path = join(target, `a${i}.json.tmp`);
+      const descriptor = openSync(path, 'wx', 0o644);
+      writeSync(descriptor, `[\n  "a/pkg${i}/"\n]\n`);
+      staged.push({ path, descriptor });
+    }
+    await Promise.all(staged.map(({ descriptor }) => new Promise<void>((done, failed) => fsync(descriptor, (error) => (error === null ? done() : failed(error))))));
+    for (const { path, descriptor } of staged) {
+      closeSync(descriptor);
+      renameSync(path, path.slice(0, -'.tmp'.length));
+    }
+    const directory = openSync(target, 'r');
+    fsyncSync(directory);
+    closeSync(directory);
+    const elapsed = performance.now() - t0;
+    rmSync(target, { recursive: true, force: true });
+    return elapsed;
+  };
+
   const samples = new Map<string, number[]>();
   for (let run = 0; run < runs + 2; run += 1) {
     // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
@@ -253,6 +283,7 @@ async function main(): Promise<void> {
     emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     record('creating 66 files', createWaveFiles());
+    record('writing 66 files durably', await writeWaveFilesDurably());
     record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
     record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
     record('git diff alone', measure(follower, 'git', diffArgs));
@@ -264,6 +295,7 @@ async function main(): Promise<void> {
   }
   const m = (name: string) => median(samples.get(name) ?? []);
   const node = m('node -e 0');
+  const floor = m('git fetch') + m('writing 66 files durably');
   const rows: Array<[string, string | undefined, string]> = [
     ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref after another clone renewed its claim, push with --force-with-lease of a plan commit as publish makes it)'],
     ['git push of a plan commit', undefined, 'the push above alone, measured again at the end of the round'],
@@ -276,6 +308,7 @@ async function main(): Promise<void> {
     ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
     ['sync writing, whole process', 'git fetch', ''],
     ['creating 66 files', undefined, `for reference: creating, writing and closing as many new files in ${dir} (no fsync), part of every writing sync`],
+    ['writing 66 files durably', undefined, "for reference: the same, fsynced together on libuv's pool, renamed into place, the directory fsynced (the least a durable writer of the wave pays)"],
     ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
     ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
     ['verify, in process', 'git merge-base + git diff', ''],
@@ -289,6 +322,7 @@ async function main(): Promise<void> {
     if (against !== undefined) {
       ratio = `${(value / m(against)).toFixed(2)}× the git operations`;
       if (name.endsWith('whole process')) ratio += `; beyond Node's start ${(value - node).toFixed(1)} ms, ${((value - node) / m(against)).toFixed(2)}×`;
+      if (name === 'sync writing, in process') ratio += `; ${(value / floor).toFixed(2)}× the git fetch plus writing 66 files durably (${floor.toFixed(1)} ms)`;
     }
     console.log(`  ${name.padEnd(42)} ${value.toFixed(1).padStart(7)} ms   ${[ratio, note].filter((part) => part !== '').join('; ')}`);
   }
