@@ -1,9 +1,10 @@
 // The changes of a revision range, as `wave-scope verify` judges them: from the merge base of base and
 // head to head (what a pull request of head into base would bring, as the forge shows it). One
 // rev-parse, one merge-base, one diff; the diff alone when the caller's rev-parse has already resolved the
-// revisions and found the one merge base; started without waiting (startRangeDiff), so the caller's own
-// work (verify reads the plan) runs beside it. The diff is told to ignore every configuration that would hide
-// or reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths).
+// revisions and found the one merge base. The diff can be started without waiting (startRangeDiff), so
+// the caller's own work (verify reads the plan) runs beside it. It is told to ignore every configuration
+// that would hide or reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers,
+// quoted paths).
 import { runGitProcess, startGit } from './planRefGit';
 import type { GitRun } from './planRefGit';
 

@@ -204,6 +204,7 @@ async function verifyTargets(
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
   const results: BranchResult[] = [];
   for (const target of targets) {
+    // `pending` is the one target's diff, already running; several targets are diffed one after another.
     const rangeOf = pending ?? { finish: async () => diffRange(repository.root, base, target.revision) };
     results.push(await verifyTarget(target, plan, rangeOf, { ignoreCase, planWhere }));
   }
