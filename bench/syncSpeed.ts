@@ -208,45 +208,34 @@ async function main(): Promise<void> {
   const syncArgs = ['sync', '--clone', cloneId(coordinator), '--wave', '1'];
   const diffArgs = ['-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0'];
 
-  // What any writer of the wave pays on this disk before its first fsync: 66 new files (the sync's temporary
-  // files), created exclusively, written and closed, in a fresh directory of the fixture's file system.
+  // What any writer of the wave pays on this disk, in a fresh directory of the fixture's file system: 66 new
+  // files (the sync's temporary files), created exclusively, written and closed; `durably`, also what no
+  // durable writer can do without (their fsyncs run together on libuv's pool, the renames into place, one
+  // directory fsync), none of Wave Scope's own work: the floor of a writing sync.
   let creations = 0;
-  const createWaveFiles = (): number => {
+  const writeWaveFiles = async (durably: boolean): Promise<number> => {
     const target = join(dir, `creations-${(creations += 1)}`);
     mkdirSync(target);
     const t0 = performance.now();
-    for (let i = 0; i < AGENTS + 2; i += 1) {
-      const descriptor = openSync(join(target, `a${i}.json.tmp`), 'wx', 0o644);
-      writeSync(descriptor, `[\n  "a/pkg${i}/"\n]\n`);
-      closeSync(descriptor);
-    }
-    const elapsed = performance.now() - t0;
-    rmSync(target, { recursive: true, force: true });
-    return elapsed;
-  };
-
-  // The floor of any durable writer of the wave on this disk: what stagedWrites and the chain cannot do
-  // without (the files' creation, their fsyncs run together, the renames, one directory fsync), none of
-  // Wave Scope's own work.
-  const writeWaveFilesDurably = async (): Promise<number> => {
-    const target = join(dir, `durable-${(creations += 1)}`);
-    mkdirSync(target);
-    const t0 = performance.now();
-    const staged: Array<{ path: string; descriptor: number }> = [];
+    const created: Array<{ path: string; descriptor: number }> = [];
     for (let i = 0; i < AGENTS + 2; i += 1) {
       const path = join(target, `a${i}.json.tmp`);
       const descriptor = openSync(path, 'wx', 0o644);
       writeSync(descriptor, `[\n  "a/pkg${i}/"\n]\n`);
-      staged.push({ path, descriptor });
+      created.push({ path, descriptor });
     }
-    await Promise.all(staged.map(({ descriptor }) => new Promise<void>((done, failed) => fsync(descriptor, (error) => (error === null ? done() : failed(error))))));
-    for (const { path, descriptor } of staged) {
+    if (durably) {
+      await Promise.all(created.map(({ descriptor }) => new Promise<void>((done, failed) => fsync(descriptor, (error) => (error === null ? done() : failed(error))))));
+    }
+    for (const { path, descriptor } of created) {
       closeSync(descriptor);
-      renameSync(path, path.slice(0, -'.tmp'.length));
+      if (durably) renameSync(path, path.slice(0, -'.tmp'.length));
     }
-    const directory = openSync(target, 'r');
-    fsyncSync(directory);
-    closeSync(directory);
+    if (durably) {
+      const directory = openSync(target, 'r');
+      fsyncSync(directory);
+      closeSync(directory);
+    }
     const elapsed = performance.now() - t0;
     rmSync(target, { recursive: true, force: true });
     return elapsed;
@@ -282,8 +271,8 @@ async function main(): Promise<void> {
     advanceTip(coordinator);
     emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
-    record('creating 66 files', createWaveFiles());
-    record('writing 66 files durably', await writeWaveFilesDurably());
+    record('creating 66 files', await writeWaveFiles(false));
+    record('writing 66 files durably', await writeWaveFiles(true));
     record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
     record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
     record('git diff alone', measure(follower, 'git', diffArgs));

@@ -205,8 +205,8 @@ async function verifyTargets(
   const results: BranchResult[] = [];
   for (const target of targets) {
     // `pending` is the one target's diff, already running; several targets are diffed one after another.
-    const rangeOf = pending ?? { finish: async () => diffRange(repository.root, base, target.revision) };
-    results.push(await verifyTarget(target, plan, rangeOf, { ignoreCase, planWhere }));
+    const diff = pending === undefined ? async () => diffRange(repository.root, base, target.revision) : () => pending.finish();
+    results.push(await verifyTarget(target, plan, diff, { ignoreCase, planWhere }));
   }
   if (values.json) {
     const exitCode = overallExit(results);
@@ -242,7 +242,7 @@ function overallExit(results: readonly BranchResult[]): number {
 async function verifyTarget(
   target: Target,
   plan: DecodedPlan,
-  rangeOf: { finish(): Promise<ResolvedRange> },
+  diff: () => Promise<ResolvedRange>,
   options: { ignoreCase: boolean; planWhere: string },
 ): Promise<BranchResult> {
   const result: BranchResult = {
@@ -270,7 +270,7 @@ async function verifyTarget(
   result.clone = lookup.clone;
   let changes: RangeChange[];
   try {
-    const range = await rangeOf.finish();
+    const range = await diff();
     result.base = range.base;
     result.head = range.head;
     result.mergeBase = range.mergeBase;
