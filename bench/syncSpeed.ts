@@ -5,7 +5,9 @@
 //   publish  vs  git fetch + git push of the plan ref (the two network operations it cannot avoid; the fetch
 //                brings in another clone's renewed claim, the push carries what a republish changes: two
 //                blobs, their trees and the commit)
-//   sync     vs  git fetch of the plan ref (bringing in the coordinator's republished plan)
+//   sync     vs  git fetch of the plan ref (bringing in the coordinator's republished plan): a sync that finds
+//                the wave already there, one that writes it into an empty state directory, and one that brings
+//                in the wave amended in one agent
 //   verify   vs  git merge-base + git diff --raw -z -M of the range
 //
 // Each Wave Scope figure is given twice: in process (runCli called from this process: the command's own
@@ -23,9 +25,9 @@
 //
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runCli } from '../src/cli/main';
 import type { CliIo } from '../src/cli/cliIo';
@@ -241,6 +243,13 @@ async function main(): Promise<void> {
     return elapsed;
   };
 
+  // Agent a1 gains one file more in each round: a new wave text, as a coordinator's amended plan.
+  const amendWave = (round: number) => {
+    const amended = aWave.map((record) => (record.id === 'a1' ? { ...record, files: [...record.files, `shared/a1/amended${round}.ts`] } : record));
+    processRun(coordinator, process.execPath, [cli, 'plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(amended), 'coord');
+    processRun(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'coord');
+  };
+
   const samples = new Map<string, number[]>();
   for (let run = 0; run < runs + 2; run += 1) {
     // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
@@ -271,6 +280,13 @@ async function main(): Promise<void> {
     advanceTip(coordinator);
     emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
+    // The coordinator amends the wave in one agent and republishes it (untimed): the follower's sync fetches
+    // that one commit and replaces exactly three files (the agent's, the aggregate, the manifest).
+    amendWave(run);
+    const before = stateDirFiles(follower);
+    record('sync amending, in process', await timedAsync(() => inProcess(follower, syncArgs)));
+    const replaced = replacedFiles(before, stateDirFiles(follower));
+    if (replaced.join() !== AMENDED_FILES.join()) throw new Error(`the amending sync replaced ${replaced.join(', ') || 'nothing'}, not ${AMENDED_FILES.join(', ')}`);
     record('creating 66 files', await writeWaveFiles(false));
     record('writing 66 files durably', await writeWaveFiles(true));
     record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
@@ -296,6 +312,7 @@ async function main(): Promise<void> {
     ['sync unchanged, whole process', 'git fetch', ''],
     ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
     ['sync writing, whole process', 'git fetch', ''],
+    ['sync amending, in process', 'git fetch', 'the wave republished with one agent changed: 3 of its 66 files replaced, the others found holding their text'],
     ['creating 66 files', undefined, `for reference: creating, writing and closing as many new files in ${dir} (no fsync), part of every writing sync`],
     ['writing 66 files durably', undefined, "for reference: the same, fsynced together on libuv's pool, renamed into place, the directory fsynced (the least a durable writer of the wave pays)"],
     ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
@@ -330,6 +347,24 @@ function emptyStateDir(root: string): void {
   } finally {
     closeSync(descriptor);
   }
+}
+
+/** The state directory's files a sync replaces when agent a1's scope changes, relative to the checkout. */
+const AMENDED_FILES = ['.claude/filescopes/wave-1.scopes.json', '.claude/filescopes/wave-1/a1.json', '.claude/wave-scope.json'];
+
+/** Each file under the clone's state directory (relative, sorted) with its inode: a file replaced by rename gets a new one. */
+function stateDirFiles(root: string): Map<string, number> {
+  const files = new Map<string, number>();
+  for (const entry of readdirSync(join(root, '.claude'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(root, path), statSync(path).ino);
+  }
+  return files;
+}
+
+function replacedFiles(before: Map<string, number>, after: Map<string, number>): string[] {
+  return [...after].filter(([path, inode]) => before.get(path) !== inode).map(([path]) => path).sort();
 }
 
 function cloneId(root: string): string {
