@@ -5,6 +5,8 @@
 // - a file that already holds exactly its text (a plain file of its own, see isIntact) is held open and
 //   fsynced, so a follower bringing in a plan that changed in a few agents rewrites only those files;
 // - any other is written into a temporary file beside its target and fsynced.
+// A target may be asked for with several texts in turn (the manifest's skeleton, then the manifest): each
+// is staged, and each write takes the one holding its text.
 // The fsyncs run together on libuv's pool. When the chain then asks to write one of these files with
 // exactly that text, the file is checked again at that moment: a file in place that is still the same
 // file with the same bytes is left alone, a staged file is renamed into place. Both are as durable as a
@@ -108,20 +110,23 @@ function hasRealParents(root: string, path: string): boolean {
  */
 export async function stageWrites(fs: DeclarationFs, root: string, files: readonly DeclarationFile[]): Promise<StagedDeclarationFs> {
   root = resolve(root);
-  const held = new Map<string, HeldFile>();
+  // The files staged for each target, one per text.
+  const held = new Map<string, HeldFile[]>();
   const createdDirectories: string[] = [];
   const pending: Array<{ target: string; file: HeldFile }> = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, Buffer[]>();
   for (const { path, text } of files) {
     const target = resolve(path);
-    if (seen.has(target)) continue;
-    seen.add(target);
     const bytes = Buffer.from(text, 'utf8');
+    const texts = seen.get(target) ?? [];
+    if (texts.some((other) => other.equals(bytes))) continue;
+    seen.set(target, [...texts, bytes]);
     try {
       // Recorded before they are made, so a walk stopped half-way by a link still has its directories removed.
       createdDirectories.push(...missingParents(root, target).filter((directory) => !createdDirectories.includes(directory)));
       ensureRealParents(root, target, true);
-      const found = isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
+      // Only the first text asked for can be found in place: the target changes once it is written.
+      const found = texts.length === 0 && isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
       if (found !== undefined) pending.push({ target, file: found });
       else {
         const temporary = createTemporaryFile(target, bytes);
@@ -133,26 +138,33 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
   }
   const durable = await Promise.all(pending.map(({ file }) => fsyncAsync(file.descriptor)));
   pending.forEach(({ target, file }, index) => {
-    if (durable[index]) held.set(target, file);
+    if (durable[index]) held.set(target, [...(held.get(target) ?? []), file]);
     else release(file);
   });
+  /** The file staged for `target` with exactly `bytes`, taken off the stage. */
+  const take = (target: string, bytes: Buffer): HeldFile | undefined => {
+    const staged = held.get(target) ?? [];
+    const index = staged.findIndex((file) => file.bytes.equals(bytes));
+    if (index === -1) return undefined;
+    const [file] = staged.splice(index, 1);
+    if (staged.length === 0) held.delete(target);
+    return file;
+  };
 
   const used: string[] = [];
   const skipped: string[] = [];
   const layered = layeredDeclarationFs(fs, (path, text) => {
     const target = resolve(path);
     const bytes = Buffer.from(text, 'utf8');
-    const file = held.get(target);
-    if (file?.inPlace === true) {
-      held.delete(target);
-      const unchanged = file.bytes.equals(bytes) && hasRealParents(root, target) && isIntact(file);
+    const file = take(target, bytes);
+    if (file === undefined) return 'pass';
+    if (file.inPlace) {
+      const unchanged = hasRealParents(root, target) && isIntact(file);
       release(file);
       if (!unchanged) return 'pass';
       skipped.push(path);
       return 'done';
     }
-    if (file === undefined || !file.bytes.equals(bytes)) return 'pass';
-    held.delete(target);
     // The checks every write makes, at the moment of this one: no link on the way, nothing but a file replaced.
     try {
       ensureRealParents(root, target, true);
@@ -180,7 +192,7 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     used,
     skipped,
     discard() {
-      for (const file of held.values()) release(file);
+      for (const staged of held.values()) for (const file of staged) release(file);
       held.clear();
       for (const directory of [...createdDirectories].reverse()) {
         try {

@@ -209,10 +209,19 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     );
     assert.equal(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8'), before);
     assert.equal(existsSync(join(b.root, '.claude/filescopes/wave-1')), false);
+    // The refused sync still recorded its fetch (for `plan show`'s claims), and left no marker.
+    const syncState = () => JSON.parse(readFileSync(join(b.root, '.git/wave-scope/sync-state.json'), 'utf8'));
+    const remoteTip = () => gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();
+    assert.equal(syncState().fetched.origin.commit, remoteTip());
+    assert.equal(syncState().inProgress, null);
     // Published, the local plan is on the ref and may be replaced.
     assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
     const synced = cli(b, ['sync', '--clone', readCloneId(a), '--wave', '1'], { session: 'sess-b' });
     assert.equal(synced.status, 0, synced.stderr);
+    // The writing sync recorded its fetch with its other changes of the state: the plan it synced, no marker.
+    assert.equal(syncState().fetched.origin.commit, remoteTip());
+    assert.equal(syncState().inProgress, null);
+    assert.ok(syncState().known.some((plan: { source: string; wave: number; commit: string }) => plan.source === 'synced' && plan.wave === 1 && plan.commit === remoteTip()));
     assert.equal(JSON.parse(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8')).wave, 1);
     // A synced plan is not this clone's to publish.
     const republish = cli(b, ['publish'], { session: 'sess-b' });

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
 import { stageWrites } from '../../src/node/stagedWrites';
 import { declarationFiles, readWaveDeclaration, writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
+import type { DeclarationFs } from '../../src/planner/plan/declarationStore';
+import { syncedWaveFiles, writeSyncedWave } from '../../src/planner/sync/syncPlan';
+import type { SyncableWave } from '../../src/planner/sync/syncPlan';
 import { observeFsAsync } from '../support/fsCalls';
+import { claimOf, cloneNamed, waveToPublish } from '../planner/sync/syncFixtures';
 
 /** A staged file shown by the file it stands for. */
 const stagedLabel = (path: string) => (path.endsWith('.tmp') ? `${path.slice(0, path.indexOf('.json') + '.json'.length)} (staged)` : path);
@@ -21,6 +25,15 @@ function filesBelow(dir: string, prefix = ''): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((entry) => (entry.isDirectory() ? filesBelow(join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]))
     .sort();
+}
+
+/** `fs`, with every write that reaches it recorded. */
+function recordingFs(fs: DeclarationFs): { fs: DeclarationFs; writes: string[] } {
+  const writes: string[] = [];
+  return {
+    fs: { ...fs, writeAtomic: (path, text) => (writes.push(path), fs.writeAtomic(path, text)) },
+    writes,
+  };
 }
 
 describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () => {
@@ -115,6 +128,24 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
     assert.throws(() => staged.writeAtomic(join(stateDir, 'filescopes', 'wave-1', 'alice.json'), planned()[0]?.text ?? ''), UnsafePathError);
     staged.discard();
     assert.deepEqual(readdirSync(outside), []);
+  });
+
+  it('stages a target asked for with two texts in turn, and each write takes the one holding its text', async () => {
+    const manifest = join(stateDir, 'wave-scope.json');
+    const skeleton = '{"allowedPaths":[]}\n';
+    const final = '{"allowedPaths":["a/"]}\n';
+    const { fs: inner, writes } = recordingFs(nodeDeclarationFs(root));
+    const staged = await stageWrites(inner, root, [{ path: manifest, text: skeleton }, { path: manifest, text: final }, { path: manifest, text: skeleton }]);
+    assert.equal(readdirSync(stateDir).filter((name) => name.endsWith('.tmp')).length, 2, 'one staged file per text, a text asked for twice staged once');
+    staged.writeAtomic(manifest, skeleton);
+    assert.equal(readFileSync(manifest, 'utf8'), skeleton);
+    staged.writeAtomic(manifest, final);
+    staged.sync?.();
+    staged.discard();
+    assert.equal(readFileSync(manifest, 'utf8'), final);
+    assert.deepEqual(staged.used, [manifest, manifest]);
+    assert.deepEqual(writes, [], 'nothing went through the wrapped file system');
+    assert.deepEqual(readdirSync(stateDir), ['wave-scope.json']);
   });
 
   it('discards what was staged and never used, and the directories it made for it', async () => {
@@ -227,5 +258,50 @@ describe('writes that find their file already in place (src/node/stagedWrites.ts
     assert.throws(() => staged.writeAtomic(path, '["a/"]\n'), UnsafePathError);
     staged.discard();
     assert.deepEqual(staged.skipped, []);
+  });
+});
+
+describe('a wave amended in one agent, synced through the stage (src/node/stagedWrites.ts)', () => {
+  let root: string;
+  let stateDir: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-amended-')));
+    stateDir = join(root, '.claude');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const alpha = cloneNamed('c-alpha');
+  const published = (records: Array<{ id: string; files: string[] }>): SyncableWave => {
+    const wave = waveToPublish(alpha, 1, records);
+    return { clone: alpha.id, wave: 1, dir: '', info: wave.info, manifest: wave.manifest, records, problems: [], claim: claimOf(alpha, 1) };
+  };
+
+  it('replaces the changed agent, the aggregate and the manifest (its skeleton first), and leaves the others alone', async () => {
+    const records = [
+      { id: 'alice', files: ['a/'] },
+      { id: 'bob', files: ['b/'] },
+      { id: 'carol', files: ['c/'] },
+    ];
+    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: published(records) }, nodeDeclarationFs(root)).ok, true);
+    const agentFile = (id: string) => join(stateDir, 'filescopes', 'wave-1', `${id}.json`);
+    const inodes = new Map(['alice', 'bob', 'carol'].map((id) => [id, statSync(agentFile(id)).ino]));
+    const amended = published(records.map((record) => (record.id === 'bob' ? { id: 'bob', files: ['b/', 'shared/b.ts'] } : record)));
+    const replacing = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
+
+    const { fs: inner, writes } = recordingFs(nodeDeclarationFs(root));
+    const staged = await stageWrites(inner, root, syncedWaveFiles(stateDir, amended, replacing));
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: amended }, staged);
+    staged.discard();
+
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.deepEqual(writes, [], 'every write was prepared ahead: the skeleton too');
+    assert.deepEqual(staged.skipped, [agentFile('alice'), agentFile('carol')]);
+    const manifest = join(stateDir, 'wave-scope.json');
+    assert.deepEqual(staged.used, [manifest, agentFile('bob'), join(stateDir, 'filescopes', 'wave-1.scopes.json'), manifest]);
+    assert.equal(statSync(agentFile('alice')).ino, inodes.get('alice'));
+    assert.notEqual(statSync(agentFile('bob')).ino, inodes.get('bob'));
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
+    assert.ok(JSON.parse(readFileSync(manifest, 'utf8')).allowedPaths.includes('shared/b.ts'));
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
   });
 });

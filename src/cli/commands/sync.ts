@@ -2,18 +2,23 @@
 // Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
 import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
+import { readOnceView } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
+import { inspectStateDir } from '../../planner/plan/stateDir';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
+import type { LocalSyncState } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
+import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
 import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, selectWaveToSync, stateDirKey, syncedWaveFiles, writeSyncedWave } from '../../planner/sync/syncPlan';
-import type { LocalPlanRisk } from '../../planner/sync/syncPlan';
+import type { LocalPlanRisk, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
@@ -97,7 +102,52 @@ async function syncFetching(
     reportError(io, say.gitFailed(error.message));
     return 2;
   }
-  updateLocalSyncState(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+  // The fetch is recorded with the sync state's next write (the in-progress marker, when the sync goes on
+  // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
+  const state = stateUpdates(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+  try {
+    return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now }, state.update);
+  } finally {
+    state.flush();
+  }
+}
+
+/** Changes of the sync state that take `pending` along with the first of them, or on their own on `flush`. */
+function stateUpdates(gitDir: string, pending: StateChange): { update: (change: StateChange) => void; flush: () => void } {
+  let carried: StateChange | undefined = pending;
+  const update = (change: StateChange) => {
+    const before = carried;
+    carried = undefined;
+    updateLocalSyncState(gitDir, (state) => change(before === undefined ? state : before(state)));
+  };
+  return {
+    update,
+    flush() {
+      if (carried !== undefined) update((state) => state);
+    },
+  };
+}
+
+type StateChange = (state: LocalSyncState) => LocalSyncState;
+
+/** sync once the remote's plan is fetched and decoded: select the wave, check, write. */
+async function syncDecoded(
+  context: {
+    values: { 'state-dir'?: string; clone?: string; json: boolean };
+    io: CliIo;
+    remote: string;
+    wave: number | undefined;
+    selecting: SyncSelection;
+    repository: SyncRepository;
+    ownIds: ReadonlySet<string>;
+    clone: { id: string };
+    plan: DecodedPlan;
+    tip: string | null;
+    now: number;
+  },
+  updateState: (change: StateChange) => void,
+): Promise<number> {
+  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now } = context;
   if (plan.problems.length > 0) {
     reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
     return 1;
@@ -139,10 +189,12 @@ async function syncFetching(
   }
   const confinement = writeConfinement(repository.root, stateDir);
   const fs = nodeDeclarationFs(confinement);
+  // Every check before the first write decides on one reading of the state directory.
+  const found = readOnceView(fs);
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   // The common case for a follower that syncs often: nothing to write (and nothing to lose).
-  if (isAlreadySynced(stateDir, incoming, fs, { ignoreCase: repository.ignoreCase })) {
+  if (isAlreadySynced(stateDir, incoming, found, { ignoreCase: repository.ignoreCase })) {
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
     else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
     return 0;
@@ -155,7 +207,7 @@ async function syncFetching(
     state: readLocalSyncState(repository.gitDir),
     ownIds,
     ignoreCase: repository.ignoreCase,
-    fs,
+    fs: found,
   });
   if (risk !== undefined) {
     reportError(io, describeRisk(risk, shownDir));
@@ -164,15 +216,16 @@ async function syncFetching(
 
   // Marked before the first write, so a sync killed half-way may be finished by the next one.
   const started = new Date(now).toISOString();
-  const previous = currentDigests(stateDir, incoming.wave, fs, { ignoreCase: repository.ignoreCase });
-  updateLocalSyncState(repository.gitDir, (state) => ({
+  const previous = currentDigests(stateDir, incoming.wave, found, { ignoreCase: repository.ignoreCase });
+  updateState((state) => ({
     ...state,
     inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
   }));
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of
   // it (src/node/stagedWrites.ts): those the incoming plan changes are staged, and renamed into place in the
   // chain's own order; those it leaves as they are here are not rewritten.
-  const staged = await stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming));
+  const replacing = inspectStateDir(stateDir, ownIds, found).manifest;
+  const staged = await stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, replacing));
   let result;
   try {
     result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, staged);
@@ -181,13 +234,13 @@ async function syncFetching(
   }
   if (!result.ok) {
     // Stopped before its first write: nothing of it is on disk, so nothing is left to finish.
-    if (result.written.length === 0 && result.removed.length === 0) updateLocalSyncState(repository.gitDir, (state) => ({ ...state, inProgress: null }));
+    if (result.written.length === 0 && result.removed.length === 0) updateState((state) => ({ ...state, inProgress: null }));
     reportError(io, say.syncStopped(result.step, result.message));
     if (result.errors.length > 1 || result.errors[0] !== result.message) for (const detail of result.errors) reportNote(io, say.syncDetail(detail));
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, ...result }, null, 2));
     return INPUT_STEPS.has(result.step) ? 1 : 2;
   }
-  updateLocalSyncState(repository.gitDir, (state) => ({
+  updateState((state) => ({
     ...rememberPlan(state, {
       source: 'synced',
       stateDir: key,

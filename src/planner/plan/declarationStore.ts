@@ -238,6 +238,51 @@ export function readAgentScope(stateDir: string, wave: number, agentId: string, 
   return { found: true, path, entries };
 }
 
+/**
+ * A read-only view of `fs` that reads each path once: every later read of it is answered from that first
+ * reading (the text, its absence, or the failure). A run of checks over one state directory (sync's: is
+ * the wave already there, would a plan be lost, what is there now) then decides on one reading of it,
+ * consistent across the checks, instead of reading every file once per check. It refuses to write, so a
+ * writer cannot go through it and then read back its own stale answers.
+ */
+export function readOnceView(fs: DeclarationFs): DeclarationFs {
+  const texts = new Map<string, { text: string | undefined } | { error: unknown }>();
+  const listings = new Map<string, { names: string[] | undefined } | { error: unknown }>();
+  const readOnly = (): never => {
+    throw new Error('a read-once view cannot write: write through the file system it views');
+  };
+  return {
+    readText(path) {
+      let read = texts.get(path);
+      if (read === undefined) {
+        try {
+          read = { text: fs.readText(path) };
+        } catch (error) {
+          read = { error };
+        }
+        texts.set(path, read);
+      }
+      if ('error' in read) throw read.error;
+      return read.text;
+    },
+    listDir(path) {
+      let listed = listings.get(path);
+      if (listed === undefined) {
+        try {
+          listed = { names: fs.listDir(path) };
+        } catch (error) {
+          listed = { error };
+        }
+        listings.set(path, listed);
+      }
+      if ('error' in listed) throw listed.error;
+      return listed.names === undefined ? undefined : [...listed.names];
+    },
+    writeAtomic: readOnly,
+    remove: readOnly,
+  };
+}
+
 /** Reads one wave's declaration and checks the two shapes against each other. Never throws on content. */
 export function readWaveDeclaration(
   stateDir: string,

@@ -150,6 +150,24 @@ export function plannedManifestText(settings: ManifestSettings, records: readonl
   return formatManifest(manifestWith(settings, expandTestSiblings(union(records), { role: settings.role })));
 }
 
+/**
+ * The skeleton writeWavePlan writes over `previous` (the manifest it replaces) before it touches the
+ * declaration: when `previous` grants something for this very wave, a manifest of the new settings that
+ * grants nothing, so no crash can leave old grants standing over an aggregate they were not computed from.
+ * Undefined when the chain writes none. For a writer that prepares its files ahead, like plannedManifestText.
+ */
+export function manifestSkeletonText(settings: ManifestSettings, previous: WaveManifest | undefined): string | undefined {
+  if (previous === undefined || previous.wave !== settings.wave || previous.allowedPaths.length === 0) return undefined;
+  return formatManifest(manifestWith(settings, []));
+}
+
+function sameRecords(a: readonly DeclaredRecord[], b: readonly DeclaredRecord[]): boolean {
+  return a.length === b.length && a.every((record, i) => {
+    const other = b[i] as DeclaredRecord;
+    return record.id === other.id && record.files.length === other.files.length && record.files.every((entry, j) => entry === other.files[j]);
+  });
+}
+
 /** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
   const done = { written: [] as string[], removed: [] as string[] };
@@ -226,7 +244,6 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     gates: request.gates ?? previous?.gates,
     ownIds: request.ownIds,
   };
-  const manifestFor = (allowedPaths: string[]): WaveManifest => manifestWith(settings, allowedPaths);
 
   const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
     fs.sync?.();
@@ -235,11 +252,11 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   };
 
   // The standing manifest of this very wave was computed from the aggregate about to be replaced:
-  // until the new one is proven, it grants nothing (a skeleton), so no crash can leave it standing
-  // over an aggregate it was not computed from.
-  if (previous !== undefined && previous.wave === request.wave && previous.allowedPaths.length > 0) {
+  // until the new one is proven, it grants nothing.
+  const skeleton = manifestSkeletonText(settings, previous);
+  if (skeleton !== undefined) {
     try {
-      fs.writeAtomic(target, formatManifest(manifestFor([])));
+      fs.writeAtomic(target, skeleton);
       note('manifest-skeleton', target);
     } catch (error) {
       return fail('materialize', `${target}: ${(error as Error).message}`, {}, stateDir);
@@ -256,7 +273,9 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   if (declaration.status !== 'complete' || declaration.records === undefined) {
     return fail('materialize', `the declaration of wave ${request.wave} on disk is ${declaration.status}: ${declaration.problems.join('; ')}`, { errors: declaration.problems }, stateDir);
   }
-  const report = findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  // The proof is a function of the records (and the known files): records read back exactly as validated
+  // have the proof already made on them; any other is proven again.
+  const report = sameRecords(declaration.records, records) ? precheck : findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
   if (!report.ok) {
     const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
@@ -273,7 +292,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     return fail('union', `the union could not be computed: ${(error as Error).message}`, {}, stateDir);
   }
 
-  const manifest = manifestFor(allowedPaths);
+  const manifest = manifestWith(settings, allowedPaths);
   const check = validateManifest(manifest);
   if (check.errors.length > 0) {
     return fail('manifest', `the computed manifest is invalid: ${check.errors.join('; ')}`, { errors: check.errors }, stateDir);

@@ -8,8 +8,9 @@ import { relative, sep } from 'node:path';
 import { manifestPath } from '../plan/declarationPaths';
 import { declarationFiles, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFile, DeclarationFs } from '../plan/declarationStore';
-import { plannedManifestText, writeWavePlan } from '../plan/planWriter';
+import { manifestSkeletonText, plannedManifestText, writeWavePlan } from '../plan/planWriter';
 import type { ManifestSettings, WavePlanResult } from '../plan/planWriter';
+import type { WaveManifest } from '../plan/manifest';
 import { manifestSessionIds } from '../plan/sessionBinding';
 import type { SessionVerdict } from '../plan/sessionBinding';
 import { inspectStateDir } from '../plan/stateDir';
@@ -209,16 +210,20 @@ function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blocke
 }
 
 /**
- * The files writeSyncedWave will write into `stateDir` for `wave`, with their texts: each per-agent file,
- * the aggregate (declarationFiles, the writer's own list) and the manifest (plannedManifestText, the
- * writer's own computation), for a caller that prepares them ahead. The manifest is left out when its
- * grants cannot be computed (the chain then stops on it and says why).
+ * The files writeSyncedWave will write into `stateDir` for `wave`, with their texts, for a caller that
+ * prepares them ahead: the manifest's skeleton when the chain writes one over `replacing` (the manifest
+ * there now; manifestSkeletonText), each per-agent file and the aggregate (declarationFiles, the writer's
+ * own list), and the manifest (plannedManifestText, the writer's own computation). The manifest is left
+ * out when its grants cannot be computed (the chain then stops on it and says why).
  */
-export function syncedWaveFiles(stateDir: string, wave: SyncableWave): DeclarationFile[] {
+export function syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): DeclarationFile[] {
+  const settings = syncedManifestSettings(wave);
   const planned = declarationFiles(stateDir, wave.wave, wave.records);
   const files = [...planned.agentFiles, planned.aggregate];
+  const skeleton = manifestSkeletonText(settings, replacing);
+  if (skeleton !== undefined) files.unshift({ path: manifestPath(stateDir), text: skeleton });
   try {
-    files.push({ path: manifestPath(stateDir), text: plannedManifestText(syncedManifestSettings(wave), wave.records) });
+    files.push({ path: manifestPath(stateDir), text: plannedManifestText(settings, wave.records) });
   } catch {
     // No manifest to prepare.
   }

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentScopePath, waveDirPath, waveSidecarPath } from '../../../src/planner/plan/declarationPaths';
-import { listDeclaredWaves, materializeWave, readAgentScope, readWaveDeclaration, writeWaveDeclaration } from '../../../src/planner/plan/declarationStore';
-import type { WriteStep } from '../../../src/planner/plan/declarationStore';
+import { listDeclaredWaves, materializeWave, readAgentScope, readOnceView, readWaveDeclaration, writeWaveDeclaration } from '../../../src/planner/plan/declarationStore';
+import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs } from '../../../src/node/declarationFs';
 
 describe('writing and reading both shapes (real directories)', () => {
@@ -215,5 +215,66 @@ describe('writing and reading both shapes (real directories)', () => {
     assert.equal(result.ok, false);
     assert.deepEqual(result.written, []);
     assert.match(result.ok === false ? result.message : '', /is not a directory/);
+  });
+});
+
+describe('readOnceView: one reading for a run of checks', () => {
+  /** A file system over `files` (path to text; a directory is listed from the paths below it) that counts its reads. */
+  function countingFs(files: Map<string, string>, failing = new Set<string>()) {
+    const reads: string[] = [];
+    const fs: DeclarationFs = {
+      readText(path) {
+        reads.push(`read ${path}`);
+        if (failing.has(path)) throw new Error(`EACCES: ${path}`);
+        return files.get(path);
+      },
+      listDir(path) {
+        reads.push(`list ${path}`);
+        const names = [...files.keys()].filter((file) => file.startsWith(`${path}/`)).map((file) => file.slice(path.length + 1));
+        return names.length === 0 ? undefined : names;
+      },
+      writeAtomic: (path, text) => void files.set(path, text),
+      remove: (path) => files.delete(path),
+    };
+    return { fs, reads };
+  }
+
+  it('reads each path and each listing once, and answers again with what it read, absence included', () => {
+    const files = new Map([['/s/a.json', '["a/"]'], ['/s/w/b.json', '["b/"]']]);
+    const { fs, reads } = countingFs(files);
+    const view = readOnceView(fs);
+    for (let round = 0; round < 3; round += 1) {
+      assert.equal(view.readText('/s/a.json'), '["a/"]');
+      assert.equal(view.readText('/s/missing.json'), undefined);
+      assert.deepEqual(view.listDir('/s/w'), ['b.json']);
+      assert.equal(view.listDir('/s/none'), undefined);
+    }
+    assert.deepEqual(reads, ['read /s/a.json', 'read /s/missing.json', 'list /s/w', 'list /s/none']);
+  });
+
+  it('answers every check with the same reading, even when the file changes in between', () => {
+    const files = new Map([['/s/a.json', 'first']]);
+    const view = readOnceView(countingFs(files).fs);
+    assert.equal(view.readText('/s/a.json'), 'first');
+    files.set('/s/a.json', 'second');
+    assert.equal(view.readText('/s/a.json'), 'first', 'the checks decide on one consistent reading');
+  });
+
+  it('throws the first failure again on every later read of that path', () => {
+    const { fs, reads } = countingFs(new Map(), new Set(['/s/locked.json']));
+    const view = readOnceView(fs);
+    assert.throws(() => view.readText('/s/locked.json'), /EACCES/);
+    assert.throws(() => view.readText('/s/locked.json'), /EACCES/);
+    assert.deepEqual(reads, ['read /s/locked.json']);
+  });
+
+  it('refuses to write or remove, and a caller changing a listing it got does not change the next answer', () => {
+    const files = new Map([['/s/w/b.json', '["b/"]']]);
+    const view = readOnceView(countingFs(files).fs);
+    assert.throws(() => view.writeAtomic('/s/a.json', 'x'), /read-once view cannot write/);
+    assert.throws(() => view.remove('/s/w/b.json'), /read-once view cannot write/);
+    assert.deepEqual([...files.keys()], ['/s/w/b.json'], 'nothing was written or removed underneath');
+    view.listDir('/s/w')?.push('planted.json');
+    assert.deepEqual(view.listDir('/s/w'), ['b.json']);
   });
 });

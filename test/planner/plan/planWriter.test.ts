@@ -7,7 +7,7 @@ import { agentScopePath, waveSidecarPath } from '../../../src/planner/plan/decla
 import { readWaveDeclaration } from '../../../src/planner/plan/declarationStore';
 import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs, readTextIfExists } from '../../../src/node/declarationFs';
-import { resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
+import { manifestSkeletonText, resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
 import type { WavePlanRequest } from '../../../src/planner/plan/planWriter';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
@@ -134,6 +134,36 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     assert.equal(existsSync(agentScopePath(stateDir, 1, 'bob')), false);
   });
 
+  it('writes as its skeleton exactly the text manifestSkeletonText gives for the manifest it replaces', () => {
+    assert.equal(plan({ blockedCommands: ['git push'] }).ok, true);
+    const previous = readManifest();
+    const real = nodeDeclarationFs(stateDir);
+    const written: Array<{ path: string; text: string }> = [];
+    const recording: DeclarationFs = { ...real, writeAtomic: (path, text) => (written.push({ path, text }), real.writeAtomic(path, text)) };
+    assert.equal(plan({ records: [{ id: 'alice', files: ['src/cart/'] }] }, recording).ok, true);
+    const settings = { wave: 1, role: 'implementation', enforcement: 'strict' as const, blockedCommands: ['git push'], ownIds: new Set(['sess-1']) };
+    const skeleton = manifestSkeletonText(settings, previous);
+    assert.ok(skeleton !== undefined);
+    assert.deepEqual(written[0], { path: manifestFile(), text: skeleton }, 'the first write is the skeleton');
+    assert.deepEqual({ ...JSON.parse(skeleton), allowedPaths: previous.allowedPaths }, previous, 'the skeleton differs from the manifest it replaces only in granting nothing');
+  });
+
+  it('manifestSkeletonText: a skeleton only over a manifest of the same wave that grants something', () => {
+    const settings = { wave: 2, role: 'implementation', blockedCommands: [], ownIds: new Set<string>() };
+    const manifest = (wave: number, allowedPaths: string[]) => ({ version: 1 as const, wave, role: 'implementation', enforcement: 'strict' as const, allowedPaths, blockedCommands: [] });
+    const cases: Array<[string, Parameters<typeof manifestSkeletonText>[1], boolean]> = [
+      ['no manifest there', undefined, false],
+      ['a manifest of another wave', manifest(1, ['a/']), false],
+      ['a manifest of the same wave that grants nothing (a skeleton already)', manifest(2, []), false],
+      ['a manifest of the same wave that grants something', manifest(2, ['a/']), true],
+    ];
+    for (const [title, previous, expected] of cases) {
+      const text = manifestSkeletonText(settings, previous);
+      assert.equal(text !== undefined, expected, title);
+      if (text !== undefined) assert.deepEqual(JSON.parse(text), manifest(2, []), title);
+    }
+  });
+
   it('keeps the manifest of another wave until the new one is proven, and on a collision', () => {
     assert.equal(plan().ok, true);
     const before = readFileSync(manifestFile(), 'utf8');
@@ -176,6 +206,26 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     const result = plan({}, meddling);
     assert.equal(result.ok === false && result.step, 'assert-disjoint');
     assert.match(result.ok === false ? result.message : '', /aggregate on disk is not disjoint/);
+    assert.equal(existsSync(manifestFile()), false);
+  });
+
+  it('proves again what it reads back when an entry differs, even with the same agents in the same order', () => {
+    const real = nodeDeclarationFs(stateDir);
+    const meddling: DeclarationFs = {
+      ...real,
+      writeAtomic(path, text) {
+        real.writeAtomic(path, text);
+        if (path === waveSidecarPath(stateDir, 1)) {
+          // alice now claims a file of bob's, in her own file and in the aggregate alike: a complete declaration.
+          real.writeAtomic(agentScopePath(stateDir, 1, 'alice'), '[\n  "src/ui/button.ts"\n]\n');
+          const records = JSON.parse(text) as Array<{ id: string; files: string[] }>;
+          real.writeAtomic(path, JSON.stringify(records.map((record) => (record.id === 'alice' ? { id: 'alice', files: ['src/ui/button.ts'] } : record))));
+        }
+      },
+    };
+    const result = plan({}, meddling);
+    assert.equal(result.ok === false && result.step, 'assert-disjoint', JSON.stringify(result));
+    assert.match(result.ok === false ? result.errors.join('\n') : '', /"alice" and "bob" both claim "src\/ui\/button\.ts"/);
     assert.equal(existsSync(manifestFile()), false);
   });
 

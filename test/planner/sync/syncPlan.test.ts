@@ -193,11 +193,18 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'old', files: ['o/'] }], ownIds: new Set(), gates: { strictShell: true } }, fs());
     const wave = incoming([{ id: 'alice', files: ['src/a.ts', 'src/b/'] }, { id: 'bob', files: ['lib/**/*.ts'] }]);
     const withSettings: SyncableWave = { ...wave, manifest: { ...wave.manifest, blockedCommands: ['git push'], gates: { strictShell: false } } };
-    const planned = syncedWaveFiles(stateDir, withSettings);
-    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: withSettings }, fs());
+    const written: Array<{ path: string; text: string }> = [];
+    const real = fs();
+    const recording = { ...real, writeAtomic: (path: string, text: string) => (written.push({ path, text }), real.writeAtomic(path, text)) };
+    // The manifest there is of the same wave and grants something: the chain writes a skeleton over it first.
+    const replacing = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
+    const planned = syncedWaveFiles(stateDir, withSettings, replacing);
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: withSettings }, recording);
     assert.equal(result.ok, true, JSON.stringify(result));
-    assert.deepEqual(planned.map((file) => file.path).sort(), [...(result.ok ? result.written : [])].filter((path, index, all) => all.indexOf(path) === index).sort());
-    for (const file of planned) assert.equal(readFileSync(file.path, 'utf8'), file.text, file.path);
+    const byPath = (a: { path: string; text: string }, b: { path: string; text: string }) => (a.path + a.text < b.path + b.text ? -1 : 1);
+    assert.deepEqual([...planned].sort(byPath), [...written].sort(byPath), 'every write, with its text, and nothing else');
+    assert.deepEqual(JSON.parse(planned[0]?.text ?? '{}').allowedPaths, [], 'the skeleton, listed first');
+    assert.equal(syncedWaveFiles(stateDir, withSettings).length, planned.length - 1, 'without a manifest to replace, no skeleton');
   });
 
   it('refuses published records that collide (the chain proves them again here)', () => {
