@@ -115,6 +115,10 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
   const createdDirectories: string[] = [];
   const pending: Array<{ target: string; file: HeldFile }> = [];
   const seen = new Map<string, Buffer[]>();
+  // Directories found real all the way down from `root`, checked once each: a wave's agents share one. That
+  // is enough to look for files in place (they are only read here, and checked again when written); a
+  // temporary file is created only behind checks made for it.
+  const checkedDirectories = new Set<string>();
   for (const { path, text } of files) {
     const target = resolve(path);
     const bytes = Buffer.from(text, 'utf8');
@@ -122,13 +126,19 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     if (texts.some((other) => other.equals(bytes))) continue;
     seen.set(target, [...texts, bytes]);
     try {
-      // Recorded before they are made, so a walk stopped half-way by a link still has its directories removed.
-      createdDirectories.push(...missingParents(root, target).filter((directory) => !createdDirectories.includes(directory)));
-      ensureRealParents(root, target, true);
+      const directory = dirname(target);
+      if (!checkedDirectories.has(directory)) {
+        // Recorded before they are made, so a walk stopped half-way by a link still has its directories removed.
+        createdDirectories.push(...missingParents(root, target).filter((missing) => !createdDirectories.includes(missing)));
+        ensureRealParents(root, target, true);
+        checkedDirectories.add(directory);
+      }
       // Only the first text asked for can be found in place: the target changes once it is written.
       const found = texts.length === 0 && isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
       if (found !== undefined) pending.push({ target, file: found });
       else {
+        // No link on the way at the moment of the creation; a directory gone since is not made again here.
+        if (!ensureRealParents(root, target, false)) continue;
         const temporary = createTemporaryFile(target, bytes);
         pending.push({ target, file: { path: temporary.path, bytes, descriptor: temporary.descriptor, inPlace: false } });
       }

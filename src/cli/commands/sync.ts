@@ -3,21 +3,20 @@
 import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
-import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { nodeDeclarationFs } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
 import { readOnceView } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
-import { inspectStateDir } from '../../planner/plan/stateDir';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import type { LocalSyncState } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, selectWaveToSync, stateDirKey, syncedWaveFiles, writeSyncedWave } from '../../planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles, writeSyncedWave } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -177,10 +176,12 @@ async function syncDecoded(
   }
   const incoming = selection.wave;
 
+  // Every check before the first write decides on one reading of the files (reads are not confined).
+  const view = readOnceView(nodeDeclarationFs(repository.root));
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
   else {
-    const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
+    const resolved = resolveWriteStateDir(repository.root, ownIds, view);
     if ('problem' in resolved) {
       reportError(io, say.syncStopped('state-dir', resolved.problem));
       return 1;
@@ -189,12 +190,11 @@ async function syncDecoded(
   }
   const confinement = writeConfinement(repository.root, stateDir);
   const fs = nodeDeclarationFs(confinement);
-  // Every check before the first write decides on one reading of the state directory.
-  const found = readOnceView(fs);
+  const found = readStateDir(stateDir, ownIds, view, { ignoreCase: repository.ignoreCase });
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   // The common case for a follower that syncs often: nothing to write (and nothing to lose).
-  if (isAlreadySynced(stateDir, incoming, found, { ignoreCase: repository.ignoreCase })) {
+  if (isAlreadySynced(found, incoming)) {
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
     else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
     return 0;
@@ -202,12 +202,9 @@ async function syncDecoded(
 
   const risk = findLocalPlanRisk({
     repoRoot: repository.root,
-    stateDir,
+    found,
     incoming: incomingDigests(incoming),
     state: readLocalSyncState(repository.gitDir),
-    ownIds,
-    ignoreCase: repository.ignoreCase,
-    fs: found,
   });
   if (risk !== undefined) {
     reportError(io, describeRisk(risk, shownDir));
@@ -216,7 +213,7 @@ async function syncDecoded(
 
   // Marked before the first write, so a sync killed half-way may be finished by the next one.
   const started = new Date(now).toISOString();
-  const previous = currentDigests(stateDir, incoming.wave, found, { ignoreCase: repository.ignoreCase });
+  const previous = currentDigests(found, incoming.wave);
   updateState((state) => ({
     ...state,
     inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
@@ -224,8 +221,7 @@ async function syncDecoded(
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of
   // it (src/node/stagedWrites.ts): those the incoming plan changes are staged, and renamed into place in the
   // chain's own order; those it leaves as they are here are not rewritten.
-  const replacing = inspectStateDir(stateDir, ownIds, found).manifest;
-  const staged = await stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, replacing));
+  const staged = await stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest));
   let result;
   try {
     result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, staged);

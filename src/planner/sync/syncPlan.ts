@@ -6,14 +6,15 @@
 // would be lost; such a plan is refused, with the reason.
 import { relative, sep } from 'node:path';
 import { manifestPath } from '../plan/declarationPaths';
-import { declarationFiles, readWaveDeclaration } from '../plan/declarationStore';
-import type { DeclarationFile, DeclarationFs } from '../plan/declarationStore';
+import { declarationFiles, readOnceView, readWaveDeclaration } from '../plan/declarationStore';
+import type { DeclarationFile, DeclarationFs, WaveDeclaration } from '../plan/declarationStore';
 import { manifestSkeletonText, plannedManifestText, writeWavePlan } from '../plan/planWriter';
 import type { ManifestSettings, WavePlanResult } from '../plan/planWriter';
 import type { WaveManifest } from '../plan/manifest';
 import { manifestSessionIds } from '../plan/sessionBinding';
 import type { SessionVerdict } from '../plan/sessionBinding';
 import { inspectStateDir } from '../plan/stateDir';
+import type { StateDirResolution } from '../plan/stateDir';
 import { isClaimLive } from './claims';
 import type { Claim } from './claims';
 import { declarationDigest, planDigest } from './localState';
@@ -98,26 +99,69 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 /**
- * Whether syncing `incoming` into `stateDir` can lose a plan. The content may be replaced when it is the
- * incoming plan already, when this clone knows it to be on the plan ref (it published or synced it), or
- * when it is what an interrupted sync left there (SyncInProgress). `ownIds` only colours the message.
+ * A state directory as the checks before a sync read it: its manifest, and the declaration of each wave
+ * asked for, each file read once (readOnceView) and each parsed once, however many checks ask: every
+ * check decides on one reading of the files.
+ */
+export interface StateDirReading {
+  readonly stateDir: string;
+  readonly ignoreCase?: boolean;
+  /** The manifest there (its session verdict judged against the `ownIds` it was read with). */
+  readonly current: StateDirResolution;
+  /** The manifest's JSON as written (its session binding), or undefined when there is none or it is not JSON. */
+  readonly manifestJson: unknown;
+  /** The declaration of `wave` there. */
+  declaration(wave: number): WaveDeclaration;
+}
+
+export function readStateDir(stateDir: string, ownIds: ReadonlySet<string>, files: DeclarationFs, options: { ignoreCase?: boolean } = {}): StateDirReading {
+  const fs = readOnceView(files);
+  const current = inspectStateDir(stateDir, ownIds, fs);
+  let manifestJson: unknown;
+  if (current.manifest !== undefined) {
+    try {
+      manifestJson = JSON.parse(fs.readText(current.manifestPath) ?? 'null');
+    } catch {
+      manifestJson = undefined;
+    }
+  }
+  const declarations = new Map<number, WaveDeclaration>();
+  return {
+    stateDir,
+    ignoreCase: options.ignoreCase,
+    current,
+    manifestJson,
+    declaration(wave) {
+      let declaration = declarations.get(wave);
+      if (declaration === undefined) {
+        declaration = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
+        declarations.set(wave, declaration);
+      }
+      return declaration;
+    },
+  };
+}
+
+/**
+ * Whether syncing `incoming` into the state directory (`found`) can lose a plan. The content may be
+ * replaced when it is the incoming plan already, when this clone knows it to be on the plan ref (it
+ * published or synced it), or when it is what an interrupted sync left there (SyncInProgress). The session
+ * verdict `found` was read with only colours the message.
  */
 export function findLocalPlanRisk(input: {
   repoRoot: string;
-  stateDir: string;
+  found: StateDirReading;
   incoming: { wave: number; planDigest: string; declarationDigest: string };
   state: LocalSyncState;
-  ownIds: ReadonlySet<string>;
-  ignoreCase?: boolean;
-  fs: DeclarationFs;
 }): LocalPlanRisk | undefined {
-  const stateDirKey = repoRelative(input.repoRoot, input.stateDir);
+  const { found } = input;
+  const stateDirKey = repoRelative(input.repoRoot, found.stateDir);
   const interrupted = input.state.inProgress?.stateDir === stateDirKey ? input.state.inProgress : null;
   const known = input.state.known.filter((plan: KnownPlan) => plan.stateDir === stateDirKey);
-  const current = inspectStateDir(input.stateDir, input.ownIds, input.fs);
+  const { current } = found;
   if (current.found) {
     if (current.manifest === undefined) return { reason: 'unusable-manifest', message: current.problem?.message ?? `${current.manifestPath} cannot be used` };
-    const declaration = readWaveDeclaration(input.stateDir, current.manifest.wave, input.fs, { ignoreCase: input.ignoreCase });
+    const declaration = found.declaration(current.manifest.wave);
     const digest = planDigest(current.manifest, declaration.status === 'complete' ? declaration.records : undefined);
     // What an interrupted sync left: what it found (judged safe then), or the skeleton it wrote on the
     // way (an unbound manifest of its wave granting nothing).
@@ -130,7 +174,7 @@ export function findLocalPlanRisk(input: {
       return { reason: 'unpublished-plan', wave: current.manifest.wave, session: current.session };
     }
   }
-  const declaration = readWaveDeclaration(input.stateDir, input.incoming.wave, input.fs, { ignoreCase: input.ignoreCase });
+  const declaration = found.declaration(input.incoming.wave);
   if (declaration.status === 'invalid' || declaration.status === 'inconsistent') {
     return { reason: 'damaged-declaration', wave: input.incoming.wave, problems: declaration.problems };
   }
@@ -145,42 +189,33 @@ export function findLocalPlanRisk(input: {
 }
 
 /**
- * Whether `stateDir` already enforces exactly this published wave: an unbound manifest of the same plan
- * and a complete declaration with the same records. A follower that syncs often then writes nothing.
+ * Whether the state directory (`found`) already enforces exactly this published wave: an unbound manifest
+ * of the same plan and a complete declaration with the same records. A follower that syncs often then
+ * writes nothing.
  */
-export function isAlreadySynced(stateDir: string, wave: SyncableWave, fs: DeclarationFs, options: { ignoreCase?: boolean } = {}): boolean {
-  const current = inspectStateDir(stateDir, new Set(), fs);
-  if (current.manifest === undefined) return false;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(fs.readText(current.manifestPath) ?? 'null');
-  } catch {
-    return false;
-  }
-  if (manifestSessionIds(parsed).length > 0) return false;
-  const declaration = readWaveDeclaration(stateDir, wave.wave, fs, { ignoreCase: options.ignoreCase });
+export function isAlreadySynced(found: StateDirReading, wave: SyncableWave): boolean {
+  const { manifest } = found.current;
+  if (manifest === undefined || found.manifestJson === undefined) return false;
+  if (manifestSessionIds(found.manifestJson).length > 0) return false;
+  const declaration = found.declaration(wave.wave);
   if (declaration.status !== 'complete' || declaration.records === undefined) return false;
   const incoming = incomingDigests(wave);
-  return planDigest(current.manifest, declaration.records) === incoming.planDigest && declarationDigest(wave.wave, declaration.records) === incoming.declarationDigest;
+  return planDigest(manifest, declaration.records) === incoming.planDigest && declarationDigest(wave.wave, declaration.records) === incoming.declarationDigest;
 }
 
 /**
- * What `stateDir` holds before a sync writes `wave` into it, as digests (the in-progress marker's
- * `previousDigest` and `previousDeclarationDigest`): the manifest's plan, and the declaration of `wave`.
+ * What the state directory (`found`) holds before a sync writes `wave` into it, as digests (the
+ * in-progress marker's `previousDigest` and `previousDeclarationDigest`): the manifest's plan, and the
+ * declaration of `wave`.
  */
-export function currentDigests(
-  stateDir: string,
-  wave: number,
-  fs: DeclarationFs,
-  options: { ignoreCase?: boolean } = {},
-): { previousDigest: string | null; previousDeclarationDigest: string | null } {
-  const current = inspectStateDir(stateDir, new Set(), fs);
+export function currentDigests(found: StateDirReading, wave: number): { previousDigest: string | null; previousDeclarationDigest: string | null } {
+  const { manifest } = found.current;
   let previousDigest: string | null = null;
-  if (current.manifest !== undefined) {
-    const declaration = readWaveDeclaration(stateDir, current.manifest.wave, fs, { ignoreCase: options.ignoreCase });
-    previousDigest = planDigest(current.manifest, declaration.status === 'complete' ? declaration.records : undefined);
+  if (manifest !== undefined) {
+    const declaration = found.declaration(manifest.wave);
+    previousDigest = planDigest(manifest, declaration.status === 'complete' ? declaration.records : undefined);
   }
-  const incoming = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
+  const incoming = found.declaration(wave);
   const previousDeclarationDigest = incoming.status === 'complete' && incoming.records !== undefined ? declarationDigest(wave, incoming.records) : null;
   return { previousDigest, previousDeclarationDigest };
 }

@@ -15,7 +15,7 @@ import {
 } from '../../../src/planner/sync/localState';
 import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isSyncCandidate, selectWaveToSync, syncedWaveFiles, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
+import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, readStateDir, selectWaveToSync, syncedWaveFiles, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
 import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
 import { claimOf, cloneNamed, HOUR, manifestFor, T0, waveToPublish } from './syncFixtures';
 
@@ -101,7 +101,7 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
   const localPlan = (wave: number, records: Array<{ id: string; files: string[] }>, session = 'local') =>
     writeWavePlan({ repoRoot: root, stateDir, wave, role: 'implementation', records, ownIds: new Set([session]) }, fs());
   const risk = (wave: SyncableWave, state: LocalSyncState = emptyLocalSyncState(), ownIds = new Set<string>(['local'])) =>
-    findLocalPlanRisk({ repoRoot: root, stateDir, incoming: incomingDigests(wave), state, ownIds, fs: fs() });
+    findLocalPlanRisk({ repoRoot: root, found: readStateDir(stateDir, ownIds, fs()), incoming: incomingDigests(wave), state });
   const known = (source: KnownPlan['source'], wave: number, records: Array<{ id: string; files: string[] }>): KnownPlan => ({
     source,
     stateDir: '.claude',
@@ -161,7 +161,7 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
 
   it('an interrupted sync may be finished: what it found and what it left may be replaced, a plan written since may not', () => {
     localPlan(2, [{ id: 'mine', files: ['m/'] }]);
-    const found = currentDigests(stateDir, 3, fs());
+    const found = currentDigests(readStateDir(stateDir, new Set(), fs()), 3);
     const marker = (previous: { previousDigest: string | null; previousDeclarationDigest: string | null }) => ({
       ...emptyLocalSyncState(),
       inProgress: { stateDir: '.claude', wave: 3, clone: 'c-alpha', planDigest: 'x', ...previous, at: 'now' },
@@ -171,7 +171,7 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     assert.equal(risk(incoming(), marker(none))?.reason, 'unpublished-plan', 'a plan written after the crash stays protected');
     // The skeleton the chain writes first: the incoming wave, unbound, granting nothing.
     writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'alice', files: ['src/a/'] }], ownIds: new Set() }, fs());
-    const before = currentDigests(stateDir, 3, fs());
+    const before = currentDigests(readStateDir(stateDir, new Set(), fs()), 3);
     const manifestFile = join(stateDir, 'wave-scope.json');
     writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, 'utf8')), allowedPaths: [] }));
     assert.equal(risk(incoming([{ id: 'alice', files: ['src/a/', 'src/z/'] }]), marker({ previousDigest: null, previousDeclarationDigest: before.previousDeclarationDigest })), undefined);
@@ -205,6 +205,21 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     assert.deepEqual([...planned].sort(byPath), [...written].sort(byPath), 'every write, with its text, and nothing else');
     assert.deepEqual(JSON.parse(planned[0]?.text ?? '{}').allowedPaths, [], 'the skeleton, listed first');
     assert.equal(syncedWaveFiles(stateDir, withSettings).length, planned.length - 1, 'without a manifest to replace, no skeleton');
+  });
+
+  it('readStateDir: every check reads the manifest and each wave\'s declaration once, and sees the same files', () => {
+    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs()).ok, true);
+    const real = fs();
+    const reads: string[] = [];
+    const counting = { ...real, readText: (path: string) => (reads.push(path), real.readText(path)) };
+    const found = readStateDir(stateDir, new Set(), counting);
+    assert.equal(isAlreadySynced(found, incoming()), true);
+    assert.equal(findLocalPlanRisk({ repoRoot: root, found, incoming: incomingDigests(incoming()), state: emptyLocalSyncState() }), undefined);
+    assert.deepEqual(currentDigests(found, 3), { previousDigest: incomingDigests(incoming()).planDigest, previousDeclarationDigest: incomingDigests(incoming()).declarationDigest });
+    assert.equal(isAlreadySynced(found, incoming([{ id: 'alice', files: ['src/a/', 'src/b/'] }])), false, 'another plan is not there');
+    const repeated = reads.filter((path, index) => reads.indexOf(path) !== index);
+    assert.deepEqual(repeated, [], `read more than once:\n${repeated.join('\n')}`);
+    assert.ok(reads.includes(join(stateDir, 'wave-scope.json')) && reads.includes(join(stateDir, 'filescopes', 'wave-3.scopes.json')));
   });
 
   it('refuses published records that collide (the chain proves them again here)', () => {
