@@ -209,6 +209,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     );
     assert.equal(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8'), before);
     assert.equal(existsSync(join(b.root, '.claude/filescopes/wave-1')), false);
+    assert.deepEqual(temporaryFilesIn(join(b.root, '.claude')), [], 'what was staged before the refusal is gone');
     // The refused sync still recorded its fetch (for `plan show`'s claims), and left no marker.
     const syncState = () => JSON.parse(readFileSync(join(b.root, '.git/wave-scope/sync-state.json'), 'utf8'));
     const remoteTip = () => gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();

@@ -7,6 +7,7 @@ import { nodeDeclarationFs } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
+import type { StagedDeclarationFs } from '../../node/stagedWrites';
 import { readOnceView } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -193,40 +194,41 @@ async function syncDecoded(
   const found = readStateDir(stateDir, ownIds, view, { ignoreCase: repository.ignoreCase });
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
+  const digests = incomingDigests(incoming);
   // The common case for a follower that syncs often: nothing to write (and nothing to lose).
-  if (isAlreadySynced(found, incoming)) {
+  if (isAlreadySynced(found, digests)) {
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
     else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
     return 0;
   }
 
-  const risk = findLocalPlanRisk({
-    repoRoot: repository.root,
-    found,
-    incoming: incomingDigests(incoming),
-    state: readLocalSyncState(repository.gitDir),
-  });
-  if (risk !== undefined) {
-    reportError(io, describeRisk(risk, shownDir));
-    return 1;
-  }
-
-  // Marked before the first write, so a sync killed half-way may be finished by the next one.
-  const started = new Date(now).toISOString();
-  const previous = currentDigests(found, incoming.wave);
-  updateState((state) => ({
-    ...state,
-    inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: incomingDigests(incoming).planDigest, ...previous, at: started },
-  }));
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of
   // it (src/node/stagedWrites.ts): those the incoming plan changes are staged, and renamed into place in the
-  // chain's own order; those it leaves as they are here are not rewritten.
-  const staged = await stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest));
+  // chain's own order; those it leaves as they are here are not rewritten. Staging only adds temporary
+  // files beside their targets (and the directories they need), which no reader takes for a plan and which
+  // are removed if the sync stops, and the checks decide on what they read before it: so it starts now, and
+  // its fsyncs run on libuv's pool while the checks are made and the marker written.
+  const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest));
+  let staged: StagedDeclarationFs | undefined;
   let result;
+  let started: string;
   try {
+    const risk = findLocalPlanRisk({ repoRoot: repository.root, found, incoming: digests, state: readLocalSyncState(repository.gitDir) });
+    if (risk !== undefined) {
+      reportError(io, describeRisk(risk, shownDir));
+      return 1;
+    }
+    // Marked before the first write, so a sync killed half-way may be finished by the next one.
+    started = new Date(now).toISOString();
+    const previous = currentDigests(found, incoming.wave);
+    updateState((state) => ({
+      ...state,
+      inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
+    }));
+    staged = await staging;
     result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, staged);
   } finally {
-    staged.discard();
+    (staged ?? (await staging)).discard();
   }
   if (!result.ok) {
     // Stopped before its first write: nothing of it is on disk, so nothing is left to finish.

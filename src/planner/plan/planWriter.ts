@@ -147,7 +147,20 @@ function manifestWith(settings: ManifestSettings, allowedPaths: string[]): WaveM
  * cannot be computed.
  */
 export function plannedManifestText(settings: ManifestSettings, records: readonly DeclaredRecord[]): string {
-  return formatManifest(manifestWith(settings, expandTestSiblings(union(records), { role: settings.role })));
+  return formatManifest(manifestWith(settings, grantsOf(records, settings.role)));
+}
+
+// The grants last computed, and from what: a writer that prepares the manifest ahead (plannedManifestText)
+// computes them from the very records the chain then reads back, which then finds them computed. The grants
+// are a function of the records and the role alone.
+let lastGrants: { records: DeclaredRecord[]; role: string; allowedPaths: string[] } | undefined;
+
+/** The union of `records`, with the test siblings of `role`: what a manifest over them grants. Throws when the union cannot be computed. */
+function grantsOf(records: readonly DeclaredRecord[], role: string): string[] {
+  if (lastGrants !== undefined && lastGrants.role === role && sameRecords(lastGrants.records, records)) return [...lastGrants.allowedPaths];
+  const allowedPaths = expandTestSiblings(union(records), { role });
+  lastGrants = { records: records.map((record) => ({ id: record.id, files: [...record.files] })), role, allowedPaths: [...allowedPaths] };
+  return allowedPaths;
 }
 
 /**
@@ -287,7 +300,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
 
   let allowedPaths: string[];
   try {
-    allowedPaths = expandTestSiblings(union(declaration.records), { role: request.role });
+    allowedPaths = grantsOf(declaration.records, request.role);
   } catch (error) {
     return fail('union', `the union could not be computed: ${(error as Error).message}`, {}, stateDir);
   }

@@ -189,18 +189,18 @@ export function findLocalPlanRisk(input: {
 }
 
 /**
- * Whether the state directory (`found`) already enforces exactly this published wave: an unbound manifest
- * of the same plan and a complete declaration with the same records. A follower that syncs often then
+ * Whether the state directory (`found`) already enforces exactly this published wave (`incoming`, its
+ * digests: incomingDigests): an unbound manifest of the same plan and a complete declaration with the same
+ * records. A follower that syncs often then
  * writes nothing.
  */
-export function isAlreadySynced(found: StateDirReading, wave: SyncableWave): boolean {
+export function isAlreadySynced(found: StateDirReading, incoming: { wave: number; planDigest: string; declarationDigest: string }): boolean {
   const { manifest } = found.current;
   if (manifest === undefined || found.manifestJson === undefined) return false;
   if (manifestSessionIds(found.manifestJson).length > 0) return false;
-  const declaration = found.declaration(wave.wave);
+  const declaration = found.declaration(incoming.wave);
   if (declaration.status !== 'complete' || declaration.records === undefined) return false;
-  const incoming = incomingDigests(wave);
-  return planDigest(manifest, declaration.records) === incoming.planDigest && declarationDigest(wave.wave, declaration.records) === incoming.declarationDigest;
+  return planDigest(manifest, declaration.records) === incoming.planDigest && declarationDigest(incoming.wave, declaration.records) === incoming.declarationDigest;
 }
 
 /**

@@ -7,7 +7,7 @@ import { agentScopePath, waveSidecarPath } from '../../../src/planner/plan/decla
 import { readWaveDeclaration } from '../../../src/planner/plan/declarationStore';
 import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs, readTextIfExists } from '../../../src/node/declarationFs';
-import { manifestSkeletonText, resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
+import { manifestSkeletonText, plannedManifestText, resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
 import type { WavePlanRequest } from '../../../src/planner/plan/planWriter';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
@@ -146,6 +146,21 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     assert.ok(skeleton !== undefined);
     assert.deepEqual(written[0], { path: manifestFile(), text: skeleton }, 'the first write is the skeleton');
     assert.deepEqual({ ...JSON.parse(skeleton), allowedPaths: previous.allowedPaths }, previous, 'the skeleton differs from the manifest it replaces only in granting nothing');
+  });
+
+  it('computes the grants of the records at hand, whichever were prepared before (plannedManifestText)', () => {
+    const settings = { wave: 1, role: 'implementation', enforcement: 'strict' as const, blockedCommands: [], ownIds: new Set(['sess-1']) };
+    const prepared = [{ id: 'alice', files: ['src/cart/total.ts'] }];
+    const first = plannedManifestText(settings, prepared);
+    prepared[0]?.files.push('src/ui/');
+    const second = plannedManifestText(settings, prepared);
+    assert.notEqual(second, first, 'records changed after they were prepared are computed anew');
+    assert.ok(JSON.parse(second).allowedPaths.includes('src/ui/'));
+    // The chain, over other records than the ones prepared last, writes their own grants.
+    assert.equal(plan({ records: [{ id: 'bob', files: ['src/ui/'] }] }).ok, true);
+    assert.deepEqual(readManifest().allowedPaths, ['src/ui/']);
+    assert.equal(readFileSync(manifestFile(), 'utf8'), plannedManifestText(settings, [{ id: 'bob', files: ['src/ui/'] }]));
+    assert.equal(plannedManifestText(settings, [{ id: 'alice', files: ['src/cart/total.ts'] }]), first);
   });
 
   it('manifestSkeletonText: a skeleton only over a manifest of the same wave that grants something', () => {

@@ -213,10 +213,10 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     const reads: string[] = [];
     const counting = { ...real, readText: (path: string) => (reads.push(path), real.readText(path)) };
     const found = readStateDir(stateDir, new Set(), counting);
-    assert.equal(isAlreadySynced(found, incoming()), true);
+    assert.equal(isAlreadySynced(found, incomingDigests(incoming())), true);
     assert.equal(findLocalPlanRisk({ repoRoot: root, found, incoming: incomingDigests(incoming()), state: emptyLocalSyncState() }), undefined);
     assert.deepEqual(currentDigests(found, 3), { previousDigest: incomingDigests(incoming()).planDigest, previousDeclarationDigest: incomingDigests(incoming()).declarationDigest });
-    assert.equal(isAlreadySynced(found, incoming([{ id: 'alice', files: ['src/a/', 'src/b/'] }])), false, 'another plan is not there');
+    assert.equal(isAlreadySynced(found, incomingDigests(incoming([{ id: 'alice', files: ['src/a/', 'src/b/'] }]))), false, 'another plan is not there');
     const repeated = reads.filter((path, index) => reads.indexOf(path) !== index);
     assert.deepEqual(repeated, [], `read more than once:\n${repeated.join('\n')}`);
     assert.ok(reads.includes(join(stateDir, 'wave-scope.json')) && reads.includes(join(stateDir, 'filescopes', 'wave-3.scopes.json')));
