@@ -14,7 +14,7 @@ import { scanGitConfig } from '../planner/enforce/gitConfig';
 import { writeFileAtomicSync } from './atomicFile';
 import { readTextIfExists } from './declarationFs';
 import { homeDirectory } from './hookFileSystem';
-import { gitPlanRefStore, runGitProcess } from './planRefGit';
+import { gitPlanRefStore, planTreeMatchesCommit, runGitProcess } from './planRefGit';
 import type { GitPlanRefStore, PlanTreeCache } from './planRefGit';
 
 /** The facts about a checkout that sync needs, from one `git rev-parse`. */
@@ -95,46 +95,61 @@ export function planStoreOf(repository: SyncRepository, remote: string): GitPlan
   return gitPlanRefStore(repository.root, remote, { cache: planTreeCache(repository.gitDir), commonDir: repository.commonDir });
 }
 
-/** The plan-tree cache of a clone: the last plan commit it read or wrote, in `<git-dir>/wave-scope/plan-cache.json`. */
+/**
+ * The plan-tree cache of a clone: the last plan commit it read or wrote, in `<git-dir>/wave-scope/plan-cache.json`,
+ * with the commit object's text when it was at hand. Anyone who can write the git directory can edit the
+ * file, so nothing in it is taken on trust: the tree is answered for its commit only when hashing proves
+ * it is that commit's (planTreeMatchesCommit), and its texts stand in for blobs only when they hash to the
+ * blob's id (see PlanTreeCache).
+ */
 export function planTreeCache(gitDir: string): PlanTreeCache {
   const path = join(stateDirOf(gitDir), 'plan-cache.json');
-  const read = (): { commit: string; tree: Map<string, { oid: string; text: string }> } | undefined => {
-    let parsed: { version?: unknown; commit?: unknown; files?: unknown };
+  type Entry = { commit: string; commitText?: string; tree: Map<string, { oid: string; text: string }> };
+  const read = (): Entry | undefined => {
+    let parsed: { version?: unknown; commit?: unknown; commitText?: unknown; files?: unknown };
     try {
       parsed = JSON.parse(readTextIfExists(path) ?? 'null') ?? {};
     } catch {
       return undefined;
     }
-    if (parsed.version !== 1 || typeof parsed.commit !== 'string' || typeof parsed.files !== 'object' || parsed.files === null) return undefined;
+    if (parsed.version !== PLAN_CACHE_VERSION || typeof parsed.commit !== 'string' || typeof parsed.files !== 'object' || parsed.files === null) return undefined;
+    if (parsed.commitText !== undefined && typeof parsed.commitText !== 'string') return undefined;
     const tree = new Map<string, { oid: string; text: string }>();
     for (const [file, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
       const { oid, text } = (entry ?? {}) as { oid?: unknown; text?: unknown };
       if (typeof oid !== 'string' || typeof text !== 'string') return undefined;
       tree.set(file, { oid, text });
     }
-    return { commit: parsed.commit, tree };
+    return { commit: parsed.commit, commitText: parsed.commitText, tree };
   };
   // Read once per command: the file holds one entry, and an entry never goes stale (a commit names its tree).
-  let loaded: { entry: ReturnType<typeof read> } | undefined;
-  const entry = () => (loaded ??= { entry: read() }).entry;
+  let loaded: { entry: Entry | undefined; proven?: boolean } | undefined;
+  const current = () => (loaded ??= { entry: read() });
   return {
     get(commit) {
-      const cached = entry();
-      return cached?.commit === commit ? cached.tree : undefined;
+      const held = current();
+      const { entry } = held;
+      if (entry === undefined || entry.commit !== commit || entry.commitText === undefined) return undefined;
+      held.proven ??= planTreeMatchesCommit(commit, entry.commitText, entry.tree);
+      return held.proven ? entry.tree : undefined;
     },
-    latest: () => entry()?.tree,
-    put(commit, tree) {
-      loaded = { entry: { commit, tree: new Map(tree) } };
+    latest: () => current().entry?.tree,
+    put(commit, tree, commitText) {
+      // What this command read or wrote itself, from git: proven already.
+      loaded = { entry: { commit, commitText, tree: new Map(tree) }, proven: true };
       try {
         mkdirSync(stateDirOf(gitDir), { recursive: true });
         // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
-        writeFileAtomicSync(path, JSON.stringify({ version: 1, commit, files: Object.fromEntries(tree) }), { fsync: false, syncDirectory: false });
+        writeFileAtomicSync(path, JSON.stringify({ version: PLAN_CACHE_VERSION, commit, commitText, files: Object.fromEntries(tree) }), { fsync: false, syncDirectory: false });
       } catch {
         // A cache that cannot be written is a cache that misses.
       }
     },
   };
 }
+
+// Version 2 carries the commit's text, which proves the tree; a cache of version 1 is a miss, rewritten.
+const PLAN_CACHE_VERSION = 2;
 
 function stateDirOf(gitDir: string): string {
   return join(gitDir, 'wave-scope');

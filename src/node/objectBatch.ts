@@ -142,8 +142,14 @@ function parseTree(content: Buffer, hexLength: number, where: string): Array<{ m
  * them (each tree's entries in git's order, a directory's contents where the directory stands).
  */
 export async function readCommitTree(batch: ObjectBatch, commit: string): Promise<TreeEntry[]> {
+  return (await readCommitWithTree(batch, commit)).entries;
+}
+
+/** readCommitTree, with the commit object's own text (read in the same request as the top tree). */
+export async function readCommitWithTree(batch: ObjectBatch, commit: string): Promise<{ commitText: string; entries: TreeEntry[] }> {
   const hexLength = commit.length;
-  const [top] = await batch.read([`${commit}^{tree}`]);
+  const [object, top] = await batch.read([commit, `${commit}^{tree}`]);
+  if (object === null || object === undefined || object.type !== 'commit') throw new PlanRefError('read', `${commit} is not a commit git can read`);
   if (top === null || top === undefined || top.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} has no tree git can read`);
   const trees = new Map<string, Array<{ mode: string; name: string; oid: string }>>([[top.oid, parseTree(top.content, hexLength, top.oid)]]);
   // Level by level: every directory of the level not yet read, in one request.
@@ -167,5 +173,5 @@ export async function readCommitTree(batch: ObjectBatch, commit: string): Promis
     }
   };
   walk(top.oid, '');
-  return listed;
+  return { commitText: object.content.toString('utf8'), entries: listed };
 }

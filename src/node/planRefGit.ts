@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
-import { readCommitTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
+import { readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import type { ObjectBatch, TreeEntry } from './objectBatch';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
@@ -241,9 +241,9 @@ export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | '
  * readTree without blocking and without a second process: the listing and the blobs not already known both
  * through `batch` (one `git cat-file --batch`), which this closes.
  */
-async function readTreeWith(commit: string, known: Iterable<TreeFile>, batch: ObjectBatch): Promise<Map<string, TreeFile>> {
+async function readTreeWith(commit: string, known: Iterable<TreeFile>, batch: ObjectBatch): Promise<{ tree: Map<string, TreeFile>; commitText: string }> {
   try {
-    const entries = await readCommitTree(batch, commit);
+    const { entries, commitText } = await readCommitWithTree(batch, commit);
     const { contents, wanted } = knownTexts(entries, known);
     const answers = await batch.read(wanted);
     wanted.forEach((oid, index) => {
@@ -251,7 +251,7 @@ async function readTreeWith(commit: string, known: Iterable<TreeFile>, batch: Ob
       if (answer === null || answer === undefined || answer.type !== 'blob') throw new PlanRefError('read', `the plan commit ${commit} names an object git does not have (${oid})`);
       contents.set(oid, answer.content.toString('utf8'));
     });
-    return treeOf(entries, contents);
+    return { tree: treeOf(entries, contents), commitText };
   } finally {
     batch.close();
   }
@@ -321,7 +321,7 @@ function packOf(objects: readonly GitObject[], hexLength: number): Buffer {
  */
 function planObjects(
   request: { files: PlanFiles; reused: ReadonlyMap<string, string>; parent: string | null; message: string; hexLength: number },
-): { commit: string; blobs: Map<string, string>; pack: Buffer } {
+): { commit: string; commitText: string; blobs: Map<string, string>; pack: Buffer } {
   const { hexLength } = request;
   const objects = new Map<string, GitObject>();
   const add = (object: GitObject) => {
@@ -329,15 +329,31 @@ function planObjects(
     return object.id;
   };
   const blobs = new Map<string, string>();
+  const blobIds = new Map<string, string>();
+  for (const [path, text] of request.files) {
+    const id = request.reused.get(path) ?? add(gitObject('blob', Buffer.from(text, 'utf8'), hexLength));
+    if (!request.reused.has(path)) blobs.set(path, id);
+    blobIds.set(path, id);
+  }
+  const tree = planTreeObjects(blobIds, hexLength, add);
+  const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
+  const commitText = [`tree ${tree}`, ...(request.parent === null ? [] : [`parent ${request.parent}`]), `author ${identity}`, `committer ${identity}`, '', `${request.message}\n`].join('\n');
+  const commit = add(gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength));
+  return { commit, commitText, blobs, pack: packOf([...objects.values()], hexLength) };
+}
+
+/**
+ * The tree objects of a plan whose files are `blobIds` (path → blob id), each handed to `add`; returns the
+ * top tree's id. Files are plain (100644) and directories plain trees, as a plan commit holds them.
+ */
+function planTreeObjects(blobIds: ReadonlyMap<string, string>, hexLength: number, add: (object: GitObject) => string): string {
   // The tree as nested directories: name → blob id, or a directory of its own.
   interface Directory {
     files: Map<string, string>;
     directories: Map<string, Directory>;
   }
   const top: Directory = { files: new Map(), directories: new Map() };
-  for (const [path, text] of request.files) {
-    const id = request.reused.get(path) ?? add(gitObject('blob', Buffer.from(text, 'utf8'), hexLength));
-    if (!request.reused.has(path)) blobs.set(path, id);
+  for (const [path, id] of blobIds) {
     const segments = path.split('/');
     if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment === '.git' || segment.includes('\0'))) {
       throw new PlanRefError('write', `the plan cannot hold the path ${JSON.stringify(path)}`);
@@ -362,11 +378,32 @@ function planObjects(
     for (const [name, id] of directory.files) entries.push({ name, mode: '100644', id });
     return add(treeObject(entries, hexLength));
   };
-  const tree = writeTree(top);
-  const identity = `${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_NAME} <${PLAN_COMMIT_IDENTITY.GIT_COMMITTER_EMAIL}> ${Math.floor(Date.now() / 1000)} +0000`;
-  const commitText = [`tree ${tree}`, ...(request.parent === null ? [] : [`parent ${request.parent}`]), `author ${identity}`, `committer ${identity}`, '', `${request.message}\n`].join('\n');
-  const commit = add(gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength));
-  return { commit, blobs, pack: packOf([...objects.values()], hexLength) };
+  return writeTree(top);
+}
+
+/**
+ * Whether `tree` is exactly the tree of `commit`, proven by hashing alone: `commitText` hashes to the
+ * commit's id, and the files' texts, hashed as blobs and built into trees, give the tree it names. A
+ * cached tree (the clone's plan-tree cache, a file anyone who can write the git directory can edit) is
+ * used for a commit only when this holds, so an edited cache can never change what a plan reads.
+ */
+export function planTreeMatchesCommit(commit: string, commitText: string, tree: PlanTree): boolean {
+  const hexLength = commit.length;
+  if (hexLength !== 40 && hexLength !== 64) return false;
+  if (gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength).id !== commit) return false;
+  const named = /^tree ([0-9a-f]+)\n/.exec(commitText)?.[1];
+  if (named === undefined) return false;
+  const blobIds = new Map<string, string>();
+  for (const [path, file] of tree) {
+    const id = gitObject('blob', Buffer.from(file.text, 'utf8'), hexLength).id;
+    if (id !== file.oid) return false;
+    blobIds.set(path, id);
+  }
+  try {
+    return planTreeObjects(blobIds, hexLength, (object) => object.id) === named;
+  } catch {
+    return false;
+  }
 }
 
 /** How a plan commit's objects are stored: as loose objects, each checked, as `git hash-object -w` would. */
@@ -385,6 +422,9 @@ export type PlanTree = ReadonlyMap<string, { oid: string; text: string }>;
 /**
  * A cache of plan commits' trees (a commit id names its tree for ever, so an entry never goes stale).
  * Saves the two processes that read a plan when the remote has not moved since this clone last saw it.
+ * Its file can be edited by anyone who can write the git directory: a tree is answered for a commit only
+ * when planTreeMatchesCommit proves it is that commit's, and texts stand in for blobs only when they hash
+ * to the blob's id.
  */
 export interface PlanTreeCache {
   get(commit: string): PlanTree | undefined;
@@ -393,7 +433,8 @@ export interface PlanTreeCache {
    * did not change, each checked against the blob id git lists (so a stale or altered entry is never used).
    */
   latest?(): PlanTree | undefined;
-  put(commit: string, tree: PlanTree): void;
+  /** `commitText`: the commit object's text, which lets `get` prove the tree is the commit's (without it, only `latest` uses the tree). */
+  put(commit: string, tree: PlanTree, commitText?: string): void;
 }
 
 /** `git fetch` of `remote`'s plan ref into this clone's copy of it. */
@@ -497,10 +538,10 @@ export function gitPlanRefStore(
         tip = answerFetch(await started.run);
         // A commit the cache does not hold is read now, through that one cat-file.
         if (tip !== null && options.cache?.get(tip) === undefined) {
-          const tree = await readTreeWith(tip, knownTrees(), batch ?? startObjectBatch(root));
+          const { tree, commitText } = await readTreeWith(tip, knownTrees(), batch ?? startObjectBatch(root));
           batch = undefined;
           readAhead.set(tip, tree);
-          options.cache?.put(tip, tree);
+          options.cache?.put(tip, tree, commitText);
         }
       } finally {
         batch?.close();
@@ -533,13 +574,13 @@ export function gitPlanRefStore(
         if (old !== undefined && old.text === text) reused.set(path, old.oid);
       }
       const hexLength = parent?.length ?? [...known.values()][0]?.oid.length ?? objectIdLength(root);
-      const { commit, blobs, pack } = planObjects({ files, reused, parent, message, hexLength });
+      const { commit, commitText, blobs, pack } = planObjects({ files, reused, parent, message, hexLength });
       const storer = preparedStorer;
       preparedStorer = undefined;
       await storePlanObjects(root, pack, storer);
       const written = new Map([...files].map(([path, text]) => [path, { oid: reused.get(path) ?? (blobs.get(path) as string), text }]));
       remember(written);
-      options.cache?.put(commit, written);
+      options.cache?.put(commit, written, commitText);
       return commit;
     },
     push(commit, expected) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
@@ -193,6 +194,30 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
       claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload('claude-write', { cwd: c.root, target: join(c.root, target) }), env: cleanEnv() }).stdout);
     assert.equal(hook('src/b/other.ts').decision, 'deny', 'the new plan is enforced');
     assert.equal(hook('src/b/z.ts').decision, 'allow');
+  });
+
+  it('a plan-tree cache edited in the git directory cannot change the plan a sync brings in', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    // Whoever can write .git edits the cached copy of the very commit the remote still points at: the
+    // published manifest switched off, with the blob id its new text really has.
+    const cachePath = join(c.root, '.git/wave-scope/plan-cache.json');
+    const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { files: Record<string, { oid: string; text: string }> };
+    const manifestKey = `clones/${readCloneId(a)}/waves/3/wave-scope.json`;
+    const published = cache.files[manifestKey];
+    assert.ok(published !== undefined, Object.keys(cache.files).join('\n'));
+    const off = `${JSON.stringify({ ...JSON.parse(published.text), enforcement: 'off' }, null, 2)}\n`;
+    cache.files[manifestKey] = { oid: createHash('sha1').update(`blob ${Buffer.byteLength(off)}\0`).update(off).digest('hex'), text: off };
+    writeFileSync(cachePath, JSON.stringify(cache));
+    rmSync(join(c.root, '.claude'), { recursive: true });
+
+    const synced = cli(c, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.equal(JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8')).enforcement, 'strict', 'the plan as git holds it');
+    const hook = claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload('claude-write', { cwd: c.root, target: join(c.root, 'docs/readme.md') }), env: cleanEnv() }).stdout);
+    assert.equal(hook.decision, 'deny');
   });
 
   it('sync refuses, with the reason, when the state dir holds a plan that was never published; publishing it first makes it safe', () => {

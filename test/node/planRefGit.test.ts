@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 // The module object itself (not a namespace copy), so the spy below sees the calls planRefGit.ts makes.
 import childProcess from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
@@ -201,6 +202,52 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.ok(cache.get(commit) !== undefined, 'read once');
     assert.equal(planTreeCache(repository.gitDir).get(commit), undefined, 'a malformed cache is a miss');
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
+  });
+
+  it('an edited cache is never taken for the very commit it names: the tree is used only when hashing proves it is the commit\'s', async () => {
+    const a = remote.clone('a');
+    const repository = locateSyncRepository(a.root);
+    assert.ok(repository);
+    const commit = await planStoreOf(repository, 'origin').writeCommit(files, null, 'cached');
+    const cachePath = join(repository.gitDir, 'wave-scope', 'plan-cache.json');
+    const written = readFileSync(cachePath, 'utf8');
+    const alice = 'clones/c-x/waves/1/filescopes/wave-1/alice.json';
+    /** The git processes `read` starts. */
+    const gitRuns = (read: () => void): string[] => {
+      const asked: string[] = [];
+      const real = childProcess.spawnSync;
+      const mutable = childProcess as unknown as { spawnSync: unknown };
+      mutable.spawnSync = (command: string, args: readonly string[], options: unknown) => {
+        asked.push(args[0] as string);
+        return (real as (...all: unknown[]) => unknown)(command, args, options);
+      };
+      try {
+        read();
+      } finally {
+        mutable.spawnSync = real;
+      }
+      return asked;
+    };
+    let read: ReadonlyMap<string, string> | undefined;
+    assert.deepEqual(gitRuns(() => (read = planStoreOf(repository, 'origin').readFiles(commit))), [], 'a cache that is what it says: no git at all');
+    assert.deepEqual(read, files);
+
+    // A wider scope for alice, with the blob id its text really has (so each text passes on its own).
+    const wider = '["**"]\n';
+    const widerBlob = createHash('sha1').update(`blob ${Buffer.byteLength(wider)}\0`).update(wider).digest('hex');
+    const cache = JSON.parse(written) as { commit: string; commitText: string; files: Record<string, { oid: string; text: string }> };
+    const edits: Array<[string, typeof cache]> = [
+      ['a text changed, with its own blob id', { ...cache, files: { ...cache.files, [alice]: { oid: widerBlob, text: wider } } }],
+      ['a file added', { ...cache, files: { ...cache.files, 'clones/c-x/waves/1/filescopes/wave-1/mallory.json': { oid: widerBlob, text: wider } } }],
+      ['a file removed', { ...cache, files: Object.fromEntries(Object.entries(cache.files).filter(([path]) => path !== alice)) }],
+      ['the commit\'s text changed to name another tree', { ...cache, commitText: cache.commitText.replace(/^tree [0-9a-f]+/, `tree ${'1'.repeat(40)}`) }],
+      ['no commit text', { ...cache, commitText: undefined as unknown as string }],
+    ];
+    for (const [edit, edited] of edits) {
+      writeFileSync(cachePath, JSON.stringify(edited));
+      assert.equal(planTreeCache(repository.gitDir).get(commit), undefined, edit);
+      assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files, `${edit}: what git holds is read`);
+    }
   });
 
   it('reading a commit the cache does not hold asks git only for the blobs whose text it cannot vouch for', async () => {
