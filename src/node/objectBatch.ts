@@ -145,13 +145,24 @@ export async function readCommitTree(batch: ObjectBatch, commit: string): Promis
   return (await readCommitWithTree(batch, commit)).entries;
 }
 
-/** readCommitTree, with the commit object's own text (read in the same request as the top tree). */
-export async function readCommitWithTree(batch: ObjectBatch, commit: string): Promise<{ commitText: string; entries: TreeEntry[] }> {
+/** At most this many directories are asked for ahead (likelyDirectories); the rest are read level by level. */
+const MAX_LIKELY_DIRECTORIES = 64;
+
+/**
+ * readCommitTree, with the commit object's own text, read in the same request as the top tree. The trees at
+ * `likelyDirectories` (paths a recent plan had, so most are there again) are asked for in that request
+ * too, by path (`<commit>:<path>`): each answer is kept by its object id, and used only where the tree
+ * being walked names that id, so what is listed is the commit's whatever the hints say; the directories
+ * they miss are read level by level as without them. A plan of the same shape is then listed in one round.
+ */
+export async function readCommitWithTree(batch: ObjectBatch, commit: string, likelyDirectories: readonly string[] = []): Promise<{ commitText: string; entries: TreeEntry[] }> {
   const hexLength = commit.length;
-  const [object, top] = await batch.read([commit, `${commit}^{tree}`]);
+  const hints = likelyDirectories.filter((path) => path !== '' && !path.includes('\n')).slice(0, MAX_LIKELY_DIRECTORIES);
+  const [object, top, ...hinted] = await batch.read([commit, `${commit}^{tree}`, ...hints.map((path) => `${commit}:${path}`)]);
   if (object === null || object === undefined || object.type !== 'commit') throw new PlanRefError('read', `${commit} is not a commit git can read`);
   if (top === null || top === undefined || top.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} has no tree git can read`);
   const trees = new Map<string, Array<{ mode: string; name: string; oid: string }>>([[top.oid, parseTree(top.content, hexLength, top.oid)]]);
+  for (const answer of hinted) if (answer !== null && answer !== undefined && answer.type === 'tree') trees.set(answer.oid, parseTree(answer.content, hexLength, answer.oid));
   // Level by level: every directory of the level not yet read, in one request.
   const unread = (level: readonly string[]) => [
     ...new Set(level.flatMap((oid) => (trees.get(oid) ?? []).filter((entry) => isDirectoryMode(entry.mode) && !trees.has(entry.oid)).map((entry) => entry.oid))),

@@ -241,9 +241,14 @@ export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | '
  * readTree without blocking and without a second process: the listing and the blobs not already known both
  * through `batch` (one `git cat-file --batch`), which this closes.
  */
-async function readTreeWith(commit: string, known: Iterable<TreeFile>, batch: ObjectBatch): Promise<{ tree: Map<string, TreeFile>; commitText: string }> {
+async function readTreeWith(
+  commit: string,
+  known: Iterable<TreeFile>,
+  batch: ObjectBatch,
+  likelyDirectories: readonly string[] = [],
+): Promise<{ tree: Map<string, TreeFile>; commitText: string }> {
   try {
-    const { entries, commitText } = await readCommitWithTree(batch, commit);
+    const { entries, commitText } = await readCommitWithTree(batch, commit, likelyDirectories);
     const { contents, wanted } = knownTexts(entries, known);
     const answers = await batch.read(wanted);
     wanted.forEach((oid, index) => {
@@ -505,6 +510,14 @@ export function gitPlanRefStore(
   const readAhead = new Map<string, PlanTree>();
   let preparedStorer: WaitingGit | undefined;
   const knownTrees = () => [...known.values(), ...(options.cache?.latest?.()?.values() ?? [])];
+  // The directories of the plan last read or written: a new plan commit mostly has them again.
+  const knownDirectories = () => {
+    const directories = new Set<string>();
+    for (const path of [...known.keys(), ...(options.cache?.latest?.()?.keys() ?? [])]) {
+      for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) directories.add(path.slice(0, slash));
+    }
+    return [...directories];
+  };
 
   /** What fetch() answers, its first attempt already made when `first` is given. */
   const answerFetch = (first: GitRun | undefined): string | null => {
@@ -533,12 +546,16 @@ export function gitPlanRefStore(
     async fetchStarted(started) {
       // While the fetch still runs, the cat-file that may read what it brings starts beside it.
       let batch = started.finished() ? undefined : startObjectBatch(root);
+      // What the plan last read or written offers is gathered while the fetch runs: the texts that may
+      // stand in for blobs, the directories likely there again.
+      const knownFiles = knownTrees();
+      const likelyDirectories = knownDirectories();
       let tip: string | null;
       try {
         tip = answerFetch(await started.run);
         // A commit the cache does not hold is read now, through that one cat-file.
         if (tip !== null && options.cache?.get(tip) === undefined) {
-          const { tree, commitText } = await readTreeWith(tip, knownTrees(), batch ?? startObjectBatch(root));
+          const { tree, commitText } = await readTreeWith(tip, knownFiles, batch ?? startObjectBatch(root), likelyDirectories);
           batch = undefined;
           readAhead.set(tip, tree);
           options.cache?.put(tip, tree, commitText);

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCommitTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { readCommitTree, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
 
@@ -81,6 +81,33 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
       }
     });
   }
+
+  it('lists a commit of a known shape in one round from the directories asked for ahead, and exactly the commit\'s whatever they say', async () => {
+    const root = repository('hinted');
+    const plain = commitTree(root, Object.fromEntries(Object.entries(awkward).filter(([path]) => !path.includes('\n'))));
+    const commit = commitTree(root, awkward);
+    const directories = ['a b', 'ünï', 'dir', 'dir-x', 'deep', 'deep/1', 'deep/1/2', 'deep/1/2/3', 'deep/1/2/3/4', 'deep/1/2/3/4/5', 'deep/1/2/3/4/5/6'];
+    const batch = startObjectBatch(root);
+    const rounds: string[][] = [];
+    const counting = { read: (names: readonly string[]) => (rounds.push([...names]), batch.read(names)), close: () => batch.close() };
+    try {
+      assert.deepEqual((await readCommitWithTree(counting, plain, directories)).entries, lsTree(root, plain));
+      assert.equal(rounds.length, 1, rounds.map((round) => round.join(' | ')).join('\n'));
+      rounds.length = 0;
+      const hinted = await readCommitWithTree(counting, commit, directories);
+      assert.deepEqual(hinted.entries, lsTree(root, commit));
+      // "line\nbreak" cannot be asked for by path (the batch is read by lines): it is read by id, in a round of its own.
+      assert.equal(rounds.length, 2, rounds.map((round) => round.join(' | ')).join('\n'));
+      assert.equal(hinted.commitText, gitIn(root, 'cat-file', 'commit', commit));
+      rounds.length = 0;
+      // Hints that are wrong (a file, a path that is not there, a newline, the root, another tree's names) change nothing.
+      const wrong = ['dir.json', 'nowhere', 'line\nbreak', '', 'dir/dir.json', 'deep/1/2/3/4/5/6/leaf.json', 'a b/c d.json'];
+      assert.deepEqual((await readCommitWithTree(counting, commit, wrong)).entries, lsTree(root, commit));
+      assert.deepEqual((await readCommitWithTree(counting, commit)).entries, lsTree(root, commit));
+    } finally {
+      batch.close();
+    }
+  });
 
   it('answers a missing object with null, beside the ones it has, in one round', async () => {
     const root = repository('missing');
