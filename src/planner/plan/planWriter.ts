@@ -157,7 +157,7 @@ let lastGrants: { records: DeclaredRecord[]; role: string; allowedPaths: string[
 
 /** The union of `records`, with the test siblings of `role`: what a manifest over them grants. Throws when the union cannot be computed. */
 function grantsOf(records: readonly DeclaredRecord[], role: string): string[] {
-  if (lastGrants !== undefined && lastGrants.role === role && sameRecords(lastGrants.records, records)) return [...lastGrants.allowedPaths];
+  if (lastGrants !== undefined && lastGrants.role === role && identicalRecords(lastGrants.records, records)) return [...lastGrants.allowedPaths];
   const allowedPaths = expandTestSiblings(union(records), { role });
   lastGrants = { records: records.map((record) => ({ id: record.id, files: [...record.files] })), role, allowedPaths: [...allowedPaths] };
   return allowedPaths;
@@ -174,7 +174,8 @@ export function manifestSkeletonText(settings: ManifestSettings, previous: WaveM
   return formatManifest(manifestWith(settings, []));
 }
 
-function sameRecords(a: readonly DeclaredRecord[], b: readonly DeclaredRecord[]): boolean {
+/** The same agents in the same order, each with the same entries in the same order (the proof and the grants depend on nothing else). */
+function identicalRecords(a: readonly DeclaredRecord[], b: readonly DeclaredRecord[]): boolean {
   return a.length === b.length && a.every((record, i) => {
     const other = b[i] as DeclaredRecord;
     return record.id === other.id && record.files.length === other.files.length && record.files.every((entry, j) => entry === other.files[j]);
@@ -288,7 +289,7 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   }
   // The proof is a function of the records (and the known files): records read back exactly as validated
   // have the proof already made on them; any other is proven again.
-  const report = sameRecords(declaration.records, records) ? precheck : findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  const report = identicalRecords(declaration.records, records) ? precheck : findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
   if (!report.ok) {
     const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
