@@ -191,7 +191,7 @@ async function syncDecoded(
   }
   const confinement = writeConfinement(repository.root, stateDir);
   const fs = nodeDeclarationFs(confinement);
-  const found = readStateDir(stateDir, ownIds, view, { ignoreCase: repository.ignoreCase });
+  const found = readStateDir(stateDir, incoming.wave, ownIds, view, { ignoreCase: repository.ignoreCase });
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   const digests = incomingDigests(incoming);

@@ -99,9 +99,10 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 /**
- * A state directory as the checks before a sync read it: its manifest, and the declaration of each wave
- * asked for, each file read once (readOnceView) and each parsed once, however many checks ask: every
- * check decides on one reading of the files.
+ * A state directory as the checks before a sync of one wave read it: its manifest, the declaration of the
+ * wave its manifest names and of the wave coming in (both read at once, so that everything the checks look
+ * at is read before the sync prepares any file), and of any other wave asked for later; each file read
+ * once (readOnceView) and each parsed once, however many checks ask: every check decides on one reading.
  */
 export interface StateDirReading {
   readonly stateDir: string;
@@ -114,7 +115,13 @@ export interface StateDirReading {
   declaration(wave: number): WaveDeclaration;
 }
 
-export function readStateDir(stateDir: string, ownIds: ReadonlySet<string>, files: DeclarationFs, options: { ignoreCase?: boolean } = {}): StateDirReading {
+export function readStateDir(
+  stateDir: string,
+  incomingWave: number,
+  ownIds: ReadonlySet<string>,
+  files: DeclarationFs,
+  options: { ignoreCase?: boolean } = {},
+): StateDirReading {
   const fs = readOnceView(files);
   const current = inspectStateDir(stateDir, ownIds, fs);
   let manifestJson: unknown;
@@ -126,20 +133,17 @@ export function readStateDir(stateDir: string, ownIds: ReadonlySet<string>, file
     }
   }
   const declarations = new Map<number, WaveDeclaration>();
-  return {
-    stateDir,
-    ignoreCase: options.ignoreCase,
-    current,
-    manifestJson,
-    declaration(wave) {
-      let declaration = declarations.get(wave);
-      if (declaration === undefined) {
-        declaration = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
-        declarations.set(wave, declaration);
-      }
-      return declaration;
-    },
+  const declaration = (wave: number) => {
+    let read = declarations.get(wave);
+    if (read === undefined) {
+      read = readWaveDeclaration(stateDir, wave, fs, { ignoreCase: options.ignoreCase });
+      declarations.set(wave, read);
+    }
+    return read;
   };
+  if (current.manifest !== undefined) declaration(current.manifest.wave);
+  declaration(incomingWave);
+  return { stateDir, ignoreCase: options.ignoreCase, current, manifestJson, declaration };
 }
 
 /**

@@ -101,7 +101,7 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
   const localPlan = (wave: number, records: Array<{ id: string; files: string[] }>, session = 'local') =>
     writeWavePlan({ repoRoot: root, stateDir, wave, role: 'implementation', records, ownIds: new Set([session]) }, fs());
   const risk = (wave: SyncableWave, state: LocalSyncState = emptyLocalSyncState(), ownIds = new Set<string>(['local'])) =>
-    findLocalPlanRisk({ repoRoot: root, found: readStateDir(stateDir, ownIds, fs()), incoming: incomingDigests(wave), state });
+    findLocalPlanRisk({ repoRoot: root, found: readStateDir(stateDir, wave.wave, ownIds, fs()), incoming: incomingDigests(wave), state });
   const known = (source: KnownPlan['source'], wave: number, records: Array<{ id: string; files: string[] }>): KnownPlan => ({
     source,
     stateDir: '.claude',
@@ -161,7 +161,7 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
 
   it('an interrupted sync may be finished: what it found and what it left may be replaced, a plan written since may not', () => {
     localPlan(2, [{ id: 'mine', files: ['m/'] }]);
-    const found = currentDigests(readStateDir(stateDir, new Set(), fs()), 3);
+    const found = currentDigests(readStateDir(stateDir, 3, new Set(), fs()), 3);
     const marker = (previous: { previousDigest: string | null; previousDeclarationDigest: string | null }) => ({
       ...emptyLocalSyncState(),
       inProgress: { stateDir: '.claude', wave: 3, clone: 'c-alpha', planDigest: 'x', ...previous, at: 'now' },
@@ -171,7 +171,7 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     assert.equal(risk(incoming(), marker(none))?.reason, 'unpublished-plan', 'a plan written after the crash stays protected');
     // The skeleton the chain writes first: the incoming wave, unbound, granting nothing.
     writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'alice', files: ['src/a/'] }], ownIds: new Set() }, fs());
-    const before = currentDigests(readStateDir(stateDir, new Set(), fs()), 3);
+    const before = currentDigests(readStateDir(stateDir, 3, new Set(), fs()), 3);
     const manifestFile = join(stateDir, 'wave-scope.json');
     writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, 'utf8')), allowedPaths: [] }));
     assert.equal(risk(incoming([{ id: 'alice', files: ['src/a/', 'src/z/'] }]), marker({ previousDigest: null, previousDeclarationDigest: before.previousDeclarationDigest })), undefined);
@@ -212,11 +212,13 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     const real = fs();
     const reads: string[] = [];
     const counting = { ...real, readText: (path: string) => (reads.push(path), real.readText(path)) };
-    const found = readStateDir(stateDir, new Set(), counting);
+    const found = readStateDir(stateDir, 3, new Set(), counting);
+    const readAtOnce = [...reads];
     assert.equal(isAlreadySynced(found, incomingDigests(incoming())), true);
     assert.equal(findLocalPlanRisk({ repoRoot: root, found, incoming: incomingDigests(incoming()), state: emptyLocalSyncState() }), undefined);
     assert.deepEqual(currentDigests(found, 3), { previousDigest: incomingDigests(incoming()).planDigest, previousDeclarationDigest: incomingDigests(incoming()).declarationDigest });
     assert.equal(isAlreadySynced(found, incomingDigests(incoming([{ id: 'alice', files: ['src/a/', 'src/b/'] }]))), false, 'another plan is not there');
+    assert.deepEqual(reads, readAtOnce, 'everything the checks look at was read when the reading was made');
     const repeated = reads.filter((path, index) => reads.indexOf(path) !== index);
     assert.deepEqual(repeated, [], `read more than once:\n${repeated.join('\n')}`);
     assert.ok(reads.includes(join(stateDir, 'wave-scope.json')) && reads.includes(join(stateDir, 'filescopes', 'wave-3.scopes.json')));
