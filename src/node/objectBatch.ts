@@ -2,7 +2,8 @@
 // it: what `git ls-tree -r` would print, without a second process. git reads every object (loose or packed,
 // deltas, alternates); this file reads only cat-file's framing of its answers and the format of a tree
 // object's body as git writes it (entries of `<octal mode> <name>\0<binary object id>`, in git's order).
-// A tree is read one level per round, every directory of the level in one request.
+// A tree is read one level per round, every directory of the level in one request, and the directories a
+// recent plan had in the first round, by path.
 import { spawn } from 'node:child_process';
 import { PlanRefError } from '../planner/sync/publish';
 
@@ -137,19 +138,13 @@ function parseTree(content: Buffer, hexLength: number, where: string): Array<{ m
   return entries;
 }
 
-/**
- * Every blob and submodule link of `commit`'s tree with its full path, in the order `git ls-tree -r` lists
- * them (each tree's entries in git's order, a directory's contents where the directory stands).
- */
-export async function readCommitTree(batch: ObjectBatch, commit: string): Promise<TreeEntry[]> {
-  return (await readCommitWithTree(batch, commit)).entries;
-}
-
 /** At most this many directories are asked for ahead (likelyDirectories); the rest are read level by level. */
 const MAX_LIKELY_DIRECTORIES = 64;
 
 /**
- * readCommitTree, with the commit object's own text, read in the same request as the top tree. The trees at
+ * Every blob and submodule link of `commit`'s tree with its full path, in the order `git ls-tree -r` lists
+ * them (each tree's entries in git's order, a directory's contents where the directory stands), and the
+ * commit object's own text, read in the same request as the top tree. The trees at
  * `likelyDirectories` (paths a recent plan had, so most are there again) are asked for in that request
  * too, by path (`<commit>:<path>`): each answer is kept by its object id, and used only where the tree
  * being walked names that id, so what is listed is the commit's whatever the hints say; the directories

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCommitTree, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
 
@@ -69,7 +69,7 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
       const commit = commitTree(root, awkward, { 'vendor/lib': linked });
       const batch = startObjectBatch(root);
       try {
-        const listed = await readCommitTree(batch, commit);
+        const { entries: listed } = await readCommitWithTree(batch, commit);
         assert.deepEqual(listed, lsTree(root, commit));
         assert.equal(listed.find((entry) => entry.path === 'vendor/lib')?.blob, false);
         // The same process goes on answering: the blobs, in the order asked.
@@ -119,7 +119,7 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
       assert.equal(answers[0]?.type, 'blob');
       assert.equal(answers[1], null);
       assert.equal(answers[2]?.type, 'tree');
-      await assert.rejects(readCommitTree(batch, '0'.repeat(40)), (error: unknown) => error instanceof PlanRefError && error.reason === 'read');
+      await assert.rejects(readCommitWithTree(batch, '0'.repeat(40)), (error: unknown) => error instanceof PlanRefError && error.reason === 'read');
     } finally {
       batch.close();
     }
