@@ -129,8 +129,8 @@ export function planTreeCache(gitDir: string): PlanTreeCache {
     get(commit) {
       const held = current();
       const { entry } = held;
-      if (entry === undefined || entry.commit !== commit || entry.commitText === undefined) return undefined;
-      held.proven ??= planTreeMatchesCommit(commit, entry.commitText, entry.tree);
+      if (entry === undefined || entry.commit !== commit) return undefined;
+      held.proven ??= entry.commitText !== undefined && planTreeMatchesCommit(commit, entry.commitText, entry.tree);
       return held.proven ? entry.tree : undefined;
     },
     latest: () => current().entry?.tree,

@@ -248,6 +248,11 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
       assert.equal(planTreeCache(repository.gitDir).get(commit), undefined, edit);
       assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files, `${edit}: what git holds is read`);
     }
+    // What a command read from git itself it keeps for its own later reads, without asking git again.
+    const commandCache = planTreeCache(repository.gitDir);
+    assert.deepEqual(gitPlanRefStore(a.root, 'origin', { cache: commandCache }).readFiles(commit), files);
+    assert.deepEqual(gitRuns(() => (read = gitPlanRefStore(a.root, 'origin', { cache: commandCache }).readFiles(commit))), []);
+    assert.deepEqual(read, files);
   });
 
   it('reading a commit the cache does not hold asks git only for the blobs whose text it cannot vouch for', async () => {
