@@ -12,6 +12,23 @@ import { PlanRefError } from '../../src/planner/sync/publish';
 import { createSharedRemote, gitIn } from './gitRemotes';
 import type { SharedRemote } from './gitRemotes';
 
+/** The git processes started through spawnSync while `run` runs: each one's arguments and standard input. */
+async function gitRunsDuring(run: () => unknown): Promise<Array<{ args: readonly string[]; input: string }>> {
+  const runs: Array<{ args: readonly string[]; input: string }> = [];
+  const real = childProcess.spawnSync;
+  const mutable = childProcess as unknown as { spawnSync: unknown };
+  mutable.spawnSync = (command: string, args: readonly string[], options: { input?: unknown } | undefined) => {
+    runs.push({ args, input: options?.input === undefined ? '' : String(options.input) });
+    return (real as (...all: unknown[]) => unknown)(command, args, options);
+  };
+  try {
+    await run();
+  } finally {
+    mutable.spawnSync = real;
+  }
+  return runs;
+}
+
 describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   let remote: SharedRemote;
   beforeEach(() => {
@@ -46,19 +63,10 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(readTrackingRef(b.root, 'origin'), commit);
     b.git('remote', 'set-url', 'origin', join(remote.dir, 'nowhere.git'));
     // The failed fetch is not made a second time: only the question that tells "no plan" from "unreachable" follows.
-    const asked: string[] = [];
-    const real = childProcess.spawnSync;
-    const mutable = childProcess as unknown as { spawnSync: unknown };
-    mutable.spawnSync = (command: string, args: readonly string[], options: unknown) => {
-      asked.push(args[0] as string);
-      return (real as (...all: unknown[]) => unknown)(command, args, options);
-    };
-    try {
-      await assert.rejects(fromSubdirectory(b), (error: unknown) => error instanceof PlanRefError && error.reason === 'fetch' && /nowhere\.git/.test(error.message));
-    } finally {
-      mutable.spawnSync = real;
-    }
-    assert.deepEqual(asked, ['ls-remote']);
+    const runs = await gitRunsDuring(() =>
+      assert.rejects(fromSubdirectory(b), (error: unknown) => error instanceof PlanRefError && error.reason === 'fetch' && /nowhere\.git/.test(error.message)),
+    );
+    assert.deepEqual(runs.map((run) => run.args[0]), ['ls-remote']);
   });
 
   it('a fetched commit the cache does not hold is read by fetchStarted itself, through one cat-file started beside the fetch, and readFiles then starts no git', async () => {
@@ -213,23 +221,9 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const written = readFileSync(cachePath, 'utf8');
     const alice = 'clones/c-x/waves/1/filescopes/wave-1/alice.json';
     /** The git processes `read` starts. */
-    const gitRuns = (read: () => void): string[] => {
-      const asked: string[] = [];
-      const real = childProcess.spawnSync;
-      const mutable = childProcess as unknown as { spawnSync: unknown };
-      mutable.spawnSync = (command: string, args: readonly string[], options: unknown) => {
-        asked.push(args[0] as string);
-        return (real as (...all: unknown[]) => unknown)(command, args, options);
-      };
-      try {
-        read();
-      } finally {
-        mutable.spawnSync = real;
-      }
-      return asked;
-    };
+    const gitRuns = async (read: () => void): Promise<unknown[]> => (await gitRunsDuring(read)).map((run) => run.args[0]);
     let read: ReadonlyMap<string, string> | undefined;
-    assert.deepEqual(gitRuns(() => (read = planStoreOf(repository, 'origin').readFiles(commit))), [], 'a cache that is what it says: no git at all');
+    assert.deepEqual(await gitRuns(() => (read = planStoreOf(repository, 'origin').readFiles(commit))), [], 'a cache that is what it says: no git at all');
     assert.deepEqual(read, files);
 
     // A wider scope for alice, with the blob id its text really has (so each text passes on its own).
@@ -251,7 +245,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     // What a command read from git itself it keeps for its own later reads, without asking git again.
     const commandCache = planTreeCache(repository.gitDir);
     assert.deepEqual(gitPlanRefStore(a.root, 'origin', { cache: commandCache }).readFiles(commit), files);
-    assert.deepEqual(gitRuns(() => (read = gitPlanRefStore(a.root, 'origin', { cache: commandCache }).readFiles(commit))), []);
+    assert.deepEqual(await gitRuns(() => (read = gitPlanRefStore(a.root, 'origin', { cache: commandCache }).readFiles(commit))), []);
     assert.deepEqual(read, files);
   });
 
@@ -265,27 +259,14 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const second = await gitPlanRefStore(a.root, 'origin').writeCommit(changed, first, 'second');
     const sameTree = a.git('commit-tree', `${second}^{tree}`, '-p', second, '-m', 'same tree').trim();
     /** The blob ids each cat-file of `read` was asked for. */
-    const catFileRequests = (read: () => void): string[][] => {
-      const requests: string[][] = [];
-      const real = childProcess.spawnSync;
-      const mutable = childProcess as unknown as { spawnSync: unknown };
-      mutable.spawnSync = (command: string, args: readonly string[], options: { input?: string }) => {
-        if (args[0] === 'cat-file') requests.push(String(options.input).split('\n').filter((line) => line !== ''));
-        return (real as (...all: unknown[]) => unknown)(command, args, options);
-      };
-      try {
-        read();
-      } finally {
-        mutable.spawnSync = real;
-      }
-      return requests;
-    };
+    const catFileRequests = async (read: () => void): Promise<string[][]> =>
+      (await gitRunsDuring(read)).filter((run) => run.args[0] === 'cat-file').map((run) => run.input.split('\n').filter((line) => line !== ''));
     const blobOf = (commit: string, path: string) => a.git('rev-parse', `${commit}:${path}`).trim();
 
     let read: ReadonlyMap<string, string> | undefined;
-    assert.deepEqual(catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(second))), [[blobOf(second, 'claims.json')]], 'only the changed file is read');
+    assert.deepEqual(await catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(second))), [[blobOf(second, 'claims.json')]], 'only the changed file is read');
     assert.deepEqual(read, changed);
-    assert.deepEqual(catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(sameTree))), [], 'a commit of the same tree reads no blob');
+    assert.deepEqual(await catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(sameTree))), [], 'a commit of the same tree reads no blob');
     assert.deepEqual(read, changed);
 
     // A cached text that is not what its blob id says (an edited or damaged cache) is never used.
@@ -293,7 +274,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { commit: string; files: Record<string, { oid: string; text: string }> };
     const alice = 'clones/c-x/waves/1/filescopes/wave-1/alice.json';
     writeFileSync(cachePath, JSON.stringify({ ...cache, commit: first, files: { ...cache.files, [alice]: { oid: cache.files[alice]?.oid, text: '["**"]\n' } } }));
-    assert.deepEqual(catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(second))), [[blobOf(second, alice)]]);
+    assert.deepEqual(await catFileRequests(() => (read = planStoreOf(repository, 'origin').readFiles(second))), [[blobOf(second, alice)]]);
     assert.equal(read?.get(alice), '["src/"]\n');
   });
 

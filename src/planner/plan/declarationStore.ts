@@ -246,40 +246,37 @@ export function readAgentScope(stateDir: string, wave: number, agentId: string, 
  * writer cannot go through it and then read back its own stale answers.
  */
 export function readOnceView(fs: DeclarationFs): DeclarationFs {
-  const texts = new Map<string, { text: string | undefined } | { error: unknown }>();
-  const listings = new Map<string, { names: string[] | undefined } | { error: unknown }>();
+  const texts = remembered<string | undefined>();
+  const listings = remembered<string[] | undefined>();
   const readOnly = (): never => {
     throw new Error('a read-once view cannot write: write through the file system it views');
   };
   return {
-    readText(path) {
-      let read = texts.get(path);
-      if (read === undefined) {
-        try {
-          read = { text: fs.readText(path) };
-        } catch (error) {
-          read = { error };
-        }
-        texts.set(path, read);
-      }
-      if ('error' in read) throw read.error;
-      return read.text;
-    },
-    listDir(path) {
-      let listed = listings.get(path);
-      if (listed === undefined) {
-        try {
-          listed = { names: fs.listDir(path) };
-        } catch (error) {
-          listed = { error };
-        }
-        listings.set(path, listed);
-      }
-      if ('error' in listed) throw listed.error;
-      return listed.names === undefined ? undefined : [...listed.names];
+    readText: (path) => texts(path, () => fs.readText(path)),
+    listDir: (path) => {
+      const names = listings(path, () => fs.listDir(path));
+      return names === undefined ? undefined : [...names];
     },
     writeAtomic: readOnly,
     remove: readOnly,
+  };
+}
+
+/** A function that answers each key with the first answer `ask` gave for it: the value, or the failure again. */
+function remembered<T>(): (key: string, ask: () => T) => T {
+  const answers = new Map<string, { value: T } | { error: unknown }>();
+  return (key, ask) => {
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      try {
+        answer = { value: ask() };
+      } catch (error) {
+        answer = { error };
+      }
+      answers.set(key, answer);
+    }
+    if ('error' in answer) throw answer.error;
+    return answer.value;
   };
 }
 

@@ -24,6 +24,17 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
 
   const manifestFile = () => join(stateDir, 'wave-scope.json');
   const readManifest = () => JSON.parse(readFileSync(manifestFile(), 'utf8'));
+  /** The state directory's file system, with `meddle` run just after the chain writes the aggregate (a concurrent writer). */
+  const afterAggregate = (meddle: (real: DeclarationFs, path: string, text: string) => void): DeclarationFs => {
+    const real = nodeDeclarationFs(stateDir);
+    return {
+      ...real,
+      writeAtomic(path, text) {
+        real.writeAtomic(path, text);
+        if (path === waveSidecarPath(stateDir, 1)) meddle(real, path, text);
+      },
+    };
+  };
   const plan = (overrides: Partial<WavePlanRequest> = {}, fs: DeclarationFs = nodeDeclarationFs(stateDir)) =>
     writeWavePlan(
       {
@@ -207,53 +218,35 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
   });
 
   it('stops at assert-disjoint when the aggregate on disk is not what was proven (a concurrent writer)', () => {
-    const real = nodeDeclarationFs(stateDir);
-    const meddling: DeclarationFs = {
-      ...real,
-      writeAtomic(path, text) {
-        real.writeAtomic(path, text);
-        if (path === waveSidecarPath(stateDir, 1)) {
-          real.writeAtomic(agentScopePath(stateDir, 1, 'mallory'), '["src/ui/button.ts"]\n');
-          real.writeAtomic(path, JSON.stringify([...JSON.parse(text), { id: 'mallory', files: ['src/ui/button.ts'] }]));
-        }
-      },
-    };
-    const result = plan({}, meddling);
+    const result = plan(
+      {},
+      afterAggregate((real, path, text) => {
+        real.writeAtomic(agentScopePath(stateDir, 1, 'mallory'), '["src/ui/button.ts"]\n');
+        real.writeAtomic(path, JSON.stringify([...JSON.parse(text), { id: 'mallory', files: ['src/ui/button.ts'] }]));
+      }),
+    );
     assert.equal(result.ok === false && result.step, 'assert-disjoint');
     assert.match(result.ok === false ? result.message : '', /aggregate on disk is not disjoint/);
     assert.equal(existsSync(manifestFile()), false);
   });
 
   it('proves again what it reads back when an entry differs, even with the same agents in the same order', () => {
-    const real = nodeDeclarationFs(stateDir);
-    const meddling: DeclarationFs = {
-      ...real,
-      writeAtomic(path, text) {
-        real.writeAtomic(path, text);
-        if (path === waveSidecarPath(stateDir, 1)) {
-          // alice now claims a file of bob's, in her own file and in the aggregate alike: a complete declaration.
-          real.writeAtomic(agentScopePath(stateDir, 1, 'alice'), '[\n  "src/ui/button.ts"\n]\n');
-          const records = JSON.parse(text) as Array<{ id: string; files: string[] }>;
-          real.writeAtomic(path, JSON.stringify(records.map((record) => (record.id === 'alice' ? { id: 'alice', files: ['src/ui/button.ts'] } : record))));
-        }
-      },
-    };
-    const result = plan({}, meddling);
+    const result = plan(
+      {},
+      afterAggregate((real, path, text) => {
+        // alice now claims a file of bob's, in her own file and in the aggregate alike: a complete declaration.
+        real.writeAtomic(agentScopePath(stateDir, 1, 'alice'), '[\n  "src/ui/button.ts"\n]\n');
+        const records = JSON.parse(text) as Array<{ id: string; files: string[] }>;
+        real.writeAtomic(path, JSON.stringify(records.map((record) => (record.id === 'alice' ? { id: 'alice', files: ['src/ui/button.ts'] } : record))));
+      }),
+    );
     assert.equal(result.ok === false && result.step, 'assert-disjoint', JSON.stringify(result));
     assert.match(result.ok === false ? result.errors.join('\n') : '', /"alice" and "bob" both claim "src\/ui\/button\.ts"/);
     assert.equal(existsSync(manifestFile()), false);
   });
 
   it('stops at materialize when the declaration on disk is not complete after writing it', () => {
-    const real = nodeDeclarationFs(stateDir);
-    const losing: DeclarationFs = {
-      ...real,
-      writeAtomic(path, text) {
-        real.writeAtomic(path, text);
-        if (path === waveSidecarPath(stateDir, 1)) rmSync(agentScopePath(stateDir, 1, 'bob'));
-      },
-    };
-    const result = plan({}, losing);
+    const result = plan({}, afterAggregate(() => rmSync(agentScopePath(stateDir, 1, 'bob'))));
     assert.equal(result.ok === false && result.step, 'materialize');
     assert.match(result.ok === false ? result.message : '', /^the declaration of wave 1 on disk is inconsistent: agent "bob" has no scope file in wave 1/);
     assert.equal(existsSync(manifestFile()), false);
