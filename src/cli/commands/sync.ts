@@ -205,9 +205,10 @@ async function syncDecoded(
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of
   // it (src/node/stagedWrites.ts): those the incoming plan changes are staged, and renamed into place in the
   // chain's own order; those it leaves as they are here are not rewritten. Staging only adds temporary
-  // files beside their targets (and the directories they need), which no reader takes for a plan and which
-  // are removed if the sync stops, and the checks decide on what they read before it: so it starts now, and
-  // its fsyncs run on libuv's pool while the checks are made and the marker written.
+  // files beside their targets (and the directories they need), which every reader ignores, which are
+  // removed when the sync stops short (a killed one leaves them), and which the checks never see: they
+  // decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool while the
+  // checks are made and the marker written.
   const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest));
   let staged: StagedDeclarationFs | undefined;
   let result;
