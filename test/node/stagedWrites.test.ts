@@ -36,6 +36,13 @@ function recordingFs(fs: DeclarationFs): { fs: DeclarationFs; writes: string[] }
   };
 }
 
+/** Wave 1 of another clone as a sync selects it, with `agents` as its records. */
+function published(agents: Array<{ id: string; files: string[] }>): SyncableWave {
+  const alpha = cloneNamed('c-alpha');
+  const wave = waveToPublish(alpha, 1, agents);
+  return { clone: alpha.id, wave: 1, dir: '', info: wave.info, manifest: wave.manifest, records: agents, problems: [], claim: claimOf(alpha, 1) };
+}
+
 describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () => {
   let root: string;
   let stateDir: string;
@@ -157,6 +164,35 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
     assert.equal(existsSync(join(stateDir, 'filescopes')), false);
     assert.deepEqual(staged.used, []);
   });
+
+  it('a wave amended in one agent and synced through the stage: replaces the changed agent, the aggregate and the manifest (its skeleton first), and leaves the others alone', async () => {
+    const agents = [
+      { id: 'alice', files: ['a/'] },
+      { id: 'bob', files: ['b/'] },
+      { id: 'carol', files: ['c/'] },
+    ];
+    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: published(agents) }, nodeDeclarationFs(root)).ok, true);
+    const agentFile = (id: string) => join(stateDir, 'filescopes', 'wave-1', `${id}.json`);
+    const inodes = new Map(['alice', 'bob', 'carol'].map((id) => [id, statSync(agentFile(id)).ino]));
+    const amended = published(agents.map((record) => (record.id === 'bob' ? { id: 'bob', files: ['b/', 'shared/b.ts'] } : record)));
+    const replacing = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
+
+    const { fs: inner, writes } = recordingFs(nodeDeclarationFs(root));
+    const staged = await stageWrites(inner, root, syncedWaveFiles(stateDir, amended, replacing));
+    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: amended }, staged);
+    staged.discard();
+
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.deepEqual(writes, [], 'every write was prepared ahead: the skeleton too');
+    assert.deepEqual(staged.skipped, [agentFile('alice'), agentFile('carol')]);
+    const manifest = join(stateDir, 'wave-scope.json');
+    assert.deepEqual(staged.used, [manifest, agentFile('bob'), join(stateDir, 'filescopes', 'wave-1.scopes.json'), manifest]);
+    assert.equal(statSync(agentFile('alice')).ino, inodes.get('alice'));
+    assert.notEqual(statSync(agentFile('bob')).ino, inodes.get('bob'));
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
+    assert.ok(JSON.parse(readFileSync(manifest, 'utf8')).allowedPaths.includes('shared/b.ts'));
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
+  });
 });
 
 describe('writes that find their file already in place (src/node/stagedWrites.ts)', () => {
@@ -258,50 +294,5 @@ describe('writes that find their file already in place (src/node/stagedWrites.ts
     assert.throws(() => staged.writeAtomic(path, '["a/"]\n'), UnsafePathError);
     staged.discard();
     assert.deepEqual(staged.skipped, []);
-  });
-});
-
-describe('a wave amended in one agent, synced through the stage (src/node/stagedWrites.ts)', () => {
-  let root: string;
-  let stateDir: string;
-  beforeEach(() => {
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-amended-')));
-    stateDir = join(root, '.claude');
-  });
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-  const alpha = cloneNamed('c-alpha');
-  const published = (records: Array<{ id: string; files: string[] }>): SyncableWave => {
-    const wave = waveToPublish(alpha, 1, records);
-    return { clone: alpha.id, wave: 1, dir: '', info: wave.info, manifest: wave.manifest, records, problems: [], claim: claimOf(alpha, 1) };
-  };
-
-  it('replaces the changed agent, the aggregate and the manifest (its skeleton first), and leaves the others alone', async () => {
-    const records = [
-      { id: 'alice', files: ['a/'] },
-      { id: 'bob', files: ['b/'] },
-      { id: 'carol', files: ['c/'] },
-    ];
-    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: published(records) }, nodeDeclarationFs(root)).ok, true);
-    const agentFile = (id: string) => join(stateDir, 'filescopes', 'wave-1', `${id}.json`);
-    const inodes = new Map(['alice', 'bob', 'carol'].map((id) => [id, statSync(agentFile(id)).ino]));
-    const amended = published(records.map((record) => (record.id === 'bob' ? { id: 'bob', files: ['b/', 'shared/b.ts'] } : record)));
-    const replacing = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
-
-    const { fs: inner, writes } = recordingFs(nodeDeclarationFs(root));
-    const staged = await stageWrites(inner, root, syncedWaveFiles(stateDir, amended, replacing));
-    const result = writeSyncedWave({ repoRoot: root, stateDir, wave: amended }, staged);
-    staged.discard();
-
-    assert.equal(result.ok, true, JSON.stringify(result));
-    assert.deepEqual(writes, [], 'every write was prepared ahead: the skeleton too');
-    assert.deepEqual(staged.skipped, [agentFile('alice'), agentFile('carol')]);
-    const manifest = join(stateDir, 'wave-scope.json');
-    assert.deepEqual(staged.used, [manifest, agentFile('bob'), join(stateDir, 'filescopes', 'wave-1.scopes.json'), manifest]);
-    assert.equal(statSync(agentFile('alice')).ino, inodes.get('alice'));
-    assert.notEqual(statSync(agentFile('bob')).ino, inodes.get('bob'));
-    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
-    assert.ok(JSON.parse(readFileSync(manifest, 'utf8')).allowedPaths.includes('shared/b.ts'));
-    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
   });
 });

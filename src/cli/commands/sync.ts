@@ -3,12 +3,11 @@
 import { resolve } from 'node:path';
 import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
-import { nodeDeclarationFs } from '../../node/declarationFs';
+import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
 import type { StagedDeclarationFs } from '../../node/stagedWrites';
-import { readOnceView } from '../../planner/plan/declarationStore';
 import { resolveWriteStateDir } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
@@ -177,12 +176,10 @@ async function syncDecoded(
   }
   const incoming = selection.wave;
 
-  // Every check before the first write decides on one reading of the files (reads are not confined).
-  const view = readOnceView(nodeDeclarationFs(repository.root));
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
   else {
-    const resolved = resolveWriteStateDir(repository.root, ownIds, view);
+    const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
     if ('problem' in resolved) {
       reportError(io, say.syncStopped('state-dir', resolved.problem));
       return 1;
@@ -191,7 +188,8 @@ async function syncDecoded(
   }
   const confinement = writeConfinement(repository.root, stateDir);
   const fs = nodeDeclarationFs(confinement);
-  const found = readStateDir(stateDir, incoming.wave, ownIds, view, { ignoreCase: repository.ignoreCase });
+  // Every check before the first write decides on one reading of the state directory.
+  const found = readStateDir(stateDir, incoming.wave, ownIds, fs, { ignoreCase: repository.ignoreCase });
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   const digests = incomingDigests(incoming);

@@ -106,11 +106,10 @@ function repoRelative(repoRoot: string, path: string): string {
  */
 export interface StateDirReading {
   readonly stateDir: string;
-  readonly ignoreCase?: boolean;
   /** The manifest there (its session verdict judged against the `ownIds` it was read with). */
   readonly current: StateDirResolution;
-  /** The manifest's JSON as written (its session binding), or undefined when there is none or it is not JSON. */
-  readonly manifestJson: unknown;
+  /** Whether that manifest is valid and names no session (whatever `ownIds` were). */
+  readonly unbound: boolean;
   /** The declaration of `wave` there. */
   declaration(wave: number): WaveDeclaration;
 }
@@ -124,12 +123,12 @@ export function readStateDir(
 ): StateDirReading {
   const fs = readOnceView(files);
   const current = inspectStateDir(stateDir, ownIds, fs);
-  let manifestJson: unknown;
+  let unbound = false;
   if (current.manifest !== undefined) {
     try {
-      manifestJson = JSON.parse(fs.readText(current.manifestPath) ?? 'null');
+      unbound = manifestSessionIds(JSON.parse(fs.readText(current.manifestPath) ?? 'null')).length === 0;
     } catch {
-      manifestJson = undefined;
+      unbound = false;
     }
   }
   const declarations = new Map<number, WaveDeclaration>();
@@ -143,7 +142,7 @@ export function readStateDir(
   };
   if (current.manifest !== undefined) declaration(current.manifest.wave);
   declaration(incomingWave);
-  return { stateDir, ignoreCase: options.ignoreCase, current, manifestJson, declaration };
+  return { stateDir, current, unbound, declaration };
 }
 
 /**
@@ -195,13 +194,11 @@ export function findLocalPlanRisk(input: {
 /**
  * Whether the state directory (`found`) already enforces exactly this published wave (`incoming`, its
  * digests: incomingDigests): an unbound manifest of the same plan and a complete declaration with the same
- * records. A follower that syncs often then
- * writes nothing.
+ * records. A follower that syncs often then writes nothing.
  */
 export function isAlreadySynced(found: StateDirReading, incoming: { wave: number; planDigest: string; declarationDigest: string }): boolean {
   const { manifest } = found.current;
-  if (manifest === undefined || found.manifestJson === undefined) return false;
-  if (manifestSessionIds(found.manifestJson).length > 0) return false;
+  if (manifest === undefined || !found.unbound) return false;
   const declaration = found.declaration(incoming.wave);
   if (declaration.status !== 'complete' || declaration.records === undefined) return false;
   return planDigest(manifest, declaration.records) === incoming.planDigest && declarationDigest(incoming.wave, declaration.records) === incoming.declarationDigest;
