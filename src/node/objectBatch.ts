@@ -117,10 +117,10 @@ export function startObjectBatch(root: string): ObjectBatch {
 }
 
 /** A tree entry's mode naming a directory (git writes `40000`; some old tools wrote it zero-padded). */
-const isDirectoryMode = (mode: string) => mode === '40000' || mode === '040000';
+export const isDirectoryMode = (mode: string) => mode === '40000' || mode === '040000';
 
 /** The entries of one tree object: `<octal mode> <name>\0<id of hexLength / 2 bytes>`, repeated. */
-function parseTree(content: Buffer, hexLength: number, where: string): Array<{ mode: string; name: string; oid: string }> {
+export function parseTree(content: Buffer, hexLength: number, where: string): Array<{ mode: string; name: string; oid: string }> {
   const entries: Array<{ mode: string; name: string; oid: string }> = [];
   const idBytes = hexLength / 2;
   let offset = 0;

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
 import { readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
-import type { ObjectBatch, TreeEntry } from './objectBatch';
+import { looseFirstBatch } from './looseObjects';
+import type { BatchObject, ObjectBatch, TreeEntry } from './objectBatch';
 import { PlanRefError } from '../planner/sync/publish';
 import type { PlanRefStore } from '../planner/sync/publish';
 import { PLAN_REF, trackingRefOf } from '../planner/sync/planRef';
@@ -411,6 +412,28 @@ export function planTreeMatchesCommit(commit: string, commitText: string, tree: 
   }
 }
 
+/**
+ * The tree objects of the plan whose files are `tree`, by id, as git would store them: the texts hashed as
+ * blobs, the trees built over them. Each is named by the hash of what it holds, so it is that object
+ * whatever `tree` is (a cached plan nobody proved): a read of a tree the next plan commit still has is
+ * answered with it. Empty when the files cannot form a plan's tree.
+ */
+function treeObjectsOf(tree: PlanTree | undefined): Map<string, BatchObject> {
+  const trees = new Map<string, BatchObject>();
+  const hexLength = tree === undefined ? undefined : [...tree.values()][0]?.oid.length;
+  if (tree === undefined || (hexLength !== 40 && hexLength !== 64)) return trees;
+  const blobIds = new Map([...tree].map(([path, file]) => [path, gitObject('blob', Buffer.from(file.text, 'utf8'), hexLength).id]));
+  try {
+    planTreeObjects(blobIds, hexLength, (object) => {
+      if (object.type === 'tree') trees.set(object.id, { oid: object.id, type: 'tree', content: object.body });
+      return object.id;
+    });
+  } catch {
+    trees.clear();
+  }
+  return trees;
+}
+
 /** How a plan commit's objects are stored: as loose objects, each checked, as `git hash-object -w` would. */
 const UNPACK_ARGS = ['unpack-objects', '-q'];
 
@@ -544,8 +567,16 @@ export function gitPlanRefStore(
     trackingRef,
     fetch: () => answerFetch(undefined),
     async fetchStarted(started) {
-      // While the fetch still runs, the cat-file that may read what it brings starts beside it.
-      let batch = started.finished() ? undefined : startObjectBatch(root);
+      // What the fetch brings is read from the loose objects it leaves, proven by their hashes, with a
+      // cat-file started only for what they do not answer (src/node/looseObjects.ts); without the
+      // repository's directory at hand, the cat-file starts beside the fetch while it still runs.
+      const commonDir = options.commonDir;
+      let batch: ObjectBatch | undefined =
+        commonDir !== undefined
+          ? looseFirstBatch(join(commonDir, 'objects'), () => startObjectBatch(root), treeObjectsOf(options.cache?.latest?.()))
+          : started.finished()
+            ? undefined
+            : startObjectBatch(root);
       // What the plan last read or written offers is gathered while the fetch runs: the texts that may
       // stand in for blobs, the directories likely there again.
       const knownFiles = knownTrees();

@@ -29,6 +29,25 @@ async function gitRunsDuring(run: () => unknown): Promise<Array<{ args: readonly
   return runs;
 }
 
+/** Every git process started (spawn and spawnSync) while `run` runs, as `<method> <args>`, and what `run` returned. */
+async function processesStartedDuring<T>(run: () => Promise<T>): Promise<{ result: T; started: string[] }> {
+  const started: string[] = [];
+  const real = { spawnSync: childProcess.spawnSync, spawn: childProcess.spawn };
+  const mutable = childProcess as unknown as { spawnSync: unknown; spawn: unknown };
+  const spy = (method: 'spawnSync' | 'spawn') => (command: string, args: readonly string[], options: unknown) => {
+    started.push(`${method} ${args.join(' ')}`);
+    return (real[method] as (...all: unknown[]) => unknown)(command, args, options);
+  };
+  mutable.spawnSync = spy('spawnSync');
+  mutable.spawn = spy('spawn');
+  try {
+    return { result: await run(), started };
+  } finally {
+    mutable.spawnSync = real.spawnSync;
+    mutable.spawn = real.spawn;
+  }
+}
+
 describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   let remote: SharedRemote;
   beforeEach(() => {
@@ -82,32 +101,40 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const second = await storeA.writeCommit(changed, first, 'second');
     storeA.push(second, first);
     const storeB = gitPlanRefStore(b.root, 'origin', { cache: cacheB });
-    const asked: string[] = [];
-    const real = { spawnSync: childProcess.spawnSync, spawn: childProcess.spawn };
-    const mutable = childProcess as unknown as { spawnSync: unknown; spawn: unknown };
-    const spy = (method: 'spawnSync' | 'spawn') => (command: string, args: readonly string[], options: unknown) => {
-      asked.push(`${method} ${args.join(' ')}`);
-      return (real[method] as (...all: unknown[]) => unknown)(command, args, options);
-    };
-    mutable.spawnSync = spy('spawnSync');
-    mutable.spawn = spy('spawn');
-    let tip;
-    let read;
-    try {
-      tip = await storeB.fetchStarted(startPlanFetch(b.root, 'origin'));
-      const duringFetch = asked.length;
-      read = storeB.readFiles(second);
-      assert.equal(asked.length, duringFetch, 'readFiles answered from what fetchStarted read');
-    } finally {
-      mutable.spawnSync = real.spawnSync;
-      mutable.spawn = real.spawn;
-    }
+    const { result: tip, started: asked } = await processesStartedDuring(() => storeB.fetchStarted(startPlanFetch(b.root, 'origin')));
+    const { result: read, started: afterwards } = await processesStartedDuring(async () => storeB.readFiles(second));
+    assert.deepEqual(afterwards, [], 'readFiles answered from what fetchStarted read');
     assert.equal(tip, second);
     assert.deepEqual(read, changed);
     // The fetch, the cat-file started beside it, and the tip read from git (this store was given no refs
     // directory): the new commit's tree and its new blob came through that one cat-file.
     assert.deepEqual(asked.slice(1), ['spawn cat-file --batch', 'spawnSync rev-parse --verify --quiet refs/wave-scope/remotes/origin/plan^{commit}']);
     assert.match(asked[0] as string, /^spawn fetch /);
+  });
+
+  it('with the refs\' directory at hand, a fetched commit is read from the loose objects the fetch left, and the trees of the plan last seen: no git but the fetch', async () => {
+    const a = remote.clone('a');
+    const b = remote.clone('b');
+    const storeA = gitPlanRefStore(a.root, 'origin');
+    const first = await storeA.writeCommit(files, null, 'first');
+    storeA.push(first, null);
+    const repository = locateSyncRepository(b.root);
+    assert.ok(repository !== undefined);
+    assert.equal(await planStoreOf(repository, 'origin').fetchStarted(startPlanFetch(b.root, 'origin')), first);
+    // The first plan's objects go into a pack: the trees the next commit keeps are no loose files any more.
+    gitIn(b.root, 'gc', '--quiet', '--prune=now');
+    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[6]}\n']]);
+    const second = await storeA.writeCommit(changed, first, 'second');
+    storeA.push(second, first);
+
+    const storeB = planStoreOf(repository, 'origin');
+    const { result: tip, started } = await processesStartedDuring(() => storeB.fetchStarted(startPlanFetch(b.root, 'origin')));
+    assert.equal(tip, second);
+    assert.equal(started.length, 1, started.join('\n'));
+    assert.match(started[0] as string, /^spawn fetch /);
+    const { result: read, started: afterwards } = await processesStartedDuring(async () => storeB.readFiles(second));
+    assert.deepEqual(read, changed);
+    assert.deepEqual(afterwards, []);
   });
 
   it('a cancelled background fetch ends, and leaves no lock behind', async () => {
