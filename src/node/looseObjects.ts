@@ -106,7 +106,7 @@ export function looseFirstBatch(objectsDir: string, fallback: () => ObjectBatch,
     const rest = name.slice(separator);
     const top = treeOfCommit(object.content);
     if (top === undefined) return undefined;
-    if (rest === '^{tree}') return loose(top) ?? undefined;
+    if (rest === '^{tree}') return loose(top);
     if (!rest.startsWith(':') || rest.length < 2) return undefined;
     let tree = loose(top);
     for (const segment of rest.slice(1).split('/')) {
@@ -122,7 +122,7 @@ export function looseFirstBatch(objectsDir: string, fallback: () => ObjectBatch,
       if (!isDirectoryMode(entry.mode)) return undefined;
       tree = loose(entry.oid);
     }
-    return tree ?? undefined;
+    return tree;
   };
   return {
     async read(names) {

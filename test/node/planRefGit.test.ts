@@ -88,12 +88,18 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(runs.map((run) => run.args[0]), ['ls-remote']);
   });
 
-  it('a fetched commit the cache does not hold is read by fetchStarted itself, through one cat-file started beside the fetch, and readFiles then starts no git', async () => {
+  /** Clone a publishes a first plan commit; clone b has not fetched it yet. */
+  const firstPlanPublished = async () => {
     const a = remote.clone('a');
     const b = remote.clone('b');
     const storeA = gitPlanRefStore(a.root, 'origin');
     const first = await storeA.writeCommit(files, null, 'first');
     storeA.push(first, null);
+    return { b, storeA, first };
+  };
+
+  it('a fetched commit the cache does not hold is read by fetchStarted itself, through one cat-file started beside the fetch, and readFiles then starts no git', async () => {
+    const { b, storeA, first } = await firstPlanPublished();
     const cacheB = planTreeCache(join(b.root, '.git'));
     assert.equal(await gitPlanRefStore(b.root, 'origin', { cache: cacheB }).fetchStarted(startPlanFetch(b.root, 'origin')), first);
     // The next commit changes one blob: of what b reads, only that blob is not already known.
@@ -113,11 +119,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   });
 
   it('with the refs\' directory at hand, a fetched commit is read from the loose objects the fetch left, and the trees of the plan last seen: no git but the fetch', async () => {
-    const a = remote.clone('a');
-    const b = remote.clone('b');
-    const storeA = gitPlanRefStore(a.root, 'origin');
-    const first = await storeA.writeCommit(files, null, 'first');
-    storeA.push(first, null);
+    const { b, storeA, first } = await firstPlanPublished();
     const repository = locateSyncRepository(b.root);
     assert.ok(repository !== undefined);
     assert.equal(await planStoreOf(repository, 'origin').fetchStarted(startPlanFetch(b.root, 'origin')), first);
