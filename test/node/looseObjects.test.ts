@@ -46,6 +46,19 @@ describe('objects read from loose object files (src/node/looseObjects.ts)', () =
     return { batch, started };
   };
 
+  it('reads the loose objects of a SHA-256 repository, hashed as it hashes them', async () => {
+    const sha256 = join(root, 'sha256');
+    gitIn(root, 'init', '--quiet', '--object-format=sha256', sha256);
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: sha256, input: 'sixty-four\n', encoding: 'utf8' }).trim();
+    assert.equal(blob.length, 64);
+    const tree = execFileSync('git', ['mktree'], { cwd: sha256, input: `100644 blob ${blob}\tplan.json\n`, encoding: 'utf8' }).trim();
+    const object = readLooseObject(join(sha256, '.git', 'objects'), tree);
+    assert.equal(object?.type, 'tree');
+    const batch = looseFirstBatch(join(sha256, '.git', 'objects'), () => assert.fail('no cat-file is needed'));
+    const [read] = await batch.read([blob]);
+    assert.equal(read?.content.toString('utf8'), 'sixty-four\n');
+  });
+
   it('reads a loose object exactly as git holds it', () => {
     const object = readLooseObject(objects, commit);
     assert.equal(object?.type, 'commit');
