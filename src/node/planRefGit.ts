@@ -3,9 +3,10 @@
 // work tree, the index or any branch. Publishing costs a fixed handful of processes whatever the size of
 // the wave: one fetch, one ls-tree and one cat-file --batch of the blobs that changed to read (none when
 // the plan-tree cache holds the fetched commit), one unpack-objects for every new blob, the trees and the
-// commit at once, one push. After a background fetch, one cat-file started beside it reads the fetched
-// tree and its new blobs (src/node/objectBatch.ts); the unpack-objects can be started while the fetch runs
-// (prepareWrite), waiting on its input.
+// commit at once, one push. After a background fetch, the fetched tree and its new blobs are read from the
+// loose objects the fetch stored, each proven by its hash (src/node/looseObjects.ts), and through one
+// cat-file only for what those do not answer (src/node/objectBatch.ts); the unpack-objects can be started
+// while the fetch runs (prepareWrite), waiting on its input.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
