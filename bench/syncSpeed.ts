@@ -299,9 +299,11 @@ async function main(): Promise<void> {
     record('git push of a commit alone', pushCommitAlone());
     record('git push of a plan commit', pushOnce(coordinator, run + runs + 2));
   }
-  const m = (name: string) => median(samples.get(name) ?? []);
+  // Medians of what was measured, and the one figure made of two of them: the fetch plus the floor.
+  const FLOOR = 'git fetch + writing 66 files durably';
+  const m = (name: string): number => (name === FLOOR ? m('git fetch') + m('writing 66 files durably') : median(samples.get(name) ?? []));
   const node = m('node -e 0');
-  const floor = m('git fetch') + m('writing 66 files durably');
+  const floor = m(FLOOR);
   const rows: Array<[string, string | undefined, string]> = [
     ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref after another clone renewed its claim, push with --force-with-lease of a plan commit as publish makes it)'],
     ['git push of a plan commit', undefined, 'the push above alone, measured again at the end of the round'],
@@ -316,7 +318,7 @@ async function main(): Promise<void> {
     ['sync amending, in process', 'git fetch', 'the wave republished with one agent changed: 3 of its 66 files replaced, the others found holding their text'],
     ['creating 66 files', undefined, `for reference: creating, writing and closing as many new files in ${dir} (no fsync), part of every writing sync`],
     ['writing 66 files durably', undefined, "for reference: the same, fsynced together on libuv's pool, renamed into place, the directory fsynced (the least a durable writer of the wave pays)"],
-    ['git fetch + writing 66 files durably', 'git fetch', 'the least a sync that writes the wave durably can take (its fetch and the floor above, nothing of its own)'],
+    [FLOOR, 'git fetch', 'the least a sync that writes the wave durably can take (its fetch and the floor above, nothing of its own)'],
     ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
     ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
     ['verify, in process', 'git merge-base + git diff', ''],
@@ -325,7 +327,7 @@ async function main(): Promise<void> {
   ];
   console.log(`\n${runs} runs each, interleaved, wall-clock medians; load average ${readLoad()}`);
   for (const [name, against, note] of rows) {
-    const value = name === 'git fetch + writing 66 files durably' ? floor : m(name);
+    const value = m(name);
     let ratio = '';
     if (against !== undefined) {
       ratio = `${(value / m(against)).toFixed(2)}× the git operations`;

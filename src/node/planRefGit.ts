@@ -388,6 +388,37 @@ function planTreeObjects(blobIds: ReadonlyMap<string, string>, hexLength: number
   return writeTree(top);
 }
 
+/** A plan's files hashed as git stores them: each text's blob id, the tree objects built over them by id, and the top tree's id. */
+interface HashedPlanTree {
+  blobIds: ReadonlyMap<string, string>;
+  trees: ReadonlyMap<string, BatchObject>;
+  top: string;
+}
+
+// Hashing a plan's files is asked twice of the same cached tree in one command (the trees a fetch's reading
+// may find known, and the proof that the cached tree is its commit's): made once per tree object.
+const hashedPlanTrees = new WeakMap<PlanTree, { hexLength: number; hashed: HashedPlanTree | undefined }>();
+
+/** `tree`'s files hashed as blobs and built into trees (`hexLength`: 40, SHA-1, or 64, SHA-256); undefined when they cannot form a plan's tree. */
+function hashPlanTree(tree: PlanTree, hexLength: number): HashedPlanTree | undefined {
+  const memo = hashedPlanTrees.get(tree);
+  if (memo !== undefined && memo.hexLength === hexLength) return memo.hashed;
+  const blobIds = new Map([...tree].map(([path, file]) => [path, gitObject('blob', Buffer.from(file.text, 'utf8'), hexLength).id]));
+  const trees = new Map<string, BatchObject>();
+  let hashed: HashedPlanTree | undefined;
+  try {
+    const top = planTreeObjects(blobIds, hexLength, (object) => {
+      trees.set(object.id, { oid: object.id, type: object.type, content: object.body });
+      return object.id;
+    });
+    hashed = { blobIds, trees, top };
+  } catch {
+    hashed = undefined;
+  }
+  hashedPlanTrees.set(tree, { hexLength, hashed });
+  return hashed;
+}
+
 /**
  * Whether `tree` is exactly the tree of `commit`, proven by hashing alone: `commitText` hashes to the
  * commit's id, and the files' texts, hashed as blobs and built into trees, give the tree it names. A
@@ -399,40 +430,20 @@ export function planTreeMatchesCommit(commit: string, commitText: string, tree: 
   if (hexLength !== 40 && hexLength !== 64) return false;
   if (gitObject('commit', Buffer.from(commitText, 'utf8'), hexLength).id !== commit) return false;
   const named = /^tree ([0-9a-f]+)\n/.exec(commitText)?.[1];
-  if (named === undefined) return false;
-  const blobIds = new Map<string, string>();
-  for (const [path, file] of tree) {
-    const id = gitObject('blob', Buffer.from(file.text, 'utf8'), hexLength).id;
-    if (id !== file.oid) return false;
-    blobIds.set(path, id);
-  }
-  try {
-    return planTreeObjects(blobIds, hexLength, (object) => object.id) === named;
-  } catch {
-    return false;
-  }
+  const hashed = named === undefined ? undefined : hashPlanTree(tree, hexLength);
+  if (hashed === undefined || hashed.top !== named) return false;
+  return [...tree].every(([path, file]) => hashed.blobIds.get(path) === file.oid);
 }
 
 /**
- * The tree objects of the plan whose files are `tree`, by id, as git would store them: the texts hashed as
- * blobs, the trees built over them. Each is named by the hash of what it holds, so it is that object
- * whatever `tree` is (a cached plan nobody proved): a read of a tree the next plan commit still has is
- * answered with it. Empty when the files cannot form a plan's tree.
+ * The tree objects of the plan whose files are `tree`, by id, as git would store them (hashPlanTree). Each is
+ * named by the hash of what it holds, so it is that object whatever `tree` is (a cached plan nobody proved):
+ * a read of a tree the next plan commit still has is answered with it. Empty when there is no such tree.
  */
-function treeObjectsOf(tree: PlanTree | undefined): Map<string, BatchObject> {
-  const trees = new Map<string, BatchObject>();
+function treeObjectsOf(tree: PlanTree | undefined): ReadonlyMap<string, BatchObject> {
   const hexLength = tree === undefined ? undefined : [...tree.values()][0]?.oid.length;
-  if (tree === undefined || (hexLength !== 40 && hexLength !== 64)) return trees;
-  const blobIds = new Map([...tree].map(([path, file]) => [path, gitObject('blob', Buffer.from(file.text, 'utf8'), hexLength).id]));
-  try {
-    planTreeObjects(blobIds, hexLength, (object) => {
-      if (object.type === 'tree') trees.set(object.id, { oid: object.id, type: 'tree', content: object.body });
-      return object.id;
-    });
-  } catch {
-    trees.clear();
-  }
-  return trees;
+  if (tree === undefined || (hexLength !== 40 && hexLength !== 64)) return new Map();
+  return hashPlanTree(tree, hexLength)?.trees ?? new Map();
 }
 
 /** How a plan commit's objects are stored: as loose objects, each checked, as `git hash-object -w` would. */
@@ -585,7 +596,7 @@ export function gitPlanRefStore(
       let tip: string | null;
       try {
         tip = answerFetch(await started.run);
-        // A commit the cache does not hold is read now, through that one cat-file.
+        // A commit the cache does not hold is read now, through that batch.
         if (tip !== null && options.cache?.get(tip) === undefined) {
           const { tree, commitText } = await readTreeWith(tip, knownFiles, batch ?? startObjectBatch(root), likelyDirectories);
           batch = undefined;

@@ -261,6 +261,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const cache = JSON.parse(written) as { commit: string; commitText: string; files: Record<string, { oid: string; text: string }> };
     const edits: Array<[string, typeof cache]> = [
       ['a text changed, with its own blob id', { ...cache, files: { ...cache.files, [alice]: { oid: widerBlob, text: wider } } }],
+      ['a blob id changed, its text kept', { ...cache, files: { ...cache.files, [alice]: { oid: widerBlob, text: cache.files[alice]?.text ?? '' } } }],
       ['a file added', { ...cache, files: { ...cache.files, 'clones/c-x/waves/1/filescopes/wave-1/mallory.json': { oid: widerBlob, text: wider } } }],
       ['a file removed', { ...cache, files: Object.fromEntries(Object.entries(cache.files).filter(([path]) => path !== alice)) }],
       ['the commit\'s text changed to name another tree', { ...cache, commitText: cache.commitText.replace(/^tree [0-9a-f]+/, `tree ${'1'.repeat(40)}`) }],
