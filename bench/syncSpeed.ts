@@ -6,8 +6,8 @@
 //                brings in another clone's renewed claim, the push carries what a republish changes: two
 //                blobs, their trees and the commit)
 //   sync     vs  git fetch of the plan ref (bringing in the coordinator's republished plan): a sync that finds
-//                the wave already there, one that writes it into an empty state directory, and one that brings
-//                in the wave amended in one agent
+//                the wave already there, and one that writes it into an empty state directory; and one that
+//                brings in the wave amended in one agent vs git fetch of such an amended plan
 //   verify   vs  git merge-base + git diff --raw -z -M of the range
 //
 // Each Wave Scope figure is given twice: in process (runCli called from this process: the command's own
@@ -243,9 +243,12 @@ async function main(): Promise<void> {
     return elapsed;
   };
 
-  // Agent a1 gains one file more in each round: a new wave text, as a coordinator's amended plan.
-  const amendWave = (round: number) => {
-    const amended = aWave.map((record) => (record.id === 'a1' ? { ...record, files: [...record.files, `shared/a1/amended${round}.ts`] } : record));
+  // Agent a1 gains one file more than the published wave has, a new one each time: a new wave text, as a
+  // coordinator's amended plan.
+  let amendments = 0;
+  const amendWave = () => {
+    amendments += 1;
+    const amended = aWave.map((record) => (record.id === 'a1' ? { ...record, files: [...record.files, `shared/a1/amended${amendments}.ts`] } : record));
     processRun(coordinator, process.execPath, [cli, 'plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(amended), 'coord');
     processRun(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'coord');
   };
@@ -282,8 +285,12 @@ async function main(): Promise<void> {
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     // The coordinator amends the wave in one agent and republishes it (untimed): the follower's sync fetches
     // that one commit and replaces exactly three files (the agent's, the aggregate, the manifest), adding and
-    // removing none. The commit carries a few blobs more than the baseline fetch's (those three files).
-    amendWave(run);
+    // removing none. Such a commit changes more than a renewed claim (those three files, the aggregate and the
+    // manifest the largest of the plan's), so the fetch that sync wraps is measured on a commit of its own
+    // kind: an amendment fetched by plain git first, then another one for the sync.
+    amendWave();
+    record('git fetch of an amended plan', measure(follower, 'git', fetchArgs));
+    amendWave();
     const before = stateDirFiles(follower);
     record('sync amending, in process', await timedAsync(() => inProcess(follower, syncArgs)));
     const replaced = replacedFiles(before, stateDirFiles(follower));
@@ -315,7 +322,8 @@ async function main(): Promise<void> {
     ['sync unchanged, whole process', 'git fetch', ''],
     ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
     ['sync writing, whole process', 'git fetch', ''],
-    ['sync amending, in process', 'git fetch', 'the wave republished with one agent changed: 3 of its 66 files replaced, the others found holding their text'],
+    ['git fetch of an amended plan', undefined, 'the amending sync wraps this (a plan commit that changes one agent of the wave)'],
+    ['sync amending, in process', 'git fetch of an amended plan', 'the wave republished with one agent changed: 3 of its 66 files replaced, the others found holding their text'],
     ['creating 66 files', undefined, `for reference: creating, writing and closing as many new files in ${dir} (no fsync), part of every writing sync`],
     ['writing 66 files durably', undefined, "for reference: the same, fsynced together on libuv's pool, renamed into place, the directory fsynced (the least a durable writer of the wave pays)"],
     [FLOOR, 'git fetch', 'the least a sync that writes the wave durably can take (its fetch and the floor above, nothing of its own)'],
