@@ -6,8 +6,8 @@
 //                brings in another clone's renewed claim, the push carries what a republish changes: two
 //                blobs, their trees and the commit)
 //   sync     vs  git fetch of the plan ref (bringing in the coordinator's republished plan): a sync that finds
-//                the wave already there, and one that writes it into an empty state directory; and one that
-//                brings in the wave amended in one agent vs git fetch of such an amended plan
+//                the wave already there, and one that writes it into an empty state directory
+//            vs  git fetch of an amended plan: a sync that brings in the wave amended in one agent
 //   verify   vs  git merge-base + git diff --raw -z -M of the range
 //
 // Each Wave Scope figure is given twice: in process (runCli called from this process: the command's own
@@ -285,9 +285,9 @@ async function main(): Promise<void> {
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     // The coordinator amends the wave in one agent and republishes it (untimed): the follower's sync fetches
     // that one commit and replaces exactly three files (the agent's, the aggregate, the manifest), adding and
-    // removing none. Such a commit changes more than a renewed claim (those three files, the aggregate and the
-    // manifest the largest of the plan's), so the fetch that sync wraps is measured on a commit of its own
-    // kind: an amendment fetched by plain git first, then another one for the sync.
+    // removing none. Such a commit brings more than a renewed claim (those three files, of which the aggregate
+    // and the manifest are the plan's largest), so the fetch it is set against is one of its own kind: an
+    // amendment fetched by plain git first, then another one for the sync.
     amendWave();
     record('git fetch of an amended plan', measure(follower, 'git', fetchArgs));
     amendWave();
