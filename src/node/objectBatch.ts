@@ -158,10 +158,24 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
   if (top === null || top === undefined || top.type !== 'tree') throw new PlanRefError('read', `the plan commit ${commit} has no tree git can read`);
   const trees = new Map<string, Array<{ mode: string; name: string; oid: string }>>([[top.oid, parseTree(top.content, hexLength, top.oid)]]);
   for (const answer of hinted) if (answer !== null && answer !== undefined && answer.type === 'tree') trees.set(answer.oid, parseTree(answer.content, hexLength, answer.oid));
-  // Level by level: every directory of the level not yet read, in one request.
-  const unread = (level: readonly string[]) => [
-    ...new Set(level.flatMap((oid) => (trees.get(oid) ?? []).filter((entry) => isDirectoryMode(entry.mode) && !trees.has(entry.oid)).map((entry) => entry.oid))),
-  ];
+  // Level by level: every directory not yet read below the trees just read, in one request. A directory
+  // read ahead is looked into like any other, so what is new beneath it (another clone's directory under
+  // `clones/`) is read too: a hint can save a round, never hide a tree.
+  const unread = (level: readonly string[]) => {
+    const missing = new Set<string>();
+    const looked = new Set<string>();
+    const lookInto = (oid: string) => {
+      if (looked.has(oid)) return;
+      looked.add(oid);
+      for (const entry of trees.get(oid) ?? []) {
+        if (!isDirectoryMode(entry.mode)) continue;
+        if (trees.has(entry.oid)) lookInto(entry.oid);
+        else missing.add(entry.oid);
+      }
+    };
+    level.forEach(lookInto);
+    return [...missing];
+  };
   for (let level = unread([top.oid]); level.length > 0; level = unread(level)) {
     const answers = await batch.read(level);
     level.forEach((oid, index) => {
@@ -172,7 +186,10 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
   }
   const listed: TreeEntry[] = [];
   const walk = (oid: string, prefix: string) => {
-    for (const entry of trees.get(oid) ?? []) {
+    const tree = trees.get(oid);
+    // Every directory has been read above; one that was not would leave its files out of the plan.
+    if (tree === undefined) throw new PlanRefError('read', `the tree ${prefix === '' ? 'at the top' : `at ${prefix}`} of the plan commit ${commit} was not read`);
+    for (const entry of tree) {
       const path = `${prefix}${entry.name}`;
       if (isDirectoryMode(entry.mode)) walk(entry.oid, `${path}/`);
       else listed.push({ path, oid: entry.oid, blob: entry.mode !== '160000' });

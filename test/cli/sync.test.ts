@@ -117,6 +117,33 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.deepEqual(claims.map((claim: { wave: number }) => claim.wave).sort(), [1, 4]);
   });
 
+  it('clones taking turns: every publish and sync reads the waves other clones added since (through the plan-tree cache), and keeps them', () => {
+    const filesOf = (clone: Clone, commit = 'refs/wave-scope/plan') =>
+      gitIn(remote.bare, 'ls-tree', '-r', '--name-only', commit)
+        .split('\n')
+        .filter((path) => path.startsWith(`clones/${readCloneId(clone)}/`));
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    planWave(b, 2, [{ id: 'bob', files: ['src/b/'] }], 'sess-b');
+    assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
+    const published = filesOf(b);
+    assert.ok(published.length > 0);
+    // a's cache knows `clones/` and its own directory; b's directory beneath `clones/` is new to it.
+    const renewed = cli(a, ['publish'], { session: 'sess-a' });
+    assert.equal(renewed.status, 0, renewed.stderr);
+    assert.deepEqual(filesOf(b), published, 'a renewed its claim and kept b\'s wave');
+    assert.equal(cli(b, ['release', '--wave', '2']).status, 0);
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    assert.deepEqual(filesOf(b), published, 'a released wave stays published, for verify');
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync', '--wave', '1']).status, 0);
+    planWave(b, 5, [{ id: 'carol', files: ['docs/'] }], 'sess-b');
+    assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
+    const synced = cli(c, ['sync', '--wave', '5']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(synced.stdout, /^synced wave 5 of clone /);
+  });
+
   it('three clones started together, unsynchronised, overlapping: exactly one wins', async () => {
     const c = remote.clone('c');
     for (const [clone, session] of [[a, 'sa'], [b, 'sb'], [c, 'sc']] as const) planWave(clone, 1, [{ id: 'x', files: ['docs/readme.md'] }], session);

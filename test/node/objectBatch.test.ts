@@ -109,6 +109,28 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
     }
   });
 
+  it('reads what is new below a directory asked for ahead: a hint covering a directory but not its subdirectories hides none of them', async () => {
+    // A plan cache knows `clones/` and `clones/c-1/`; another clone has since published `clones/c-2/`.
+    const root = repository('partial-hints');
+    const commit = commitTree(root, {
+      'wave-scope-plan.json': '{"version":1}\n',
+      'clones/c-1/waves/1/a.json': 'a\n',
+      'clones/c-2/waves/2/b.json': 'b\n',
+      'clones/c-2/published.json': '{}\n',
+      ...Object.fromEntries(Object.entries(awkward).filter(([path]) => !path.includes('\n'))),
+    });
+    const directories = ['clones', 'clones/c-1', 'clones/c-1/waves', 'deep', 'deep/1/2', 'a b'];
+    const batch = startObjectBatch(root);
+    try {
+      // Every subset of the hints, one directory at a time and all together.
+      for (const hints of [...directories.map((directory) => [directory]), directories]) {
+        assert.deepEqual((await readCommitWithTree(batch, commit, hints)).entries, lsTree(root, commit), hints.join(', '));
+      }
+    } finally {
+      batch.close();
+    }
+  });
+
   it('answers a missing object with null, beside the ones it has, in one round', async () => {
     const root = repository('missing');
     const commit = commitTree(root, { 'a.json': 'a\n' });
