@@ -450,7 +450,26 @@ export const dispatchMessages = {
 // --- publish, sync, release, verify (engineer "sync"; docs/sync.md) -----------------------------
 
 /** A clone as people read it: its name and its id. */
-const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${id}` : `clone ${name} (${id})`);
+// What a terminal acts on instead of printing: C0 and C1 controls, DEL, and the marks that reorder text.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'gu');
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` as it can be shown on a terminal or in a CI log. Names and paths that come from the plan ref or
+ * a branch are anyone's, and an escape sequence or a line break in one could clear the screen, retitle
+ * the window or forge a line of the report: such a text is shown quoted, with those characters (and `"`
+ * and `\`) escaped. Any other text is shown as it is.
+ */
+export function printable(text: string): string {
+  if (!UNPRINTABLE.test(text)) return text;
+  const escaped = text
+    .replace(/[\\"]/g, (character) => `\\${character}`)
+    .replace(UNPRINTABLE_ALL, (character) => NAMED_ESCAPES[character] ?? `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
+  return `"${escaped}"`;
+}
+
+const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${printable(id)}` : `clone ${printable(name)} (${printable(id)})`);
 
 export const syncMessages = {
   publishUsage: `Usage: wave-scope publish [--remote origin] [--state-dir DIR] [--ttl 4h] [--json]
@@ -508,7 +527,7 @@ export const syncMessages = {
   badTtl: (value: string) => `--ttl must be a duration between 1s and 30d such as 90m, 4h or 2d, got "${value}"`,
   badCloneId: (value: string) => `--clone must be a clone id (as "plan show" prints it), got "${value}"`,
   badAgentId: (value: string) => `--agent must be an agent id, got "${value}"`,
-  badRevision: (option: string, value: string) => `${option} must be a revision, got "${value}"`,
+  badRevision: (option: string, value: string, why?: string) => `${option} must be a revision, got "${value}"${why === undefined ? '' : ` (${why})`}`,
   gitFailed: (detail: string) => `git failed: ${detail}`,
   fileSystemFailed: (detail: string) => `file-system error: ${detail}`,
 
@@ -536,13 +555,15 @@ export const syncMessages = {
   lostRaces: (attempts: number) => `lost ${attempts - 1} race${attempts === 2 ? '' : 's'} to another clone's push: fetched the new plan and proved the wave again`,
   provenAgainst: (claimedBy: string) => `disjoint from ${claimedBy}`,
   droppedExpired: (wave: number, cloneName: string, cloneId: string, at: string) => `dropped the expired claim of ${cloneLabel(cloneName, cloneId)} on wave ${wave} (expired ${at})`,
+  droppedBeyondTtl: (wave: number, cloneName: string, cloneId: string, renewedAt: string, expiresAt: string) =>
+    `dropped the claim of ${cloneLabel(cloneName, cloneId)} on wave ${wave}: renewed ${printable(renewedAt)} to last until ${printable(expiresAt)}, beyond the longest TTL (30 days) from this clock (is that machine's clock wrong?)`,
 
   // sync
   nothingToSync: (remote: string) => `no other clone claims a wave on ${remote}'s plan ref now; name one with --wave and --clone`,
   nothingMatches: (remote: string) => `no published wave on ${remote}'s plan ref matches --wave/--clone`,
   onlyOwnClaims: (waves: string) => `only this clone's own claim stands (${waves}): its plan is already here`,
   ambiguousSync: (count: number) => `${count} published waves match; name one with --wave and --clone:`,
-  syncCandidate: (wave: number, cloneName: string, cloneId: string, claim: string) => `  --wave ${wave} --clone ${cloneId}   (${cloneName}${claim})`,
+  syncCandidate: (wave: number, cloneName: string, cloneId: string, claim: string) => `  --wave ${wave} --clone ${printable(cloneId)}   (${printable(cloneName)}${claim})`,
   ownCloneSync: 'that is this clone: its own published plan is never synced into itself',
   unusablePublishedWave: (wave: number, clone: string, problems: string) => `published wave ${wave} of clone ${clone} cannot be used: ${problems}`,
   unpublishedPlan: (stateDir: string, wave: number, foreign: boolean) =>
@@ -579,14 +600,16 @@ export const syncMessages = {
   ambiguousScope: (wave: number, agent: string, clones: string) => `several clones published a wave ${wave} with agent "${agent}" (${clones}): name one with --clone`,
   unusableScope: (wave: number, clone: string, problems: string) => `wave ${wave} of clone ${clone} on the plan ref cannot be read (${problems}): nothing can be verified against it`,
   verifyPassed: (branch: string, wave: number, agent: string, changes: number, range: string) =>
-    `ok ${branch}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
+    `ok ${printable(branch)}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
   verifyFailedHeader: (branch: string, wave: number, agent: string, count: number, range: string) =>
-    `${branch}: agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope in ${range}:`,
-  verifyOutsideLine: (kind: string, path: string, counterpart: string | undefined, counterpartWord: string) =>
-    `  ${kind}: ${path}${counterpart === undefined ? '' : ` (${counterpartWord} ${counterpart})`}`,
-  verifySkipped: (branch: string) => `skipped ${branch}: no rule of the branch map names its agent`,
+    `${printable(branch)}: agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope in ${range}:`,
+  verifyOutsideLine: (kind: string, path: string, counterpart: string | undefined, counterpartWord: string, undecodable: boolean) =>
+    `  ${kind}: ${printable(path)}${counterpart === undefined ? '' : ` (${counterpartWord} ${printable(counterpart)})`}${undecodable ? ' (not UTF-8: no scope names it)' : ''}`,
+  verifySkipped: (branch: string) => `skipped ${printable(branch)}: no rule of the branch map names its agent`,
   verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
-  verifyBranchError: (branch: string, detail: string) => `${branch}: ${detail}`,
+  verifyBranchError: (branch: string, detail: string) => `${printable(branch)}: ${detail}`,
+  noSuchBranch: (name: string, refs: readonly string[]) => `no such branch: none of ${refs.map(printable).join(', ')} exists`,
+  severalMergeBases: (count: number) => `(head diffed against each of its ${count} merge bases)`,
 } satisfies Catalogue;
 
 /** How each kind of change reads in a report, and the word for its counterpart path. */

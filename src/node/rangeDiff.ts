@@ -1,17 +1,22 @@
 // The changes of a revision range, as `wave-scope verify` judges them: from the merge base of base and
-// head to head (what a pull request of head into base would bring, as the forge shows it). One
-// rev-parse, one merge-base, one diff; the diff alone when the caller's rev-parse has already resolved the
-// revisions and found the one merge base. The diff can be started without waiting (startRangeDiff), so
-// the caller's own work (verify reads the plan) runs beside it. It is told to ignore every configuration
-// that would hide or reshape a change (diff.relative, diff.ignoreSubmodules, external diff drivers,
-// quoted paths).
+// head to head (what a pull request of head into base would bring, as the forge shows it). After
+// criss-cross merges there are several merge bases, and a change reaches the merge wherever head differs
+// from any one of them: head is diffed against each, and every change counts. One rev-parse, one
+// merge-base, one diff per merge base; the diffs alone when the caller's rev-parse has already resolved
+// the revisions and listed the merge bases. The diffs can be started without waiting (startRangeDiff), so
+// the caller's own work (verify reads the plan) runs beside them. They are told to ignore every
+// configuration that would hide or reshape a change (diff.relative, diff.ignoreSubmodules, external diff
+// drivers, quoted paths). A revision name that git's lookup could take to different commits (a tag
+// shadowing a remote branch) is refused by checkRevisionNames, from the refs that exist.
+import { ambiguityOf, leadingRefName, refLookupCandidates } from '../planner/sync/revisionNames';
+import type { ExistingRef } from '../planner/sync/revisionNames';
 import { runGitProcess, startGit } from './planRefGit';
 import type { GitRun } from './planRefGit';
 
-/** A revision that cannot be resolved, or a range without a merge base. */
+/** A revision that cannot be resolved or is ambiguous, or a range without a merge base. */
 export class RevisionRangeError extends Error {
   constructor(
-    readonly reason: 'bad-revision' | 'no-merge-base' | 'diff',
+    readonly reason: 'bad-revision' | 'ambiguous-revision' | 'no-merge-base' | 'diff',
     message: string,
   ) {
     super(message);
@@ -22,19 +27,23 @@ export class RevisionRangeError extends Error {
 export interface ResolvedRange {
   base: string;
   head: string;
-  mergeBase: string;
-  /** `git diff --raw -z` output from mergeBase to head. */
-  rawDiff: string;
+  /** Every merge base of base and head: one, or several after criss-cross merges. */
+  mergeBases: string[];
+  /** `git diff --raw -z` output from each merge base to head, in the order of mergeBases (paths as git's bytes). */
+  rawDiffs: Buffer[];
 }
 
 /** The output of a finished git process; a non-zero exit throws RevisionRangeError with git's first line. */
-function outputOf(run: GitRun, reason: RevisionRangeError['reason'], what: string): string {
+function outputOf(run: GitRun, reason: RevisionRangeError['reason'], what: string): Buffer {
   if (run.status !== 0) throw new RevisionRangeError(reason, `${what}: ${run.stderr.trim().split('\n')[0] ?? `git exited ${run.status}`}`);
-  return run.stdout.toString('utf8');
+  return run.stdout;
 }
 
-function gitLine(root: string, args: string[], reason: RevisionRangeError['reason'], what: string): string {
-  return outputOf(runGitProcess(root, args), reason, what);
+function gitLines(root: string, args: string[], reason: RevisionRangeError['reason'], what: string): string[] {
+  return outputOf(runGitProcess(root, args), reason, what)
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 /** What the caller already learnt from git about a range: its two commits, and its merge bases. */
@@ -52,59 +61,61 @@ export function knownRangeOf(discovery: { resolved?: readonly string[]; mergeBas
   return discovery.mergeBases === undefined ? { commits: discovery.resolved } : { commits: discovery.resolved, mergeBases: discovery.mergeBases };
 }
 
-/** A range's commits: its two revisions resolved, and the merge base its diff starts from. */
-type RangeCommits = Omit<ResolvedRange, 'rawDiff'>;
+/** A range's commits: its two revisions resolved, and the merge bases its diffs start from. */
+type RangeCommits = Omit<ResolvedRange, 'rawDiffs'>;
+
+/** Why `revision` cannot be one end of a range, or undefined: it must name one commit, not look like an option or a range. */
+export function revisionProblem(revision: string): string | undefined {
+  if (revision.trim() === '' || revision.startsWith('-')) return `${JSON.stringify(revision)} is not a revision`;
+  if (revision.includes('..')) return `${JSON.stringify(revision)} is a range; give each end as its own revision`;
+  return undefined;
+}
 
 /**
- * Resolves `base` and `head` (any revision git accepts, not starting with `-`; or their commits given in
- * `known`) and their merge base. A merge base is taken from `known` only when it is the one there is; with
- * several (criss-cross merges) git merge-base chooses, as without `known`.
+ * Resolves `base` and `head` (any revision git accepts that passes revisionProblem; or their commits given
+ * in `known`) and all their merge bases (from `known` when it lists them).
  */
 function resolveRange(root: string, base: string, head: string, known?: KnownRange): RangeCommits {
   const fromKnown = known?.commits.length === 2;
   for (const revision of [base, head]) {
-    if (revision.startsWith('-') || revision.trim() === '') throw new RevisionRangeError('bad-revision', `${JSON.stringify(revision)} is not a revision`);
+    const problem = revisionProblem(revision);
+    if (problem !== undefined) throw new RevisionRangeError('bad-revision', problem);
   }
-  const commits =
-    known !== undefined && fromKnown
-      ? known.commits
-      : gitLine(root, ['rev-parse', `${base}^{commit}`, `${head}^{commit}`], 'bad-revision', `cannot resolve ${base} and ${head}`)
-          .split('\n')
-          .filter((line) => line !== '');
+  const commits = known !== undefined && fromKnown ? known.commits : gitLines(root, ['rev-parse', `${base}^{commit}`, `${head}^{commit}`], 'bad-revision', `cannot resolve ${base} and ${head}`);
   const [baseOid, headOid] = commits as [string, string];
-  const mergeBase = fromKnown && known?.mergeBases?.length === 1 ? (known.mergeBases[0] as string) : findMergeBase(root, base, head, baseOid, headOid);
-  return { base: baseOid, head: headOid, mergeBase };
+  const listed = fromKnown && known?.mergeBases !== undefined && known.mergeBases.length > 0 ? [...known.mergeBases] : findMergeBases(root, base, head, baseOid, headOid);
+  return { base: baseOid, head: headOid, mergeBases: listed };
 }
 
-function diffArgs(range: RangeCommits): string[] {
+function diffArgs(mergeBase: string, head: string): string[] {
   return [
     '-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--no-ext-diff', '--no-textconv',
-    '--ignore-submodules=none', range.mergeBase, range.head, '--',
+    '--ignore-submodules=none', mergeBase, head, '--',
   ];
 }
 
-function diffOutput(run: GitRun, range: RangeCommits): string {
-  return outputOf(run, 'diff', `git diff ${range.mergeBase}..${range.head} failed`);
+function diffOutput(run: GitRun, mergeBase: string, head: string): Buffer {
+  return outputOf(run, 'diff', `git diff ${mergeBase}..${head} failed`);
 }
 
-/** Resolves the range from `base` to `head` (see resolveRange) and diffs it from their merge base. */
+/** Resolves the range from `base` to `head` (see resolveRange) and diffs head against each merge base. */
 export function diffRange(root: string, base: string, head: string, known?: KnownRange): ResolvedRange {
   const range = resolveRange(root, base, head, known);
-  return { ...range, rawDiff: diffOutput(runGitProcess(root, diffArgs(range)), range) };
+  return { ...range, rawDiffs: range.mergeBases.map((mergeBase) => diffOutput(runGitProcess(root, diffArgs(mergeBase, range.head)), mergeBase, range.head)) };
 }
 
-/** A range's diff started and not waited for (startRangeDiff). */
+/** A range's diffs started and not waited for (startRangeDiff). */
 export interface PendingRangeDiff {
   /** What diffRange answers; throws its errors. */
   finish(): Promise<ResolvedRange>;
-  /** Ends the diff when nobody will wait for it. */
+  /** Ends the diffs when nobody will wait for them. */
   cancel(): void;
 }
 
 /**
- * diffRange, with the diff (the range's large part) running while the caller does other work: the
- * revisions are resolved now (no process when `known` holds them), the diff is started, and `finish`
- * waits for it. An error is thrown by `finish`, never here.
+ * diffRange, with the diffs (the range's large part) running while the caller does other work: the
+ * revisions are resolved now (no process when `known` holds them), the diffs are started, and `finish`
+ * waits for them. An error is thrown by `finish`, never here.
  */
 export function startRangeDiff(root: string, base: string, head: string, known?: KnownRange): PendingRangeDiff {
   let range: RangeCommits;
@@ -118,19 +129,82 @@ export function startRangeDiff(root: string, base: string, head: string, known?:
       cancel: () => undefined,
     };
   }
-  const args = diffArgs(range);
-  const started = startGit(root, args, 'ignore');
+  const started = range.mergeBases.map((mergeBase) => {
+    const args = diffArgs(mergeBase, range.head);
+    return { mergeBase, args, git: startGit(root, args, 'ignore') };
+  });
   return {
     // A git that could not be started is run once more, so the reason it cannot run is reported.
-    finish: async () => ({ ...range, rawDiff: diffOutput((await started.run) ?? runGitProcess(root, args), range) }),
-    cancel: started.stop,
+    finish: async () => {
+      const rawDiffs: Buffer[] = [];
+      for (const { mergeBase, args, git } of started) rawDiffs.push(diffOutput((await git.run) ?? runGitProcess(root, args), mergeBase, range.head));
+      return { ...range, rawDiffs };
+    },
+    cancel: () => {
+      for (const { git } of started) git.stop();
+    },
   };
 }
 
-function findMergeBase(root: string, base: string, head: string, baseOid: string, headOid: string): string {
-  const run = runGitProcess(root, ['merge-base', baseOid, headOid]);
-  if (run.status !== 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
-  return run.stdout.toString('utf8').trim();
+function findMergeBases(root: string, base: string, head: string, baseOid: string, headOid: string): string[] {
+  const run = runGitProcess(root, ['merge-base', '--all', baseOid, headOid]);
+  const listed = run.status === 0 ? run.stdout.toString('utf8').split('\n').filter((line) => line !== '') : [];
+  if (listed.length === 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
+  return listed;
+}
+
+/** The for-each-ref listing of `patterns`: each ref with the object it finally names (an annotated tag peeled once). */
+function existingRefs(run: GitRun): ExistingRef[] {
+  return run.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [ref = '', object = '', peeled = ''] = line.split('\0');
+      return { ref, target: peeled === '' ? object : peeled };
+    });
+}
+
+function refListingArgs(revisions: readonly string[]): string[] | undefined {
+  const names = revisions.map(leadingRefName).filter((name): name is string => name !== undefined);
+  if (names.length === 0) return undefined;
+  return ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', ...new Set(names.flatMap(refLookupCandidates))];
+}
+
+function ambiguousRevision(revisions: readonly string[], existing: readonly ExistingRef[]): RevisionRangeError | undefined {
+  for (const revision of revisions) {
+    const name = leadingRefName(revision);
+    const problem = name === undefined ? undefined : ambiguityOf(name, existing);
+    if (problem !== undefined) return new RevisionRangeError('ambiguous-revision', `${problem}: give the full ref (refs/remotes/..., refs/heads/...) or the commit id`);
+  }
+  return undefined;
+}
+
+/** A check of revision names started and not waited for (startRevisionNameCheck). */
+export interface PendingNameCheck {
+  /** Throws RevisionRangeError when a name is ambiguous, or when the refs cannot be listed. */
+  finish(): Promise<void>;
+  cancel(): void;
+}
+
+/**
+ * Starts listing the refs git's lookup could take each of `revisions` to (one for-each-ref beside the
+ * caller's other work); `finish` refuses a name that is ambiguous (see ambiguityOf). A listing that
+ * cannot be made refuses too: a verifier never judges a range it could not name for certain.
+ */
+export function startRevisionNameCheck(root: string, revisions: readonly string[]): PendingNameCheck {
+  const args = refListingArgs(revisions);
+  if (args === undefined) return { finish: async () => undefined, cancel: () => undefined };
+  const git = startGit(root, args, 'ignore');
+  return {
+    finish: async () => {
+      const run = (await git.run) ?? runGitProcess(root, args);
+      const listing = outputOf(run, 'ambiguous-revision', 'cannot list the refs the revisions may name');
+      const error = ambiguousRevision(revisions, existingRefs({ ...run, stdout: listing }));
+      if (error !== undefined) throw error;
+    },
+    cancel: git.stop,
+  };
 }
 
 /** Every branch ref (`refs/heads/*` and `refs/remotes/<remote>/*`, not `HEAD`) with its commit. */

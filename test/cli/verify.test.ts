@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
@@ -21,6 +21,7 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
   this.timeout(120_000);
   let remote: SharedRemote;
   let ci: Clone;
+  let coordinatorClone: string;
   before(() => {
     remote = createSharedRemote({ 'src/a/x.ts': 'x\n', 'src/a/y.ts': 'y\n', 'src/b/z.ts': 'z\n', 'docs/readme.md': 'readme\n' });
     const coordinator = remote.clone('coordinator');
@@ -34,11 +35,14 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
       JSON.stringify([
         { id: 'alice', files: ['src/a/', 'libs/sub'] },
         { id: 'bob', files: ['src/b/'] },
+        // Published in NFD (e + combining acute), as a tool on macOS may write it.
+        { id: 'dave', files: ['lib/cafe\u0301/'] },
       ]),
     );
     assert.equal(plan.status, 0, plan.stderr);
     const published = run(coordinator, ['publish']);
     assert.equal(published.status, 0, published.stderr);
+    coordinatorClone = JSON.parse(readFileSync(join(coordinator.root, '.git/wave-scope/clone.json'), 'utf8')).id;
     ci = remote.clone('ci');
   });
   after(() => remote.remove());
@@ -181,18 +185,138 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     mkdirSync(shims, { recursive: true });
     writeFileSync(join(shims, 'wave-scope'), `#!/bin/sh\nexec "${process.execPath}" "${builtCliPath}" "$@"\n`);
     chmodSync(join(shims, 'wave-scope'), 0o755);
-    const step = (ref: string) =>
+    const step = (ref: string, clone = coordinatorClone) =>
       spawnSync('sh', ['-c', script], {
         cwd: ci.root,
         encoding: 'utf8',
-        env: { ...cleanEnv(), PATH: `${shims}:${process.env.PATH ?? ''}`, BASE_SHA: ci.git('rev-parse', 'origin/main').trim(), HEAD_SHA: ci.git('rev-parse', ref).trim(), HEAD_REF: ref },
+        env: {
+          ...cleanEnv(),
+          PATH: `${shims}:${process.env.PATH ?? ''}`,
+          BASE_SHA: ci.git('rev-parse', 'origin/main').trim(),
+          HEAD_SHA: ci.git('rev-parse', ref).trim(),
+          HEAD_REF: ref,
+          COORDINATOR_CLONE: clone,
+        },
       });
     const clean = step('wave-2/alice');
     assert.equal(clean.status, 0, clean.stderr);
     const dirty = step('wave-2/bob');
     assert.equal(dirty.status, 3, dirty.stderr);
     assert.match(dirty.stderr, /^ {2}added: README\.md$/m);
+    // Only the coordinator's plan is trusted; the variable unset is a refusal, not a pass.
+    const otherClone = step('wave-2/alice', 'c-000000000000');
+    assert.equal(otherClone.status, 1, otherClone.stderr);
+    assert.match(otherClone.stderr, /no published scope for agent "alice" in wave 2/);
+    const unset = step('wave-2/alice', '');
+    assert.equal(unset.status, 1, unset.stderr);
+    assert.match(unset.stderr, /--clone must be a clone id/);
     rmSync(join(ci.root, '.github'), { recursive: true });
+  });
+
+  it('a criss-cross merge cannot hide a change: head is diffed against every merge base', () => {
+    // bob's change (m2) is merged into main after main moved on (m1); alice merges m1 and m2 herself, takes
+    // bob's file back to what it was, and works in her own scope. Merging her branch would undo bob's work.
+    const dated = <T>(seconds: number, action: () => T): T => {
+      const date = `${1_700_000_000 + seconds} +0000`;
+      const saved = [process.env.GIT_AUTHOR_DATE, process.env.GIT_COMMITTER_DATE];
+      process.env.GIT_AUTHOR_DATE = date;
+      process.env.GIT_COMMITTER_DATE = date;
+      try {
+        return action();
+      } finally {
+        [process.env.GIT_AUTHOR_DATE, process.env.GIT_COMMITTER_DATE] = saved;
+        if (saved[0] === undefined) delete process.env.GIT_AUTHOR_DATE;
+        if (saved[1] === undefined) delete process.env.GIT_COMMITTER_DATE;
+      }
+    };
+    const tip = () => ci.git('rev-parse', 'HEAD').trim();
+    ci.git('checkout', '--quiet', '-B', 'cross-bob', 'origin/main');
+    const m2 = dated(10, () => ci.commit({ 'src/b/z.ts': "bob's fix\n" }, 'bob'));
+    ci.git('checkout', '--quiet', '-B', 'cross-main', 'origin/main');
+    const m1 = dated(20, () => ci.commit({ 'docs/readme.md': 'main moved on\n' }, 'main'));
+    dated(30, () => ci.git('merge', '--quiet', '--no-edit', m2));
+    const base = tip();
+    ci.git('checkout', '--quiet', '-B', 'cross-alice', m1);
+    dated(40, () => {
+      ci.git('merge', '--quiet', '--no-commit', m2);
+      ci.git('checkout', 'origin/main', '--', 'src/b/z.ts');
+      ci.commit({ 'src/a/x.ts': 'alice\n' }, 'alice: merge and work');
+    });
+    const head = tip();
+    ci.git('checkout', '--quiet', '--detach', 'origin/main');
+    const mergeBases = ci.git('merge-base', '--all', base, head).trim().split('\n');
+    assert.deepEqual([...mergeBases].sort(), [m1, m2].sort(), 'two merge bases');
+    const result = run(ci, ['verify', '--base', base, '--head', head, '--wave', '2', '--agent', 'alice']);
+    assert.equal(result.status, 3, result.stdout + result.stderr);
+    assert.match(result.stderr, /^ {2}modified: src\/b\/z\.ts$/m);
+    assert.match(result.stderr, / in [0-9a-f]{12}\.\.[0-9a-f]{12} and [0-9a-f]{12}\.\.[0-9a-f]{12}:$/m);
+    const json = JSON.parse(run(ci, ['verify', '--base', base, '--head', head, '--wave', '2', '--agent', 'alice', '--json']).stdout);
+    assert.deepEqual([...json.branches[0].mergeBases].sort(), [m1, m2].sort());
+  });
+
+  it('a name a tag shadows is refused, never resolved to the tag: --base, --head, and --branch', () => {
+    // An agent pushes its branch and tags its own head "origin/main" and "wave-2/bob"; the CI clone fetches tags.
+    const agent = remote.clone('tagger');
+    agent.git('checkout', '--quiet', '-b', 'wave-2/bob');
+    agent.commit({ 'src/b/fine.ts': 'f\n', 'docs/readme.md': "not bob's\n" }, 'bob strays');
+    agent.git('push', '--quiet', 'origin', 'wave-2/bob');
+    agent.git('checkout', '--quiet', '-b', 'clean', 'origin/main');
+    agent.commit({ 'src/b/clean.ts': 'c\n' }, 'a clean commit');
+    agent.git('tag', 'origin/main', 'wave-2/bob');
+    agent.git('tag', 'wave-2/bob', 'clean');
+    agent.git('push', '--quiet', 'origin', 'refs/tags/origin/main', 'refs/tags/wave-2/bob');
+    try {
+      checkTagsCannotShadow();
+    } finally {
+      // The tags and the branch leave the shared remote with this test (the clones after it would fetch them).
+      agent.git('push', '--quiet', '--delete', 'origin', 'refs/tags/origin/main', 'refs/tags/wave-2/bob', 'refs/heads/wave-2/bob');
+    }
+  });
+
+  /** The checks of the test above, on a clone that fetched the agent's tags. */
+  function checkTagsCannotShadow(): void {
+    const checker = remote.clone('tag-ci');
+    checker.git('fetch', '--quiet', '--tags', 'origin');
+    const head = checker.git('rev-parse', 'refs/remotes/origin/wave-2/bob').trim();
+    const shadowed = run(checker, ['verify', '--base', 'origin/main', '--head', head, '--wave', '2', '--agent', 'bob']);
+    assert.equal(shadowed.status, 2, shadowed.stdout + shadowed.stderr);
+    assert.match(shadowed.stderr, /^ERROR: "origin\/main" names 2 refs that point to different commits \(refs\/tags\/origin\/main, refs\/remotes\/origin\/main\): give the full ref/);
+    const full = run(checker, ['verify', '--base', 'refs/remotes/origin/main', '--head', head, '--wave', '2', '--agent', 'bob']);
+    assert.equal(full.status, 3, full.stderr);
+    assert.match(full.stderr, /modified: docs\/readme\.md/);
+
+    const map = join(remote.dir, 'tag-branches.json');
+    writeFileSync(map, JSON.stringify({ version: 1, branches: [{ branch: 'wave-{wave}/{agent}' }] }));
+    // The tag wave-2/bob names a clean commit: the branch of that name is verified, not the tag.
+    for (const name of ['wave-2/bob', 'origin/wave-2/bob', 'refs/remotes/origin/wave-2/bob']) {
+      const named = run(checker, ['verify', '--base', 'refs/remotes/origin/main', '--map', map, '--branch', name]);
+      assert.equal(named.status, 3, `${name}: ${named.stdout}${named.stderr}`);
+      assert.match(named.stderr, /^ERROR: origin\/wave-2\/bob: agent "bob" \(wave 2\) changed 1 path outside its scope/m, name);
+    }
+    const missing = run(checker, ['verify', '--base', 'refs/remotes/origin/main', '--map', map, '--branch', 'wave-2/nobody']);
+    assert.equal(missing.status, 2, missing.stderr);
+    assert.match(missing.stderr, /^ERROR: wave-2\/nobody: no such branch: none of refs\/heads\/wave-2\/nobody, refs\/remotes\/origin\/wave-2\/nobody exists$/m);
+  }
+
+  it('paths as git stores them: an NFD entry grants its NFC and NFD spellings; a path that is not UTF-8 is outside every scope, shown quoted', () => {
+    const nfd = branch('nfd-entry', (c) => c.write({ 'lib/cafe\u0301/x.ts': 'x\n', 'lib/caf\u00e9/y.ts': 'y\n' }));
+    const granted = verify(nfd, 'dave');
+    assert.equal(granted.status, 0, granted.stderr);
+    // A file name of raw bytes (0xff is never UTF-8), and one with an escape sequence that would clear a terminal.
+    const bytes = branch('raw-bytes', (c) => {
+      const blob = c.git('hash-object', '-w', '--stdin').trim();
+      const tree = execFileSync('git', ['mktree'], {
+        cwd: c.root,
+        input: Buffer.concat([Buffer.from(c.git('ls-tree', 'HEAD')), Buffer.from(`100644 blob ${blob}\tsrc-\xff.ts\n`, 'latin1'), Buffer.from(`100644 blob ${blob}\tsrc-\u001b[2J.ts\n`)]),
+      }).toString().trim();
+      c.git('read-tree', tree);
+    }, false);
+    const result = verify(bytes, 'bob');
+    assert.equal(result.status, 3, result.stderr);
+    const lines = result.stderr.trimEnd().split('\n').slice(1);
+    assert.deepEqual(lines.sort(), ['  added: "src-\\u{1b}[2J.ts"', '  added: "src-\\377.ts" (not UTF-8: no scope names it)'].sort());
+    const report = JSON.parse(verify(bytes, 'bob', ['--json']).stdout);
+    assert.deepEqual(report.branches[0].outside.find((change: { undecodable?: boolean }) => change.undecodable), { path: '"src-\\377.ts"', kind: 'added', undecodable: true });
   });
 
   it('no published scope, no write: an unknown agent or wave fails (exit 1)', () => {

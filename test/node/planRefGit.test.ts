@@ -517,9 +517,11 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     clone.git('checkout', '--quiet', 'main');
     clone.commit({ 'docs/r.md': 'changed on main\n' });
     const range = diffRange(clone.root, 'main', 'agent');
-    assert.match(range.rawDiff, /\0src\/b\.ts\0$/);
-    assert.doesNotMatch(range.rawDiff, /docs/);
-    assert.notEqual(range.mergeBase, range.base);
+    assert.equal(range.rawDiffs.length, 1);
+    assert.match(range.rawDiffs[0]?.toString('utf8') ?? '', /\0src\/b\.ts\0$/);
+    assert.doesNotMatch(range.rawDiffs[0]?.toString('utf8') ?? '', /docs/);
+    assert.deepEqual(range.mergeBases, [clone.git('merge-base', 'main', 'agent').trim()]);
+    assert.notEqual(range.mergeBases[0], range.base);
   });
 
   it('ignores configuration that would hide or reshape a change', async () => {
@@ -531,9 +533,9 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     clone.git('config', 'diff.relative', 'true');
     clone.git('config', 'diff.ignoreSubmodules', 'all');
     clone.git('config', 'core.quotePath', 'true');
-    const range = diffRange(join(clone.root, 'src'), 'main', 'agent');
-    assert.match(range.rawDiff, /\0dïr\/b\.ts\0/);
-    assert.match(range.rawDiff, /:000000 160000 /);
+    const raw = diffRange(join(clone.root, 'src'), 'main', 'agent').rawDiffs[0]?.toString('utf8') ?? '';
+    assert.match(raw, /\0dïr\/b\.ts\0/);
+    assert.match(raw, /:000000 160000 /);
   });
 
   it('takes the merge base from the rev-parse that located the checkout when there is exactly one, and asks git merge-base otherwise', async () => {
@@ -551,7 +553,7 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     assert.deepEqual(known, { commits: located.resolved, mergeBases: located.mergeBases });
     assert.deepEqual(diffRange(clone.root, 'main', 'agent', known), diffRange(clone.root, 'main', 'agent'));
 
-    // A criss-cross merge: two merge bases, of which git merge-base picks one; so does diffRange.
+    // A criss-cross merge: two merge bases, and head is diffed against each (from discovery's listing, or git merge-base --all).
     const tipOf = (branch: string) => git('rev-parse', branch);
     clone.git('checkout', '--quiet', '-b', 'left', 'main');
     clone.commit({ 'src/left.ts': 'l\n' });
@@ -566,7 +568,11 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     assert.equal(crossed?.mergeBases?.length, 2, 'rev-parse lists both merge bases');
     assert.ok(crossed);
     const range = diffRange(clone.root, 'left', 'right', knownRangeOf(crossed));
-    assert.equal(range.mergeBase, git('merge-base', 'left', 'right'));
+    const all = git('merge-base', '--all', 'left', 'right').split('\n');
+    assert.equal(all.length, 2);
+    assert.deepEqual([...range.mergeBases].sort(), [...all].sort());
+    assert.equal(range.rawDiffs.length, 2);
+    assert.deepEqual(diffRange(clone.root, 'left', 'right').mergeBases.sort(), [...all].sort());
 
     // Unrelated histories: no merge base at all, refused as before.
     clone.git('checkout', '--quiet', '--orphan', 'island');

@@ -13,7 +13,7 @@ import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
 import { union } from '../../planner/scope/scopeUnion';
 import { expandTestSiblings } from '../../planner/scope/testSiblings';
-import { DEFAULT_CLAIM_TTL_MS, parseClaimTtl } from '../../planner/sync/claims';
+import { DEFAULT_CLAIM_TTL_MS, isClaimBeyondAnyTtl, parseClaimTtl } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import { PlanRefError, publishWave } from '../../planner/sync/publish';
 import type { PublishResult } from '../../planner/sync/publish';
@@ -178,7 +178,10 @@ async function publishLocated(
     fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: result.commit } },
   }));
   if (result.attempts > 1) reportNote(io, say.lostRaces(result.attempts));
-  for (const claim of result.expired) reportNote(io, say.droppedExpired(claim.wave, claim.cloneName, claim.clone, clockTime(claim.expiresAt, now)));
+  for (const claim of result.expired) {
+    if (isClaimBeyondAnyTtl(claim, now)) reportNote(io, say.droppedBeyondTtl(claim.wave, claim.cloneName, claim.clone, claim.renewedAt, claim.expiresAt));
+    else reportNote(io, say.droppedExpired(claim.wave, claim.cloneName, claim.clone, clockTime(claim.expiresAt, now)));
+  }
   for (const claim of result.provenAgainst) {
     reportNote(io, say.provenAgainst(say.claimedBy(claim.wave, claim.cloneName, claim.clone, clockTime(claim.claimedAt, now))));
   }

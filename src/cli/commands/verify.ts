@@ -5,8 +5,8 @@ import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../n
 import type { SyncRepository } from '../../node/cloneState';
 import { readTextIfExists } from '../../node/declarationFs';
 import { readTrackingRef } from '../../node/planRefGit';
-import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../node/rangeDiff';
-import type { PendingRangeDiff, ResolvedRange } from '../../node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs, revisionProblem, RevisionRangeError, startRangeDiff, startRevisionNameCheck } from '../../node/rangeDiff';
+import type { PendingNameCheck, PendingRangeDiff, ResolvedRange } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
 import type { BranchAgent, BranchRule } from '../../planner/sync/branchMap';
@@ -14,7 +14,8 @@ import { isCloneId } from '../../planner/sync/claims';
 import { decodePlan, emptyPlan } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { findPublishedScope, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
+import { branchRefCandidates } from '../../planner/sync/revisionNames';
+import { findPublishedScope, mergeRangeChanges, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
 import type { RangeChange } from '../../planner/sync/verifyRange';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -22,11 +23,13 @@ import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '.
 import { changeKindWords, syncMessages as say } from '../messages';
 import { remoteOf } from './syncShared';
 
-/** One branch to verify: what it is called, which revision, and whose scope. */
+/** One branch to verify: what it is called, which revision, and whose scope; or a branch named that does not exist. */
 interface Target {
   branch: string;
   revision: string;
   agent: BranchAgent | undefined;
+  /** The branch refs looked for when none of them exists (the branch cannot be verified). */
+  missing?: readonly string[];
 }
 
 /** What became of one branch (the JSON shape of `verify --json`'s `branches`). */
@@ -38,7 +41,9 @@ interface BranchResult {
   clone: string | null;
   base: string | null;
   head: string | null;
+  /** The first of mergeBases (the one merge base there usually is). */
   mergeBase: string | null;
+  mergeBases: string[];
   checked: number;
   outside: RangeChange[];
   error: string | null;
@@ -72,6 +77,7 @@ function readMap(io: CliIo, path: string): BranchRule[] {
 function checkRevision(option: string, value: string | undefined): string {
   if (value === undefined) throw new UsageProblem(say.verifyNeedsTarget);
   if (value.trim() === '' || value.startsWith('-')) throw new UsageProblem(say.badRevision(option, value));
+  if (revisionProblem(value) !== undefined) throw new UsageProblem(say.badRevision(option, value, 'a range; give one revision'));
   return value;
 }
 
@@ -131,35 +137,47 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
 
-  // The targets, before anything is fetched (a bad map or branch list costs no network).
+  // The targets, before anything is fetched (a bad map or branch list costs no network). A branch named
+  // on the command line is looked for among the branch refs only (see branchRefCandidates): a tag of the
+  // same name never stands in for it.
   const targets: Target[] = [];
   if (single !== undefined) targets.push({ branch: values.head as string, revision: values.head as string, agent: single });
   else if (rules !== undefined) {
     const withClone = (agent: BranchAgent | undefined) =>
       agent === undefined || values.clone === undefined || agent.clone !== undefined ? agent : { ...agent, clone: values.clone };
+    // Shown as people name it (`wave-2/alice`, `origin/wave-2/alice`), verified by its full ref.
+    const shownRef = (ref: string) => ref.replace(/^refs\/(?:heads|remotes)\//, '');
     if (values.head !== undefined) {
       const name = values.branch[0] as string;
       targets.push({ branch: name, revision: values.head, agent: withClone(agentForBranch(rules, branchNameOf(name, remote))) });
     } else if (values.branch.length > 0) {
-      for (const name of values.branch) targets.push({ branch: name, revision: name, agent: withClone(agentForBranch(rules, branchNameOf(name, remote))) });
+      const branchRefs = new Set(listBranchRefs(repository.root, remote).map(({ ref }) => ref));
+      for (const name of values.branch) {
+        const candidates = branchRefCandidates(name, remote);
+        const found = candidates.filter((ref) => branchRefs.has(ref));
+        if (found.length === 0) targets.push({ branch: name, revision: name, agent: undefined, missing: candidates });
+        for (const ref of found) targets.push({ branch: shownRef(ref), revision: ref, agent: withClone(agentForBranch(rules, branchNameOf(ref, remote))) });
+      }
     } else {
       for (const { ref } of listBranchRefs(repository.root, remote)) {
         const agent = agentForBranch(rules, branchNameOf(ref, remote));
-        // Shown as people name it (`wave-2/alice`, `origin/wave-2/alice`), verified by its full ref.
-        const shown = ref.replace(/^refs\/(?:heads|remotes)\//, '');
-        if (agent !== undefined) targets.push({ branch: shown, revision: ref, agent: withClone(agent) });
+        if (agent !== undefined) targets.push({ branch: shownRef(ref), revision: ref, agent: withClone(agent) });
       }
     }
   }
 
+  // The names given for --base and --head must each mean one commit, whatever tags or branches of the same
+  // name exist: checked beside the rest, before any result is reported.
+  const names = startRevisionNameCheck(repository.root, values.head === undefined ? [base] : [base, values.head]);
   // One branch: its diff runs while the plan is fetched and read (with one branch, discovery's rev-parse
   // has already resolved the range and listed its merge bases).
   const only = targets.length === 1 && targets[0]?.agent !== undefined ? targets[0] : undefined;
   const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository));
   try {
-    return await verifyTargets(values, io, remote, repository, base, targets, pending);
+    return await verifyTargets(values, io, remote, repository, base, targets, pending, names);
   } finally {
     pending?.cancel();
+    names.cancel();
   }
 }
 
@@ -172,6 +190,7 @@ async function verifyTargets(
   base: string,
   targets: readonly Target[],
   pending: PendingRangeDiff | undefined,
+  names: PendingNameCheck,
 ): Promise<number> {
   let plan: DecodedPlan = emptyPlan();
   let planCommit: string | null = null;
@@ -200,6 +219,14 @@ async function verifyTargets(
     return 1;
   }
 
+  try {
+    await names.finish();
+  } catch (error) {
+    if (!(error instanceof RevisionRangeError)) throw error;
+    reportError(io, error.reason === 'ambiguous-revision' ? error.message : say.gitFailed(error.message));
+    return 2;
+  }
+
   const ignoreCase = values['ignore-case'] || repository.ignoreCase;
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
   const results: BranchResult[] = [];
@@ -215,7 +242,8 @@ async function verifyTargets(
   }
   if (targets.length === 0) reportNote(io, say.verifyNothing);
   for (const result of results) {
-    const range = result.mergeBase === null || result.head === null ? '' : `${result.mergeBase.slice(0, 12)}..${result.head.slice(0, 12)}`;
+    const head = result.head;
+    const range = head === null ? '' : result.mergeBases.map((mergeBase) => `${mergeBase.slice(0, 12)}..${head.slice(0, 12)}`).join(' and ');
     if (result.status === 'skipped') reportNote(io, say.verifySkipped(result.branch));
     else if (result.status === 'error') reportError(io, say.verifyBranchError(result.branch, result.error ?? ''));
     else if (result.status === 'ok') printLine(io, say.verifyPassed(result.branch, result.wave as number, result.agent as string, result.checked, range));
@@ -223,7 +251,7 @@ async function verifyTargets(
       reportError(io, say.verifyFailedHeader(result.branch, result.wave as number, result.agent as string, result.outside.length, range));
       for (const change of result.outside) {
         const words = changeKindWords[change.kind] ?? { kind: change.kind, counterpart: '' };
-        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart));
+        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true));
       }
     }
   }
@@ -254,13 +282,15 @@ async function verifyTarget(
     base: null,
     head: null,
     mergeBase: null,
+    mergeBases: [],
     checked: 0,
     outside: [],
     error: null,
     exitCode: 0,
   };
-  if (target.agent === undefined) return result;
   const fail = (error: string, exitCode: 1 | 2): BranchResult => ({ ...result, status: 'error', error, exitCode });
+  if (target.missing !== undefined) return fail(say.noSuchBranch(target.branch, target.missing), 2);
+  if (target.agent === undefined) return result;
   const lookup = findPublishedScope(plan, { wave: target.agent.wave, agent: target.agent.agent, ...(target.agent.clone ? { clone: target.agent.clone } : {}) });
   if (!lookup.ok) {
     if (lookup.reason === 'ambiguous') return fail(say.ambiguousScope(target.agent.wave, target.agent.agent, lookup.clones.join(', ')), 1);
@@ -273,8 +303,9 @@ async function verifyTarget(
     const range = await diff();
     result.base = range.base;
     result.head = range.head;
-    result.mergeBase = range.mergeBase;
-    changes = parseRawDiff(range.rawDiff);
+    result.mergeBase = range.mergeBases[0] ?? null;
+    result.mergeBases = range.mergeBases;
+    changes = mergeRangeChanges(range.rawDiffs.map((rawDiff) => parseRawDiff(rawDiff)));
   } catch (error) {
     if (error instanceof RevisionRangeError) return fail(error.message, 2);
     if (error instanceof RawDiffError) return fail(error.message, 2);

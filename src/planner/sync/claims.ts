@@ -46,10 +46,25 @@ export interface Claim {
   expiresAt: string;
 }
 
-/** Whether a claim still stands at `now` (milliseconds since the epoch). An unparsable time counts as standing. */
+/**
+ * Whether a claim still stands at `now` (milliseconds since the epoch, the reader's clock). An unparsable
+ * time counts as standing. A claim no publish could have made by a clock that agrees with the reader's
+ * stands no longer than the longest TTL allows: one renewed more than MAX_CLAIM_TTL_MS ahead of `now`, or
+ * running longer than MAX_CLAIM_TTL_MS from its renewal, has lapsed (a clock years ahead, or a hand-made
+ * claim, would otherwise hold the files for years: every TTL is at most MAX_CLAIM_TTL_MS).
+ */
 export function isClaimLive(claim: Claim, now: number): boolean {
   const expires = Date.parse(claim.expiresAt);
-  return Number.isNaN(expires) || expires > now;
+  if (Number.isNaN(expires)) return true;
+  return expires > now && !isClaimBeyondAnyTtl(claim, now);
+}
+
+/** Whether a claim's times lie beyond what any TTL allows, seen from `now` (see isClaimLive). */
+export function isClaimBeyondAnyTtl(claim: Claim, now: number): boolean {
+  const expires = Date.parse(claim.expiresAt);
+  const renewed = Date.parse(claim.renewedAt);
+  if (Number.isNaN(expires) || Number.isNaN(renewed)) return false;
+  return renewed - now > MAX_CLAIM_TTL_MS || expires - renewed > MAX_CLAIM_TTL_MS;
 }
 
 /** Parses a `--ttl` value: a positive number with unit `s`, `m`, `h` or `d` (`90m`, `4h`, `1d`); undefined when unusable. */

@@ -24,10 +24,13 @@ export type ChangeKind =
 
 /** One changed path of the range. */
 export interface RangeChange {
+  /** The path; when it is not valid UTF-8, as git quotes it (`"src/b\\377/x"`), with `undecodable` set. */
   path: string;
   kind: ChangeKind;
   /** For `renamed-to` and `copied-to`: where it came from; for `renamed-from`: where it went. */
   counterpart?: string;
+  /** The path's bytes are not UTF-8: no scope entry can name it, so it is outside every scope. */
+  undecodable?: true;
 }
 
 const GITLINK = '160000';
@@ -55,38 +58,97 @@ export class RawDiffError extends Error {
   }
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const ESCAPES: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' };
+
+/** `bytes` quoted as git quotes a path it will not print as is (core.quotePath): octal for every byte outside printable ASCII. */
+export function quotePathLikeGit(bytes: Uint8Array): string {
+  let quoted = '"';
+  for (const byte of bytes) {
+    const escape = ESCAPES[byte];
+    if (escape !== undefined) quoted += escape;
+    else if (byte < 0x20 || byte >= 0x7f) quoted += `\\${byte.toString(8).padStart(3, '0')}`;
+    else quoted += String.fromCharCode(byte);
+  }
+  return `${quoted}"`;
+}
+
+/** A path of the diff: its text, or git's quoting of its bytes when they are not UTF-8. */
+function decodePath(bytes: Uint8Array): { path: string; undecodable?: true } {
+  try {
+    return { path: strictUtf8.decode(bytes) };
+  } catch {
+    return { path: quotePathLikeGit(bytes), undecodable: true };
+  }
+}
+
+/** The NUL-separated fields of `bytes` (the last one empty when the output ends with NUL, as git's does). */
+function splitFields(bytes: Uint8Array): Uint8Array[] {
+  const fields: Uint8Array[] = [];
+  let start = 0;
+  for (let index = bytes.indexOf(0); index !== -1; index = bytes.indexOf(0, start)) {
+    fields.push(bytes.subarray(start, index));
+    start = index + 1;
+  }
+  fields.push(bytes.subarray(start));
+  return fields;
+}
+
 /**
  * Parses `git diff --raw -z` output (`:<old mode> <new mode> <old id> <new id> <status>\0<path>\0`, and for
- * a rename or copy `\0<from>\0<to>\0`) into changes. A rename yields two changes, one per side. An unmerged
- * or unknown record throws RawDiffError: a verifier that skipped what it cannot read would pass it.
+ * a rename or copy `\0<from>\0<to>\0`) into changes. A rename yields two changes, one per side. Paths are
+ * git's bytes (a string is taken as its UTF-8); one that is not UTF-8 is kept, quoted, and marked. An
+ * unmerged or unknown record throws RawDiffError: a verifier that skipped what it cannot read would pass it.
  */
-export function parseRawDiff(output: string): RangeChange[] {
-  const fields = output.split('\0');
+export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
+  const fields = splitFields(typeof output === 'string' ? new TextEncoder().encode(output) : output);
   const changes: RangeChange[] = [];
   let index = 0;
   while (index < fields.length) {
-    const header = fields[index] as string;
+    const header = new TextDecoder().decode(fields[index]);
     index += 1;
     if (header === '' && index >= fields.length) break;
     const match = /^:([0-7]{6}) ([0-7]{6}) [0-9a-f]+ [0-9a-f]+ ([A-Z])([0-9]*)$/.exec(header.replace(/^\n/, ''));
     if (match === null) throw new RawDiffError(`cannot read the diff record ${JSON.stringify(header.slice(0, 80))}`);
     const [, oldMode, newMode, status] = match as unknown as [string, string, string, string];
-    const first = fields[index];
-    if (first === undefined || first === '') throw new RawDiffError(`the diff record ${JSON.stringify(header)} names no path`);
+    const firstBytes = fields[index];
+    if (firstBytes === undefined || firstBytes.length === 0) throw new RawDiffError(`the diff record ${JSON.stringify(header)} names no path`);
+    const first = decodePath(firstBytes);
     index += 1;
     if (status === 'R' || status === 'C') {
-      const second = fields[index];
-      if (second === undefined || second === '') throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(first)} names no destination`);
+      const secondBytes = fields[index];
+      if (secondBytes === undefined || secondBytes.length === 0) {
+        throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(first.path)} names no destination`);
+      }
+      const second = decodePath(secondBytes);
       index += 1;
-      if (status === 'R') changes.push({ path: first, kind: 'renamed-from', counterpart: second });
-      changes.push({ path: second, kind: status === 'R' ? 'renamed-to' : 'copied-to', counterpart: first });
+      if (status === 'R') changes.push({ ...first, kind: 'renamed-from', counterpart: second.path });
+      changes.push({ ...second, kind: status === 'R' ? 'renamed-to' : 'copied-to', counterpart: first.path });
       continue;
     }
     const kind = classify(status, oldMode, newMode);
-    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(first)}, which a verification cannot judge`);
-    changes.push({ path: first, kind });
+    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(first.path)}, which a verification cannot judge`);
+    changes.push({ path: first.path, kind, ...(first.undecodable ? { undecodable: true as const } : {}) });
   }
   return changes;
+}
+
+/**
+ * The changes of several diffs of one head (against each of its merge bases), each change once, in the
+ * order first seen.
+ */
+export function mergeRangeChanges(diffs: readonly (readonly RangeChange[])[]): RangeChange[] {
+  const seen = new Set<string>();
+  const merged: RangeChange[] = [];
+  for (const changes of diffs) {
+    for (const change of changes) {
+      const key = JSON.stringify([change.kind, change.path, change.counterpart ?? null]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      merged.push(change);
+    }
+  }
+  return merged;
 }
 
 /** The scope a branch is verified against: the agent's published entries and its wave's role. */
@@ -106,24 +168,26 @@ export interface RangeVerification {
 }
 
 /**
- * Checks every change against the scope. A path is compared in Unicode NFC, as the write gate compares it;
- * an entry the grammar refuses grants nothing. An empty scope grants nothing (every change is outside).
+ * Checks every change against the scope. A path and the entries are compared in Unicode NFC, as the write
+ * gate compares them; an entry the grammar refuses grants nothing, and a path that is not UTF-8 lies in no
+ * scope. An empty scope grants nothing (every change is outside).
  */
 export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScope, options: { ignoreCase?: boolean } = {}): RangeVerification {
   const effective = effectiveEntries(scope.entries, scope.role, { globSiblings: true }).entries;
   const compiled: CompiledScopeEntry[] = [];
   for (const entry of effective) {
     try {
-      compiled.push(compileScopeEntry(entry, { ignoreCase: options.ignoreCase }));
+      compiled.push(compileScopeEntry(entry.normalize('NFC'), { ignoreCase: options.ignoreCase }));
     } catch {
       // Refused by the grammar: grants nothing.
     }
   }
-  const inScope = (path: string) => {
-    const spelled = path.normalize('NFC');
+  const inScope = (change: RangeChange) => {
+    if (change.undecodable === true) return false;
+    const spelled = change.path.normalize('NFC');
     return compiled.some((entry) => entry.matches(spelled));
   };
-  const outside = changes.filter((change) => !inScope(change.path));
+  const outside = changes.filter((change) => !inScope(change));
   return { ok: outside.length === 0, checked: changes.length, outside, effective };
 }
 

@@ -6,7 +6,7 @@ import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { effectiveEntries, findClaimConflicts } from '../../../src/planner/sync/claimConflicts';
 import type { ClaimedWaveScopes } from '../../../src/planner/sync/claimConflicts';
 import { buildClaimsView, findConflictsWithClaims } from '../../../src/planner/sync/claimsView';
-import { claimFor, isClaimLive, parseClaim, parseClaimTtl } from '../../../src/planner/sync/claims';
+import { claimFor, isClaimBeyondAnyTtl, isClaimLive, MAX_CLAIM_TTL_MS, parseClaim, parseClaimTtl } from '../../../src/planner/sync/claims';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
 import { entryArbitrary, oracleMatcher, usable } from '../../support/globOracle';
 import { claimOf, cloneNamed, HOUR, T0, waveToPublish } from './syncFixtures';
@@ -35,6 +35,20 @@ describe('claims and their TTL', () => {
     const claim = claimOf(alpha, 3, T0, HOUR);
     assert.equal(isClaimLive(claim, T0 + HOUR - 1), true);
     assert.equal(isClaimLive(claim, T0 + HOUR), false);
+  });
+
+  it('a claim no agreeing clock could have made lapses: renewed further ahead than the longest TTL, or running longer than it', () => {
+    const DAY = 24 * HOUR;
+    // Published by a clock ten years ahead, with a one-second TTL: lapsed now, not in ten years.
+    const ahead = claimOf(alpha, 3, T0 + 3650 * DAY, 1000);
+    assert.equal(isClaimLive(ahead, T0), false);
+    assert.equal(isClaimBeyondAnyTtl(ahead, T0), true);
+    // A clock 29 days ahead is still believed (every TTL is at most 30 days).
+    assert.equal(isClaimLive(claimOf(alpha, 3, T0 + 29 * DAY, HOUR), T0), true);
+    // A hand-made claim that runs for a year from its renewal.
+    const long = { ...claimOf(alpha, 3, T0, HOUR), expiresAt: new Date(T0 + 365 * DAY).toISOString() };
+    assert.equal(isClaimLive(long, T0 + HOUR), false);
+    assert.equal(isClaimLive(claimOf(alpha, 3, T0, MAX_CLAIM_TTL_MS), T0 + MAX_CLAIM_TTL_MS - 1), true, 'the longest TTL itself stands');
   });
 
   it('renewing a standing claim keeps claimedAt; a lapsed or other wave starts anew', () => {

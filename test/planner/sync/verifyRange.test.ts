@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../../src/planner/sync/branchMap';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { findPublishedScope, parseRawDiff, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
+import { findPublishedScope, mergeRangeChanges, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
 import type { RangeChange } from '../../../src/planner/sync/verifyRange';
 import { claimOf, cloneNamed, T0, waveToPublish } from './syncFixtures';
 
@@ -39,6 +39,27 @@ describe('parseRawDiff (git diff --raw -z)', () => {
     assert.deepEqual(parseRawDiff(output).map((c) => `${c.kind}:${c.path}`), ['added:x', 'renamed-from:y', 'renamed-to:z', 'deleted:w']);
   });
 
+  it('reads git\'s bytes: a UTF-8 path as its text, any other kept (quoted as git quotes it) and marked', () => {
+    const bytes = Buffer.concat([
+      Buffer.from(record('000000', '100644', 'A', 'ünï.ts')),
+      Buffer.from(`:100644 100644 ${A} ${B} R100\0`),
+      Buffer.from('src/b\xff/x\0to "q"\\\t\0', 'latin1'),
+    ]);
+    assert.deepEqual(parseRawDiff(bytes), [
+      { path: 'ünï.ts', kind: 'added' },
+      { path: '"src/b\\377/x"', kind: 'renamed-from', counterpart: 'to "q"\\\t', undecodable: true },
+      { path: 'to "q"\\\t', kind: 'renamed-to', counterpart: '"src/b\\377/x"' },
+    ]);
+    assert.equal(quotePathLikeGit(Buffer.from('a"\\\n\x01é', 'latin1')), '"a\\"\\\\\\n\\001\\351"');
+  });
+
+  it('merges the changes of diffs against several merge bases, each once', () => {
+    const one: RangeChange[] = [{ path: 'a', kind: 'modified' }, { path: 'b', kind: 'renamed-from', counterpart: 'c' }];
+    const two: RangeChange[] = [{ path: 'a', kind: 'modified' }, { path: 'b', kind: 'renamed-from', counterpart: 'd' }, { path: 'e', kind: 'deleted' }];
+    assert.deepEqual(mergeRangeChanges([one, two]), [...one, two[1], two[2]]);
+    assert.deepEqual(mergeRangeChanges([]), []);
+  });
+
   for (const [title, output] of [
     ['an unmerged record', record('100644', '100644', 'U', 'x')],
     ['a rename without destination', `:100644 100644 ${A} ${Z} R100\0only\0`],
@@ -49,6 +70,19 @@ describe('parseRawDiff (git diff --raw -z)', () => {
 });
 
 describe('verifyChanges', () => {
+  it('compares entries and paths in NFC, as the write gate does; a path that is not UTF-8 is in no scope', () => {
+    const changes: RangeChange[] = [
+      { path: 'lib/cafe\u0301/x.ts', kind: 'added' },
+      { path: 'lib/caf\u00e9/y.ts', kind: 'added' },
+      { path: '"lib/caf\\351/z.ts"', kind: 'added', undecodable: true },
+    ];
+    for (const entry of ['lib/cafe\u0301/', 'lib/caf\u00e9/']) {
+      const verdict = verifyChanges(changes, { entries: [entry], role: 'implementation' });
+      assert.deepEqual(verdict.outside, [changes[2]], entry);
+    }
+    assert.equal(verifyChanges(changes, { entries: ['**'], role: 'implementation' }).outside.length, 1, 'not even "**" names it');
+  });
+
   const changes: RangeChange[] = [
     { path: 'src/a/x.ts', kind: 'modified' },
     { path: 'src/a/x.test.ts', kind: 'added' },

@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { printable, syncMessages } from '../../src/cli/messages';
+
+describe('printable (src/cli/messages.ts): names and paths that are anyone\'s, shown on a terminal', () => {
+  it('shows a plain text as it is, Unicode included', () => {
+    for (const text of ['wave-2/alice', 'vm:/home/dev/repo', 'dïr/cödé.ts', 'a "quoted" \\ name']) assert.equal(printable(text), text);
+  });
+
+  it('quotes a text a terminal would act on, escaping what it would act on and the quoting itself', () => {
+    assert.equal(printable('\u001b[2J\u001b]0;pwned\u0007'), '"\\u{1b}[2J\\u{1b}]0;pwned\\u{7}"');
+    assert.equal(printable('line\nOK: forged\r'), '"line\\nOK: forged\\r"');
+    assert.equal(printable('tab\there "q" \\'), '"tab\\there \\"q\\" \\\\"');
+    assert.equal(printable('evil\u202egnp.ts'), '"evil\\u{202e}gnp.ts"', 'a bidirectional override');
+    assert.equal(printable('\u009b31m'), '"\\u{9b}31m"', 'a C1 control (CSI)');
+  });
+
+  it('is applied to clone names in every claim line', () => {
+    const line = syncMessages.claimedBy(1, 'vm:/tmp/x\u001b[2J', 'c-0123456789ab', '10:42');
+    assert.equal(line, 'wave 1 claimed by clone "vm:/tmp/x\\u{1b}[2J" (c-0123456789ab) since 10:42');
+    assert.doesNotMatch(line, /\u001b/);
+  });
+});
