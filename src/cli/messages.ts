@@ -522,6 +522,10 @@ export const syncMessages = {
   Exit codes: 0 every change in scope (or no branch to verify); 1 bad arguments, a bad map, no published
   scope for the agent; 2 git failed (a revision, the fetch); 3 a change outside the agent's scope.`,
 
+  identityMoved: (id: string, from: string, to: string) => `this checkout moved (${printable(from)} → ${printable(to)}): it stays clone ${id}`,
+  identityCopied: (foundId: string, foundName: string, id: string) =>
+    `this checkout's git directory came from clone ${printable(foundId)} (${printable(foundName)}), which still is that clone: this checkout is clone ${id} from now on (the other's claims stay the other's)`,
+  unknownRemote: (remote: string) => `no remote named "${printable(remote)}" is configured in this checkout ("git remote -v" lists them; add one with "git remote add")`,
   notInGit: (command: string) => `${command} needs a git checkout (with a remote for the plan ref); this directory is not in one`,
   badRemote: (value: string) => `--remote must be the name of a configured remote (letters, digits, ".", "_", "-"), got "${value}"`,
   badTtl: (value: string) => `--ttl must be a duration between 1s and 30d such as 90m, 4h or 2d, got "${value}"`,

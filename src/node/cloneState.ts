@@ -3,7 +3,7 @@
 // sync state (`sync-state.json`, see src/planner/sync/localState.ts). The git directory is per checkout
 // (a linked worktree has its own), is never committed, and the write gate keeps agents out of it.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
@@ -29,19 +29,23 @@ export interface SyncRepository {
   head: string | null;
   /** The shared git directory (absolute; where refs live). */
   commonDir: string;
+  /** The remotes configured with a URL (`remote.<name>.url`); undefined when the config could not be read. */
+  remotes?: readonly string[];
 }
 
 /**
  * `core.ignorecase` as the write gate reads it (src/planner/enforce/gitConfig.ts: every file git reads, in
- * git's order), so sync and the gate fold case alike. git has just parsed the same files (rev-parse), so a
- * file it could not read is not expected; should one appear, case is compared as written.
+ * git's order), so sync and the gate fold case alike, and the remotes the same files configure. git has
+ * just parsed the same files (rev-parse), so a file it could not read is not expected; should one appear,
+ * case is compared as written and the remotes are not known.
  */
-function repositoryIgnoresCase(commonDir: string, gitDir: string): boolean {
+function repositoryConfig(commonDir: string, gitDir: string): { ignoreCase: boolean; remotes?: readonly string[] } {
   const home = homeDirectory();
   try {
-    return scanGitConfig({ commonDir, gitDir, env: process.env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists } }).ignoreCase;
+    const scan = scanGitConfig({ commonDir, gitDir, env: process.env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists } });
+    return { ignoreCase: scan.ignoreCase, remotes: scan.remotes };
   } catch {
-    return false;
+    return { ignoreCase: false };
   }
 }
 
@@ -79,8 +83,8 @@ export function locateSyncRepository(
     if (root === undefined || root === '' || gitDir === undefined || gitDir === '' || commonDir === undefined) return undefined;
     const head = attempt.head ? rest.shift() : undefined;
     const common = resolve(cwd, commonDir);
-    const ignoreCase = repositoryIgnoresCase(common, resolve(cwd, gitDir));
-    const repository = { root, gitDir, commonDir: common, ignoreCase, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
+    const config = repositoryConfig(common, resolve(cwd, gitDir));
+    const repository = { root, gitDir, commonDir: common, ...config, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
     if (!attempt.revisions) return repository;
     const resolved = rest.slice(0, revisions.length);
     // The range's own lines: its two ends (the same commits again), then one `^<commit>` per merge base.
@@ -171,20 +175,45 @@ export function readCloneIdentity(gitDir: string): CloneIdentity | undefined {
   return parseIdentity(readTextIfExists(join(stateDirOf(gitDir), 'clone.json')));
 }
 
-/**
- * This clone's identity, made on first use: `c-` and 12 random hex digits, named `host:path`. The file is
- * created whole or not at all (written aside, fsynced, then hard-linked into place, which fails when it
- * exists), so two commands starting at once in one clone agree on one identity.
- */
-export function readOrCreateCloneIdentity(repository: SyncRepository): CloneIdentity {
-  const path = join(stateDirOf(repository.gitDir), 'clone.json');
-  const existing = parseIdentity(readTextIfExists(path));
-  if (existing !== undefined) return existing;
-  if (readTextIfExists(path) !== undefined) {
-    throw new Error(`${path} exists but is not a clone identity ({"id", "name"}); repair or remove it`);
+/** clone.json is there but holds no identity: this clone cannot tell which claims are its own. */
+export class CloneIdentityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CloneIdentityError';
   }
-  mkdirSync(stateDirOf(repository.gitDir), { recursive: true });
-  const identity: CloneIdentity = { id: `c-${randomBytes(6).toString('hex')}`, name: `${hostname()}:${repository.root}` };
+}
+
+/** Why the identity a checkout found was not the one it returns (readOrCreateCloneIdentity). */
+export interface CloneIdentityChange {
+  /** `moved`: the same checkout at a new path (its id kept, its name updated); `copied`: a copy, or a checkout on another machine, given an identity of its own. */
+  why: 'moved' | 'copied';
+  /** The identity found (the original's, for a copy). */
+  found: CloneIdentity;
+}
+
+/** The id held by the checkout at `root` on this machine, if it has one (a linked worktree's `.git` file is followed). */
+function identityIdAt(root: string): string | undefined {
+  let gitDir = join(root, '.git');
+  try {
+    const pointer = readTextIfExists(gitDir);
+    const named = pointer === undefined ? undefined : /^gitdir: (.+)$/m.exec(pointer)?.[1];
+    if (named !== undefined) gitDir = resolve(root, named.trim());
+  } catch {
+    // A directory (EISDIR): a clone's own git directory.
+  }
+  try {
+    return parseIdentity(readTextIfExists(join(stateDirOf(gitDir), 'clone.json')))?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes `identity` as clone.json: created whole or not at all (written aside, fsynced, then hard-linked
+ * into place, which fails when the file exists, so two commands starting at once in one clone agree on
+ * one identity), or, with `replace`, renamed over the one there.
+ */
+function writeIdentity(path: string, identity: CloneIdentity, replace: boolean): void {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const descriptor = openSync(temporary, 'wx');
   try {
@@ -193,6 +222,10 @@ export function readOrCreateCloneIdentity(repository: SyncRepository): CloneIden
   } finally {
     closeSync(descriptor);
   }
+  if (replace) {
+    renameSync(temporary, path);
+    return;
+  }
   try {
     linkSync(temporary, path);
   } catch (error) {
@@ -200,9 +233,40 @@ export function readOrCreateCloneIdentity(repository: SyncRepository): CloneIden
   } finally {
     unlinkSync(temporary);
   }
+}
+
+/**
+ * This clone's identity, made on first use: `c-` and 12 random hex digits, named `host:path` of the
+ * checkout. An identity belongs to one checkout on one machine. One found with another name came with a
+ * copy of the git directory, or the checkout moved: when the name's checkout, on this machine, no longer
+ * holds that id, the checkout moved and keeps its id (the name is updated); otherwise (the original still
+ * holds it, or the name is another machine's, as in a copied image) this checkout gets an identity of its
+ * own, so two checkouts never publish, renew or release as one clone. `changed` says which happened.
+ */
+export function readOrCreateCloneIdentity(repository: SyncRepository): CloneIdentity & { changed?: CloneIdentityChange } {
+  const path = join(stateDirOf(repository.gitDir), 'clone.json');
+  const name = `${hostname()}:${repository.root}`;
+  const text = readTextIfExists(path);
+  const existing = parseIdentity(text);
+  if (existing === undefined && text !== undefined) {
+    throw new CloneIdentityError(`${path} exists but is not a clone identity ({"id": "c-…", "name"}); repair or remove it (a new identity is made in its place)`);
+  }
+  if (existing !== undefined && existing.name === name) return existing;
+  let changed: CloneIdentityChange | undefined;
+  let identity: CloneIdentity;
+  if (existing === undefined) identity = { id: `c-${randomBytes(6).toString('hex')}`, name };
+  else {
+    const separator = existing.name.indexOf(':');
+    const [host, root] = separator === -1 ? ['', ''] : [existing.name.slice(0, separator), existing.name.slice(separator + 1)];
+    const moved = host === hostname() && root !== '' && resolve(root) !== repository.root && identityIdAt(root) !== existing.id;
+    identity = moved ? { id: existing.id, name } : { id: `c-${randomBytes(6).toString('hex')}`, name };
+    changed = { why: moved ? 'moved' : 'copied', found: existing };
+  }
+  mkdirSync(stateDirOf(repository.gitDir), { recursive: true });
+  writeIdentity(path, identity, existing !== undefined);
   const made = parseIdentity(readTextIfExists(path));
-  if (made === undefined) throw new Error(`${path} could not be created`);
-  return made;
+  if (made === undefined) throw new CloneIdentityError(`${path} could not be created`);
+  return changed === undefined || made.id !== identity.id ? made : { ...made, changed };
 }
 
 /** This clone's sync state (empty when there is none or it cannot be read). */

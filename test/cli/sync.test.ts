@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
@@ -142,6 +142,32 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const synced = cli(c, ['sync', '--wave', '5']);
     assert.equal(synced.status, 0, synced.stderr);
     assert.match(synced.stdout, /^synced wave 5 of clone /);
+  });
+
+  it('a copy of a checkout is a clone of its own: it cannot replace or release the original\'s claim; a damaged identity is refused in one line', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const copyRoot = join(remote.dir, 'a-copy');
+    cpSync(a.root, copyRoot, { recursive: true });
+    const copy: Clone = { ...a, root: copyRoot, git: (...args: string[]) => gitIn(copyRoot, ...args) };
+    planWave(copy, 1, [{ id: 'bob', files: ['src/a/x.ts'] }], 'sess-copy');
+    const published = cli(copy, ['publish'], { session: 'sess-copy' });
+    assert.equal(published.status, 1, published.stderr);
+    assert.match(published.stderr, new RegExp(`^this checkout's git directory came from clone ${readCloneId(a)} \\(.+\\), which still is that clone: this checkout is clone c-[0-9a-f]{12} from now on`, 'm'));
+    assert.match(published.stderr, /overlaps a wave another clone claims/);
+    assert.equal(cli(copy, ['release', '--wave', '1']).stderr, 'this clone holds no claim on wave 1; nothing to release\n');
+    const claims = JSON.parse(gitIn(remote.bare, 'show', 'refs/wave-scope/plan:claims.json')).claims;
+    assert.deepEqual(claims.map((claim: { clone: string }) => claim.clone), [readCloneId(a)]);
+
+    planWave(b, 3, [{ id: 'carol', files: ['docs/'] }], 'sess-b');
+    mkdirSync(join(b.root, '.git/wave-scope'), { recursive: true });
+    writeFileSync(join(b.root, '.git/wave-scope/clone.json'), '{"id": "C-UPPER", "name": "x"}');
+    for (const args of [['publish'], ['release', '--wave', '1'], ['sync']]) {
+      const refused = cli(b, args, { session: 'sess-b' });
+      assert.equal(refused.status, 2, refused.stderr);
+      assert.match(refused.stderr, /^ERROR: .*clone\.json exists but is not a clone identity .*repair or remove it.*\n$/);
+      assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+    }
   });
 
   it('three clones started together, unsynchronised, overlapping: exactly one wins', async () => {
@@ -354,6 +380,15 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
       assert.equal(run.status, 1, args.join(' '));
       assert.match(run.stderr, message);
     }
+    // A name no remote has is never taken for a path: a repository named like it beside the checkout is not reached.
+    gitIn(a.root, 'init', '--quiet', '--bare', 'upstream');
+    for (const args of [['publish', '--remote', 'upstream'], ['sync', '--remote', 'upstream'], ['release', '--wave', '1', '--remote', 'upstream'], ['verify', '--remote', 'upstream', '--base', 'HEAD', '--head', 'HEAD', '--wave', '1', '--agent', 'alice']]) {
+      const run = cli(a, args);
+      assert.equal(run.status, 1, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /^ERROR: no remote named "upstream" is configured in this checkout/);
+    }
+    assert.equal(gitIn(join(a.root, 'upstream'), 'for-each-ref').trim(), '', 'nothing was pushed to it');
+    rmSync(join(a.root, 'upstream'), { recursive: true });
     assert.match(cli(a, ['publish']).stderr, /no plan to publish: \.claude\/wave-scope\.json does not exist/);
     planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
     const foreign = cli(a, ['publish'], { session: 'someone-else' });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 // The module object itself (not a namespace copy), so the spy below sees the calls planRefGit.ts makes.
 import childProcess from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
+import { CloneIdentityError, locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
 import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
@@ -456,6 +456,39 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.deepEqual(readOrCreateCloneIdentity(repository), made);
     assert.ok(existsSync(join(repository.gitDir, 'wave-scope', 'clone.json')));
     assert.equal(clone.git('status', '--porcelain'), '', 'nothing of it shows in the work tree');
+  });
+
+  it('belongs to one checkout on one machine: a copy gets its own, a moved checkout keeps its id, a damaged one is refused', async () => {
+    const clone = remote.clone('a');
+    const identityOf = (root: string) => {
+      const repository = locateSyncRepository(root);
+      assert.ok(repository);
+      return readOrCreateCloneIdentity(repository);
+    };
+    const original = identityOf(clone.root);
+    // A copy of the checkout, git directory and all, while the original stays where it was.
+    const copy = join(remote.dir, 'copy');
+    cpSync(clone.root, copy, { recursive: true });
+    const copied = identityOf(copy);
+    assert.notEqual(copied.id, original.id);
+    assert.deepEqual(copied.changed, { why: 'copied', found: { id: original.id, name: original.name } });
+    assert.equal(identityOf(copy).changed, undefined, 'decided once');
+    assert.deepEqual(identityOf(clone.root), original, 'the original is still itself');
+    // The original moved: the same clone, at its new place.
+    const moved = join(remote.dir, 'moved');
+    renameSync(clone.root, moved);
+    const after = identityOf(moved);
+    assert.equal(after.id, original.id);
+    assert.equal(after.changed?.why, 'moved');
+    assert.match(after.name, /:.*\/moved$/);
+    // A name of another machine (a checkout carried in an image): its own identity here.
+    const file = join(moved, '.git', 'wave-scope', 'clone.json');
+    writeFileSync(file, JSON.stringify({ version: 1, id: original.id, name: `elsewhere.example:${moved}` }));
+    const carried = identityOf(moved);
+    assert.notEqual(carried.id, original.id);
+    assert.equal(carried.changed?.why, 'copied');
+    writeFileSync(file, '{"id": "C-UPPER", "name": "x"}');
+    assert.throws(() => identityOf(moved), (error: unknown) => error instanceof CloneIdentityError && /is not a clone identity .*repair or remove it/.test(error.message));
   });
 
   it('locating the checkout resolves revisions in the same process, and still locates it when one does not resolve', async () => {

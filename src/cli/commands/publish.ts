@@ -1,7 +1,7 @@
 // `wave-scope publish`: this checkout's active plan onto the remote's refs/wave-scope/plan, with a claim.
 // Contract (flags, output, exit codes): docs/cli.md § publish; the model: docs/sync.md.
 import { resolve } from 'node:path';
-import { planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { planStoreOf, readLocalSyncState, updateLocalSyncState } from '../../node/cloneState';
 import { locateSyncRepository } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs } from '../../node/declarationFs';
@@ -23,7 +23,7 @@ import type { CliIo } from '../cliIo';
 import { parseCommandLine, reportBadArguments } from '../commandLine';
 import { shownPath, writeConfinement } from '../commandRepository';
 import { syncMessages as say } from '../messages';
-import { claimedByOf, clockTime, groupConflicts, remoteOf } from './syncShared';
+import { claimedByOf, claimingIdentity, clockTime, groupConflicts, isConfiguredRemote, remoteOf } from './syncShared';
 
 export async function runPublish(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -62,6 +62,10 @@ async function publishFetching(values: { 'state-dir'?: string; json: boolean }, 
   if (repository === undefined) {
     reportError(io, say.notInGit('publish'));
     return 2;
+  }
+  if (!isConfiguredRemote(repository, remote)) {
+    reportError(io, say.unknownRemote(remote));
+    return 1;
   }
   const store = planStoreOf(repository, remote);
   // The git process that will store the new plan commit starts now, while the fetch runs and the local
@@ -128,10 +132,10 @@ async function publishLocated(
     return 1;
   }
 
+  const clone = claimingIdentity(repository, io);
+  if (clone === undefined) return 2;
   let result: PublishResult;
-  let clone;
   try {
-    clone = readOrCreateCloneIdentity(repository);
     const tip = await store.fetchStarted(fetching);
     result = await publishWave(
       {

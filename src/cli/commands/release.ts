@@ -1,12 +1,12 @@
 // `wave-scope release --wave N`: ends this clone's claim on a wave. Contract: docs/cli.md § release.
-import { locateSyncRepository, planStoreOf, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../node/cloneState';
 import { PlanRefError, releaseClaim } from '../../planner/sync/publish';
 import type { ReleaseResult } from '../../planner/sync/publish';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments } from '../commandLine';
 import { syncMessages as say } from '../messages';
-import { remoteOf } from './syncShared';
+import { claimingIdentity, isConfiguredRemote, remoteOf } from './syncShared';
 
 export async function runRelease(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -31,9 +31,15 @@ export async function runRelease(args: string[], io: CliIo): Promise<number> {
     reportError(io, say.notInGit('release'));
     return 2;
   }
+  if (!isConfiguredRemote(repository, remote)) {
+    reportError(io, say.unknownRemote(remote));
+    return 1;
+  }
+  const clone = claimingIdentity(repository, io);
+  if (clone === undefined) return 2;
   let result: ReleaseResult;
   try {
-    result = await releaseClaim({ clone: readOrCreateCloneIdentity(repository), wave, now: () => Date.now() }, planStoreOf(repository, remote));
+    result = await releaseClaim({ clone, wave, now: () => Date.now() }, planStoreOf(repository, remote));
   } catch (error) {
     if (!(error instanceof PlanRefError)) throw error;
     reportError(io, say.gitFailed(error.message));

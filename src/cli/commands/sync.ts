@@ -1,7 +1,7 @@
 // `wave-scope sync`: one published wave into this checkout's state directory, through the one safe chain.
 // Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
 import { resolve } from 'node:path';
-import { locateSyncRepository, planStoreOf, readLocalSyncState, readOrCreateCloneIdentity, updateLocalSyncState } from '../../node/cloneState';
+import { locateSyncRepository, planStoreOf, readLocalSyncState, updateLocalSyncState } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
@@ -23,7 +23,7 @@ import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
 import { shownPath, writeConfinement } from '../commandRepository';
 import { syncMessages as say } from '../messages';
-import { clockTime, remoteOf } from './syncShared';
+import { claimingIdentity, clockTime, isConfiguredRemote, remoteOf } from './syncShared';
 
 // Steps of the chain whose failure is the published plan's fault (exit 1); the rest are the file system's (exit 2).
 const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
@@ -82,14 +82,18 @@ async function syncFetching(
     reportError(io, say.notInGit('sync'));
     return 2;
   }
+  if (!isConfiguredRemote(repository, remote)) {
+    reportError(io, say.unknownRemote(remote));
+    return 1;
+  }
   const ownIds = processLocalSessionIds({ env: io.env });
   const selecting = { wave, clone: values.clone };
   let now: number;
   let tip: string | null;
   let plan;
-  let clone;
+  const clone = claimingIdentity(repository, io);
+  if (clone === undefined) return 2;
   try {
-    clone = readOrCreateCloneIdentity(repository);
     const store = planStoreOf(repository, remote);
     tip = await store.fetchStarted(fetching);
     now = Date.now();

@@ -1,9 +1,16 @@
 // What publish, sync, release, verify and plan show share: finding the checkout, naming times the way
 // people read them ("since 10:42"), and the claims view `plan show` prints.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { readClaimsView } from '../../node/claimsReader';
+import { CloneIdentityError, readOrCreateCloneIdentity } from '../../node/cloneState';
+import type { SyncRepository } from '../../node/cloneState';
+import type { CloneIdentity } from '../../planner/sync/claims';
 import { DEFAULT_REMOTE, isRemoteName } from '../../planner/sync/planRef';
 import type { ClaimsView } from '../../planner/sync/claimsView';
 import type { ClaimConflict } from '../../planner/sync/claimConflicts';
+import { reportError, reportNote } from '../cliIo';
+import type { CliIo } from '../cliIo';
 import { claimsMessages, syncMessages } from '../messages';
 
 /** `--remote`'s value, checked; throws a sentence for a bad one. */
@@ -11,6 +18,37 @@ export function remoteOf(value: string | undefined): string {
   const remote = value ?? DEFAULT_REMOTE;
   if (!isRemoteName(remote)) throw new Error(syncMessages.badRemote(remote));
   return remote;
+}
+
+/**
+ * This clone's identity, for a command that publishes, syncs or releases as it (readOrCreateCloneIdentity),
+ * with a note when it was changed (a moved checkout keeps its id; a copy gets its own); undefined, reported,
+ * when clone.json is damaged.
+ */
+export function claimingIdentity(repository: SyncRepository, io: CliIo): CloneIdentity | undefined {
+  let identity;
+  try {
+    identity = readOrCreateCloneIdentity(repository);
+  } catch (error) {
+    if (!(error instanceof CloneIdentityError)) throw error;
+    reportError(io, error.message);
+    return undefined;
+  }
+  const { changed, ...clone } = identity;
+  if (changed?.why === 'moved') reportNote(io, syncMessages.identityMoved(clone.id, changed.found.name, clone.name));
+  if (changed?.why === 'copied') reportNote(io, syncMessages.identityCopied(changed.found.id, changed.found.name, clone.id));
+  return clone;
+}
+
+/**
+ * Whether `remote` names a remote this checkout configures (true when its config could not be read: git
+ * then reports the problem itself). A name that is not one would be taken by git for a path or a URL,
+ * relative to each command's directory, so two of a command's git processes could reach two repositories.
+ */
+export function isConfiguredRemote(repository: SyncRepository, remote: string): boolean {
+  if (repository.remotes === undefined || repository.remotes.includes(remote)) return true;
+  // The two older ways git still reads a remote from: a file named after it (remoteOf checked the name).
+  return ['remotes', 'branches'].some((directory) => existsSync(join(repository.commonDir, directory, remote)));
 }
 
 const pad = (value: number) => String(value).padStart(2, '0');

@@ -21,7 +21,7 @@ import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
 import { changeKindWords, syncMessages as say } from '../messages';
-import { remoteOf } from './syncShared';
+import { isConfiguredRemote, remoteOf } from './syncShared';
 
 /** One branch to verify: what it is called, which revision, and whose scope; or a branch named that does not exist. */
 interface Target {
@@ -135,6 +135,10 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
   if (repository === undefined) {
     reportError(io, say.notInGit('verify'));
     return 2;
+  }
+  if (!isConfiguredRemote(repository, remote)) {
+    reportError(io, say.unknownRemote(remote));
+    return 1;
   }
 
   // The targets, before anything is fetched (a bad map or branch list costs no network). A branch named

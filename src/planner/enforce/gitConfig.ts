@@ -236,6 +236,8 @@ export interface GitConfigScan {
   readonly files: readonly string[];
   /** The last `core.ignorecase`, in git's order (false when none). */
   readonly ignoreCase: boolean;
+  /** The remotes given a URL (`remote.<name>.url`), in the order first seen. */
+  readonly remotes: readonly string[];
 }
 
 export interface ScanOptions {
@@ -293,6 +295,7 @@ export function scanGitConfig(options: ScanOptions): GitConfigScan {
   const files: string[] = [];
   const hooksPaths: string[] = [];
   let ignoreCase = false;
+  const remotes: string[] = [];
   const visit = (file: string, depth: number) => {
     files.push(file);
     if (depth > MAX_INCLUDE_DEPTH) return;
@@ -304,6 +307,10 @@ export function scanGitConfig(options: ScanOptions): GitConfigScan {
     if (entry.section === 'core' && entry.subsection === undefined) {
       if (entry.key === 'hookspath' && entry.value !== undefined) hooksPaths.push(entry.value);
       else if (entry.key === 'ignorecase') ignoreCase = gitBoolean(entry.value);
+      return;
+    }
+    if (entry.section === 'remote' && entry.subsection !== undefined && entry.key === 'url') {
+      if (!remotes.includes(entry.subsection)) remotes.push(entry.subsection);
       return;
     }
     const include = (entry.section === 'include' && entry.subsection === undefined) || (entry.section === 'includeif' && entry.subsection !== undefined);
@@ -319,7 +326,7 @@ export function scanGitConfig(options: ScanOptions): GitConfigScan {
   visit(`${options.gitDir}/config.worktree`, 0);
   if (options.commonDir !== options.gitDir) visit(`${options.commonDir}/config.worktree`, 0);
   for (const entry of environmentEntries(options.env)) take(entry, undefined, 0);
-  return { hooksPaths, files, ignoreCase };
+  return { hooksPaths, files, ignoreCase, remotes };
 }
 
 /**

@@ -142,6 +142,19 @@ describe('gitConfig: the hooks directories the gate protects include the one git
     assert.ok(hooksDirectories(scan.hooksPaths, [repo], home).includes(expected));
   });
 
+  it('lists the remotes given a URL, as git remote does, included files and environment pairs too', () => {
+    git(repo, 'remote', 'add', 'origin', 'https://example.invalid/a.git');
+    writeFileSync(join(repo, 'remotes.inc'), '[remote "Upstream"]\n\turl = ../up.git\n[remote "no-url"]\n\tfetch = +refs/heads/*:refs/remotes/no-url/*\n');
+    git(repo, 'config', 'include.path', '../remotes.inc');
+    const location = locateRepository(repo, nodeLocateFileSystem);
+    assert.ok(location);
+    const pairs = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'remote.env.url', GIT_CONFIG_VALUE_0: '/x.git' };
+    const scan = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: { ...env(), ...pairs }, homeDir: home, fs: nodeLocateFileSystem });
+    assert.deepEqual(scan.remotes, ['origin', 'Upstream', 'env']);
+    const listed = execFileSync('git', ['remote'], { cwd: repo, encoding: 'utf8', env: { ...env(), ...pairs } }).trim().split('\n').sort();
+    assert.deepEqual([...scan.remotes].sort(), listed.filter((name) => name !== 'no-url').sort());
+  });
+
   it('every config file git may read, included ones too, is listed (each is control state)', () => {
     writeFileSync(join(repo, 'a.inc'), '[core]\n\tx = 1\n');
     git(repo, 'config', 'include.path', '../a.inc');
