@@ -83,10 +83,12 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   const ignoreCase = options.ignoreCase ?? (given instanceof FileIndex ? given.ignoreCase : false);
   const { duplicates, identity } = duplicateIdsOf(records);
 
-  // Who declares what: one claim per distinct spelling.
+  // Who declares what: one claim per distinct spelling. Compared in Unicode NFC, as every gate compares
+  // entries and paths (the write gate, the commit guard, the backstop, verify): two spellings the gates
+  // take for one path (`café` and `cafe` + U+0301, `K` and KELVIN SIGN) are one path here too.
   const claims = new Map<string, Claim>();
   records.forEach((record, position) => {
-    for (const spelling of new Set(record.files)) {
+    for (const spelling of new Set(record.files.map((file) => file.normalize('NFC')))) {
       const claim = claims.get(spelling);
       if (claim === undefined) claims.set(spelling, { entry: compiledEntry(spelling, ignoreCase), owners: [position] });
       else if (claim.owners[claim.owners.length - 1] !== position) claim.owners.push(position);

@@ -118,6 +118,21 @@ describe('findCollisions', () => {
     assert.equal(folded.collisions[0]?.kind, 'concrete');
   });
 
+  it('compares in Unicode NFC, as the gates do: spellings they take for one path collide', () => {
+    const pairs: Array<[string, string]> = [
+      ['docs/caf\u00e9.md', 'docs/cafe\u0301.md'],
+      ['src/K.ts', 'src/\u212a.ts'],
+      ['lib/cafe\u0301/', 'lib/caf\u00e9/x.ts'],
+      ['lib/caf\u00e9/*.ts', 'lib/cafe\u0301/y.ts'],
+    ];
+    for (const [left, right] of pairs) {
+      const report = findCollisions(records([{ id: 'a', files: [left] }, { id: 'b', files: [right] }]));
+      assert.equal(report.collisions.length, 1, `${left} / ${right}`);
+      assert.equal(report.collisions[0]?.witness, report.collisions[0]?.witness.normalize('NFC'), 'the witness is the path the gates compare');
+    }
+    assert.equal(findCollisions(records([{ id: 'a', files: ['docs/caf\u00e9.md'] }, { id: 'b', files: ['docs/cafe.md'] }])).ok, true);
+  });
+
   it('accepts the known files as a prebuilt index', () => {
     const index = new FileIndex(['src/b.ts', 'src/a.ts']);
     const report = findCollisions(records([{ id: 'x', files: ['src/*'] }, { id: 'y', files: ['src/*.ts'] }]), { knownFiles: index });
