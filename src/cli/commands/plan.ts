@@ -6,7 +6,7 @@ import type { Enforcement } from '../../planner/plan/manifest';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { readPlan } from '../../planner/plan/planReader';
 import type { PlanView } from '../../planner/plan/planReader';
-import { resolveWriteStateDir, writeWavePlan } from '../../planner/plan/planWriter';
+import { resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
 import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
@@ -17,9 +17,6 @@ import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArgum
 import { declarationMessages as say, planShowMessages as show, scopeWarningMessages } from '../messages';
 import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
 import { claimsForPlanShow, formatClaimsView } from './syncShared';
-
-// Steps whose failure is the input's fault (exit 1); the rest are the file system's (exit 2).
-const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
 
 export async function runPlan(args: string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
@@ -112,7 +109,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       for (const detail of result.errors) reportError(io, say.planDetail(detail));
     }
     if (values.json) printLine(io, jsonResult(result));
-    return INPUT_STEPS.has(result.step) ? 1 : 2;
+    return stoppedOnInput(result) ? 1 : 2;
   }
   for (const warning of result.warnings) reportWarning(io, warning);
   if (values.json) printLine(io, jsonResult(result));

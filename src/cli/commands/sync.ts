@@ -8,7 +8,7 @@ import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
 import type { StagedDeclarationFs } from '../../node/stagedWrites';
-import { resolveWriteStateDir } from '../../planner/plan/planWriter';
+import { resolveWriteStateDir, stoppedOnInput } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
@@ -24,9 +24,6 @@ import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '.
 import { shownPath, writeConfinement } from '../commandRepository';
 import { syncMessages as say } from '../messages';
 import { claimingIdentity, clockTime, isConfiguredRemote, remoteOf } from './syncShared';
-
-// Steps of the chain whose failure is the published plan's fault (exit 1); the rest are the file system's (exit 2).
-const INPUT_STEPS = new Set(['validate', 'state-dir', 'assert-disjoint']);
 
 function describeRisk(risk: LocalPlanRisk, stateDir: string): string {
   switch (risk.reason) {
@@ -239,7 +236,7 @@ async function syncDecoded(
     reportError(io, say.syncStopped(result.step, result.message));
     if (result.errors.length > 1 || result.errors[0] !== result.message) for (const detail of result.errors) reportNote(io, say.syncDetail(detail));
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, ...result }, null, 2));
-    return INPUT_STEPS.has(result.step) ? 1 : 2;
+    return stoppedOnInput(result) ? 1 : 2;
   }
   updateState((state) => ({
     ...rememberPlan(state, {

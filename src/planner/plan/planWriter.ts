@@ -182,6 +182,16 @@ function identicalRecords(a: readonly DeclaredRecord[], b: readonly DeclaredReco
   });
 }
 
+/**
+ * Whether a stopped chain stopped on its input (exit 1 in the CLI) rather than on the file system (exit 2):
+ * the records, the state directory or the proof; or a manifest the records cannot give, found before
+ * anything was written.
+ */
+export function stoppedOnInput(result: Extract<WavePlanResult, { ok: false }>): boolean {
+  if (result.step === 'validate' || result.step === 'state-dir' || result.step === 'assert-disjoint') return true;
+  return (result.step === 'manifest' || result.step === 'union') && result.written.length === 0 && result.removed.length === 0;
+}
+
 /** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
   const done = { written: [] as string[], removed: [] as string[] };
@@ -259,6 +269,21 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     ownIds: request.ownIds,
   };
 
+  // The manifest these records give, computed and checked before anything is written: an entry the
+  // records' grammar takes but a manifest refuses as a grant stops the chain here, with the plan in
+  // place untouched, rather than after the declaration was replaced.
+  let plannedPaths: string[];
+  try {
+    plannedPaths = grantsOf(records, request.role);
+  } catch (error) {
+    return fail('union', `the union could not be computed: ${(error as Error).message}; nothing was written`, {}, stateDir);
+  }
+  const plannedManifest = manifestWith(settings, plannedPaths);
+  const plannedCheck = validateManifest(plannedManifest);
+  if (plannedCheck.errors.length > 0) {
+    return fail('manifest', `the computed manifest is invalid: ${plannedCheck.errors.join('; ')}; nothing was written`, { errors: plannedCheck.errors }, stateDir);
+  }
+
   const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
     fs.sync?.();
     done.written.push(path);
@@ -299,15 +324,17 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     }, stateDir);
   }
 
+  // Records read back exactly as validated give the manifest already computed and checked.
+  const readBackAsPlanned = identicalRecords(declaration.records, records);
   let allowedPaths: string[];
   try {
-    allowedPaths = grantsOf(declaration.records, request.role);
+    allowedPaths = readBackAsPlanned ? plannedPaths : grantsOf(declaration.records, request.role);
   } catch (error) {
     return fail('union', `the union could not be computed: ${(error as Error).message}`, {}, stateDir);
   }
 
-  const manifest = manifestWith(settings, allowedPaths);
-  const check = validateManifest(manifest);
+  const manifest = readBackAsPlanned ? plannedManifest : manifestWith(settings, allowedPaths);
+  const check = readBackAsPlanned ? plannedCheck : validateManifest(manifest);
   if (check.errors.length > 0) {
     return fail('manifest', `the computed manifest is invalid: ${check.errors.join('; ')}`, { errors: check.errors }, stateDir);
   }

@@ -7,7 +7,7 @@ import { agentScopePath, waveSidecarPath } from '../../../src/planner/plan/decla
 import { readWaveDeclaration } from '../../../src/planner/plan/declarationStore';
 import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs, readTextIfExists } from '../../../src/node/declarationFs';
-import { manifestSkeletonText, plannedManifestText, resolveWriteStateDir, writeWavePlan } from '../../../src/planner/plan/planWriter';
+import { manifestSkeletonText, plannedManifestText, resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../../src/planner/plan/planWriter';
 import type { WavePlanRequest } from '../../../src/planner/plan/planWriter';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
@@ -53,6 +53,23 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
       },
       fs,
     );
+
+  it('a manifest the records cannot give (a grant the manifest refuses) stops the chain before its first write', () => {
+    assert.equal(plan().ok, true);
+    const before = readFileSync(manifestFile(), 'utf8');
+    const aggregate = readFileSync(waveSidecarPath(stateDir, 1), 'utf8');
+    const steps: WriteStep[] = [];
+    // "~/x" passes the records' grammar (a path may start with "~"); as a grant it names a home directory.
+    const result = plan({ records: [{ id: 'alice', files: ['src/cart/', '~/x'] }], afterWrite: (step) => steps.push(step) });
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.equal(result.step, 'manifest');
+    assert.match(result.message, /"~\/x" grants a home directory; nothing was written$/);
+    assert.deepEqual([steps, result.written, result.removed], [[], [], []]);
+    assert.equal(stoppedOnInput(result), true);
+    assert.equal(readFileSync(manifestFile(), 'utf8'), before, 'the plan in place is untouched');
+    assert.equal(readFileSync(waveSidecarPath(stateDir, 1), 'utf8'), aggregate);
+  });
 
   it('writes both shapes, then a manifest whose allowedPaths is the union plus test siblings, bound to the writer', () => {
     const steps: WriteStep[] = [];
