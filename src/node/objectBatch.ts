@@ -38,22 +38,45 @@ interface Pending {
 }
 
 /**
- * The first whole answer at the start of `buffer` (cat-file's output), and what follows it; undefined while
- * it is not whole yet. An answer is `<oid> <type> <size>\n<content>\n`, or `<name> missing\n` (null).
+ * The largest object a plan is read with. No file of a plan comes near it (a wave of a thousand agents is
+ * a few megabytes); a larger one was put on the plan ref to make every reader hold it in memory.
  */
-export function takeBatchAnswer(buffer: Buffer): { answer: BatchObject | null; rest: Buffer } | undefined {
+export const MAX_PLAN_OBJECT_BYTES = 64 * 1024 * 1024;
+
+/** The first answer's header at the start of `buffer`: where its content starts and ends; undefined while the header is not whole. */
+function answerHeader(buffer: Buffer): { missing: true; end: number } | { missing: false; oid: string; type: string; start: number; end: number } | undefined {
   const newline = buffer.indexOf(0x0a);
   if (newline === -1) return undefined;
   const header = buffer.subarray(0, newline).toString('utf8');
-  if (header.endsWith(' missing')) return { answer: null, rest: buffer.subarray(newline + 1) };
+  if (header.endsWith(' missing')) return { missing: true, end: newline + 1 };
   const [oid, type, sizeText] = header.split(' ');
   const size = Number(sizeText);
   if (oid === undefined || type === undefined || sizeText === undefined || !Number.isInteger(size) || size < 0) {
     throw new PlanRefError('read', `git cat-file printed an answer it should not: ${JSON.stringify(header.slice(0, 100))}`);
   }
-  const end = newline + 1 + size;
-  if (buffer.length < end + 1) return undefined;
-  return { answer: { oid, type, content: Buffer.from(buffer.subarray(newline + 1, end)) }, rest: buffer.subarray(end + 1) };
+  if (size > MAX_PLAN_OBJECT_BYTES) {
+    throw new PlanRefError('read', `the ${type} ${oid} is ${size} bytes, more than any plan file holds (${MAX_PLAN_OBJECT_BYTES}): this is not a plan Wave Scope reads`);
+  }
+  return { missing: false, oid, type, start: newline + 1, end: newline + 1 + size };
+}
+
+/** How many bytes the first answer in `buffer` takes in all, once its header is there (undefined before). */
+export function batchAnswerLength(buffer: Buffer): number | undefined {
+  const header = answerHeader(buffer);
+  if (header === undefined) return undefined;
+  return header.missing ? header.end : header.end + 1;
+}
+
+/**
+ * The first whole answer at the start of `buffer` (cat-file's output), and what follows it; undefined while
+ * it is not whole yet. An answer is `<oid> <type> <size>\n<content>\n`, or `<name> missing\n` (null).
+ */
+export function takeBatchAnswer(buffer: Buffer): { answer: BatchObject | null; rest: Buffer } | undefined {
+  const header = answerHeader(buffer);
+  if (header === undefined) return undefined;
+  if (header.missing) return { answer: null, rest: buffer.subarray(header.end) };
+  if (buffer.length < header.end + 1) return undefined;
+  return { answer: { oid: header.oid, type: header.type, content: Buffer.from(buffer.subarray(header.start, header.end)) }, rest: buffer.subarray(header.end + 1) };
 }
 
 /** Starts `git cat-file --batch` in `root`; its start runs while the caller does other work. */
@@ -61,6 +84,11 @@ export function startObjectBatch(root: string): ObjectBatch {
   const child = spawn('git', ['cat-file', '--batch'], { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const queue: Pending[] = [];
   const stderr: Buffer[] = [];
+  // What cat-file printed and was not taken yet, in chunks: joined only once the answer they start holds
+  // all its bytes (joining every chunk on arrival would copy a large object once per chunk).
+  let chunks: Buffer[] = [];
+  let chunked = 0;
+  let waitingFor = 0;
   let buffered: Buffer = Buffer.alloc(0);
   let ended: Error | undefined;
   const failAll = (error: Error) => {
@@ -89,8 +117,19 @@ export function startObjectBatch(root: string): ObjectBatch {
     }
   };
   child.stdout.on('data', (chunk: Buffer) => {
-    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    chunks.push(chunk);
+    chunked += chunk.length;
+    if (chunked < waitingFor) return;
+    buffered = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, chunked);
     parse();
+    chunks = buffered.length === 0 ? [] : [buffered];
+    chunked = buffered.length;
+    try {
+      waitingFor = batchAnswerLength(buffered) ?? 0;
+    } catch (error) {
+      failAll(error as Error);
+      child.kill('SIGTERM');
+    }
   });
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   // A git that died makes writing to it fail (EPIPE); the exit below says why.

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
 
@@ -170,5 +170,25 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
     assert.deepEqual(first && takeBatchAnswer(first.rest), { answer: null, rest: Buffer.alloc(0) });
     for (let cut = 0; cut < 15; cut += 1) assert.equal(takeBatchAnswer(answer.subarray(0, cut)), undefined, `cut at ${cut}`);
     assert.throws(() => takeBatchAnswer(Buffer.from('abc blob many\n')), PlanRefError);
+    assert.equal(batchAnswerLength(answer), 'abc blob 3\nx\ny\n'.length);
+    assert.equal(batchAnswerLength(Buffer.from('abc blob 3')), undefined);
+    assert.equal(batchAnswerLength(Buffer.from('0000 missing\nabc')), '0000 missing\n'.length);
+  });
+
+  it('reads a large object whole, however cat-file splits it, and refuses one larger than any plan file', async () => {
+    const root = repository('large');
+    const hash = (input: Buffer) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input, maxBuffer: 1 << 28 }).toString().trim();
+    const text = Buffer.from(Array.from({ length: 200_000 }, (_, index) => `line ${index}\n`).join(''));
+    const large = hash(text);
+    const huge = hash(Buffer.alloc(MAX_PLAN_OBJECT_BYTES + 1, 0x20));
+    const batch = startObjectBatch(root);
+    try {
+      const [answer, missing] = await batch.read([large, '0'.repeat(40)]);
+      assert.ok(answer?.content.equals(text), 'the same bytes');
+      assert.equal(missing, null);
+      await assert.rejects(batch.read([huge]), (error: unknown) => error instanceof PlanRefError && /more than any plan file holds/.test(error.message));
+    } finally {
+      batch.close();
+    }
   });
 });
