@@ -549,6 +549,7 @@ export const syncMessages = {
     `  agent "${c.agent}" (${c.entry}${c.testSibling ? ', a test sibling' : ''}) and agent "${c.otherAgent}" (${c.otherEntry}${c.otherTestSibling ? ', a test sibling' : ''}) of ${c.claimedBy} both claim ${c.witness}` +
     (c.more > 0 ? ` (and ${c.more} more colliding entr${c.more === 1 ? 'y' : 'ies'} between them)` : ''),
   claimedBy: (wave: number, cloneName: string, cloneId: string, since: string) => `wave ${wave} claimed by ${cloneLabel(cloneName, cloneId)} since ${since}`,
+  unprovableAgainstClaims: (wave: number, detail: string) => `wave ${wave} cannot be proven disjoint from the waves other clones claim: ${detail}; nothing was published`,
   afterLostRace: (attempts: number) => `(proven again after losing ${attempts - 1} race${attempts === 2 ? '' : 's'} to another clone's push)`,
   unreadableClaim: (claimedBy: string, problems: string) => `${claimedBy} cannot be read from the plan ref (${problems}): nothing can be proven disjoint from it, so nothing was published`,
   corruptPlanRef: (remote: string, problems: string) => `the plan ref on ${remote} cannot be used (${problems}); nothing was changed`,

@@ -83,6 +83,15 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     assert.equal(existsSync(join(repo.root, '.claude')), false);
   });
 
+  it('plan write refuses a wave too complex to prove disjoint (unproven is not disjoint), writes nothing, exits 1, in seconds', () => {
+    const braceList = (prefix: string) => `{${Array.from({ length: 1024 }, (_, index) => `${prefix}${index}`).join(',')}}`;
+    const heavy = ['a', 'b'].map((id) => ({ id, files: [0, 1, 2].map((entry) => `**/*.${braceList(`${id}${entry}_`)}`) }));
+    const result = run(['write', '--wave', '1', '--role', 'implementation'], heavy);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /^ERROR: plan write stopped at step "assert-disjoint": the scopes are too complex to prove disjoint \(more than 2000000 pairs of alternatives to compare\): write fewer or shorter brace lists and globs; nothing was written\n/);
+    assert.equal(existsSync(join(repo.root, '.claude')), false);
+  });
+
   it('plan write --json on failure prints the failure document too', () => {
     const result = run(['write', '--wave', '1', '--role', 'implementation', '--json'], [{ id: 'a', files: ['x'] }, { id: 'b', files: ['x'] }]);
     assert.equal(result.status, 1);

@@ -225,6 +225,9 @@ function reportRefusal(io: CliIo, result: Extract<PublishResult, { ok: false }>,
     case 'corrupt-plan':
       reportError(io, say.corruptPlanRef(remote, result.problems.join('; ')));
       return 1;
+    case 'unprovable':
+      reportError(io, say.unprovableAgainstClaims(wave, result.message));
+      return 1;
     case 'push-refused':
       reportError(io, say.pushRefused(remote, result.message));
       return 2;

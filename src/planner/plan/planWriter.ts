@@ -8,7 +8,8 @@
 // by a caller: this function is the only writer of `wave-scope.json` in Wave Scope.
 import { join } from 'node:path';
 import { findCollisions } from '../scope/collisions';
-import type { Collision } from '../scope/collisions';
+import type { Collision, CollisionReport } from '../scope/collisions';
+import { ScopeProofTooComplex } from '../scope/scopeAutomaton';
 import type { DeclarationInputError, DeclaredRecord } from './declarationInput';
 import { controlDirOf, validateWaveRecords } from './declarationInput';
 import { manifestPath, waveNumberProblem } from './declarationPaths';
@@ -250,7 +251,14 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   }
 
   const knownFiles = knownIndex ?? [];
-  const precheck = findCollisions(records, { knownFiles, ignoreCase: request.ignoreCase });
+  // Unproven is not disjoint: a proof past its budget refuses the plan like a collision.
+  let precheck: CollisionReport;
+  try {
+    precheck = findCollisions(records, { knownFiles, ignoreCase: request.ignoreCase });
+  } catch (error) {
+    if (!(error instanceof ScopeProofTooComplex)) throw error;
+    return fail('assert-disjoint', `${error.message}; nothing was written`, {}, stateDir);
+  }
   if (!precheck.ok) {
     const details = [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the declared scopes are not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was written`, {
@@ -314,7 +322,13 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   }
   // The proof is a function of the records (and the known files): records read back exactly as validated
   // have the proof already made on them; any other is proven again.
-  const report = identicalRecords(declaration.records, records) ? precheck : findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  let report: CollisionReport;
+  try {
+    report = identicalRecords(declaration.records, records) ? precheck : findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  } catch (error) {
+    if (!(error instanceof ScopeProofTooComplex)) throw error;
+    return fail('assert-disjoint', `the aggregate on disk: ${error.message}; the manifest was not written`, {}, stateDir);
+  }
   if (!report.ok) {
     const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {

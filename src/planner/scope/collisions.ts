@@ -7,7 +7,7 @@
 // Each distinct pair of spellings is decided once, exactly (src/planner/scope/scopeAlgebra.ts), then reported for
 // every pair of agents that declared it.
 import { FileIndex } from './fileIndex';
-import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, respelledWitness } from './scopeAlgebra';
+import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, ProofBudget, respelledWitness } from './scopeAlgebra';
 import { foldCase } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
 
@@ -43,6 +43,8 @@ export interface CollisionOptions {
   /** Known repository files, for real witnesses. */
   knownFiles?: FileIndex | readonly string[];
   ignoreCase?: boolean;
+  /** Pairs of alternatives the proof may compare (PROOF_PAIR_BUDGET); past it, ScopeProofTooComplex is thrown. */
+  pairBudget?: number;
 }
 
 interface Claim {
@@ -119,9 +121,10 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   }
 
   const meetings: Array<{ left: Claim; right: Claim; witness: string }> = [];
+  const budget = new ProofBudget(options.pairBudget);
   const meet = (left: Claim, right: Claim) => {
     if (!sharesAnAgentPair(left, right, identity)) return;
-    const result = intersectCompiled(left.entry, right.entry);
+    const result = intersectCompiled(left.entry, right.entry, budget);
     if (result.overlaps) meetings.push({ left, right, witness: result.witness });
   };
 

@@ -258,32 +258,67 @@ function spell(node: SearchNode): string {
 
 /** A cheapest-first search over small integer costs (a bucket queue). */
 class BucketQueue<T> {
-  private readonly buckets: T[][] = [];
+  // Each bucket is read from `next` on (Array.shift would move the whole bucket on every pop).
+  private readonly buckets: Array<{ items: T[]; next: number }> = [];
   private lowest = 0;
   private count = 0;
 
   push(priority: number, item: T): void {
-    (this.buckets[priority] ??= []).push(item);
+    (this.buckets[priority] ??= { items: [], next: 0 }).items.push(item);
     this.lowest = Math.min(this.lowest, priority);
     this.count += 1;
   }
 
   pop(): [number, T] | undefined {
     if (this.count === 0) return undefined;
-    while ((this.buckets[this.lowest]?.length ?? 0) === 0) this.lowest += 1;
+    for (;;) {
+      const bucket = this.buckets[this.lowest];
+      if (bucket !== undefined && bucket.next < bucket.items.length) break;
+      this.lowest += 1;
+    }
+    const bucket = this.buckets[this.lowest] as { items: T[]; next: number };
+    const item = bucket.items[bucket.next] as T;
+    bucket.next += 1;
+    if (bucket.next === bucket.items.length) {
+      bucket.items = [];
+      bucket.next = 0;
+    }
     this.count -= 1;
-    return [this.lowest, (this.buckets[this.lowest] as T[]).shift() as T];
+    return [this.lowest, item];
+  }
+}
+
+/**
+ * Steps (pairs of edges tried, and characters tried on them) after which a search for a common path gives
+ * up (ScopeProofTooComplex): about a second of work. Entries any person writes stay far below it.
+ */
+export const COMMON_PATH_STEP_BUDGET = 2_000_000;
+
+/**
+ * The scopes asked about are too large to prove disjoint within the proof's budget (brace lists of
+ * hundreds of alternatives on both sides, thousands of root-level globs). A proof never guesses: whoever
+ * asked must refuse the plan as unproven, never take it as disjoint.
+ */
+export class ScopeProofTooComplex extends Error {
+  constructor(readonly detail: string) {
+    super(`the scopes are too complex to prove disjoint (${detail}): write fewer or shorter brace lists and globs`);
+    this.name = 'ScopeProofTooComplex';
   }
 }
 
 /**
  * A path both automata accept, or undefined when there is none. Exact: the product automaton is finite and
- * searched completely. The path returned is a cheapest one (short, plain characters, no hidden segments
- * unless the patterns demand them).
+ * searched completely, unless that takes more than COMMON_PATH_STEP_BUDGET steps (ScopeProofTooComplex). The
+ * path returned is a cheapest one (short, plain characters, no hidden segments unless the patterns demand them).
  */
 export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignoreCase: boolean): string | undefined {
   const queue = new BucketQueue<{ a: number; b: number; tracker: number; node: SearchNode }>();
   const settled = new Set<string>();
+  let steps = 0;
+  const step = () => {
+    steps += 1;
+    if (steps > COMMON_PATH_STEP_BUDGET) throw new ScopeProofTooComplex(`two entries whose common paths take more than ${COMMON_PATH_STEP_BUDGET} steps to search`);
+  };
   for (const a of left.starts) {
     for (const b of right.starts) {
       const key = `${a},${b},0`;
@@ -297,6 +332,7 @@ export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignore
     if (tracker === 3 && left.accepting[a] && right.accepting[b]) return spell(node);
     for (const leftEdge of left.edges[a] as Edge[]) {
       for (const rightEdge of right.edges[b] as Edge[]) {
+        step();
         if (leftEdge.set === undefined || rightEdge.set === undefined) {
           if (leftEdge.set === undefined && rightEdge.set === undefined && tracker === 3) {
             const key = `${leftEdge.to},${rightEdge.to},0`;
@@ -305,6 +341,7 @@ export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignore
           continue;
         }
         for (const code of stepCharacters(leftEdge.set, rightEdge.set, ignoreCase)) {
+          step();
           if (!inSet(leftEdge.set, code) || !inSet(rightEdge.set, code)) continue;
           const nextTracker = track(tracker, code);
           const key = `${leftEdge.to},${rightEdge.to},${nextTracker}`;

@@ -2,6 +2,7 @@
 // and what the planner reads to refuse saving a wave that overlaps a claim (findConflictsWithClaims).
 // It is built from this clone's copy of the plan ref (as of the last publish, sync, release or verify):
 // reading it never touches the network.
+import { ScopeProofTooComplex } from '../scope/scopeAutomaton';
 import { findClaimConflicts } from './claimConflicts';
 import type { ClaimConflict, ClaimConflictOptions, WaveScopes } from './claimConflicts';
 import { isClaimLive } from './claims';
@@ -96,7 +97,16 @@ export function buildClaimsView(input: ClaimsViewInput): ClaimsView {
   };
   for (const local of input.localWaves) {
     const options = { now: input.now, ignoreCase: input.ignoreCase, knownFiles: input.knownFiles, ...(local.syncedFrom ? { except: local.syncedFrom } : {}) };
-    for (const conflict of findConflictsWithClaims(local, view, options)) {
+    let conflicts: ClaimConflict[];
+    try {
+      conflicts = findConflictsWithClaims(local, view, options);
+    } catch (error) {
+      if (!(error instanceof ScopeProofTooComplex)) throw error;
+      // Unproven is not disjoint: the view says it could not tell.
+      view.problem ??= `wave ${local.wave} cannot be proven against the other clones' claims: ${error.message}`;
+      continue;
+    }
+    for (const conflict of conflicts) {
       view.conflicts.push({ localWave: local.wave, ...conflict });
     }
   }

@@ -5,6 +5,7 @@
 // (src/node/planRefGit.ts is the real one).
 import type { DeclaredRecord } from '../plan/declarationInput';
 import type { WaveManifest } from '../plan/manifest';
+import { ScopeProofTooComplex } from '../scope/scopeAutomaton';
 import { findClaimConflicts } from './claimConflicts';
 import type { ClaimConflict, ClaimedWaveScopes } from './claimConflicts';
 import { claimFor, isClaimLive } from './claims';
@@ -87,6 +88,8 @@ export type PublishResult =
   | { ok: false; reason: 'conflict'; conflicts: ClaimConflict[]; attempts: number; planCommit: string | null }
   | { ok: false; reason: 'unreadable-claim'; unreadable: UnreadableClaim[]; attempts: number; planCommit: string | null }
   | { ok: false; reason: 'corrupt-plan'; problems: string[]; attempts: number; planCommit: string | null }
+  /** The wave could not be proven disjoint from the claims within the proof's budget: unproven, so not published. */
+  | { ok: false; reason: 'unprovable'; message: string; attempts: number; planCommit: string | null }
   | { ok: false; reason: 'push-refused'; message: string; attempts: number }
   | { ok: false; reason: 'contention'; attempts: number };
 
@@ -143,13 +146,19 @@ export async function publishWave(request: PublishRequest, store: PlanRefStore):
     if (unreadable.length > 0) return { ok: false, reason: 'unreadable-claim', unreadable, attempts: attempt, planCommit: tip };
     const ours = { role: request.manifest.role, records: request.records };
     const ignoreCase = foldsCase(plan, live, request.ignoreCase);
-    let conflicts = findClaimConflicts(ours, live, { ignoreCase });
-    if (conflicts.length > 0) {
-      // A second pass with the repository's files turns synthesised witnesses into real ones.
-      const knownFiles = request.knownFiles?.();
-      if (knownFiles !== undefined && knownFiles.length > 0) conflicts = findClaimConflicts(ours, live, { ignoreCase, knownFiles });
-      return { ok: false, reason: 'conflict', conflicts, attempts: attempt, planCommit: tip };
+    let conflicts;
+    try {
+      conflicts = findClaimConflicts(ours, live, { ignoreCase });
+      if (conflicts.length > 0) {
+        // A second pass with the repository's files turns synthesised witnesses into real ones.
+        const knownFiles = request.knownFiles?.();
+        if (knownFiles !== undefined && knownFiles.length > 0) conflicts = findClaimConflicts(ours, live, { ignoreCase, knownFiles });
+      }
+    } catch (error) {
+      if (!(error instanceof ScopeProofTooComplex)) throw error;
+      return { ok: false, reason: 'unprovable', message: error.message, attempts: attempt, planCommit: tip };
     }
+    if (conflicts.length > 0) return { ok: false, reason: 'conflict', conflicts, attempts: attempt, planCommit: tip };
     const claim = claimFor(request.clone, request.manifest.wave, request.session, now, request.ttlMs, plan.claims);
     const info: PublishedWaveInfo = {
       clone: request.clone.id,

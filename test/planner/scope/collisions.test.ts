@@ -4,6 +4,7 @@ import { findCollisions } from '../../../src/planner/scope/collisions';
 import type { Collision } from '../../../src/planner/scope/collisions';
 import { FileIndex } from '../../../src/planner/scope/fileIndex';
 import { intersects } from '../../../src/planner/scope/scopeAlgebra';
+import { COMMON_PATH_STEP_BUDGET, ScopeProofTooComplex } from '../../../src/planner/scope/scopeAutomaton';
 import type { ScopeRecord } from '../../../src/planner/scope/collisions';
 import { parseScopeRecords } from '../../../src/planner/plan/scopeRecords';
 import { entryArbitrary, oracleMatcher, usable } from '../../support/globOracle';
@@ -131,6 +132,19 @@ describe('findCollisions', () => {
       assert.equal(report.collisions[0]?.witness, report.collisions[0]?.witness.normalize('NFC'), 'the witness is the path the gates compare');
     }
     assert.equal(findCollisions(records([{ id: 'a', files: ['docs/caf\u00e9.md'] }, { id: 'b', files: ['docs/cafe.md'] }])).ok, true);
+  });
+
+  it('stops a proof past its budget with ScopeProofTooComplex, never a verdict: many alternatives, many root globs, a huge product', () => {
+    const braceList = (prefix: string, count: number) => `{${Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(',')}}`;
+    const wide = records([{ id: 'a', files: [`**/*.${braceList('a', 64)}`] }, { id: 'b', files: [`**/*.${braceList('b', 64)}`] }]);
+    assert.equal(findCollisions(wide, { pairBudget: 64 * 64 }).ok, true, 'within the budget: proven disjoint');
+    assert.throws(() => findCollisions(wide, { pairBudget: 64 * 64 - 1 }), (error: unknown) => error instanceof ScopeProofTooComplex && /more than 4095 pairs of alternatives/.test(error.message));
+    const rootGlobs = records(Array.from({ length: 200 }, (_, index) => ({ id: `a${index}`, files: [`**/*.e${index}`] })));
+    assert.equal(findCollisions(rootGlobs).ok, true);
+    assert.throws(() => findCollisions(rootGlobs, { pairBudget: 1000 }), ScopeProofTooComplex);
+    // Infixes on both sides: no alternative is surely apart from another, and their product is searched.
+    const infixes = records([{ id: 'a', files: [`**/*${braceList('a', 1024)}*`] }, { id: 'b', files: [`**/*${braceList('b', 1024)}*`] }]);
+    assert.throws(() => findCollisions(infixes), (error: unknown) => error instanceof ScopeProofTooComplex && new RegExp(`more than ${COMMON_PATH_STEP_BUDGET} steps`).test(error.message));
   });
 
   it('accepts the known files as a prebuilt index', () => {

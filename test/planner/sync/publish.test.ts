@@ -5,6 +5,7 @@ import { MAX_PUSH_ATTEMPTS, publishWave, releaseClaim } from '../../../src/plann
 import type { PublishRequest } from '../../../src/planner/sync/publish';
 import { claimOf, cloneNamed, HOUR, manifestFor, MemoryPlanRef, T0, waveToPublish } from './syncFixtures';
 
+const braceList = (prefix: string, count = 1024) => `{${Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(',')}}`;
 const alpha = cloneNamed('c-alpha');
 const beta = cloneNamed('c-beta');
 
@@ -56,6 +57,19 @@ describe('publishWave (fetch, prove, compare-and-swap push)', () => {
     assert.equal(result.ok === false && result.reason === 'conflict' && result.conflicts[0]?.witness, 'src/q/x.ts');
     await publishWave({ ...request(beta, 2, [{ id: 'z', files: ['zzz/'] }]), knownFiles: () => (listed += 1, []) }, ref);
     assert.equal(listed, 1, 'a disjoint wave never lists the repository');
+  });
+
+  it('a wave that cannot be proven against a claim within the proof\'s budget is refused as unproven, and nothing is pushed', async () => {
+    const ref = new MemoryPlanRef();
+    // A claim someone pushed to make every proof against it run for minutes: 1024 alternatives per entry.
+    pushAs(ref, beta, 3, [{ id: 'bob', files: [0, 1].map((entry) => `**/*.${braceList(`b${entry}_`)}`) }]);
+    const before = ref.tip;
+    const result = await publishWave(request(alpha, 1, [{ id: 'alice', files: [0, 1].map((entry) => `**/*.${braceList(`a${entry}_`)}`) }]), ref);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.equal(result.reason, 'unprovable');
+    assert.match(result.reason === 'unprovable' ? result.message : '', /too complex to prove disjoint/);
+    assert.equal(ref.tip, before);
   });
 
   it('publishes beside a disjoint claim and keeps it', async () => {
