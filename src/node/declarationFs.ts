@@ -3,7 +3,7 @@
 // are durable in order; confined to one state directory, refusing to follow a symbolic link anywhere
 // at or beneath it. The confinement checks are exported for the other files kept beside the state
 // directory (the dispatch ledger), so every writer refuses a planted link the same way.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';
 import type { DeclarationFs } from '../planner/plan/declarationStore';
@@ -30,13 +30,26 @@ export class UnsafePathError extends Error {
   }
 }
 
-/** Reads a text file; undefined when it (or a parent) does not exist. */
+/**
+ * Reads a text file; undefined when it (or a parent) does not exist. Anything but a regular file (a
+ * directory, a FIFO, a device) throws, without waiting: opening a FIFO for reading blocks until someone
+ * writes it, so it is opened non-blocking and looked at before it is read.
+ */
 export function readTextIfExists(path: string): string | undefined {
+  let descriptor: number;
   try {
-    return readFileSync(path, 'utf8');
+    descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) {
+      throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTREGULAR' });
+    }
+    return readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
   }
 }
 

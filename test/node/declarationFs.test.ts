@@ -2,6 +2,7 @@
 // symbolic links and of paths outside the confinement root, and the order in which data and
 // directories are made durable (observed by watching the calls into node:fs, which still run).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,7 +36,12 @@ describe('node/declarationFs (real directories)', () => {
     });
     it('throws for anything else (a directory where a file should be)', () => {
       mkdirSync(join(root, 'dir'));
-      assert.throws(() => readTextIfExists(join(root, 'dir')), /EISDIR/);
+      assert.throws(() => readTextIfExists(join(root, 'dir')), /is not a regular file/);
+    });
+    it('throws at once for a FIFO, which a plain read would wait on until someone wrote it', () => {
+      const fifo = join(root, 'wave-scope.json');
+      execFileSync('mkfifo', [fifo]);
+      assert.throws(() => readTextIfExists(fifo), /is not a regular file/);
     });
   });
 
