@@ -301,17 +301,17 @@ export const declarationMessages = {
 
 export const planShowMessages = {
   noManifest: (stateDir: string, path: string) => `State dir ${stateDir}: no manifest (${path})`,
-  unusableManifest: (stateDir: string, path: string, problem: string) => `State dir ${stateDir}: manifest ${path} is unusable: ${problem}`,
+  unusableManifest: (stateDir: string, path: string, problem: string) => `State dir ${stateDir}: manifest ${path} is unusable: ${printable(problem)}`,
   manifest: (stateDir: string, path: string, manifest: { wave: number | null; role: string | null; enforcement: string | null; allowed: number; session: string }) =>
-    `State dir ${stateDir}: manifest ${path} names wave ${manifest.wave} (${manifest.role}, ${manifest.enforcement}), ` +
-    `${manifest.allowed} allowed entries, session ${manifest.session}`,
+    `State dir ${stateDir}: manifest ${path} names wave ${manifest.wave} (${manifest.role === null ? null : printable(manifest.role)}, ${manifest.enforcement}), ` +
+    `${manifest.allowed} allowed entries, session ${printable(manifest.session)}`,
   noWave: 'No wave declared.',
   wave: (wave: number, status: string, active: boolean, sidecar: string) => `Wave ${wave}: ${status}${active ? ', active' : ''} (${sidecar})`,
   agent: (id: string, coordinator: boolean, digest: string | null) => `  ${id}${coordinator ? ' (coordinator)' : ''}  ${digest ?? 'no digest'}`,
-  entry: (entry: string, matches: number) => `    ${entry}  ${matches} match${matches === 1 ? '' : 'es'}`,
+  entry: (entry: string, matches: number) => `    ${printable(entry)}  ${matches} match${matches === 1 ? '' : 'es'}`,
   collision: (collision: { agents: readonly [string, string]; entries: readonly [string, string]; witness: string }) =>
-    `  COLLISION ${collision.agents[0]} / ${collision.agents[1]}: ${collision.entries[0]} vs ${collision.entries[1]}, both name ${collision.witness}`,
-  problem: (problem: string) => `  problem: ${problem}`,
+    `  COLLISION ${collision.agents[0]} / ${collision.agents[1]}: ${printable(collision.entries[0])} vs ${printable(collision.entries[1])}, both name ${printable(collision.witness)}`,
+  problem: (problem: string) => `  problem: ${printable(problem)}`,
 } satisfies Catalogue;
 
 // --- the dispatch guard: hook pre-dispatch, hook subagent-start, amend, ledger, digest --verify ------
@@ -546,13 +546,13 @@ export const syncMessages = {
   publishConflictHeader: (wave: number, count: number) =>
     `wave ${wave} overlaps a wave another clone claims (${count} colliding pair${count === 1 ? '' : 's'} of agents); nothing was published`,
   publishConflict: (c: { agent: string; entry: string; testSibling: boolean; otherAgent: string; otherEntry: string; otherTestSibling: boolean; witness: string; claimedBy: string; more: number }) =>
-    `  agent "${c.agent}" (${c.entry}${c.testSibling ? ', a test sibling' : ''}) and agent "${c.otherAgent}" (${c.otherEntry}${c.otherTestSibling ? ', a test sibling' : ''}) of ${c.claimedBy} both claim ${c.witness}` +
+    `  agent "${c.agent}" (${printable(c.entry)}${c.testSibling ? ', a test sibling' : ''}) and agent "${c.otherAgent}" (${printable(c.otherEntry)}${c.otherTestSibling ? ', a test sibling' : ''}) of ${c.claimedBy} both claim ${printable(c.witness)}` +
     (c.more > 0 ? ` (and ${c.more} more colliding entr${c.more === 1 ? 'y' : 'ies'} between them)` : ''),
   claimedBy: (wave: number, cloneName: string, cloneId: string, since: string) => `wave ${wave} claimed by ${cloneLabel(cloneName, cloneId)} since ${since}`,
   unprovableAgainstClaims: (wave: number, detail: string) => `wave ${wave} cannot be proven disjoint from the waves other clones claim: ${detail}; nothing was published`,
   afterLostRace: (attempts: number) => `(proven again after losing ${attempts - 1} race${attempts === 2 ? '' : 's'} to another clone's push)`,
-  unreadableClaim: (claimedBy: string, problems: string) => `${claimedBy} cannot be read from the plan ref (${problems}): nothing can be proven disjoint from it, so nothing was published`,
-  corruptPlanRef: (remote: string, problems: string) => `the plan ref on ${remote} cannot be used (${problems}); nothing was changed`,
+  unreadableClaim: (claimedBy: string, problems: string) => `${claimedBy} cannot be read from the plan ref (${printable(problems)}): nothing can be proven disjoint from it, so nothing was published`,
+  corruptPlanRef: (remote: string, problems: string) => `the plan ref on ${remote} cannot be used (${printable(problems)}); nothing was changed`,
   pushRefused: (remote: string, reason: string) => `${remote} refused the push of refs/wave-scope/plan: ${reason}`,
   contention: (remote: string, attempts: number) => `the plan ref on ${remote} kept changing under this push (${attempts} attempts); run the command again`,
   published: (wave: number, agents: number, remote: string, commit: string, until: string) =>
@@ -570,7 +570,7 @@ export const syncMessages = {
   ambiguousSync: (count: number) => `${count} published waves match; name one with --wave and --clone:`,
   syncCandidate: (wave: number, cloneName: string, cloneId: string, claim: string) => `  --wave ${wave} --clone ${printable(cloneId)}   (${printable(cloneName)}${claim})`,
   ownCloneSync: 'that is this clone: its own published plan is never synced into itself',
-  unusablePublishedWave: (wave: number, clone: string, problems: string) => `published wave ${wave} of clone ${clone} cannot be used: ${problems}`,
+  unusablePublishedWave: (wave: number, clone: string, problems: string) => `published wave ${wave} of clone ${clone} cannot be used: ${printable(problems)}`,
   unpublishedPlan: (stateDir: string, wave: number, foreign: boolean) =>
     `${stateDir} holds wave ${wave}${foreign ? ", another session's plan," : ','} which is not on the plan ref (never published from here, or changed since): syncing would replace it. ` +
     'Publish it ("wave-scope publish"), or move it out of the way, then sync again. Nothing was written.',
@@ -579,8 +579,8 @@ export const syncMessages = {
     `${stateDir} holds a declaration of wave ${wave} that is not on the plan ref: syncing would replace it. Publish it, or move it out of the way, then sync again. Nothing was written.`,
   damagedDeclaration: (stateDir: string, wave: number, problems: string) =>
     `${stateDir} holds a damaged declaration of wave ${wave} (${problems}): repair or remove it, then sync again. Nothing was written.`,
-  syncStopped: (step: string, message: string) => `sync stopped at step "${step}": ${message}`,
-  syncDetail: (text: string) => `  ${text}`,
+  syncStopped: (step: string, message: string) => `sync stopped at step "${step}": ${printable(message)}`,
+  syncDetail: (text: string) => `  ${printable(text)}`,
   synced: (wave: number, cloneName: string, cloneId: string, stateDir: string, agents: number, allowed: number, claim: string) =>
     `synced wave ${wave} of ${cloneLabel(cloneName, cloneId)}${claim} into ${stateDir}: ${agents} agent${agents === 1 ? '' : 's'}, ${allowed} allowed entr${allowed === 1 ? 'y' : 'ies'}, unbound (every session of this clone is held to it)`,
   alreadySynced: (wave: number, cloneName: string, cloneId: string, stateDir: string) =>
@@ -603,7 +603,7 @@ export const syncMessages = {
   unreadableMap: (path: string, detail: string) => `cannot read the branch map ${path}: ${detail}`,
   noPublishedScope: (wave: number, agent: string, where: string) => `no published scope for agent "${agent}" in wave ${wave} on ${where}: no scope, no write`,
   ambiguousScope: (wave: number, agent: string, clones: string) => `several clones published a wave ${wave} with agent "${agent}" (${clones}): name one with --clone`,
-  unusableScope: (wave: number, clone: string, problems: string) => `wave ${wave} of clone ${clone} on the plan ref cannot be read (${problems}): nothing can be verified against it`,
+  unusableScope: (wave: number, clone: string, problems: string) => `wave ${wave} of clone ${clone} on the plan ref cannot be read (${printable(problems)}): nothing can be verified against it`,
   verifyPassed: (branch: string, wave: number, agent: string, changes: number, range: string) =>
     `ok ${printable(branch)}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
   verifyFailedHeader: (branch: string, wave: number, agent: string, count: number, range: string) =>
@@ -634,13 +634,13 @@ export const changeKindWords: Record<string, { kind: string; counterpart: string
 /** The claims lines `plan show` prints under the plan (docs/sync.md). */
 export const claimsMessages = {
   header: (remote: string, fetched: string) => `Claims on ${remote}'s plan ref (as of ${fetched}):`,
-  problem: (detail: string) => `  the plan ref cannot be read: ${detail}`,
+  problem: (detail: string) => `  the plan ref cannot be read: ${printable(detail)}`,
   none: '  no other clone claims a wave',
   claim: (claimedBy: string, until: string, agents: number) => `  ${claimedBy}, until ${until}: ${agents} agent${agents === 1 ? '' : 's'}`,
   ownClaim: (wave: number, since: string, until: string) => `  this clone claims wave ${wave} since ${since}, until ${until}`,
-  unreadable: (claimedBy: string, problems: string) => `  ${claimedBy}: its plan cannot be read (${problems})`,
+  unreadable: (claimedBy: string, problems: string) => `  ${claimedBy}: its plan cannot be read (${printable(problems)})`,
   conflict: (localWave: number, agent: string, entry: string, claimedBy: string, otherAgent: string, otherEntry: string, witness: string, more: number) =>
-    `  CLAIMED wave ${localWave} agent "${agent}" ${entry}: ${witness} is ${claimedBy} (agent "${otherAgent}", ${otherEntry})${more > 0 ? `, and ${more} more colliding entr${more === 1 ? 'y' : 'ies'}` : ''}`,
+    `  CLAIMED wave ${localWave} agent "${agent}" ${printable(entry)}: ${printable(witness)} is ${claimedBy} (agent "${otherAgent}", ${printable(otherEntry)})${more > 0 ? `, and ${more} more colliding entr${more === 1 ? 'y' : 'ies'}` : ''}`,
 } satisfies Catalogue;
 
 // --- run, commit, hook post-bash / stop / turn-start (the turn backstop) ----------------------------

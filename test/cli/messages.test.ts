@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { printable, syncMessages } from '../../src/cli/messages';
+import { planShowMessages, printable, syncMessages } from '../../src/cli/messages';
 
 describe('printable (src/cli/messages.ts): names and paths that are anyone\'s, shown on a terminal', () => {
   it('shows a plain text as it is, Unicode included', () => {
@@ -12,6 +12,13 @@ describe('printable (src/cli/messages.ts): names and paths that are anyone\'s, s
     assert.equal(printable('tab\there "q" \\'), '"tab\\there \\"q\\" \\\\"');
     assert.equal(printable('evil\u202egnp.ts'), '"evil\\u{202e}gnp.ts"', 'a bidirectional override');
     assert.equal(printable('\u009b31m'), '"\\u{9b}31m"', 'a C1 control (CSI)');
+  });
+
+  it('is applied to what plan show and sync print of a plan: entries, witnesses, roles, problems', () => {
+    assert.equal(planShowMessages.entry('src/a/\u202etxt.exe', 1), '    "src/a/\\u{202e}txt.exe"  1 match');
+    assert.match(syncMessages.corruptPlanRef('origin', 'unexpected path on the plan ref: \u001b[2K\rOK'), /\(("unexpected path on the plan ref: \\u\{1b\}\[2K\\rOK")\)/);
+    const manifest = planShowMessages.manifest('.claude', '.claude/wave-scope.json', { wave: 1, role: 'x\u001b]0;t\u0007', enforcement: 'strict', allowed: 1, session: 's' });
+    assert.doesNotMatch(manifest, /[\u0000-\u001f]/);
   });
 
   it('is applied to clone names in every claim line', () => {

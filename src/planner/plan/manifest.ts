@@ -177,6 +177,9 @@ export function validateManifest(value: unknown, options: ManifestValidationOpti
   if (!('role' in value)) errors.push('"role" is missing: name the wave\'s role (e.g. "implementation")');
   else if (typeof value.role !== 'string' || !NON_BLANK.test(value.role)) {
     errors.push(`"role" must be a non-empty string, got ${describeValue(value.role)}`);
+  } else if (CONTROL_CHARACTER.test(value.role)) {
+    // A role is a word people read (in plan show, in the planner): it never needs a control character.
+    errors.push(`"role" ${describeValue(value.role)} contains a control character`);
   }
 
   if ('enforcement' in value && !ENFORCEMENT_VALUES.includes(value.enforcement as Enforcement)) {

@@ -39,6 +39,7 @@ const cases: Case[] = [
   { name: 'a string', doc: 'x', errors: [/must be a JSON object/] },
   { name: 'everything missing', doc: {}, errors: [/"version" is missing/, /"wave" is missing/, /"role" is missing/, /"allowedPaths" is missing/, /"blockedCommands" is missing/] },
   { name: 'version 2', doc: { ...base, version: 2 }, errors: [/"version" must be 1, got 2/] },
+  { name: 'a role with an escape sequence', doc: { ...base, role: 'implementation\u001b[2K' }, errors: [/"role" "implementation\\u001b\[2K" contains a control character/] },
   { name: 'version "1"', doc: { ...base, version: '1' }, errors: [/"version" must be 1/] },
   { name: 'wave 0', doc: { ...base, wave: 0 }, errors: [/"wave" must be a positive integer, got 0/] },
   { name: 'wave 1.5', doc: { ...base, wave: 1.5 }, errors: [/"wave" must be a positive integer/] },
