@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import type { BatchObject, ObjectBatch } from './objectBatch';
-import { isDirectoryMode, parseTree } from './objectBatch';
+import { isDirectoryMode, parseTree, planReadBudget } from './objectBatch';
 
 /** A loose object file larger than this is left to git (a plan's objects are a few kilobytes). */
 const MAX_LOOSE_FILE_BYTES = 16 * 1024 * 1024;
@@ -91,8 +91,13 @@ export function looseFirstBatch(objectsDir: string, fallback: () => ObjectBatch,
   // `known`: objects proven already (built here, and named by the hash of what they hold), such as the
   // trees of the plan last read, which a new plan commit mostly has again and which may sit in a pack.
   const proven = new Map<string, BatchObject | undefined>(known);
+  const hold = planReadBudget();
   const loose = (oid: string) => {
-    if (!proven.has(oid)) proven.set(oid, readLooseObject(objectsDir, oid));
+    if (!proven.has(oid)) {
+      const object = readLooseObject(objectsDir, oid);
+      hold(object?.content.length ?? 0);
+      proven.set(oid, object);
+    }
     return proven.get(oid);
   };
   /** The answer to `name` from loose objects: an object, null for "missing", undefined for "ask git". */
@@ -126,6 +131,7 @@ export function looseFirstBatch(objectsDir: string, fallback: () => ObjectBatch,
   };
   return {
     async read(names) {
+      // A reading past the budget (planReadBudget) rejects, as git's own failures do.
       const answers = names.map(answer);
       const asked = names.filter((_, index) => answers[index] === undefined);
       if (asked.length === 0) return answers as Array<BatchObject | null>;

@@ -43,6 +43,22 @@ interface Pending {
  */
 export const MAX_PLAN_OBJECT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The most one reading of a plan holds in all (every object one batch answers, or one loose-object reader
+ * reads). Many objects just under MAX_PLAN_OBJECT_BYTES, at paths nobody asked for, would otherwise add
+ * up to gigabytes in every reader.
+ */
+export const MAX_PLAN_READ_BYTES = 256 * 1024 * 1024;
+
+/** Counts what a reader holds; throws PlanRefError past MAX_PLAN_READ_BYTES. */
+export function planReadBudget(): (bytes: number) => void {
+  let total = 0;
+  return (bytes) => {
+    total += bytes;
+    if (total > MAX_PLAN_READ_BYTES) throw new PlanRefError('read', `the plan holds more than ${MAX_PLAN_READ_BYTES} bytes in all, more than any plan Wave Scope writes: this is not a plan it reads`);
+  };
+}
+
 /** The first answer's header at the start of `buffer`: where its content starts and ends; undefined while the header is not whole. */
 function answerHeader(buffer: Buffer): { missing: true; end: number } | { missing: false; oid: string; type: string; start: number; end: number } | undefined {
   const newline = buffer.indexOf(0x0a);
@@ -90,6 +106,7 @@ export function startObjectBatch(root: string): ObjectBatch {
   let chunked = 0;
   let waitingFor = 0;
   let buffered: Buffer = Buffer.alloc(0);
+  const hold = planReadBudget();
   let ended: Error | undefined;
   const failAll = (error: Error) => {
     ended ??= error;
@@ -108,6 +125,13 @@ export function startObjectBatch(root: string): ObjectBatch {
         return;
       }
       if (taken === undefined) return;
+      try {
+        hold(taken.answer?.content.length ?? 0);
+      } catch (error) {
+        failAll(error as Error);
+        child.kill('SIGTERM');
+        return;
+      }
       buffered = taken.rest;
       pending.answers.push(taken.answer);
       if (pending.answers.length === pending.count) {
@@ -117,6 +141,8 @@ export function startObjectBatch(root: string): ObjectBatch {
     }
   };
   child.stdout.on('data', (chunk: Buffer) => {
+    // After a failure nothing more is read: what git still sends is dropped.
+    if (ended !== undefined) return;
     chunks.push(chunk);
     chunked += chunk.length;
     if (chunked < waitingFor) return;

@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, MAX_PLAN_READ_BYTES, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { looseFirstBatch } from '../../src/node/looseObjects';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
 
@@ -190,5 +191,22 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
     } finally {
       batch.close();
     }
+  });
+
+  it('refuses a reading that holds more than any plan in all, objects each under the limit, through cat-file and from loose files alike', async () => {
+    const root = repository('many-large');
+    const size = MAX_PLAN_OBJECT_BYTES - 1024;
+    const count = Math.ceil(MAX_PLAN_READ_BYTES / size) + 1;
+    const ids = Array.from({ length: count }, (_, index) =>
+      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input: Buffer.alloc(size, 0x41 + index), maxBuffer: 1 << 28 }).toString().trim(),
+    );
+    const batch = startObjectBatch(root);
+    try {
+      await assert.rejects(batch.read(ids), (error: unknown) => error instanceof PlanRefError && /more than 268435456 bytes in all/.test(error.message));
+    } finally {
+      batch.close();
+    }
+    const loose = looseFirstBatch(join(root, '.git', 'objects'), () => assert.fail('every object is loose: git is never asked'));
+    await assert.rejects(loose.read(ids), (error: unknown) => error instanceof PlanRefError && /more than 268435456 bytes in all/.test(error.message));
   });
 });
