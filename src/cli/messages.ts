@@ -587,6 +587,10 @@ export const syncMessages = {
     `${stateDir} already enforces wave ${wave} of ${cloneLabel(cloneName, cloneId)} as published; nothing was written`,
   syncedClaim: (until: string) => `, claimed until ${until}`,
   syncedUnclaimed: ', no longer claimed',
+  syncedEnforcement: (enforcement: string) =>
+    enforcement === 'off'
+      ? 'the synced plan was published with enforcement "off": this clone\'s hooks allow every write while it stands'
+      : `the synced plan was published with enforcement "${enforcement}": this clone's hooks warn about writes outside it and allow them`,
   allowedPathsDiffer: 'the allowed paths computed here differ from the published manifest\'s (another Wave Scope version?); this clone enforces its own computation',
 
   // release

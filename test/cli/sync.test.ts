@@ -249,6 +249,17 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(hook('src/b/z.ts').decision, 'allow');
   });
 
+  it('a plan published with enforcement other than strict is synced with a warning saying what the hooks will do', () => {
+    for (const [enforcement, said] of [['warn', /hooks warn about writes outside it and allow them/], ['off', /hooks allow every write while it stands/]] as const) {
+      const run = cli(a, ['plan', 'write', '--wave', '2', '--role', 'implementation', '--enforcement', enforcement], { input: [{ id: 'alice', files: ['src/a/'] }], session: 'sess-a' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+      const synced = cli(b, ['sync']);
+      assert.equal(synced.status, 0, synced.stderr);
+      assert.match(synced.stderr, new RegExp(`^WARNING: the synced plan was published with enforcement "${enforcement}": this clone's ${said.source}`, 'm'));
+    }
+  });
+
   it('a plan-tree cache edited in the git directory cannot change the plan a sync brings in', () => {
     planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
     assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);

@@ -252,6 +252,8 @@ async function syncDecoded(
     inProgress: null,
   }));
   if (result.allowedPathsDiffer === true) reportWarning(io, say.allowedPathsDiffer);
+  // Whoever can push publishes the enforcement too: a plan that switches the hooks off says so here.
+  if (result.manifest.enforcement !== 'strict') reportWarning(io, say.syncedEnforcement(result.manifest.enforcement));
   if (values.json) {
     printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ...result }, null, 2));
   } else {
