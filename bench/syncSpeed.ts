@@ -207,6 +207,8 @@ async function main(): Promise<void> {
   };
   const fetchArgs = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', 'origin', `+refs/wave-scope/plan:${tracking}`];
   const verifyArgs = ['verify', '--base', 'origin/main', '--head', 'wave-1/a0', '--wave', '1', '--agent', 'a0', '--no-fetch'];
+  // The same range by commit ids, as the example CI workflow gives it: no ref name to check for ambiguity.
+  const verifyByIdArgs = ['verify', '--base', git(follower, 'rev-parse', 'origin/main').trim(), '--head', git(follower, 'rev-parse', 'wave-1/a0').trim(), '--wave', '1', '--agent', 'a0', '--no-fetch'];
   const syncArgs = ['sync', '--clone', cloneId(coordinator), '--wave', '1'];
   const diffArgs = ['-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--ignore-submodules=none', mergeBase, 'wave-1/a0'];
 
@@ -301,6 +303,7 @@ async function main(): Promise<void> {
     record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
     record('git diff alone', measure(follower, 'git', diffArgs));
     record('verify, in process', await timedAsync(() => inProcess(follower, verifyArgs)));
+    record('verify by commit ids, in process', await timedAsync(() => inProcess(follower, verifyByIdArgs)));
     record('verify, whole process', measure(follower, process.execPath, [cli, ...verifyArgs]));
     record('node -e 0', measure(follower, process.execPath, ['-e', '0']));
     record('git push of a commit alone', pushCommitAlone());
@@ -329,7 +332,8 @@ async function main(): Promise<void> {
     [FLOOR, 'git fetch', 'the least a sync that writes the wave durably can take (its fetch and the floor above, nothing of its own)'],
     ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
     ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
-    ['verify, in process', 'git merge-base + git diff', ''],
+    ['verify, in process', 'git merge-base + git diff', 'by ref names (origin/main, wave-1/a0): each is checked for ambiguity by one git for-each-ref beside the diff'],
+    ['verify by commit ids, in process', 'git merge-base + git diff', 'the same range by commit ids, as the example CI workflow passes them'],
     ['verify, whole process', 'git merge-base + git diff', ''],
     ['node -e 0', undefined, "Node's own start, part of every whole-process figure"],
   ];

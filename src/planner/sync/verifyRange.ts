@@ -101,26 +101,39 @@ function splitFields(bytes: Uint8Array): Uint8Array[] {
  * unmerged or unknown record throws RawDiffError: a verifier that skipped what it cannot read would pass it.
  */
 export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
-  const fields = splitFields(typeof output === 'string' ? new TextEncoder().encode(output) : output);
+  // The common case, every path UTF-8, is decoded at once and split as text (a NUL never sits inside a
+  // UTF-8 sequence, so both splits agree); only output that is not UTF-8 is taken apart field by field.
+  let text: string | undefined;
+  if (typeof output === 'string') text = output;
+  else {
+    try {
+      text = strictUtf8.decode(output);
+    } catch {
+      text = undefined;
+    }
+  }
+  const fields: Array<Uint8Array | string> = text !== undefined ? text.split('\0') : splitFields(output as Uint8Array);
+  const asText = (field: Uint8Array | string) => (typeof field === 'string' ? field : new TextDecoder().decode(field));
+  const asPath = (field: Uint8Array | string): { path: string; undecodable?: true } => (typeof field === 'string' ? { path: field } : decodePath(field));
   const changes: RangeChange[] = [];
   let index = 0;
   while (index < fields.length) {
-    const header = new TextDecoder().decode(fields[index]);
+    const header = asText(fields[index] as Uint8Array | string);
     index += 1;
     if (header === '' && index >= fields.length) break;
     const match = /^:([0-7]{6}) ([0-7]{6}) [0-9a-f]+ [0-9a-f]+ ([A-Z])([0-9]*)$/.exec(header.replace(/^\n/, ''));
     if (match === null) throw new RawDiffError(`cannot read the diff record ${JSON.stringify(header.slice(0, 80))}`);
     const [, oldMode, newMode, status] = match as unknown as [string, string, string, string];
-    const firstBytes = fields[index];
-    if (firstBytes === undefined || firstBytes.length === 0) throw new RawDiffError(`the diff record ${JSON.stringify(header)} names no path`);
-    const first = decodePath(firstBytes);
+    const firstField = fields[index];
+    if (firstField === undefined || firstField.length === 0) throw new RawDiffError(`the diff record ${JSON.stringify(header)} names no path`);
+    const first = asPath(firstField);
     index += 1;
     if (status === 'R' || status === 'C') {
-      const secondBytes = fields[index];
-      if (secondBytes === undefined || secondBytes.length === 0) {
+      const secondField = fields[index];
+      if (secondField === undefined || secondField.length === 0) {
         throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(first.path)} names no destination`);
       }
-      const second = decodePath(secondBytes);
+      const second = asPath(secondField);
       index += 1;
       if (status === 'R') changes.push({ ...first, kind: 'renamed-from', counterpart: second.path });
       changes.push({ ...second, kind: status === 'R' ? 'renamed-to' : 'copied-to', counterpart: first.path });
@@ -138,6 +151,8 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
  * order first seen.
  */
 export function mergeRangeChanges(diffs: readonly (readonly RangeChange[])[]): RangeChange[] {
+  // One diff lists each change once already (the usual case: one merge base).
+  if (diffs.length === 1) return [...(diffs[0] as readonly RangeChange[])];
   const seen = new Set<string>();
   const merged: RangeChange[] = [];
   for (const changes of diffs) {
