@@ -31,6 +31,12 @@ export interface ResolvedRange {
   mergeBases: string[];
   /** `git diff --raw -z` output from each merge base to head, in the order of mergeBases (paths as git's bytes). */
   rawDiffs: Buffer[];
+  /**
+   * With several merge bases: `git diff --name-only -z --no-renames` from base to head, the paths whose
+   * content the two tips disagree on. A change against one merge base at a path where head and base agree
+   * (it came in through the other merge base, which base holds too) brings nothing to the merge.
+   */
+  tipDiff?: Buffer;
 }
 
 /** The output of a finished git process; a non-zero exit throws RevisionRangeError with git's first line. */
@@ -98,10 +104,16 @@ function diffOutput(run: GitRun, mergeBase: string, head: string): Buffer {
   return outputOf(run, 'diff', `git diff ${mergeBase}..${head} failed`);
 }
 
+function tipDiffArgs(range: RangeCommits): string[] {
+  return ['-c', 'core.quotePath=false', 'diff', '--name-only', '-z', '--no-renames', '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', range.base, range.head, '--'];
+}
+
 /** Resolves the range from `base` to `head` (see resolveRange) and diffs head against each merge base. */
 export function diffRange(root: string, base: string, head: string, known?: KnownRange): ResolvedRange {
   const range = resolveRange(root, base, head, known);
-  return { ...range, rawDiffs: range.mergeBases.map((mergeBase) => diffOutput(runGitProcess(root, diffArgs(mergeBase, range.head)), mergeBase, range.head)) };
+  const rawDiffs = range.mergeBases.map((mergeBase) => diffOutput(runGitProcess(root, diffArgs(mergeBase, range.head)), mergeBase, range.head));
+  if (range.mergeBases.length === 1) return { ...range, rawDiffs };
+  return { ...range, rawDiffs, tipDiff: diffOutput(runGitProcess(root, tipDiffArgs(range)), range.base, range.head) };
 }
 
 /** A range's diffs started and not waited for (startRangeDiff). */
@@ -133,15 +145,19 @@ export function startRangeDiff(root: string, base: string, head: string, known?:
     const args = diffArgs(mergeBase, range.head);
     return { mergeBase, args, git: startGit(root, args, 'ignore') };
   });
+  const tipArgs = tipDiffArgs(range);
+  const tip = range.mergeBases.length > 1 ? startGit(root, tipArgs, 'ignore') : undefined;
   return {
     // A git that could not be started is run once more, so the reason it cannot run is reported.
     finish: async () => {
       const rawDiffs: Buffer[] = [];
       for (const { mergeBase, args, git } of started) rawDiffs.push(diffOutput((await git.run) ?? runGitProcess(root, args), mergeBase, range.head));
-      return { ...range, rawDiffs };
+      if (tip === undefined) return { ...range, rawDiffs };
+      return { ...range, rawDiffs, tipDiff: diffOutput((await tip.run) ?? runGitProcess(root, tipArgs), range.base, range.head) };
     },
     cancel: () => {
       for (const { git } of started) git.stop();
+      tip?.stop();
     },
   };
 }

@@ -605,6 +605,9 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     assert.equal(all.length, 2);
     assert.deepEqual([...range.mergeBases].sort(), [...all].sort());
     assert.equal(range.rawDiffs.length, 2);
+    // And the paths the two tips disagree on, which a change must be at to reach the merge.
+    assert.deepEqual(range.tipDiff?.toString('utf8').split('\0').filter(Boolean).sort(), clone.git('diff', '--name-only', 'left', 'right').trim().split('\n').filter(Boolean).sort());
+    assert.equal(diffRange(clone.root, 'main', 'agent').tipDiff, undefined, 'one merge base: no tip diff');
     assert.deepEqual(diffRange(clone.root, 'left', 'right').mergeBases.sort(), [...all].sort());
 
     // Unrelated histories: no merge base at all, refused as before.

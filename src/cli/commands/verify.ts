@@ -15,7 +15,7 @@ import { decodePlan, emptyPlan } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
 import { branchRefCandidates } from '../../planner/sync/revisionNames';
-import { findPublishedScope, mergeRangeChanges, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
+import { findPublishedScope, mergeRangeChanges, parseNameList, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
 import type { RangeChange } from '../../planner/sync/verifyRange';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -309,7 +309,8 @@ async function verifyTarget(
     result.head = range.head;
     result.mergeBase = range.mergeBases[0] ?? null;
     result.mergeBases = range.mergeBases;
-    changes = mergeRangeChanges(range.rawDiffs.map((rawDiff) => parseRawDiff(rawDiff)));
+    const tipPaths = range.tipDiff === undefined ? undefined : new Set(parseNameList(range.tipDiff));
+    changes = mergeRangeChanges(range.rawDiffs.map((rawDiff) => parseRawDiff(rawDiff)), tipPaths);
   } catch (error) {
     if (error instanceof RevisionRangeError) return fail(error.message, 2);
     if (error instanceof RawDiffError) return fail(error.message, 2);

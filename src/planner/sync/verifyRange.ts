@@ -146,19 +146,27 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
   return changes;
 }
 
+/** The paths of `git diff --name-only -z` output, decoded as parseRawDiff decodes paths. */
+export function parseNameList(output: Uint8Array): string[] {
+  return splitFields(output)
+    .filter((field) => field.length > 0)
+    .map((field) => decodePath(field).path);
+}
+
 /**
  * The changes of several diffs of one head (against each of its merge bases), each change once, in the
- * order first seen.
+ * order first seen; with `tipPaths` (the paths base and head disagree on), only the changes at those
+ * paths: where the two tips agree, the merge keeps what base has, whatever either merge base held.
  */
-export function mergeRangeChanges(diffs: readonly (readonly RangeChange[])[]): RangeChange[] {
+export function mergeRangeChanges(diffs: readonly (readonly RangeChange[])[], tipPaths?: ReadonlySet<string>): RangeChange[] {
   // One diff lists each change once already (the usual case: one merge base).
-  if (diffs.length === 1) return [...(diffs[0] as readonly RangeChange[])];
+  if (diffs.length === 1 && tipPaths === undefined) return [...(diffs[0] as readonly RangeChange[])];
   const seen = new Set<string>();
   const merged: RangeChange[] = [];
   for (const changes of diffs) {
     for (const change of changes) {
       const key = JSON.stringify([change.kind, change.path, change.counterpart ?? null]);
-      if (seen.has(key)) continue;
+      if (seen.has(key) || (tipPaths !== undefined && !tipPaths.has(change.path))) continue;
       seen.add(key);
       merged.push(change);
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../../src/planner/sync/branchMap';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { findPublishedScope, mergeRangeChanges, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
+import { findPublishedScope, mergeRangeChanges, parseNameList, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
 import type { RangeChange } from '../../../src/planner/sync/verifyRange';
 import { claimOf, cloneNamed, T0, waveToPublish } from './syncFixtures';
 
@@ -58,6 +58,9 @@ describe('parseRawDiff (git diff --raw -z)', () => {
     const two: RangeChange[] = [{ path: 'a', kind: 'modified' }, { path: 'b', kind: 'renamed-from', counterpart: 'd' }, { path: 'e', kind: 'deleted' }];
     assert.deepEqual(mergeRangeChanges([one, two]), [...one, two[1], two[2]]);
     assert.deepEqual(mergeRangeChanges([]), []);
+    // Only the paths the two tips disagree on bring anything to the merge.
+    assert.deepEqual(mergeRangeChanges([one, two], new Set(['b', 'e'])), [one[1], two[1], two[2]]);
+    assert.deepEqual(parseNameList(Buffer.from('a\0b c\0\xff\0', 'latin1')), ['a', 'b c', '"\\377"']);
   });
 
   for (const [title, output] of [
