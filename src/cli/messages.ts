@@ -449,7 +449,6 @@ export const dispatchMessages = {
 
 // --- publish, sync, release, verify (engineer "sync"; docs/sync.md) -----------------------------
 
-/** A clone as people read it: its name and its id. */
 // What a terminal acts on instead of printing: C0 and C1 controls, DEL, and the marks that reorder text.
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'gu');
@@ -469,6 +468,7 @@ export function printable(text: string): string {
   return `"${escaped}"`;
 }
 
+/** A clone as people read it: its name and its id. */
 const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${printable(id)}` : `clone ${printable(name)} (${printable(id)})`);
 
 export const syncMessages = {
@@ -618,7 +618,6 @@ export const syncMessages = {
   verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
   verifyBranchError: (branch: string, detail: string) => `${printable(branch)}: ${detail}`,
   noSuchBranch: (name: string, refs: readonly string[]) => `no such branch: none of ${refs.map(printable).join(', ')} exists`,
-  severalMergeBases: (count: number) => `(head diffed against each of its ${count} merge bases)`,
 } satisfies Catalogue;
 
 /** How each kind of change reads in a report, and the word for its counterpart path. */

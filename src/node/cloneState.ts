@@ -199,7 +199,7 @@ function identityIdAt(root: string): string | undefined {
     const named = pointer === undefined ? undefined : /^gitdir: (.+)$/m.exec(pointer)?.[1];
     if (named !== undefined) gitDir = resolve(root, named.trim());
   } catch {
-    // A directory (EISDIR): a clone's own git directory.
+    // Not a file (a directory): a clone's own git directory, as assumed above.
   }
   try {
     return parseIdentity(readTextIfExists(join(stateDirOf(gitDir), 'clone.json')))?.id;

@@ -112,26 +112,13 @@ export function startObjectBatch(root: string): ObjectBatch {
     ended ??= error;
     for (const pending of queue.splice(0)) pending.fail(ended);
   };
+  // Hands every whole answer to the reader waiting for it. Throws for output git should not print, or
+  // for an object past the size limits.
   const parse = () => {
-    for (;;) {
-      const pending = queue[0];
-      if (pending === undefined) return;
-      let taken;
-      try {
-        taken = takeBatchAnswer(buffered);
-      } catch (error) {
-        failAll(error as Error);
-        child.kill('SIGTERM');
-        return;
-      }
+    for (let pending = queue[0]; pending !== undefined; pending = queue[0]) {
+      const taken = takeBatchAnswer(buffered);
       if (taken === undefined) return;
-      try {
-        hold(taken.answer?.content.length ?? 0);
-      } catch (error) {
-        failAll(error as Error);
-        child.kill('SIGTERM');
-        return;
-      }
+      hold(taken.answer?.content.length ?? 0);
       buffered = taken.rest;
       pending.answers.push(taken.answer);
       if (pending.answers.length === pending.count) {
@@ -147,15 +134,16 @@ export function startObjectBatch(root: string): ObjectBatch {
     chunked += chunk.length;
     if (chunked < waitingFor) return;
     buffered = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, chunked);
-    parse();
-    chunks = buffered.length === 0 ? [] : [buffered];
-    chunked = buffered.length;
     try {
+      parse();
       waitingFor = batchAnswerLength(buffered) ?? 0;
     } catch (error) {
       failAll(error as Error);
       child.kill('SIGTERM');
+      return;
     }
+    chunks = buffered.length === 0 ? [] : [buffered];
+    chunked = buffered.length;
   });
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   // A git that died makes writing to it fail (EPIPE); the exit below says why.

@@ -1,13 +1,14 @@
 // The changes of a revision range, as `wave-scope verify` judges them: from the merge base of base and
 // head to head (what a pull request of head into base would bring, as the forge shows it). After
 // criss-cross merges there are several merge bases, and a change reaches the merge wherever head differs
-// from any one of them: head is diffed against each, and every change counts. One rev-parse, one
-// merge-base, one diff per merge base; the diffs alone when the caller's rev-parse has already resolved
-// the revisions and listed the merge bases. The diffs can be started without waiting (startRangeDiff), so
-// the caller's own work (verify reads the plan) runs beside them. They are told to ignore every
-// configuration that would hide or reshape a change (diff.relative, diff.ignoreSubmodules, external diff
-// drivers, quoted paths). A revision name that git's lookup could take to different commits (a tag
-// shadowing a remote branch) is refused by checkRevisionNames, from the refs that exist.
+// from any one of them, at a path where head and base disagree: head is diffed against each, and base
+// against head for the paths (tipDiff). One rev-parse, one merge-base, one diff per merge base; the diffs
+// alone when the caller's rev-parse has already resolved the revisions and listed the merge bases. The
+// diffs can be started without waiting (startRangeDiff), so the caller's own work (verify reads the plan)
+// runs beside them. They are told to ignore every configuration that would hide or reshape a change
+// (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths). A revision name that git's
+// lookup could take to different commits (a tag shadowing a remote branch) is refused by
+// startRevisionNameCheck, from the refs that exist.
 import { ambiguityOf, leadingRefName, refLookupCandidates } from '../planner/sync/revisionNames';
 import type { ExistingRef } from '../planner/sync/revisionNames';
 import { runGitProcess, startGit } from './planRefGit';
@@ -93,11 +94,13 @@ function resolveRange(root: string, base: string, head: string, known?: KnownRan
   return { base: baseOid, head: headOid, mergeBases: listed };
 }
 
+/** `git diff` told to ignore every configuration that would hide or reshape a change, with `output` options, from `from` to `to`. */
+function plainDiffArgs(output: readonly string[], from: string, to: string): string[] {
+  return ['-c', 'core.quotePath=false', 'diff', ...output, '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', from, to, '--'];
+}
+
 function diffArgs(mergeBase: string, head: string): string[] {
-  return [
-    '-c', 'core.quotePath=false', 'diff', '--raw', '-z', '-M', '--no-abbrev', '--no-relative', '--no-ext-diff', '--no-textconv',
-    '--ignore-submodules=none', mergeBase, head, '--',
-  ];
+  return plainDiffArgs(['--raw', '-z', '-M', '--no-abbrev'], mergeBase, head);
 }
 
 function diffOutput(run: GitRun, mergeBase: string, head: string): Buffer {
@@ -105,7 +108,7 @@ function diffOutput(run: GitRun, mergeBase: string, head: string): Buffer {
 }
 
 function tipDiffArgs(range: RangeCommits): string[] {
-  return ['-c', 'core.quotePath=false', 'diff', '--name-only', '-z', '--no-renames', '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', range.base, range.head, '--'];
+  return plainDiffArgs(['--name-only', '-z', '--no-renames'], range.base, range.head);
 }
 
 /** Resolves the range from `base` to `head` (see resolveRange) and diffs head against each merge base. */
@@ -169,9 +172,9 @@ function findMergeBases(root: string, base: string, head: string, baseOid: strin
   return listed;
 }
 
-/** The for-each-ref listing of `patterns`: each ref with the object it finally names (an annotated tag peeled once). */
-function existingRefs(run: GitRun): ExistingRef[] {
-  return run.stdout
+/** What refListingArgs' for-each-ref lists: each ref with the object it finally names (an annotated tag peeled once). */
+function existingRefs(listing: Buffer): ExistingRef[] {
+  return listing
     .toString('utf8')
     .split('\n')
     .filter((line) => line !== '')
@@ -215,8 +218,7 @@ export function startRevisionNameCheck(root: string, revisions: readonly string[
   return {
     finish: async () => {
       const run = (await git.run) ?? runGitProcess(root, args);
-      const listing = outputOf(run, 'ambiguous-revision', 'cannot list the refs the revisions may name');
-      const error = ambiguousRevision(revisions, existingRefs({ ...run, stdout: listing }));
+      const error = ambiguousRevision(revisions, existingRefs(outputOf(run, 'ambiguous-revision', 'cannot list the refs the revisions may name')));
       if (error !== undefined) throw error;
     },
     cancel: git.stop,

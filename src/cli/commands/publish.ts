@@ -23,7 +23,7 @@ import type { CliIo } from '../cliIo';
 import { parseCommandLine, reportBadArguments } from '../commandLine';
 import { shownPath, writeConfinement } from '../commandRepository';
 import { syncMessages as say } from '../messages';
-import { claimedByOf, claimingIdentity, clockTime, groupConflicts, isConfiguredRemote, remoteOf } from './syncShared';
+import { claimedByOf, claimingIdentity, clockTime, groupConflicts, refuseUnknownRemote, remoteOf } from './syncShared';
 
 export async function runPublish(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -63,10 +63,7 @@ async function publishFetching(values: { 'state-dir'?: string; json: boolean }, 
     reportError(io, say.notInGit('publish'));
     return 2;
   }
-  if (!isConfiguredRemote(repository, remote)) {
-    reportError(io, say.unknownRemote(remote));
-    return 1;
-  }
+  if (refuseUnknownRemote(repository, remote, io)) return 1;
   const store = planStoreOf(repository, remote);
   // The git process that will store the new plan commit starts now, while the fetch runs and the local
   // plan is checked; a publish that stops before writing ends it.

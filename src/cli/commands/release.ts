@@ -6,7 +6,7 @@ import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments } from '../commandLine';
 import { syncMessages as say } from '../messages';
-import { claimingIdentity, isConfiguredRemote, remoteOf } from './syncShared';
+import { claimingIdentity, refuseUnknownRemote, remoteOf } from './syncShared';
 
 export async function runRelease(args: string[], io: CliIo): Promise<number> {
   const commandLine = parseCommandLine(
@@ -31,10 +31,7 @@ export async function runRelease(args: string[], io: CliIo): Promise<number> {
     reportError(io, say.notInGit('release'));
     return 2;
   }
-  if (!isConfiguredRemote(repository, remote)) {
-    reportError(io, say.unknownRemote(remote));
-    return 1;
-  }
+  if (refuseUnknownRemote(repository, remote, io)) return 1;
   const clone = claimingIdentity(repository, io);
   if (clone === undefined) return 2;
   let result: ReleaseResult;

@@ -23,7 +23,7 @@ import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
 import { shownPath, writeConfinement } from '../commandRepository';
 import { syncMessages as say } from '../messages';
-import { claimingIdentity, clockTime, isConfiguredRemote, remoteOf } from './syncShared';
+import { claimingIdentity, clockTime, refuseUnknownRemote, remoteOf } from './syncShared';
 
 function describeRisk(risk: LocalPlanRisk, stateDir: string): string {
   switch (risk.reason) {
@@ -79,10 +79,7 @@ async function syncFetching(
     reportError(io, say.notInGit('sync'));
     return 2;
   }
-  if (!isConfiguredRemote(repository, remote)) {
-    reportError(io, say.unknownRemote(remote));
-    return 1;
-  }
+  if (refuseUnknownRemote(repository, remote, io)) return 1;
   const ownIds = processLocalSessionIds({ env: io.env });
   const selecting = { wave, clone: values.clone };
   let now: number;

@@ -45,10 +45,17 @@ export function claimingIdentity(repository: SyncRepository, io: CliIo): CloneId
  * then reports the problem itself). A name that is not one would be taken by git for a path or a URL,
  * relative to each command's directory, so two of a command's git processes could reach two repositories.
  */
-export function isConfiguredRemote(repository: SyncRepository, remote: string): boolean {
+function isConfiguredRemote(repository: SyncRepository, remote: string): boolean {
   if (repository.remotes === undefined || repository.remotes.includes(remote)) return true;
   // The two older ways git still reads a remote from: a file named after it (remoteOf checked the name).
   return ['remotes', 'branches'].some((directory) => existsSync(join(repository.commonDir, directory, remote)));
+}
+
+/** Reports, and answers true, when `remote` is not a remote this checkout configures (isConfiguredRemote). */
+export function refuseUnknownRemote(repository: SyncRepository, remote: string, io: CliIo): boolean {
+  if (isConfiguredRemote(repository, remote)) return false;
+  reportError(io, syncMessages.unknownRemote(remote));
+  return true;
 }
 
 const pad = (value: number) => String(value).padStart(2, '0');

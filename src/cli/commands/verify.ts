@@ -21,7 +21,7 @@ import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
 import { changeKindWords, syncMessages as say } from '../messages';
-import { isConfiguredRemote, remoteOf } from './syncShared';
+import { refuseUnknownRemote, remoteOf } from './syncShared';
 
 /** One branch to verify: what it is called, which revision, and whose scope; or a branch named that does not exist. */
 interface Target {
@@ -136,10 +136,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     reportError(io, say.notInGit('verify'));
     return 2;
   }
-  if (!isConfiguredRemote(repository, remote)) {
-    reportError(io, say.unknownRemote(remote));
-    return 1;
-  }
+  if (refuseUnknownRemote(repository, remote, io)) return 1;
 
   // The targets, before anything is fetched (a bad map or branch list costs no network). A branch named
   // on the command line is looked for among the branch refs only (see branchRefCandidates): a tag of the

@@ -193,6 +193,16 @@ export function stoppedOnInput(result: Extract<WavePlanResult, { ok: false }>): 
   return (result.step === 'manifest' || result.step === 'union') && result.written.length === 0 && result.removed.length === 0;
 }
 
+/** The proof over `records`, or the reason it could not be made: unproven is not disjoint. */
+function proveDisjoint(records: readonly DeclaredRecord[], options: { knownFiles: FileIndex | readonly string[]; ignoreCase?: boolean }): CollisionReport | ScopeProofTooComplex {
+  try {
+    return findCollisions(records, options);
+  } catch (error) {
+    if (error instanceof ScopeProofTooComplex) return error;
+    throw error;
+  }
+}
+
 /** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
   const done = { written: [] as string[], removed: [] as string[] };
@@ -251,14 +261,8 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   }
 
   const knownFiles = knownIndex ?? [];
-  // Unproven is not disjoint: a proof past its budget refuses the plan like a collision.
-  let precheck: CollisionReport;
-  try {
-    precheck = findCollisions(records, { knownFiles, ignoreCase: request.ignoreCase });
-  } catch (error) {
-    if (!(error instanceof ScopeProofTooComplex)) throw error;
-    return fail('assert-disjoint', `${error.message}; nothing was written`, {}, stateDir);
-  }
+  const precheck = proveDisjoint(records, { knownFiles, ignoreCase: request.ignoreCase });
+  if (precheck instanceof ScopeProofTooComplex) return fail('assert-disjoint', `${precheck.message}; nothing was written`, {}, stateDir);
   if (!precheck.ok) {
     const details = [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the declared scopes are not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was written`, {
@@ -320,15 +324,11 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   if (declaration.status !== 'complete' || declaration.records === undefined) {
     return fail('materialize', `the declaration of wave ${request.wave} on disk is ${declaration.status}: ${declaration.problems.join('; ')}`, { errors: declaration.problems }, stateDir);
   }
-  // The proof is a function of the records (and the known files): records read back exactly as validated
-  // have the proof already made on them; any other is proven again.
-  let report: CollisionReport;
-  try {
-    report = identicalRecords(declaration.records, records) ? precheck : findCollisions(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
-  } catch (error) {
-    if (!(error instanceof ScopeProofTooComplex)) throw error;
-    return fail('assert-disjoint', `the aggregate on disk: ${error.message}; the manifest was not written`, {}, stateDir);
-  }
+  // The proof and the grants are functions of the records (and the known files): records read back exactly
+  // as validated have both already made on them; any others are proven and computed again.
+  const readBackAsPlanned = identicalRecords(declaration.records, records);
+  const report = readBackAsPlanned ? precheck : proveDisjoint(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  if (report instanceof ScopeProofTooComplex) return fail('assert-disjoint', `the aggregate on disk: ${report.message}; the manifest was not written`, {}, stateDir);
   if (!report.ok) {
     const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
@@ -338,8 +338,6 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
     }, stateDir);
   }
 
-  // Records read back exactly as validated give the manifest already computed and checked.
-  const readBackAsPlanned = identicalRecords(declaration.records, records);
   let allowedPaths: string[];
   try {
     allowedPaths = readBackAsPlanned ? plannedPaths : grantsOf(declaration.records, request.role);

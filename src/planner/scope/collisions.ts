@@ -7,7 +7,8 @@
 // Each distinct pair of spellings is decided once, exactly (src/planner/scope/scopeAlgebra.ts), then reported for
 // every pair of agents that declared it.
 import { FileIndex } from './fileIndex';
-import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, ProofBudget, respelledWitness } from './scopeAlgebra';
+import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, respelledWitness } from './scopeAlgebra';
+import { ProofBudget } from './scopeAutomaton';
 import { foldCase } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
 
@@ -43,7 +44,7 @@ export interface CollisionOptions {
   /** Known repository files, for real witnesses. */
   knownFiles?: FileIndex | readonly string[];
   ignoreCase?: boolean;
-  /** Pairs of alternatives the proof may compare (PROOF_PAIR_BUDGET); past it, ScopeProofTooComplex is thrown. */
+  /** Pairs of alternatives the proof may compare (default PROOF_PAIR_BUDGET); past it, ScopeProofTooComplex is thrown. */
   pairBudget?: number;
 }
 

@@ -1,8 +1,6 @@
 // The scope algebra's two questions about entries, answered exactly and without any list of files:
 // can two entries name the same path (`intersects`), and does a list of entries cover an entry (`covers`).
-import { automatonOf, checkInclusion, findCommonPath, ScopeProofTooComplex, surelyDisjoint } from './scopeAutomaton';
-
-export { ScopeProofTooComplex };
+import { automatonOf, checkInclusion, findCommonPath, ProofBudget, surelyDisjoint } from './scopeAutomaton';
 import { FileIndex } from './fileIndex';
 import { compileScopeEntry, normalizeScopeEntry } from './scopeEntry';
 import type { CompiledScopeEntry, GrammarOptions } from './scopeEntry';
@@ -13,28 +11,6 @@ export interface AlgebraOptions extends GrammarOptions {
 }
 
 export type Intersection = { readonly overlaps: false } | { readonly overlaps: true; readonly witness: string };
-
-/** Pairs of alternatives one proof compares at most (about a second of work); see ProofBudget. */
-export const PROOF_PAIR_BUDGET = 2_000_000;
-
-/**
- * The work left to one proof, in pairs of alternatives compared. The proof's cost grows with the product
- * of the alternatives it compares, and a plan from anyone who can push to the plan ref can be written to
- * make that product huge: past the budget the proof stops with ScopeProofTooComplex instead of running for
- * hours.
- */
-export class ProofBudget {
-  private remaining: number;
-  constructor(readonly pairs: number = PROOF_PAIR_BUDGET) {
-    this.remaining = pairs;
-  }
-
-  /** Takes `count` pairs from the budget; throws ScopeProofTooComplex when it runs out. */
-  charge(count: number): void {
-    this.remaining -= count;
-    if (this.remaining < 0) throw new ScopeProofTooComplex(`more than ${this.pairs} pairs of alternatives to compare`);
-  }
-}
 
 /** What the engine found wrong with its own answer. */
 export type ScopeEngineBugReason = 'witness-not-shared' | 'counterexample-not-escaping';
@@ -114,15 +90,15 @@ export function prefixesCompatible(left: readonly string[], right: readonly stri
  * Whether some path is named by both compiled entries, with a synthesised witness path when so.
  * Exact for every pair of supported entries.
  */
-export function intersectCompiled(left: CompiledScopeEntry, right: CompiledScopeEntry, budget?: ProofBudget): Intersection {
-  budget?.charge(left.kind === 'plain' || right.kind === 'plain' ? 1 : left.alternatives.length * right.alternatives.length);
+export function intersectCompiled(left: CompiledScopeEntry, right: CompiledScopeEntry, budget: ProofBudget = new ProofBudget()): Intersection {
+  budget.chargePairs(left.kind === 'plain' || right.kind === 'plain' ? 1 : left.alternatives.length * right.alternatives.length);
   if (!prefixesCompatible(left.literalPrefix, right.literalPrefix)) return { overlaps: false };
   // A plain entry's spelling is the one path it names (ParsedScopeEntry.kind), so it is its own witness.
   if (left.kind === 'plain') return right.matches(left.spelling) ? { overlaps: true, witness: checkedWitness(left, right, left.spelling) } : { overlaps: false };
   if (right.kind === 'plain') return left.matches(right.spelling) ? { overlaps: true, witness: checkedWitness(left, right, right.spelling) } : { overlaps: false };
   const mayMeet = left.alternatives.some((a) => right.alternatives.some((b) => !surelyDisjoint(a, b)));
   if (!mayMeet) return { overlaps: false };
-  const witness = findCommonPath(automatonOf(left), automatonOf(right), left.ignoreCase);
+  const witness = findCommonPath(automatonOf(left), automatonOf(right), left.ignoreCase, budget);
   return witness === undefined ? { overlaps: false } : { overlaps: true, witness: checkedWitness(left, right, witness) };
 }
 

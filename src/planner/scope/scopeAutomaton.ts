@@ -288,9 +288,12 @@ class BucketQueue<T> {
   }
 }
 
+/** Pairs of alternatives one proof compares at most (about a second of work); see ProofBudget. */
+export const PROOF_PAIR_BUDGET = 2_000_000;
+
 /**
- * Steps (pairs of edges tried, and characters tried on them) after which a search for a common path gives
- * up (ScopeProofTooComplex): about a second of work. Entries any person writes stay far below it.
+ * Steps (pairs of edges tried, and characters tried on them) one proof's searches for common paths take at
+ * most (about a second of work); see ProofBudget. Entries any person writes stay far below it.
  */
 export const COMMON_PATH_STEP_BUDGET = 2_000_000;
 
@@ -307,18 +310,44 @@ export class ScopeProofTooComplex extends Error {
 }
 
 /**
- * A path both automata accept, or undefined when there is none. Exact: the product automaton is finite and
- * searched completely, unless that takes more than COMMON_PATH_STEP_BUDGET steps (ScopeProofTooComplex). The
- * path returned is a cheapest one (short, plain characters, no hidden segments unless the patterns demand them).
+ * The work left to one proof: pairs of alternatives compared, and steps of the searches for a path two
+ * entries share. Its cost grows with the product of the alternatives it compares and of the automata it
+ * searches, and a plan from anyone who can push to the plan ref can be written to make those products
+ * huge: past either budget the proof stops with ScopeProofTooComplex instead of running for hours. One
+ * budget serves a whole proof, so many searches that each stay just under it cannot add up either.
  */
-export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignoreCase: boolean): string | undefined {
+export class ProofBudget {
+  private pairsLeft: number;
+  private stepsLeft: number;
+  constructor(
+    readonly pairs: number = PROOF_PAIR_BUDGET,
+    readonly steps: number = COMMON_PATH_STEP_BUDGET,
+  ) {
+    this.pairsLeft = pairs;
+    this.stepsLeft = steps;
+  }
+
+  /** Takes `count` pairs of alternatives; throws ScopeProofTooComplex when they run out. */
+  chargePairs(count: number): void {
+    this.pairsLeft -= count;
+    if (this.pairsLeft < 0) throw new ScopeProofTooComplex(`more than ${this.pairs} pairs of alternatives to compare`);
+  }
+
+  /** Takes one search step; throws ScopeProofTooComplex when they run out. */
+  chargeStep(): void {
+    this.stepsLeft -= 1;
+    if (this.stepsLeft < 0) throw new ScopeProofTooComplex(`common paths that take more than ${this.steps} steps to search`);
+  }
+}
+
+/**
+ * A path both automata accept, or undefined when there is none. Exact: the product automaton is finite and
+ * searched completely, unless that takes the steps `budget` has left (ScopeProofTooComplex). The path
+ * returned is a cheapest one (short, plain characters, no hidden segments unless the patterns demand them).
+ */
+export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignoreCase: boolean, budget: ProofBudget = new ProofBudget()): string | undefined {
   const queue = new BucketQueue<{ a: number; b: number; tracker: number; node: SearchNode }>();
   const settled = new Set<string>();
-  let steps = 0;
-  const step = () => {
-    steps += 1;
-    if (steps > COMMON_PATH_STEP_BUDGET) throw new ScopeProofTooComplex(`two entries whose common paths take more than ${COMMON_PATH_STEP_BUDGET} steps to search`);
-  };
   for (const a of left.starts) {
     for (const b of right.starts) {
       const key = `${a},${b},0`;
@@ -332,7 +361,7 @@ export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignore
     if (tracker === 3 && left.accepting[a] && right.accepting[b]) return spell(node);
     for (const leftEdge of left.edges[a] as Edge[]) {
       for (const rightEdge of right.edges[b] as Edge[]) {
-        step();
+        budget.chargeStep();
         if (leftEdge.set === undefined || rightEdge.set === undefined) {
           if (leftEdge.set === undefined && rightEdge.set === undefined && tracker === 3) {
             const key = `${leftEdge.to},${rightEdge.to},0`;
@@ -341,7 +370,7 @@ export function findCommonPath(left: PathAutomaton, right: PathAutomaton, ignore
           continue;
         }
         for (const code of stepCharacters(leftEdge.set, rightEdge.set, ignoreCase)) {
-          step();
+          budget.chargeStep();
           if (!inSet(leftEdge.set, code) || !inSet(rightEdge.set, code)) continue;
           const nextTracker = track(tracker, code);
           const key = `${leftEdge.to},${rightEdge.to},${nextTracker}`;

@@ -59,6 +59,8 @@ export class RawDiffError extends Error {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// For a record's header, which is ASCII when git wrote it (anything else fails its pattern anyway).
+const lenientUtf8 = new TextDecoder('utf-8');
 const ESCAPES: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' };
 
 /** `bytes` quoted as git quotes a path it will not print as is (core.quotePath): octal for every byte outside printable ASCII. */
@@ -113,7 +115,7 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
     }
   }
   const fields: Array<Uint8Array | string> = text !== undefined ? text.split('\0') : splitFields(output as Uint8Array);
-  const asText = (field: Uint8Array | string) => (typeof field === 'string' ? field : new TextDecoder().decode(field));
+  const asText = (field: Uint8Array | string) => (typeof field === 'string' ? field : lenientUtf8.decode(field));
   const asPath = (field: Uint8Array | string): { path: string; undecodable?: true } => (typeof field === 'string' ? { path: field } : decodePath(field));
   const changes: RangeChange[] = [];
   let index = 0;
