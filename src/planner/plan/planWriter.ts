@@ -5,7 +5,8 @@
 //
 // The union comes after the disjointness proof because a union over colliding scopes would grant the
 // contested file and every later gate would see a legal write. No step can be skipped or reordered
-// by a caller: this function is the only writer of `wave-scope.json` in Wave Scope.
+// by a caller: writeWavePlan (prepareWavePlan, then commitWavePlan on what it prepared) is the only
+// writer of `wave-scope.json` in Wave Scope.
 import { join } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import type { Collision, CollisionReport } from '../scope/collisions';
@@ -203,11 +204,48 @@ function proveDisjoint(records: readonly DeclaredRecord[], options: { knownFiles
   }
 }
 
-/** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
-export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
-  const done = { written: [] as string[], removed: [] as string[] };
-  const fail = (step: WavePlanStep, message: string, extra: Partial<Extract<WavePlanResult, { ok: false }>> = {}, stateDir = request.stateDir ?? '') =>
-    ({ ok: false, step, message, errors: extra.errors ?? [message], stateDir, ...done, ...extra }) as WavePlanResult;
+/** A chain that stopped: which step, and why. */
+export type WavePlanFailure = Extract<WavePlanResult, { ok: false }>;
+
+/**
+ * A wave plan validated and proven disjoint, with the manifest its records give computed and checked, and
+ * nothing written yet: what commitWavePlan writes. Only prepareWavePlan makes one, so the chain's order
+ * cannot be changed by a caller: a writer that has slow work of its own to overlap (sync waits on its
+ * staged files' fsyncs) prepares first, does that work, then commits.
+ */
+export interface PreparedWavePlan {
+  readonly request: WavePlanRequest;
+  readonly stateDir: string;
+  readonly records: readonly DeclaredRecord[];
+  /** The manifest text at the target when it was prepared (undefined: none); commit prepares again when it changed since. */
+  readonly replacedText: string | undefined;
+  /** That manifest, when it is valid. */
+  readonly replaced: WaveManifest | undefined;
+  readonly settings: ManifestSettings;
+  readonly knownFiles: FileIndex | readonly string[];
+  /** The proof over `records` (disjoint). */
+  readonly proof: CollisionReport;
+  readonly manifest: WaveManifest;
+  readonly manifestCheck: { errors: string[]; warnings: string[] };
+  /** Scope digest per agent id, of `records`. */
+  readonly digests: Readonly<Record<string, string>>;
+}
+
+// The plans prepareWavePlan made: commitWavePlan writes no other.
+const preparedPlans = new WeakSet<PreparedWavePlan>();
+
+function failure(step: WavePlanStep, message: string, stateDir: string, done: WavePlanWritten | Omit<WavePlanWritten, 'stateDir'>, extra: Partial<WavePlanFailure> = {}): WavePlanFailure {
+  return { ok: false, step, message, errors: extra.errors ?? [message], ...done, stateDir, ...extra } as WavePlanFailure;
+}
+
+/**
+ * The chain up to its first write: validates the request, resolves the state directory, reads the manifest
+ * being replaced, proves the records disjoint, and computes and checks the manifest they give. Reads, never
+ * writes; a stop is returned as data with nothing written.
+ */
+export function prepareWavePlan(request: WavePlanRequest, fs: DeclarationFs): { ok: true; prepared: PreparedWavePlan } | WavePlanFailure {
+  const nothing = { written: [], removed: [] };
+  const fail = (step: WavePlanStep, message: string, extra: Partial<WavePlanFailure> = {}, stateDir = request.stateDir ?? '') => failure(step, message, stateDir, nothing, extra);
 
   const problems: string[] = [];
   const waveProblem = waveNumberProblem(request.wave);
@@ -246,10 +284,11 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
 
   // What the manifest being replaced says: another session's manifest is never overwritten.
   let previous: WaveManifest | undefined;
+  let replacedText: string | undefined;
   try {
-    const text = fs.readText(target);
-    if (text !== undefined) {
-      const json = parseJsonText(text);
+    replacedText = fs.readText(target);
+    if (replacedText !== undefined) {
+      const json = parseJsonText(replacedText);
       const parsed = json.ok ? json.value : undefined;
       if (classifyManifestSession(parsed, request.ownIds) === 'foreign') {
         return fail('state-dir', `${target} belongs to another session; refusing to overwrite it (choose another --state-dir)`, {}, stateDir);
@@ -261,14 +300,14 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   }
 
   const knownFiles = knownIndex ?? [];
-  const precheck = proveDisjoint(records, { knownFiles, ignoreCase: request.ignoreCase });
-  if (precheck instanceof ScopeProofTooComplex) return fail('assert-disjoint', `${precheck.message}; nothing was written`, {}, stateDir);
-  if (!precheck.ok) {
-    const details = [...precheck.collisions.map(describeCollision), ...precheck.duplicateIds.map((id) => `duplicate id "${id}"`)];
+  const proof = proveDisjoint(records, { knownFiles, ignoreCase: request.ignoreCase });
+  if (proof instanceof ScopeProofTooComplex) return fail('assert-disjoint', `${proof.message}; nothing was written`, {}, stateDir);
+  if (!proof.ok) {
+    const details = [...proof.collisions.map(describeCollision), ...proof.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the declared scopes are not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was written`, {
       errors: details,
-      collisions: precheck.collisions,
-      duplicateIds: precheck.duplicateIds,
+      collisions: proof.collisions,
+      duplicateIds: proof.duplicateIds,
     }, stateDir);
   }
 
@@ -284,17 +323,52 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
   // The manifest these records give, computed and checked before anything is written: an entry the
   // records' grammar takes but a manifest refuses as a grant stops the chain here, with the plan in
   // place untouched, rather than after the declaration was replaced.
-  let plannedPaths: string[];
+  let allowedPaths: string[];
   try {
-    plannedPaths = grantsOf(records, request.role);
+    allowedPaths = grantsOf(records, request.role);
   } catch (error) {
     return fail('union', `the union could not be computed: ${(error as Error).message}; nothing was written`, {}, stateDir);
   }
-  const plannedManifest = manifestWith(settings, plannedPaths);
-  const plannedCheck = validateManifest(plannedManifest);
-  if (plannedCheck.errors.length > 0) {
-    return fail('manifest', `the computed manifest is invalid: ${plannedCheck.errors.join('; ')}; nothing was written`, { errors: plannedCheck.errors }, stateDir);
+  const manifest = manifestWith(settings, allowedPaths);
+  const manifestCheck = validateManifest(manifest);
+  if (manifestCheck.errors.length > 0) {
+    return fail('manifest', `the computed manifest is invalid: ${manifestCheck.errors.join('; ')}; nothing was written`, { errors: manifestCheck.errors }, stateDir);
   }
+  const prepared: PreparedWavePlan = { request, stateDir, records, replacedText, replaced: previous, settings, knownFiles, proof, manifest, manifestCheck, digests: digestsOf(records) };
+  preparedPlans.add(prepared);
+  return { ok: true, prepared };
+}
+
+function digestsOf(records: readonly DeclaredRecord[]): Record<string, string> {
+  const digests: Record<string, string> = {};
+  for (const record of records) digests[record.id] = scopeDigest(record.files);
+  return digests;
+}
+
+/**
+ * The chain from its first write: the skeleton over a manifest of this very wave, both shapes of the
+ * declaration, the proof again on what is on disk, the manifest. When the manifest at the target is no
+ * longer the one `plan` was prepared over, the plan is prepared again first, so every decision is made on
+ * what is there at the moment of writing, as in one run of the chain.
+ */
+export function commitWavePlan(plan: PreparedWavePlan, fs: DeclarationFs): WavePlanResult {
+  if (!preparedPlans.has(plan)) throw new Error('commitWavePlan writes only a plan prepareWavePlan made');
+  const { request, stateDir } = plan;
+  const target = manifestPath(stateDir);
+  const done = { written: [] as string[], removed: [] as string[] };
+  const fail = (step: WavePlanStep, message: string, extra: Partial<WavePlanFailure> = {}) => failure(step, message, stateDir, done, extra);
+  let replacedText: string | undefined;
+  try {
+    replacedText = fs.readText(target);
+  } catch (error) {
+    return fail('state-dir', `${target} cannot be read: ${(error as Error).message}`);
+  }
+  if (replacedText !== plan.replacedText) {
+    const again = prepareWavePlan(request, fs);
+    if (!again.ok) return again;
+    plan = again.prepared;
+  }
+  const { records, settings, knownFiles } = plan;
 
   const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
     fs.sync?.();
@@ -304,60 +378,65 @@ export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): Wave
 
   // The standing manifest of this very wave was computed from the aggregate about to be replaced:
   // until the new one is proven, it grants nothing.
-  const skeleton = manifestSkeletonText(settings, previous);
+  const skeleton = manifestSkeletonText(settings, plan.replaced);
   if (skeleton !== undefined) {
     try {
       fs.writeAtomic(target, skeleton);
       note('manifest-skeleton', target);
     } catch (error) {
-      return fail('materialize', `${target}: ${(error as Error).message}`, {}, stateDir);
+      return fail('materialize', `${target}: ${(error as Error).message}`);
     }
   }
 
   const write = writeWaveDeclaration(stateDir, request.wave, records, fs, { ignoreCase: request.ignoreCase, afterWrite: request.afterWrite });
   done.written.push(...write.written);
   done.removed.push(...write.removed);
-  if (!write.ok) return fail('materialize', write.message, {}, stateDir);
+  if (!write.ok) return fail('materialize', write.message);
 
   // Prove disjointness on what is actually on disk, not on what we meant to write.
   const declaration = readWaveDeclaration(stateDir, request.wave, fs, { ignoreCase: request.ignoreCase });
   if (declaration.status !== 'complete' || declaration.records === undefined) {
-    return fail('materialize', `the declaration of wave ${request.wave} on disk is ${declaration.status}: ${declaration.problems.join('; ')}`, { errors: declaration.problems }, stateDir);
+    return fail('materialize', `the declaration of wave ${request.wave} on disk is ${declaration.status}: ${declaration.problems.join('; ')}`, { errors: declaration.problems });
   }
-  // The proof and the grants are functions of the records (and the known files): records read back exactly
-  // as validated have both already made on them; any others are proven and computed again.
+  // The proof, the grants and the digests are functions of the records (and the known files): records
+  // read back exactly as prepared have all three made on them already; any others are proven and computed again.
   const readBackAsPlanned = identicalRecords(declaration.records, records);
-  const report = readBackAsPlanned ? precheck : proveDisjoint(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
-  if (report instanceof ScopeProofTooComplex) return fail('assert-disjoint', `the aggregate on disk: ${report.message}; the manifest was not written`, {}, stateDir);
+  const report = readBackAsPlanned ? plan.proof : proveDisjoint(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
+  if (report instanceof ScopeProofTooComplex) return fail('assert-disjoint', `the aggregate on disk: ${report.message}; the manifest was not written`);
   if (!report.ok) {
     const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
     return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
       errors: details,
       collisions: report.collisions,
       duplicateIds: report.duplicateIds,
-    }, stateDir);
+    });
   }
 
   let allowedPaths: string[];
   try {
-    allowedPaths = readBackAsPlanned ? plannedPaths : grantsOf(declaration.records, request.role);
+    allowedPaths = readBackAsPlanned ? plan.manifest.allowedPaths : grantsOf(declaration.records, request.role);
   } catch (error) {
-    return fail('union', `the union could not be computed: ${(error as Error).message}`, {}, stateDir);
+    return fail('union', `the union could not be computed: ${(error as Error).message}`);
   }
 
-  const manifest = readBackAsPlanned ? plannedManifest : manifestWith(settings, allowedPaths);
-  const check = readBackAsPlanned ? plannedCheck : validateManifest(manifest);
+  const manifest = readBackAsPlanned ? plan.manifest : manifestWith(settings, allowedPaths);
+  const check = readBackAsPlanned ? plan.manifestCheck : validateManifest(manifest);
   if (check.errors.length > 0) {
-    return fail('manifest', `the computed manifest is invalid: ${check.errors.join('; ')}`, { errors: check.errors }, stateDir);
+    return fail('manifest', `the computed manifest is invalid: ${check.errors.join('; ')}`, { errors: check.errors });
   }
   try {
     fs.writeAtomic(target, formatManifest(manifest));
     note('manifest', target);
   } catch (error) {
-    return fail('manifest', `${target}: ${(error as Error).message}`, {}, stateDir);
+    return fail('manifest', `${target}: ${(error as Error).message}`);
   }
 
-  const digests: Record<string, string> = {};
-  for (const record of declaration.records) digests[record.id] = scopeDigest(record.files);
+  const digests = readBackAsPlanned ? { ...plan.digests } : digestsOf(declaration.records);
   return { ok: true, stateDir, manifestPath: target, manifest, warnings: check.warnings, records: declaration.records, digests, ...done };
+}
+
+/** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
+export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
+  const prepared = prepareWavePlan(request, fs);
+  return prepared.ok ? commitWavePlan(prepared.prepared, fs) : prepared;
 }
