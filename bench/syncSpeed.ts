@@ -23,6 +23,11 @@
 // together on libuv's pool, renamed into place, their directory fsynced); the writing sync is also given
 // against the git fetch plus that floor.
 //
+// A sync process starts libuv's pool with SYNC_WRITE_THREADS threads while git fetches (src/node/threadPool.ts),
+// so its staged files are fsynced together. In this process the loader has started the pool before any of
+// this file runs, so the benchmark runs itself again with UV_THREADPOOL_SIZE set to that size: the in-process
+// commands and the floor below then fsync with the pool a sync has.
+//
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -30,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runCli } from '../src/cli/main';
+import { SYNC_WRITE_THREADS } from '../src/node/threadPool';
 import type { CliIo } from '../src/cli/cliIo';
 
 const cli = join(__dirname, '..', 'dist', 'cli.js');
@@ -96,8 +102,9 @@ function waveRecords(prefix: string): Array<{ id: string; files: string[] }> {
   }));
 }
 
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-sync-bench-')));
+let dir = '';
 async function main(): Promise<void> {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-sync-bench-')));
   const bare = join(dir, 'remote.git');
   git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
   const seed = join(dir, 'seed');
@@ -398,9 +405,16 @@ function readLoad(): string {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(() => rmSync(dir, { recursive: true, force: true }));
+if (process.env.UV_THREADPOOL_SIZE === undefined) {
+  const again = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, UV_THREADPOOL_SIZE: String(SYNC_WRITE_THREADS) } });
+  process.exitCode = again.status ?? 1;
+} else {
+  main()
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    })
+    .finally(() => {
+      if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    });
+}

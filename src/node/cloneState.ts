@@ -94,9 +94,18 @@ export function locateSyncRepository(
   return undefined;
 }
 
-/** How every sync command opens the plan ref of `remote`: with this clone's plan-tree cache and its refs' directory. */
-export function planStoreOf(repository: SyncRepository, remote: string): GitPlanRefStore {
-  return gitPlanRefStore(repository.root, remote, { cache: planTreeCache(repository.gitDir), commonDir: repository.commonDir });
+/**
+ * How every sync command opens the plan ref of `remote`: with this clone's plan-tree cache (planTreeCache
+ * by default) and its refs' directory.
+ */
+export function planStoreOf(repository: SyncRepository, remote: string, cache: PlanTreeCache = planTreeCache(repository.gitDir)): GitPlanRefStore {
+  return gitPlanRefStore(repository.root, remote, { cache, commonDir: repository.commonDir });
+}
+
+/** A plan-tree cache whose file is written when its owner says (writePending), not on every put. */
+export interface DeferredPlanTreeCache extends PlanTreeCache {
+  /** Writes what the last put holds, if it is not written yet. */
+  writePending(): void;
 }
 
 /**
@@ -104,9 +113,12 @@ export function planStoreOf(repository: SyncRepository, remote: string): GitPlan
  * with the commit object's text when it was at hand. Anyone who can write the git directory can edit the
  * file, so nothing in it is taken on trust: the tree is answered for its commit only when hashing proves
  * it is that commit's (planTreeMatchesCommit), and its texts stand in for blobs only when they hash to the
- * blob's id (see PlanTreeCache).
+ * blob's id (see PlanTreeCache). `deferred`: put only remembers, and the file is written by writePending,
+ * so a command can write it while it waits on something else (sync, on its staged files' fsyncs).
  */
-export function planTreeCache(gitDir: string): PlanTreeCache {
+export function planTreeCache(gitDir: string): PlanTreeCache;
+export function planTreeCache(gitDir: string, options: { deferred: true }): DeferredPlanTreeCache;
+export function planTreeCache(gitDir: string, options: { deferred?: boolean } = {}): DeferredPlanTreeCache {
   const path = join(stateDirOf(gitDir), 'plan-cache.json');
   type Entry = { commit: string; commitText?: string; tree: Map<string, { oid: string; text: string }> };
   const read = (): Entry | undefined => {
@@ -129,6 +141,16 @@ export function planTreeCache(gitDir: string): PlanTreeCache {
   // Read once per command: the file holds one entry, and an entry never goes stale (a commit names its tree).
   let loaded: { entry: Entry | undefined; proven?: boolean } | undefined;
   const current = () => (loaded ??= { entry: read() });
+  let pending: Entry | undefined;
+  const write = (entry: Entry) => {
+    try {
+      mkdirSync(stateDirOf(gitDir), { recursive: true });
+      // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
+      writeFileAtomicSync(path, JSON.stringify({ version: PLAN_CACHE_VERSION, commit: entry.commit, commitText: entry.commitText, files: Object.fromEntries(entry.tree) }), { fsync: false, syncDirectory: false });
+    } catch {
+      // A cache that cannot be written is a cache that misses.
+    }
+  };
   return {
     get(commit) {
       const held = current();
@@ -140,14 +162,14 @@ export function planTreeCache(gitDir: string): PlanTreeCache {
     latest: () => current().entry?.tree,
     put(commit, tree, commitText) {
       // What this command read or wrote itself, from git: proven already.
-      loaded = { entry: { commit, commitText, tree: new Map(tree) }, proven: true };
-      try {
-        mkdirSync(stateDirOf(gitDir), { recursive: true });
-        // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
-        writeFileAtomicSync(path, JSON.stringify({ version: PLAN_CACHE_VERSION, commit, commitText, files: Object.fromEntries(tree) }), { fsync: false, syncDirectory: false });
-      } catch {
-        // A cache that cannot be written is a cache that misses.
-      }
+      const entry = { commit, commitText, tree: new Map(tree) };
+      loaded = { entry, proven: true };
+      if (options.deferred === true) pending = entry;
+      else write(entry);
+    },
+    writePending() {
+      if (pending !== undefined) write(pending);
+      pending = undefined;
     },
   };
 }

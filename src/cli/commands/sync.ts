@@ -1,13 +1,15 @@
 // `wave-scope sync`: one published wave into this checkout's state directory, through the one safe chain.
 // Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
 import { resolve } from 'node:path';
-import { locateSyncRepository, planStoreOf, readLocalSyncState, updateLocalSyncState } from '../../node/cloneState';
+import { locateSyncRepository, planStoreOf, planTreeCache, readLocalSyncState, updateLocalSyncState } from '../../node/cloneState';
+import type { DeferredPlanTreeCache } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { stageWrites } from '../../node/stagedWrites';
 import type { StagedDeclarationFs } from '../../node/stagedWrites';
+import { startThreadPool, SYNC_WRITE_THREADS } from '../../node/threadPool';
 import { resolveWriteStateDir, stoppedOnInput } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
@@ -16,7 +18,7 @@ import type { LocalSyncState } from '../../planner/sync/localState';
 import { decodePlan } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles, writeSyncedWave } from '../../planner/sync/syncPlan';
+import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -82,30 +84,38 @@ async function syncFetching(
   if (refuseUnknownRemote(repository, remote, io)) return 1;
   const ownIds = processLocalSessionIds({ env: io.env });
   const selecting = { wave, clone: values.clone };
-  let now: number;
-  let tip: string | null;
-  let plan;
   const clone = claimingIdentity(repository, io);
   if (clone === undefined) return 2;
+  // The pool that fsyncs the files a sync writes, started while git fetches (see src/node/threadPool.ts).
+  startThreadPool(SYNC_WRITE_THREADS);
+  // Written while the files a sync writes are made durable, or when the sync ends.
+  const cache = planTreeCache(repository.gitDir, { deferred: true });
   try {
-    const store = planStoreOf(repository, remote);
-    tip = await store.fetchStarted(fetching);
-    now = Date.now();
-    // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
-    const ownClone = clone.id;
-    plan = decodePlan(tip === null ? new Map() : store.readFiles(tip), { wanted: (key, claims) => isSyncCandidate(key, claims, selecting, ownClone, now) });
-  } catch (error) {
-    if (!(error instanceof PlanRefError)) throw error;
-    reportError(io, say.gitFailed(error.message));
-    return 2;
-  }
-  // The fetch is recorded with the sync state's next write (the in-progress marker, when the sync goes on
-  // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
-  const state = stateUpdates(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
-  try {
-    return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now }, state.update);
+    let now: number;
+    let tip: string | null;
+    let plan;
+    try {
+      const store = planStoreOf(repository, remote, cache);
+      tip = await store.fetchStarted(fetching);
+      now = Date.now();
+      // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
+      const ownClone = clone.id;
+      plan = decodePlan(tip === null ? new Map() : store.readFiles(tip), { wanted: (key, claims) => isSyncCandidate(key, claims, selecting, ownClone, now) });
+    } catch (error) {
+      if (!(error instanceof PlanRefError)) throw error;
+      reportError(io, say.gitFailed(error.message));
+      return 2;
+    }
+    // The fetch is recorded with the sync state's next write (the in-progress marker, when the sync goes on
+    // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
+    const state = stateUpdates(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+    try {
+      return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache }, state.update);
+    } finally {
+      state.flush();
+    }
   } finally {
-    state.flush();
+    cache.writePending();
   }
 }
 
@@ -141,10 +151,11 @@ async function syncDecoded(
     plan: DecodedPlan;
     tip: string | null;
     now: number;
+    cache: DeferredPlanTreeCache;
   },
   updateState: (change: StateChange) => void,
 ): Promise<number> {
-  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now } = context;
+  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache } = context;
   if (plan.problems.length > 0) {
     reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
     return 1;
@@ -203,27 +214,32 @@ async function syncDecoded(
   // chain's own order; those it leaves as they are here are not rewritten. Staging only adds temporary
   // files beside their targets (and the directories they need), which every reader ignores, which are
   // removed when the sync stops short (a killed one leaves them), and which the checks never see: they
-  // decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool while the
-  // checks are made and the marker written.
+  // decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool while
+  // this thread makes the checks, runs the chain up to its first write (prepareSyncedWave: validation, the
+  // proof, the manifest computed), writes the marker and the plan-tree cache.
   const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest));
   let staged: StagedDeclarationFs | undefined;
   let result;
-  let started: string;
+  const started = new Date(now).toISOString();
   try {
     const risk = findLocalPlanRisk({ repoRoot: repository.root, found, incoming: digests, state: readLocalSyncState(repository.gitDir) });
     if (risk !== undefined) {
       reportError(io, describeRisk(risk, shownDir));
       return 1;
     }
-    // Marked before the first write, so a sync killed half-way may be finished by the next one.
-    started = new Date(now).toISOString();
-    const previous = currentDigests(found, incoming.wave);
-    updateState((state) => ({
-      ...state,
-      inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
-    }));
-    staged = await staging;
-    result = writeSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, staged);
+    const prepared = prepareSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
+    if (!prepared.ok) result = prepared;
+    else {
+      // Marked before the first write, so a sync killed half-way may be finished by the next one.
+      const previous = currentDigests(found, incoming.wave);
+      updateState((state) => ({
+        ...state,
+        inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
+      }));
+      cache.writePending();
+      staged = await staging;
+      result = commitSyncedWave(prepared.prepared, staged);
+    }
   } finally {
     (staged ?? (await staging)).discard();
   }

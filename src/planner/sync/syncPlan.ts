@@ -1,6 +1,6 @@
 // Bringing a published wave into this clone's state directory, so the local hooks (write gate, commit
 // guard, backstop) enforce a plan made elsewhere. The wave is written through the one safe chain
-// (writeWavePlan: validate, prove disjoint, materialize, re-prove on disk, union, manifest), never copied
+// (prepareWavePlan, commitWavePlan: validate, prove disjoint, materialize, re-prove on disk, union, manifest), never copied
 // file by file, and it is written unbound (no session id): every session of this clone is held to it.
 // Before anything is written, the state directory is checked for a plan that is not on the plan ref and
 // would be lost; such a plan is refused, with the reason.
@@ -8,8 +8,8 @@ import { relative, sep } from 'node:path';
 import { manifestPath } from '../plan/declarationPaths';
 import { declarationFiles, readOnceView, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFile, DeclarationFs, WaveDeclaration } from '../plan/declarationStore';
-import { manifestSkeletonText, plannedManifestText, writeWavePlan } from '../plan/planWriter';
-import type { ManifestSettings, WavePlanResult } from '../plan/planWriter';
+import { commitWavePlan, manifestSkeletonText, plannedManifestText, prepareWavePlan } from '../plan/planWriter';
+import type { ManifestSettings, PreparedWavePlan, WavePlanFailure, WavePlanRequest, WavePlanResult } from '../plan/planWriter';
 import type { WaveManifest } from '../plan/manifest';
 import { manifestSessionIds } from '../plan/sessionBinding';
 import type { SessionVerdict } from '../plan/sessionBinding';
@@ -266,16 +266,30 @@ export function syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?
   return files;
 }
 
+/** What writeSyncedWave is asked to write. */
+export interface SyncedWaveRequest {
+  repoRoot: string;
+  stateDir: string;
+  wave: SyncableWave;
+  ignoreCase?: boolean;
+  afterWrite?: WavePlanRequest['afterWrite'];
+}
+
+/** A published wave prepared for the chain (prepareWavePlan): validated, proven, its manifest computed; nothing written. */
+export interface PreparedSyncedWave {
+  readonly plan: PreparedWavePlan;
+  /** The manifest as published, to tell whether the one computed here grants the same. */
+  readonly published: WaveManifest;
+}
+
 /**
- * Writes a published wave into `stateDir` through writeWavePlan, unbound. Entries are written exactly as
- * published (no directory promotion against this checkout's files).
+ * The first half of writeSyncedWave: the chain up to its first write (prepareWavePlan), over the published
+ * records, unbound. Entries are taken exactly as published (no directory promotion against this checkout's
+ * files). Reads only; sync runs it while its staged files are made durable.
  */
-export function writeSyncedWave(
-  request: { repoRoot: string; stateDir: string; wave: SyncableWave; ignoreCase?: boolean; afterWrite?: Parameters<typeof writeWavePlan>[0]['afterWrite'] },
-  fs: DeclarationFs,
-): SyncWriteResult {
+export function prepareSyncedWave(request: SyncedWaveRequest, fs: DeclarationFs): { ok: true; prepared: PreparedSyncedWave } | WavePlanFailure {
   const { manifest, records } = request.wave;
-  const result = writeWavePlan(
+  const prepared = prepareWavePlan(
     {
       repoRoot: request.repoRoot,
       stateDir: request.stateDir,
@@ -286,9 +300,21 @@ export function writeSyncedWave(
     },
     fs,
   );
+  return prepared.ok ? { ok: true, prepared: { plan: prepared.prepared, published: manifest } } : prepared;
+}
+
+/** The second half of writeSyncedWave: the chain from its first write (commitWavePlan). */
+export function commitSyncedWave(prepared: PreparedSyncedWave, fs: DeclarationFs): SyncWriteResult {
+  const result = commitWavePlan(prepared.plan, fs);
   if (!result.ok) return result;
-  const differ = JSON.stringify(result.manifest.allowedPaths) !== JSON.stringify(manifest.allowedPaths);
+  const differ = JSON.stringify(result.manifest.allowedPaths) !== JSON.stringify(prepared.published.allowedPaths);
   return differ ? { ...result, allowedPathsDiffer: true } : result;
+}
+
+/** Writes a published wave into `stateDir` through the one safe chain, unbound (prepareSyncedWave, then commitSyncedWave). */
+export function writeSyncedWave(request: SyncedWaveRequest, fs: DeclarationFs): SyncWriteResult {
+  const prepared = prepareSyncedWave(request, fs);
+  return prepared.ok ? commitSyncedWave(prepared.prepared, fs) : prepared;
 }
 
 /** `<stateDir>` relative to the checkout's root, `/`-separated: the key of KnownPlan and SyncInProgress. */
