@@ -38,6 +38,30 @@ describe('node/atomicFile (real files)', () => {
       assert.deepEqual(readdirSync(dir), ['settings.json']);
     });
 
+    it('changes the mode only when the umask took something away from it', () => {
+      const chmods: number[] = [];
+      const realFchmod = fs.fchmodSync;
+      (fs as { fchmodSync: typeof fs.fchmodSync }).fchmodSync = (descriptor, mode) => {
+        chmods.push(Number(mode));
+        realFchmod(descriptor, mode);
+      };
+      const umask = process.umask(0o022);
+      try {
+        writeFileAtomicSync(join(dir, 'shared.json'), 'one');
+        writeFileAtomicSync(join(dir, 'private.json'), 'two', { mode: 0o600 });
+        assert.deepEqual(chmods, [], 'umask 022 leaves 0644 and 0600 as they are: no chmod');
+        process.umask(0o077);
+        writeFileAtomicSync(join(dir, 'masked.json'), 'three');
+        assert.deepEqual(chmods, [0o644], 'umask 077 takes the group and other bits off 0644: put back');
+      } finally {
+        process.umask(umask);
+        (fs as { fchmodSync: typeof fs.fchmodSync }).fchmodSync = realFchmod;
+      }
+      assert.equal(statSync(join(dir, 'shared.json')).mode & 0o777, 0o644);
+      assert.equal(statSync(join(dir, 'private.json')).mode & 0o777, 0o600);
+      assert.equal(statSync(join(dir, 'masked.json')).mode & 0o777, 0o644);
+    });
+
     it('replaces the file by renaming a new one over it, so a reader never sees a mix', () => {
       const path = join(dir, 'a.json');
       writeFileSync(path, 'old');
