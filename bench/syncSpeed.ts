@@ -10,9 +10,10 @@
 //            vs  git fetch of an amended plan: a sync that brings in the wave amended in one agent
 //   verify   vs  git merge-base + git diff --raw -z -M of the range
 //
-// Each Wave Scope figure is given twice: in process (runCli called from this process: the command's own
-// work, its git processes included) and as a whole process (`node dist/cli.js ...`, which adds Node's
-// start, shown as `node -e 0`).
+// Each Wave Scope figure is given twice: in a CLI process (the command's own work, its git processes
+// included, run by a process that has loaded dist/cli.js and nothing else: bench/cliHost.cjs, which also
+// times the git operations each is set against, so both start their children from a process of the same
+// size) and as a whole process (`node dist/cli.js ...`, which adds Node's start, shown as `node -e 0`).
 //
 // The fixture lives under the temporary directory (TMPDIR). A writing sync creates 66 files, and what a file
 // creation costs varies a lot: on the VM these figures come from, creating 66 empty files in a fresh
@@ -24,19 +25,18 @@
 // against the git fetch plus that floor.
 //
 // A sync process starts libuv's pool with SYNC_WRITE_THREADS threads while git fetches (src/node/threadPool.ts),
-// so its staged files are fsynced together. In this process the loader has started the pool before any of
-// this file runs, so the benchmark runs itself again with UV_THREADPOOL_SIZE set to that size: the in-process
-// commands and the floor below then fsync with the pool a sync has.
+// so its staged files are fsynced together. The CLI process is started with that pool, and so is this one
+// (under tsx the loader starts the pool before any of this file runs, so the benchmark runs itself again
+// with UV_THREADPOOL_SIZE set), for the floor below.
 //
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runCli } from '../src/cli/main';
+import { createInterface } from 'node:readline';
 import { SYNC_WRITE_THREADS } from '../src/node/threadPool';
-import type { CliIo } from '../src/cli/cliIo';
 
 const cli = join(__dirname, '..', 'dist', 'cli.js');
 const flag = (name: string, fallback: number) => {
@@ -74,24 +74,34 @@ function processRun(cwd: string, command: string, args: string[], input = '', se
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
 }
 
-async function inProcess(cwd: string, args: string[], sessionId?: string): Promise<void> {
-  let stderr = '';
-  const io: CliIo = {
-    readStdin: async () => '',
-    writeStdout: () => undefined,
-    writeStderr: (text) => void (stderr += text),
-    cwd,
-    env: { ...env, ...(sessionId ? { CLAUDE_CODE_SESSION_ID: sessionId } : {}) },
-  };
-  const code = await runCli(args, io);
-  if (code !== 0) throw new Error(`wave-scope ${args.join(' ')} exited ${code}: ${stderr}`);
+/** A process the size of the CLI (bench/cliHost.cjs) that runs and times commands and git operations. */
+interface CliHost {
+  /** `wave-scope <args>` run in the host, in process; its time. Throws when the command fails. */
+  command(cwd: string, args: string[], options?: { sessionId?: string; input?: string }): Promise<number>;
+  /** `git <args>` started by the host; its time. Throws when git fails. */
+  git(cwd: string, args: string[]): Promise<number>;
+  close(): void;
 }
 
-async function inProcessWithInput(cwd: string, args: string[], input: string): Promise<void> {
-  let stderr = '';
-  const io: CliIo = { readStdin: async () => input, writeStdout: () => undefined, writeStderr: (text) => void (stderr += text), cwd, env };
-  const code = await runCli(args, io);
-  if (code !== 0) throw new Error(`wave-scope ${args.join(' ')} exited ${code}: ${stderr}`);
+function startCliHost(): CliHost {
+  const child = spawn(process.execPath, [join(__dirname, 'cliHost.cjs')], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...env, UV_THREADPOOL_SIZE: String(SYNC_WRITE_THREADS) } });
+  const waiting: Array<(line: string) => void> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
+  const ask = (request: object, what: string) =>
+    new Promise<number>((done, failed) => {
+      waiting.push((line) => {
+        const reply = JSON.parse(line) as { ms: number; code: number; stderr: string };
+        if (reply.code === 0) done(reply.ms);
+        else failed(new Error(`${what} exited ${reply.code}: ${reply.stderr}`));
+      });
+      child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  return {
+    command: (cwd, args, options = {}) =>
+      ask({ kind: 'cli', cwd, args, input: options.input, env: { ...env, ...(options.sessionId ? { CLAUDE_CODE_SESSION_ID: options.sessionId } : {}) } }, `wave-scope ${args.join(' ')}`),
+    git: (cwd, args) => ask({ kind: 'git', cwd, args, env }, `git ${args.join(' ')}`),
+    close: () => child.stdin.end(),
+  };
 }
 
 /** A wave of 64 agents: each owns its package directory and four plain files elsewhere. */
@@ -184,16 +194,21 @@ async function main(): Promise<void> {
     }
     return plumbing(['commit-tree', plumbing(['write-tree']), '-p', tip, '-m', 'bench push']);
   };
-  // A push like publish's from `root`, on top of its copy of the tip (as its last fetch or push left it).
-  const pushOnce = (root: string, round: number) => {
+  const host = startCliHost();
+  // A push like publish's from `root`, on top of its copy of the tip (as its last fetch or push left it);
+  // `timed` in the CLI host, else untimed from here.
+  const pushOnce = async (root: string, round: number, timed = true): Promise<number> => {
     const tip = git(root, 'rev-parse', tracking).trim();
-    return measure(root, 'git', pushArgs(tip, planCommitLikePublish(root, tip, round)));
+    const args = pushArgs(tip, planCommitLikePublish(root, tip, round));
+    if (timed) return host.git(root, args);
+    git(root, ...args);
+    return 0;
   };
   // The former baseline, shown beside it: a commit of the tip's own tree, which carries one object.
   const pushCommitAlone = () => {
     const tip = git(coordinator, 'rev-parse', tracking).trim();
     const commit = git(coordinator, 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'bench push').trim();
-    return measure(coordinator, 'git', pushArgs(tip, commit));
+    return host.git(coordinator, pushArgs(tip, commit));
   };
   // Before every measured fetch (the baselines', or the one inside a publish or a sync), another clone moves
   // the remote's plan ref on by one commit of publish's shape, untimed: each of those fetches then brings in
@@ -203,14 +218,9 @@ async function main(): Promise<void> {
   // the follower's. Each measured fetch brings exactly that one commit: the clone has fetched everything
   // before it.
   let advances = 0;
-  const advanceTip = (root: string) => {
+  const advanceTip = async (root: string) => {
     git(root, ...fetchArgs);
-    void pushOnce(root, 1000 + (advances += 1));
-  };
-  const timedAsync = async (fn: () => Promise<void>) => {
-    const t0 = performance.now();
-    await fn();
-    return performance.now() - t0;
+    await pushOnce(root, 1000 + (advances += 1), false);
   };
   const fetchArgs = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', 'origin', `+refs/wave-scope/plan:${tracking}`];
   const verifyArgs = ['verify', '--base', 'origin/main', '--head', 'wave-1/a0', '--wave', '1', '--agent', 'a0', '--no-fetch'];
@@ -268,28 +278,28 @@ async function main(): Promise<void> {
     const record = (name: string, value: number) => {
       if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
     };
-    advanceTip(rival);
-    record('git fetch + git push', measure(coordinator, 'git', fetchArgs) + pushOnce(coordinator, run));
-    advanceTip(rival);
-    record('publish, in process', await timedAsync(() => inProcess(coordinator, ['publish', '--ttl', '1d'], 'coord')));
-    advanceTip(rival);
+    await advanceTip(rival);
+    record('git fetch + git push', (await host.git(coordinator, fetchArgs)) + (await pushOnce(coordinator, run)));
+    await advanceTip(rival);
+    record('publish, in a CLI process', await host.command(coordinator, ['publish', '--ttl', '1d'], { sessionId: 'coord' }));
+    await advanceTip(rival);
     record('publish, whole process', measure(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], { CLAUDE_CODE_SESSION_ID: 'coord' }));
     // The follower first catches up, untimed, with the round's publishes so far: the fetch timed next
     // brings in the one commit the coordinator adds, as each sync's fetch below does.
     git(follower, ...fetchArgs);
-    advanceTip(coordinator);
-    record('git fetch', measure(follower, 'git', fetchArgs));
+    await advanceTip(coordinator);
+    record('git fetch', await host.git(follower, fetchArgs));
     // A sync that finds the plan already there writes nothing; one into an empty state directory writes
     // the whole wave (66 files, each fsynced) through the safe chain. Both are measured, each fetching a
     // new tip as the baseline fetch did.
-    advanceTip(coordinator);
-    record('sync unchanged, in process', await timedAsync(() => inProcess(follower, syncArgs)));
-    advanceTip(coordinator);
+    await advanceTip(coordinator);
+    record('sync unchanged, in a CLI process', await host.command(follower, syncArgs));
+    await advanceTip(coordinator);
     record('sync unchanged, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
-    advanceTip(coordinator);
+    await advanceTip(coordinator);
     emptyStateDir(follower);
-    record('sync writing, in process', await timedAsync(() => inProcess(follower, syncArgs)));
-    advanceTip(coordinator);
+    record('sync writing, in a CLI process', await host.command(follower, syncArgs));
+    await advanceTip(coordinator);
     emptyStateDir(follower);
     record('sync writing, whole process', measure(follower, process.execPath, [cli, ...syncArgs]));
     // The coordinator amends the wave in one agent and republishes it (untimed): the follower's sync fetches
@@ -298,24 +308,25 @@ async function main(): Promise<void> {
     // and the manifest are the plan's largest), so the fetch it is set against is one of its own kind: an
     // amendment fetched by plain git first, then another one for the sync.
     amendWave();
-    record('git fetch of an amended plan', measure(follower, 'git', fetchArgs));
+    record('git fetch of an amended plan', await host.git(follower, fetchArgs));
     amendWave();
     const before = stateDirFiles(follower);
-    record('sync amending, in process', await timedAsync(() => inProcess(follower, syncArgs)));
+    record('sync amending, in a CLI process', await host.command(follower, syncArgs));
     const replaced = replacedFiles(before, stateDirFiles(follower));
     if (replaced.join() !== AMENDED_FILES.join()) throw new Error(`the amending sync changed ${replaced.join(', ') || 'nothing'}, not ${AMENDED_FILES.join(', ')}`);
     record('creating 66 files', await writeWaveFiles(false));
     record('writing 66 files durably', await writeWaveFiles(true));
-    record('plan write of the same wave, in process', await timedAsync(() => inProcessWithInput(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(aWave))));
-    record('git merge-base + git diff', measure(follower, 'git', ['merge-base', 'origin/main', 'wave-1/a0']) + measure(follower, 'git', diffArgs));
-    record('git diff alone', measure(follower, 'git', diffArgs));
-    record('verify, in process', await timedAsync(() => inProcess(follower, verifyArgs)));
-    record('verify by commit ids, in process', await timedAsync(() => inProcess(follower, verifyByIdArgs)));
+    record('plan write of the same wave, in a CLI process', await host.command(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], { input: JSON.stringify(aWave) }));
+    record('git merge-base + git diff', (await host.git(follower, ['merge-base', 'origin/main', 'wave-1/a0'])) + (await host.git(follower, diffArgs)));
+    record('git diff alone', await host.git(follower, diffArgs));
+    record('verify, in a CLI process', await host.command(follower, verifyArgs));
+    record('verify by commit ids, in a CLI process', await host.command(follower, verifyByIdArgs));
     record('verify, whole process', measure(follower, process.execPath, [cli, ...verifyArgs]));
     record('node -e 0', measure(follower, process.execPath, ['-e', '0']));
-    record('git push of a commit alone', pushCommitAlone());
-    record('git push of a plan commit', pushOnce(coordinator, run + runs + 2));
+    record('git push of a commit alone', await pushCommitAlone());
+    record('git push of a plan commit', await pushOnce(coordinator, run + runs + 2));
   }
+  host.close();
   // Medians of what was measured, and the one figure made of two of them: the fetch plus the floor.
   const FLOOR = 'git fetch + writing 66 files durably';
   const m = (name: string): number => (name === FLOOR ? m('git fetch') + m('writing 66 files durably') : median(samples.get(name) ?? []));
@@ -325,22 +336,22 @@ async function main(): Promise<void> {
     ['git fetch + git push', undefined, 'publish wraps these (fetch of the plan ref after another clone renewed its claim, push with --force-with-lease of a plan commit as publish makes it)'],
     ['git push of a plan commit', undefined, 'the push above alone, measured again at the end of the round'],
     ['git push of a commit alone', undefined, 'for comparison: a push carrying one object (the baseline before 2026-12-02 used this push)'],
-    ['publish, in process', 'git fetch + git push', ''],
+    ['publish, in a CLI process', 'git fetch + git push', ''],
     ['publish, whole process', 'git fetch + git push', ''],
     ['git fetch', undefined, 'sync wraps this (each fetch, here and inside sync, brings in a new plan commit)'],
-    ['sync unchanged, in process', 'git fetch', 'the plan is already there: nothing written'],
+    ['sync unchanged, in a CLI process', 'git fetch', 'the plan is already there: nothing written'],
     ['sync unchanged, whole process', 'git fetch', ''],
-    ['sync writing, in process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
+    ['sync writing, in a CLI process', 'git fetch', 'into an empty state directory: 66 files through the safe chain'],
     ['sync writing, whole process', 'git fetch', ''],
     ['git fetch of an amended plan', undefined, 'the amending sync wraps this (a plan commit that changes one agent of the wave)'],
-    ['sync amending, in process', 'git fetch of an amended plan', 'the wave republished with one agent changed: 3 of its 66 files replaced, the others found holding their text'],
+    ['sync amending, in a CLI process', 'git fetch of an amended plan', 'the wave republished with one agent changed: 3 of its 66 files replaced, the others found holding their text'],
     ['creating 66 files', undefined, `for reference: creating, writing and closing as many new files in ${dir} (no fsync), part of every writing sync`],
     ['writing 66 files durably', undefined, "for reference: the same, fsynced together on libuv's pool, renamed into place, the directory fsynced (the least a durable writer of the wave pays)"],
     [FLOOR, 'git fetch', 'the least a sync that writes the wave durably can take (its fetch and the floor above, nothing of its own)'],
-    ['plan write of the same wave, in process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
+    ['plan write of the same wave, in a CLI process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
     ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
-    ['verify, in process', 'git merge-base + git diff', 'by ref names (origin/main, wave-1/a0): each is checked for ambiguity by one git for-each-ref beside the diff'],
-    ['verify by commit ids, in process', 'git merge-base + git diff', 'the same range by commit ids, as the example CI workflow passes them'],
+    ['verify, in a CLI process', 'git merge-base + git diff', 'by ref names (origin/main, wave-1/a0): each is checked for ambiguity by one git for-each-ref beside the diff'],
+    ['verify by commit ids, in a CLI process', 'git merge-base + git diff', 'the same range by commit ids, as the example CI workflow passes them'],
     ['verify, whole process', 'git merge-base + git diff', ''],
     ['node -e 0', undefined, "Node's own start, part of every whole-process figure"],
   ];
@@ -351,7 +362,7 @@ async function main(): Promise<void> {
     if (against !== undefined) {
       ratio = `${(value / m(against)).toFixed(2)}× the git operations`;
       if (name.endsWith('whole process')) ratio += `; beyond Node's start ${(value - node).toFixed(1)} ms, ${((value - node) / m(against)).toFixed(2)}×`;
-      if (name === 'sync writing, in process') ratio += `; ${(value / floor).toFixed(2)}× the git fetch plus writing 66 files durably (${floor.toFixed(1)} ms)`;
+      if (name === 'sync writing, in a CLI process') ratio += `; ${(value / floor).toFixed(2)}× the git fetch plus writing 66 files durably (${floor.toFixed(1)} ms)`;
     }
     console.log(`  ${name.padEnd(42)} ${value.toFixed(1).padStart(7)} ms   ${[ratio, note].filter((part) => part !== '').join('; ')}`);
   }

@@ -3,9 +3,10 @@
 // sync state (`sync-state.json`, see src/planner/sync/localState.ts). The git directory is per checkout
 // (a linked worktree has its own), is never committed, and the write gate keeps agents out of it.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
 import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
@@ -104,8 +105,10 @@ export function planStoreOf(repository: SyncRepository, remote: string, cache: P
 
 /** A plan-tree cache whose file is written when its owner says (writePending), not on every put. */
 export interface DeferredPlanTreeCache extends PlanTreeCache {
-  /** Writes what the last put holds, if it is not written yet. */
+  /** Starts writing what the last put holds, if it is not written yet, on libuv's pool: the caller goes on. */
   writePending(): void;
+  /** Settles when every write writePending started has ended (a write that fails is a cache that misses). */
+  written(): Promise<void>;
 }
 
 /**
@@ -114,7 +117,8 @@ export interface DeferredPlanTreeCache extends PlanTreeCache {
  * file, so nothing in it is taken on trust: the tree is answered for its commit only when hashing proves
  * it is that commit's (planTreeMatchesCommit), and its texts stand in for blobs only when they hash to the
  * blob's id (see PlanTreeCache). `deferred`: put only remembers, and the file is written by writePending,
- * so a command can write it while it waits on something else (sync, on its staged files' fsyncs).
+ * in the background, so a command's own work does not wait on it (sync starts it while its staged files are
+ * made durable, and waits for it before it ends).
  */
 export function planTreeCache(gitDir: string): PlanTreeCache;
 export function planTreeCache(gitDir: string, options: { deferred: true }): DeferredPlanTreeCache;
@@ -142,11 +146,13 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
   let loaded: { entry: Entry | undefined; proven?: boolean } | undefined;
   const current = () => (loaded ??= { entry: read() });
   let pending: Entry | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const textOf = (entry: Entry) => JSON.stringify({ version: PLAN_CACHE_VERSION, commit: entry.commit, commitText: entry.commitText, files: Object.fromEntries(entry.tree) });
   const write = (entry: Entry) => {
     try {
       mkdirSync(stateDirOf(gitDir), { recursive: true });
       // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
-      writeFileAtomicSync(path, JSON.stringify({ version: PLAN_CACHE_VERSION, commit: entry.commit, commitText: entry.commitText, files: Object.fromEntries(entry.tree) }), { fsync: false, syncDirectory: false });
+      writeFileAtomicSync(path, textOf(entry), { fsync: false, syncDirectory: false });
     } catch {
       // A cache that cannot be written is a cache that misses.
     }
@@ -168,10 +174,36 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
       else write(entry);
     },
     writePending() {
-      if (pending !== undefined) write(pending);
+      if (pending === undefined) return;
+      const text = textOf(pending);
       pending = undefined;
+      const previous = writing;
+      // One after the other, so an older entry never lands over a newer one.
+      writing = previous.then(() => writeCacheFile(path, text));
     },
+    written: () => writing,
   };
+}
+
+/**
+ * writeFileAtomicSync for the cache, on libuv's pool: a temporary file created exclusively beside it, written,
+ * renamed over it (a link there is replaced, not followed); no fsync. Never rejects: a cache that cannot be
+ * written is a cache that misses.
+ */
+async function writeCacheFile(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const file = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    try {
+      await file.writeFile(text, 'utf8');
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch {
+    await unlink(temporary).catch(() => undefined);
+  }
 }
 
 // Version 2 carries the commit's text, which proves the tree; a cache of version 1 is a miss, rewritten.

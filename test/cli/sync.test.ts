@@ -249,6 +249,26 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(hook('src/b/z.ts').decision, 'allow');
   });
 
+  it('a sync into an emptied state directory (its files made while git fetches) leaves nothing behind, nor when it stops short', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }, { id: 'carol', files: ['docs/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    const stateDir = join(c.root, '.claude');
+    rmSync(stateDir, { recursive: true });
+    const stopped = cli(c, ['sync', '--wave', '9']);
+    assert.equal(stopped.status, 1, stopped.stderr);
+    assert.equal(existsSync(stateDir), false, 'the files made ahead, and the directories made for them, are gone');
+    const synced = cli(c, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.deepEqual(temporaryFilesIn(stateDir), [], 'nothing made ahead is left over');
+    assert.deepEqual(readdirSync(join(stateDir, 'filescopes', 'wave-3')).sort(), ['alice.json', 'bob.json', 'carol.json']);
+    const hook = (target: string) =>
+      claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload('claude-write', { cwd: c.root, target: join(c.root, target) }), env: cleanEnv() }).stdout);
+    assert.equal(hook('src/a/x.ts').decision, 'allow');
+    assert.equal(hook('README.md').decision, 'deny');
+  });
+
   it('a plan published with enforcement other than strict is synced with a warning saying what the hooks will do', () => {
     for (const [enforcement, said] of [['warn', /hooks warn about writes outside it and allow them/], ['off', /hooks allow every write while it stands/]] as const) {
       const run = cli(a, ['plan', 'write', '--wave', '2', '--role', 'implementation', '--enforcement', enforcement], { input: [{ id: 'alice', files: ['src/a/'] }], session: 'sess-a' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 // The module object itself (not a namespace copy), so the spy below sees the calls planRefGit.ts makes.
 import childProcess from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloneIdentityError, locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
@@ -239,6 +239,29 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.ok(cache.get(commit) !== undefined, 'read once');
     assert.equal(planTreeCache(repository.gitDir).get(commit), undefined, 'a malformed cache is a miss');
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
+  });
+
+  it('a deferred cache writes its file only when told, in the background, the newest entry last', async () => {
+    const a = remote.clone('a');
+    const repository = locateSyncRepository(a.root);
+    assert.ok(repository);
+    const first = await planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
+    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[{"changed":true}]}\n']]);
+    const cachePath = join(repository.gitDir, 'wave-scope', 'plan-cache.json');
+    const deferred = planTreeCache(repository.gitDir, { deferred: true });
+    const second = await planStoreOf(repository, 'origin', deferred).writeCommit(changed, first, 'second');
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, first, 'put only remembers');
+    assert.ok(deferred.get(second) !== undefined, 'and answers from what it remembers');
+    deferred.writePending();
+    const third = await gitPlanRefStore(a.root, 'origin').writeCommit(files, second, 'third');
+    deferred.put(third, new Map([...files].map(([path, text]) => [path, { oid: '', text }])));
+    deferred.writePending();
+    await deferred.written();
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, third, 'the newest entry, written last');
+    assert.deepEqual(readdirSync(join(repository.gitDir, 'wave-scope')).filter((name) => name.endsWith('.tmp')), []);
+    deferred.writePending();
+    await deferred.written();
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, third, 'nothing pending: nothing written');
   });
 
   it('an edited cache is never taken for the very commit it names: the tree is used only when hashing proves it is the commit\'s', async () => {

@@ -8,7 +8,7 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
-import { stageWrites } from '../../src/node/stagedWrites';
+import { makeSpareFiles, stageWrites } from '../../src/node/stagedWrites';
 import { declarationFiles, readWaveDeclaration, writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
 import type { DeclarationFs } from '../../src/planner/plan/declarationStore';
 import { syncedWaveFiles, writeSyncedWave } from '../../src/planner/sync/syncPlan';
@@ -294,5 +294,96 @@ describe('writes that find their file already in place (src/node/stagedWrites.ts
     assert.throws(() => staged.writeAtomic(path, '["a/"]\n'), UnsafePathError);
     staged.discard();
     assert.deepEqual(staged.skipped, []);
+  });
+});
+
+describe('spare files made ahead of staging (makeSpareFiles)', () => {
+  let root: string;
+  let stateDir: string;
+  let filescopes: string;
+  const records = [
+    { id: 'alice', files: ['a/'] },
+    { id: 'bob', files: ['b/'] },
+  ];
+  const planned = () => {
+    const files = declarationFiles(stateDir, 1, records);
+    return [...files.agentFiles, files.aggregate];
+  };
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-spares-')));
+    stateDir = join(root, '.claude');
+    filescopes = join(stateDir, 'filescopes');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('makes empty files, with their directories, and discard removes the files and those directories', () => {
+    const spares = makeSpareFiles(root, filescopes, 4);
+    const made = readdirSync(filescopes);
+    assert.equal(made.length, 4);
+    for (const name of made) {
+      assert.match(name, /^staged\..*\.tmp$/);
+      assert.equal(statSync(join(filescopes, name)).size, 0);
+      assert.equal(statSync(join(filescopes, name)).mode & 0o777, 0o644);
+    }
+    spares.discard();
+    assert.equal(existsSync(stateDir), false, 'the state directory, made for the spares, is gone again');
+  });
+
+  it('staging fills spares instead of creating files, renames each into place from filescopes/, and nothing is left over', async () => {
+    let spares = makeSpareFiles(root, filescopes, 0);
+    const { result: staged, calls } = await observeFsAsync(async () => {
+      spares = makeSpareFiles(root, filescopes, planned().length + 2);
+      const staged = await stageWrites(nodeDeclarationFs(root), root, planned(), spares);
+      assert.equal(readdirSync(join(filescopes, 'wave-1')).length, 0, 'nothing created beside the targets: the spares hold the texts');
+      assert.equal(writeWaveDeclaration(stateDir, 1, records, staged).ok, true);
+      staged.discard();
+      return staged;
+    }, (path) => (path.includes('staged.') ? 'spare' : path));
+    spares.discard();
+    assert.deepEqual(staged.used, planned().map((file) => file.path));
+    const firstRename = calls.findIndex((call) => call.startsWith('rename '));
+    assert.ok(firstRename !== -1 && calls.filter((call) => call === 'fsync spare').length === planned().length, calls.join('\n'));
+    assert.ok(calls.lastIndexOf('fsync spare') < firstRename, `every spare is durable before the first rename\n${calls.join('\n')}`);
+    for (const file of planned()) assert.equal(readFileSync(file.path, 'utf8'), file.text);
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
+    assert.deepEqual(filesBelow(stateDir), ['filescopes/wave-1.scopes.json', 'filescopes/wave-1/alice.json', 'filescopes/wave-1/bob.json'], 'the two spares not taken are removed');
+  });
+
+  it('creates the files it has no spare for', async () => {
+    const spares = makeSpareFiles(root, filescopes, 1);
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned(), spares);
+    assert.equal(readdirSync(join(filescopes, 'wave-1')).filter((name) => name.endsWith('.tmp')).length, planned().length - 2, 'the agents\' files but the one filled into the spare');
+    assert.equal(writeWaveDeclaration(stateDir, 1, records, staged).ok, true);
+    staged.discard();
+    spares.discard();
+    assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
+  });
+
+  it('makes none through a link, and leaves what it points to alone', () => {
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    mkdirSync(stateDir);
+    symlinkSync(outside, filescopes);
+    const spares = makeSpareFiles(root, filescopes, 3);
+    assert.equal(spares.take(), undefined);
+    spares.discard();
+    assert.deepEqual(readdirSync(outside), []);
+  });
+
+  it('a spare changed after it was filled is not renamed into place: the write goes through as usual', async () => {
+    const spares = makeSpareFiles(root, filescopes, planned().length);
+    const staged = await stageWrites(nodeDeclarationFs(root), root, planned(), spares);
+    const filled = readdirSync(filescopes).filter((name) => name.startsWith('staged.')).map((name) => join(filescopes, name));
+    const alice = filled.find((path) => readFileSync(path, 'utf8') === '[\n  "a/"\n]\n');
+    assert.ok(alice !== undefined, 'a spare holds alice\'s text');
+    writeFileSync(alice, readFileSync(alice, 'utf8').replace('a/', 'z/'));
+    assert.equal(writeWaveDeclaration(stateDir, 1, records, staged).ok, true);
+    staged.discard();
+    spares.discard();
+    const path = join(filescopes, 'wave-1', 'alice.json');
+    assert.equal(staged.used.includes(path), false);
+    assert.equal(readFileSync(path, 'utf8'), '[\n  "a/"\n]\n');
+    assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
   });
 });

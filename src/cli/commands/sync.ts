@@ -7,19 +7,20 @@ import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
-import { stageWrites } from '../../node/stagedWrites';
-import type { StagedDeclarationFs } from '../../node/stagedWrites';
+import { makeSpareFiles, stageWrites } from '../../node/stagedWrites';
+import type { SpareFiles, StagedDeclarationFs } from '../../node/stagedWrites';
 import { startThreadPool, SYNC_WRITE_THREADS } from '../../node/threadPool';
 import { resolveWriteStateDir, stoppedOnInput } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import type { LocalSyncState } from '../../planner/sync/localState';
-import { decodePlan } from '../../planner/sync/planRef';
+import { filescopesPath, manifestPath } from '../../planner/plan/declarationPaths';
+import { decodePlan, largestWaveWrite } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
 import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles } from '../../planner/sync/syncPlan';
-import type { LocalPlanRisk, SyncSelection } from '../../planner/sync/syncPlan';
+import type { LocalPlanRisk, StateDirReading, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
@@ -90,13 +91,20 @@ async function syncFetching(
   startThreadPool(SYNC_WRITE_THREADS);
   // Written while the files a sync writes are made durable, or when the sync ends.
   const cache = planTreeCache(repository.gitDir, { deferred: true });
+  const target = chooseStateDir(values['state-dir'], io, repository, ownIds);
+  let spares: SpareFiles | undefined;
+  let early: StateDirReading | undefined;
   try {
     let now: number;
     let tip: string | null;
     let plan;
     try {
       const store = planStoreOf(repository, remote, cache);
-      tip = await store.fetchStarted(fetching);
+      const fetched = store.fetchStarted(fetching);
+      spares = makeSparesWhileFetching(repository, target, cache);
+      // The state directory is read while git fetches as well (the reading every check decides on).
+      early = readStateDirWhileFetching(repository, target, ownIds);
+      tip = await fetched;
       now = Date.now();
       // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
       const ownClone = clone.id;
@@ -110,13 +118,51 @@ async function syncFetching(
     // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
     const state = stateUpdates(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
     try {
-      return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache }, state.update);
+      return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache, target, spares, early }, state.update);
     } finally {
       state.flush();
     }
   } finally {
+    spares?.discard();
     cache.writePending();
+    await cache.written();
   }
+}
+
+/** The state directory read before the wave coming in is known (readStateDir); undefined when it is read later. */
+function readStateDirWhileFetching(repository: SyncRepository, target: { stateDir: string } | { problem: string }, ownIds: ReadonlySet<string>): StateDirReading | undefined {
+  if (!('stateDir' in target)) return undefined;
+  try {
+    return readStateDir(target.stateDir, undefined, ownIds, nodeDeclarationFs(writeConfinement(repository.root, target.stateDir)), { ignoreCase: repository.ignoreCase });
+  } catch {
+    // Read again, and reported, where the sync decides on it.
+    return undefined;
+  }
+}
+
+/** The state directory a sync writes into: --state-dir, or the one a plan written here would go to. */
+function chooseStateDir(named: string | undefined, io: CliIo, repository: SyncRepository, ownIds: ReadonlySet<string>): { stateDir: string } | { problem: string } {
+  if (named !== undefined && named !== '') return { stateDir: resolve(io.cwd, named) };
+  return resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
+}
+
+/**
+ * Into a state directory without a manifest, a sync that brings anything in writes a whole wave, and
+ * creating its files is the part of the write that costs the most when the disk is slow. So, while git
+ * fetches, as many empty files as the largest wave of the plan this clone saw last are made in its
+ * filescopes/ (makeSpareFiles), for staging to fill. Nothing is made ahead into a state directory that
+ * holds a manifest: a sync there mostly finds its plan unchanged, and writes few files when it is not.
+ */
+function makeSparesWhileFetching(repository: SyncRepository, target: { stateDir: string } | { problem: string }, cache: DeferredPlanTreeCache): SpareFiles | undefined {
+  if (!('stateDir' in target)) return undefined;
+  try {
+    if (readTextIfExists(manifestPath(target.stateDir)) !== undefined) return undefined;
+  } catch {
+    return undefined;
+  }
+  const count = largestWaveWrite(cache.latest?.()?.keys() ?? []);
+  if (count === 0) return undefined;
+  return makeSpareFiles(writeConfinement(repository.root, target.stateDir), filescopesPath(target.stateDir), count);
 }
 
 /** Changes of the sync state that take `pending` along with the first of them, or on their own on `flush`. */
@@ -152,10 +198,15 @@ async function syncDecoded(
     tip: string | null;
     now: number;
     cache: DeferredPlanTreeCache;
+    /** chooseStateDir's answer. */
+    target: { stateDir: string } | { problem: string };
+    spares: SpareFiles | undefined;
+    /** The state directory as read while git fetched, if it was. */
+    early: StateDirReading | undefined;
   },
   updateState: (change: StateChange) => void,
 ): Promise<number> {
-  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache } = context;
+  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache, target, spares, early } = context;
   if (plan.problems.length > 0) {
     reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
     return 1;
@@ -185,20 +236,15 @@ async function syncDecoded(
   }
   const incoming = selection.wave;
 
-  let stateDir: string;
-  if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
-  else {
-    const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
-    if ('problem' in resolved) {
-      reportError(io, say.syncStopped('state-dir', resolved.problem));
-      return 1;
-    }
-    stateDir = resolved.stateDir;
+  if ('problem' in target) {
+    reportError(io, say.syncStopped('state-dir', target.problem));
+    return 1;
   }
+  const { stateDir } = target;
   const confinement = writeConfinement(repository.root, stateDir);
   const fs = nodeDeclarationFs(confinement);
   // Every check before the first write decides on one reading of the state directory.
-  const found = readStateDir(stateDir, incoming.wave, ownIds, fs, { ignoreCase: repository.ignoreCase });
+  const found = early ?? readStateDir(stateDir, incoming.wave, ownIds, fs, { ignoreCase: repository.ignoreCase });
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   const digests = incomingDigests(incoming);
@@ -217,7 +263,7 @@ async function syncDecoded(
   // decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool while
   // this thread makes the checks, runs the chain up to its first write (prepareSyncedWave: validation, the
   // proof, the manifest computed), writes the marker and the plan-tree cache.
-  const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest));
+  const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest), spares);
   let staged: StagedDeclarationFs | undefined;
   let result;
   const started = new Date(now).toISOString();

@@ -150,6 +150,23 @@ function parseInfo(value: unknown, clone: string, wave: number): PublishedWaveIn
 
 const WAVE_PATH = /^clones\/([^/]+)\/waves\/([1-9][0-9]*)\/(.+)$/;
 
+/**
+ * How many files a sync of the largest wave in a plan's tree (its paths) writes into an empty state
+ * directory: each of that wave's files on the plan ref but its published.json (its agents' files, the
+ * aggregate, the manifest). 0 for a tree without waves. A guess at the next sync's writes for a clone that
+ * saw this tree last (sync makes that many files ahead, while git fetches).
+ */
+export function largestWaveWrite(paths: Iterable<string>): number {
+  const files = new Map<string, number>();
+  for (const path of paths) {
+    const match = WAVE_PATH.exec(path);
+    if (match === null || match[3] === PUBLISHED_INFO_FILE) continue;
+    const dir = `${match[1]}/${match[2]}`;
+    files.set(dir, (files.get(dir) ?? 0) + 1);
+  }
+  return Math.max(0, ...files.values());
+}
+
 function decodeWave(files: PlanFiles, clone: string, wave: number): PublishedWave {
   const dir = publishedWaveDir(clone, wave);
   const problems: string[] = [];

@@ -103,6 +103,8 @@ function repoRelative(repoRoot: string, path: string): string {
  * wave its manifest names and of the wave coming in (both read at once, so that everything the checks look
  * at is read before the sync prepares any file), and of any other wave asked for later; each file read
  * once (readOnceView) and each parsed once, however many checks ask: every check decides on one reading.
+ * Without an incoming wave (sync reads the state directory while git fetches, before it knows which wave
+ * comes in), the declaration of the manifest's wave is read at once, and any other when it is asked for.
  */
 export interface StateDirReading {
   readonly stateDir: string;
@@ -116,7 +118,7 @@ export interface StateDirReading {
 
 export function readStateDir(
   stateDir: string,
-  incomingWave: number,
+  incomingWave: number | undefined,
   ownIds: ReadonlySet<string>,
   files: DeclarationFs,
   options: { ignoreCase?: boolean } = {},
@@ -141,7 +143,7 @@ export function readStateDir(
     return read;
   };
   if (current.manifest !== undefined) declaration(current.manifest.wave);
-  declaration(incomingWave);
+  if (incomingWave !== undefined) declaration(incomingWave);
   return { stateDir, current, unbound, declaration };
 }
 

@@ -7,7 +7,8 @@ import { agentScopePath, waveSidecarPath } from '../../../src/planner/plan/decla
 import { readWaveDeclaration } from '../../../src/planner/plan/declarationStore';
 import type { DeclarationFs, WriteStep } from '../../../src/planner/plan/declarationStore';
 import { nodeDeclarationFs, readTextIfExists } from '../../../src/node/declarationFs';
-import { manifestSkeletonText, plannedManifestText, resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../../src/planner/plan/planWriter';
+import { commitWavePlan, manifestSkeletonText, plannedManifestText, prepareWavePlan, resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../../src/planner/plan/planWriter';
+import type { PreparedWavePlan } from '../../../src/planner/plan/planWriter';
 import type { WavePlanRequest } from '../../../src/planner/plan/planWriter';
 
 const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'schemas', 'wave-scope.schema.json'), 'utf8'));
@@ -275,6 +276,87 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     const result = plan();
     assert.equal(result.ok === false && result.step, 'materialize');
     assert.equal(existsSync(manifestFile()), false);
+  });
+
+  describe('prepareWavePlan, then commitWavePlan (the chain in two calls)', () => {
+    const request = (overrides: Partial<WavePlanRequest> = {}): WavePlanRequest => ({
+      repoRoot: root,
+      stateDir,
+      wave: 1,
+      role: 'implementation',
+      records: [
+        { id: 'alice', files: ['src/cart/'] },
+        { id: 'bob', files: ['src/ui/'] },
+      ],
+      ownIds: new Set(['sess-1']),
+      ...overrides,
+    });
+    /** The state directory's file system, every write and removal it is asked for recorded. */
+    const recording = () => {
+      const real = nodeDeclarationFs(stateDir);
+      const changes: string[] = [];
+      const fs: DeclarationFs = {
+        ...real,
+        writeAtomic: (path, text) => (changes.push(`write ${path}`), real.writeAtomic(path, text)),
+        remove: (path) => (changes.push(`remove ${path}`), real.remove(path)),
+      };
+      return { fs, changes };
+    };
+
+    it('prepares without writing, then commits exactly what one writeWavePlan writes', () => {
+      const { fs, changes } = recording();
+      const prepared = prepareWavePlan(request(), fs);
+      assert.equal(prepared.ok, true, JSON.stringify(prepared));
+      assert.deepEqual(changes, [], 'preparing reads only');
+      assert.equal(existsSync(stateDir), false);
+      const result = commitWavePlan((prepared as { prepared: PreparedWavePlan }).prepared, fs);
+      assert.equal(result.ok, true, JSON.stringify(result));
+      const twoCalls = readManifest();
+      rmSync(stateDir, { recursive: true });
+      assert.equal(writeWavePlan(request(), nodeDeclarationFs(stateDir)).ok, true);
+      assert.deepEqual(twoCalls, readManifest());
+      assert.deepEqual(result.ok ? result.digests : undefined, prepared.ok ? { ...prepared.prepared.digests } : undefined, 'the digests made when it was prepared');
+    });
+
+    it('stops a plan that cannot be written at prepare, with nothing written', () => {
+      const { fs, changes } = recording();
+      const prepared = prepareWavePlan(request({ records: [{ id: 'alice', files: ['src/'] }, { id: 'bob', files: ['src/ui/'] }] }), fs);
+      assert.equal(prepared.ok === false && prepared.step, 'assert-disjoint');
+      assert.deepEqual(changes, []);
+    });
+
+    it('prepares again when the manifest changed between the two: another session\'s manifest is not overwritten', () => {
+      const { fs, changes } = recording();
+      const prepared = prepareWavePlan(request(), fs);
+      assert.equal(prepared.ok, true);
+      mkdirSync(stateDir, { recursive: true });
+      writeFileSync(manifestFile(), JSON.stringify({ version: 1, wave: 1, role: 'r', allowedPaths: ['src/'], blockedCommands: [], session_id: 'peer' }));
+      const result = commitWavePlan((prepared as { prepared: PreparedWavePlan }).prepared, fs);
+      assert.equal(result.ok === false && result.step, 'state-dir', JSON.stringify(result));
+      assert.match(result.ok === false ? result.message : '', /belongs to another session/);
+      assert.deepEqual(changes, []);
+      assert.equal(readManifest().session_id, 'peer');
+    });
+
+    it('prepares again when a manifest of the same wave appeared since: its grants are withdrawn by the skeleton first', () => {
+      const { fs, changes } = recording();
+      const prepared = prepareWavePlan(request(), fs);
+      assert.equal(prepared.ok, true);
+      mkdirSync(stateDir, { recursive: true });
+      writeFileSync(manifestFile(), JSON.stringify({ version: 1, wave: 1, role: 'implementation', allowedPaths: ['src/'], blockedCommands: [] }));
+      const result = commitWavePlan((prepared as { prepared: PreparedWavePlan }).prepared, fs);
+      assert.equal(result.ok, true, JSON.stringify(result));
+      assert.equal(changes[0], `write ${manifestFile()}`, 'the skeleton, before the declaration');
+      assert.deepEqual(readManifest().allowedPaths, ['src/cart/', 'src/ui/']);
+    });
+
+    it('commits only a plan that prepareWavePlan made', () => {
+      const prepared = prepareWavePlan(request(), nodeDeclarationFs(stateDir));
+      assert.equal(prepared.ok, true);
+      const copy = { ...(prepared as { prepared: PreparedWavePlan }).prepared };
+      assert.throws(() => commitWavePlan(copy, nodeDeclarationFs(stateDir)), /only a plan prepareWavePlan made/);
+      assert.equal(existsSync(stateDir), false);
+    });
   });
 
   describe('resolveWriteStateDir', () => {

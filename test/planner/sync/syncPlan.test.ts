@@ -224,6 +224,20 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     assert.ok(reads.includes(join(stateDir, 'wave-scope.json')) && reads.includes(join(stateDir, 'filescopes', 'wave-3.scopes.json')));
   });
 
+  it('readStateDir before the incoming wave is known: the manifest\'s wave is read at once, another wave only when asked for', () => {
+    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs()).ok, true);
+    const real = fs();
+    const reads: string[] = [];
+    const counting = { ...real, readText: (path: string) => (reads.push(path), real.readText(path)) };
+    const found = readStateDir(stateDir, undefined, new Set(), counting);
+    assert.ok(reads.includes(join(stateDir, 'wave-scope.json')) && reads.includes(join(stateDir, 'filescopes', 'wave-3.scopes.json')), reads.join('\n'));
+    const readAtOnce = reads.length;
+    assert.equal(isAlreadySynced(found, incomingDigests(incoming())), true, 'the checks on wave 3 need nothing more');
+    assert.equal(reads.length, readAtOnce);
+    assert.equal(found.declaration(5).status, 'absent');
+    assert.ok(reads.slice(readAtOnce).includes(join(stateDir, 'filescopes', 'wave-5.scopes.json')), 'wave 5, asked for, is read then');
+  });
+
   it('refuses published records that collide (the chain proves them again here)', () => {
     const result = writeSyncedWave({ repoRoot: root, stateDir, wave: incoming([{ id: 'a', files: ['x/'] }, { id: 'b', files: ['x/y.ts'] }]) }, fs());
     assert.equal(!result.ok && result.step, 'assert-disjoint');
