@@ -103,11 +103,16 @@ export function planStoreOf(repository: SyncRepository, remote: string, cache: P
   return gitPlanRefStore(repository.root, remote, { cache, commonDir: repository.commonDir });
 }
 
-/** A plan-tree cache whose file is written when its owner says (writePending), not on every put. */
+/** A plan-tree cache whose file is written when its owner says, not on every put. */
 export interface DeferredPlanTreeCache extends PlanTreeCache {
-  /** Starts writing what the last put holds, if it is not written yet, on libuv's pool: the caller goes on. */
+  /** Writes what the last put holds, if it is not written yet (after written() has settled, when a write was started). */
   writePending(): void;
-  /** Settles when every write writePending started has ended (a write that fails is a cache that misses). */
+  /**
+   * Starts writing what the last put holds, if it is not written yet, on libuv's pool, and returns at once:
+   * for a command whose pool is running and that has work of its own to do meanwhile.
+   */
+  startWritingPending(): void;
+  /** Settles when every write startWritingPending started has ended (a write that fails is a cache that misses). */
   written(): Promise<void>;
 }
 
@@ -116,9 +121,9 @@ export interface DeferredPlanTreeCache extends PlanTreeCache {
  * with the commit object's text when it was at hand. Anyone who can write the git directory can edit the
  * file, so nothing in it is taken on trust: the tree is answered for its commit only when hashing proves
  * it is that commit's (planTreeMatchesCommit), and its texts stand in for blobs only when they hash to the
- * blob's id (see PlanTreeCache). `deferred`: put only remembers, and the file is written by writePending,
- * in the background, so a command's own work does not wait on it (sync starts it while its staged files are
- * made durable, and waits for it before it ends).
+ * blob's id (see PlanTreeCache). `deferred`: put only remembers, and the file is written when the command
+ * says (sync writes it in the background while its staged files are made durable, and waits for that write
+ * before it ends; a sync that writes nothing writes it as it ends).
  */
 export function planTreeCache(gitDir: string): PlanTreeCache;
 export function planTreeCache(gitDir: string, options: { deferred: true }): DeferredPlanTreeCache;
@@ -174,6 +179,10 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
       else write(entry);
     },
     writePending() {
+      if (pending !== undefined) write(pending);
+      pending = undefined;
+    },
+    startWritingPending() {
       if (pending === undefined) return;
       const text = textOf(pending);
       pending = undefined;

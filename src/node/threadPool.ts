@@ -1,13 +1,16 @@
 // Node runs its asynchronous file operations on libuv's thread pool, four threads unless
 // UV_THREADPOOL_SIZE says otherwise when the pool starts (on the process's first asynchronous file,
 // DNS, zlib or crypto call). A sync that writes a 64-agent wave fsyncs its 66 staged files together:
-// with four threads they run four at a time, about seventeen journal commits in a row; with a thread
-// each, the file system commits them together (on the VM measured in docs/sync.md, 8-10 ms against
-// 3.5-4.5 ms for 66 fsyncs). The pool's size is read once, so it is chosen here, before any other use.
+// with four threads they run four at a time, about seventeen journal commits in a row; with more, the file
+// system commits them in a few (on the VM measured in docs/sync.md, 66 fsyncs took 8-10 ms with 4 threads,
+// 5.5-6 ms with 16, 3.5-4.5 ms with 64). Each thread costs its start, and on a machine of few cores the
+// threads woken together take the processor from the thread that has work to do meanwhile: 16 finish the
+// fsyncs within the work sync does while it waits on them (docs/sync.md, Speed). The pool's size is read
+// once, so it is chosen here, before any other use.
 import { access } from 'node:fs';
 
-/** The threads a sync asks for: one per file of a 64-agent wave (its 64 agents' files, the aggregate, the manifest), about. */
-export const SYNC_WRITE_THREADS = 64;
+/** The threads a sync asks for. */
+export const SYNC_WRITE_THREADS = 16;
 
 const SIZE_VARIABLE = 'UV_THREADPOOL_SIZE';
 

@@ -241,7 +241,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
-  it('a deferred cache writes its file only when told, in the background, the newest entry last', async () => {
+  it('a deferred cache writes its file only when told, at once or in the background, the newest entry last', async () => {
     const a = remote.clone('a');
     const repository = locateSyncRepository(a.root);
     assert.ok(repository);
@@ -253,15 +253,20 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, first, 'put only remembers');
     assert.ok(deferred.get(second) !== undefined, 'and answers from what it remembers');
     deferred.writePending();
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, second, 'written at once');
     const third = await gitPlanRefStore(a.root, 'origin').writeCommit(files, second, 'third');
     deferred.put(third, new Map([...files].map(([path, text]) => [path, { oid: '', text }])));
-    deferred.writePending();
+    deferred.startWritingPending();
+    const fourth = await gitPlanRefStore(a.root, 'origin').writeCommit(changed, third, 'fourth');
+    deferred.put(fourth, new Map([...changed].map(([path, text]) => [path, { oid: '', text }])));
+    deferred.startWritingPending();
     await deferred.written();
-    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, third, 'the newest entry, written last');
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, fourth, 'the newest entry, written last');
     assert.deepEqual(readdirSync(join(repository.gitDir, 'wave-scope')).filter((name) => name.endsWith('.tmp')), []);
+    deferred.startWritingPending();
     deferred.writePending();
     await deferred.written();
-    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, third, 'nothing pending: nothing written');
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, fourth, 'nothing pending: nothing written');
   });
 
   it('an edited cache is never taken for the very commit it names: the tree is used only when hashing proves it is the commit\'s', async () => {

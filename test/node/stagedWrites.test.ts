@@ -43,6 +43,12 @@ function published(agents: Array<{ id: string; files: string[] }>): SyncableWave
   return { clone: alpha.id, wave: 1, dir: '', info: wave.info, manifest: wave.manifest, records: agents, problems: [], claim: claimOf(alpha, 1) };
 }
 
+/** The files of wave 1 over `records` as the chain writes them: each agent's, then the aggregate. */
+function waveFiles(stateDir: string, records: Array<{ id: string; files: string[] }>) {
+  const files = declarationFiles(stateDir, 1, records);
+  return [...files.agentFiles, files.aggregate];
+}
+
 describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () => {
   let root: string;
   let stateDir: string;
@@ -51,10 +57,7 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
     { id: 'bob', files: ['b/', 'shared/b.ts'] },
     { id: 'carol', files: ['c/**'] },
   ];
-  const planned = () => {
-    const files = declarationFiles(stateDir, 1, records);
-    return [...files.agentFiles, files.aggregate];
-  };
+  const planned = () => waveFiles(stateDir, records);
   beforeEach(() => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-staged-')));
     stateDir = join(root, '.claude');
@@ -305,10 +308,7 @@ describe('spare files made ahead of staging (makeSpareFiles)', () => {
     { id: 'alice', files: ['a/'] },
     { id: 'bob', files: ['b/'] },
   ];
-  const planned = () => {
-    const files = declarationFiles(stateDir, 1, records);
-    return [...files.agentFiles, files.aggregate];
-  };
+  const planned = () => waveFiles(stateDir, records);
   beforeEach(() => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-spares-')));
     stateDir = join(root, '.claude');

@@ -101,7 +101,7 @@ async function syncFetching(
     try {
       const store = planStoreOf(repository, remote, cache);
       const fetched = store.fetchStarted(fetching);
-      spares = makeSparesWhileFetching(repository, target, cache);
+      spares = makeSparesWhileFetching(target, cache);
       // The state directory is read while git fetches as well (the reading every check decides on).
       early = readStateDirWhileFetching(repository, target, ownIds);
       tip = await fetched;
@@ -124,26 +124,30 @@ async function syncFetching(
     }
   } finally {
     spares?.discard();
-    cache.writePending();
+    // A write started in the background lands first: the one made now is never overtaken by an older entry.
     await cache.written();
+    cache.writePending();
   }
 }
 
 /** The state directory read before the wave coming in is known (readStateDir); undefined when it is read later. */
-function readStateDirWhileFetching(repository: SyncRepository, target: { stateDir: string } | { problem: string }, ownIds: ReadonlySet<string>): StateDirReading | undefined {
+function readStateDirWhileFetching(repository: SyncRepository, target: SyncTarget, ownIds: ReadonlySet<string>): StateDirReading | undefined {
   if (!('stateDir' in target)) return undefined;
   try {
-    return readStateDir(target.stateDir, undefined, ownIds, nodeDeclarationFs(writeConfinement(repository.root, target.stateDir)), { ignoreCase: repository.ignoreCase });
+    return readStateDir(target.stateDir, undefined, ownIds, nodeDeclarationFs(target.confinement), { ignoreCase: repository.ignoreCase });
   } catch {
     // Read again, and reported, where the sync decides on it.
     return undefined;
   }
 }
 
+/** Where a sync writes: the state directory, and the root its writes are confined to; or why there is none. */
+type SyncTarget = { stateDir: string; confinement: string } | { problem: string };
+
 /** The state directory a sync writes into: --state-dir, or the one a plan written here would go to. */
-function chooseStateDir(named: string | undefined, io: CliIo, repository: SyncRepository, ownIds: ReadonlySet<string>): { stateDir: string } | { problem: string } {
-  if (named !== undefined && named !== '') return { stateDir: resolve(io.cwd, named) };
-  return resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
+function chooseStateDir(named: string | undefined, io: CliIo, repository: SyncRepository, ownIds: ReadonlySet<string>): SyncTarget {
+  const chosen = named !== undefined && named !== '' ? { stateDir: resolve(io.cwd, named) } : resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
+  return 'problem' in chosen ? chosen : { stateDir: chosen.stateDir, confinement: writeConfinement(repository.root, chosen.stateDir) };
 }
 
 /**
@@ -153,7 +157,7 @@ function chooseStateDir(named: string | undefined, io: CliIo, repository: SyncRe
  * filescopes/ (makeSpareFiles), for staging to fill. Nothing is made ahead into a state directory that
  * holds a manifest: a sync there mostly finds its plan unchanged, and writes few files when it is not.
  */
-function makeSparesWhileFetching(repository: SyncRepository, target: { stateDir: string } | { problem: string }, cache: DeferredPlanTreeCache): SpareFiles | undefined {
+function makeSparesWhileFetching(target: SyncTarget, cache: DeferredPlanTreeCache): SpareFiles | undefined {
   if (!('stateDir' in target)) return undefined;
   try {
     if (readTextIfExists(manifestPath(target.stateDir)) !== undefined) return undefined;
@@ -162,7 +166,7 @@ function makeSparesWhileFetching(repository: SyncRepository, target: { stateDir:
   }
   const count = largestWaveWrite(cache.latest?.()?.keys() ?? []);
   if (count === 0) return undefined;
-  return makeSpareFiles(writeConfinement(repository.root, target.stateDir), filescopesPath(target.stateDir), count);
+  return makeSpareFiles(target.confinement, filescopesPath(target.stateDir), count);
 }
 
 /** Changes of the sync state that take `pending` along with the first of them, or on their own on `flush`. */
@@ -199,7 +203,7 @@ async function syncDecoded(
     now: number;
     cache: DeferredPlanTreeCache;
     /** chooseStateDir's answer. */
-    target: { stateDir: string } | { problem: string };
+    target: SyncTarget;
     spares: SpareFiles | undefined;
     /** The state directory as read while git fetched, if it was. */
     early: StateDirReading | undefined;
@@ -240,8 +244,7 @@ async function syncDecoded(
     reportError(io, say.syncStopped('state-dir', target.problem));
     return 1;
   }
-  const { stateDir } = target;
-  const confinement = writeConfinement(repository.root, stateDir);
+  const { stateDir, confinement } = target;
   const fs = nodeDeclarationFs(confinement);
   // Every check before the first write decides on one reading of the state directory.
   const found = early ?? readStateDir(stateDir, incoming.wave, ownIds, fs, { ignoreCase: repository.ignoreCase });
@@ -258,11 +261,12 @@ async function syncDecoded(
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of
   // it (src/node/stagedWrites.ts): those the incoming plan changes are staged, and renamed into place in the
   // chain's own order; those it leaves as they are here are not rewritten. Staging only adds temporary
-  // files beside their targets (and the directories they need), which every reader ignores, which are
-  // removed when the sync stops short (a killed one leaves them), and which the checks never see: they
-  // decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool while
-  // this thread makes the checks, runs the chain up to its first write (prepareSyncedWave: validation, the
-  // proof, the manifest computed), writes the marker and the plan-tree cache.
+  // files (beside their targets, or the spares made in filescopes/ while git fetched) and the directories
+  // they need, which every reader ignores, which are removed when the sync stops short (a killed one
+  // leaves them), and which the checks never see: they decide on what readStateDir read before. So it
+  // starts now, and its fsyncs run on libuv's pool while this thread makes the checks, runs the chain up
+  // to its first write (prepareSyncedWave: validation, the proof, the manifest computed), writes the
+  // marker and starts writing the plan-tree cache.
   const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest), spares);
   let staged: StagedDeclarationFs | undefined;
   let result;
@@ -282,7 +286,7 @@ async function syncDecoded(
         ...state,
         inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
       }));
-      cache.writePending();
+      cache.startWritingPending();
       staged = await staging;
       result = commitSyncedWave(prepared.prepared, staged);
     }
