@@ -6,6 +6,9 @@
 // docs/sync.md, `git --version` took 3.9 ms from a 44 MB process and 6.9 ms from the 115 MB one a
 // benchmark running under tsx is), and a command starts more children than its baseline does.
 //
+// `node bench/cliHost.cjs [path/to/cli.js]`: another build's bundle can be loaded instead (syncSpeed.ts
+// --against), so two builds are timed side by side.
+//
 // Requests and answers are JSON lines on stdin and stdout:
 //   {"kind":"cli","cwd":...,"args":[...],"env":{...},"input":"..."}  ->  {"ms":12.3,"code":0,"stderr":"..."}
 //   {"kind":"git","cwd":...,"args":[...],"env":{...}}                  ->  {"ms":4.5,"code":0,"stderr":"..."}
@@ -13,7 +16,7 @@
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 const { createInterface } = require('node:readline');
-const { runCli } = require(join(__dirname, '..', 'dist', 'cli.js'));
+const { runCli } = require(process.argv[2] ?? join(__dirname, '..', 'dist', 'cli.js'));
 
 async function answer(request) {
   if (request.kind === 'git') {

@@ -30,6 +30,12 @@
 // with UV_THREADPOOL_SIZE set), for the floor below.
 //
 //   npm run build && node --import tsx bench/syncSpeed.ts [--runs N]
+//
+// `--syncs-only` times the three syncs and their fetches alone, interleaved (the other rows, run between
+// them, leave the disk in states that move a sync by several milliseconds); `--against DIR` (implies it)
+// times every sync also with the build in DIR (its dist/cli.js, in a host of its own started without
+// UV_THREADPOOL_SIZE, as its CLI would be), alternating which of the two goes first: an A/B of two builds
+// in one run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +50,9 @@ const flag = (name: string, fallback: number) => {
   return index === -1 ? fallback : Number(process.argv[index + 1]);
 };
 const runs = flag('--runs', 15);
+const againstIndex = process.argv.indexOf('--against');
+const against = againstIndex === -1 ? undefined : process.argv[againstIndex + 1];
+const syncsOnly = against !== undefined || process.argv.includes('--syncs-only');
 const AGENTS = 64;
 const COMMITS = 100;
 const PATHS = 5000;
@@ -83,8 +92,15 @@ interface CliHost {
   close(): void;
 }
 
-function startCliHost(): CliHost {
-  const child = spawn(process.execPath, [join(__dirname, 'cliHost.cjs')], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...env, UV_THREADPOOL_SIZE: String(SYNC_WRITE_THREADS) } });
+/**
+ * The host for this build (started with the pool a sync starts, so a command run before the first sync
+ * cannot start it narrower), or for another build's dist/cli.js (`bundle`), started as its CLI would be.
+ */
+function startCliHost(bundle?: string): CliHost {
+  const hostEnv: NodeJS.ProcessEnv = { ...env };
+  if (bundle === undefined) hostEnv.UV_THREADPOOL_SIZE = String(SYNC_WRITE_THREADS);
+  else delete hostEnv.UV_THREADPOOL_SIZE;
+  const child = spawn(process.execPath, [join(__dirname, 'cliHost.cjs'), ...(bundle === undefined ? [] : [bundle])], { stdio: ['pipe', 'pipe', 'inherit'], env: hostEnv });
   const waiting: Array<(line: string) => void> = [];
   createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(line));
   const ask = (request: object, what: string) =>
@@ -272,6 +288,11 @@ async function main(): Promise<void> {
     processRun(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'coord');
   };
 
+  if (syncsOnly) {
+    await compareSyncs({ host, follower, fetchArgs, syncArgs, advance: () => advanceTip(coordinator), amendWave });
+    host.close();
+    return;
+  }
   const samples = new Map<string, number[]>();
   for (let run = 0; run < runs + 2; run += 1) {
     // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
@@ -365,6 +386,47 @@ async function main(): Promise<void> {
       if (name === 'sync writing, in a CLI process') ratio += `; ${(value / floor).toFixed(2)}× the git fetch plus writing 66 files durably (${floor.toFixed(1)} ms)`;
     }
     console.log(`  ${name.padEnd(42)} ${value.toFixed(1).padStart(7)} ms   ${[ratio, note].filter((part) => part !== '').join('; ')}`);
+  }
+}
+
+/**
+ * `--syncs-only` and `--against`: the three syncs and their fetches, nothing else between them; with
+ * `--against`, each sync run by this build and by the other, alternating which goes first.
+ */
+async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArgs: string[]; syncArgs: string[]; advance: () => Promise<void>; amendWave: () => void }): Promise<void> {
+  const { host, follower, fetchArgs, syncArgs, advance, amendWave } = fixture;
+  const builds: Array<[string, CliHost]> = [['this build', host]];
+  if (against !== undefined) builds.push([against, startCliHost(join(against, 'dist', 'cli.js'))]);
+  const samples = new Map<string, number[]>();
+  for (let run = 0; run < runs + 2; run += 1) {
+    const record = (name: string, value: number) => {
+      if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
+    };
+    for (const [build, builder] of run % 2 === 0 ? builds : [...builds].reverse()) {
+      git(follower, ...fetchArgs);
+      await advance();
+      record('git fetch', await host.git(follower, fetchArgs));
+      await advance();
+      emptyStateDir(follower);
+      record(`${build}: sync writing`, await builder.command(follower, syncArgs));
+      await advance();
+      record(`${build}: sync unchanged`, await builder.command(follower, syncArgs));
+      amendWave();
+      record('git fetch of an amended plan', await host.git(follower, fetchArgs));
+      amendWave();
+      record(`${build}: sync amending`, await builder.command(follower, syncArgs));
+    }
+  }
+  for (const [, builder] of builds.slice(1)) builder.close();
+  const m = (name: string) => median(samples.get(name) ?? []);
+  console.log(`\n${runs} rounds, syncs only, interleaved, wall-clock medians; load average ${readLoad()}`);
+  console.log(`  ${'git fetch'.padEnd(42)} ${m('git fetch').toFixed(1).padStart(7)} ms`);
+  console.log(`  ${'git fetch of an amended plan'.padEnd(42)} ${m('git fetch of an amended plan').toFixed(1).padStart(7)} ms`);
+  for (const [build] of builds) {
+    for (const [kind, baseline] of [['writing', 'git fetch'], ['unchanged', 'git fetch'], ['amending', 'git fetch of an amended plan']] as const) {
+      const name = `${build}: sync ${kind}`;
+      console.log(`  ${name.padEnd(42)} ${m(name).toFixed(1).padStart(7)} ms   ${(m(name) / m(baseline)).toFixed(2)}× the git operations`);
+    }
   }
 }
 
