@@ -2,7 +2,9 @@
 // ledger, the backstop's records, hook settings, this clone's sync state. A temporary file beside the
 // target (created exclusively), written, fsynced, renamed over the target, and the directory fsynced
 // unless the caller makes its directories durable itself (DeclarationFs batches them until its next
-// commit point) or accepts losing the rename, never the content, to a power cut.
+// commit point) or accepts losing the rename, never the content, to a power cut. The plan-tree cache,
+// which sync writes while its own files are made durable, has the same writer on libuv's pool, without an
+// fsync (writeCacheFileAtomic).
 //
 // Why not write-file-atomic here: it loads node:crypto and worker_threads (through signal-exit and its
 // temp-name hash), which every hook call would pay for before deciding anything, and it follows a link
@@ -11,6 +13,7 @@
 // host, which must not block on an fsync, and write-file-atomic's queued asynchronous write is made for
 // exactly that.
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -33,9 +36,7 @@ export interface TemporaryFile {
  * open, to be fsynced and renamed over `path` by the caller. Throws on failure, leaving nothing behind.
  */
 export function createTemporaryFile(path: string, bytes: Uint8Array, mode = 0o644): TemporaryFile {
-  // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
-  // the hook bundle a module load on every write).
-  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const temporary = temporaryPathFor(path);
   // Readable too, so a caller holding it open can check later that it still holds these bytes.
   const descriptor = openSync(temporary, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, mode);
   try {
@@ -51,6 +52,34 @@ export function createTemporaryFile(path: string, bytes: Uint8Array, mode = 0o64
     throw error;
   }
   return { path: temporary, descriptor };
+}
+
+/** A name beside `path` for a temporary file, to be created exclusively. */
+function temporaryPathFor(path: string): string {
+  // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
+  // the hook bundle a module load on every write).
+  return `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+}
+
+/**
+ * writeFileAtomicSync without an fsync, on libuv's pool, for a cache (a torn or lost file is a miss): a
+ * temporary file created exclusively beside `path` with exactly 0644 when the umask allows it, written,
+ * renamed over `path` (a link there is replaced, not followed). Leaves no temporary file behind on failure.
+ */
+export async function writeCacheFileAtomic(path: string, text: string): Promise<void> {
+  const temporary = temporaryPathFor(path);
+  const file = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    try {
+      await file.writeFile(text, 'utf8');
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

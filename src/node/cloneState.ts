@@ -3,8 +3,7 @@
 // sync state (`sync-state.json`, see src/planner/sync/localState.ts). The git directory is per checkout
 // (a linked worktree has its own), is never committed, and the write gate keeps agents out of it.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
@@ -12,7 +11,7 @@ import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
 import type { LocalSyncState } from '../planner/sync/localState';
 import { scanGitConfig } from '../planner/enforce/gitConfig';
-import { writeFileAtomicSync } from './atomicFile';
+import { writeCacheFileAtomic, writeFileAtomicSync } from './atomicFile';
 import { readTextIfExists } from './declarationFs';
 import { homeDirectory } from './hookFileSystem';
 import { gitPlanRefStore, planTreeMatchesCommit, runGitProcess } from './planRefGit';
@@ -188,31 +187,17 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
       pending = undefined;
       const previous = writing;
       // One after the other, so an older entry never lands over a newer one.
-      writing = previous.then(() => writeCacheFile(path, text));
+      writing = previous.then(async () => {
+        try {
+          mkdirSync(dirname(path), { recursive: true });
+          await writeCacheFileAtomic(path, text);
+        } catch {
+          // A cache that cannot be written is a cache that misses.
+        }
+      });
     },
     written: () => writing,
   };
-}
-
-/**
- * writeFileAtomicSync for the cache, on libuv's pool: a temporary file created exclusively beside it, written,
- * renamed over it (a link there is replaced, not followed); no fsync. Never rejects: a cache that cannot be
- * written is a cache that misses.
- */
-async function writeCacheFile(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    const file = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    try {
-      await file.writeFile(text, 'utf8');
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch {
-    await unlink(temporary).catch(() => undefined);
-  }
 }
 
 // Version 2 carries the commit's text, which proves the tree; a cache of version 1 is a miss, rewritten.

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fsyncQuietly, writeFileAtomicSync } from '../../src/node/atomicFile';
+import { fsyncQuietly, writeCacheFileAtomic, writeFileAtomicSync } from '../../src/node/atomicFile';
 import { observeFs as observeAllFs } from '../support/fsCalls';
 
 /** The calls `run` made, a temporary file shown as such. */
@@ -104,6 +104,31 @@ describe('node/atomicFile (real files)', () => {
       assert.deepEqual(observeFs(() => writeFileAtomicSync(path, 'x', { syncDirectory: false })), ['fsync temporary file', `rename ${path}`]);
       assert.deepEqual(observeFs(() => writeFileAtomicSync(path, 'y', { fsync: false, syncDirectory: false })), [`rename ${path}`]);
       assert.equal(readFileSync(path, 'utf8'), 'y');
+    });
+  });
+
+  describe('writeCacheFileAtomic', () => {
+    it('replaces the file whole, replaces a link at the path without writing through it, and leaves no temporary file', async () => {
+      const path = join(dir, 'cache.json');
+      writeFileSync(path, 'old');
+      await writeCacheFileAtomic(path, 'new');
+      assert.equal(readFileSync(path, 'utf8'), 'new');
+      writeFileSync(join(dir, 'target'), 'untouched');
+      rmSync(path);
+      symlinkSync('target', path);
+      await writeCacheFileAtomic(path, 'newer');
+      assert.equal(lstatSync(path).isSymbolicLink(), false);
+      assert.equal(readFileSync(path, 'utf8'), 'newer');
+      assert.equal(readFileSync(join(dir, 'target'), 'utf8'), 'untouched');
+      assert.deepEqual(readdirSync(dir).sort(), ['cache.json', 'target']);
+    });
+
+    it('rejects when it cannot write, leaving nothing behind', async () => {
+      mkdirSync(join(dir, 'taken'));
+      writeFileSync(join(dir, 'taken', 'inside'), 'x');
+      await assert.rejects(writeCacheFileAtomic(join(dir, 'taken'), 'new'), /EISDIR|ENOTEMPTY|EEXIST/);
+      await assert.rejects(writeCacheFileAtomic(join(dir, 'missing', 'cache.json'), 'new'), /ENOENT/);
+      assert.deepEqual(readdirSync(dir), ['taken']);
     });
   });
 

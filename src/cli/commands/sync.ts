@@ -15,7 +15,7 @@ import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
 import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
 import type { LocalSyncState } from '../../planner/sync/localState';
-import { filescopesPath, manifestPath } from '../../planner/plan/declarationPaths';
+import { filescopesPath } from '../../planner/plan/declarationPaths';
 import { decodePlan, largestWaveWrite } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
@@ -101,9 +101,9 @@ async function syncFetching(
     try {
       const store = planStoreOf(repository, remote, cache);
       const fetched = store.fetchStarted(fetching);
-      spares = makeSparesWhileFetching(target, cache);
-      // The state directory is read while git fetches as well (the reading every check decides on).
+      // The state directory is read while git fetches (the reading every check decides on).
       early = readStateDirWhileFetching(repository, target, ownIds);
+      spares = makeSparesWhileFetching(target, early, cache);
       tip = await fetched;
       now = Date.now();
       // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
@@ -157,13 +157,8 @@ function chooseStateDir(named: string | undefined, io: CliIo, repository: SyncRe
  * filescopes/ (makeSpareFiles), for staging to fill. Nothing is made ahead into a state directory that
  * holds a manifest: a sync there mostly finds its plan unchanged, and writes few files when it is not.
  */
-function makeSparesWhileFetching(target: SyncTarget, cache: DeferredPlanTreeCache): SpareFiles | undefined {
-  if (!('stateDir' in target)) return undefined;
-  try {
-    if (readTextIfExists(manifestPath(target.stateDir)) !== undefined) return undefined;
-  } catch {
-    return undefined;
-  }
+function makeSparesWhileFetching(target: SyncTarget, found: StateDirReading | undefined, cache: DeferredPlanTreeCache): SpareFiles | undefined {
+  if (!('stateDir' in target) || found === undefined || found.current.found) return undefined;
   const count = largestWaveWrite(cache.latest?.()?.keys() ?? []);
   if (count === 0) return undefined;
   return makeSpareFiles(target.confinement, filescopesPath(target.stateDir), count);
