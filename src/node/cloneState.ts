@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
 import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
@@ -189,7 +189,7 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
       // One after the other, so an older entry never lands over a newer one.
       writing = previous.then(async () => {
         try {
-          mkdirSync(dirname(path), { recursive: true });
+          mkdirSync(stateDirOf(gitDir), { recursive: true });
           await writeCacheFileAtomic(path, text);
         } catch {
           // A cache that cannot be written is a cache that misses.

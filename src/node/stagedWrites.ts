@@ -131,7 +131,7 @@ export function makeSpareFiles(root: string, directory: string, count: number): 
   return {
     take: () => spares.pop(),
     discard() {
-      for (const spare of spares.splice(0)) release({ ...spare, bytes: EMPTY, inPlace: false });
+      for (const spare of spares.splice(0)) release({ ...spare, inPlace: false });
       removeEmptyDirectories(createdDirectories);
     },
   };
@@ -148,7 +148,7 @@ function fillSpare(spares: SpareFiles | undefined, bytes: Buffer): TemporaryFile
     while (offset < bytes.length) offset += writeSync(spare.descriptor, bytes, offset, bytes.length - offset, offset);
     return spare;
   } catch {
-    release({ ...spare, bytes, inPlace: false });
+    release({ ...spare, inPlace: false });
     return undefined;
   }
 }
@@ -286,7 +286,7 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
 }
 
 /** Closes a held file, and removes it when it is a temporary one (a file found in place is the target itself). */
-function release(file: HeldFile): void {
+function release(file: Pick<HeldFile, 'path' | 'descriptor' | 'inPlace'>): void {
   try {
     closeSync(file.descriptor);
   } catch {

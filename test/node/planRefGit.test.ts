@@ -61,6 +61,15 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     ['clones/c-x/waves/1/filescopes/wave-1/alice.json', '["src/"]\n'],
     ['clones/c-x/waves/1/note with spaces.json', 'ünïcode\n'],
   ]);
+  /** The same plan with other claims: a second commit sharing most of its tree. */
+  const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[{"changed":true}]}\n']]);
+  /** Clone `a` of the remote, located as a sync command locates it. */
+  const locatedClone = () => {
+    const a = remote.clone('a');
+    const repository = locateSyncRepository(a.root);
+    assert.ok(repository);
+    return { a, repository };
+  };
 
   it('fetch of a remote without the ref is null, and leaves no copy behind', async () => {
     const clone = remote.clone('a');
@@ -225,9 +234,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   });
 
   it('reads a plan commit from the clone\'s cache when it has it, from git when the cache is wrong or missing', async () => {
-    const a = remote.clone('a');
-    const repository = locateSyncRepository(a.root);
-    assert.ok(repository);
+    const { repository } = locatedClone();
     const writer = planStoreOf(repository, 'origin');
     const commit = await writer.writeCommit(files, null, 'cached');
     const cache = planTreeCache(repository.gitDir);
@@ -242,11 +249,8 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   });
 
   it('a deferred cache writes its file only when told, at once or in the background, the newest entry last', async () => {
-    const a = remote.clone('a');
-    const repository = locateSyncRepository(a.root);
-    assert.ok(repository);
+    const { a, repository } = locatedClone();
     const first = await planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
-    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[{"changed":true}]}\n']]);
     const cachePath = join(repository.gitDir, 'wave-scope', 'plan-cache.json');
     const deferred = planTreeCache(repository.gitDir, { deferred: true });
     const second = await planStoreOf(repository, 'origin', deferred).writeCommit(changed, first, 'second');
@@ -270,9 +274,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   });
 
   it('an edited cache is never taken for the very commit it names: the tree is used only when hashing proves it is the commit\'s', async () => {
-    const a = remote.clone('a');
-    const repository = locateSyncRepository(a.root);
-    assert.ok(repository);
+    const { a, repository } = locatedClone();
     const commit = await planStoreOf(repository, 'origin').writeCommit(files, null, 'cached');
     const cachePath = join(repository.gitDir, 'wave-scope', 'plan-cache.json');
     const written = readFileSync(cachePath, 'utf8');
@@ -308,12 +310,9 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
   });
 
   it('reading a commit the cache does not hold asks git only for the blobs whose text it cannot vouch for', async () => {
-    const a = remote.clone('a');
-    const repository = locateSyncRepository(a.root);
-    assert.ok(repository);
+    const { a, repository } = locatedClone();
     const first = await planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
     // Written by a store without the cache, so the cache still holds the first commit.
-    const changed = new Map([...files, ['claims.json', '{"version":1,"claims":[{"changed":true}]}\n']]);
     const second = await gitPlanRefStore(a.root, 'origin').writeCommit(changed, first, 'second');
     const sameTree = a.git('commit-tree', `${second}^{tree}`, '-p', second, '-m', 'same tree').trim();
     /** The blob ids each cat-file of `read` was asked for. */

@@ -234,8 +234,17 @@ export interface PreparedWavePlan {
 // The plans prepareWavePlan made: commitWavePlan writes no other.
 const preparedPlans = new WeakSet<PreparedWavePlan>();
 
-function failure(step: WavePlanStep, message: string, stateDir: string, done: WavePlanWritten | Omit<WavePlanWritten, 'stateDir'>, extra: Partial<WavePlanFailure> = {}): WavePlanFailure {
+function failure(step: WavePlanStep, message: string, stateDir: string, done: { written: string[]; removed: string[] }, extra: Partial<WavePlanFailure> = {}): WavePlanFailure {
   return { ok: false, step, message, errors: extra.errors ?? [message], ...done, stateDir, ...extra } as WavePlanFailure;
+}
+
+/** The collisions a proof found, as the chain reports them: `what` is proven not disjoint, then `consequence`. */
+function notDisjoint(report: CollisionReport, what: string, consequence: string): { message: string; extra: Partial<WavePlanFailure> } {
+  const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
+  return {
+    message: `${what} not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); ${consequence}`,
+    extra: { errors: details, collisions: report.collisions, duplicateIds: report.duplicateIds },
+  };
 }
 
 /**
@@ -303,12 +312,8 @@ export function prepareWavePlan(request: WavePlanRequest, fs: DeclarationFs): { 
   const proof = proveDisjoint(records, { knownFiles, ignoreCase: request.ignoreCase });
   if (proof instanceof ScopeProofTooComplex) return fail('assert-disjoint', `${proof.message}; nothing was written`, {}, stateDir);
   if (!proof.ok) {
-    const details = [...proof.collisions.map(describeCollision), ...proof.duplicateIds.map((id) => `duplicate id "${id}"`)];
-    return fail('assert-disjoint', `the declared scopes are not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); nothing was written`, {
-      errors: details,
-      collisions: proof.collisions,
-      duplicateIds: proof.duplicateIds,
-    }, stateDir);
+    const refused = notDisjoint(proof, 'the declared scopes are', 'nothing was written');
+    return fail('assert-disjoint', refused.message, refused.extra, stateDir);
   }
 
   const settings: ManifestSettings = {
@@ -353,22 +358,24 @@ function digestsOf(records: readonly DeclaredRecord[]): Record<string, string> {
  */
 export function commitWavePlan(plan: PreparedWavePlan, fs: DeclarationFs): WavePlanResult {
   if (!preparedPlans.has(plan)) throw new Error('commitWavePlan writes only a plan prepareWavePlan made');
-  const { request, stateDir } = plan;
-  const target = manifestPath(stateDir);
-  const done = { written: [] as string[], removed: [] as string[] };
-  const fail = (step: WavePlanStep, message: string, extra: Partial<WavePlanFailure> = {}) => failure(step, message, stateDir, done, extra);
+  const target = manifestPath(plan.stateDir);
   let replacedText: string | undefined;
   try {
     replacedText = fs.readText(target);
   } catch (error) {
-    return fail('state-dir', `${target} cannot be read: ${(error as Error).message}`);
+    return failure('state-dir', `${target} cannot be read: ${(error as Error).message}`, plan.stateDir, { written: [], removed: [] });
   }
-  if (replacedText !== plan.replacedText) {
-    const again = prepareWavePlan(request, fs);
-    if (!again.ok) return again;
-    plan = again.prepared;
-  }
-  const { records, settings, knownFiles } = plan;
+  if (replacedText === plan.replacedText) return writePrepared(plan, fs);
+  const again = prepareWavePlan(plan.request, fs);
+  return again.ok ? writePrepared(again.prepared, fs) : again;
+}
+
+/** commitWavePlan's writes, on a plan prepared over the manifest there now. */
+function writePrepared(plan: PreparedWavePlan, fs: DeclarationFs): WavePlanResult {
+  const { request, stateDir, records, settings, knownFiles } = plan;
+  const target = manifestPath(stateDir);
+  const done = { written: [] as string[], removed: [] as string[] };
+  const fail = (step: WavePlanStep, message: string, extra: Partial<WavePlanFailure> = {}) => failure(step, message, stateDir, done, extra);
 
   const note = (kind: 'manifest-skeleton' | 'manifest', path: string) => {
     fs.sync?.();
@@ -404,12 +411,8 @@ export function commitWavePlan(plan: PreparedWavePlan, fs: DeclarationFs): WaveP
   const report = readBackAsPlanned ? plan.proof : proveDisjoint(declaration.records, { knownFiles, ignoreCase: request.ignoreCase });
   if (report instanceof ScopeProofTooComplex) return fail('assert-disjoint', `the aggregate on disk: ${report.message}; the manifest was not written`);
   if (!report.ok) {
-    const details = [...report.collisions.map(describeCollision), ...report.duplicateIds.map((id) => `duplicate id "${id}"`)];
-    return fail('assert-disjoint', `the aggregate on disk is not disjoint (${details.length} problem${details.length === 1 ? '' : 's'}); the manifest was not written`, {
-      errors: details,
-      collisions: report.collisions,
-      duplicateIds: report.duplicateIds,
-    });
+    const refused = notDisjoint(report, 'the aggregate on disk is', 'the manifest was not written');
+    return fail('assert-disjoint', refused.message, refused.extra);
   }
 
   let allowedPaths: string[];
@@ -437,6 +440,8 @@ export function commitWavePlan(plan: PreparedWavePlan, fs: DeclarationFs): WaveP
 
 /** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
+  // Written at once over what was just read: commitWavePlan's second reading of the manifest is for a
+  // writer that does other work between the two halves.
   const prepared = prepareWavePlan(request, fs);
-  return prepared.ok ? commitWavePlan(prepared.prepared, fs) : prepared;
+  return prepared.ok ? writePrepared(prepared.prepared, fs) : prepared;
 }

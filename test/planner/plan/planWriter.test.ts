@@ -36,24 +36,22 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
       },
     };
   };
-  const plan = (overrides: Partial<WavePlanRequest> = {}, fs: DeclarationFs = nodeDeclarationFs(stateDir)) =>
-    writeWavePlan(
-      {
-        repoRoot: root,
-        stateDir,
-        wave: 1,
-        role: 'implementation',
-        records: [
-          { id: 'alice', files: ['src/cart/total.ts'] },
-          { id: 'bob', files: ['src/ui/'] },
-          { id: 'coordinator', files: ['README.md'] },
-        ],
-        ownIds: new Set(['sess-1']),
-        knownFiles: ['src/cart/total.ts', 'src/ui/button.ts', 'README.md'],
-        ...overrides,
-      },
-      fs,
-    );
+  /** Wave 1 of three agents, written in this session, with `overrides`. */
+  const request = (overrides: Partial<WavePlanRequest> = {}): WavePlanRequest => ({
+    repoRoot: root,
+    stateDir,
+    wave: 1,
+    role: 'implementation',
+    records: [
+      { id: 'alice', files: ['src/cart/total.ts'] },
+      { id: 'bob', files: ['src/ui/'] },
+      { id: 'coordinator', files: ['README.md'] },
+    ],
+    ownIds: new Set(['sess-1']),
+    knownFiles: ['src/cart/total.ts', 'src/ui/button.ts', 'README.md'],
+    ...overrides,
+  });
+  const plan = (overrides: Partial<WavePlanRequest> = {}, fs: DeclarationFs = nodeDeclarationFs(stateDir)) => writeWavePlan(request(overrides), fs);
 
   it('a manifest the records cannot give (a grant the manifest refuses) stops the chain before its first write', () => {
     assert.equal(plan().ok, true);
@@ -279,18 +277,7 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
   });
 
   describe('prepareWavePlan, then commitWavePlan (the chain in two calls)', () => {
-    const request = (overrides: Partial<WavePlanRequest> = {}): WavePlanRequest => ({
-      repoRoot: root,
-      stateDir,
-      wave: 1,
-      role: 'implementation',
-      records: [
-        { id: 'alice', files: ['src/cart/'] },
-        { id: 'bob', files: ['src/ui/'] },
-      ],
-      ownIds: new Set(['sess-1']),
-      ...overrides,
-    });
+    const twoAgents = (overrides: Partial<WavePlanRequest> = {}) => request({ records: [{ id: 'alice', files: ['src/cart/'] }, { id: 'bob', files: ['src/ui/'] }], knownFiles: undefined, ...overrides });
     /** The state directory's file system, every write and removal it is asked for recorded. */
     const recording = () => {
       const real = nodeDeclarationFs(stateDir);
@@ -305,7 +292,7 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
 
     it('prepares without writing, then commits exactly what one writeWavePlan writes', () => {
       const { fs, changes } = recording();
-      const prepared = prepareWavePlan(request(), fs);
+      const prepared = prepareWavePlan(twoAgents(), fs);
       assert.equal(prepared.ok, true, JSON.stringify(prepared));
       assert.deepEqual(changes, [], 'preparing reads only');
       assert.equal(existsSync(stateDir), false);
@@ -313,21 +300,21 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
       assert.equal(result.ok, true, JSON.stringify(result));
       const twoCalls = readManifest();
       rmSync(stateDir, { recursive: true });
-      assert.equal(writeWavePlan(request(), nodeDeclarationFs(stateDir)).ok, true);
+      assert.equal(writeWavePlan(twoAgents(), nodeDeclarationFs(stateDir)).ok, true);
       assert.deepEqual(twoCalls, readManifest());
       assert.deepEqual(result.ok ? result.digests : undefined, prepared.ok ? { ...prepared.prepared.digests } : undefined, 'the digests made when it was prepared');
     });
 
     it('stops a plan that cannot be written at prepare, with nothing written', () => {
       const { fs, changes } = recording();
-      const prepared = prepareWavePlan(request({ records: [{ id: 'alice', files: ['src/'] }, { id: 'bob', files: ['src/ui/'] }] }), fs);
+      const prepared = prepareWavePlan(twoAgents({ records: [{ id: 'alice', files: ['src/'] }, { id: 'bob', files: ['src/ui/'] }] }), fs);
       assert.equal(prepared.ok === false && prepared.step, 'assert-disjoint');
       assert.deepEqual(changes, []);
     });
 
     it('prepares again when the manifest changed between the two: another session\'s manifest is not overwritten', () => {
       const { fs, changes } = recording();
-      const prepared = prepareWavePlan(request(), fs);
+      const prepared = prepareWavePlan(twoAgents(), fs);
       assert.equal(prepared.ok, true);
       mkdirSync(stateDir, { recursive: true });
       writeFileSync(manifestFile(), JSON.stringify({ version: 1, wave: 1, role: 'r', allowedPaths: ['src/'], blockedCommands: [], session_id: 'peer' }));
@@ -340,7 +327,7 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
 
     it('prepares again when a manifest of the same wave appeared since: its grants are withdrawn by the skeleton first', () => {
       const { fs, changes } = recording();
-      const prepared = prepareWavePlan(request(), fs);
+      const prepared = prepareWavePlan(twoAgents(), fs);
       assert.equal(prepared.ok, true);
       mkdirSync(stateDir, { recursive: true });
       writeFileSync(manifestFile(), JSON.stringify({ version: 1, wave: 1, role: 'implementation', allowedPaths: ['src/'], blockedCommands: [] }));
@@ -351,7 +338,7 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     });
 
     it('commits only a plan that prepareWavePlan made', () => {
-      const prepared = prepareWavePlan(request(), nodeDeclarationFs(stateDir));
+      const prepared = prepareWavePlan(twoAgents(), nodeDeclarationFs(stateDir));
       assert.equal(prepared.ok, true);
       const copy = { ...(prepared as { prepared: PreparedWavePlan }).prepared };
       assert.throws(() => commitWavePlan(copy, nodeDeclarationFs(stateDir)), /only a plan prepareWavePlan made/);
