@@ -2,9 +2,10 @@
 // ledger, the backstop's records, hook settings, this clone's sync state. A temporary file beside the
 // target (created exclusively), written, fsynced, renamed over the target, and the directory fsynced
 // unless the caller makes its directories durable itself (DeclarationFs batches them until its next
-// commit point) or accepts losing the rename, never the content, to a power cut. The plan-tree cache,
-// which sync writes while its own files are made durable, has the same writer on libuv's pool, without an
-// fsync (writeCacheFileAtomic).
+// commit point) or accepts losing the rename, never the content, to a power cut. A command that knows,
+// while it waits on something else, which of these files it is about to write may have their temporary
+// files made ahead (TemporaryFileReserve: sync, while git fetches): the write then only fills one and
+// renames it, since creating a file is the step that costs the most when the disk is busy.
 //
 // Why not write-file-atomic here: it loads node:crypto and worker_threads (through signal-exit and its
 // temp-name hash), which every hook call would pay for before deciding anything, and it follows a link
@@ -12,8 +13,7 @@
 // extension's draft store (src/extension/draftStore.ts): it writes asynchronously from the extension
 // host, which must not block on an fsync, and write-file-atomic's queued asynchronous write is made for
 // exactly that.
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -23,6 +23,8 @@ export interface AtomicWriteOptions {
   fsync?: boolean;
   /** fsync the directory after the rename. Default true. */
   syncDirectory?: boolean;
+  /** Temporary files made ahead: one made for this path (with this mode) is filled instead of creating one. */
+  reserve?: TemporaryFileReserve;
 }
 
 /** A temporary file made by createTemporaryFile: its name, and its descriptor, open for reading and writing. */
@@ -62,32 +64,13 @@ function temporaryPathFor(path: string): string {
 }
 
 /**
- * writeFileAtomicSync without an fsync, on libuv's pool, for a cache (a torn or lost file is a miss): a
- * temporary file created exclusively beside `path` with exactly 0644 when the umask allows it, written,
- * renamed over `path` (a link there is replaced, not followed). Leaves no temporary file behind on failure.
- */
-export async function writeCacheFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = temporaryPathFor(path);
-  const file = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  try {
-    try {
-      await file.writeFile(text, 'utf8');
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-}
-
-/**
  * Replaces `path` with `text` atomically: a reader sees the old file or the new one, never a mix. A link at
  * the path is replaced, never written through. Throws on failure, leaving no temporary file behind.
  */
 export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): void {
-  const temporary = createTemporaryFile(path, Buffer.from(text, 'utf8'), options.mode ?? 0o644);
+  const bytes = Buffer.from(text, 'utf8');
+  const mode = options.mode ?? 0o644;
+  const temporary = (options.reserve === undefined ? undefined : fillReserved(options.reserve.take(path, mode), bytes)) ?? createTemporaryFile(path, bytes, mode);
   try {
     if (options.fsync !== false) fsyncSync(temporary.descriptor);
   } catch (error) {
@@ -108,6 +91,82 @@ export function writeFileAtomicSync(path: string, text: string, options: AtomicW
     fsyncSync(directory);
   } finally {
     closeSync(directory);
+  }
+}
+
+/**
+ * Empty temporary files made ahead of the writes that will fill them, by target: each is created as
+ * createTemporaryFile creates one (beside its target, exclusively, with exactly its mode) and held open.
+ * writeFileAtomicSync given the reserve takes one for its path, checks it is still the empty file it made
+ * under the same name (else it is left and a new one created), fills and renames it. `discard` closes and
+ * removes those not taken.
+ */
+export class TemporaryFileReserve {
+  private readonly files = new Map<string, Array<TemporaryFile & { mode: number }>>();
+
+  /** Makes `count` temporary files for `path`; stops quietly at the first that cannot be made (a reserve is only a head start). */
+  reserve(path: string, count = 1, mode = 0o644): void {
+    const made = this.files.get(path) ?? [];
+    this.files.set(path, made);
+    try {
+      for (let index = 0; index < count; index += 1) made.push({ ...createTemporaryFile(path, EMPTY, mode), mode });
+    } catch {
+      // As many as could be made.
+    }
+  }
+
+  /** One made for `path` with `mode`, taken: no other write fills it. */
+  take(path: string, mode: number): TemporaryFile | undefined {
+    const made = this.files.get(path) ?? [];
+    const index = made.findIndex((file) => file.mode === mode);
+    if (index === -1) return undefined;
+    const [file] = made.splice(index, 1);
+    return file;
+  }
+
+  discard(): void {
+    for (const made of this.files.values()) for (const file of made.splice(0)) removeTemporaryFile(file);
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * `reserved` holding `bytes`, when it is still what the reserve made: the one plain file of its name,
+ * empty. Anything else (replaced, linked, written to since) is closed and left to a new temporary file.
+ */
+function fillReserved(reserved: TemporaryFile | undefined, bytes: Uint8Array): TemporaryFile | undefined {
+  if (reserved === undefined) return undefined;
+  try {
+    const open = fstatSync(reserved.descriptor);
+    const named = lstatSync(reserved.path);
+    const ours = named.isFile() && named.ino === open.ino && named.dev === open.dev;
+    if (!ours || named.nlink !== 1 || open.size !== 0) {
+      // Its name is removed only while it still names this file: anything put in its place is left as it is.
+      if (ours) removeTemporaryFile(reserved);
+      else closeSync(reserved.descriptor);
+      return undefined;
+    }
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(reserved.descriptor, bytes, offset);
+    return reserved;
+  } catch {
+    removeTemporaryFile(reserved);
+    return undefined;
+  }
+}
+
+/** Closes a temporary file and removes it (quietly: it may be closed or gone already). */
+function removeTemporaryFile(file: TemporaryFile): void {
+  try {
+    closeSync(file.descriptor);
+  } catch {
+    // Already closed.
+  }
+  try {
+    unlinkSync(file.path);
+  } catch {
+    // Already gone.
   }
 }
 

@@ -11,7 +11,8 @@ import { isCloneId } from '../planner/sync/claims';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
 import type { LocalSyncState } from '../planner/sync/localState';
 import { scanGitConfig } from '../planner/enforce/gitConfig';
-import { writeCacheFileAtomic, writeFileAtomicSync } from './atomicFile';
+import { writeFileAtomicSync } from './atomicFile';
+import type { TemporaryFileReserve } from './atomicFile';
 import { readTextIfExists } from './declarationFs';
 import { homeDirectory } from './hookFileSystem';
 import { gitPlanRefStore, planTreeMatchesCommit, runGitProcess } from './planRefGit';
@@ -104,15 +105,8 @@ export function planStoreOf(repository: SyncRepository, remote: string, cache: P
 
 /** A plan-tree cache whose file is written when its owner says, not on every put. */
 export interface DeferredPlanTreeCache extends PlanTreeCache {
-  /** Writes what the last put holds, if it is not written yet (after written() has settled, when a write was started). */
+  /** Writes what the last put holds, if it is not written yet. */
   writePending(): void;
-  /**
-   * Starts writing what the last put holds, if it is not written yet, on libuv's pool, and returns at once:
-   * for a command whose pool is running and that has work of its own to do meanwhile.
-   */
-  startWritingPending(): void;
-  /** Settles when every write startWritingPending started has ended (a write that fails is a cache that misses). */
-  written(): Promise<void>;
 }
 
 /**
@@ -121,13 +115,12 @@ export interface DeferredPlanTreeCache extends PlanTreeCache {
  * file, so nothing in it is taken on trust: the tree is answered for its commit only when hashing proves
  * it is that commit's (planTreeMatchesCommit), and its texts stand in for blobs only when they hash to the
  * blob's id (see PlanTreeCache). `deferred`: put only remembers, and the file is written when the command
- * says (sync writes it in the background while its staged files are made durable, and waits for that write
- * before it ends; a sync that writes nothing writes it as it ends).
+ * says (sync writes it once, as it ends, into a temporary file from `reserve` when there is one).
  */
 export function planTreeCache(gitDir: string): PlanTreeCache;
-export function planTreeCache(gitDir: string, options: { deferred: true }): DeferredPlanTreeCache;
-export function planTreeCache(gitDir: string, options: { deferred?: boolean } = {}): DeferredPlanTreeCache {
-  const path = join(stateDirOf(gitDir), 'plan-cache.json');
+export function planTreeCache(gitDir: string, options: { deferred: true; reserve?: TemporaryFileReserve }): DeferredPlanTreeCache;
+export function planTreeCache(gitDir: string, options: { deferred?: boolean; reserve?: TemporaryFileReserve } = {}): DeferredPlanTreeCache {
+  const path = planCachePath(gitDir);
   type Entry = { commit: string; commitText?: string; tree: Map<string, { oid: string; text: string }> };
   const read = (): Entry | undefined => {
     let parsed: { version?: unknown; commit?: unknown; commitText?: unknown; files?: unknown };
@@ -150,13 +143,12 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
   let loaded: { entry: Entry | undefined; proven?: boolean } | undefined;
   const current = () => (loaded ??= { entry: read() });
   let pending: Entry | undefined;
-  let writing: Promise<void> = Promise.resolve();
   const textOf = (entry: Entry) => JSON.stringify({ version: PLAN_CACHE_VERSION, commit: entry.commit, commitText: entry.commitText, files: Object.fromEntries(entry.tree) });
   const write = (entry: Entry) => {
     try {
       mkdirSync(stateDirOf(gitDir), { recursive: true });
       // A cache: no fsync (a torn or lost file is a miss), but still never half-written.
-      writeFileAtomicSync(path, textOf(entry), { fsync: false, syncDirectory: false });
+      writeFileAtomicSync(path, textOf(entry), { fsync: false, syncDirectory: false, reserve: options.reserve });
     } catch {
       // A cache that cannot be written is a cache that misses.
     }
@@ -181,22 +173,6 @@ export function planTreeCache(gitDir: string, options: { deferred?: boolean } = 
       if (pending !== undefined) write(pending);
       pending = undefined;
     },
-    startWritingPending() {
-      if (pending === undefined) return;
-      const text = textOf(pending);
-      pending = undefined;
-      const previous = writing;
-      // One after the other, so an older entry never lands over a newer one.
-      writing = previous.then(async () => {
-        try {
-          mkdirSync(stateDirOf(gitDir), { recursive: true });
-          await writeCacheFileAtomic(path, text);
-        } catch {
-          // A cache that cannot be written is a cache that misses.
-        }
-      });
-    },
-    written: () => writing,
   };
 }
 
@@ -205,6 +181,23 @@ const PLAN_CACHE_VERSION = 2;
 
 function stateDirOf(gitDir: string): string {
   return join(gitDir, 'wave-scope');
+}
+
+function planCachePath(gitDir: string): string {
+  return join(stateDirOf(gitDir), 'plan-cache.json');
+}
+
+function syncStatePath(gitDir: string): string {
+  return join(stateDirOf(gitDir), 'sync-state.json');
+}
+
+/**
+ * Makes, in `reserve`, the temporary files a sync's own writes in the git directory fill: the sync state
+ * twice (the in-progress marker, then the outcome) and the plan-tree cache once. Made while git fetches.
+ */
+export function reserveSyncStateWrites(gitDir: string, reserve: TemporaryFileReserve): void {
+  reserve.reserve(syncStatePath(gitDir), 2);
+  reserve.reserve(planCachePath(gitDir), 1);
 }
 
 function parseIdentity(text: string | undefined): CloneIdentity | undefined {
@@ -319,7 +312,7 @@ export function readOrCreateCloneIdentity(repository: SyncRepository): CloneIden
 
 /** This clone's sync state (empty when there is none or it cannot be read). */
 export function readLocalSyncState(gitDir: string): LocalSyncState {
-  return parseLocalSyncState(readTextIfExists(join(stateDirOf(gitDir), 'sync-state.json')));
+  return parseLocalSyncState(readTextIfExists(syncStatePath(gitDir)));
 }
 
 /**
@@ -327,9 +320,9 @@ export function readLocalSyncState(gitDir: string): LocalSyncState {
  * never torn, but not fsynced: the state only ever permits a replacement, so a power cut that loses
  * the last update makes `sync` more careful, never less.
  */
-export function updateLocalSyncState(gitDir: string, change: (state: LocalSyncState) => LocalSyncState): LocalSyncState {
+export function updateLocalSyncState(gitDir: string, change: (state: LocalSyncState) => LocalSyncState, options: { reserve?: TemporaryFileReserve } = {}): LocalSyncState {
   const next = change(readLocalSyncState(gitDir) ?? emptyLocalSyncState());
   mkdirSync(stateDirOf(gitDir), { recursive: true });
-  writeFileAtomicSync(join(stateDirOf(gitDir), 'sync-state.json'), formatLocalSyncState(next), { fsync: false, syncDirectory: false });
+  writeFileAtomicSync(syncStatePath(gitDir), formatLocalSyncState(next), { fsync: false, syncDirectory: false, reserve: options.reserve });
   return next;
 }

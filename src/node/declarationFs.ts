@@ -4,7 +4,7 @@
 // at or beneath it. The confinement checks are exported for the other files kept beside the state
 // directory (the dispatch ledger), so every writer refuses a planted link the same way.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';
 import type { DeclarationFs } from '../planner/plan/declarationStore';
 
@@ -100,14 +100,80 @@ export function ensureRealParents(root: string, path: string, create: boolean): 
 
 /**
  * Whether a regular file is at `path` (false when nothing is); throws an UnsafePathError when a link or
- * anything but a regular file is there, which a write or a removal must not replace.
+ * anything but a regular file is there, which a write or a removal must not replace. `shown`: the path
+ * to name in that error, when `path` reaches the file another way (through a held directory).
  */
-export function isReplaceableFile(path: string): boolean {
+export function isReplaceableFile(path: string, shown = path): boolean {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (stat === undefined) return false;
-  if (stat.isSymbolicLink()) throw new UnsafePathError('symlink', path, `refusing to replace the symbolic link ${path}`);
-  if (!stat.isFile()) throw new UnsafePathError('not-a-file', path, `${path} is not a regular file`);
+  if (stat.isSymbolicLink()) throw new UnsafePathError('symlink', shown, `refusing to replace the symbolic link ${shown}`);
+  if (!stat.isFile()) throw new UnsafePathError('not-a-file', shown, `${shown} is not a regular file`);
   return true;
+}
+
+/** A directory held open (openRealDirectory). */
+export interface HeldDirectory {
+  /** A path that names the held directory itself, whatever its own path names since. */
+  readonly path: string;
+  close(): void;
+}
+
+// Linux names every open descriptor by a path: /proc/self/fd/<n> is the very file or directory it holds.
+const DESCRIPTOR_PATHS = '/proc/self/fd';
+
+/**
+ * The directory `directory` inside `root`, opened one segment at a time from `root`, each through the
+ * descriptor of the one before and never through a link: the directory ensureRealParents checks, held, so
+ * that writes through its `path` reach it with no time between the check and the write, and with one check
+ * for all of them. Throws UnsafePathError, as ensureRealParents does, for a link or anything but a
+ * directory on the way. Undefined where a descriptor cannot be named by a path (any platform but Linux, or
+ * no /proc) and when a directory on the way is missing: the caller then checks the path itself.
+ */
+export function openRealDirectory(root: string, directory: string): HeldDirectory | undefined {
+  if (process.platform !== 'linux') return undefined;
+  root = resolve(root);
+  const segments = resolve(directory) === root ? [] : segmentsBelowRoot(root, directory);
+  let descriptor: number;
+  try {
+    // The root is the caller's explicit choice and may be reached through a link, as in ensureRealParents.
+    descriptor = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    return undefined;
+  }
+  let current = root;
+  try {
+    if (statSync(`${DESCRIPTOR_PATHS}/${descriptor}`, { throwIfNoEntry: false })?.isDirectory() !== true) {
+      closeSync(descriptor);
+      return undefined;
+    }
+    for (const segment of segments) {
+      current = join(current, segment);
+      let next: number;
+      try {
+        next = openSync(`${DESCRIPTOR_PATHS}/${descriptor}/${segment}`, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code !== 'ELOOP' && code !== 'ENOTDIR') {
+          closeSync(descriptor);
+          return undefined;
+        }
+        // Which of the two it is, for the message (a link opened with O_NOFOLLOW fails either way).
+        const found = lstatSync(`${DESCRIPTOR_PATHS}/${descriptor}/${segment}`, { throwIfNoEntry: false });
+        if (found?.isSymbolicLink() === true) throw new UnsafePathError('symlink', current, `refusing to write through the symbolic link ${current}`);
+        throw new UnsafePathError('not-a-directory', current, `${current} is not a directory`);
+      }
+      closeSync(descriptor);
+      descriptor = next;
+    }
+  } catch (error) {
+    closeSync(descriptor);
+    throw error;
+  }
+  const held = descriptor;
+  return {
+    path: `${DESCRIPTOR_PATHS}/${held}`,
+    close: () => closeSync(held),
+  };
 }
 
 /**

@@ -129,16 +129,18 @@ function parseTreeListing(listing: string, only?: (path: string) => boolean): Tr
 /**
  * The blob texts of `entries` already at hand in `known` (the last plan read or written), and the ids still
  * to read. A known text is used only when hashing it as a blob gives exactly the id git lists, so what is
- * returned is what git holds.
+ * returned is what git holds; `hashed` holds texts by the id hashing them gave already (hashPlanTree), which
+ * are not hashed again.
  */
-function knownTexts(entries: readonly TreeEntry[], known: Iterable<TreeFile>): { contents: Map<string, string>; wanted: string[] } {
+function knownTexts(entries: readonly TreeEntry[], known: Iterable<TreeFile>, hashed: ReadonlyMap<string, string> = new Map()): { contents: Map<string, string>; wanted: string[] } {
   const offered = new Map<string, string>();
   for (const file of known) offered.set(file.oid, file.text);
   const contents = new Map<string, string>();
   const wanted: string[] = [];
   for (const oid of new Set(entries.filter((entry) => entry.blob).map((entry) => entry.oid))) {
-    const text = offered.get(oid);
-    if (text !== undefined && gitObject('blob', Buffer.from(text, 'utf8'), oid.length).id === oid) contents.set(oid, text);
+    const proven = hashed.get(oid);
+    const text = proven ?? offered.get(oid);
+    if (text !== undefined && (proven !== undefined || gitObject('blob', Buffer.from(text, 'utf8'), oid.length).id === oid)) contents.set(oid, text);
     else wanted.push(oid);
   }
   return { contents, wanted };
@@ -248,10 +250,11 @@ async function readTreeWith(
   known: Iterable<TreeFile>,
   batch: ObjectBatch,
   likelyDirectories: readonly string[] = [],
+  hashed?: ReadonlyMap<string, string>,
 ): Promise<{ tree: Map<string, TreeFile>; commitText: string }> {
   try {
     const { entries, commitText } = await readCommitWithTree(batch, commit, likelyDirectories);
-    const { contents, wanted } = knownTexts(entries, known);
+    const { contents, wanted } = knownTexts(entries, known, hashed);
     const answers = await batch.read(wanted);
     wanted.forEach((oid, index) => {
       const answer = answers[index];
@@ -391,6 +394,8 @@ function planTreeObjects(blobIds: ReadonlyMap<string, string>, hexLength: number
 /** A plan's files hashed as git stores them: each text's blob id, the tree objects built over them by id, and the top tree's id. */
 interface HashedPlanTree {
   blobIds: ReadonlyMap<string, string>;
+  /** Each text by the blob id hashing it gave. */
+  texts: ReadonlyMap<string, string>;
   trees: ReadonlyMap<string, BatchObject>;
   top: string;
 }
@@ -404,6 +409,7 @@ function hashPlanTree(tree: PlanTree, hexLength: number): HashedPlanTree | undef
   const memo = hashedPlanTrees.get(tree);
   if (memo !== undefined && memo.hexLength === hexLength) return memo.hashed;
   const blobIds = new Map([...tree].map(([path, file]) => [path, gitObject('blob', Buffer.from(file.text, 'utf8'), hexLength).id]));
+  const texts = new Map([...tree].map(([path, file]) => [blobIds.get(path) as string, file.text]));
   const trees = new Map<string, BatchObject>();
   let hashed: HashedPlanTree | undefined;
   try {
@@ -411,7 +417,7 @@ function hashPlanTree(tree: PlanTree, hexLength: number): HashedPlanTree | undef
       trees.set(object.id, { oid: object.id, type: object.type, content: object.body });
       return object.id;
     });
-    hashed = { blobIds, trees, top };
+    hashed = { blobIds, texts, trees, top };
   } catch {
     hashed = undefined;
   }
@@ -436,14 +442,14 @@ export function planTreeMatchesCommit(commit: string, commitText: string, tree: 
 }
 
 /**
- * The tree objects of the plan whose files are `tree`, by id, as git would store them (hashPlanTree). Each is
- * named by the hash of what it holds, so it is that object whatever `tree` is (a cached plan nobody proved):
- * a read of a tree the next plan commit still has is answered with it. Empty when there is no such tree.
+ * The plan whose files are `tree` as git would store it (hashPlanTree): its tree objects and its texts, each
+ * by the id of its own hash, so each is that object whatever `tree` is (a cached plan nobody proved). A read
+ * of a tree or a blob the next plan commit still has is answered with it. Empty when there is no such tree.
  */
-function treeObjectsOf(tree: PlanTree | undefined): ReadonlyMap<string, BatchObject> {
+function objectsOf(tree: PlanTree | undefined): { trees: ReadonlyMap<string, BatchObject>; texts: ReadonlyMap<string, string> } {
   const hexLength = tree === undefined ? undefined : [...tree.values()][0]?.oid.length;
-  if (tree === undefined || (hexLength !== 40 && hexLength !== 64)) return new Map();
-  return hashPlanTree(tree, hexLength)?.trees ?? new Map();
+  const hashed = tree === undefined || (hexLength !== 40 && hexLength !== 64) ? undefined : hashPlanTree(tree, hexLength);
+  return { trees: hashed?.trees ?? new Map(), texts: hashed?.texts ?? new Map() };
 }
 
 /** How a plan commit's objects are stored: as loose objects, each checked, as `git hash-object -w` would. */
@@ -583,9 +589,11 @@ export function gitPlanRefStore(
       // cat-file started only for what they do not answer (src/node/looseObjects.ts); without the
       // repository's directory at hand, the cat-file starts beside the fetch while it still runs.
       const commonDir = options.commonDir;
+      // Hashed while the fetch runs: the texts then stand in for unchanged blobs with no hashing after it.
+      const hashed = objectsOf(options.cache?.latest?.());
       let batch: ObjectBatch | undefined =
         commonDir !== undefined
-          ? looseFirstBatch(join(commonDir, 'objects'), () => startObjectBatch(root), treeObjectsOf(options.cache?.latest?.()))
+          ? looseFirstBatch(join(commonDir, 'objects'), () => startObjectBatch(root), hashed.trees)
           : started.finished()
             ? undefined
             : startObjectBatch(root);
@@ -598,7 +606,7 @@ export function gitPlanRefStore(
         tip = answerFetch(await started.run);
         // A commit the cache does not hold is read now, through that batch.
         if (tip !== null && options.cache?.get(tip) === undefined) {
-          const { tree, commitText } = await readTreeWith(tip, knownFiles, batch ?? startObjectBatch(root), likelyDirectories);
+          const { tree, commitText } = await readTreeWith(tip, knownFiles, batch ?? startObjectBatch(root), likelyDirectories, hashed.texts);
           batch = undefined;
           readAhead.set(tip, tree);
           options.cache?.put(tip, tree, commitText);

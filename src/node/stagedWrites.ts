@@ -23,10 +23,11 @@
 // of the same file system, just as atomically; the target's directory is fsynced at the chain's commit point
 // as for any other write.
 import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createTemporaryFile } from './atomicFile';
 import type { TemporaryFile } from './atomicFile';
-import { ensureRealParents, isReplaceableFile, layeredDeclarationFs } from './declarationFs';
+import { ensureRealParents, isReplaceableFile, layeredDeclarationFs, openRealDirectory } from './declarationFs';
+import type { HeldDirectory } from './declarationFs';
 import type { DeclarationFile, DeclarationFs } from '../planner/plan/declarationStore';
 
 /** A file held open since staging: a temporary file, or a target found already holding its text. */
@@ -70,14 +71,15 @@ function missingParents(root: string, path: string): string[] {
 }
 
 /**
- * Whether the held file is still the one named by its path, a regular file with that one name, holding
- * exactly its bytes. A symbolic link, or a file hard-linked elsewhere, may be changed through another name
- * by whoever can write that name: such a file never passes, so it is rewritten (replacing the link).
+ * Whether the held file is still the one named by its path (or `namedAs`, the same name reached through a
+ * held directory), a regular file with that one name, holding exactly its bytes. A symbolic link, or a file
+ * hard-linked elsewhere, may be changed through another name by whoever can write that name: such a file
+ * never passes, so it is rewritten (replacing the link).
  */
-function isIntact(held: HeldFile): boolean {
+function isIntact(held: HeldFile, namedAs = held.path): boolean {
   try {
     const open = fstatSync(held.descriptor);
-    const named = lstatSync(held.path);
+    const named = lstatSync(namedAs);
     if (!named.isFile() || named.ino !== open.ino || named.dev !== open.dev || named.nlink !== 1 || open.size !== held.bytes.length) return false;
     const read = Buffer.alloc(held.bytes.length);
     let length = 0;
@@ -204,8 +206,10 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
         ensureRealParents(root, target, true);
         checkedDirectories.add(directory);
       }
-      // Only the first text asked for can be found in place: the target changes once it is written.
-      const found = texts.length === 0 && isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
+      // Only the first text asked for can be found in place: the target changes once it is written. Nothing
+      // is looked for in a directory staging has just made.
+      const madeHere = createdDirectories.includes(directory);
+      const found = texts.length === 0 && !madeHere && isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
       if (found !== undefined) pending.push({ target, file: found });
       else {
         // A spare was made ahead; a file created here is made with no link on the way at the moment of its
@@ -235,6 +239,41 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     return file;
   };
 
+  // The target directories, each held open once it is first written into (openRealDirectory): a write into
+  // it then reaches the directory that was checked, with no walk of its path per file.
+  const directories = new Map<string, HeldDirectory>();
+  /**
+   * `target` reached through its held directory; undefined where none can be held, and the caller checks
+   * the path itself. Throws, as ensureRealParents does, for a link on the way.
+   */
+  const throughHeldDirectory = (target: string): string | undefined => {
+    const directory = dirname(target);
+    let held = directories.get(directory);
+    if (held === undefined) {
+      held = openRealDirectory(root, directory);
+      if (held !== undefined) directories.set(directory, held);
+    }
+    return held === undefined ? undefined : join(held.path, basename(target));
+  };
+  /** Where to rename a staged file for `target`: through its held directory, or the path itself (checked now). */
+  const destinationOf = (target: string): string => {
+    const reached = throughHeldDirectory(target);
+    if (reached !== undefined) return reached;
+    ensureRealParents(root, target, true);
+    return target;
+  };
+  /** Whether the file found in place at `target` is still there as it was, in a directory with no link on the way. */
+  const isStillInPlace = (target: string, file: HeldFile): boolean => {
+    let reached: string | undefined;
+    try {
+      reached = throughHeldDirectory(target);
+    } catch {
+      return false;
+    }
+    if (reached === undefined && !hasRealParents(root, target)) return false;
+    return isIntact(file, reached);
+  };
+
   const used: string[] = [];
   const skipped: string[] = [];
   const layered = layeredDeclarationFs(fs, (path, text) => {
@@ -243,16 +282,18 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     const file = take(target, bytes);
     if (file === undefined) return 'pass';
     if (file.inPlace) {
-      const unchanged = hasRealParents(root, target) && isIntact(file);
+      const unchanged = isStillInPlace(target, file);
       release(file);
       if (!unchanged) return 'pass';
       skipped.push(path);
       return 'done';
     }
-    // The checks every write makes, at the moment of this one: no link on the way, nothing but a file replaced.
+    // The checks every write makes: no link on the way (through the held directory: checked as it was
+    // opened, and no path can change which directory it is since), nothing but a file replaced.
+    let destination: string;
     try {
-      ensureRealParents(root, target, true);
-      isReplaceableFile(target);
+      destination = destinationOf(target);
+      isReplaceableFile(destination, target);
     } catch (error) {
       release(file);
       throw error;
@@ -263,7 +304,7 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     }
     closeSync(file.descriptor);
     try {
-      renameSync(file.path, target);
+      renameSync(file.path, destination);
     } catch (error) {
       unlinkSync(file.path);
       // A spare on another file system than its target (a mount inside the state directory): written as usual.
@@ -280,6 +321,8 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
     discard() {
       for (const staged of held.values()) for (const file of staged) release(file);
       held.clear();
+      for (const directory of directories.values()) directory.close();
+      directories.clear();
       removeEmptyDirectories(createdDirectories);
     },
   };

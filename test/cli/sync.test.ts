@@ -186,11 +186,13 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(synced.status, 0, synced.stderr);
     assert.match(synced.stdout, /^synced wave 2 of clone .+ \(c-[0-9a-f]{12}\), claimed until .+ into \.claude: 2 agents, \d+ allowed entries, unbound/);
     assert.deepEqual(temporaryFilesIn(join(c.root, '.claude')), [], 'the files staged for the write were all renamed into place');
+    assert.deepEqual(temporaryFilesIn(join(c.root, '.git/wave-scope')), [], 'the sync state and the cache filled the files made for them');
     const manifest = JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8'));
     assert.equal('session_id' in manifest, false);
     const again = cli(c, ['sync']);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /^\.claude already enforces wave 2 of clone .+ as published; nothing was written\n$/);
+    assert.deepEqual(temporaryFilesIn(join(c.root, '.git/wave-scope')), [], 'what a sync that writes nothing made ahead and did not use is removed');
 
     const hook = (target: string, env: Record<string, string> = {}, fixture = 'claude-write') =>
       claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload(fixture, { cwd: c.root, target: join(c.root, target) }), env: cleanEnv(env) }).stdout);
@@ -259,6 +261,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const stopped = cli(c, ['sync', '--wave', '9']);
     assert.equal(stopped.status, 1, stopped.stderr);
     assert.equal(existsSync(stateDir), false, 'the files made ahead, and the directories made for them, are gone');
+    assert.deepEqual(temporaryFilesIn(join(c.root, '.git/wave-scope')), [], 'so are those made ahead for the sync state');
     const synced = cli(c, ['sync']);
     assert.equal(synced.status, 0, synced.stderr);
     assert.deepEqual(temporaryFilesIn(stateDir), [], 'nothing made ahead is left over');
@@ -319,6 +322,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8'), before);
     assert.equal(existsSync(join(b.root, '.claude/filescopes/wave-1')), false);
     assert.deepEqual(temporaryFilesIn(join(b.root, '.claude')), [], 'what was staged before the refusal is gone');
+    assert.deepEqual(temporaryFilesIn(join(b.root, '.git/wave-scope')), [], 'and what was made ahead for the sync state');
     // The refused sync still recorded its fetch (for `plan show`'s claims), and left no marker.
     const syncState = () => JSON.parse(readFileSync(join(b.root, '.git/wave-scope/sync-state.json'), 'utf8'));
     const remoteTip = () => gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();

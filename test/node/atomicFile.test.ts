@@ -1,14 +1,15 @@
 // The one atomic writer (src/node/atomicFile.ts), on real files: the text lands whole with exactly the mode
 // asked for, a link at the target is replaced and never written through, a failed write leaves no temporary
 // file, and the data and the directory are fsynced in the order a power cut needs (observed by watching the
-// calls into node:fs, which still run), unless the caller says it makes them durable itself.
+// calls into node:fs, which still run), unless the caller says it makes them durable itself; temporary files
+// made ahead are filled instead of created, unless they changed since.
 import assert from 'node:assert/strict';
 // The module object itself (not a namespace copy), so the spy below sees every call the writer makes.
 import fs from 'node:fs';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fsyncQuietly, writeCacheFileAtomic, writeFileAtomicSync } from '../../src/node/atomicFile';
+import { fsyncQuietly, TemporaryFileReserve, writeFileAtomicSync } from '../../src/node/atomicFile';
 import { observeFs as observeAllFs } from '../support/fsCalls';
 
 /** The calls `run` made, a temporary file shown as such. */
@@ -107,28 +108,75 @@ describe('node/atomicFile (real files)', () => {
     });
   });
 
-  describe('writeCacheFileAtomic', () => {
-    it('replaces the file whole, replaces a link at the path without writing through it, and leaves no temporary file', async () => {
-      const path = join(dir, 'cache.json');
-      writeFileSync(path, 'old');
-      await writeCacheFileAtomic(path, 'new');
-      assert.equal(readFileSync(path, 'utf8'), 'new');
-      writeFileSync(join(dir, 'target'), 'untouched');
-      rmSync(path);
-      symlinkSync('target', path);
-      await writeCacheFileAtomic(path, 'newer');
-      assert.equal(lstatSync(path).isSymbolicLink(), false);
-      assert.equal(readFileSync(path, 'utf8'), 'newer');
-      assert.equal(readFileSync(join(dir, 'target'), 'utf8'), 'untouched');
-      assert.deepEqual(readdirSync(dir).sort(), ['cache.json', 'target']);
+  describe('TemporaryFileReserve', () => {
+    const temporaries = () => readdirSync(dir).filter((name) => name.endsWith('.tmp'));
+
+    it('makes empty temporary files beside their target, which writes fill and rename instead of creating one', () => {
+      const path = join(dir, 'state.json');
+      const reserve = new TemporaryFileReserve();
+      reserve.reserve(path, 2);
+      const made = temporaries();
+      assert.equal(made.length, 2);
+      for (const name of made) assert.equal(statSync(join(dir, name)).size, 0);
+      const reservedFiles = made.map((name) => statSync(join(dir, name)).ino);
+      writeFileAtomicSync(path, 'one', { fsync: false, syncDirectory: false, reserve });
+      assert.equal(readFileSync(path, 'utf8'), 'one');
+      assert.ok(reservedFiles.includes(statSync(path).ino), 'the file in place is one the reserve made');
+      assert.equal(temporaries().length, 1, 'one taken, one left');
+      writeFileAtomicSync(path, 'two', { reserve });
+      writeFileAtomicSync(path, 'three', { reserve });
+      assert.equal(readFileSync(path, 'utf8'), 'three', 'a write with none left creates its own');
+      assert.deepEqual(temporaries(), []);
+      assert.equal(statSync(path).mode & 0o777, 0o644);
     });
 
-    it('rejects when it cannot write, leaving nothing behind', async () => {
-      mkdirSync(join(dir, 'taken'));
-      writeFileSync(join(dir, 'taken', 'inside'), 'x');
-      await assert.rejects(writeCacheFileAtomic(join(dir, 'taken'), 'new'), /EISDIR|ENOTEMPTY|EEXIST/);
-      await assert.rejects(writeCacheFileAtomic(join(dir, 'missing', 'cache.json'), 'new'), /ENOENT/);
-      assert.deepEqual(readdirSync(dir), ['taken']);
+    it('fills only a file made with the mode asked for', () => {
+      const path = join(dir, 'private.json');
+      const reserve = new TemporaryFileReserve();
+      reserve.reserve(path, 1, 0o600);
+      writeFileAtomicSync(path, 'shared', { reserve });
+      assert.equal(statSync(path).mode & 0o777, 0o644);
+      assert.equal(temporaries().length, 1, 'the 0600 one is still there');
+      writeFileAtomicSync(path, 'private', { reserve, mode: 0o600 });
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.deepEqual(temporaries(), []);
+    });
+
+    it('never fills a reserved file that changed: one written to, replaced, or linked elsewhere is left for a new one', () => {
+      const path = join(dir, 'a.json');
+      for (const tamper of ['write', 'replace', 'link'] as const) {
+        const reserve = new TemporaryFileReserve();
+        reserve.reserve(path);
+        const [name] = temporaries();
+        const reserved = join(dir, name as string);
+        if (tamper === 'write') writeFileSync(reserved, 'planted');
+        if (tamper === 'replace') {
+          rmSync(reserved);
+          writeFileSync(reserved, '');
+        }
+        if (tamper === 'link') fs.linkSync(reserved, join(dir, 'elsewhere'));
+        writeFileAtomicSync(path, tamper, { reserve });
+        assert.equal(readFileSync(path, 'utf8'), tamper);
+        if (tamper === 'link') {
+          assert.equal(readFileSync(join(dir, 'elsewhere'), 'utf8'), '', `${tamper}: the other name still holds the empty file`);
+          rmSync(join(dir, 'elsewhere'));
+        }
+        // A file put in its place is not ours to remove; one of ours that changed is removed.
+        assert.deepEqual(temporaries(), tamper === 'replace' ? [name] : [], tamper);
+        rmSync(reserved, { force: true });
+        reserve.discard();
+      }
+    });
+
+    it('discard closes and removes the files no write took; nothing is made where the directory is missing', () => {
+      const reserve = new TemporaryFileReserve();
+      reserve.reserve(join(dir, 'a.json'), 3);
+      reserve.reserve(join(dir, 'missing', 'b.json'), 2);
+      assert.equal(temporaries().length, 3);
+      reserve.discard();
+      assert.deepEqual(readdirSync(dir), []);
+      writeFileAtomicSync(join(dir, 'a.json'), 'after', { reserve });
+      assert.deepEqual(readdirSync(dir), ['a.json']);
     });
   });
 

@@ -3,10 +3,10 @@
 // directories are made durable (observed by watching the calls into node:fs, which still run).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { nodeDeclarationFs, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
+import { nodeDeclarationFs, openRealDirectory, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
 import { writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
 import { observeFs } from '../support/fsCalls';
 
@@ -150,6 +150,57 @@ describe('node/declarationFs (real directories)', () => {
       assert.deepEqual(declarations.listDir(root), ['a.json']);
       assert.equal(declarations.listDir(join(root, 'missing')), undefined);
       assert.equal(declarations.listDir(join(root, 'a.json')), undefined);
+    });
+  });
+
+  describe('openRealDirectory', () => {
+    // Linux names a descriptor by a path (/proc/self/fd); elsewhere there is nothing to hold, and callers check paths.
+    const holds = process.platform === 'linux';
+
+    it('holds the directory itself: a file renamed through it lands there even after its path names a link elsewhere', () => {
+      mkdirSync(join(root, '.claude', 'filescopes', 'wave-1'), { recursive: true });
+      mkdirSync(join(root, 'elsewhere'));
+      const held = openRealDirectory(root, join(root, '.claude', 'filescopes', 'wave-1'));
+      assert.equal(held !== undefined, holds);
+      if (held === undefined) return;
+      try {
+        renameSync(join(root, '.claude', 'filescopes', 'wave-1'), join(root, '.claude', 'filescopes', 'moved'));
+        symlinkSync(join(root, 'elsewhere'), join(root, '.claude', 'filescopes', 'wave-1'));
+        writeFileSync(join(root, 'a.json.tmp'), 'x');
+        renameSync(join(root, 'a.json.tmp'), join(held.path, 'a.json'));
+      } finally {
+        held.close();
+      }
+      assert.deepEqual(readdirSync(join(root, 'elsewhere')), []);
+      assert.equal(readFileSync(join(root, '.claude', 'filescopes', 'moved', 'a.json'), 'utf8'), 'x');
+    });
+
+    it('holds the root, and the directory named by a path with a trailing separator or dot segments', () => {
+      mkdirSync(join(root, 'a', 'b'), { recursive: true });
+      for (const spelling of [root, `${join(root, 'a', 'b')}/`, join(root, 'a', '.', 'x', '..', 'b')]) {
+        const held = openRealDirectory(root, spelling);
+        assert.equal(held !== undefined, holds, spelling);
+        if (held === undefined) continue;
+        try {
+          assert.equal(statSync(held.path).ino, statSync(spelling).ino, spelling);
+        } finally {
+          held.close();
+        }
+      }
+    });
+
+    it('refuses a link or a file on the way as ensureRealParents does, a directory outside the root too, and is undefined for a missing one', () => {
+      mkdirSync(join(root, 'real'));
+      symlinkSync(join(root, 'real'), join(root, 'link'));
+      writeFileSync(join(root, 'file'), 'x');
+      if (holds) {
+        assert.equal(unsafeReason(() => openRealDirectory(root, join(root, 'link', 'inside'))), 'symlink');
+        assert.equal(unsafeReason(() => openRealDirectory(root, join(root, 'link'))), 'symlink');
+        assert.equal(unsafeReason(() => openRealDirectory(root, join(root, 'file', 'inside'))), 'not-a-directory');
+        assert.throws(() => openRealDirectory(root, join(root, 'link')), /refusing to write through the symbolic link .*link$/);
+      }
+      assert.equal(unsafeReason(() => openRealDirectory(join(root, 'real'), root)), holds ? 'outside-root' : 'no error');
+      assert.equal(openRealDirectory(root, join(root, 'missing', 'deeper')), undefined);
     });
   });
 

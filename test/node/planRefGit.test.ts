@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 // The module object itself (not a namespace copy), so the spy below sees the calls planRefGit.ts makes.
 import childProcess from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CloneIdentityError, locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, updateLocalSyncState } from '../../src/node/cloneState';
+import { TemporaryFileReserve } from '../../src/node/atomicFile';
+import { CloneIdentityError, locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
 import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
@@ -248,29 +249,27 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
-  it('a deferred cache writes its file only when told, at once or in the background, the newest entry last', async () => {
-    const { a, repository } = locatedClone();
+  it('a deferred cache writes its file only when told, into a temporary file reserved for it when there is one', async () => {
+    const { repository } = locatedClone();
     const first = await planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
-    const cachePath = join(repository.gitDir, 'wave-scope', 'plan-cache.json');
-    const deferred = planTreeCache(repository.gitDir, { deferred: true });
+    const stateDir = join(repository.gitDir, 'wave-scope');
+    const cachePath = join(stateDir, 'plan-cache.json');
+    const reserve = new TemporaryFileReserve();
+    reserveSyncStateWrites(repository.gitDir, reserve);
+    const reserved = readdirSync(stateDir).filter((name) => name.startsWith('plan-cache.json.') && name.endsWith('.tmp'));
+    assert.equal(reserved.length, 1);
+    const reservedFile = statSync(join(stateDir, reserved[0] as string)).ino;
+    const deferred = planTreeCache(repository.gitDir, { deferred: true, reserve });
     const second = await planStoreOf(repository, 'origin', deferred).writeCommit(changed, first, 'second');
     assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, first, 'put only remembers');
     assert.ok(deferred.get(second) !== undefined, 'and answers from what it remembers');
     deferred.writePending();
-    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, second, 'written at once');
-    const third = await gitPlanRefStore(a.root, 'origin').writeCommit(files, second, 'third');
-    deferred.put(third, new Map([...files].map(([path, text]) => [path, { oid: '', text }])));
-    deferred.startWritingPending();
-    const fourth = await gitPlanRefStore(a.root, 'origin').writeCommit(changed, third, 'fourth');
-    deferred.put(fourth, new Map([...changed].map(([path, text]) => [path, { oid: '', text }])));
-    deferred.startWritingPending();
-    await deferred.written();
-    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, fourth, 'the newest entry, written last');
-    assert.deepEqual(readdirSync(join(repository.gitDir, 'wave-scope')).filter((name) => name.endsWith('.tmp')), []);
-    deferred.startWritingPending();
+    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, second, 'written when told');
+    assert.equal(statSync(cachePath).ino, reservedFile, 'into the reserved file');
     deferred.writePending();
-    await deferred.written();
-    assert.equal(JSON.parse(readFileSync(cachePath, 'utf8')).commit, fourth, 'nothing pending: nothing written');
+    assert.equal(statSync(cachePath).ino, reservedFile, 'nothing pending: nothing written');
+    reserve.discard();
+    assert.deepEqual(readdirSync(stateDir).filter((name) => name.endsWith('.tmp')), [], 'the sync state\'s reserved files are removed');
   });
 
   it('an edited cache is never taken for the very commit it names: the tree is used only when hashing proves it is the commit\'s', async () => {

@@ -4,7 +4,7 @@
 // nothing staged and unused is left behind. The order of fsyncs and renames is observed by watching the
 // calls into node:fs, which still run.
 import assert from 'node:assert/strict';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
@@ -195,6 +195,40 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
     assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
     assert.ok(JSON.parse(readFileSync(manifest, 'utf8')).allowedPaths.includes('shared/b.ts'));
     assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
+  });
+  it('a wave directory swapped for a link between two writes is never written through', async () => {
+    const waveDir = join(stateDir, 'filescopes', 'wave-1');
+    for (const withSpares of [true, false]) {
+      rmSync(stateDir, { recursive: true, force: true });
+      rmSync(join(root, 'elsewhere'), { recursive: true, force: true });
+      mkdirSync(join(root, 'elsewhere'));
+      const spares = withSpares ? makeSpareFiles(root, join(stateDir, 'filescopes'), 4) : undefined;
+      const staged = await stageWrites(nodeDeclarationFs(root), root, planned(), spares);
+      let swapped = false;
+      const write = writeWaveDeclaration(stateDir, 1, records, staged, {
+        afterWrite: (step) => {
+          if (swapped || step.kind !== 'agent-file') return;
+          swapped = true;
+          renameSync(waveDir, `${waveDir}.moved`);
+          symlinkSync(join(root, 'elsewhere'), waveDir);
+        },
+      });
+      staged.discard();
+      spares?.discard();
+      assert.equal(swapped, true);
+      assert.deepEqual(readdirSync(join(root, 'elsewhere')), [], 'nothing written through the link');
+      if (withSpares && process.platform === 'linux') {
+        // The directory was held when the first file was renamed into it, and the spares lie in filescopes/:
+        // the other renames follow the directory that was checked to where it went.
+        assert.equal(write.ok, true, JSON.stringify(write));
+        assert.deepEqual(readdirSync(`${waveDir}.moved`).sort(), ['alice.json', 'bob.json', 'carol.json']);
+      } else {
+        // The staged files beside their targets went with the directory: the writes go through the wrapped
+        // file system, which refuses the link (as every write does where no directory can be held).
+        assert.equal(write.ok, false);
+        assert.match(write.ok ? '' : write.message, /refusing to write through the symbolic link/);
+      }
+    }
   });
 });
 

@@ -1,11 +1,22 @@
 // What node:fs is asked to make durable, move or remove while a test runs, in order: the fsyncs (synchronous
-// and callback), renames and unlinks, each by the path it touches. Every call still goes through to the real
-// one; the durability tests of the writers read the order from here.
+// and callback), renames and unlinks, each by the path it touches (a rename through a held directory by that
+// directory's path). Every call still goes through to the real one; the durability tests of the writers read
+// the order from here.
 // The module object itself (not a namespace copy), so the spies see every call the code under test makes.
 import fs from 'node:fs';
 
 /** How a path is shown in the record: the default shows it as it is. */
 export type PathLabel = (path: string) => string;
+
+/**
+ * The path a write reaches: one through a held directory (Linux names it /proc/self/fd/<n>/<name>, see
+ * openRealDirectory) is shown by the directory's own path, read while the descriptor is still open.
+ */
+function reachedPath(path: string): string {
+  const held = /^\/proc\/self\/fd\/(\d+)\/([^/]+)$/.exec(path);
+  if (held === null) return path;
+  return `${fs.readlinkSync(`/proc/self/fd/${held[1]}`)}/${held[2]}`;
+}
 
 function install(label: PathLabel): { calls: string[]; restore(): void } {
   const calls: string[] = [];
@@ -29,7 +40,7 @@ function install(label: PathLabel): { calls: string[]; restore(): void } {
     });
   };
   mutable.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
-    calls.push(`rename ${label(String(to))}`);
+    calls.push(`rename ${label(reachedPath(String(to)))}`);
     real.renameSync(from, to);
   };
   mutable.unlinkSync = (path: fs.PathLike) => {

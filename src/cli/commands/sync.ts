@@ -1,7 +1,8 @@
 // `wave-scope sync`: one published wave into this checkout's state directory, through the one safe chain.
 // Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
 import { resolve } from 'node:path';
-import { locateSyncRepository, planStoreOf, planTreeCache, readLocalSyncState, updateLocalSyncState } from '../../node/cloneState';
+import { TemporaryFileReserve } from '../../node/atomicFile';
+import { locateSyncRepository, planStoreOf, planTreeCache, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../node/cloneState';
 import type { DeferredPlanTreeCache } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
@@ -89,8 +90,10 @@ async function syncFetching(
   if (clone === undefined) return 2;
   // The pool that fsyncs the files a sync writes, started while git fetches (see src/node/threadPool.ts).
   startThreadPool(SYNC_WRITE_THREADS);
-  // Written while the files a sync writes are made durable, or when the sync ends.
-  const cache = planTreeCache(repository.gitDir, { deferred: true });
+  // The temporary files of the sync's own state and of the plan-tree cache, made while git fetches.
+  const reserve = new TemporaryFileReserve();
+  // Written when the sync ends.
+  const cache = planTreeCache(repository.gitDir, { deferred: true, reserve });
   const target = chooseStateDir(values['state-dir'], io, repository, ownIds);
   let spares: SpareFiles | undefined;
   let early: StateDirReading | undefined;
@@ -104,6 +107,7 @@ async function syncFetching(
       // The state directory is read while git fetches (the reading every check decides on).
       early = readStateDirWhileFetching(repository, target, ownIds);
       spares = makeSparesWhileFetching(target, early, cache);
+      reserveSyncStateWrites(repository.gitDir, reserve);
       tip = await fetched;
       now = Date.now();
       // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
@@ -116,17 +120,16 @@ async function syncFetching(
     }
     // The fetch is recorded with the sync state's next write (the in-progress marker, when the sync goes on
     // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
-    const state = stateUpdates(repository.gitDir, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+    const state = stateUpdates(repository.gitDir, reserve, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
     try {
-      return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache, target, spares, early }, state.update);
+      return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, target, spares, early }, state.update);
     } finally {
       state.flush();
     }
   } finally {
     spares?.discard();
-    // A write started in the background lands first: the one made now is never overtaken by an older entry.
-    await cache.written();
     cache.writePending();
+    reserve.discard();
   }
 }
 
@@ -165,12 +168,12 @@ function makeSparesWhileFetching(target: SyncTarget, found: StateDirReading | un
 }
 
 /** Changes of the sync state that take `pending` along with the first of them, or on their own on `flush`. */
-function stateUpdates(gitDir: string, pending: StateChange): { update: (change: StateChange) => void; flush: () => void } {
+function stateUpdates(gitDir: string, reserve: TemporaryFileReserve, pending: StateChange): { update: (change: StateChange) => void; flush: () => void } {
   let carried: StateChange | undefined = pending;
   const update = (change: StateChange) => {
     const before = carried;
     carried = undefined;
-    updateLocalSyncState(gitDir, (state) => change(before === undefined ? state : before(state)));
+    updateLocalSyncState(gitDir, (state) => change(before === undefined ? state : before(state)), { reserve });
   };
   return {
     update,
@@ -196,7 +199,6 @@ async function syncDecoded(
     plan: DecodedPlan;
     tip: string | null;
     now: number;
-    cache: DeferredPlanTreeCache;
     /** chooseStateDir's answer. */
     target: SyncTarget;
     spares: SpareFiles | undefined;
@@ -205,7 +207,7 @@ async function syncDecoded(
   },
   updateState: (change: StateChange) => void,
 ): Promise<number> {
-  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, cache, target, spares, early } = context;
+  const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, target, spares, early } = context;
   if (plan.problems.length > 0) {
     reportError(io, say.corruptPlanRef(remote, plan.problems.join('; ')));
     return 1;
@@ -260,8 +262,8 @@ async function syncDecoded(
   // they need, which every reader ignores, which are removed when the sync stops short (a killed one
   // leaves them), and which the checks never see: they decide on what readStateDir read before. So it
   // starts now, and its fsyncs run on libuv's pool while this thread makes the checks, runs the chain up
-  // to its first write (prepareSyncedWave: validation, the proof, the manifest computed), writes the
-  // marker and starts writing the plan-tree cache.
+  // to its first write (prepareSyncedWave: validation, the proof, the manifest computed) and writes the
+  // marker.
   const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest), spares);
   let staged: StagedDeclarationFs | undefined;
   let result;
@@ -281,7 +283,6 @@ async function syncDecoded(
         ...state,
         inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
       }));
-      cache.startWritingPending();
       staged = await staging;
       result = commitSyncedWave(prepared.prepared, staged);
     }
