@@ -2,7 +2,9 @@
 // directory fsyncs batched until the writer's next commit point (`sync`), so renames and removals
 // are durable in order; confined to one state directory, refusing to follow a symbolic link anywhere
 // at or beneath it. The confinement checks are exported for the other files kept beside the state
-// directory (the dispatch ledger), so every writer refuses a planted link the same way.
+// directory (the dispatch ledger), so every writer refuses a planted link the same way, and so are
+// directories held open (openRealDirectory), for a writer of many files into one directory (sync's staged
+// writes) to check the way there once and write through it.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';

@@ -10,10 +10,11 @@
 // The fsyncs run together on libuv's pool. When the chain then asks to write one of these files with
 // exactly that text, the file is checked again at that moment: a file in place that is still the same
 // file with the same bytes is left alone, a staged file is renamed into place. Both are as durable as a
-// rewrite (the data fsynced, the directory at the next commit point), behind the same confinement checks,
-// in the chain's own order of renames and directory fsyncs, with the waiting done up front. A write the
-// stage does not hold (other text, another path, a file that changed since) goes through the wrapped file
-// system as usual, and `discard` removes whatever was staged and not used.
+// rewrite (the data fsynced, the directory at the next commit point), behind the same confinement checks
+// (on Linux made once per target directory, which is then held open and written through: see
+// openRealDirectory), in the chain's own order of renames and directory fsyncs, with the waiting done up
+// front. A write the stage does not hold (other text, another path, a file that changed since) goes through
+// the wrapped file system as usual, and `discard` removes whatever was staged and not used.
 //
 // Creating the files is the part of staging that depends most on the disk (on the VM of docs/sync.md, 66
 // new files took from 2 ms to 40 ms, minute by minute). A caller that knows, before it knows their texts,
