@@ -133,7 +133,8 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * `reserved` holding `bytes`, when it is still what the reserve made: the one plain file of its name,
- * empty. Anything else (replaced, linked, written to since) is closed and left to a new temporary file.
+ * empty. Otherwise undefined, and the caller creates a new temporary file: one of ours that was linked
+ * elsewhere or written to since is closed and its name removed; a file put in its place is left alone.
  */
 function fillReserved(reserved: TemporaryFile | undefined, bytes: Uint8Array): TemporaryFile | undefined {
   if (reserved === undefined) return undefined;
@@ -142,7 +143,6 @@ function fillReserved(reserved: TemporaryFile | undefined, bytes: Uint8Array): T
     const named = lstatSync(reserved.path);
     const ours = named.isFile() && named.ino === open.ino && named.dev === open.dev;
     if (!ours || named.nlink !== 1 || open.size !== 0) {
-      // Its name is removed only while it still names this file: anything put in its place is left as it is.
       if (ours) removeTemporaryFile(reserved);
       else closeSync(reserved.descriptor);
       return undefined;
