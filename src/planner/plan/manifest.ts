@@ -150,6 +150,22 @@ export function refuseControlGrant(entry: string): string | undefined {
     : `can name ${JSON.stringify(overlap.witness)}, which is control state (${describeControlState(overlap.control)}): no wave grants it`;
 }
 
+// Each grant's refusal (refuseGrant, then refuseControlGrant: both functions of the entry alone), by entry.
+// One process validates the same grants more than once: a sync checks the manifest in the state directory,
+// the one published and the one it computes, which mostly hold the same 300-odd entries.
+const grantRefusals = new Map<string, string | null>();
+const MAX_REMEMBERED_GRANTS = 4096;
+
+/** Why a grant is refused, or as control state (refuseGrant, then refuseControlGrant); undefined when it is not. */
+function refusalOfGrant(entry: string): string | undefined {
+  const remembered = grantRefusals.get(entry);
+  if (remembered !== undefined) return remembered ?? undefined;
+  const refusal = refuseGrant(entry) ?? refuseControlGrant(entry);
+  if (grantRefusals.size >= MAX_REMEMBERED_GRANTS) grantRefusals.clear();
+  grantRefusals.set(entry, refusal ?? null);
+  return refusal;
+}
+
 export interface ManifestValidationOptions {
   /**
    * Refuse grants that can name control state (default true). False leaves exactly what the published
@@ -196,7 +212,7 @@ export function validateManifest(value: unknown, options: ManifestValidationOpti
         errors.push(`"allowedPaths"[${index}] must be a string, got ${describeValue(entry)}`);
         return;
       }
-      const refusal = refuseGrant(entry) ?? (options.controlState === false ? undefined : refuseControlGrant(entry));
+      const refusal = options.controlState === false ? refuseGrant(entry) : refusalOfGrant(entry);
       if (refusal !== undefined) errors.push(`"allowedPaths"[${index}] ${describeValue(entry)} ${refusal}`);
       else if (WILDCARD_GRANTS.has(entry.replace(/^(?:\.\/)+/, ''))) {
         warnings.push(`"allowedPaths"[${index}] ${describeValue(entry)} grants every file of the repository: the wave is not confined`);

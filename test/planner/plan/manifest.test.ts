@@ -176,6 +176,18 @@ describe('validateManifest: grants that can name control state (controlState.ts)
   for (const grant of accepted) {
     it(`accepts the grant ${grant}`, () => assert.deepEqual(validateManifest(withPaths(grant)).errors, []));
   }
+
+  it('judges a grant the same however often, and however many others, it has been judged (the refusals it remembers)', () => {
+    const grants = ['.git/', 'src/', '/etc/passwd', 'docs/', '.claude/'];
+    const first = validateManifest(withPaths(...grants)).errors;
+    assert.equal(first.length, 3, JSON.stringify(first));
+    assert.deepEqual(validateManifest(withPaths(...grants)).errors, first);
+    // More distinct grants than are remembered, then the same five again: judged anew, alike.
+    const many = Array.from({ length: 5000 }, (_, index) => `pkg${index}/`);
+    assert.deepEqual(validateManifest(withPaths(...many)).errors, []);
+    assert.deepEqual(validateManifest(withPaths(...grants, ...many)).errors, first);
+    assert.deepEqual(validateManifest(withPaths(...grants), { controlState: false }).errors.length, 1, 'without control state only the absolute path is refused');
+  });
 });
 
 describe('the published schema', () => {
