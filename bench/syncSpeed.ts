@@ -78,6 +78,18 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/** The rounds' timings by name, the first WARM_UP_ROUNDS rounds left out (they warm the caches); medians of the rest. */
+const WARM_UP_ROUNDS = 2;
+function roundSamples(): { record(run: number, name: string, value: number): void; median(name: string): number } {
+  const samples = new Map<string, number[]>();
+  return {
+    record(run, name, value) {
+      if (run >= WARM_UP_ROUNDS) samples.set(name, [...(samples.get(name) ?? []), value]);
+    },
+    median: (name) => median(samples.get(name) ?? []),
+  };
+}
+
 function processRun(cwd: string, command: string, args: string[], input = '', sessionId?: string): void {
   const result = spawnSync(command, args, { cwd, input, env: { ...env, ...(sessionId ? { CLAUDE_CODE_SESSION_ID: sessionId } : {}) }, encoding: 'utf8', maxBuffer: 1 << 30 });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
@@ -293,12 +305,10 @@ async function main(): Promise<void> {
     host.close();
     return;
   }
-  const samples = new Map<string, number[]>();
-  for (let run = 0; run < runs + 2; run += 1) {
-    // Interleaved, so load falls on every variant alike; the first two rounds warm the caches.
-    const record = (name: string, value: number) => {
-      if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
-    };
+  const samples = roundSamples();
+  for (let run = 0; run < runs + WARM_UP_ROUNDS; run += 1) {
+    // Interleaved, so load falls on every variant alike.
+    const record = (name: string, value: number) => samples.record(run, name, value);
     await advanceTip(rival);
     record('git fetch + git push', (await host.git(coordinator, fetchArgs)) + (await pushOnce(coordinator, run)));
     await advanceTip(rival);
@@ -350,7 +360,7 @@ async function main(): Promise<void> {
   host.close();
   // Medians of what was measured, and the one figure made of two of them: the fetch plus the floor.
   const FLOOR = 'git fetch + writing 66 files durably';
-  const m = (name: string): number => (name === FLOOR ? m('git fetch') + m('writing 66 files durably') : median(samples.get(name) ?? []));
+  const m = (name: string): number => (name === FLOOR ? m('git fetch') + m('writing 66 files durably') : samples.median(name));
   const node = m('node -e 0');
   const floor = m(FLOOR);
   const rows: Array<[string, string | undefined, string]> = [
@@ -397,11 +407,9 @@ async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArg
   const { host, follower, fetchArgs, syncArgs, advance, amendWave } = fixture;
   const builds: Array<[string, CliHost]> = [['this build', host]];
   if (against !== undefined) builds.push([against, startCliHost(join(against, 'dist', 'cli.js'))]);
-  const samples = new Map<string, number[]>();
-  for (let run = 0; run < runs + 2; run += 1) {
-    const record = (name: string, value: number) => {
-      if (run >= 2) samples.set(name, [...(samples.get(name) ?? []), value]);
-    };
+  const samples = roundSamples();
+  for (let run = 0; run < runs + WARM_UP_ROUNDS; run += 1) {
+    const record = (name: string, value: number) => samples.record(run, name, value);
     for (const [build, builder] of run % 2 === 0 ? builds : [...builds].reverse()) {
       git(follower, ...fetchArgs);
       await advance();
@@ -418,7 +426,7 @@ async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArg
     }
   }
   for (const [, builder] of builds.slice(1)) builder.close();
-  const m = (name: string) => median(samples.get(name) ?? []);
+  const m = (name: string) => samples.median(name);
   console.log(`\n${runs} rounds, syncs only, interleaved, wall-clock medians; load average ${readLoad()}`);
   console.log(`  ${'git fetch'.padEnd(42)} ${m('git fetch').toFixed(1).padStart(7)} ms`);
   console.log(`  ${'git fetch of an amended plan'.padEnd(42)} ${m('git fetch of an amended plan').toFixed(1).padStart(7)} ms`);

@@ -70,7 +70,8 @@ function temporaryPathFor(path: string): string {
 export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): void {
   const bytes = Buffer.from(text, 'utf8');
   const mode = options.mode ?? 0o644;
-  const temporary = (options.reserve === undefined ? undefined : fillReserved(options.reserve.take(path, mode), bytes)) ?? createTemporaryFile(path, bytes, mode);
+  const reserved = options.reserve?.take(path, mode);
+  const temporary = (reserved !== undefined && isStillReserved(reserved) ? fillTemporaryFile(reserved, bytes) : undefined) ?? createTemporaryFile(path, bytes, mode);
   try {
     if (options.fsync !== false) fsyncSync(temporary.descriptor);
   } catch (error) {
@@ -132,26 +133,36 @@ export class TemporaryFileReserve {
 const EMPTY = new Uint8Array(0);
 
 /**
- * `reserved` holding `bytes`, when it is still what the reserve made: the one plain file of its name,
- * empty. Otherwise undefined, and the caller creates a new temporary file: one of ours that was linked
+ * Whether `reserved` is still what the reserve made, the one plain file of its name, empty: writeFileAtomicSync
+ * renames it by that name with no later check. When it is not, it is given up: one of ours that was linked
  * elsewhere or written to since is closed and its name removed; a file put in its place is left alone.
  */
-function fillReserved(reserved: TemporaryFile | undefined, bytes: Uint8Array): TemporaryFile | undefined {
-  if (reserved === undefined) return undefined;
+function isStillReserved(reserved: TemporaryFile): boolean {
   try {
     const open = fstatSync(reserved.descriptor);
     const named = lstatSync(reserved.path);
     const ours = named.isFile() && named.ino === open.ino && named.dev === open.dev;
-    if (!ours || named.nlink !== 1 || open.size !== 0) {
-      if (ours) removeTemporaryFile(reserved);
-      else closeSync(reserved.descriptor);
-      return undefined;
-    }
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(reserved.descriptor, bytes, offset);
-    return reserved;
+    if (ours && named.nlink === 1 && open.size === 0) return true;
+    if (ours) removeTemporaryFile(reserved);
+    else closeSync(reserved.descriptor);
+    return false;
   } catch {
     removeTemporaryFile(reserved);
+    return false;
+  }
+}
+
+/**
+ * An empty temporary file made ahead (TemporaryFileReserve, or a caller's own) holding `bytes`; undefined,
+ * with the file closed and removed, when it cannot be written.
+ */
+export function fillTemporaryFile(file: TemporaryFile, bytes: Uint8Array): TemporaryFile | undefined {
+  try {
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(file.descriptor, bytes, offset, bytes.length - offset, offset);
+    return file;
+  } catch {
+    removeTemporaryFile(file);
     return undefined;
   }
 }

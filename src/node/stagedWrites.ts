@@ -23,9 +23,9 @@
 // state directory's filescopes/ rather than beside its target, and is renamed into place across directories
 // of the same file system, just as atomically; the target's directory is fsynced at the chain's commit point
 // as for any other write.
-import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createTemporaryFile } from './atomicFile';
+import { createTemporaryFile, fillTemporaryFile, TemporaryFileReserve } from './atomicFile';
 import type { TemporaryFile } from './atomicFile';
 import { ensureRealParents, isReplaceableFile, layeredDeclarationFs, openRealDirectory } from './declarationFs';
 import type { HeldDirectory } from './declarationFs';
@@ -122,38 +122,30 @@ export interface SpareFiles {
 export function makeSpareFiles(root: string, directory: string, count: number): SpareFiles {
   root = resolve(root);
   const name = join(resolve(directory), 'staged');
-  const spares: TemporaryFile[] = [];
+  const reserve = new TemporaryFileReserve();
   const createdDirectories = missingParents(root, name);
   try {
-    if (count > 0 && ensureRealParents(root, name, true)) {
-      for (let made = 0; made < count; made += 1) spares.push(createTemporaryFile(name, EMPTY));
-    }
+    if (count > 0 && ensureRealParents(root, name, true)) reserve.reserve(name, count, SPARE_MODE);
   } catch {
-    // As many as could be made.
+    // None made: a link or a file on the way.
   }
   return {
-    take: () => spares.pop(),
+    take: () => reserve.take(name, SPARE_MODE),
     discard() {
-      for (const spare of spares.splice(0)) release({ ...spare, inPlace: false });
+      reserve.discard();
       removeEmptyDirectories(createdDirectories);
     },
   };
 }
 
-const EMPTY = Buffer.alloc(0);
+// The mode of every file the chain writes (DeclarationFs.writeAtomic: writeFileAtomicSync's default).
+const SPARE_MODE = 0o644;
 
 /** A spare (taken from `spares`) holding `bytes`, or undefined when there is none or it cannot be written. */
 function fillSpare(spares: SpareFiles | undefined, bytes: Buffer): TemporaryFile | undefined {
   const spare = spares?.take();
-  if (spare === undefined) return undefined;
-  try {
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(spare.descriptor, bytes, offset, bytes.length - offset, offset);
-    return spare;
-  } catch {
-    release({ ...spare, inPlace: false });
-    return undefined;
-  }
+  // Checked, as every staged file is, when it is renamed into place (isIntact).
+  return spare === undefined ? undefined : fillTemporaryFile(spare, bytes);
 }
 
 /** Removes the directories, innermost first, that are empty; the others stay. */
@@ -330,7 +322,7 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
 }
 
 /** Closes a held file, and removes it when it is a temporary one (a file found in place is the target itself). */
-function release(file: Pick<HeldFile, 'path' | 'descriptor' | 'inPlace'>): void {
+function release(file: HeldFile): void {
   try {
     closeSync(file.descriptor);
   } catch {
