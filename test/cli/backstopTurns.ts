@@ -2,17 +2,10 @@
 // CLI run as a user runs it, and readers for what a turn leaves behind.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-
-/** The environment of a person's shell: no Wave Scope variables, no session id, a git identity. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID' || key.startsWith('GIT_')) delete env[key];
-  return { ...env, ...extra };
-}
 
 /** The path of agent `agent`'s scope file for `wave`, relative to the repository root. */
 export function scopePath(agent: string, wave = 1, stateDir = '.claude'): string {

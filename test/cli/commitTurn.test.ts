@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { backstopRepo, cleanEnv, committedPaths, head, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
+import { backstopRepo, committedPaths, head, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
 
 const START = { 'README.md': 'readme\n', 'src/app.ts': 'app\n', 'src/old.ts': 'old\n' };
 

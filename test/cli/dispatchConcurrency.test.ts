@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { LOCK_BUDGET_MS } from '../../src/node/dispatchLedgerStore';
-import { builtCliPath } from '../support/builtCli';
+import { builtCliPath, cleanEnv } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { cleanEnv, dispatchPayload, ledgerIds, readEvents, replyOf, scopedPrompt } from './dispatchHelpers';
+import { dispatchPayload, ledgerIds, readEvents, replyOf, scopedPrompt } from './dispatchHelpers';
 
 interface Outcome {
   id: string;

@@ -1,23 +1,13 @@
 // Shared by the dispatch guard's CLI tests: payloads in Claude Code's PreToolUse / SubagentStart shape,
 // transcripts in its JSONL shape (test/fixtures/transcripts/README.md), and readers for what the hook
 // leaves behind (the ledger and the events).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
 export const SESSION = '0f2c9a0e-5b1d-4d7e-9f3a-claude-session';
-
-/** The environment of a hook process: nothing of ours or of Claude Code's leaks in from the test runner. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (key.startsWith('WAVE_SCOPE_') || key.startsWith('CLAUDE_')) delete env[key];
-  }
-  return { ...env, ...extra };
-}
 
 /** A prompt with a FILE-SCOPE block (and optional extra lines before it). */
 export function scopedPrompt(entries: readonly string[], before = ''): string {
@@ -133,7 +123,7 @@ export const transcript = {
 
 /**
  * A live lock holder: the lock directory, its modification time refreshed every 300 ms (as proper-lockfile's
- * holder does) until `release()`, so it is never stale. Needs the test's event loop: run hooks with runAsync.
+ * holder does) until `release()`, so it is never stale. Needs the test's event loop: run hooks with runBuiltCliAsync.
  */
 export function holdLock(lockPath: string): { release(): void } {
   mkdirSync(lockPath, { recursive: true });
@@ -144,18 +134,4 @@ export function holdLock(lockPath: string): { release(): void } {
   touch();
   const timer = setInterval(touch, 300);
   return { release: () => clearInterval(timer) };
-}
-
-/** Runs the built CLI without blocking the test's event loop (so timers such as holdLock keep running). */
-export function runAsync(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
 }

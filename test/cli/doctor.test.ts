@@ -3,16 +3,10 @@
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID' || key === 'CLAUDE_PROJECT_DIR') delete env[key];
-  return env;
-}
 
 interface Report {
   results: Array<{ target: string; status: string; command?: string; checks: Array<{ name: string; ok: boolean; detail: string }> }>;

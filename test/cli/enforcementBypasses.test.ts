@@ -8,18 +8,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtCliPath } from '../support/builtCli';
+import { builtCliPath, cleanEnv } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
 const hookBundle = join(builtCliPath, '..', 'hook.js');
-
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID' || key === 'CLAUDE_PROJECT_DIR') delete env[key];
-  return { ...env, ...extra };
-}
 
 /** Runs the lean hook bundle (what installed hooks load) with one payload; a hang would fail on the timeout. */
 function gate(input: string, options: { args?: string[]; env?: Record<string, string>; timeout?: number } = {}) {

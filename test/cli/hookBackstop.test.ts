@@ -3,11 +3,11 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realp
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { backstopRepo, cleanEnv } from './backstopTurns';
+import { backstopRepo } from './backstopTurns';
 
 const leanHook = join(builtCliPath, '..', 'hook.js');
 

@@ -3,19 +3,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
 /** The fixture payloads' own session id (claude-*.json). */
 const PAYLOAD_SESSION = '0f2c9a0e-5b1d-4d7e-9f3a-claude-session';
-
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
-  return { ...env, ...extra };
-}
 
 function enforce(input: string, options: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}) {
   return runBuiltCli(['hook', 'enforce-write', ...(options.args ?? [])], { input, env: cleanEnv(options.env), cwd: options.cwd });

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scopeDigest } from '../../src/planner/scope/scopeDigest';
-import { runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { cleanEnv, dispatchPayload, holdLock, lastEvent, ledgerPath, planWave, preDispatch, runAsync, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
+import { dispatchPayload, holdLock, lastEvent, ledgerPath, planWave, preDispatch, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
 
 describe('wave-scope ledger (built CLI)', () => {
   let repo: TempGitRepo;
@@ -59,7 +59,7 @@ describe('wave-scope ledger (built CLI)', () => {
     const holder = holdLock(join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`));
     let run;
     try {
-      run = await runAsync(['ledger', 'reset'], { cwd: repo.root, env: cleanEnv({ CLAUDE_CODE_SESSION_ID: SESSION }) });
+      run = await runBuiltCliAsync(['ledger', 'reset'], { cwd: repo.root, env: cleanEnv({ CLAUDE_CODE_SESSION_ID: SESSION }) });
     } finally {
       holder.release();
     }

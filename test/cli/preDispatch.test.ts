@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import { runPreDispatch } from '../../src/cli/commands/preDispatch';
 import { LOCK_BUDGET_MS } from '../../src/node/dispatchLedgerStore';
 import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import {
-  cleanEnv,
   dispatchPayload,
   holdLock,
   lastEvent,
@@ -23,7 +22,6 @@ import {
   readEvents,
   readLedgerFile,
   replyOf,
-  runAsync,
   scopedPrompt,
   SESSION,
   transcript,
@@ -274,7 +272,7 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     const holder = holdLock(join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.lock`));
     let run;
     try {
-      run = await runAsync(['hook', 'pre-dispatch'], { input: dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1', transcriptPath: null }) });
+      run = await runBuiltCliAsync(['hook', 'pre-dispatch'], { input: dispatchPayload({ cwd: repo.root, description: 'alpha', prompt: scopedPrompt(['src/a/**']), useId: 'toolu_1', transcriptPath: null }) });
     } finally {
       holder.release();
     }

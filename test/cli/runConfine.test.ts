@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { backstopRepo, cleanEnv, committedPaths, head, readFile, runTurn, statusLines } from './backstopTurns';
+import { backstopRepo, committedPaths, head, readFile, runTurn, statusLines } from './backstopTurns';
 
 const START = { 'README.md': 'readme\n', 'src/app.ts': 'app\n', '.codex/hooks.json': '{}\n', '.codex/notes.md': 'n\n' };
 

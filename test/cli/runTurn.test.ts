@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { backstopRepo, cleanEnv, committedPaths, head, readFile, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
+import { backstopRepo, committedPaths, head, readFile, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
 
 const START = {
   'README.md': 'readme\n',

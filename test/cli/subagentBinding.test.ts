@@ -9,10 +9,10 @@ import { readSubagentScope } from '../../src/node/subagentScope';
 import { readAgentScope } from '../../src/planner/plan/declarationStore';
 import { readTextIfExists } from '../../src/node/declarationFs';
 import { covers } from '../../src/planner/scope/scopeAlgebra';
-import { runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { cleanEnv, dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
+import { dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
 
 describe('binding a subagent to its dispatch (built hooks, real git repository)', () => {
   let repo: TempGitRepo;

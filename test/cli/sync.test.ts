@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { claudeDecision, hookPayload } from '../support/hookFixtures';
 import { createSharedRemote, gitIn } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
-
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
-  return { ...env, ...extra };
-}
 
 function cli(clone: Clone, args: string[], options: { input?: unknown; session?: string; env?: Record<string, string> } = {}): CliRun {
   const input = options.input === undefined ? '' : typeof options.input === 'string' ? options.input : JSON.stringify(options.input);
@@ -22,15 +15,7 @@ function cli(clone: Clone, args: string[], options: { input?: unknown; session?:
 
 /** Starts the built CLI without waiting: several of these run at the same time. */
 function cliAsync(clone: Clone, args: string[], session: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCliPath, ...args], { cwd: clone.root, env: cleanEnv({ CLAUDE_CODE_SESSION_ID: session }) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runBuiltCliAsync(args, { cwd: clone.root, env: cleanEnv({ CLAUDE_CODE_SESSION_ID: session }) });
 }
 
 function planWave(clone: Clone, wave: number, records: Array<{ id: string; files: string[] }>, session: string) {

@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtCliPath, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { createSharedRemote } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
-  return env;
-}
 
 const run = (clone: Clone, args: string[], input = ''): CliRun => runBuiltCli(args, { cwd: clone.root, input, env: cleanEnv() });
 const SUB_V1 = '1'.repeat(40);

@@ -4,9 +4,9 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forEachLine, probeTranscript, readLeadingUserTexts } from '../../src/node/transcriptLines';
-import { builtCliPath } from '../support/builtCli';
+import { builtCliPath, cleanEnv } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
-import { cleanEnv, dispatchPayload, lastEvent, ledgerIds, replyOf, scopedPrompt } from '../cli/dispatchHelpers';
+import { dispatchPayload, lastEvent, ledgerIds, replyOf, scopedPrompt } from '../cli/dispatchHelpers';
 
 describe('transcript lines: streamed, never held whole', () => {
   let dir: string;

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -29,4 +29,33 @@ export function runBuiltCli(args: string[], options: CliRunOptions = {}): CliRun
   });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The test process's environment as a user's shell would give it to `wave-scope`, with `extra` on top.
+ * Left out: Wave Scope's own variables, an agent CLI's (CLAUDE_CODE_SESSION_ID binds plans to a session,
+ * CLAUDE_PROJECT_DIR moves the state directory) and git's (GIT_DIR, GIT_INDEX_FILE and the like, set when
+ * the suite runs inside a git hook, would point every git the CLI runs at another repository).
+ */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key.startsWith('CLAUDE_') || key.startsWith('GIT_')) delete env[key];
+  return { ...env, ...extra };
+}
+
+/**
+ * runBuiltCli without blocking the test's event loop: several can run at once, and the test's own timers
+ * (a lock held and renewed meanwhile) keep running. Resolves when the process has ended and closed its output.
+ */
+export function runBuiltCliAsync(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtCliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
 }
