@@ -515,9 +515,11 @@ export const syncMessages = {
   --branch NAME    a branch to verify (its agent from --map); with --head, the name of the head's branch.
                    Without --branch, every local and remote-tracking branch some rule of --map matches.
   --remote NAME    where the plan ref is fetched from, and whose remote-tracking branches are listed (origin)
+  --clone ID       trust only this clone's published waves (a branch whose name names another is not verified)
   --no-fetch       use this clone's copy of the plan ref as it is
-  --ignore-case    fold case when matching (default: core.ignorecase)
   --json           print the results as JSON on stdout
+
+  Case is folded exactly when the wave was proven with case folded (published with ignoreCase).
 
   Exit codes: 0 every change in scope (or no branch to verify); 1 bad arguments, a bad map, no published
   scope for the agent; 2 git failed (a revision, the fetch); 3 a change outside the agent's scope.`,
@@ -617,6 +619,8 @@ export const syncMessages = {
   verifySkipped: (branch: string) => `skipped ${printable(branch)}: no rule of the branch map names its agent`,
   verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
   verifyBranchError: (branch: string, detail: string) => `${printable(branch)}: ${detail}`,
+  verifyOtherClone: (branch: string, named: string, pinned: string) =>
+    `${printable(branch)} names clone ${named}, and this run trusts only the plan of clone ${pinned} (--clone): not verified`,
   noSuchBranch: (name: string, refs: readonly string[]) => `no such branch: none of ${refs.map(printable).join(', ')} exists`,
 } satisfies Catalogue;
 

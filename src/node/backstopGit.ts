@@ -7,6 +7,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, r
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
+import { gitEnvironment } from './git';
 
 /** git failed: its exit status and what it said. */
 export class GitCommandError extends Error {
@@ -29,7 +30,7 @@ export function spawnGit(cwd: string, args: readonly string[], options: { input?
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd,
-      env: options.env ?? process.env,
+      env: gitEnvironment(options.env),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];

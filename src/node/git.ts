@@ -2,10 +2,21 @@
 // (src/planner) never spawns anything; the CLI and the extension call these and pass the results in.
 import { execFile, execFileSync } from 'node:child_process';
 
+/**
+ * The environment of every git Wave Scope runs: `base` with replace refs switched off. With `git replace`
+ * (refs/replace/*, which a fetch of all refs or any shell in the clone can bring in), git shows one
+ * object's content under another's id: a commit judged by its id would be judged by a stand-in's tree.
+ * What is decided must be the objects themselves.
+ */
+export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...base, GIT_NO_REPLACE_OBJECTS: '1' };
+}
+
 /** Runs git with the given arguments in `cwd`; returns stdout, or throws with git's stderr. */
 export function runGit(cwd: string, args: readonly string[]): string {
   return execFileSync('git', args, {
     cwd,
+    env: gitEnvironment(),
     encoding: 'utf8',
     maxBuffer: 1024 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,7 +68,7 @@ function uniquePaths(output: string): string[] {
 /** Runs git with the given arguments in `cwd` without blocking; resolves with stdout, rejects with git's stderr. */
 export function runGitAsync(cwd: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('git', args, { cwd, env: gitEnvironment(), encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
         const detail = stderr.trim();
         reject(detail === '' ? error : Object.assign(new Error(`git ${args.join(' ')}: ${detail}`), { cause: error }));

@@ -71,10 +71,12 @@ export function knownRangeOf(discovery: { resolved?: readonly string[]; mergeBas
 /** A range's commits: its two revisions resolved, and the merge bases its diffs start from. */
 type RangeCommits = Omit<ResolvedRange, 'rawDiffs'>;
 
-/** Why `revision` cannot be one end of a range, or undefined: it must name one commit, not look like an option or a range. */
+/** Why `revision` cannot be one end of a range, or undefined: it must name one commit, not look like an option, a range or a negation. */
 export function revisionProblem(revision: string): string | undefined {
   if (revision.trim() === '' || revision.startsWith('-')) return `${JSON.stringify(revision)} is not a revision`;
   if (revision.includes('..')) return `${JSON.stringify(revision)} is a range; give each end as its own revision`;
+  // `^X` excludes X; rev-parse still names X by it, and the range would be judged from X.
+  if (revision.startsWith('^')) return `${JSON.stringify(revision)} excludes a commit; give the revision itself`;
   return undefined;
 }
 

@@ -315,6 +315,56 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     assert.deepEqual(report.branches[0].outside.find((change: { undecodable?: boolean }) => change.undecodable), { path: '"src-\\377.ts"', kind: 'added', undecodable: true });
   });
 
+  it('decides on what was published and on the objects themselves: the published case rule, real commits, the pinned clone, a full ref', () => {
+    // alice owns src/a/ in a plan proven case-sensitively (published with ignoreCase false); SRC/A/ is another path.
+    const otherCase = branch('other-case', (c) => c.write({ 'SRC/A/new.ts': 'n\n' }));
+    ci.git('config', 'core.ignorecase', 'true');
+    try {
+      const folded = verify(otherCase);
+      assert.equal(folded.status, 3, folded.stdout + folded.stderr);
+      assert.match(folded.stderr, /added: SRC\/A\/new\.ts/);
+    } finally {
+      ci.git('config', '--unset', 'core.ignorecase');
+    }
+
+    // A replace ref makes git show the in-scope commit's tree under the out-of-scope commit's id.
+    const outside = ci.git('rev-parse', branch('replaced-outside', (c) => c.write({ 'src/b/z.ts': 'z2\n' }))).trim();
+    const inside = ci.git('rev-parse', branch('replaced-inside', (c) => c.write({ 'src/a/x.ts': 'x3\n' }))).trim();
+    ci.git('replace', outside, inside);
+    try {
+      assert.match(ci.git('show', '--name-only', '--format=', outside), /src\/a\/x\.ts/, 'git itself now shows the stand-in');
+      const replaced = verify(outside);
+      assert.equal(replaced.status, 3, replaced.stdout + replaced.stderr);
+      assert.match(replaced.stderr, /modified: src\/b\/z\.ts/);
+    } finally {
+      ci.git('replace', '-d', outside);
+    }
+
+    // A rule with {clone} names the clone in the branch: it never stands in for the clone --clone pins.
+    const map = join(remote.dir, 'clone-branches.json');
+    writeFileSync(map, JSON.stringify({ version: 1, branches: [{ branch: 'wave-{wave}/{clone}/{agent}' }] }));
+    const other = 'c-0ther0clone00';
+    const named = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--head', inside, '--branch', `wave-2/${other}/alice`, '--clone', coordinatorClone]);
+    assert.equal(named.status, 1, named.stdout + named.stderr);
+    assert.match(named.stderr, new RegExp(`wave-2/${other}/alice names clone ${other}, and this run trusts only the plan of clone ${coordinatorClone} \\(--clone\\): not verified`));
+    const pinned = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--head', inside, '--branch', `wave-2/${coordinatorClone}/alice`, '--clone', coordinatorClone]);
+    assert.equal(pinned.status, 0, pinned.stdout + pinned.stderr);
+    // A rule's own "clone" is the map author's choice, and wins over --clone (sync.md, Whose plan CI trusts).
+    writeFileSync(map, JSON.stringify({ version: 1, branches: [{ branch: 'fixed/{agent}', wave: 2, clone: other }] }));
+    const ruled = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--head', inside, '--branch', 'fixed/alice', '--clone', coordinatorClone]);
+    assert.equal(ruled.status, 1, ruled.stdout + ruled.stderr);
+    assert.match(ruled.stderr, /no published scope for agent "alice" in wave 2/);
+
+    // A tag named like the full ref (refs/tags/refs/remotes/origin/main) cannot shadow it: git tries the full ref first.
+    ci.git('tag', 'refs/remotes/origin/main', outside);
+    try {
+      const full = run(ci, ['verify', '--base', 'refs/remotes/origin/main', '--head', inside, '--wave', '2', '--agent', 'alice']);
+      assert.equal(full.status, 0, full.stdout + full.stderr);
+    } finally {
+      ci.git('tag', '-d', 'refs/remotes/origin/main');
+    }
+  });
+
   it('no published scope, no write: an unknown agent or wave fails (exit 1)', () => {
     const name = branch('unknown-agent', (c) => c.write({ 'src/a/x.ts': 'x2\n' }));
     const result = verify(name, 'mallory');
@@ -332,6 +382,8 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
       [['verify', '--base', 'origin/main', '--wave', '2', '--agent', 'a'], 1, /give --head with --wave and --agent/],
       [['verify', '--base', 'origin/main', '--head', 'HEAD', '--agent', 'a'], 1, /--wave and --agent go together/],
       [['verify', '--base=--upload-pack=x', '--head', 'HEAD', '--wave', '2', '--agent', 'alice'], 1, /--base must be a revision/],
+      [['verify', '--base', '^origin/main', '--head', 'HEAD', '--wave', '2', '--agent', 'alice'], 1, /--base must be a revision, got "\^origin\/main" \(a negation; give the revision itself\)/],
+      [['verify', '--base', 'origin/main', '--head', 'HEAD', '--wave', '2', '--agent', 'alice', '--ignore-case'], 1, /ignore-case/],
       [['verify', '--base', 'origin/main', '--map', '/nonexistent.json'], 1, /cannot read the branch map/],
       [['verify', '--base', 'origin/main', '--head', 'no-such-rev', '--wave', '2', '--agent', 'alice'], 2, /cannot resolve/],
     ];

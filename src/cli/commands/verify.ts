@@ -30,6 +30,11 @@ interface Target {
   agent: BranchAgent | undefined;
   /** The branch refs looked for when none of them exists (the branch cannot be verified). */
   missing?: readonly string[];
+  /**
+   * The clone `--clone` pins, when the branch's name (a map rule with `{clone}`) names another one: the
+   * branch is not verified against a plan the run does not trust.
+   */
+  pinnedClone?: string;
 }
 
 /** What became of one branch (the JSON shape of `verify --json`'s `branches`). */
@@ -77,6 +82,7 @@ function readMap(io: CliIo, path: string): BranchRule[] {
 function checkRevision(option: string, value: string | undefined): string {
   if (value === undefined) throw new UsageProblem(say.verifyNeedsTarget);
   if (value.trim() === '' || value.startsWith('-')) throw new UsageProblem(say.badRevision(option, value));
+  if (value.startsWith('^')) throw new UsageProblem(say.badRevision(option, value, 'a negation; give the revision itself'));
   if (revisionProblem(value) !== undefined) throw new UsageProblem(say.badRevision(option, value, 'a range; give one revision'));
   return value;
 }
@@ -95,7 +101,6 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
       branch: { type: 'string', multiple: true, default: [] },
       remote: { type: 'string' },
       'no-fetch': { type: 'boolean', default: false },
-      'ignore-case': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
     { io, usage: say.verifyUsage, badArgumentsExit: 1 },
@@ -144,25 +149,32 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
   const targets: Target[] = [];
   if (single !== undefined) targets.push({ branch: values.head as string, revision: values.head as string, agent: single });
   else if (rules !== undefined) {
-    const withClone = (agent: BranchAgent | undefined) =>
-      agent === undefined || values.clone === undefined || agent.clone !== undefined ? agent : { ...agent, clone: values.clone };
+    // --clone pins whose plan this run trusts; a rule's own "clone" (the map's author's choice) wins over it.
+    // A clone taken from the branch name (`{clone}`) is its author's choice and never replaces the pin: a
+    // branch naming another clone is not verified.
+    const pinned = values.clone;
+    const withClone = (agent: BranchAgent | undefined): Pick<Target, 'agent' | 'pinnedClone'> => {
+      if (agent === undefined || pinned === undefined || agent.cloneFrom === 'rule') return { agent };
+      if (agent.clone !== undefined && agent.clone !== pinned) return { agent, pinnedClone: pinned };
+      return { agent: { ...agent, clone: pinned } };
+    };
     // Shown as people name it (`wave-2/alice`, `origin/wave-2/alice`), verified by its full ref.
     const shownRef = (ref: string) => ref.replace(/^refs\/(?:heads|remotes)\//, '');
     if (values.head !== undefined) {
       const name = values.branch[0] as string;
-      targets.push({ branch: name, revision: values.head, agent: withClone(agentForBranch(rules, branchNameOf(name, remote))) });
+      targets.push({ branch: name, revision: values.head, ...withClone(agentForBranch(rules, branchNameOf(name, remote))) });
     } else if (values.branch.length > 0) {
       const branchRefs = new Set(listBranchRefs(repository.root, remote).map(({ ref }) => ref));
       for (const name of values.branch) {
         const candidates = branchRefCandidates(name, remote);
         const found = candidates.filter((ref) => branchRefs.has(ref));
         if (found.length === 0) targets.push({ branch: name, revision: name, agent: undefined, missing: candidates });
-        for (const ref of found) targets.push({ branch: shownRef(ref), revision: ref, agent: withClone(agentForBranch(rules, branchNameOf(ref, remote))) });
+        for (const ref of found) targets.push({ branch: shownRef(ref), revision: ref, ...withClone(agentForBranch(rules, branchNameOf(ref, remote))) });
       }
     } else {
       for (const { ref } of listBranchRefs(repository.root, remote)) {
         const agent = agentForBranch(rules, branchNameOf(ref, remote));
-        if (agent !== undefined) targets.push({ branch: shownRef(ref), revision: ref, agent: withClone(agent) });
+        if (agent !== undefined) targets.push({ branch: shownRef(ref), revision: ref, ...withClone(agent) });
       }
     }
   }
@@ -184,7 +196,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
 
 /** verify of `targets`, the diff of the one target already running when `pending` is given. */
 async function verifyTargets(
-  values: { 'no-fetch': boolean; 'ignore-case': boolean; json: boolean },
+  values: { 'no-fetch': boolean; json: boolean },
   io: CliIo,
   remote: string,
   repository: SyncRepository,
@@ -228,13 +240,12 @@ async function verifyTargets(
     return 2;
   }
 
-  const ignoreCase = values['ignore-case'] || repository.ignoreCase;
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
   const results: BranchResult[] = [];
   for (const target of targets) {
     // `pending` is the one target's diff, already running; several targets are diffed one after another.
     const diff = pending === undefined ? async () => diffRange(repository.root, base, target.revision) : () => pending.finish();
-    results.push(await verifyTarget(target, plan, diff, { ignoreCase, planWhere }));
+    results.push(await verifyTarget(target, plan, diff, { planWhere }));
   }
   if (values.json) {
     const exitCode = overallExit(results);
@@ -272,7 +283,7 @@ async function verifyTarget(
   target: Target,
   plan: DecodedPlan,
   diff: () => Promise<ResolvedRange>,
-  options: { ignoreCase: boolean; planWhere: string },
+  options: { planWhere: string },
 ): Promise<BranchResult> {
   const result: BranchResult = {
     branch: target.branch,
@@ -292,6 +303,7 @@ async function verifyTarget(
   const fail = (error: string, exitCode: 1 | 2): BranchResult => ({ ...result, status: 'error', error, exitCode });
   if (target.missing !== undefined) return fail(say.noSuchBranch(target.branch, target.missing), 2);
   if (target.agent === undefined) return result;
+  if (target.pinnedClone !== undefined) return fail(say.verifyOtherClone(target.branch, target.agent.clone ?? '', target.pinnedClone), 1);
   const lookup = findPublishedScope(plan, { wave: target.agent.wave, agent: target.agent.agent, ...(target.agent.clone ? { clone: target.agent.clone } : {}) });
   if (!lookup.ok) {
     if (lookup.reason === 'ambiguous') return fail(say.ambiguousScope(target.agent.wave, target.agent.agent, lookup.clones.join(', ')), 1);
@@ -313,6 +325,8 @@ async function verifyTarget(
     if (error instanceof RawDiffError) return fail(error.message, 2);
     throw error;
   }
-  const verdict = verifyChanges(changes, { entries: lookup.entries, role: lookup.role }, { ignoreCase: options.ignoreCase });
+  // The case rule the wave was proven under, not this clone's: a case-insensitive checkout verifying a plan
+  // proven case-sensitively would otherwise let an agent change a path another agent owns in another case.
+  const verdict = verifyChanges(changes, { entries: lookup.entries, role: lookup.role }, { ignoreCase: lookup.ignoreCase });
   return { ...result, status: verdict.ok ? 'ok' : 'outside', checked: verdict.checked, outside: verdict.outside, exitCode: verdict.ok ? 0 : 3 };
 }

@@ -32,6 +32,11 @@ export interface BranchAgent {
   wave: number;
   agent: string;
   clone?: string;
+  /**
+   * Where `clone` comes from: the rule's own `"clone"` field (the map's author chose it), or the branch name
+   * through `{clone}` (whoever named the branch chose it).
+   */
+  cloneFrom?: 'rule' | 'branch';
   /** The rule that matched (its template). */
   rule: string;
 }
@@ -110,7 +115,7 @@ export function agentForBranch(rules: readonly BranchRule[], branch: string): Br
     const agent = rule.agent ?? groups.agent;
     const clone = rule.clone ?? groups.clone;
     if (!isWaveNumber(wave) || agent === undefined) continue;
-    return { wave, agent, ...(clone !== undefined ? { clone } : {}), rule: rule.branch };
+    return { wave, agent, ...(clone !== undefined ? { clone, cloneFrom: rule.clone !== undefined ? 'rule' : 'branch' } : {}), rule: rule.branch };
   }
   return undefined;
 }

@@ -46,6 +46,10 @@ export function ambiguityOf(name: string, existing: readonly ExistingRef[]): str
   // In the order git's lookup tries them: the first is the one git would take.
   const found = existing.filter(({ ref }) => order.includes(ref)).sort((a, b) => order.indexOf(a.ref) - order.indexOf(b.ref));
   if (found.length === 0) return undefined;
+  // A full ref is the first thing git's lookup tries, so when it exists nothing can stand in for it (a tag
+  // named `refs/remotes/origin/main` is refs/tags/refs/remotes/origin/main, tried later). When it does not
+  // exist, whatever git would take instead is not what was named.
+  if (name.startsWith('refs/')) return found[0]?.ref === name ? undefined : `"${name}" is not a ref here; git would take ${found[0]?.ref} for it`;
   const refs = found.map(({ ref }) => ref).join(', ');
   if (PSEUDO_REF.test(name)) return `"${name}" names the checkout's own ${name} and also ${refs}`;
   if (SHORT_OBJECT_ID.test(name)) return `"${name}" may be an abbreviated object id and also names ${refs}`;

@@ -4,6 +4,7 @@
 // deleted paths, both sides of a rename, the destination of a copy, a type change, and a submodule
 // added, removed or moved to another commit. git's `diff --raw -z` output is parsed here; running git is
 // the caller's business.
+import { isNormalisedPath } from '../scope/scopeAlgebra';
 import { compileScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { effectiveEntries } from './claimConflicts';
@@ -194,8 +195,10 @@ export interface RangeVerification {
 
 /**
  * Checks every change against the scope. A path and the entries are compared in Unicode NFC, as the write
- * gate compares them; an entry the grammar refuses grants nothing, and a path that is not UTF-8 lies in no
- * scope. An empty scope grants nothing (every change is outside).
+ * gate compares them; an entry the grammar refuses grants nothing, and a path that is not UTF-8, or not in
+ * normal form (an empty, `.` or `..` segment: a tree git itself refuses to check out, which only plumbing
+ * can make), lies in no scope. An empty scope grants nothing (every change is outside). `ignoreCase` is the
+ * case rule the scope was proven under: folding only ever lets more paths in.
  */
 export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScope, options: { ignoreCase?: boolean } = {}): RangeVerification {
   const effective = effectiveEntries(scope.entries, scope.role, { globSiblings: true }).entries;
@@ -208,7 +211,7 @@ export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScop
     }
   }
   const inScope = (change: RangeChange) => {
-    if (change.undecodable === true) return false;
+    if (change.undecodable === true || !isNormalisedPath(change.path)) return false;
     const spelled = change.path.normalize('NFC');
     return compiled.some((entry) => entry.matches(spelled));
   };
@@ -218,7 +221,17 @@ export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScop
 
 /** The published scope of one agent, found on the plan ref. */
 export type PublishedScopeLookup =
-  | { ok: true; clone: string; cloneName: string; wave: number; agent: string; role: string; entries: string[] }
+  | {
+      ok: true;
+      clone: string;
+      cloneName: string;
+      wave: number;
+      agent: string;
+      role: string;
+      entries: string[];
+      /** The case rule the wave was proven under when it was published (published.json's `ignoreCase`). */
+      ignoreCase: boolean;
+    }
   /** No published wave `wave` declares the agent (of `clone`, when given). */
   | { ok: false; reason: 'none'; wavesWithNumber: string[] }
   /** Several clones published a wave `wave` that declares the agent: name the clone. */
@@ -249,5 +262,6 @@ export function findPublishedScope(plan: DecodedPlan, query: { wave: number; age
     agent: query.agent,
     role: found.manifest?.role ?? '',
     entries: [...(record?.files ?? [])],
+    ignoreCase: found.info?.ignoreCase === true,
   };
 }

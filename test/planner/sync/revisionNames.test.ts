@@ -43,6 +43,16 @@ describe('revision names (src/planner/sync/revisionNames.ts)', () => {
     assert.match(ambiguityOf('abc1234', [{ ref: 'refs/tags/abc1234', target: C1 }]) ?? '', /may be an abbreviated object id/);
   });
 
+  it('a full ref that exists is never ambiguous (git tries it first); one that does not exist is never taken for another', () => {
+    const full = 'refs/remotes/origin/main';
+    // A tag named after the full ref: refs/tags/refs/remotes/origin/main, which git's lookup tries later.
+    const shadow = { ref: 'refs/tags/refs/remotes/origin/main', target: C2 };
+    assert.equal(ambiguityOf(full, [{ ref: full, target: C1 }, shadow]), undefined);
+    assert.equal(ambiguityOf(full, [{ ref: full, target: C1 }, { ref: 'refs/refs/remotes/origin/main', target: C2 }]), undefined);
+    assert.match(ambiguityOf(full, [shadow]) ?? '', /^"refs\/remotes\/origin\/main" is not a ref here; git would take refs\/tags\/refs\/remotes\/origin\/main for it$/);
+    assert.equal(ambiguityOf(full, []), undefined, 'nothing exists: git cannot resolve it, and says so');
+  });
+
   it('a branch name means a local or the remote\'s branch, never a tag or another remote\'s', () => {
     assert.deepEqual(branchRefCandidates('wave-2/alice', 'origin'), ['refs/heads/wave-2/alice', 'refs/remotes/origin/wave-2/alice']);
     assert.deepEqual(branchRefCandidates('origin/wave-2/alice', 'origin'), ['refs/heads/origin/wave-2/alice', 'refs/remotes/origin/origin/wave-2/alice', 'refs/remotes/origin/wave-2/alice']);

@@ -118,6 +118,13 @@ describe('verifyChanges', () => {
     assert.equal(verifyChanges([], { entries: [], role: '' }).ok, true);
   });
 
+  it('a path with an empty, "." or ".." segment (a tree only plumbing makes) lies in no scope', () => {
+    for (const path of ['src/a/../b/z.ts', 'src/a/./x.ts', 'src/a//x.ts', '../x.ts', 'src/a/x.ts/']) {
+      assert.equal(verifyChanges([{ path, kind: 'added' }], { entries: ['src/a/', '**'], role: '' }).ok, false, path);
+    }
+    assert.equal(verifyChanges([{ path: 'src/a/..x/y.ts', kind: 'added' }], { entries: ['src/a/'], role: '' }).ok, true, 'a name that only starts with two dots is a name');
+  });
+
   it('compares in NFC and folds case only when asked', () => {
     const nfd = 'docs/cafe\u0301.md';
     assert.equal(verifyChanges([{ path: nfd, kind: 'added' }], { entries: ['docs/caf\u00e9.md'], role: '' }).ok, true);
@@ -157,6 +164,14 @@ describe('findPublishedScope', () => {
       assert.equal(findPublishedScope(plan, query).ok, false, JSON.stringify(query));
     }
   });
+  it('gives the case rule the wave was proven under, as published', () => {
+    const found = findPublishedScope(plan, { wave: 3, agent: 'bob' });
+    assert.deepEqual(found.ok && found.ignoreCase, false);
+    const folded = waveToPublish(alpha, 5, [{ id: 'carol', files: ['lib/'] }]);
+    const foldedFiles = nextPlanFiles(files, plan, { claims: [], write: [{ ...folded, info: { ...folded.info, ignoreCase: true } }] }, T0);
+    const foldedScope = findPublishedScope(decodePlan(foldedFiles), { wave: 5, agent: 'carol' });
+    assert.deepEqual(foldedScope.ok && foldedScope.ignoreCase, true);
+  });
   it('fails closed when a wave of that number cannot be read', () => {
     const broken = new Map(files);
     broken.set('clones/c-beta/waves/3/filescopes/wave-3/bob.json', '["**"]');
@@ -178,8 +193,8 @@ describe('branch maps', () => {
     ['wave-3/alice', { wave: 3, agent: 'alice', rule: 'wave-{wave}/{agent}' }],
     ['wave-12/bob_2', { wave: 12, agent: 'bob_2', rule: 'wave-{wave}/{agent}' }],
     ['agents/team-a/carol', { wave: 3, agent: 'carol', rule: 'agents/*/{agent}' }],
-    ['fix-login', { wave: 2, agent: 'alice', clone: 'c-alpha', rule: 'fix-login' }],
-    ['c-beta/w4-dave', { wave: 4, agent: 'dave', clone: 'c-beta', rule: '{clone}/w{wave}-{agent}' }],
+    ['fix-login', { wave: 2, agent: 'alice', clone: 'c-alpha', cloneFrom: 'rule', rule: 'fix-login' }],
+    ['c-beta/w4-dave', { wave: 4, agent: 'dave', clone: 'c-beta', cloneFrom: 'branch', rule: '{clone}/w{wave}-{agent}' }],
     ['wave-0/alice', undefined],
     ['wave-3/alice/extra', undefined],
     ['agents/a/b/carol', undefined],
