@@ -5,6 +5,7 @@
 // A tree is read one level per round, every directory of the level in one request, and the directories a
 // recent plan had in the first round, by path.
 import { spawn } from 'node:child_process';
+import { gitEnvironment } from './git';
 import { PlanRefError } from '../planner/sync/publish';
 
 /** One object as cat-file prints it. */
@@ -26,7 +27,10 @@ export interface ObjectBatch {
 export interface TreeEntry {
   path: string;
   oid: string;
-  /** False for a submodule link (a commit), which has no text. */
+  /**
+   * Whether it is a plain file (mode 100644), as every file publish writes is. Anything else (a symbolic
+   * link, an executable, a submodule link) is not read: its text stands empty, which the decoder refuses.
+   */
   blob: boolean;
 }
 
@@ -59,6 +63,13 @@ export function planReadBudget(): (bytes: number) => void {
   };
 }
 
+/** Throws PlanRefError for an object larger than any plan file (MAX_PLAN_OBJECT_BYTES), or of no size git could give. */
+export function checkPlanObjectSize(type: string, oid: string, size: number): void {
+  if (!(size <= MAX_PLAN_OBJECT_BYTES)) {
+    throw new PlanRefError('read', `the ${type} ${oid} is ${size} bytes, more than any plan file holds (${MAX_PLAN_OBJECT_BYTES}): this is not a plan Wave Scope reads`);
+  }
+}
+
 /** The first answer's header at the start of `buffer`: where its content starts and ends; undefined while the header is not whole. */
 function answerHeader(buffer: Buffer): { missing: true; end: number } | { missing: false; oid: string; type: string; start: number; end: number } | undefined {
   const newline = buffer.indexOf(0x0a);
@@ -70,9 +81,7 @@ function answerHeader(buffer: Buffer): { missing: true; end: number } | { missin
   if (oid === undefined || type === undefined || sizeText === undefined || !Number.isInteger(size) || size < 0) {
     throw new PlanRefError('read', `git cat-file printed an answer it should not: ${JSON.stringify(header.slice(0, 100))}`);
   }
-  if (size > MAX_PLAN_OBJECT_BYTES) {
-    throw new PlanRefError('read', `the ${type} ${oid} is ${size} bytes, more than any plan file holds (${MAX_PLAN_OBJECT_BYTES}): this is not a plan Wave Scope reads`);
-  }
+  checkPlanObjectSize(type, oid, size);
   return { missing: false, oid, type, start: newline + 1, end: newline + 1 + size };
 }
 
@@ -97,7 +106,7 @@ export function takeBatchAnswer(buffer: Buffer): { answer: BatchObject | null; r
 
 /** Starts `git cat-file --batch` in `root`; its start runs while the caller does other work. */
 export function startObjectBatch(root: string): ObjectBatch {
-  const child = spawn('git', ['cat-file', '--batch'], { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('git', ['cat-file', '--batch'], { cwd: root, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
   const queue: Pending[] = [];
   const stderr: Buffer[] = [];
   // What cat-file printed and was not taken yet, in chunks: joined only once the answer they start holds
@@ -194,6 +203,9 @@ export function parseTree(content: Buffer, hexLength: number, where: string): Ar
 /** At most this many directories are asked for ahead (likelyDirectories); the rest are read level by level. */
 const MAX_LIKELY_DIRECTORIES = 64;
 
+/** The mode of a plain file in a git tree. */
+export const PLAIN_FILE_MODE = '100644';
+
 /**
  * Every blob and submodule link of `commit`'s tree with its full path, in the order `git ls-tree -r` lists
  * them (each tree's entries in git's order, a directory's contents where the directory stands), and the
@@ -245,7 +257,7 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
     for (const entry of tree) {
       const path = `${prefix}${entry.name}`;
       if (isDirectoryMode(entry.mode)) walk(entry.oid, `${path}/`);
-      else listed.push({ path, oid: entry.oid, blob: entry.mode !== '160000' });
+      else listed.push({ path, oid: entry.oid, blob: entry.mode === PLAIN_FILE_MODE });
     }
   };
   walk(top.oid, '');

@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
-import { readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
+import { gitEnvironment } from './git';
+import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, PLAIN_FILE_MODE, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import { looseFirstBatch } from './looseObjects';
 import type { BatchObject, ObjectBatch, TreeEntry } from './objectBatch';
 import { PlanRefError } from '../planner/sync/publish';
@@ -29,12 +30,12 @@ export interface GitRun {
 }
 
 /** Runs git in `cwd`. Never throws for a non-zero exit (the caller decides); throws when git cannot start. */
-export function runGitProcess(cwd: string, args: readonly string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): GitRun {
+export function runGitProcess(cwd: string, args: readonly string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv; maxBuffer?: number } = {}): GitRun {
   const result = spawnSync('git', args, {
     cwd,
     input: options.input,
-    env: options.env ?? process.env,
-    maxBuffer: 1024 * 1024 * 1024,
+    env: gitEnvironment(options.env),
+    maxBuffer: options.maxBuffer ?? 1024 * 1024 * 1024,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   if (result.error) throw result.error;
@@ -46,7 +47,7 @@ function firstLineOf(text: string): string {
 }
 
 /** Runs git and returns stdout as text; a non-zero exit throws PlanRefError with git's stderr. */
-function gitText(cwd: string, reason: PlanRefError['reason'], args: readonly string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): string {
+function gitText(cwd: string, reason: PlanRefError['reason'], args: readonly string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv; maxBuffer?: number } = {}): string {
   const run = runGitProcess(cwd, args, options);
   if (run.status !== 0) throw new PlanRefError(reason, `git ${args[0]} failed (exit ${run.status}): ${firstLineOf(run.stderr)}`);
   return run.stdout.toString('utf8');
@@ -112,18 +113,24 @@ interface TreeFile {
   text: string;
 }
 
-/** The entries of `git ls-tree -r -z --full-tree` that `only` keeps. */
-function parseTreeListing(listing: string, only?: (path: string) => boolean): TreeEntry[] {
+/** The entries of `git ls-tree -r -l -z --full-tree` that `only` keeps, and the size git lists for each blob. */
+function parseTreeListing(listing: string, only?: (path: string) => boolean): { entries: TreeEntry[]; sizes: Map<string, number> } {
   const entries: TreeEntry[] = [];
+  const sizes = new Map<string, number>();
   for (const record of listing.split('\0')) {
     if (record === '') continue;
     const tab = record.indexOf('\t');
-    const [, type, oid] = record.slice(0, tab).split(' ');
+    // `<mode> <type> <id> <size>`, the size padded with spaces ('-' for what is not a blob).
+    const [mode, type, oid, size] = record
+      .slice(0, tab)
+      .split(' ')
+      .filter((field) => field !== '');
     const path = record.slice(tab + 1);
     if (oid === undefined || (only !== undefined && !only(path))) continue;
-    entries.push({ path, oid, blob: type === 'blob' });
+    entries.push({ path, oid, blob: type === 'blob' && mode === PLAIN_FILE_MODE });
+    if (type === 'blob') sizes.set(oid, /^[0-9]+$/.test(size ?? '') ? Number(size) : NaN);
   }
-  return entries;
+  return { entries, sizes };
 }
 
 /**
@@ -161,7 +168,7 @@ function parseBlobBatch(run: GitRun, commit: string, contents: Map<string, strin
 
 function treeOf(entries: readonly TreeEntry[], contents: ReadonlyMap<string, string>): Map<string, TreeFile> {
   const files = new Map<string, TreeFile>();
-  // Anything that is not a blob (a submodule link) is kept as an empty text: the decoder refuses it.
+  // Anything but a plain file (a link, an executable, a submodule link) is kept as an empty text: the decoder refuses it.
   for (const entry of entries) files.set(entry.path, { oid: entry.oid, text: entry.blob ? (contents.get(entry.oid) ?? '') : '' });
   return files;
 }
@@ -171,8 +178,26 @@ function treeOf(entries: readonly TreeEntry[], contents: ReadonlyMap<string, str
  * whose text is not already known (see knownTexts).
  */
 function readTree(root: string, commit: string, only?: (path: string) => boolean, known: Iterable<TreeFile> = []): Map<string, TreeFile> {
-  const entries = parseTreeListing(gitText(root, 'read', ['ls-tree', '-r', '-z', '--full-tree', commit]), only);
+  // A ref may name a tag or a tree: only a commit is a plan commit (and the parent of the next one).
+  if (gitText(root, 'read', ['cat-file', '-t', commit]).trim() !== 'commit') throw new PlanRefError('read', `${commit} is not a commit git can read`);
+  const listingArgs = ['ls-tree', '-r', '-l', '-z', '--full-tree', commit];
+  let listing: string;
+  try {
+    listing = gitText(root, 'read', listingArgs, { maxBuffer: MAX_PLAN_READ_BYTES });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOBUFS') throw error;
+    throw new PlanRefError('read', `the plan commit ${commit} lists more than ${MAX_PLAN_READ_BYTES} bytes of paths: this is not a plan Wave Scope reads`);
+  }
+  const { entries, sizes } = parseTreeListing(listing, only);
   const { contents, wanted } = knownTexts(entries, known);
+  // cat-file's answers are held whole: what they may add up to is bounded before they are asked for, as the
+  // readers that take them as they come bound them (planReadBudget).
+  const hold = planReadBudget();
+  for (const oid of wanted) {
+    const size = sizes.get(oid) ?? NaN;
+    checkPlanObjectSize('blob', oid, size);
+    hold(size);
+  }
   if (wanted.length > 0) parseBlobBatch(runGitProcess(root, ['cat-file', '--batch'], { input: `${wanted.join('\n')}\n` }), commit, contents);
   return treeOf(entries, contents);
 }
@@ -221,7 +246,7 @@ export interface StartedGit {
 
 /** `git <args>` in `cwd`, not waited for. Standard input is a pipe for a process fed later, else closed. */
 export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): StartedGit {
-  const child = spawn('git', args, { cwd, env: process.env, stdio: [stdin, 'pipe', 'pipe'] });
+  const child = spawn('git', args, { cwd, env: gitEnvironment(), stdio: [stdin, 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));

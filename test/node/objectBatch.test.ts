@@ -10,15 +10,15 @@ import { looseFirstBatch } from '../../src/node/looseObjects';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
 
-/** `git ls-tree -r -z --full-tree`, as path, id and whether it is a blob. */
+/** `git ls-tree -r -z --full-tree`, as path, id and whether it is a plain file (a blob of mode 100644, as every file of a plan is). */
 function lsTree(root: string, commit: string): Array<{ path: string; oid: string; blob: boolean }> {
   return gitIn(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
     .split('\0')
     .filter((record) => record !== '')
     .map((record) => {
       const tab = record.indexOf('\t');
-      const [, type, oid] = record.slice(0, tab).split(' ');
-      return { path: record.slice(tab + 1), oid: oid as string, blob: type === 'blob' };
+      const [mode, type, oid] = record.slice(0, tab).split(' ');
+      return { path: record.slice(tab + 1), oid: oid as string, blob: type === 'blob' && mode === '100644' };
     });
 }
 
@@ -73,6 +73,8 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
         const { entries: listed } = await readCommitWithTree(batch, commit);
         assert.deepEqual(listed, lsTree(root, commit));
         assert.equal(listed.find((entry) => entry.path === 'vendor/lib')?.blob, false);
+        // An executable and a symbolic link are not files a plan holds: listed, never read as one.
+        assert.deepEqual(listed.filter((entry) => ['run.sh', 'target.link'].includes(entry.path)).map((entry) => entry.blob), [false, false]);
         // The same process goes on answering: the blobs, in the order asked.
         const blobs = listed.filter((entry) => entry.blob);
         const answers = await batch.read(blobs.map((entry) => entry.oid));

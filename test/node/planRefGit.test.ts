@@ -249,6 +249,49 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
+  it('reads only plain files of a plan commit (a link or an executable reads empty), and refuses an object beyond any plan before asking for it', async () => {
+    const { a, repository } = locatedClone();
+    const plumbing = (args: string[], input?: string | Buffer) =>
+      childProcess.execFileSync('git', args, { cwd: a.root, input, env: { ...process.env, GIT_INDEX_FILE: join(repository.gitDir, 'crafted-index') } }).toString('utf8').trim();
+    const commitOf = (entries: Array<[mode: string, path: string, content: string | Buffer]>) => {
+      plumbing(['read-tree', '--empty']);
+      for (const [mode, path, content] of entries) plumbing(['update-index', '--add', '--cacheinfo', `${mode},${plumbing(['hash-object', '-w', '--stdin'], content)},${path}`]);
+      return plumbing(['commit-tree', plumbing(['write-tree']), '-m', 'crafted']);
+    };
+    const crafted = commitOf([
+      ['100644', 'wave-scope-plan.json', '{"version":1}\n'],
+      ['120000', 'clones/c-x/waves/1/filescopes/wave-1/alice.json', '["**"]\n'],
+      ['100755', 'clones/c-x/waves/1/published.json', '{}\n'],
+    ]);
+    const read = planStoreOf(repository, 'origin').readFiles(crafted);
+    assert.deepEqual(Object.fromEntries(read), {
+      'wave-scope-plan.json': '{"version":1}\n',
+      'clones/c-x/waves/1/filescopes/wave-1/alice.json': '',
+      'clones/c-x/waves/1/published.json': '',
+    });
+
+    // A ref naming an annotated tag of a plan commit: read through, the tag would become the next commit's parent.
+    a.git('tag', '-a', '-m', 'a tag', 'plan-tag', crafted);
+    const tag = a.git('rev-parse', 'plan-tag').trim();
+    assert.throws(() => planStoreOf(repository, 'origin').readFiles(tag), (error: Error) => error instanceof PlanRefError && error.message === `${tag} is not a commit git can read`);
+
+    const large = commitOf([
+      ['100644', 'wave-scope-plan.json', '{"version":1}\n'],
+      ['100644', 'clones/c-x/waves/1/junk', Buffer.alloc(64 * 1024 * 1024 + 1)],
+    ]);
+    let refused: unknown;
+    const runs = await gitRunsDuring(() => {
+      try {
+        planStoreOf(repository, 'origin').readFiles(large);
+      } catch (error) {
+        refused = error;
+      }
+    });
+    assert.ok(refused instanceof PlanRefError, String(refused));
+    assert.match(refused.message, /is 67108865 bytes, more than any plan file holds/);
+    assert.deepEqual(runs.map((run) => run.args.join(' ')), [`cat-file -t ${large}`, `ls-tree -r -l -z --full-tree ${large}`], 'no cat-file --batch is asked for it');
+  });
+
   it('a deferred cache writes its file only when told, into a temporary file reserved for it when there is one', async () => {
     const { repository } = locatedClone();
     const first = await planStoreOf(repository, 'origin').writeCommit(files, null, 'first');
@@ -316,7 +359,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const sameTree = a.git('commit-tree', `${second}^{tree}`, '-p', second, '-m', 'same tree').trim();
     /** The blob ids each cat-file of `read` was asked for. */
     const catFileRequests = async (read: () => void): Promise<string[][]> =>
-      (await gitRunsDuring(read)).filter((run) => run.args[0] === 'cat-file').map((run) => run.input.split('\n').filter((line) => line !== ''));
+      (await gitRunsDuring(read)).filter((run) => run.args[0] === 'cat-file' && run.args[1] === '--batch').map((run) => run.input.split('\n').filter((line) => line !== ''));
     const blobOf = (commit: string, path: string) => a.git('rev-parse', `${commit}:${path}`).trim();
 
     let read: ReadonlyMap<string, string> | undefined;

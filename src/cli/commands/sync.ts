@@ -284,7 +284,8 @@ async function syncDecoded(
         inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
       }));
       staged = await staging;
-      result = commitSyncedWave(prepared.prepared, staged);
+      // Written only over what the checks above decided on: a plan written here since then stops the sync.
+      result = commitSyncedWave(prepared.prepared, staged, found);
     }
   } finally {
     (staged ?? (await staging)).discard();

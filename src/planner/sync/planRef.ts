@@ -14,7 +14,7 @@
 // Everything here works on a map of paths to texts; git reaches it through src/planner/sync/publish.ts.
 import { isAgentId } from '../plan/agentId';
 import type { DeclaredRecord } from '../plan/declarationInput';
-import { isWaveNumber, relativeAgentScopePath, relativeWaveSidecarPath } from '../plan/declarationPaths';
+import { isWaveNumber, relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } from '../plan/declarationPaths';
 import { formatAgentScope, formatWaveSidecar, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFs } from '../plan/declarationStore';
 import { MANIFEST_FILE_NAME } from '../plan/stateDirNames';
@@ -167,6 +167,20 @@ export function largestWaveWrite(paths: Iterable<string>): number {
   return Math.max(0, ...files.values());
 }
 
+/**
+ * Whether `rest` (a path inside a published wave's directory) is one of the files publish writes there:
+ * the publication record, the manifest, the aggregate, or a per-agent file named by an agent id. Anything
+ * else (another name, a `..` segment, a file below an agent's) is not a plan Wave Scope wrote, and a tree
+ * holding it could not be written back by the next publish.
+ */
+function isPublishedWaveFile(rest: string, wave: number): boolean {
+  if (rest === PUBLISHED_INFO_FILE || rest === MANIFEST_FILE_NAME || rest === relativeWaveSidecarPath(wave)) return true;
+  const agents = `${relativeWaveDirPath(wave)}/`;
+  if (!rest.startsWith(agents) || !rest.endsWith('.json')) return false;
+  const id = rest.slice(agents.length, -'.json'.length);
+  return isAgentId(id) && relativeAgentScopePath(wave, id) === rest;
+}
+
 function decodeWave(files: PlanFiles, clone: string, wave: number): PublishedWave {
   const dir = publishedWaveDir(clone, wave);
   const problems: string[] = [];
@@ -249,7 +263,7 @@ export function decodePlan(files: PlanFiles, options: DecodeOptions = {}): Decod
     const match = WAVE_PATH.exec(path);
     const clone = match?.[1];
     const wave = Number(match?.[2]);
-    if (match === null || !isCloneId(clone) || !isWaveNumber(wave)) {
+    if (match === null || !isCloneId(clone) || !isWaveNumber(wave) || !isPublishedWaveFile(match[3] as string, wave)) {
       problems.push(`unexpected path on the plan ref: ${path}`);
       continue;
     }

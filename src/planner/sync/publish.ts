@@ -204,9 +204,12 @@ export async function releaseClaim(request: ReleaseRequest, store: PlanRefStore)
     const { files, plan } = readPlan(store, tip);
     if (plan.problems.length > 0) return { ok: false, reason: 'corrupt-plan', problems: plan.problems, attempts: attempt };
     const now = request.now();
-    const mine = plan.claims.find((claim) => claim.clone === request.clone.id && claim.wave === request.wave);
-    if (mine === undefined || !isClaimLive(mine, now)) return { ok: true, released: null, attempts: attempt, expired: mine ?? null };
-    const claims = plan.claims.filter((claim) => claim !== mine && isClaimLive(claim, now));
+    // Every claim of this clone on the wave ends (a hand-edited claims.json may hold the same one twice).
+    const isOurs = (claim: Claim) => claim.clone === request.clone.id && claim.wave === request.wave;
+    const ours = plan.claims.filter(isOurs);
+    const mine = ours.find((claim) => isClaimLive(claim, now));
+    if (mine === undefined) return { ok: true, released: null, attempts: attempt, expired: ours[0] ?? null };
+    const claims = plan.claims.filter((claim) => !isOurs(claim) && isClaimLive(claim, now));
     const commit = await store.writeCommit(nextPlanFiles(files, plan, { claims }, now), tip, `Wave Scope: clone ${request.clone.id} releases wave ${request.wave}`);
     const pushed = store.push(commit, tip);
     if (pushed.ok) return { ok: true, released: mine, commit, attempts: attempt };

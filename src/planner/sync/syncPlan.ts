@@ -5,7 +5,7 @@
 // Before anything is written, the state directory is checked for a plan that is not on the plan ref and
 // would be lost; such a plan is refused, with the reason.
 import { relative, sep } from 'node:path';
-import { manifestPath } from '../plan/declarationPaths';
+import { agentIdOfFileName, manifestPath, waveOfSidecarName } from '../plan/declarationPaths';
 import { declarationFiles, readOnceView, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFile, DeclarationFs, WaveDeclaration } from '../plan/declarationStore';
 import { commitWavePlan, manifestSkeletonText, plannedManifestText, prepareWavePlan } from '../plan/planWriter';
@@ -114,6 +114,13 @@ export interface StateDirReading {
   readonly unbound: boolean;
   /** The declaration of `wave` there. */
   declaration(wave: number): WaveDeclaration;
+  /**
+   * Whether every file and directory this reading took (read so far) still reads the same through `files`:
+   * nothing another command wrote since can then be lost by a write decided on this reading. A listing is
+   * compared by the files a reader takes from it (agent files, aggregates), a missing directory as an empty
+   * one: the temporary files and the directories a writer stages are none of them.
+   */
+  holdsStill(files: DeclarationFs): boolean;
 }
 
 export function readStateDir(
@@ -123,7 +130,22 @@ export function readStateDir(
   files: DeclarationFs,
   options: { ignoreCase?: boolean } = {},
 ): StateDirReading {
-  const fs = readOnceView(files);
+  // What was read, to be read again before the first write (holdsStill).
+  const texts = new Map<string, string | undefined>();
+  const listings = new Map<string, string>();
+  const fs = readOnceView({
+    ...files,
+    readText: (path) => {
+      const text = files.readText(path);
+      texts.set(path, text);
+      return text;
+    },
+    listDir: (path) => {
+      const names = files.listDir(path);
+      listings.set(path, takenFiles(names));
+      return names;
+    },
+  });
   const current = inspectStateDir(stateDir, ownIds, fs);
   let unbound = false;
   if (current.manifest !== undefined) {
@@ -144,7 +166,24 @@ export function readStateDir(
   };
   if (current.manifest !== undefined) declaration(current.manifest.wave);
   if (incomingWave !== undefined) declaration(incomingWave);
-  return { stateDir, current, unbound, declaration };
+  const holdsStill = (again: DeclarationFs): boolean => {
+    try {
+      for (const [path, text] of texts) if (again.readText(path) !== text) return false;
+      for (const [path, names] of listings) if (takenFiles(again.listDir(path)) !== names) return false;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return { stateDir, current, unbound, declaration, holdsStill };
+}
+
+/** The files of a listing a reader takes (agent files, aggregates), sorted, as one string; a missing directory lists none. */
+function takenFiles(names: readonly string[] | undefined): string {
+  return (names ?? [])
+    .filter((name) => agentIdOfFileName(name) !== undefined || waveOfSidecarName(name) !== undefined)
+    .sort()
+    .join('\0');
 }
 
 /**
@@ -305,8 +344,16 @@ export function prepareSyncedWave(request: SyncedWaveRequest, fs: DeclarationFs)
   return prepared.ok ? { ok: true, prepared: { plan: prepared.prepared, published: manifest } } : prepared;
 }
 
-/** The second half of writeSyncedWave: the chain from its first write (commitWavePlan). */
-export function commitSyncedWave(prepared: PreparedSyncedWave, fs: DeclarationFs): SyncWriteResult {
+/**
+ * The second half of writeSyncedWave: the chain from its first write (commitWavePlan). Given `decidedOn`
+ * (the reading the sync's checks decided on), nothing is written when the state directory no longer holds
+ * what was read: a plan another command wrote meanwhile was never judged, and would be lost.
+ */
+export function commitSyncedWave(prepared: PreparedSyncedWave, fs: DeclarationFs, decidedOn?: StateDirReading): SyncWriteResult {
+  if (decidedOn !== undefined && !decidedOn.holdsStill(fs)) {
+    const message = `${decidedOn.stateDir} changed while this sync ran (another command wrote to it): nothing was written; run sync again`;
+    return { ok: false, step: 'state-dir', message, errors: [message], written: [], removed: [], stateDir: prepared.plan.stateDir } as WavePlanFailure;
+  }
   const result = commitWavePlan(prepared.plan, fs);
   if (!result.ok) return result;
   const differ = JSON.stringify(result.manifest.allowedPaths) !== JSON.stringify(prepared.published.allowedPaths);

@@ -51,6 +51,10 @@ describe('the plan tree (refs/wave-scope/plan)', () => {
     { name: 'a claim without a clone', change: (f) => f.set(CLAIMS_FILE, '{"version":1,"claims":[{"wave":1}]}'), whole: /claim #1 is not a valid claim/, wave: undefined },
     { name: 'a stray path', change: (f) => f.set('notes.txt', 'x'), whole: /unexpected path on the plan ref: notes\.txt/, wave: undefined },
     { name: 'a clone id that is not one', change: (f) => f.set('clones/C..x/waves/1/published.json', '{}'), whole: /unexpected path/, wave: undefined },
+    { name: 'a file publish never writes in a wave', change: (f) => f.set('clones/c-alpha/waves/2/evil.sh', 'x'), whole: /unexpected path on the plan ref: clones\/c-alpha\/waves\/2\/evil\.sh/, wave: undefined },
+    { name: 'a ".." segment in a wave', change: (f) => f.set('clones/c-alpha/waves/2/filescopes/wave-2/../x.json', '[]'), whole: /unexpected path/, wave: undefined },
+    { name: 'a file below an agent\'s', change: (f) => f.set('clones/c-alpha/waves/2/filescopes/wave-2/alice.json/x', '[]'), whole: /unexpected path/, wave: undefined },
+    { name: 'another wave\'s aggregate in a wave', change: (f) => f.set('clones/c-alpha/waves/2/filescopes/wave-3.scopes.json', '[]'), whole: /unexpected path/, wave: undefined },
     {
       name: 'a per-agent file that differs from the aggregate',
       change: (f) => f.set('clones/c-alpha/waves/2/filescopes/wave-2/alice.json', '["src/b.ts"]\n'),

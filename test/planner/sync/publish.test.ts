@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { DeclaredRecord } from '../../../src/planner/plan/declarationInput';
-import { decodePlan, nextPlanFiles, emptyPlan } from '../../../src/planner/sync/planRef';
+import { decodePlan, emptyPlan, formatClaims, nextPlanFiles } from '../../../src/planner/sync/planRef';
 import { MAX_PUSH_ATTEMPTS, publishWave, releaseClaim } from '../../../src/planner/sync/publish';
 import type { PublishRequest } from '../../../src/planner/sync/publish';
 import { claimOf, cloneNamed, HOUR, manifestFor, MemoryPlanRef, T0, waveToPublish } from './syncFixtures';
@@ -194,6 +194,21 @@ describe('releaseClaim', () => {
     const plan = decodePlan(ref.files());
     assert.deepEqual(plan.claims.map((c) => c.clone), ['c-beta']);
     assert.ok(plan.waves.some((wave) => wave.clone === 'c-alpha'));
+  });
+
+  it('ends every copy of this clone\'s claim on the wave, the first expired or not (a hand-edited claims.json)', async () => {
+    const ref = new MemoryPlanRef();
+    pushAs(ref);
+    await publishWave(request(), ref);
+    const current = ref.files();
+    const decoded = decodePlan(current);
+    const live = decoded.claims.find((claim) => claim.clone === 'c-alpha');
+    assert.ok(live);
+    const expiredCopy = { ...live, expiresAt: new Date(T0 - HOUR).toISOString() };
+    ref.tip = ref.writeCommit(new Map([...current, ['claims.json', formatClaims([expiredCopy, ...decoded.claims, live])]]), ref.tip, 'hand-edited');
+    const result = await releaseClaim({ clone: alpha, wave: 1, now: () => T0 }, ref);
+    assert.equal(result.ok && result.released?.clone, 'c-alpha');
+    assert.deepEqual(decodePlan(ref.files()).claims.map((c) => c.clone), ['c-beta']);
   });
 
   it('says there was nothing to release (and whether it had expired), pushing nothing', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeDeclarationFs } from '../../../src/node/declarationFs';
@@ -15,7 +15,7 @@ import {
 } from '../../../src/planner/sync/localState';
 import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, readStateDir, selectWaveToSync, syncedWaveFiles, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
+import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, syncedWaveFiles, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
 import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
 import { claimOf, cloneNamed, HOUR, manifestFor, T0, waveToPublish } from './syncFixtures';
 
@@ -222,6 +222,41 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     const repeated = reads.filter((path, index) => reads.indexOf(path) !== index);
     assert.deepEqual(repeated, [], `read more than once:\n${repeated.join('\n')}`);
     assert.ok(reads.includes(join(stateDir, 'wave-scope.json')) && reads.includes(join(stateDir, 'filescopes', 'wave-3.scopes.json')));
+  });
+
+  it('a plan written between the reading the checks decide on and the first write stops the sync, with nothing written', () => {
+    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs()).ok, true);
+    const amended = incoming([{ id: 'alice', files: ['src/a/', 'src/c/'] }]);
+    const found = readStateDir(stateDir, amended.wave, new Set(), fs());
+    const synced = { ...emptyLocalSyncState(), known: [known('synced', 3, [{ id: 'alice', files: ['src/a/'] }])] };
+    assert.equal(findLocalPlanRisk({ repoRoot: root, found, incoming: incomingDigests(amended), state: synced }), undefined, 'what was read may be replaced');
+    const prepared = prepareSyncedWave({ repoRoot: root, stateDir, wave: amended }, fs());
+    assert.equal(prepared.ok, true);
+    // What a writer stages beside the files, and the directories it makes, change nothing that was read.
+    writeFileSync(join(stateDir, 'filescopes', 'wave-3', 'alice.json.123.tmp'), '["**"]\n');
+    mkdirSync(join(stateDir, 'filescopes', 'wave-8'));
+    assert.equal(found.holdsStill(fs()), true);
+    // Meanwhile a coordinator writes a plan of its own here.
+    assert.equal(localPlan(4, [{ id: 'bob', files: ['lib/'] }]).ok, true);
+    assert.equal(found.holdsStill(fs()), false);
+    const manifestBefore = readFileSync(join(stateDir, 'wave-scope.json'), 'utf8');
+    const result = prepared.ok ? commitSyncedWave(prepared.prepared, fs(), found) : prepared;
+    assert.equal(result.ok, false);
+    assert.deepEqual(!result.ok && [result.step, result.written, result.removed], ['state-dir', [], []]);
+    assert.match(!result.ok ? result.message : '', /changed while this sync ran \(another command wrote to it\): nothing was written; run sync again/);
+    assert.equal(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'), manifestBefore, 'the coordinator\'s plan stands');
+  });
+
+  it('a reading holds still only while what it read does: a file changed, a file added to a directory it listed', () => {
+    assert.equal(writeSyncedWave({ repoRoot: root, stateDir, wave: incoming() }, fs()).ok, true);
+    const found = readStateDir(stateDir, 3, new Set(), fs());
+    assert.equal(found.holdsStill(fs()), true);
+    writeFileSync(join(stateDir, 'filescopes', 'wave-3', 'mallory.json'), '["**"]\n');
+    assert.equal(found.holdsStill(fs()), false, 'an agent file added');
+    rmSync(join(stateDir, 'filescopes', 'wave-3', 'mallory.json'));
+    assert.equal(found.holdsStill(fs()), true);
+    writeFileSync(join(stateDir, 'filescopes', 'wave-3', 'alice.json'), '["src/"]\n');
+    assert.equal(found.holdsStill(fs()), false, 'a file read changed');
   });
 
   it('readStateDir before the incoming wave is known: the manifest\'s wave is read at once, another wave only when asked for', () => {
