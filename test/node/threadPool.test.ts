@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 
 const PROBE = `
-import { close, closeSync, constants, open, openSync, stat } from 'node:fs';
+import { close, constants, open, openSync, stat } from 'node:fs';
 import { startThreadPool } from './src/node/threadPool';
 const [fifoList, threads, startedBefore] = process.argv.slice(2);
 if (startedBefore === 'yes') stat('.', () => undefined);
@@ -23,7 +23,11 @@ const settle = (answered) => {
   if (settled) return;
   settled = true;
   console.log(JSON.stringify({ answered, variable: process.env.UV_THREADPOOL_SIZE ?? null }));
-  for (const fifo of fifos) closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  // Each FIFO opened for reading and writing (which never blocks on Linux) and held until the probe exits:
+  // an open blocked on it returns, and so does one still queued behind the others, whenever a thread starts
+  // it. (Opened write-only and closed at once, a FIFO whose reader had not started yet was refused, and the
+  // open that started later blocked for good, holding the process at exit.)
+  for (const fifo of fifos) openSync(fifo, constants.O_RDWR);
 };
 stat('.', () => settle(true));
 setTimeout(() => settle(false), 2000).unref();
