@@ -178,12 +178,9 @@ function treeOf(entries: readonly TreeEntry[], contents: ReadonlyMap<string, str
  * whose text is not already known (see knownTexts).
  */
 function readTree(root: string, commit: string, only?: (path: string) => boolean, known: Iterable<TreeFile> = []): Map<string, TreeFile> {
-  // A ref may name a tag or a tree: only a commit is a plan commit (and the parent of the next one).
-  if (gitText(root, 'read', ['cat-file', '-t', commit]).trim() !== 'commit') throw new PlanRefError('read', `${commit} is not a commit git can read`);
-  const listingArgs = ['ls-tree', '-r', '-l', '-z', '--full-tree', commit];
   let listing: string;
   try {
-    listing = gitText(root, 'read', listingArgs, { maxBuffer: MAX_PLAN_READ_BYTES });
+    listing = gitText(root, 'read', ['ls-tree', '-r', '-l', '-z', '--full-tree', commit], { maxBuffer: MAX_PLAN_READ_BYTES });
   } catch (error) {
     if ((error as { code?: string }).code !== 'ENOBUFS') throw error;
     throw new PlanRefError('read', `the plan commit ${commit} lists more than ${MAX_PLAN_READ_BYTES} bytes of paths: this is not a plan Wave Scope reads`);
@@ -574,6 +571,9 @@ export function gitPlanRefStore(
   };
   // Trees this store has read ahead (fetchStarted, with a prepared reader), by commit.
   const readAhead = new Map<string, PlanTree>();
+  // Objects known to be commits: read as one (readCommitWithTree) or written here.
+  // A plan ref naming anything else (a tag, a tree) is never made the parent of the next plan commit.
+  const knownCommits = new Set<string>();
   let preparedStorer: WaitingGit | undefined;
   const knownTrees = () => [...known.values(), ...(options.cache?.latest?.()?.values() ?? [])];
   // The directories of the plan last read or written: a new plan commit mostly has them again.
@@ -635,6 +635,7 @@ export function gitPlanRefStore(
           batch = undefined;
           readAhead.set(tip, tree);
           options.cache?.put(tip, tree, commitText);
+          knownCommits.add(tip);
         }
       } finally {
         batch?.close();
@@ -660,6 +661,9 @@ export function gitPlanRefStore(
       preparedStorer = undefined;
     },
     async writeCommit(files: PlanFiles, parent, message) {
+      if (parent !== null && !knownCommits.has(parent) && gitText(root, 'read', ['cat-file', '-t', parent]).trim() !== 'commit') {
+        throw new PlanRefError('read', `${parent} is not a commit git can read`);
+      }
       // Files whose text this store has read or written before keep their blob; only new texts go in.
       const reused = new Map<string, string>();
       for (const [path, text] of files) {
@@ -674,6 +678,7 @@ export function gitPlanRefStore(
       const written = new Map([...files].map(([path, text]) => [path, { oid: reused.get(path) ?? (blobs.get(path) as string), text }]));
       remember(written);
       options.cache?.put(commit, written, commitText);
+      knownCommits.add(commit);
       return commit;
     },
     push(commit, expected) {

@@ -249,7 +249,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.deepEqual(planStoreOf(repository, 'origin').readFiles(commit), files);
   });
 
-  it('reads only plain files of a plan commit (a link or an executable reads empty), and refuses an object beyond any plan before asking for it', async () => {
+  it('reads only plain files of a plan commit (a link or an executable reads empty), never writes onto a tag, and refuses an object beyond any plan before asking for it', async () => {
     const { a, repository } = locatedClone();
     const plumbing = (args: string[], input?: string | Buffer) =>
       childProcess.execFileSync('git', args, { cwd: a.root, input, env: { ...process.env, GIT_INDEX_FILE: join(repository.gitDir, 'crafted-index') } }).toString('utf8').trim();
@@ -270,10 +270,14 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
       'clones/c-x/waves/1/published.json': '',
     });
 
-    // A ref naming an annotated tag of a plan commit: read through, the tag would become the next commit's parent.
+    // A ref naming an annotated tag of a plan commit reads through it, but the tag never becomes a plan commit's parent.
     a.git('tag', '-a', '-m', 'a tag', 'plan-tag', crafted);
     const tag = a.git('rev-parse', 'plan-tag').trim();
-    assert.throws(() => planStoreOf(repository, 'origin').readFiles(tag), (error: Error) => error instanceof PlanRefError && error.message === `${tag} is not a commit git can read`);
+    const store = planStoreOf(repository, 'origin');
+    store.readFiles(tag);
+    await assert.rejects(store.writeCommit(files, tag, 'on a tag'), (error: Error) => error instanceof PlanRefError && error.message === `${tag} is not a commit git can read`);
+    const onCommit = await store.writeCommit(files, crafted, 'on a commit');
+    assert.equal(a.git('rev-parse', `${onCommit}^`).trim(), crafted);
 
     const large = commitOf([
       ['100644', 'wave-scope-plan.json', '{"version":1}\n'],
@@ -289,7 +293,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     });
     assert.ok(refused instanceof PlanRefError, String(refused));
     assert.match(refused.message, /is 67108865 bytes, more than any plan file holds/);
-    assert.deepEqual(runs.map((run) => run.args.join(' ')), [`cat-file -t ${large}`, `ls-tree -r -l -z --full-tree ${large}`], 'no cat-file --batch is asked for it');
+    assert.deepEqual(runs.map((run) => run.args.join(' ')), [`ls-tree -r -l -z --full-tree ${large}`], 'cat-file is never asked for it');
   });
 
   it('a deferred cache writes its file only when told, into a temporary file reserved for it when there is one', async () => {
@@ -359,7 +363,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const sameTree = a.git('commit-tree', `${second}^{tree}`, '-p', second, '-m', 'same tree').trim();
     /** The blob ids each cat-file of `read` was asked for. */
     const catFileRequests = async (read: () => void): Promise<string[][]> =>
-      (await gitRunsDuring(read)).filter((run) => run.args[0] === 'cat-file' && run.args[1] === '--batch').map((run) => run.input.split('\n').filter((line) => line !== ''));
+      (await gitRunsDuring(read)).filter((run) => run.args[0] === 'cat-file').map((run) => run.input.split('\n').filter((line) => line !== ''));
     const blobOf = (commit: string, path: string) => a.git('rev-parse', `${commit}:${path}`).trim();
 
     let read: ReadonlyMap<string, string> | undefined;
