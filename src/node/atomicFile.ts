@@ -168,7 +168,7 @@ export function fillTemporaryFile(file: TemporaryFile, bytes: Uint8Array): Tempo
 }
 
 /** Closes a temporary file and removes it (quietly: it may be closed or gone already). */
-function removeTemporaryFile(file: TemporaryFile): void {
+export function removeTemporaryFile(file: TemporaryFile): void {
   try {
     closeSync(file.descriptor);
   } catch {

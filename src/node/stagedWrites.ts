@@ -25,7 +25,7 @@
 // as for any other write.
 import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createTemporaryFile, fillTemporaryFile, TemporaryFileReserve } from './atomicFile';
+import { createTemporaryFile, fillTemporaryFile, removeTemporaryFile, TemporaryFileReserve } from './atomicFile';
 import type { TemporaryFile } from './atomicFile';
 import { ensureRealParents, isReplaceableFile, layeredDeclarationFs, openRealDirectory } from './declarationFs';
 import type { HeldDirectory } from './declarationFs';
@@ -323,15 +323,10 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
 
 /** Closes a held file, and removes it when it is a temporary one (a file found in place is the target itself). */
 function release(file: HeldFile): void {
+  if (!file.inPlace) return removeTemporaryFile(file);
   try {
     closeSync(file.descriptor);
   } catch {
     // Already closed.
-  }
-  if (file.inPlace) return;
-  try {
-    unlinkSync(file.path);
-  } catch {
-    // Already gone.
   }
 }

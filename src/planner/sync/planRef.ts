@@ -14,7 +14,7 @@
 // Everything here works on a map of paths to texts; git reaches it through src/planner/sync/publish.ts.
 import { isAgentId } from '../plan/agentId';
 import type { DeclaredRecord } from '../plan/declarationInput';
-import { isWaveNumber, relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } from '../plan/declarationPaths';
+import { agentIdOfFileName, isWaveNumber, relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } from '../plan/declarationPaths';
 import { formatAgentScope, formatWaveSidecar, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFs } from '../plan/declarationStore';
 import { MANIFEST_FILE_NAME } from '../plan/stateDirNames';
@@ -176,9 +176,7 @@ export function largestWaveWrite(paths: Iterable<string>): number {
 function isPublishedWaveFile(rest: string, wave: number): boolean {
   if (rest === PUBLISHED_INFO_FILE || rest === MANIFEST_FILE_NAME || rest === relativeWaveSidecarPath(wave)) return true;
   const agents = `${relativeWaveDirPath(wave)}/`;
-  if (!rest.startsWith(agents) || !rest.endsWith('.json')) return false;
-  const id = rest.slice(agents.length, -'.json'.length);
-  return isAgentId(id) && relativeAgentScopePath(wave, id) === rest;
+  return rest.startsWith(agents) && agentIdOfFileName(rest.slice(agents.length)) !== undefined;
 }
 
 function decodeWave(files: PlanFiles, clone: string, wave: number): PublishedWave {
