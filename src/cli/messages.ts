@@ -155,6 +155,8 @@ export const hookMessages = {
   outsideRoot: (shown: string, root: string) => `${shown} is outside this checkout (${root}) and no absolute grant covers it`,
   outsideWave: (shown: string, wave: number) => `${shown} is not in wave ${wave}'s allowed paths`,
   outsideAgent: (shown: string, agent: string) => `${shown} is not in agent "${agent}"'s own scope`,
+  contestedSibling: (shown: string, agent: string, rival: string) =>
+    `${shown} is a test sibling of agent "${agent}"'s files, but agent "${rival}" of the same wave claims it too, so it is neither's until the plan declares it for one`,
   noAgentScope: (agent: string, path: string, problem: string) =>
     `agent "${agent}" has no usable scope file (${path} ${problem}): no scope, no write`,
   agentScopeUnbacked: (shown: string, agent: string, wave: number) =>
@@ -614,8 +616,9 @@ export const syncMessages = {
     `ok ${printable(branch)}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
   verifyFailedHeader: (branch: string, wave: number, agent: string, count: number, range: string) =>
     `${printable(branch)}: agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope in ${range}:`,
-  verifyOutsideLine: (kind: string, path: string, counterpart: string | undefined, counterpartWord: string, undecodable: boolean) =>
-    `  ${kind}: ${printable(path)}${counterpart === undefined ? '' : ` (${counterpartWord} ${printable(counterpart)})`}${undecodable ? ' (not UTF-8: no scope names it)' : ''}`,
+  verifyOutsideLine: (kind: string, path: string, counterpart: string | undefined, counterpartWord: string, undecodable: boolean, contestedBy?: string) =>
+    `  ${kind}: ${printable(path)}${counterpart === undefined ? '' : ` (${counterpartWord} ${printable(counterpart)})`}${undecodable ? ' (not UTF-8: no scope names it)' : ''}` +
+    (contestedBy === undefined ? '' : ` (a test sibling that agent "${printable(contestedBy)}" of the wave claims too)`),
   verifySkipped: (branch: string) => `skipped ${printable(branch)}: no rule of the branch map names its agent`,
   verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
   verifyBranchError: (branch: string, detail: string) => `${printable(branch)}: ${detail}`,
@@ -667,6 +670,11 @@ const violationWhy: Record<string, string> = {
   'outside-root': 'outside the repository',
   'invalid-path': 'a path that cannot be checked',
 };
+
+/** Why a change is refused; a test sibling another agent claims too says who. */
+function whyOutside(kind: string, contestedBy: string | undefined): string {
+  return contestedBy === undefined ? (violationWhy[kind] ?? kind) : `a test sibling that agent "${contestedBy}" of the wave claims too`;
+}
 
 function shortEntries(entries: readonly string[]): string {
   if (entries.length === 0) return '(none: nothing may be changed)';
@@ -755,8 +763,8 @@ export const backstopMessages = {
     `wave-scope run: turn of agent "${agent}" (wave ${wave}): ${changes} change${changes === 1 ? '' : 's'}, all inside its scope`,
   turnOutOfScope: (agent: string, wave: number, count: number) =>
     `turn of agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope:`,
-  violationLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string) =>
-    `  ${changeText(change)}  (${violationWhy[kind] ?? kind})`,
+  violationLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string, contestedBy?: string) =>
+    `  ${changeText(change)}  (${whyOutside(kind, contestedBy)})`,
   commitsOutOfScope: 'commits of the turn that touch paths outside the scope:',
   commitLine: (hash: string, subject: string, paths: readonly string[]) => `  ${hash} ${JSON.stringify(subject)}: ${paths.join(', ')}`,
   commitsTruncated: (max: number) => `(the turn reached more than ${max} commits; only the newest ${max} were checked)`,
@@ -785,8 +793,8 @@ export const backstopMessages = {
 
   shellHeader: (hook: 'post-bash' | 'stop') =>
     hook === 'stop' ? 'Wave Scope: this turn changed files outside your scope:' : 'Wave Scope: the last command changed files outside your scope:',
-  shellLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string) =>
-    `- ${changeText(change)} (${violationWhy[kind] ?? kind})`,
+  shellLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string, contestedBy?: string) =>
+    `- ${changeText(change)} (${whyOutside(kind, contestedBy)})`,
   shellWarnHeader: 'Wave Scope (enforcement "warn"): these changes are outside the scope and stay as they are:',
   shellAdvice:
     'What to do: if you made these changes, undo exactly them (restore the file from git, remove what you created) and stay inside your scope. If you did not make them, another agent or a person did: leave them alone and tell the coordinator. Never edit the manifest or filescopes/.',

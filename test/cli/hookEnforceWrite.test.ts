@@ -231,6 +231,37 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/other.ts' }), { env }).stdout).decision, 'deny');
     });
 
+    it('a test sibling another agent of the wave claims is not the agent\'s (a plan written by `plan write`)', () => {
+      // alice's src/a/x.ts brings test/**/x.test.ts; bob declares test/; carol's src/c/x.ts brings the same glob.
+      rmSync(join(repo.root, '.claude'), { recursive: true, force: true });
+      const records = [
+        { id: 'alice', files: ['src/a/x.ts'] },
+        { id: 'bob', files: ['test/'] },
+        { id: 'carol', files: ['src/c/x.ts'] },
+      ];
+      const written = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation'], { cwd: repo.root, input: JSON.stringify(records), env: cleanEnv() });
+      assert.equal(written.status, 0, written.stderr);
+      const decide = (agent: string, target: string) => claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target }), { env: { WAVE_SCOPE_AGENT: agent } }).stdout);
+      const taken = decide('alice', 'test/deep/x.test.ts');
+      assert.equal(taken.decision, 'deny');
+      assert.match(taken.text, /test\/deep\/x\.test\.ts is a test sibling of agent "alice"'s files, but agent "bob" of the same wave claims it too/);
+      assert.equal(decide('bob', 'test/deep/x.test.ts').decision, 'allow', 'the agent that declares test/ owns it');
+      // Outside bob's test/, alice and carol would both get tests/x.test.ts as a sibling: neither does.
+      assert.match(decide('alice', 'tests/x.test.ts').text, /agent "carol" of the same wave claims it too/);
+      assert.match(decide('carol', 'tests/x.test.ts').text, /agent "alice" of the same wave claims it too/);
+      // The sibling beside each file is only its owner's.
+      assert.equal(decide('alice', 'src/a/x.test.ts').decision, 'allow');
+      assert.equal(decide('carol', 'src/c/x.spec.ts').decision, 'allow');
+      assert.equal(decide('carol', 'src/a/x.test.ts').decision, 'deny');
+    });
+
+    it('an aggregate with a record that cannot be read leaves the agent no scope (it could claim any sibling)', () => {
+      repo.write({ '.claude/filescopes/wave-1.scopes.json': JSON.stringify([{ id: 'alice', files: ['src/alice/'] }, { id: 'bob', files: 'src/bob/' }]) });
+      const reply = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env: { WAVE_SCOPE_AGENT: 'alice' } }).stdout);
+      assert.equal(reply.decision, 'deny');
+      assert.match(reply.text, /no usable scope file .*holds a record that is not/);
+    });
+
     const unusable: Array<{ name: string; agent: string; make?: (repo: TempGitRepo) => void }> = [
       { name: 'has no scope file', agent: 'carol' },
       { name: 'has a scope file the aggregate does not declare (a stray file)', agent: 'mallory', make: (r) => r.write({ '.claude/filescopes/wave-1/mallory.json': '["src/alice/"]\n' }) },

@@ -170,6 +170,20 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(inward.stderr, /\n {2}deleted {2}docs\/guide\.md \(renamed to src\/guide\.md\) {2}\(outside the scope\)/);
   });
 
+  it('fails a test sibling that another agent of the wave declares, naming that agent; the sibling beside the file passes', () => {
+    repo = backstopRepo({ ...START, 'src/a/x.ts': 'x\n', 'test/readme.md': 'tests\n' });
+    const records = [
+      { id: 'alice', files: ['src/a/x.ts'] },
+      { id: 'bob', files: ['test/'] },
+    ];
+    const plan = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation'], { cwd: repo.root, input: JSON.stringify(records), env: cleanEnv() });
+    assert.equal(plan.status, 0, plan.stderr);
+    const taken = runTurn(repo, 'mkdir -p test/deep && echo t > test/deep/x.test.ts && echo t > src/a/x.test.ts');
+    assert.equal(taken.status, 3, taken.stderr);
+    assert.match(taken.stderr, /changed 1 path outside its scope:\n {2}created {2}test\/deep\/x\.test\.ts {2}\(a test sibling that agent "bob" of the wave claims too\)/);
+    assert.equal(runTurn(repo, 'echo more >> test/deep/x.test.ts', { agent: 'bob' }).status, 0, 'bob declares test/');
+  });
+
   it('still checks a turn whose command is killed by a signal, and commits nothing of it', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     const run = runTurn(repo, 'echo evil > evil.py; kill -KILL $$', { flags: ['--commit'] });

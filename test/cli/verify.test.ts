@@ -394,3 +394,51 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     }
   });
 });
+
+describe('wave-scope verify: test siblings another agent of the wave claims (built CLI)', function () {
+  this.timeout(120_000);
+  let remote: SharedRemote;
+  let ci: Clone;
+  before(() => {
+    remote = createSharedRemote({ 'src/a/x.ts': 'x\n', 'src/c/x.ts': 'x\n', 'test/readme.md': 'tests\n' });
+    const coordinator = remote.clone('coordinator');
+    // alice's src/a/x.ts brings test/**/x.test.ts, which bob's test/ holds; carol's src/c/x.ts brings the same glob.
+    const records = [
+      { id: 'alice', files: ['src/a/x.ts'] },
+      { id: 'bob', files: ['test/'] },
+      { id: 'carol', files: ['src/c/x.ts'] },
+    ];
+    const plan = run(coordinator, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify(records));
+    assert.equal(plan.status, 0, plan.stderr);
+    const published = run(coordinator, ['publish']);
+    assert.equal(published.status, 0, published.stderr);
+    ci = remote.clone('ci');
+  });
+  after(() => remote.remove());
+
+  const branchWith = (name: string, files: Record<string, string>) => {
+    ci.git('checkout', '--quiet', '-B', name, 'origin/main');
+    ci.write(files);
+    ci.git('add', '--all');
+    ci.git('commit', '--quiet', '-m', name);
+    ci.git('checkout', '--quiet', '--detach', 'origin/main');
+    return name;
+  };
+  const verify = (head: string, agent: string) => run(ci, ['verify', '--base', 'origin/main', '--head', head, '--wave', '1', '--agent', agent]);
+
+  it('fails the branch of the agent whose sibling another agent declares or shares, and names that agent', () => {
+    const name = branchWith('alice-tests', { 'src/a/x.test.ts': 't\n', 'test/deep/x.test.ts': 't\n', 'tests/x.test.ts': 't\n' });
+    const result = verify(name, 'alice');
+    assert.equal(result.status, 3, result.stderr);
+    const lines = result.stderr.trimEnd().split('\n').slice(1);
+    assert.deepEqual(lines, [
+      '  added: test/deep/x.test.ts (a test sibling that agent "bob" of the wave claims too)',
+      '  added: tests/x.test.ts (a test sibling that agent "carol" of the wave claims too)',
+    ]);
+  });
+
+  it('passes the same test file on the branch of the agent that declares its directory', () => {
+    const result = verify(branchWith('bob-tests', { 'test/deep/x.test.ts': 't\n' }), 'bob');
+    assert.equal(result.status, 0, result.stderr);
+  });
+});

@@ -38,7 +38,7 @@ function verdictOf(hook: ShellHookName, result: ShellCheckResult): ShellVerdict 
   if (judgement.verdict === 'invalid-manifest') {
     return result.changes.length === 0 ? { decision: 'allow' } : { decision: 'block', reason: backstopMessages.shellInvalidManifest(judgement.manifestPath, judgement.problems) };
   }
-  const lines = judgement.violations.map((violation) => backstopMessages.shellLine(violation.change, violation.kind));
+  const lines = judgement.violations.map((violation) => backstopMessages.shellLine(violation.change, violation.kind, violation.contestedBy));
   const against = judgement.against === 'agent' ? `agent "${judgement.agent}"` : `wave ${judgement.wave}, ${judgement.manifestPath}`;
   const allowed = backstopMessages.allowedLine(against, judgement.allowed);
   if (judgement.verdict === 'warn') return { decision: 'warn', message: [backstopMessages.shellWarnHeader, ...lines, allowed].join('\n') };

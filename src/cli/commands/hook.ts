@@ -55,9 +55,10 @@ function violationLine(violation: WriteViolation, context: { agent?: string; wav
     case 'agent-scope-unbacked':
       return hookMessages.agentScopeUnbacked(violation.shown, context.agent ?? '?', context.wave);
     case 'outside-scope':
-      return context.agent === undefined
-        ? hookMessages.outsideWave(violation.shown, context.wave)
-        : hookMessages.outsideAgent(violation.shown, context.agent);
+      if (context.agent === undefined) return hookMessages.outsideWave(violation.shown, context.wave);
+      return violation.contestedBy === undefined
+        ? hookMessages.outsideAgent(violation.shown, context.agent)
+        : hookMessages.contestedSibling(violation.shown, context.agent, violation.contestedBy);
   }
 }
 

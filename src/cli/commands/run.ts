@@ -75,7 +75,7 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
   if (outcome.verdict === 'out-of-scope') {
     if (outcome.violations.length > 0) {
       reportError(io, backstopMessages.turnOutOfScope(record.agent, record.wave, outcome.violations.length));
-      for (const violation of outcome.violations) reportNote(io, backstopMessages.violationLine(violation.change, violation.kind));
+      for (const violation of outcome.violations) reportNote(io, backstopMessages.violationLine(violation.change, violation.kind, violation.contestedBy));
     }
     if (outcome.commitViolations.length > 0) {
       reportError(io, backstopMessages.commitsOutOfScope);

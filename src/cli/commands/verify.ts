@@ -263,7 +263,7 @@ async function verifyTargets(
       reportError(io, say.verifyFailedHeader(result.branch, result.wave as number, result.agent as string, result.outside.length, range));
       for (const change of result.outside) {
         const words = changeKindWords[change.kind] ?? { kind: change.kind, counterpart: '' };
-        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true));
+        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true, change.contestedBy));
       }
     }
   }
@@ -327,6 +327,6 @@ async function verifyTarget(
   }
   // The case rule the wave was proven under, not this clone's: a case-insensitive checkout verifying a plan
   // proven case-sensitively would otherwise let an agent change a path another agent owns in another case.
-  const verdict = verifyChanges(changes, { entries: lookup.entries, role: lookup.role }, { ignoreCase: lookup.ignoreCase });
+  const verdict = verifyChanges(changes, { entries: lookup.entries, role: lookup.role, rivals: lookup.rivals }, { ignoreCase: lookup.ignoreCase });
   return { ...result, status: verdict.ok ? 'ok' : 'outside', checked: verdict.checked, outside: verdict.outside, exitCode: verdict.ok ? 0 : 3 };
 }

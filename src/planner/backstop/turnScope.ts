@@ -21,6 +21,8 @@ export interface ChangeViolation {
   readonly change: PathChange;
   readonly kind: ViolationKind;
   readonly problem?: string;
+  /** `outside-scope` only: a test sibling of the agent's that this other agent of the wave claims too. */
+  readonly contestedBy?: string;
 }
 
 /** What the judgement found. */
@@ -86,6 +88,7 @@ export function judgeChanges(changes: readonly PathChange[], context: JudgeConte
     change: byPath.get(violation.raw) as PathChange,
     kind: violation.kind,
     ...(violation.problem !== undefined ? { problem: String(violation.problem) } : {}),
+    ...(violation.contestedBy !== undefined ? { contestedBy: violation.contestedBy } : {}),
   }));
   return {
     verdict: decision.decision === 'deny' ? 'out-of-scope' : 'warn',

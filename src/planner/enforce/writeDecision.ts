@@ -10,6 +10,7 @@
 // strictest answer), against that manifest's write root.
 import { CONTROL_STATE, NESTED_CONTROL_STATE, controlStateOf } from '../plan/controlState';
 import { compileScopeEntry, foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
+import type { WaveRival } from '../scope/testSiblings';
 import type { ResolvedWriteTarget, WriteTargetProblem } from './writeTarget';
 import { isWithin } from './writeTarget';
 
@@ -50,6 +51,13 @@ export type AgentScopeState =
        * even an absolute entry counts only where `allowedPaths` covers it too (it never does).
        */
       readonly origin?: 'declaration' | 'dispatch';
+      /**
+       * The wave's other agents and what they declare (its aggregate's other records): a test sibling of
+       * this agent's is granted only where none of them claims the path, by declaring it or as a sibling of
+       * its own (src/planner/scope/testSiblings.ts). Absent for a dispatch claim, which stands for no
+       * declared agent of the wave.
+       */
+      readonly rivals?: readonly WaveRival[];
     }
   | { readonly kind: 'unusable'; readonly agent: string; readonly path: string; readonly problem: string };
 
@@ -81,7 +89,10 @@ export interface WriteDecisionInput {
   /** Canonical absolute top level of the checkout relative entries apply to. */
   readonly writeRoot: string;
   readonly ignoreCase?: boolean;
-  /** Extra entries the agent's own scope implies (its test siblings), already computed by the caller. */
+  /**
+   * Entries plus the test siblings they imply (the wave's role decides which); applied to the agent's own
+   * scope and to each rival's. Absent: no siblings.
+   */
   readonly expandEntries?: (entries: readonly string[]) => readonly string[];
 }
 
@@ -95,6 +106,8 @@ export interface WriteViolation {
   /** The canonical destination (repository-relative when inside the write root, else absolute). */
   readonly shown: string;
   readonly problem?: WriteTargetProblem | string;
+  /** `outside-scope` only: the target is a test sibling of the agent's, which this other agent of the wave claims too. */
+  readonly contestedBy?: string;
 }
 
 /** The gate's answer. A refusal is data, never an exception. */
@@ -139,8 +152,10 @@ export interface CompiledGrants {
 // costs one string comparison: an entry in normal form (only ordinary file-name characters, no `./`,
 // `//` or `..`) can match a path only if the path starts with the entry's literal part (the whole
 // entry when it has no glob character, else everything up to the last `/` before the first glob
-// character). An entry is compiled, once, only when a target passes that test; an entry not in
-// normal form is always handed to the engine.
+// character), and, unless it names a directory or holds a brace, only if the path ends with the entry's
+// last segment when that segment is literal (`test/**\/total.test.ts`: a wave's test siblings). An entry
+// is compiled, once, only when a target passes those tests; an entry not in normal form is always handed
+// to the engine.
 const ORDINARY = /^[\p{L}\p{N}\p{M}._\- /]+$/u;
 const GLOB_CHARACTER = /[*?[{]/;
 
@@ -164,6 +179,22 @@ function literalPrefix(entry: string): string {
   const glob = entry.search(GLOB_CHARACTER);
   const prefix = glob === -1 ? entry : entry.slice(0, entry.lastIndexOf('/', glob) + 1);
   return prefix !== '' && isNormalLiteral(prefix) ? prefix : '';
+}
+
+/**
+ * The literal last segment every path an entry can match ends with ('' when nothing can be said cheaply):
+ * a path names exactly one file, so `test/**\/total.test.ts` can only match a path whose last segment is
+ * `total.test.ts`. Only for an entry with no brace (whose alternatives could end differently) that does
+ * not name a directory.
+ */
+function literalLastSegment(entry: string): string {
+  if (entry.endsWith('/') || entry.includes('{')) return '';
+  const segment = lastSegment(entry);
+  return segment !== '.' && segment !== '..' && !GLOB_CHARACTER.test(segment) && isNormalLiteral(segment) ? segment : '';
+}
+
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 /** A matcher compiled by the engine on first use; an entry the grammar rejects matches nothing. */
@@ -199,8 +230,15 @@ export function compileGrants(entries: readonly string[], options: { writeRoot: 
       continue;
     }
     const prefix = fold(literalPrefix(entry), ignoreCase);
+    const last = fold(literalLastSegment(entry), ignoreCase);
     const matches = lazyEngineMatcher(() => normalizeScopeEntry(entry, { repoRoot: options.writeRoot, ignoreCase }), ignoreCase);
-    relative.push(prefix === '' ? matches : (path) => fold(path, ignoreCase).startsWith(prefix) && matches(path));
+    relative.push((path) => {
+      if (prefix === '' && last === '') return matches(path);
+      const folded = fold(path, ignoreCase);
+      if (!folded.startsWith(prefix)) return false;
+      if (last !== '' && folded !== last && !folded.endsWith(`/${last}`)) return false;
+      return matches(path);
+    });
   }
   return {
     entries,
@@ -270,13 +308,45 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
 
   const agentScope = input.agentScope;
   const against: 'manifest' | 'agent' = agentScope === undefined ? 'manifest' : 'agent';
-  let allowed: readonly string[] = manifest.manifest.allowedPaths;
+  // What the agent declares (or the wave's union, for a writer not known) grants outright; the agent's test
+  // siblings only where no rival claims the path.
+  let granted: readonly string[] = manifest.manifest.allowedPaths;
+  let siblings: readonly string[] = [];
   if (agentScope !== undefined) {
-    allowed = agentScope.kind === 'loaded' ? agentScope.entries : [];
-    if (input.expandEntries !== undefined && agentScope.kind === 'loaded') allowed = input.expandEntries(allowed);
+    granted = agentScope.kind === 'loaded' ? agentScope.entries : [];
+    if (input.expandEntries !== undefined && agentScope.kind === 'loaded') {
+      const declared = new Set(granted);
+      siblings = input.expandEntries(granted).filter((entry) => !declared.has(entry));
+    }
   }
+  const allowed = siblings.length === 0 ? granted : [...granted, ...siblings];
   const options = { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase };
-  const compiled = grants ?? compileGrants(allowed, options);
+  const compiled = grants ?? compileGrants(granted, options);
+  const siblingGrants = siblings.length === 0 ? undefined : compileGrants(siblings, options);
+  let rivalClaims: Array<{ agent: string; declared: CompiledGrants; siblings: readonly string[] }> | undefined;
+  /**
+   * The rival claiming `target` (a path only a sibling of the agent's covers), when one does. A wave of 64
+   * agents brings thousands of sibling entries, and a hook process compiles cold: of the rivals' siblings
+   * only those whose last segment is the target's are compiled (a sibling is spelled from a plain file
+   * name, so its last segment is literal; one that is not is compiled too), their declared entries always.
+   */
+  const claimingRival = (target: ResolvedWriteTarget): string | undefined => {
+    if (target.kind !== 'inside') return undefined;
+    rivalClaims ??= (agentScope?.kind === 'loaded' ? (agentScope.rivals ?? []) : []).map((rival) => {
+      const declared = new Set(rival.entries);
+      const siblings = input.expandEntries === undefined ? [] : input.expandEntries(rival.entries).filter((entry) => !declared.has(entry));
+      return { agent: rival.agent, declared: compileGrants(rival.entries, options), siblings };
+    });
+    const name = fold(lastSegment(target.relative), input.ignoreCase);
+    return rivalClaims.find((rival) => {
+      if (rival.declared.covers(target)) return true;
+      const named = rival.siblings.filter((entry) => {
+        const last = lastSegment(entry.normalize('NFC'));
+        return GLOB_CHARACTER.test(last) || last.includes('}') || fold(last, input.ignoreCase) === name;
+      });
+      return named.length > 0 && compileGrants(named, options).covers(target);
+    })?.agent;
+  };
   // An agent's own scope counts only where the wave's union backs it: a per-agent file that grants
   // more than allowedPaths was not written by the plan that computed the union. (An absolute grant
   // outside the checkout, such as a memory directory, has no counterpart in allowedPaths, which holds
@@ -314,7 +384,16 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
       push(hard, { kind: 'no-agent-scope', raw: target.raw, shown, problem: agentScope.problem });
       continue;
     }
-    if (compiled.covers(target)) {
+    let covered = compiled.covers(target);
+    if (!covered && siblingGrants?.covers(target) === true) {
+      const rival = claimingRival(target);
+      if (rival !== undefined) {
+        push(soft, { kind: 'outside-scope', raw: target.raw, shown, contestedBy: rival });
+        continue;
+      }
+      covered = true;
+    }
+    if (covered) {
       const declaredOutside = target.kind === 'outside' && agentScope?.kind === 'loaded' && agentScope.origin !== 'dispatch';
       if (agentScope === undefined || declaredOutside || waveCovers(target)) continue;
       push(hard, { kind: 'agent-scope-unbacked', raw: target.raw, shown });

@@ -29,6 +29,7 @@ import { relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } 
 import { resolveStateDir } from '../plan/stateDir';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
+import type { WaveRival } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision, WriteDecisionInput } from './writeDecision';
 import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
@@ -153,7 +154,16 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   );
   if (records.length !== 1) return unbacked(records.length === 0 ? 'declares no such agent' : 'declares this agent more than once');
   if (JSON.stringify(records[0]?.files) !== JSON.stringify(entries)) return unbacked("declares different entries for this agent");
-  return { kind: 'loaded', agent, path, entries };
+  // The other agents decide which of this one's test siblings are its own: a record that cannot be read
+  // could claim any of them, so the scope is refused rather than judged without it.
+  const rivals: WaveRival[] = [];
+  for (const record of sidecar.value as unknown[]) {
+    const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
+    if (id === agent) continue;
+    if (typeof id !== 'string' || !Array.isArray(files) || !files.every((file) => typeof file === 'string')) return unbacked('holds a record that is not {"id", "files"}');
+    rivals.push({ agent: id, entries: files });
+  }
+  return { kind: 'loaded', agent, path, entries, rivals };
 }
 
 /** The deepest existing directory on the way to each destination: where the repositories around it are looked for. */

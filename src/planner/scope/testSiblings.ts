@@ -1,6 +1,14 @@
 // Test siblings: an agent that owns `src/cart/total.ts` in a role that writes code also owns its tests, so
 // the wave's `allowedPaths` grants `src/cart/total.test.ts` and friends without anyone listing them.
 // The rules are data: which roles, which production files, which sibling spellings.
+//
+// A sibling is implied, never proven disjoint: `test/**/total.test.ts` may lie inside another agent's
+// `test/`, and two agents owning a `total.ts` each get the same sibling glob. So a test sibling is an
+// agent's own only where no other agent of its wave claims the path, by declaring it or as a test sibling
+// of its own: whoever declares a path owns it, and a path two agents would get as siblings belongs to
+// neither until the coordinator declares it for one. Every judge of one agent's writes applies this rule,
+// given the wave's other agents as `WaveRival`s (decideWrite, for the write gate and the turn backstop;
+// verifyChanges), so the scopes they enforce are pairwise disjoint whenever the declarations are.
 import { foldCase } from './scopeEntry';
 
 /** One expansion rule. */
@@ -82,4 +90,10 @@ export function expandTestSiblings(entries: readonly string[], options: TestSibl
     }
   }
   return result;
+}
+
+/** Another agent of the same wave and the entries it declares (a judge derives its test siblings from them). */
+export interface WaveRival {
+  readonly agent: string;
+  readonly entries: readonly string[];
 }

@@ -1,12 +1,14 @@
 // Verifying a revision range against an agent's published scope: the backstop for work done on any
 // machine. Every path the range changes must lie in the agent's scope (its entries plus the test
-// siblings its wave's role grants, exactly what the write gate lets it write): added, modified and
+// siblings its wave's role grants where no other agent of the wave claims them, exactly what the write
+// gate lets it write): added, modified and
 // deleted paths, both sides of a rename, the destination of a copy, a type change, and a submodule
 // added, removed or moved to another commit. git's `diff --raw -z` output is parsed here; running git is
 // the caller's business.
 import { isNormalisedPath } from '../scope/scopeAlgebra';
 import { compileScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
+import type { WaveRival } from '../scope/testSiblings';
 import { effectiveEntries } from './claimConflicts';
 import type { DecodedPlan } from './planRef';
 
@@ -32,6 +34,8 @@ export interface RangeChange {
   counterpart?: string;
   /** The path's bytes are not UTF-8: no scope entry can name it, so it is outside every scope. */
   undecodable?: true;
+  /** In a verdict's `outside` only: a test sibling of the agent's that this other agent of the wave claims too. */
+  contestedBy?: string;
 }
 
 const GITLINK = '160000';
@@ -177,10 +181,12 @@ export function mergeRangeChanges(diffs: readonly (readonly RangeChange[])[], ti
   return merged;
 }
 
-/** The scope a branch is verified against: the agent's published entries and its wave's role. */
+/** The scope a branch is verified against: the agent's published entries, its wave's role, and the wave's other agents. */
 export interface VerifyScope {
   entries: readonly string[];
   role: string;
+  /** The wave's other agents with their published entries: a test sibling they claim is not the agent's. */
+  rivals: readonly WaveRival[];
 }
 
 export interface RangeVerification {
@@ -201,21 +207,37 @@ export interface RangeVerification {
  * case rule the scope was proven under: folding only ever lets more paths in.
  */
 export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScope, options: { ignoreCase?: boolean } = {}): RangeVerification {
-  const effective = effectiveEntries(scope.entries, scope.role, { globSiblings: true }).entries;
-  const compiled: CompiledScopeEntry[] = [];
-  for (const entry of effective) {
-    try {
-      compiled.push(compileScopeEntry(entry.normalize('NFC'), { ignoreCase: options.ignoreCase }));
-    } catch {
-      // Refused by the grammar: grants nothing.
+  const { entries: effective, siblings } = effectiveEntries(scope.entries, scope.role, { globSiblings: true });
+  const compile = (entries: readonly string[]) => {
+    const compiled: CompiledScopeEntry[] = [];
+    for (const entry of entries) {
+      try {
+        compiled.push(compileScopeEntry(entry.normalize('NFC'), { ignoreCase: options.ignoreCase }));
+      } catch {
+        // Refused by the grammar: grants nothing.
+      }
     }
-  }
-  const inScope = (change: RangeChange) => {
-    if (change.undecodable === true || !isNormalisedPath(change.path)) return false;
-    const spelled = change.path.normalize('NFC');
-    return compiled.some((entry) => entry.matches(spelled));
+    return (path: string) => compiled.some((entry) => entry.matches(path));
   };
-  const outside = changes.filter((change) => !inScope(change));
+  const declared = compile(effective.filter((entry) => !siblings.has(entry)));
+  const sibling = compile([...siblings]);
+  const rivals = scope.rivals.map((rival) => ({ agent: rival.agent, claims: compile(effectiveEntries(rival.entries, scope.role, { globSiblings: true }).entries) }));
+  const outside: RangeChange[] = [];
+  for (const change of changes) {
+    // A path git itself would refuse to check out (only plumbing makes one) lies in no scope.
+    if (change.undecodable === true || !isNormalisedPath(change.path)) {
+      outside.push(change);
+      continue;
+    }
+    const spelled = change.path.normalize('NFC');
+    if (declared(spelled)) continue;
+    if (!sibling(spelled)) {
+      outside.push(change);
+      continue;
+    }
+    const rival = rivals.find((candidate) => candidate.claims(spelled));
+    if (rival !== undefined) outside.push({ ...change, contestedBy: rival.agent });
+  }
   return { ok: outside.length === 0, checked: changes.length, outside, effective };
 }
 
@@ -229,6 +251,8 @@ export type PublishedScopeLookup =
       agent: string;
       role: string;
       entries: string[];
+      /** The wave's other agents and their entries (VerifyScope.rivals). */
+      rivals: WaveRival[];
       /** The case rule the wave was proven under when it was published (published.json's `ignoreCase`). */
       ignoreCase: boolean;
     }
@@ -262,6 +286,7 @@ export function findPublishedScope(plan: DecodedPlan, query: { wave: number; age
     agent: query.agent,
     role: found.manifest?.role ?? '',
     entries: [...(record?.files ?? [])],
+    rivals: (found.records ?? []).filter((other) => other.id !== query.agent).map((other) => ({ agent: other.id, entries: [...other.files] })),
     ignoreCase: found.info?.ignoreCase === true,
   };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { compileGrants, decideWrite } from '../../../src/planner/enforce/writeDecision';
+import { expandTestSiblings } from '../../../src/planner/scope/testSiblings';
+import type { WaveRival } from '../../../src/planner/scope/testSiblings';
 import type { AgentScopeState, EnforcedManifest, ManifestState, WriteDecisionInput } from '../../../src/planner/enforce/writeDecision';
 import type { ResolvedWriteTarget } from '../../../src/planner/enforce/writeTarget';
 
@@ -166,6 +168,54 @@ describe('decideWrite (pure)', () => {
     });
   }
 
+  describe('test siblings against the wave\'s other agents', () => {
+    // The wave's real rule: the role's sibling spellings (src/planner/scope/testSiblings.ts).
+    const expandEntries = (entries: readonly string[]) => expandTestSiblings(entries, { role: 'implementation' });
+    const wave = loaded({ allowedPaths: ['src/', 'test/', 'lib/'] });
+    const carol = (rivals: readonly WaveRival[], entries = ['src/a/x.ts']): AgentScopeState => ({
+      kind: 'loaded',
+      agent: 'carol',
+      path: `${ROOT}/.claude/filescopes/wave-2/carol.json`,
+      entries,
+      rivals,
+    });
+    const decide = (path: string, rivals: readonly WaveRival[]) => decideWrite(input({ manifest: wave, agentScope: carol(rivals), targets: [inside(path)], expandEntries }));
+
+    it('a sibling no other agent claims is the agent\'s', () => {
+      for (const path of ['src/a/x.test.ts', 'test/deep/x.test.ts']) assert.equal(decide(path, [{ agent: 'dave', entries: ['lib/'] }]).decision, 'allow', path);
+    });
+    it('a sibling inside another agent\'s declared directory is that agent\'s, not the sibling owner\'s', () => {
+      const decision = decide('test/deep/x.test.ts', [{ agent: 'dave', entries: ['test/'] }]);
+      assert.equal(decision.decision, 'deny');
+      assert.deepEqual(decision.decision === 'deny' && decision.violations, [{ kind: 'outside-scope', raw: 'test/deep/x.test.ts', shown: 'test/deep/x.test.ts', contestedBy: 'dave' }]);
+      // The plain sibling next to the file stays the agent's: dave's test/ does not reach it.
+      assert.equal(decide('src/a/x.test.ts', [{ agent: 'dave', entries: ['test/'] }]).decision, 'allow');
+    });
+    it('a path two agents would both get as a sibling belongs to neither', () => {
+      const rivals = [{ agent: 'erin', entries: ['src/b/x.ts'] }];
+      const decision = decide('test/x.test.ts', rivals);
+      assert.equal(decision.decision === 'deny' && decision.violations[0]?.contestedBy, 'erin');
+      // Each keeps the siblings only it has.
+      assert.equal(decide('src/a/x.test.ts', rivals).decision, 'allow');
+    });
+    it('what the agent declares is never taken away by a rival\'s sibling', () => {
+      const declaring = carol([{ agent: 'erin', entries: ['src/b/x.ts'] }], ['src/a/x.ts', 'test/unit/x.test.ts']);
+      assert.equal(decideWrite(input({ manifest: wave, agentScope: declaring, targets: [inside('test/unit/x.test.ts')], expandEntries })).decision, 'allow');
+    });
+    it('a rival\'s file itself is outside, with no rival named (it is simply not the agent\'s)', () => {
+      const decision = decide('lib/y.ts', [{ agent: 'dave', entries: ['lib/'] }]);
+      assert.deepEqual(decision.decision === 'deny' && decision.violations, [{ kind: 'outside-scope', raw: 'lib/y.ts', shown: 'lib/y.ts' }]);
+    });
+    it('under warn a contested sibling is a warning, as any write outside the scope', () => {
+      const decision = decideWrite(input({ manifest: loaded({ allowedPaths: ['src/', 'test/'], enforcement: 'warn' }), agentScope: carol([{ agent: 'dave', entries: ['test/'] }]), targets: [inside('test/x.test.ts')], expandEntries }));
+      assert.equal(decision.decision, 'warn');
+    });
+    it('a dispatch claim, which stands for no declared agent, gets its siblings as before', () => {
+      const claim: AgentScopeState = { kind: 'loaded', agent: 'carol', path: `${ROOT}/.orchestrator`, entries: ['src/a/x.ts'], origin: 'dispatch' };
+      assert.equal(decideWrite(input({ manifest: wave, agentScope: claim, targets: [inside('test/x.test.ts')], expandEntries })).decision, 'allow');
+    });
+  });
+
   it('a deny carries what the reason needs: the wave, the manifest and the entries checked against', () => {
     const decision = decideWrite(input({ targets: [inside('lib/b.ts')] }));
     assert.equal(decision.decision, 'deny');
@@ -183,8 +233,15 @@ describe('decideWrite (pure)', () => {
   });
 
   it('the literal prefilter never hides a match of the scope engine (a table of entries and paths)', () => {
-    const entries = ['src/', 'src/a.ts', 'src', 'docs/*.md', 'docs/**', '*.md', 'src/{a,b}.ts', 'lib/[ab]*.ts', 'caf\u00e9/', 'src/a b.ts', 'x-y_z.v2/', './src/a.ts', 'src//a.ts', 'lib/../src/a.ts'];
-    const paths = ['src/a.ts', 'src/b.ts', 'src', 'src/sub/a.ts', 'docs/a.md', 'docs/x/a.md', 'a.md', 'x/a.md', 'lib/a1.ts', 'lib/c.ts', 'caf\u00e9/x', 'src/a b.ts', 'x-y_z.v2/k', 'SRC/a.ts', 'src-old/a.ts'];
+    const entries = [
+      'src/', 'src/a.ts', 'src', 'docs/*.md', 'docs/**', '*.md', 'src/{a,b}.ts', 'lib/[ab]*.ts', 'caf\u00e9/', 'src/a b.ts', 'x-y_z.v2/', './src/a.ts', 'src//a.ts', 'lib/../src/a.ts',
+      // A literal last segment after a glob (the test siblings' shape), and spellings around it.
+      'test/**/a.test.ts', '**/a.ts', '**/A.ts', '{src,lib}/a.ts', 'src/{a,b}/..', 'src/a.ts/.', 'src/*/a.ts', 'test/**/caf\u00e9.test.ts', 'src/**/..',
+    ];
+    const paths = [
+      'src/a.ts', 'src/b.ts', 'src', 'src/sub/a.ts', 'docs/a.md', 'docs/x/a.md', 'a.md', 'x/a.md', 'lib/a1.ts', 'lib/c.ts', 'caf\u00e9/x', 'src/a b.ts', 'x-y_z.v2/k', 'SRC/a.ts', 'src-old/a.ts',
+      'test/a.test.ts', 'test/x/a.test.ts', 'test/x/A.TEST.ts', 'a.ts', 'A.ts', 'lib/a.ts', 'test/xa.test.ts', 'src/a.ts/b', 'src/x/a.ts', 'test/caf\u00e9.test.ts', 'src/a/b.ts',
+    ];
     for (const ignoreCase of [false, true]) {
       for (const entry of entries) {
         const engine = compileScopeEntry(normalizeScopeEntry(entry, { repoRoot: ROOT, ignoreCase }), { ignoreCase });

@@ -80,10 +80,10 @@ describe('verifyChanges', () => {
       { path: '"lib/caf\\351/z.ts"', kind: 'added', undecodable: true },
     ];
     for (const entry of ['lib/cafe\u0301/', 'lib/caf\u00e9/']) {
-      const verdict = verifyChanges(changes, { entries: [entry], role: 'implementation' });
+      const verdict = verifyChanges(changes, { entries: [entry], role: 'implementation', rivals: [] });
       assert.deepEqual(verdict.outside, [changes[2]], entry);
     }
-    assert.equal(verifyChanges(changes, { entries: ['**'], role: 'implementation' }).outside.length, 1, 'not even "**" names it');
+    assert.equal(verifyChanges(changes, { entries: ['**'], role: 'implementation', rivals: [] }).outside.length, 1, 'not even "**" names it');
   });
 
   const changes: RangeChange[] = [
@@ -96,40 +96,63 @@ describe('verifyChanges', () => {
   ];
 
   it('reports each change outside the scope, with its kind, in diff order', () => {
-    const verdict = verifyChanges(changes, { entries: ['src/a/x.ts', 'src/a/y.ts'], role: 'implementation' });
+    const verdict = verifyChanges(changes, { entries: ['src/a/x.ts', 'src/a/y.ts'], role: 'implementation', rivals: [] });
     assert.equal(verdict.ok, false);
     assert.equal(verdict.checked, 6);
     assert.deepEqual(verdict.outside.map((c) => `${c.kind}:${c.path}`), ['renamed-from:src/b/y.ts', 'submodule-bumped:libs/sub', 'deleted:docs/readme.md']);
   });
 
   it('grants the test siblings of the role (as the write gate does), not in a role without them', () => {
-    const inImplementation = verifyChanges([{ path: 'src/a/x.test.ts', kind: 'added' }], { entries: ['src/a/x.ts'], role: 'implementation' });
+    const inImplementation = verifyChanges([{ path: 'src/a/x.test.ts', kind: 'added' }], { entries: ['src/a/x.ts'], role: 'implementation', rivals: [] });
     assert.equal(inImplementation.ok, true);
-    const inDocs = verifyChanges([{ path: 'src/a/x.test.ts', kind: 'added' }], { entries: ['src/a/x.ts'], role: 'docs' });
+    const inDocs = verifyChanges([{ path: 'src/a/x.test.ts', kind: 'added' }], { entries: ['src/a/x.ts'], role: 'docs', rivals: [] });
     assert.equal(inDocs.ok, false);
   });
 
+  it('a test sibling another agent of the wave claims (declared, or as its own sibling) is outside, naming that agent', () => {
+    const scope = { entries: ['src/a/x.ts'], role: 'implementation', rivals: [{ agent: 'bob', entries: ['test/'] }, { agent: 'carol', entries: ['src/c/x.ts'] }] };
+    const verdict = verifyChanges(
+      [
+        { path: 'src/a/x.test.ts', kind: 'added' },
+        { path: 'test/deep/x.test.ts', kind: 'added' },
+        { path: 'tests/x.test.ts', kind: 'modified' },
+        { path: 'src/c/x.ts', kind: 'modified' },
+      ],
+      scope,
+    );
+    assert.deepEqual(
+      verdict.outside.map((change) => [change.path, change.contestedBy]),
+      [
+        ['test/deep/x.test.ts', 'bob'],
+        ['tests/x.test.ts', 'carol'],
+        ['src/c/x.ts', undefined],
+      ],
+    );
+    // Without rivals the same siblings are the agent's.
+    assert.equal(verifyChanges([{ path: 'test/deep/x.test.ts', kind: 'added' }], { ...scope, rivals: [] }).ok, true);
+  });
+
   it('passes a range wholly in scope; a submodule path is in scope when an entry names it', () => {
-    assert.equal(verifyChanges(changes, { entries: ['src/', 'libs/sub', 'docs/'], role: '' }).ok, true);
+    assert.equal(verifyChanges(changes, { entries: ['src/', 'libs/sub', 'docs/'], role: '', rivals: [] }).ok, true);
   });
 
   it('an empty scope grants nothing; an empty range passes', () => {
-    assert.equal(verifyChanges(changes, { entries: [], role: '' }).outside.length, changes.length);
-    assert.equal(verifyChanges([], { entries: [], role: '' }).ok, true);
+    assert.equal(verifyChanges(changes, { entries: [], role: '', rivals: [] }).outside.length, changes.length);
+    assert.equal(verifyChanges([], { entries: [], role: '', rivals: [] }).ok, true);
   });
 
   it('a path with an empty, "." or ".." segment (a tree only plumbing makes) lies in no scope', () => {
     for (const path of ['src/a/../b/z.ts', 'src/a/./x.ts', 'src/a//x.ts', '../x.ts', 'src/a/x.ts/']) {
-      assert.equal(verifyChanges([{ path, kind: 'added' }], { entries: ['src/a/', '**'], role: '' }).ok, false, path);
+      assert.equal(verifyChanges([{ path, kind: 'added' }], { entries: ['src/a/', '**'], role: '', rivals: [] }).ok, false, path);
     }
-    assert.equal(verifyChanges([{ path: 'src/a/..x/y.ts', kind: 'added' }], { entries: ['src/a/'], role: '' }).ok, true, 'a name that only starts with two dots is a name');
+    assert.equal(verifyChanges([{ path: 'src/a/..x/y.ts', kind: 'added' }], { entries: ['src/a/'], role: '', rivals: [] }).ok, true, 'a name that only starts with two dots is a name');
   });
 
   it('compares in NFC and folds case only when asked', () => {
     const nfd = 'docs/cafe\u0301.md';
-    assert.equal(verifyChanges([{ path: nfd, kind: 'added' }], { entries: ['docs/caf\u00e9.md'], role: '' }).ok, true);
-    assert.equal(verifyChanges([{ path: 'SRC/A.ts', kind: 'added' }], { entries: ['src/a.ts'], role: '' }).ok, false);
-    assert.equal(verifyChanges([{ path: 'SRC/A.ts', kind: 'added' }], { entries: ['src/a.ts'], role: '' }, { ignoreCase: true }).ok, true);
+    assert.equal(verifyChanges([{ path: nfd, kind: 'added' }], { entries: ['docs/caf\u00e9.md'], role: '', rivals: [] }).ok, true);
+    assert.equal(verifyChanges([{ path: 'SRC/A.ts', kind: 'added' }], { entries: ['src/a.ts'], role: '', rivals: [] }).ok, false);
+    assert.equal(verifyChanges([{ path: 'SRC/A.ts', kind: 'added' }], { entries: ['src/a.ts'], role: '', rivals: [] }, { ignoreCase: true }).ok, true);
   });
 });
 
@@ -153,6 +176,7 @@ describe('findPublishedScope', () => {
   it('finds the one clone whose wave declares the agent (claimed or not)', () => {
     const found = findPublishedScope(plan, { wave: 3, agent: 'bob' });
     assert.deepEqual(found.ok && [found.clone, found.entries, found.role], ['c-beta', ['src/b/'], 'implementation']);
+    assert.deepEqual(found.ok && found.rivals, [{ agent: 'shared', entries: ['y/'] }], 'the other agents of its own wave, not of the other clone\'s');
   });
   it('asks for the clone when two clones\' waves declare it', () => {
     assert.deepEqual(findPublishedScope(plan, { wave: 3, agent: 'shared' }), { ok: false, reason: 'ambiguous', clones: ['c-alpha', 'c-beta'] });
