@@ -221,7 +221,12 @@ export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScop
   };
   const declared = compile(effective.filter((entry) => !siblings.has(entry)));
   const sibling = compile([...siblings]);
-  const rivals = scope.rivals.map((rival) => ({ agent: rival.agent, claims: compile(effectiveEntries(rival.entries, scope.role, { globSiblings: true }).entries) }));
+  // Compiled only when a change lies in a sibling alone: most ranges never need the rivals' thousands of entries.
+  let rivals: Array<{ agent: string; claims: (path: string) => boolean }> | undefined;
+  const claimingRival = (path: string) => {
+    rivals ??= scope.rivals.map((rival) => ({ agent: rival.agent, claims: compile(effectiveEntries(rival.entries, scope.role, { globSiblings: true }).entries) }));
+    return rivals.find((candidate) => candidate.claims(path))?.agent;
+  };
   const outside: RangeChange[] = [];
   for (const change of changes) {
     // A path git itself would refuse to check out (only plumbing makes one) lies in no scope.
@@ -235,8 +240,8 @@ export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScop
       outside.push(change);
       continue;
     }
-    const rival = rivals.find((candidate) => candidate.claims(spelled));
-    if (rival !== undefined) outside.push({ ...change, contestedBy: rival.agent });
+    const rival = claimingRival(spelled);
+    if (rival !== undefined) outside.push({ ...change, contestedBy: rival });
   }
   return { ok: outside.length === 0, checked: changes.length, outside, effective };
 }
