@@ -56,11 +56,33 @@ export function createTemporaryFile(path: string, bytes: Uint8Array, mode = 0o64
   return { path: temporary, descriptor };
 }
 
-/** A name beside `path` for a temporary file, to be created exclusively. */
+/**
+ * A name beside `path` for a temporary file, to be created exclusively: `<path>.<pid>.<stamp>.tmp`, the stamp
+ * being the time in base 36 (eight digits until 2059) then six random base-36 digits. The one definition of
+ * these names; parseTemporaryFileName reads one back.
+ */
 function temporaryPathFor(path: string): string {
   // O_EXCL makes the name safe to guess; it only has to be unlikely to be taken (node:crypto would cost
-  // the hook bundle a module load on every write).
-  return `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
+  // the hook bundle a module load on every write). The random digits are padded because Math.random's base
+  // 36 can be shorter than six digits, and the name's exact shape is what parseTemporaryFileName relies on.
+  const random = Math.random().toString(36).slice(2, 2 + TEMPORARY_RANDOM_DIGITS).padEnd(TEMPORARY_RANDOM_DIGITS, '0');
+  return `${path}.${process.pid}.${Date.now().toString(36)}${random}.tmp`;
+}
+
+const TEMPORARY_RANDOM_DIGITS = 6;
+
+// temporaryPathFor's name, anchored: the target's base name, the pid (no leading zero), and the stamp, which
+// is the time's eight or nine base-36 digits followed by the six random ones.
+const TEMPORARY_FILE_NAME = new RegExp(`^(.+)\\.([1-9][0-9]{0,9})\\.([0-9a-z]{${8 + TEMPORARY_RANDOM_DIGITS},${9 + TEMPORARY_RANDOM_DIGITS}})\\.tmp$`);
+
+/**
+ * What a directory entry's name says when temporaryPathFor made it: the base name of the file it was made
+ * for, and the id of the process that made it. Undefined for any other name.
+ */
+export function parseTemporaryFileName(name: string): { target: string; pid: number } | undefined {
+  const match = TEMPORARY_FILE_NAME.exec(name);
+  if (match === null) return undefined;
+  return { target: match[1] as string, pid: Number(match[2]) };
 }
 
 /**

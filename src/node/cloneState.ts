@@ -3,7 +3,7 @@
 // sync state (`sync-state.json`, see src/planner/sync/localState.ts). The git directory is per checkout
 // (a linked worktree has its own), is never committed, and the write gate keeps agents out of it.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, futimesSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
@@ -13,6 +13,7 @@ import type { LocalSyncState } from '../planner/sync/localState';
 import { scanGitConfig } from '../planner/enforce/gitConfig';
 import { writeFileAtomicSync } from './atomicFile';
 import type { TemporaryFileReserve } from './atomicFile';
+import type { LeftoverPlace } from './leftoverTemporaryFiles';
 import { readTextIfExists } from './declarationFs';
 import { homeDirectory } from './hookFileSystem';
 import { gitPlanRefStore, planTreeMatchesCommit, runGitProcess } from './planRefGit';
@@ -183,12 +184,64 @@ function stateDirOf(gitDir: string): string {
   return join(gitDir, 'wave-scope');
 }
 
+const PLAN_CACHE_FILE_NAME = 'plan-cache.json';
+const SYNC_STATE_FILE_NAME = 'sync-state.json';
+
 function planCachePath(gitDir: string): string {
-  return join(stateDirOf(gitDir), 'plan-cache.json');
+  return join(stateDirOf(gitDir), PLAN_CACHE_FILE_NAME);
 }
 
 function syncStatePath(gitDir: string): string {
-  return join(stateDirOf(gitDir), 'sync-state.json');
+  return join(stateDirOf(gitDir), SYNC_STATE_FILE_NAME);
+}
+
+/**
+ * Where the clone's own leftovers are looked for (src/node/leftoverTemporaryFiles.ts): the temporary files of
+ * the sync state and of the plan-tree cache, the two files here written through createTemporaryFile.
+ * (clone.json is written aside under a name of its own, once per clone, and never made ahead.)
+ */
+export function cloneStateLeftovers(gitDir: string): LeftoverPlace {
+  return { root: gitDir, directory: { path: stateDirOf(gitDir), isOurFile: (name) => name === SYNC_STATE_FILE_NAME || name === PLAN_CACHE_FILE_NAME } };
+}
+
+// An empty file whose time of modification is when this clone last swept its leftovers and left none behind.
+const LEFTOVERS_SWEPT_FILE_NAME = 'leftovers-swept';
+
+/**
+ * Whether this clone's leftovers are due to be swept: no complete sweep was recorded (markLeftoversSwept) in
+ * the `intervalMs` before `now`. One lstat. A record dated ahead of `now` (a clock set back) counts as none.
+ */
+export function areLeftoversDue(gitDir: string, now: number, intervalMs: number): boolean {
+  try {
+    const recorded = lstatSync(join(stateDirOf(gitDir), LEFTOVERS_SWEPT_FILE_NAME), { throwIfNoEntry: false });
+    if (recorded === undefined || !recorded.isFile()) return true;
+    const since = now - recorded.mtimeMs;
+    return since < 0 || since >= intervalMs;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Records a sweep that left no leftover behind, now: the record's time of modification, set on the file
+ * itself (made empty on first use, never through a link). Quietly does nothing when it cannot: the next sync
+ * then sweeps again.
+ */
+export function markLeftoversSwept(gitDir: string): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(
+      join(stateDirOf(gitDir), LEFTOVERS_SWEPT_FILE_NAME),
+      constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+      0o644,
+    );
+    const now = new Date();
+    futimesSync(descriptor, now, now);
+  } catch {
+    // Not recorded: swept again next time.
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
 }
 
 /**

@@ -114,6 +114,9 @@ export interface SpareFiles {
   discard(): void;
 }
 
+/** The target name every spare is made for (`staged.<pid>.<stamp>.tmp`, see createTemporaryFile); no file of that name is ever written. */
+export const SPARE_FILE_NAME = 'staged';
+
 /**
  * Makes `count` empty temporary files in `directory` (inside `root`, created with its missing parents, with
  * no link on the way), each created exclusively and held open. Stops short, quietly, at the first that
@@ -121,7 +124,7 @@ export interface SpareFiles {
  */
 export function makeSpareFiles(root: string, directory: string, count: number): SpareFiles {
   root = resolve(root);
-  const name = join(resolve(directory), 'staged');
+  const name = join(resolve(directory), SPARE_FILE_NAME);
   const reserve = new TemporaryFileReserve();
   const createdDirectories = missingParents(root, name);
   try {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { claudeDecision, hookPayload } from '../support/hookFixtures';
+import { makeOld, plantLeftover } from '../support/leftoverFiles';
 import { createSharedRemote, gitIn } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
 
@@ -257,6 +259,92 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(hook('README.md').decision, 'deny');
   });
 
+  it('a sync removes the temporary files a killed sync left, once they are an hour old, and nothing else (at most hourly)', async () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }, { id: 'carol', files: ['docs/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    // Synced once, c knows the plan: into its emptied state directory the next sync makes files ahead. That
+    // sync also swept (a clone sweeps at most hourly while nothing is left over), and recorded it.
+    assert.equal(cli(c, ['sync']).status, 0);
+    const swept = join(c.root, '.git/wave-scope/leftovers-swept');
+    assert.ok(Date.now() - statSync(swept).mtimeMs < 60_000);
+    const stateDir = join(c.root, '.claude');
+    const filescopes = join(stateDir, 'filescopes');
+    const cloneState = join(c.root, '.git/wave-scope');
+    rmSync(stateDir, { recursive: true });
+
+    // A real sync, killed while git fetches: the fetch is held until the test lets it go, so the sync has
+    // made its files ahead (spares in filescopes/, the sync state's and the cache's in the git directory).
+    const release = join(remote.dir, 'release');
+    holdFetchUntil(c, remote, `[ -e '${release}' ]`, 'exit 1');
+    const killed = spawn(process.execPath, [builtCliPath, 'sync'], { cwd: c.root, env: cleanEnv(), stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => killed.on('exit', (_code, signal) => resolve(signal)));
+    const pid = killed.pid as number;
+    const madeBy = (directory: string, target: string) => temporaryFilesIn(directory, `${target}.${pid}.`).map((name) => join(directory, name));
+    try {
+      await waitFor(() => madeBy(cloneState, 'sync-state.json').length === 2 && madeBy(cloneState, 'plan-cache.json').length === 1, 'the sync to make its files while git fetches');
+      killed.kill('SIGKILL');
+      assert.equal(await exited, 'SIGKILL');
+    } finally {
+      killed.kill('SIGKILL');
+      writeFileSync(release, '');
+    }
+    const spares = madeBy(filescopes, 'staged');
+    assert.equal(spares.length, 5, 'a spare for each file of the wave: three agents, the aggregate, the manifest');
+    const gitDirLeftovers = [...madeBy(cloneState, 'sync-state.json'), ...madeBy(cloneState, 'plan-cache.json')];
+    // What a sync killed later, while writing, leaves too (staged beside each target), by the same process.
+    const old = 2 * 60 * 60 * 1000;
+    const planted = [
+      plantLeftover(join(filescopes, 'wave-3'), 'alice.json', pid, old),
+      plantLeftover(filescopes, 'wave-3.scopes.json', pid, old),
+      plantLeftover(stateDir, 'wave-scope.json', pid, old),
+    ];
+    // One spare is left recent; the others are an hour old and more.
+    const [recentSpare, ...oldSpares] = spares as [string, ...string[]];
+    for (const path of [...oldSpares, ...gitDirLeftovers]) makeOld(path, old);
+    // Not ours to remove: a live process's file (this test's), a file we do not write, names not quite ours,
+    // a link and a directory named exactly like a leftover.
+    const kept = [
+      plantLeftover(filescopes, 'staged', process.pid, old),
+      plantLeftover(filescopes, 'notes.json', pid, old),
+      join(filescopes, 'wave-3', 'a0.json.tmp'),
+      join(filescopes, 'wave-3', `bob.json.${pid}.abc.tmp`),
+    ];
+    for (const path of kept.slice(2)) writeFileSync(path, 'user text');
+    const outside = plantLeftover(join(remote.dir, 'outside'), 'staged', pid, old, 'outside');
+    const link = join(filescopes, outside.slice(join(remote.dir, 'outside').length + 1));
+    symlinkSync(outside, link);
+    const named = plantLeftover(join(remote.dir, 'scratch'), 'carol.json', pid, old);
+    rmSync(named);
+    const directory = join(filescopes, 'wave-3', named.slice(join(remote.dir, 'scratch').length + 1));
+    mkdirSync(directory);
+    writeFileSync(join(directory, 'inside'), 'user data');
+    makeOld(directory, old);
+
+    // Within the hour of the last sweep, a sync does not sweep: all of it stays.
+    c.git('config', '--unset', 'remote.origin.uploadpack');
+    const synced = cli(c, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(synced.stdout, /^synced wave 3 of clone /);
+    for (const path of [...oldSpares, ...gitDirLeftovers, ...planted]) assert.equal(existsSync(path), true, `${path} stays for now`);
+
+    // An hour after it, the next sync sweeps. Its fetch is held until the git directory's leftovers are gone:
+    // the sweep looks at the state directory first, so by then it has been through all of it. A sweep that
+    // removed nothing would let the fetch go after 20 s, and the checks below would fail.
+    makeOld(swept, old);
+    holdFetchUntil(c, remote, `! ls '${cloneState}' | grep -q '\\.${pid}\\.'`, 'exec git-upload-pack "$@"');
+    const again = cli(c, ['sync']);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /^\.claude already enforces wave 3 /);
+    for (const path of [...oldSpares, ...gitDirLeftovers, ...planted]) assert.equal(existsSync(path), false, `${path} is removed`);
+    assert.ok(Date.now() - statSync(swept).mtimeMs < 60_000, 'a sweep that left nothing behind is recorded');
+    for (const path of [recentSpare, ...kept, link, join(directory, 'inside')]) assert.equal(lstatSync(path, { throwIfNoEntry: false }) !== undefined, true, `${path} stays`);
+    assert.equal(lstatSync(link).isSymbolicLink(), true);
+    assert.equal(readFileSync(outside, 'utf8'), 'outside');
+    assert.deepEqual(readdirSync(join(filescopes, 'wave-3')).filter((name) => name.endsWith('.json')).sort(), ['alice.json', 'bob.json', 'carol.json']);
+    assert.equal(JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8')).wave, 3);
+  });
+
   it('a plan published with enforcement other than strict is synced with a warning saying what the hooks will do', () => {
     for (const [enforcement, said] of [['warn', /hooks warn about writes outside it and allow them/], ['off', /hooks allow every write while it stands/]] as const) {
       const run = cli(a, ['plan', 'write', '--wave', '2', '--role', 'implementation', '--enforcement', enforcement], { input: [{ id: 'alice', files: ['src/a/'] }], session: 'sess-a' });
@@ -428,9 +516,30 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
   });
 });
 
-/** Temporary files anywhere below `dir` (a write staged or begun and never finished). */
-function temporaryFilesIn(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.tmp'));
+/** Temporary files anywhere below `dir` (a write staged or begun and never finished), those starting with `prefix` when given. */
+function temporaryFilesIn(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.tmp') && name.startsWith(prefix));
+}
+
+/**
+ * Holds `clone`'s fetches (its `remote.origin.uploadpack`, run by git in the remote's place) until the shell
+ * `condition` holds, looked at every 50 ms for at most 20 s, then runs `then` (`exec git-upload-pack "$@"`
+ * to serve the fetch).
+ */
+function holdFetchUntil(clone: Clone, remote: SharedRemote, condition: string, then: string): void {
+  const script = join(remote.dir, `upload-pack-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.sh`);
+  writeFileSync(script, ['#!/bin/sh', 'i=0', `until ${condition} || [ $i -ge 400 ]; do sleep 0.05; i=$((i+1)); done`, then, ''].join('\n'));
+  chmodSync(script, 0o755);
+  clone.git('config', 'remote.origin.uploadpack', script);
+}
+
+/** Waits, without blocking the event loop, until `condition` holds; fails after 10 s naming `what`. */
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function readCloneId(clone: Clone): string {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fsyncQuietly, TemporaryFileReserve, writeFileAtomicSync } from '../../src/node/atomicFile';
+import { basename, join } from 'node:path';
+import { createTemporaryFile, fsyncQuietly, parseTemporaryFileName, TemporaryFileReserve, writeFileAtomicSync } from '../../src/node/atomicFile';
 import { observeFs as observeAllFs } from '../support/fsCalls';
 
 /** The calls `run` made, a temporary file shown as such. */
@@ -177,6 +177,43 @@ describe('node/atomicFile (real files)', () => {
       assert.deepEqual(readdirSync(dir), []);
       writeFileAtomicSync(join(dir, 'a.json'), 'after', { reserve });
       assert.deepEqual(readdirSync(dir), ['a.json']);
+    });
+  });
+
+  describe('parseTemporaryFileName', () => {
+    it('reads back the target and the pid from every name createTemporaryFile gives, whatever the random digits', () => {
+      const random = Math.random;
+      try {
+        // 0.5 and 0 have base-36 forms shorter than six digits: the name keeps its shape all the same.
+        for (const draw of [() => 0.5, () => 0, random]) {
+          Math.random = draw;
+          const made = createTemporaryFile(join(dir, 'a0.json'), new Uint8Array(0));
+          fs.closeSync(made.descriptor);
+          assert.deepEqual(parseTemporaryFileName(basename(made.path)), { target: 'a0.json', pid: process.pid }, basename(made.path));
+          rmSync(made.path);
+        }
+      } finally {
+        Math.random = random;
+      }
+    });
+
+    it('takes no other name for one', () => {
+      const stamp = `${Date.now().toString(36)}a1b2c3`;
+      const cases: Array<[string, { target: string; pid: number } | undefined]> = [
+        [`wave-2.scopes.json.4242.${stamp}.tmp`, { target: 'wave-2.scopes.json', pid: 4242 }],
+        [`staged.7.${stamp}.tmp`, { target: 'staged', pid: 7 }],
+        [`a0.json.4242.${stamp}9.tmp`, { target: 'a0.json', pid: 4242 }],
+        ['a0.json.tmp', undefined],
+        ['notes.json.123.abc.tmp', undefined],
+        [`a0.json.0123.${stamp}.tmp`, undefined],
+        [`a0.json.4242.${stamp.toUpperCase()}.tmp`, undefined],
+        [`a0.json.4242.${stamp}.tmp.bak`, undefined],
+        [`a0.json.4242.${stamp}99.tmp`, undefined],
+        [`a0.json..${stamp}.tmp`, undefined],
+        [`.4242.${stamp}.tmp`, undefined],
+        [`a0.json.12345678901.${stamp}.tmp`, undefined],
+      ];
+      for (const [name, expected] of cases) assert.deepEqual(parseTemporaryFileName(name), expected, name);
     });
   });
 

@@ -2,10 +2,12 @@
 // Contract (flags, output, exit codes): docs/cli.md § sync; the model: docs/sync.md.
 import { resolve } from 'node:path';
 import { TemporaryFileReserve } from '../../node/atomicFile';
-import { locateSyncRepository, planStoreOf, planTreeCache, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../node/cloneState';
+import { areLeftoversDue, cloneStateLeftovers, locateSyncRepository, markLeftoversSwept, planStoreOf, planTreeCache, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../node/cloneState';
 import type { DeferredPlanTreeCache } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { LEFTOVER_REMOVAL_BUDGET_MS, LEFTOVER_SWEEP_INTERVAL_MS, stateDirLeftovers, sweepLeftoversWhile } from '../../node/leftoverTemporaryFiles';
+import type { LeftoverPlace, LeftoverSweep } from '../../node/leftoverTemporaryFiles';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch } from '../../node/planRefGit';
 import { makeSpareFiles, stageWrites } from '../../node/stagedWrites';
@@ -97,6 +99,7 @@ async function syncFetching(
   const target = chooseStateDir(values['state-dir'], io, repository, ownIds);
   let spares: SpareFiles | undefined;
   let early: StateDirReading | undefined;
+  let sweep: LeftoverSweep | undefined;
   try {
     let now: number;
     let tip: string | null;
@@ -108,6 +111,12 @@ async function syncFetching(
       early = readStateDirWhileFetching(repository, target, ownIds);
       spares = makeSparesWhileFetching(target, early, cache);
       reserveSyncStateWrites(repository.gitDir, reserve);
+      // What killed syncs left behind (src/node/leftoverTemporaryFiles.ts), when a sweep is due: looked for
+      // and removed while git still fetches if this thread gets a turn before the fetch ends, the rest as
+      // the sync ends.
+      if (areLeftoversDue(repository.gitDir, Date.now(), LEFTOVER_SWEEP_INTERVAL_MS)) {
+        sweep = sweepLeftoversWhile(leftoverPlaces(repository, target), () => !fetching.finished());
+      }
       tip = await fetched;
       now = Date.now();
       // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
@@ -130,7 +139,19 @@ async function syncFetching(
     spares?.discard();
     cache.writePending();
     reserve.discard();
+    // Once the outcome is settled (nothing a sweep does changes it): what the fetch left no time for, its
+    // removals bounded; recorded when it left nothing behind, so that the next syncs within the hour skip it.
+    if (sweep?.finish(LEFTOVER_REMOVAL_BUDGET_MS) === true) markLeftoversSwept(repository.gitDir);
   }
+}
+
+/**
+ * Where a sync looks for the temporary files killed syncs left (src/node/leftoverTemporaryFiles.ts): the state
+ * directory it writes, then its own files in the git directory.
+ */
+function leftoverPlaces(repository: SyncRepository, target: SyncTarget): LeftoverPlace[] {
+  const stateDir = 'stateDir' in target ? [stateDirLeftovers(target.confinement, target.stateDir)] : [];
+  return [...stateDir, cloneStateLeftovers(repository.gitDir)];
 }
 
 /** The state directory read before the wave coming in is known (readStateDir); undefined when it is read later. */
@@ -260,10 +281,10 @@ async function syncDecoded(
   // chain's own order; those it leaves as they are here are not rewritten. Staging only adds temporary
   // files (beside their targets, or the spares made in filescopes/ while git fetched) and the directories
   // they need, which every reader ignores, which are removed when the sync stops short (a killed one
-  // leaves them), and which the checks never see: they decide on what readStateDir read before. So it
-  // starts now, and its fsyncs run on libuv's pool while this thread makes the checks, runs the chain up
-  // to its first write (prepareSyncedWave: validation, the proof, the manifest computed) and writes the
-  // marker.
+  // leaves the files, for a later sync to remove once they are an hour old), and which the checks never
+  // see: they decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool
+  // while this thread makes the checks, runs the chain up to its first write (prepareSyncedWave: validation,
+  // the proof, the manifest computed) and writes the marker.
   const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest), spares);
   let staged: StagedDeclarationFs | undefined;
   let result;

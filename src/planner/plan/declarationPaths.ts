@@ -121,7 +121,12 @@ export function waveOfSidecarName(name: string): number | undefined {
   return waveNamedBy(WAVE_SIDECAR_PATTERN, name);
 }
 
+/** The wave a per-agent directory's name stands for (`wave-3` → 3); undefined for any other name. */
+export function waveOfDirName(name: string): number | undefined {
+  return waveNamedBy(WAVE_DIR_PATTERN, name);
+}
+
 /** The wave a name in `filescopes/` stands for: an aggregate sidecar or a per-agent directory; undefined otherwise. */
 export function waveOfFilescopesName(name: string): number | undefined {
-  return waveNamedBy(WAVE_DIR_PATTERN, name) ?? waveOfSidecarName(name);
+  return waveOfDirName(name) ?? waveOfSidecarName(name);
 }
