@@ -39,8 +39,8 @@ import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from '../planner/plan/stateDi
  */
 export const LEFTOVER_MINIMUM_AGE_MS = 60 * 60 * 1000;
 
-/** How often a clone sweeps while the last sweep left nothing behind: an hour, the age a leftover must reach. */
-export const LEFTOVER_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** How often a clone sweeps while the last sweep left nothing behind: the age a leftover must reach. */
+export const LEFTOVER_SWEEP_INTERVAL_MS = LEFTOVER_MINIMUM_AGE_MS;
 
 /**
  * How long a sync spends removing leftovers once its fetch has ended (LeftoverSweep.finish): some thirty
@@ -193,16 +193,11 @@ export function sweepLeftoversWhile(places: readonly LeftoverPlace[], going: () 
   };
 }
 
-/** Sweeps `places` to the end, at once; returns the paths of the leftovers removed. */
+/** Sweeps `places` to the end, at once (a sweep finished before its first slice); returns the paths of the leftovers removed. */
 export function sweepLeftovers(places: readonly LeftoverPlace[], rules: LeftoverRules = leftoverRules()): string[] {
-  const sweeping: Sweeping = { rules, removed: [], removalTimeLeft: Infinity, leftForLater: false };
-  const steps = sweepSteps(places, sweeping);
-  try {
-    while (steps.next().done !== true);
-  } catch {
-    closeQuietly(steps);
-  }
-  return sweeping.removed;
+  const sweep = sweepLeftoversWhile(places, () => false, rules);
+  sweep.finish(Infinity);
+  return [...sweep.removed];
 }
 
 /** The sweep of `places`, one step (a listing, a share of its names, a removal) per `next`; what it holds open is closed by `return`. */

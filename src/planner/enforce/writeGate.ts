@@ -149,20 +149,21 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   if (sidecar.problem !== undefined) return unbacked(sidecar.problem);
   if (sidecar.text === undefined) return unbacked('does not exist (the declaration is incomplete or was removed)');
   if (!Array.isArray(sidecar.value)) return unbacked('is not a JSON array of {"id", "files"} records');
-  const records = (sidecar.value as unknown[]).filter(
-    (record): record is { id: string; files: unknown } => typeof record === 'object' && record !== null && (record as { id?: unknown }).id === agent,
-  );
-  if (records.length !== 1) return unbacked(records.length === 0 ? 'declares no such agent' : 'declares this agent more than once');
-  if (JSON.stringify(records[0]?.files) !== JSON.stringify(entries)) return unbacked("declares different entries for this agent");
-  // The other agents decide which of this one's test siblings are its own: a record that cannot be read
-  // could claim any of them, so the scope is refused rather than judged without it.
+  // One pass: the agent's own record, and the other agents, which decide which of its test siblings are its
+  // own. A record that cannot be read could claim any of them, so the scope is refused rather than judged
+  // without it.
+  const declared: unknown[] = [];
   const rivals: WaveRival[] = [];
+  let unreadable = false;
   for (const record of sidecar.value as unknown[]) {
     const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
-    if (id === agent) continue;
-    if (typeof id !== 'string' || !Array.isArray(files) || !files.every((file) => typeof file === 'string')) return unbacked('holds a record that is not {"id", "files"}');
-    rivals.push({ agent: id, entries: files });
+    if (id === agent) declared.push(files);
+    else if (typeof id === 'string' && Array.isArray(files) && files.every((file) => typeof file === 'string')) rivals.push({ agent: id, entries: files });
+    else unreadable = true;
   }
+  if (declared.length !== 1) return unbacked(declared.length === 0 ? 'declares no such agent' : 'declares this agent more than once');
+  if (JSON.stringify(declared[0]) !== JSON.stringify(entries)) return unbacked("declares different entries for this agent");
+  if (unreadable) return unbacked('holds a record that is not {"id", "files"}');
   return { kind: 'loaded', agent, path, entries, rivals };
 }
 
