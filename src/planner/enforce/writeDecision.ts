@@ -91,9 +91,10 @@ export interface WriteDecisionInput {
   readonly ignoreCase?: boolean;
   /**
    * Entries plus the test siblings they imply (the wave's role decides which); applied to the agent's own
-   * scope and to each rival's. Absent: no siblings.
+   * scope and to each rival's. With `namedLike`, only the entries that may have a sibling of that last
+   * segment are expanded (TestSiblingOptions.namedLike). Absent: no siblings.
    */
-  readonly expandEntries?: (entries: readonly string[]) => readonly string[];
+  readonly expandEntries?: (entries: readonly string[], namedLike?: { lastSegment: string; ignoreCase?: boolean }) => readonly string[];
 }
 
 /** Why one target is refused; machine-readable. */
@@ -323,26 +324,33 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
   const options = { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase };
   const compiled = grants ?? compileGrants(granted, options);
   const siblingGrants = siblings.length === 0 ? undefined : compileGrants(siblings, options);
-  let rivalClaims: Array<{ agent: string; declared: CompiledGrants; siblings: readonly string[] }> | undefined;
+  let rivalClaims: Array<{ agent: string; entries: readonly string[]; declared: CompiledGrants }> | undefined;
   /**
    * The rival claiming `target` (a path only a sibling of the agent's covers), when one does. A wave of 64
-   * agents brings thousands of sibling entries, and a hook process compiles cold: of the rivals' siblings
-   * only those whose last segment is the target's are compiled (a sibling is spelled from a plain file
-   * name, so its last segment is literal; one that is not is compiled too), their declared entries always.
+   * agents brings thousands of entries, and a hook process runs cold: of the rivals' entries only those
+   * that may have a sibling named like the target are expanded (TestSiblingOptions.namedLike), and of
+   * their siblings only those whose last segment is the target's are compiled (a sibling is spelled from
+   * a plain file name, so its last segment is literal; one that is not is compiled too). Their declared
+   * entries are compiled always.
    */
   const claimingRival = (target: ResolvedWriteTarget): string | undefined => {
     if (target.kind !== 'inside') return undefined;
-    rivalClaims ??= (agentScope?.kind === 'loaded' ? (agentScope.rivals ?? []) : []).map((rival) => {
-      const declared = new Set(rival.entries);
-      const siblings = input.expandEntries === undefined ? [] : input.expandEntries(rival.entries).filter((entry) => !declared.has(entry));
-      return { agent: rival.agent, declared: compileGrants(rival.entries, options), siblings };
-    });
-    const name = fold(lastSegment(target.relative), input.ignoreCase);
+    rivalClaims ??= (agentScope?.kind === 'loaded' ? (agentScope.rivals ?? []) : []).map((rival) => ({
+      agent: rival.agent,
+      entries: rival.entries,
+      declared: compileGrants(rival.entries, options),
+    }));
+    const last = lastSegment(target.relative);
+    const name = fold(last, input.ignoreCase);
+    const namedLike = { lastSegment: last, ...(input.ignoreCase !== undefined ? { ignoreCase: input.ignoreCase } : {}) };
     return rivalClaims.find((rival) => {
       if (rival.declared.covers(target)) return true;
-      const named = rival.siblings.filter((entry) => {
-        const last = lastSegment(entry.normalize('NFC'));
-        return GLOB_CHARACTER.test(last) || last.includes('}') || fold(last, input.ignoreCase) === name;
+      if (input.expandEntries === undefined) return false;
+      const declared = new Set(rival.entries);
+      const named = input.expandEntries(rival.entries, namedLike).filter((entry) => {
+        if (declared.has(entry)) return false;
+        const sibling = lastSegment(entry.normalize('NFC'));
+        return GLOB_CHARACTER.test(sibling) || sibling.includes('}') || fold(sibling, input.ignoreCase) === name;
       });
       return named.length > 0 && compileGrants(named, options).covers(target);
     })?.agent;

@@ -29,6 +29,7 @@ import { relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } 
 import { resolveStateDir } from '../plan/stateDir';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
+import type { TestSiblingOptions } from '../scope/testSiblings';
 import type { WaveRival } from '../scope/testSiblings';
 import { decideWrite } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision, WriteDecisionInput } from './writeDecision';
@@ -454,7 +455,7 @@ export function decideUnderRules(rules: DecisionRules, targets: readonly Resolve
     manifest: rules.manifest,
     ...(rules.agentScope !== undefined ? { agentScope: rules.agentScope } : {}),
     // The agent's own scope gets the same test siblings the wave's union gave it.
-    ...(role !== undefined ? { expandEntries: (entries: readonly string[]) => expandTestSiblings(entries, { role }) } : {}),
+    ...(role !== undefined ? { expandEntries: (entries: readonly string[], namedLike?: TestSiblingOptions['namedLike']) => expandTestSiblings(entries, { role, ...(namedLike !== undefined ? { namedLike } : {}) }) } : {}),
     dispatchedAgent: rules.dispatchedAgent,
     controlPaths: rules.controlPaths,
     ...(rules.coordinatorPaths !== undefined ? { coordinatorPaths: rules.coordinatorPaths } : {}),

@@ -45,6 +45,12 @@ export interface TestSiblingOptions {
   /** The wave's role; only rules naming it apply. */
   role: string;
   rules?: readonly TestSiblingRule[];
+  /**
+   * For a judge asking whether some agent's sibling is one path: only the entries that may have a sibling
+   * whose last segment is `lastSegment` (compared case-insensitively when `ignoreCase`) are expanded, the
+   * others come back without siblings. Every sibling of such an entry is still returned.
+   */
+  namedLike?: { lastSegment: string; ignoreCase?: boolean };
 }
 
 const GLOB_CHARACTERS = /[*?[\]{}]/;
@@ -77,10 +83,12 @@ function siblingsOf(path: string, rule: TestSiblingRule): string[] {
 export function expandTestSiblings(entries: readonly string[], options: TestSiblingOptions): string[] {
   const role = foldCase(options.role);
   const rules = (options.rules ?? DEFAULT_TEST_SIBLING_RULES).filter((rule) => rule.roles.some((candidate) => foldCase(candidate) === role));
+  const mayBeNamedLike = options.namedLike === undefined ? undefined : siblingNameFilter(rules, options.namedLike);
   const result = [...new Set(entries)];
   const seen = new Set(result);
   for (const entry of entries) {
     if (entry.endsWith('/') || GLOB_CHARACTERS.test(entry) || isTestFile(entry)) continue;
+    if (mayBeNamedLike !== undefined && !mayBeNamedLike(entry)) continue;
     for (const rule of rules) {
       for (const sibling of siblingsOf(entry, rule)) {
         if (seen.has(sibling)) continue;
@@ -90,6 +98,30 @@ export function expandTestSiblings(entries: readonly string[], options: TestSibl
     }
   }
   return result;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Whether an entry may have a sibling (under `rules`) whose last segment is `named.lastSegment`; undefined
+ * when any entry may. Every sibling's last segment spells its production file's name (`{name}`) whole, so
+ * a file whose name that segment does not contain has no such sibling. The test is kept exact by comparing
+ * ASCII only: an ASCII name reads the same under NFC and folds letter by letter, while NFC or case folding
+ * can make a non-ASCII name ASCII (the Kelvin sign becomes K) or fold one letter by its neighbours (a final
+ * sigma), so an entry or a segment with any other character is kept. A rule that spells a last segment
+ * without `{name}` keeps every entry.
+ */
+function siblingNameFilter(rules: readonly TestSiblingRule[], named: { lastSegment: string; ignoreCase?: boolean }): ((entry: string) => boolean) | undefined {
+  const spellsName = rules.every((rule) => rule.siblings.every((template) => template.slice(template.lastIndexOf('/') + 1).includes('{name}')));
+  if (!spellsName || !ASCII.test(named.lastSegment)) return undefined;
+  const fold = (text: string) => (named.ignoreCase === true ? text.toLowerCase() : text);
+  const segment = fold(named.lastSegment);
+  return (entry) => {
+    const fileName = entry.slice(entry.lastIndexOf('/') + 1);
+    const dot = fileName.lastIndexOf('.');
+    const name = dot <= 0 ? fileName : fileName.slice(0, dot);
+    return !ASCII.test(name) || segment.includes(fold(name));
+  };
 }
 
 /** Another agent of the same wave and the entries it declares (a judge derives its test siblings from them). */

@@ -169,8 +169,8 @@ describe('decideWrite (pure)', () => {
   }
 
   describe('test siblings against the wave\'s other agents', () => {
-    // The wave's real rule: the role's sibling spellings (src/planner/scope/testSiblings.ts).
-    const expandEntries = (entries: readonly string[]) => expandTestSiblings(entries, { role: 'implementation' });
+    // The wave's real rule: the role's sibling spellings (src/planner/scope/testSiblings.ts), as the gate binds it.
+    const expandEntries: WriteDecisionInput['expandEntries'] = (entries, namedLike) => expandTestSiblings(entries, { role: 'implementation', ...(namedLike !== undefined ? { namedLike } : {}) });
     const wave = loaded({ allowedPaths: ['src/', 'test/', 'lib/'] });
     const carol = (rivals: readonly WaveRival[], entries = ['src/a/x.ts']): AgentScopeState => ({
       kind: 'loaded',
@@ -209,6 +209,17 @@ describe('decideWrite (pure)', () => {
     it('under warn a contested sibling is a warning, as any write outside the scope', () => {
       const decision = decideWrite(input({ manifest: loaded({ allowedPaths: ['src/', 'test/'], enforcement: 'warn' }), agentScope: carol([{ agent: 'dave', entries: ['test/'] }]), targets: [inside('test/x.test.ts')], expandEntries }));
       assert.equal(decision.decision, 'warn');
+    });
+    it('a rival\'s sibling is found by its name as the file system compares it', () => {
+      const rivals = [{ agent: 'erin', entries: ['src/b/X.ts', 'src/c/other.ts'] }];
+      const decideFolded = (path: string) => decideWrite(input({ manifest: wave, agentScope: carol(rivals), targets: [inside(path)], expandEntries, ignoreCase: true }));
+      const folded = decideFolded('test/x.test.ts');
+      assert.equal(folded.decision === 'deny' && folded.violations[0]?.contestedBy, 'erin');
+      // Told apart by case, erin's X.test.ts is not carol's x.test.ts.
+      assert.equal(decide('test/x.test.ts', rivals).decision, 'allow');
+      // A rival's file named by the Kelvin sign has, under NFC, the sibling K.test.ts.
+      const kelvin = decideWrite(input({ manifest: wave, agentScope: carol([{ agent: 'erin', entries: ['src/b/\u212A.ts'] }], ['src/a/K.ts']), targets: [inside('test/K.test.ts')], expandEntries }));
+      assert.equal(kelvin.decision === 'deny' && kelvin.violations[0]?.contestedBy, 'erin');
     });
     it('a dispatch claim, which stands for no declared agent, gets its siblings as before', () => {
       const claim: AgentScopeState = { kind: 'loaded', agent: 'carol', path: `${ROOT}/.orchestrator`, entries: ['src/a/x.ts'], origin: 'dispatch' };

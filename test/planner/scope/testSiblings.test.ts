@@ -37,4 +37,54 @@ describe('expandTestSiblings', () => {
     const rules = [{ roles: ['docs'], extensions: ['md'], siblings: ['{dir}/{name}.de.{ext}'] }];
     assert.deepEqual(expandTestSiblings(['docs/guide.md'], { role: 'docs', rules }), ['docs/guide.md', 'docs/guide.de.md']);
   });
+
+  describe('namedLike: only the entries that may have a sibling of one last segment', () => {
+    const lastSegment = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+    // The comparison the write gate makes of a sibling's last segment with the target's.
+    const sameName = (a: string, b: string, ignoreCase: boolean) => {
+      const fold = (text: string) => (ignoreCase ? text.normalize('NFC').toLowerCase() : text.normalize('NFC'));
+      return fold(a) === fold(b);
+    };
+    const entries = [
+      'src/a/total.ts',
+      'src/b/Total.ts',
+      'lib/tool.py',
+      'src/c/subtotal.mjs',
+      'src/d/\u212Aey.ts',
+      'src/e/ΟΔΟΣ.ts',
+      'src/f/e\u0301t\u00e9.ts',
+      'README.md',
+      'src/g/',
+    ];
+    const segments = ['total.test.ts', 'TOTAL.spec.ts', 'Total.ts', 'test_tool.py', 'subtotal.test.mjs', 'key.test.ts', 'Key.test.ts', 'οδος.test.ts', 'οδοσ.test.ts', 'ΟΔΟΣ.ts', '\u00e9t\u00e9.test.ts', 'other.test.ts', 'total'];
+
+    it('finds every sibling of that last segment the whole expansion finds, case-folded or not', () => {
+      for (const ignoreCase of [false, true]) {
+        const whole = expandTestSiblings(entries, { role: 'implementation' });
+        for (const segment of segments) {
+          const filtered = expandTestSiblings(entries, { role: 'implementation', namedLike: { lastSegment: segment, ignoreCase } });
+          const named = (list: string[]) => list.filter((entry) => !entries.includes(entry) && sameName(lastSegment(entry), segment, ignoreCase));
+          assert.deepEqual(named(filtered), named(whole), `${segment} (ignoreCase ${ignoreCase})`);
+        }
+      }
+    });
+
+    it('leaves unexpanded an entry whose file name the segment does not contain', () => {
+      const filtered = expandTestSiblings(entries, { role: 'implementation', namedLike: { lastSegment: 'total.test.ts' } });
+      assert.ok(filtered.includes('test/**/total.test.ts'));
+      assert.ok(!filtered.includes('tests/**/test_tool.py') && !filtered.includes('src/c/subtotal.test.mjs'));
+      // Subtotal's segment contains "total": both expand there, and each keeps all its siblings.
+      const both = expandTestSiblings(entries, { role: 'implementation', namedLike: { lastSegment: 'subtotal.test.mjs' } });
+      assert.ok(both.includes('src/a/total.spec.ts') && both.includes('src/c/subtotal.spec.mjs'));
+      // Case counts only when folded.
+      assert.ok(!expandTestSiblings(entries, { role: 'implementation', namedLike: { lastSegment: 'Total.test.ts' } }).includes('src/a/total.test.ts'));
+      assert.ok(expandTestSiblings(entries, { role: 'implementation', namedLike: { lastSegment: 'Total.test.ts', ignoreCase: true } }).includes('src/a/total.test.ts'));
+    });
+
+    it('keeps every entry when a rule spells a last segment without the name', () => {
+      const rules = [{ roles: ['fix'], extensions: ['ts'], siblings: ['{dir}/{name}/index.test.{ext}'] }];
+      assert.deepEqual(expandTestSiblings(['src/a.ts'], { role: 'fix', rules, namedLike: { lastSegment: 'index.test.ts' } }), ['src/a.ts', 'src/a/index.test.ts']);
+    });
+  });
 });
+
