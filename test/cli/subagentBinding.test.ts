@@ -2,7 +2,7 @@
 // the built hook, bind through the built subagent-start hook, ask what the write gate asks
 // (readSubagentScope), and call the built write gate as Claude Code does from inside the subagent.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSubagentScope } from '../../src/node/subagentScope';
@@ -40,10 +40,10 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
     rmSync(projects, { recursive: true, force: true });
   });
 
-  const subagentStart = (agentId: string) =>
+  const subagentStart = (agentId: string, session = SESSION) =>
     runBuiltCli(['hook', 'subagent-start'], {
       // Observed: SubagentStart payloads carry no transcript_path; the ledger keeps the session's.
-      input: JSON.stringify({ session_id: SESSION, cwd: repo.root, hook_event_name: 'SubagentStart', agent_id: agentId, agent_type: 'general-purpose' }),
+      input: JSON.stringify({ session_id: session, cwd: repo.root, hook_event_name: 'SubagentStart', agent_id: agentId, agent_type: 'general-purpose' }),
       env: cleanEnv(),
     });
 
@@ -99,11 +99,11 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
   });
 
   // The write gate itself, through the built hook, as Claude Code calls it from inside a subagent.
-  const subagentWrite = (agentId: string, file: string) => {
+  const subagentWrite = (agentId: string, file: string, session = SESSION, transcriptPath = sessionTranscript) => {
     const run = runBuiltCli(['hook', 'enforce-write', '--agent-cli', 'claude'], {
       input: JSON.stringify({
-        session_id: SESSION,
-        transcript_path: sessionTranscript,
+        session_id: session,
+        transcript_path: transcriptPath,
         cwd: repo.root,
         hook_event_name: 'PreToolUse',
         agent_id: agentId,
@@ -149,6 +149,44 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
     assert.equal(subagentWrite('w1de000', 'src/c/z.ts').decision, 'deny', 'the claim names src/c/, the wave does not');
     assert.equal(subagentWrite('w1de000', 'docs/guide.md').decision, 'deny');
     assert.equal(subagentWrite('w1de000', 'src/a/x.ts').decision, 'deny', 'inside the wave, outside the claim');
+  });
+
+  it('a subagent bound only to its claim gets a test sibling only where no declared agent and no other dispatch of the wave claims it', () => {
+    // alice declares a file (whose siblings the union grants), bob a directory; two helpers are dispatched
+    // in a session of their own, each claiming a file named x.ts, neither naming a declared agent.
+    planWave(repo, 1, [
+      { id: 'alice', files: ['src/a/x.ts'] },
+      { id: 'bob', files: ['src/b/'] },
+    ]);
+    const session = 'session-helpers';
+    const helperTranscript = join(projects, '-repo', `${session}.jsonl`);
+    transcript.write(helperTranscript, []);
+    const helpers = [
+      ['helper-a', scopedPrompt(['src/a/x.ts'], 'fix x in a\n'), 'toolu_ha', 'a0000aa'],
+      ['helper-b', scopedPrompt(['src/b/x.ts'], 'fix x in b\n'), 'toolu_hb', 'b0000bb'],
+    ] as const;
+    for (const [description, prompt, useId, agentId] of helpers) {
+      assert.equal(preDispatch(dispatchPayload({ cwd: repo.root, session, description, prompt, useId, transcriptPath: helperTranscript })).stdout, '', 'the claims are disjoint');
+      transcript.write(join(projects, '-repo', session, 'subagents', `agent-${agentId}.jsonl`), [{ type: 'user', isSidechain: true, agentId, sessionId: session, message: { role: 'user', content: prompt } }]);
+      assert.equal(subagentStart(agentId, session).status, 0);
+    }
+    const write = (agentId: string, file: string) => subagentWrite(agentId, file, session, helperTranscript);
+    // Both would get test/**/x.test.ts from their own x.ts: it belongs to neither.
+    const fromA = write('a0000aa', 'test/x.test.ts');
+    assert.equal(fromA.decision, 'deny');
+    assert.match(fromA.reason, /helper-b/, 'the other dispatch is named');
+    const fromB = write('b0000bb', 'test/x.test.ts');
+    assert.equal(fromB.decision, 'deny');
+    assert.match(fromB.reason, /alice/, 'alice declares an x.ts helper-b does not hold');
+    // The siblings only one of them has stay theirs, and so do the claims.
+    assert.equal(write('a0000aa', 'src/a/x.test.ts').decision, 'allow', 'helper-a shares alice\'s own file, so alice does not contest its sibling');
+    assert.equal(write('b0000bb', 'src/b/x.test.ts').decision, 'allow');
+    assert.equal(write('b0000bb', 'src/b/x.ts').decision, 'allow');
+    // An aggregate that cannot be read could name any agent: the claim is then no scope at all.
+    writeFileSync(join(repo.root, '.claude', 'filescopes', 'wave-1.scopes.json'), '[{"id": "alice"}]\n');
+    const unjudged = write('b0000bb', 'src/b/x.ts');
+    assert.equal(unjudged.decision, 'deny');
+    assert.match(unjudged.reason, /wave-1\.scopes\.json/);
   });
 
   it('a payload without agent_id is counted and changes nothing', () => {

@@ -10,6 +10,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { BindingFallbackReason } from './dispatchEvents';
 import type { LedgerRead, PlacedRecord, SessionLedger } from './sessionLedger';
+import type { WaveRival } from '../scope/testSiblings';
 import { allRecords, patchRecord, promptDigest, recordKey, waveOfKey } from './sessionLedger';
 
 /** What a subagent's writes are checked against. */
@@ -28,6 +29,12 @@ export type SubagentScope =
       readonly files: readonly string[];
       /** The wave the dispatch was recorded in (undefined for `w?`). */
       readonly wave?: number;
+      /**
+       * The session's other dispatches recorded under the same wave key, finished or not, each named by its
+       * declared agent or its id, with its claim: a subagent bound only to its claim gets a test sibling
+       * only where none of them claims the path (src/planner/scope/testSiblings.ts).
+       */
+      readonly peers: readonly WaveRival[];
     }
   | { readonly kind: 'union'; readonly reason: BindingFallbackReason };
 
@@ -46,8 +53,12 @@ export function subagentTranscriptPaths(sessionTranscript: string, agentId: stri
   return [join(project, session, 'subagents', file), join(project, file)];
 }
 
-function bound(placed: PlacedRecord, via: 'ledger' | 'prompt'): SubagentScope {
+function bound(placed: PlacedRecord, via: 'ledger' | 'prompt', records: readonly PlacedRecord[]): SubagentScope {
   const wave = waveOfKey(placed.waveKey);
+  const key = recordKey(placed.record);
+  const peers = records
+    .filter((other) => other.waveKey === placed.waveKey && recordKey(other.record) !== key)
+    .map(({ record }) => ({ agent: record.agent ?? record.id, entries: record.files }));
   return {
     kind: 'bound',
     via,
@@ -55,6 +66,7 @@ function bound(placed: PlacedRecord, via: 'ledger' | 'prompt'): SubagentScope {
     ...(placed.record.agent !== undefined ? { agent: placed.record.agent } : {}),
     files: placed.record.files,
     ...(wave !== undefined ? { wave } : {}),
+    peers,
   };
 }
 
@@ -69,11 +81,11 @@ export function resolveSubagentScope(input: { agentId: string | undefined; ledge
   if (input.ledger.kind === 'corrupt') return { kind: 'union', reason: 'ledger-corrupt' };
   const records = allRecords(input.ledger.ledger);
   const already = records.filter(({ record }) => record.bound?.agentId === input.agentId);
-  if (already.length > 0) return bound(already[already.length - 1] as PlacedRecord, 'ledger');
+  if (already.length > 0) return bound(already[already.length - 1] as PlacedRecord, 'ledger', records);
   if (input.leadingTexts === undefined) return { kind: 'union', reason: 'no-subagent-transcript' };
   const digests = new Set(input.leadingTexts.map(promptDigest));
   const candidates = records.filter(({ record }) => record.prompt !== undefined && digests.has(record.prompt) && record.bound === undefined);
-  if (candidates.length === 1) return bound(candidates[0] as PlacedRecord, 'prompt');
+  if (candidates.length === 1) return bound(candidates[0] as PlacedRecord, 'prompt', records);
   return { kind: 'union', reason: candidates.length === 0 ? 'no-matching-dispatch' : 'ambiguous' };
 }
 

@@ -54,8 +54,8 @@ export type AgentScopeState =
       /**
        * The wave's other agents and what they declare (its aggregate's other records): a test sibling of
        * this agent's is granted only where none of them claims the path, by declaring it or as a sibling of
-       * its own (src/planner/scope/testSiblings.ts). Absent for a dispatch claim, which stands for no
-       * declared agent of the wave.
+       * its own (src/planner/scope/testSiblings.ts). For a dispatch claim: the wave's declared agents and
+       * the session's other dispatches of the wave, less the entries the claim shares with each.
        */
       readonly rivals?: readonly WaveRival[];
     }

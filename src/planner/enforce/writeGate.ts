@@ -144,19 +144,16 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   if (!Array.isArray(entries) || !entries.every((entry) => typeof entry === 'string')) {
     return { kind: 'unusable', agent, path, problem: 'is not a JSON array of path strings' };
   }
-  const sidecarPath = joinPath(stateDir, relativeWaveSidecarPath(wave));
-  const sidecar = readJson(sidecarPath, fs);
-  const unbacked = (why: string): AgentScopeState => ({ kind: 'unusable', agent, path, problem: `is not backed by the wave's aggregate ${sidecarPath}, which ${why}` });
-  if (sidecar.problem !== undefined) return unbacked(sidecar.problem);
-  if (sidecar.text === undefined) return unbacked('does not exist (the declaration is incomplete or was removed)');
-  if (!Array.isArray(sidecar.value)) return unbacked('is not a JSON array of {"id", "files"} records');
+  const aggregate = readAggregate(stateDir, wave, fs);
+  const unbacked = (why: string): AgentScopeState => ({ kind: 'unusable', agent, path, problem: `is not backed by the wave's aggregate ${aggregate.path}, which ${why}` });
+  if ('why' in aggregate) return unbacked(aggregate.why);
   // One pass: the agent's own record, and the other agents, which decide which of its test siblings are its
   // own. A record that cannot be read could claim any of them, so the scope is refused rather than judged
   // without it.
   const declared: unknown[] = [];
   const rivals: WaveRival[] = [];
   let unreadable = false;
-  for (const record of sidecar.value as unknown[]) {
+  for (const record of aggregate.records) {
     const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
     if (id === agent) declared.push(files);
     else if (typeof id === 'string' && Array.isArray(files) && files.every((file) => typeof file === 'string')) rivals.push({ agent: id, entries: files });
@@ -167,6 +164,51 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   if (unreadable) return unbacked('holds a record that is not {"id", "files"}');
   return { kind: 'loaded', agent, path, entries, rivals };
 }
+
+/** The records of a wave's aggregate (`wave-<N>.scopes.json`) as JSON values, or why there are none. */
+function readAggregate(stateDir: string, wave: number, fs: LocateFileSystem): { path: string; records: unknown[] } | { path: string; why: string } {
+  const path = joinPath(stateDir, relativeWaveSidecarPath(wave));
+  const sidecar = readJson(path, fs);
+  if (sidecar.problem !== undefined) return { path, why: sidecar.problem };
+  if (sidecar.text === undefined) return { path, why: 'does not exist (the declaration is incomplete or was removed)' };
+  if (!Array.isArray(sidecar.value)) return { path, why: 'is not a JSON array of {"id", "files"} records' };
+  return { path, records: sidecar.value };
+}
+
+/**
+ * The scope of a subagent bound only to its dispatch claim: the claim's entries, with as rivals for its test
+ * siblings every declared agent of the wave and the session's other dispatches of the wave (`peers`), except
+ * those a literal entry of the claim overlaps: a claim handed an agent's own files works for that agent, and
+ * a dispatch overlapping it is a retry of the same work or one the guard judged finished. Without a readable
+ * aggregate the claim has no scope: a record that cannot be read could claim any sibling.
+ */
+function claimScope(stateDir: string, wave: number, subagent: SubagentScope & { kind: 'bound' }, ledgerDir: string, fs: LocateFileSystem): AgentScopeState {
+  const agent = subagent.placed.record.id;
+  const aggregate = readAggregate(stateDir, wave, fs);
+  const refused = (why: string): AgentScopeState => ({ kind: 'unusable', agent, path: ledgerDir, problem: `cannot be judged against the wave's agents: its aggregate ${aggregate.path} ${why}` });
+  if ('why' in aggregate) return refused(aggregate.why);
+  const declared: WaveRival[] = [];
+  for (const record of aggregate.records) {
+    const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
+    if (typeof id !== 'string' || !Array.isArray(files) || !files.every((file) => typeof file === 'string')) return refused('holds a record that is not {"id", "files"}');
+    declared.push({ agent: id, entries: files });
+  }
+  const overlapsClaim = (rival: WaveRival) => rival.entries.some((entry) => subagent.files.some((claimed) => literalEntriesOverlap(entry, claimed)));
+  const rivals = [...declared, ...subagent.peers].filter((rival) => !overlapsClaim(rival));
+  return { kind: 'loaded', agent, path: ledgerDir, entries: subagent.files, origin: 'dispatch', rivals };
+}
+
+/**
+ * Whether two normalised entries, both literal (no glob character), name a common path: the same path, or
+ * one a directory (`…/`) holding the other. Spelled entries only, so it can miss an overlap (a glob, a case
+ * variant) but never finds one that is not there.
+ */
+function literalEntriesOverlap(a: string, b: string): boolean {
+  if (GLOB_CHARACTER.test(a) || GLOB_CHARACTER.test(b)) return false;
+  return a === b || (a.endsWith('/') && b.startsWith(a)) || (b.endsWith('/') && a.startsWith(b));
+}
+
+const GLOB_CHARACTER = /[*?[\]{}\\!]/;
 
 /** The deepest existing directory on the way to each destination: where the repositories around it are looked for. */
 function existingDirectoriesOf(destinations: readonly WriteDestinations[], fs: TargetFileSystem): string[] {
@@ -418,11 +460,7 @@ function ownScope(
   }
   // Where the claim was read: the session's ledger lives there (its file name is the dispatch room's business).
   const ledgerDir = joinPath(wave.manifestRoot, ORCHESTRATOR_DIR_NAME);
-  return {
-    agentScope: { kind: 'loaded', agent: subagent.placed.record.id, path: ledgerDir, entries: subagent.files, origin: 'dispatch' },
-    scopeSource: 'subagent-claim',
-    subagent,
-  };
+  return { agentScope: claimScope(stateDir, manifest.manifest.wave, subagent, ledgerDir, host.locateFs), scopeSource: 'subagent-claim', subagent };
 }
 
 /** The rules one governing wave applies to `caller`. The gate and the backstop's hooks both take them from here. */

@@ -30,6 +30,17 @@ describe('resolveSubagentScope', () => {
     assert.equal(scope.wave, 2);
   });
 
+  it('names the session\'s other dispatches of the same wave as peers, by declared agent or id, with their claims', () => {
+    const carol = record('carol', 'prompt of carol', ['src/c/x.ts']);
+    const otherWave = 's1|w3|implementation';
+    const withOtherWave = updateLedger(ledger(alice, bob, carol), { waveKey: otherWave, now: NOW, add: [record('dave', 'prompt of dave', ['src/d/x.ts'])] });
+    const scope = resolveSubagentScope({ agentId: 'a20', ledger: { kind: 'ok', ledger: withOtherWave }, leadingTexts: ['prompt of carol'] });
+    assert.deepEqual(scope.kind === 'bound' ? scope.peers : scope.kind, [
+      { agent: 'alice', entries: ['src/a/**'] },
+      { agent: 'bob', entries: ['src/b/**'] },
+    ]);
+  });
+
   it('a dispatch that named a declared agent binds to it (the write gate then uses its scope file)', () => {
     const scope = resolveSubagentScope({ agentId: 'a18', ledger: ok, leadingTexts: ['something', 'prompt of alice'] });
     assert.equal(scope.kind === 'bound' ? scope.agent : undefined, 'alice');

@@ -221,7 +221,7 @@ describe('decideWrite (pure)', () => {
       const kelvin = decideWrite(input({ manifest: wave, agentScope: carol([{ agent: 'erin', entries: ['src/b/\u212A.ts'] }], ['src/a/K.ts']), targets: [inside('test/K.test.ts')], expandEntries }));
       assert.equal(kelvin.decision === 'deny' && kelvin.violations[0]?.contestedBy, 'erin');
     });
-    it('a dispatch claim, which stands for no declared agent, gets its siblings as before', () => {
+    it('a dispatch claim no rival contests gets its siblings (the gate gives it the wave\'s agents and dispatches as rivals)', () => {
       const claim: AgentScopeState = { kind: 'loaded', agent: 'carol', path: `${ROOT}/.orchestrator`, entries: ['src/a/x.ts'], origin: 'dispatch' };
       assert.equal(decideWrite(input({ manifest: wave, agentScope: claim, targets: [inside('test/x.test.ts')], expandEntries })).decision, 'allow');
     });
