@@ -55,7 +55,7 @@ export type AgentScopeState =
        * The wave's other agents and what they declare (its aggregate's other records): a test sibling of
        * this agent's is granted only where none of them claims the path, by declaring it or as a sibling of
        * its own (src/planner/scope/testSiblings.ts). For a dispatch claim: the wave's declared agents and
-       * the session's other dispatches of the wave, less the entries the claim shares with each.
+       * the session's other dispatches of the wave, but those the claim overlaps.
        */
       readonly rivals?: readonly WaveRival[];
     }
@@ -169,6 +169,16 @@ function isNormalLiteral(text: string): boolean {
     !/(^|\/)\.\.?(\/|$)/.test(text) &&
     text.trim() === text
   );
+}
+
+/**
+ * Whether two entries, both certainly literal paths in normal form, name a common path: the same path, or
+ * one a directory (`…/`) holding the other. By their spelling only, so it can miss an overlap (a glob, a
+ * case variant, any other spelling) but never finds one that is not there.
+ */
+export function literalEntriesOverlap(a: string, b: string): boolean {
+  if (!isNormalLiteral(a) || !isNormalLiteral(b)) return false;
+  return a === b || (a.endsWith('/') && b.startsWith(a)) || (b.endsWith('/') && a.startsWith(b));
 }
 
 function fold(text: string, ignoreCase?: boolean): string {

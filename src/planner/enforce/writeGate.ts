@@ -31,7 +31,7 @@ import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '
 import { expandTestSiblings } from '../scope/testSiblings';
 import type { TestSiblingOptions } from '../scope/testSiblings';
 import type { WaveRival } from '../scope/testSiblings';
-import { decideWrite } from './writeDecision';
+import { decideWrite, literalEntriesOverlap } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision, WriteDecisionInput } from './writeDecision';
 import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
 import type { FileSystemFolding, ResolvedWriteTarget, TargetFileSystem, WriteDestinations } from './writeTarget';
@@ -155,14 +155,21 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   let unreadable = false;
   for (const record of aggregate.records) {
     const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
+    const other = id === agent ? undefined : aggregateRecord(record);
     if (id === agent) declared.push(files);
-    else if (typeof id === 'string' && Array.isArray(files) && files.every((file) => typeof file === 'string')) rivals.push({ agent: id, entries: files });
+    else if (other !== undefined) rivals.push(other);
     else unreadable = true;
   }
   if (declared.length !== 1) return unbacked(declared.length === 0 ? 'declares no such agent' : 'declares this agent more than once');
   if (JSON.stringify(declared[0]) !== JSON.stringify(entries)) return unbacked("declares different entries for this agent");
   if (unreadable) return unbacked('holds a record that is not {"id", "files"}');
   return { kind: 'loaded', agent, path, entries, rivals };
+}
+
+/** One record of an aggregate as an agent and its entries; undefined when it is not `{"id", "files"}`. */
+function aggregateRecord(record: unknown): WaveRival | undefined {
+  const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
+  return typeof id === 'string' && Array.isArray(files) && files.every((file) => typeof file === 'string') ? { agent: id, entries: files } : undefined;
 }
 
 /** The records of a wave's aggregate (`wave-<N>.scopes.json`) as JSON values, or why there are none. */
@@ -187,28 +194,12 @@ function claimScope(stateDir: string, wave: number, subagent: SubagentScope & { 
   const aggregate = readAggregate(stateDir, wave, fs);
   const refused = (why: string): AgentScopeState => ({ kind: 'unusable', agent, path: ledgerDir, problem: `cannot be judged against the wave's agents: its aggregate ${aggregate.path} ${why}` });
   if ('why' in aggregate) return refused(aggregate.why);
-  const declared: WaveRival[] = [];
-  for (const record of aggregate.records) {
-    const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
-    if (typeof id !== 'string' || !Array.isArray(files) || !files.every((file) => typeof file === 'string')) return refused('holds a record that is not {"id", "files"}');
-    declared.push({ agent: id, entries: files });
-  }
+  const declared = aggregate.records.map(aggregateRecord);
+  if (declared.includes(undefined)) return refused('holds a record that is not {"id", "files"}');
   const overlapsClaim = (rival: WaveRival) => rival.entries.some((entry) => subagent.files.some((claimed) => literalEntriesOverlap(entry, claimed)));
-  const rivals = [...declared, ...subagent.peers].filter((rival) => !overlapsClaim(rival));
+  const rivals = [...(declared as WaveRival[]), ...subagent.peers].filter((rival) => !overlapsClaim(rival));
   return { kind: 'loaded', agent, path: ledgerDir, entries: subagent.files, origin: 'dispatch', rivals };
 }
-
-/**
- * Whether two normalised entries, both literal (no glob character), name a common path: the same path, or
- * one a directory (`…/`) holding the other. Spelled entries only, so it can miss an overlap (a glob, a case
- * variant) but never finds one that is not there.
- */
-function literalEntriesOverlap(a: string, b: string): boolean {
-  if (GLOB_CHARACTER.test(a) || GLOB_CHARACTER.test(b)) return false;
-  return a === b || (a.endsWith('/') && b.startsWith(a)) || (b.endsWith('/') && a.startsWith(b));
-}
-
-const GLOB_CHARACTER = /[*?[\]{}\\!]/;
 
 /** The deepest existing directory on the way to each destination: where the repositories around it are looked for. */
 function existingDirectoriesOf(destinations: readonly WriteDestinations[], fs: TargetFileSystem): string[] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
-import { compileGrants, decideWrite } from '../../../src/planner/enforce/writeDecision';
+import { compileGrants, decideWrite, literalEntriesOverlap } from '../../../src/planner/enforce/writeDecision';
 import { expandTestSiblings } from '../../../src/planner/scope/testSiblings';
 import type { WaveRival } from '../../../src/planner/scope/testSiblings';
 import type { AgentScopeState, EnforcedManifest, ManifestState, WriteDecisionInput } from '../../../src/planner/enforce/writeDecision';
@@ -225,6 +225,20 @@ describe('decideWrite (pure)', () => {
       const claim: AgentScopeState = { kind: 'loaded', agent: 'carol', path: `${ROOT}/.orchestrator`, entries: ['src/a/x.ts'], origin: 'dispatch' };
       assert.equal(decideWrite(input({ manifest: wave, agentScope: claim, targets: [inside('test/x.test.ts')], expandEntries })).decision, 'allow');
     });
+  });
+
+  it('literalEntriesOverlap finds only overlaps the spelling proves: the same path, or a directory holding the other', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['src/a/x.ts', 'src/a/x.ts', true],
+      ['src/a/', 'src/a/x.ts', true],
+      ['src/a/x.ts', 'src/', true],
+      ['src/a', 'src/ab.ts', false],
+      ['src/a/', 'src/ab/x.ts', false],
+      ['src/*/x.ts', 'src/a/x.ts', false],
+      ['src/a/../b/', 'src/a/../b/x.ts', false],
+      ['./src/', './src/x.ts', false],
+    ];
+    for (const [a, b, overlap] of cases) assert.equal(literalEntriesOverlap(a, b), overlap, `${a} / ${b}`);
   });
 
   it('a deny carries what the reason needs: the wave, the manifest and the entries checked against', () => {
