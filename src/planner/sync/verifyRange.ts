@@ -121,37 +121,48 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
   }
   const fields: Array<Uint8Array | string> = text !== undefined ? text.split('\0') : splitFields(output as Uint8Array);
   const asText = (field: Uint8Array | string) => (typeof field === 'string' ? field : lenientUtf8.decode(field));
-  const asPath = (field: Uint8Array | string): { path: string; undecodable?: true } => (typeof field === 'string' ? { path: field } : decodePath(field));
+  // A verified range has thousands of records: each change is one object, built without spreading.
+  const change = (field: Uint8Array | string, kind: ChangeKind, counterpart?: string): RangeChange => {
+    const { path, undecodable } = typeof field === 'string' ? { path: field, undecodable: undefined } : decodePath(field);
+    const made: RangeChange = counterpart === undefined ? { path, kind } : { path, kind, counterpart };
+    if (undecodable === true) made.undecodable = true;
+    return made;
+  };
   const changes: RangeChange[] = [];
   let index = 0;
   while (index < fields.length) {
     const header = asText(fields[index] as Uint8Array | string);
     index += 1;
     if (header === '' && index >= fields.length) break;
-    const match = /^:([0-7]{6}) ([0-7]{6}) [0-9a-f]+ [0-9a-f]+ ([A-Z])([0-9]*)$/.exec(header.replace(/^\n/, ''));
+    const match = RAW_HEADER.exec(header.charCodeAt(0) === 10 ? header.slice(1) : header);
     if (match === null) throw new RawDiffError(`cannot read the diff record ${JSON.stringify(header.slice(0, 80))}`);
     const [, oldMode, newMode, status] = match as unknown as [string, string, string, string];
     const firstField = fields[index];
     if (firstField === undefined || firstField.length === 0) throw new RawDiffError(`the diff record ${JSON.stringify(header)} names no path`);
-    const first = asPath(firstField);
     index += 1;
     if (status === 'R' || status === 'C') {
       const secondField = fields[index];
       if (secondField === undefined || secondField.length === 0) {
-        throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(first.path)} names no destination`);
+        throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(change(firstField, 'added').path)} names no destination`);
       }
-      const second = asPath(secondField);
       index += 1;
-      if (status === 'R') changes.push({ ...first, kind: 'renamed-from', counterpart: second.path });
-      changes.push({ ...second, kind: status === 'R' ? 'renamed-to' : 'copied-to', counterpart: first.path });
+      const first = change(firstField, 'renamed-from');
+      const second = change(secondField, status === 'R' ? 'renamed-to' : 'copied-to', first.path);
+      if (status === 'R') {
+        first.counterpart = second.path;
+        changes.push(first);
+      }
+      changes.push(second);
       continue;
     }
     const kind = classify(status, oldMode, newMode);
-    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(first.path)}, which a verification cannot judge`);
-    changes.push({ path: first.path, kind, ...(first.undecodable ? { undecodable: true as const } : {}) });
+    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(change(firstField, 'added').path)}, which a verification cannot judge`);
+    changes.push(change(firstField, kind));
   }
   return changes;
 }
+
+const RAW_HEADER = /^:([0-7]{6}) ([0-7]{6}) [0-9a-f]+ [0-9a-f]+ ([A-Z])([0-9]*)$/;
 
 /** The paths of `git diff --name-only -z` output, decoded as parseRawDiff decodes paths. */
 export function parseNameList(output: Uint8Array): string[] {

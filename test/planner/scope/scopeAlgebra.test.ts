@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkedCounterexample, checkedWitness, compiledEntry, covers, intersects, ScopeEngineBug } from '../../../src/planner/scope/scopeAlgebra';
+import { checkedCounterexample, checkedWitness, compiledEntry, covers, intersects, isNormalisedPath as engineIsNormalisedPath, ScopeEngineBug } from '../../../src/planner/scope/scopeAlgebra';
 import { compileScopeEntry, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { entryArbitrary, enumeratePaths, isNormalisedPath, oracleMatcher, usable } from '../../support/globOracle';
 
@@ -232,5 +232,21 @@ describe('scope algebra: every witness is checked inside the engine', () => {
     // Nothing to respell from: the synthesised witness as it is; case-sensitive mode never respells.
     assert.deepEqual(intersects('lib/*', 'LIB/a*', { ignoreCase: true, files }), { overlaps: true, witness: 'lib/a' });
     assert.deepEqual(intersects('Src/Lib/*.ts', 'Src/Lib/a*', { files }), { overlaps: true, witness: 'Src/Lib/a.ts' });
+  });
+});
+
+describe('scope algebra: isNormalisedPath', () => {
+  it('refuses an empty path, an empty, `.` or `..` segment, and a NUL; takes every other spelling', () => {
+    for (const path of ['', '/', 'a/', '/a', 'a//b', '.', '..', './a', 'a/.', 'a/./b', 'a/../b', '..a/../b', 'a\0b']) assert.equal(engineIsNormalisedPath(path), false, JSON.stringify(path));
+    for (const path of ['a', 'a/b', '...', '.a', 'a.', '..a', 'a../b', '.git/config', 'é/ü', 'a b/c']) assert.equal(engineIsNormalisedPath(path), true, JSON.stringify(path));
+  });
+
+  it('agrees with the split-by-segment definition on any string of path characters', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', '.', '/', '\0', 'é', ' '), maxLength: 12 }), (path) => {
+        assert.equal(engineIsNormalisedPath(path), isNormalisedPath(path) && !path.includes('\0'));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
