@@ -12,7 +12,7 @@
 import { ambiguityOf, leadingRefName, refLookupCandidates } from '../planner/sync/revisionNames';
 import type { ExistingRef } from '../planner/sync/revisionNames';
 import { runGitProcess, startGit } from './planRefGit';
-import type { GitRun } from './planRefGit';
+import type { GitRun, StartedGit } from './planRefGit';
 
 /** A revision that cannot be resolved or is ambiguous, or a range without a merge base. */
 export class RevisionRangeError extends Error {
@@ -96,13 +96,15 @@ function resolveRange(root: string, base: string, head: string, known?: KnownRan
   return { base: baseOid, head: headOid, mergeBases: listed };
 }
 
-/** `git diff` told to ignore every configuration that would hide or reshape a change, with `output` options, from `from` to `to`. */
-function plainDiffArgs(output: readonly string[], from: string, to: string): string[] {
-  return ['-c', 'core.quotePath=false', 'diff', ...output, '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', from, to, '--'];
+/** `git diff` told to ignore every configuration that would hide or reshape a change, with `output` options, of `revisions`. */
+function plainDiffArgs(output: readonly string[], ...revisions: string[]): string[] {
+  return ['-c', 'core.quotePath=false', 'diff', ...output, '--no-relative', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', ...revisions, '--'];
 }
 
+const RAW_DIFF_OUTPUT = ['--raw', '-z', '-M', '--no-abbrev'];
+
 function diffArgs(mergeBase: string, head: string): string[] {
-  return plainDiffArgs(['--raw', '-z', '-M', '--no-abbrev'], mergeBase, head);
+  return plainDiffArgs(RAW_DIFF_OUTPUT, mergeBase, head);
 }
 
 function diffOutput(run: GitRun, mergeBase: string, head: string): Buffer {
@@ -130,15 +132,39 @@ export interface PendingRangeDiff {
 }
 
 /**
- * diffRange, with the diffs (the range's large part) running while the caller does other work: the
- * revisions are resolved now (no process when `known` holds them), the diffs are started, and `finish`
- * waits for them. An error is thrown by `finish`, never here.
+ * The diff of a range started before the checkout is even located (git finds the repository from `cwd` as
+ * the rev-parse that locates it does), when both ends are spelled as full commit ids: no ref can move under
+ * them. `git diff <base>...<head>` diffs head against their merge base, which is the diff startRangeDiff
+ * makes when they have exactly one; startRangeDiff takes it over then, and stops it otherwise (several merge
+ * bases, or an id that names a tag rather than the commit the range resolves to).
  */
-export function startRangeDiff(root: string, base: string, head: string, known?: KnownRange): PendingRangeDiff {
+export interface EarlyRangeDiff {
+  readonly base: string;
+  readonly head: string;
+  readonly args: readonly string[];
+  readonly git: StartedGit;
+}
+
+const FULL_OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** EarlyRangeDiff's diff of `base...head`, started now; undefined unless both are full commit ids. */
+export function startEarlyRangeDiff(cwd: string, base: string, head: string): EarlyRangeDiff | undefined {
+  if (!FULL_OBJECT_ID.test(base) || !FULL_OBJECT_ID.test(head)) return undefined;
+  const args = plainDiffArgs(RAW_DIFF_OUTPUT, `${base}...${head}`);
+  return { base, head, args, git: startGit(cwd, args, 'ignore') };
+}
+
+/**
+ * diffRange, with the diffs (the range's large part) running while the caller does other work: the
+ * revisions are resolved now (no process when `known` holds them), the diffs are started (or `early`'s is
+ * taken over), and `finish` waits for them. An error is thrown by `finish`, never here.
+ */
+export function startRangeDiff(root: string, base: string, head: string, known?: KnownRange, early?: EarlyRangeDiff): PendingRangeDiff {
   let range: RangeCommits;
   try {
     range = resolveRange(root, base, head, known);
   } catch (error) {
+    early?.git.stop();
     return {
       finish: async () => {
         throw error;
@@ -146,7 +172,11 @@ export function startRangeDiff(root: string, base: string, head: string, known?:
       cancel: () => undefined,
     };
   }
+  // The early diff is this range's own only when its two ids are the commits resolved and they have one merge base.
+  const adopted = early !== undefined && range.mergeBases.length === 1 && early.base === range.base && early.head === range.head ? early : undefined;
+  if (adopted === undefined) early?.git.stop();
   const started = range.mergeBases.map((mergeBase) => {
+    if (adopted !== undefined) return { mergeBase, args: [...adopted.args], git: adopted.git };
     const args = diffArgs(mergeBase, range.head);
     return { mergeBase, args, git: startGit(root, args, 'ignore') };
   });

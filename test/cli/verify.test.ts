@@ -103,9 +103,15 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     it(`${title}: exit ${outside.length === 0 ? 0 : 3}`, () => {
       const name = branch(`case-${index}`, change, !indexOnly);
       const result = verify(name, agent);
+      // The same range by commit ids, as CI gives it (its diff starts before the checkout is located): the same verdict.
+      const ids = [ci.git('rev-parse', 'origin/main').trim(), ci.git('rev-parse', name).trim()] as const;
+      const byIds = run(ci, ['verify', '--base', ids[0], '--head', ids[1], '--wave', '2', '--agent', agent]);
+      assert.equal(byIds.status, result.status, byIds.stderr);
+      assert.deepEqual(byIds.stderr.trimEnd().split('\n').slice(1), result.stderr.trimEnd().split('\n').slice(1));
       if (outside.length === 0) {
         assert.equal(result.status, 0, result.stderr);
         assert.match(result.stdout, new RegExp(`^ok ${name}: \\d+ changes? in [0-9a-f]{12}\\.\\.[0-9a-f]{12}, all in agent "${agent}"'s scope \\(wave 2\\)\\n$`));
+        assert.equal(byIds.stdout.replace(ids[1], name), result.stdout);
         return;
       }
       assert.equal(result.status, 3, result.stderr);
@@ -113,6 +119,38 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
       assert.match(header ?? '', new RegExp(`^ERROR: ${name}: agent "${agent}" \\(wave 2\\) changed ${outside.length} paths? outside its scope in [0-9a-f]{12}\\.\\.[0-9a-f]{12}:$`));
       assert.deepEqual(lines, outside.map((line) => `  ${line}`));
     });
+  });
+
+  it('by commit ids, one diff of base...head is all the range costs; an id git reads otherwise (a tag) is diffed as before', () => {
+    const name = branch('by-ids', (c) => c.write({ 'src/a/x.ts': 'ids\n', 'docs/readme.md': 'not alice\n' }));
+    const [base, head] = [ci.git('rev-parse', 'origin/main').trim(), ci.git('rev-parse', name).trim()];
+    const trace = join(ci.root, '..', `trace-${process.pid}.json`);
+    // Every git process the CLI starts, from git's own trace (GIT_TRACE2_EVENT): the argv of each diff.
+    const diffsOf = (args: string[]) => {
+      rmSync(trace, { force: true });
+      const result = runBuiltCli(args, { cwd: ci.root, env: cleanEnv({ GIT_TRACE2_EVENT: trace }) });
+      const diffs = readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { event: string; argv?: string[] })
+        .filter((event) => event.event === 'start' && event.argv?.includes('diff') === true)
+        .map((event) => (event.argv ?? []).filter((arg) => /^[0-9a-f]{40}/.test(arg)).join(' '));
+      return { result, diffs };
+    };
+    const early = diffsOf(['verify', '--base', base, '--head', head, '--wave', '2', '--agent', 'alice']);
+    assert.equal(early.result.status, 3, early.result.stderr);
+    assert.match(early.result.stderr, /modified: docs\/readme\.md/);
+    assert.deepEqual(early.diffs, [`${base}...${head}`]);
+    // A tag object's id names the tag, not the commit the range resolves to: the early diff is stopped, and the
+    // range is diffed from its merge base as for any revision.
+    ci.git('tag', '--annotate', '-m', 'a tag', 'by-ids-tag', head);
+    const tagId = ci.git('rev-parse', 'by-ids-tag').trim();
+    assert.notEqual(tagId, head);
+    const tagged = diffsOf(['verify', '--base', base, '--head', tagId, '--wave', '2', '--agent', 'alice']);
+    assert.equal(tagged.result.status, 3, tagged.result.stderr);
+    assert.match(tagged.result.stderr, /modified: docs\/readme\.md/);
+    assert.deepEqual(tagged.diffs, [`${base}...${tagId}`, `${base} ${head}`]);
+    rmSync(trace, { force: true });
   });
 
   it('judges the branch from its merge base: a change on the base branch is never blamed on it', () => {

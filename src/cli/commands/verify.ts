@@ -5,8 +5,8 @@ import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../n
 import type { SyncRepository } from '../../node/cloneState';
 import { readTextIfExists } from '../../node/declarationFs';
 import { readTrackingRef } from '../../node/planRefGit';
-import { diffRange, knownRangeOf, listBranchRefs, revisionProblem, RevisionRangeError, startRangeDiff, startRevisionNameCheck } from '../../node/rangeDiff';
-import type { PendingNameCheck, PendingRangeDiff, ResolvedRange } from '../../node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs, revisionProblem, RevisionRangeError, startEarlyRangeDiff, startRangeDiff, startRevisionNameCheck } from '../../node/rangeDiff';
+import type { EarlyRangeDiff, PendingNameCheck, PendingRangeDiff, ResolvedRange } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
 import type { BranchAgent, BranchRule } from '../../planner/sync/branchMap';
@@ -135,6 +135,25 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
     reportBadArguments(io, 'verify', (error as Error).message);
     return 1;
   }
+  // One branch given by commit ids (as CI gives it): its diff starts before the checkout is located.
+  const early = single !== undefined && values.head !== undefined ? startEarlyRangeDiff(io.cwd, base, values.head) : undefined;
+  try {
+    return await verifyLocating(values, io, remote, base, rules, single, early);
+  } finally {
+    early?.git.stop();
+  }
+}
+
+/** verify once the command line is read, the diff of one branch given by commit ids maybe already running (`early`). */
+async function verifyLocating(
+  values: { head?: string; branch: string[]; clone?: string; 'no-fetch': boolean; json: boolean },
+  io: CliIo,
+  remote: string,
+  base: string,
+  rules: BranchRule[] | undefined,
+  single: BranchAgent | undefined,
+  early: EarlyRangeDiff | undefined,
+): Promise<number> {
   // With one head, the process that finds the checkout also resolves the two revisions.
   const repository = locateSyncRepository(io.cwd, values.head === undefined ? {} : { revisions: [base, values.head] });
   if (repository === undefined) {
@@ -185,7 +204,7 @@ export async function runVerify(args: string[], io: CliIo): Promise<number> {
   // One branch: its diff runs while the plan is fetched and read (with one branch, discovery's rev-parse
   // has already resolved the range and listed its merge bases).
   const only = targets.length === 1 && targets[0]?.agent !== undefined ? targets[0] : undefined;
-  const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository));
+  const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository), early);
   try {
     return await verifyTargets(values, io, remote, repository, base, targets, pending, names);
   } finally {
