@@ -198,13 +198,13 @@ async function verifyLocating(
     }
   }
 
+  // One branch: its diff runs while the plan is fetched and read (with one branch, discovery's rev-parse
+  // has already resolved the range and listed its merge bases). Started first: it is the longest process.
+  const only = targets.length === 1 && targets[0]?.agent !== undefined ? targets[0] : undefined;
+  const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository), early);
   // The names given for --base and --head must each mean one commit, whatever tags or branches of the same
   // name exist: checked beside the rest, before any result is reported.
   const names = startRevisionNameCheck(repository.root, values.head === undefined ? [base] : [base, values.head]);
-  // One branch: its diff runs while the plan is fetched and read (with one branch, discovery's rev-parse
-  // has already resolved the range and listed its merge bases).
-  const only = targets.length === 1 && targets[0]?.agent !== undefined ? targets[0] : undefined;
-  const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository), early);
   try {
     return await verifyTargets(values, io, remote, repository, base, targets, pending, names);
   } finally {

@@ -114,7 +114,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 function siblingNameFilter(rules: readonly TestSiblingRule[], named: { lastSegment: string; ignoreCase?: boolean }): ((entry: string) => boolean) | undefined {
   const spellsName = rules.every((rule) => rule.siblings.every((template) => template.slice(template.lastIndexOf('/') + 1).includes('{name}')));
   if (!spellsName || !ASCII.test(named.lastSegment)) return undefined;
-  const fold = (text: string) => (named.ignoreCase === true ? text.toLowerCase() : text);
+  const fold = (text: string) => (named.ignoreCase === true ? foldCase(text) : text);
   const segment = fold(named.lastSegment);
   return (entry) => {
     const fileName = entry.slice(entry.lastIndexOf('/') + 1);
