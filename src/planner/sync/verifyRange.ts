@@ -121,9 +121,10 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
   }
   const fields: Array<Uint8Array | string> = text !== undefined ? text.split('\0') : splitFields(output as Uint8Array);
   const asText = (field: Uint8Array | string) => (typeof field === 'string' ? field : lenientUtf8.decode(field));
+  const decoded = (field: Uint8Array | string): { path: string; undecodable?: true } => (typeof field === 'string' ? { path: field } : decodePath(field));
   // A verified range has thousands of records: each change is one object, built without spreading.
   const change = (field: Uint8Array | string, kind: ChangeKind, counterpart?: string): RangeChange => {
-    const { path, undecodable } = typeof field === 'string' ? { path: field, undecodable: undefined } : decodePath(field);
+    const { path, undecodable } = decoded(field);
     const made: RangeChange = counterpart === undefined ? { path, kind } : { path, kind, counterpart };
     if (undecodable === true) made.undecodable = true;
     return made;
@@ -143,7 +144,7 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
     if (status === 'R' || status === 'C') {
       const secondField = fields[index];
       if (secondField === undefined || secondField.length === 0) {
-        throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(change(firstField, 'added').path)} names no destination`);
+        throw new RawDiffError(`the ${status === 'R' ? 'rename' : 'copy'} record of ${JSON.stringify(decoded(firstField).path)} names no destination`);
       }
       index += 1;
       const first = change(firstField, 'renamed-from');
@@ -156,7 +157,7 @@ export function parseRawDiff(output: Uint8Array | string): RangeChange[] {
       continue;
     }
     const kind = classify(status, oldMode, newMode);
-    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(change(firstField, 'added').path)}, which a verification cannot judge`);
+    if (kind === undefined) throw new RawDiffError(`the diff reports status ${status} for ${JSON.stringify(decoded(firstField).path)}, which a verification cannot judge`);
     changes.push(change(firstField, kind));
   }
   return changes;
