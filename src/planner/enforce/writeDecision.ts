@@ -10,7 +10,7 @@
 // strictest answer), against that manifest's write root.
 import { CONTROL_STATE, NESTED_CONTROL_STATE, controlStateOf } from '../plan/controlState';
 import { compileScopeEntry, foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
-import type { WaveRival } from '../scope/testSiblings';
+import type { TestSiblingOptions, WaveRival } from '../scope/testSiblings';
 import type { ResolvedWriteTarget, WriteTargetProblem } from './writeTarget';
 import { isWithin } from './writeTarget';
 
@@ -94,7 +94,7 @@ export interface WriteDecisionInput {
    * scope and to each rival's. With `namedLike`, only the entries that may have a sibling of that last
    * segment are expanded (TestSiblingOptions.namedLike). Absent: no siblings.
    */
-  readonly expandEntries?: (entries: readonly string[], namedLike?: { lastSegment: string; ignoreCase?: boolean }) => readonly string[];
+  readonly expandEntries?: (entries: readonly string[], namedLike?: TestSiblingOptions['namedLike']) => readonly string[];
 }
 
 /** Why one target is refused; machine-readable. */
@@ -334,7 +334,7 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
   const options = { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase };
   const compiled = grants ?? compileGrants(granted, options);
   const siblingGrants = siblings.length === 0 ? undefined : compileGrants(siblings, options);
-  let rivalClaims: Array<{ agent: string; entries: readonly string[]; declared: CompiledGrants }> | undefined;
+  let rivalClaims: Array<{ agent: string; entries: readonly string[]; declaredSet: ReadonlySet<string>; declared: CompiledGrants }> | undefined;
   /**
    * The rival claiming `target` (a path only a sibling of the agent's covers), when one does. A wave of 64
    * agents brings thousands of entries, and a hook process runs cold: of the rivals' entries only those
@@ -348,6 +348,7 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
     rivalClaims ??= (agentScope?.kind === 'loaded' ? (agentScope.rivals ?? []) : []).map((rival) => ({
       agent: rival.agent,
       entries: rival.entries,
+      declaredSet: new Set(rival.entries),
       declared: compileGrants(rival.entries, options),
     }));
     const last = lastSegment(target.relative);
@@ -356,9 +357,8 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
     return rivalClaims.find((rival) => {
       if (rival.declared.covers(target)) return true;
       if (input.expandEntries === undefined) return false;
-      const declared = new Set(rival.entries);
       const named = input.expandEntries(rival.entries, namedLike).filter((entry) => {
-        if (declared.has(entry)) return false;
+        if (rival.declaredSet.has(entry)) return false;
         const sibling = lastSegment(entry.normalize('NFC'));
         return GLOB_CHARACTER.test(sibling) || sibling.includes('}') || fold(sibling, input.ignoreCase) === name;
       });

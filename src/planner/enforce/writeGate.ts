@@ -155,10 +155,13 @@ export function readAgentScope(stateDir: string, wave: number, agent: string, fs
   let unreadable = false;
   for (const record of aggregate.records) {
     const { id, files } = (typeof record === 'object' && record !== null ? record : {}) as { id?: unknown; files?: unknown };
-    const other = id === agent ? undefined : aggregateRecord(record);
-    if (id === agent) declared.push(files);
-    else if (other !== undefined) rivals.push(other);
-    else unreadable = true;
+    if (id === agent) {
+      declared.push(files);
+      continue;
+    }
+    const rival = aggregateRecord(record);
+    if (rival === undefined) unreadable = true;
+    else rivals.push(rival);
   }
   if (declared.length !== 1) return unbacked(declared.length === 0 ? 'declares no such agent' : 'declares this agent more than once');
   if (JSON.stringify(declared[0]) !== JSON.stringify(entries)) return unbacked("declares different entries for this agent");

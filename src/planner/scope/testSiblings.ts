@@ -60,15 +60,19 @@ function isTestFile(path: string): boolean {
   return TEST_FILE.test(path);
 }
 
-function siblingsOf(path: string, rule: TestSiblingRule): string[] {
+/** A file's directory ('' at the top level), its name without the extension, and the extension; undefined without one. */
+function fileNameParts(path: string): { dir: string; name: string; ext: string } | undefined {
   const slash = path.lastIndexOf('/');
-  const dir = slash === -1 ? '' : path.slice(0, slash);
   const fileName = path.slice(slash + 1);
   const dot = fileName.lastIndexOf('.');
-  if (dot <= 0) return [];
-  const name = fileName.slice(0, dot);
-  const ext = fileName.slice(dot + 1);
-  if (!rule.extensions.includes(ext)) return [];
+  if (dot <= 0) return undefined;
+  return { dir: slash === -1 ? '' : path.slice(0, slash), name: fileName.slice(0, dot), ext: fileName.slice(dot + 1) };
+}
+
+function siblingsOf(path: string, rule: TestSiblingRule): string[] {
+  const parts = fileNameParts(path);
+  if (parts === undefined || !rule.extensions.includes(parts.ext)) return [];
+  const { dir, name, ext } = parts;
   return rule.siblings.map((template) => {
     const filled = template.replaceAll('{name}', name).replaceAll('{ext}', ext);
     return dir === '' ? filled.replace(/^\{dir\}\//, '') : filled.replaceAll('{dir}', dir);
@@ -117,10 +121,9 @@ function siblingNameFilter(rules: readonly TestSiblingRule[], named: { lastSegme
   const fold = (text: string) => (named.ignoreCase === true ? foldCase(text) : text);
   const segment = fold(named.lastSegment);
   return (entry) => {
-    const fileName = entry.slice(entry.lastIndexOf('/') + 1);
-    const dot = fileName.lastIndexOf('.');
-    const name = dot <= 0 ? fileName : fileName.slice(0, dot);
-    return !ASCII.test(name) || segment.includes(fold(name));
+    // A file without an extension has no sibling at all.
+    const name = fileNameParts(entry)?.name;
+    return name !== undefined && (!ASCII.test(name) || segment.includes(fold(name)));
   };
 }
 

@@ -1,10 +1,9 @@
 // Verifying a revision range against an agent's published scope: the backstop for work done on any
 // machine. Every path the range changes must lie in the agent's scope (its entries plus the test
 // siblings its wave's role grants where no other agent of the wave claims them, exactly what the write
-// gate lets it write): added, modified and
-// deleted paths, both sides of a rename, the destination of a copy, a type change, and a submodule
-// added, removed or moved to another commit. git's `diff --raw -z` output is parsed here; running git is
-// the caller's business.
+// gate lets it write): added, modified and deleted paths, both sides of a rename, the destination of a
+// copy, a type change, and a submodule added, removed or moved to another commit. git's `diff --raw -z`
+// output is parsed here; running git is the caller's business.
 import { isNormalisedPath } from '../scope/scopeAlgebra';
 import { compileScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
