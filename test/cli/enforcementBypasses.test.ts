@@ -154,14 +154,34 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       assert.equal(coordinatorWrite(repo.root, 'src/a/out/../ok.ts').decision, 'deny');
     });
 
-    it('`cd dir && apply_patch` puts the paths under dir, in the argv form and in a Codex shell command', () => {
+    it('`cd dir && apply_patch` puts the paths under dir (the argv form)', () => {
       const script = `cd src/b && apply_patch <<'EOF'\n${P('*** Add File: evil.ts', '+x').trim()}\nEOF`;
       const argv = JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: 'apply_patch', tool_input: { command: ['bash', '-lc', script] } });
       assert.match(claudeDecision(gate(argv, { args: ['--agent-cli', 'codex'] }).stdout).text, /src\/b\/evil\.ts/);
-      const shell = JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: 'Bash', tool_input: { command: script } });
-      assert.match(claudeDecision(gate(shell, { args: ['--agent-cli', 'codex'] }).stdout).text, /src\/b\/evil\.ts/);
       const inScope = script.replace('cd src/b', 'cd src/a');
-      assert.equal(claudeDecision(gate(shell.replace(JSON.stringify(script).slice(1, -1), JSON.stringify(inScope).slice(1, -1)), { args: ['--agent-cli', 'codex'] }).stdout).decision, 'allow');
+      assert.equal(claudeDecision(gate(argv.replace(JSON.stringify(script).slice(1, -1), JSON.stringify(inScope).slice(1, -1)), { args: ['--agent-cli', 'codex'] }).stdout).decision, 'allow');
+    });
+
+    // Codex runs a shell call in its `workdir` (exec_command's and shell_command's argument, joined onto cwd)
+    // and applies an intercepted patch there, but the hook's tool_input is only `{ "command": … }`. With
+    // workdir "../b", `*** Add File: x.ts` from cwd src/a lands in src/b/x.ts.
+    it('a patch in a Codex shell call: a relative path is denied (its workdir is not in the payload); an absolute one is judged', () => {
+      const cwd = join(repo.root, 'src/a');
+      const shell = (command: string, toolInput: Record<string, unknown> = {}) =>
+        claudeDecision(gate(JSON.stringify({ ...JSON.parse(hookPayload('codex-bash-apply-patch', { cwd, patch: command })), ...(Object.keys(toolInput).length > 0 ? { tool_input: { command, ...toolInput } } : {}) }), { args: ['--agent-cli', 'codex'] }).stdout);
+      const heredoc = (prefix: string, path: string) => `${prefix}apply_patch <<'EOF'\n${P(`*** Add File: ${path}`, '+x').trim()}\nEOF`;
+      for (const command of [heredoc('', 'x.ts'), heredoc('cd sub && ', 'x.ts'), heredoc('', 'src/a/x.ts')]) {
+        const reply = shell(command);
+        assert.equal(reply.decision, 'deny', command);
+        assert.match(reply.text, /workdir/, command);
+      }
+      assert.equal(shell(heredoc('', join(repo.root, 'src/a/x.ts'))).decision, 'allow', 'an absolute path lands where it says');
+      assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/a')} && `, 'x.ts')).decision, 'allow', 'an absolute cd decides the directory');
+      assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/b')} && `, 'x.ts')).decision, 'deny');
+      // A payload that does name the workdir is read as Codex reads it.
+      assert.equal(shell(heredoc('', 'x.ts'), { workdir: '../b' }).decision, 'deny');
+      assert.equal(shell(heredoc('', 'x.ts'), { workdir: '.' }).decision, 'allow');
+      assert.equal(shell(heredoc('', 'x.ts'), { workdir: 42 }).decision, 'deny');
     });
   });
 

@@ -161,17 +161,14 @@ function codexApplyPatch(toolInput: unknown): CodexPatch {
   throw new HookPayloadError('bad-patch', 'The apply_patch call carries no patch text Codex would read (tool_input.command).', 'codex');
 }
 
-/** The patch a Codex shell call runs when Codex reads its command as an apply_patch invocation. */
-function codexShellPatch(toolInput: unknown): CodexPatch | undefined {
-  const command = isObject(toolInput) ? toolInput.command : undefined;
-  if (typeof command === 'string') return parseCodexScript(command);
-  if (Array.isArray(command) && command.every((part) => typeof part === 'string')) return parseCodexInvocation(command as string[]);
-  return undefined;
+/** Whether Codex reads a path without the directory it is joined onto: absolute, or `~` and `~/…` (expanded to the home directory). */
+function codexAnchored(path: string): boolean {
+  return path.startsWith('/') || path === '~' || path.startsWith('~/');
 }
 
 /** The path a Codex hunk writes, joined onto the `cd` directory as Codex joins it (an absolute or `~` path ignores it). */
 function codexTarget(path: string, workdir: string | undefined): string {
-  if (workdir === undefined || path.startsWith('/') || path === '~' || path.startsWith('~/')) return path;
+  if (workdir === undefined || codexAnchored(path)) return path;
   return `${workdir.replace(/\/+$/, '')}/${path}`;
 }
 
@@ -181,13 +178,41 @@ function codexTargets(patch: CodexPatch): string[] {
   return paths;
 }
 
+/**
+ * What a Codex shell call writes when Codex reads its command as an apply_patch invocation. Codex runs the
+ * call, and applies an intercepted patch, in the call's `workdir` joined onto `cwd` (codex-rs `exec_command`
+ * and `shell_command`), but the hook's `tool_input` is only `{ "command": … }`: a path relative to that
+ * directory has no certain destination and is refused, so only absolute paths, `~` paths and paths under an
+ * absolute `cd` are judged. A payload that names the workdir (a string) is read as Codex reads it.
+ */
+function codexShellTargets(toolInput: unknown): string[] | undefined {
+  const input = isObject(toolInput) ? toolInput : {};
+  const { command, workdir } = input;
+  let patch: CodexPatch | undefined;
+  if (typeof command === 'string') patch = parseCodexScript(command);
+  else if (Array.isArray(command) && command.every((part) => typeof part === 'string')) patch = parseCodexInvocation(command as string[]);
+  if (patch === undefined) return undefined;
+  const targets = codexTargets(patch);
+  if (workdir === undefined || workdir === null) {
+    if (targets.every(codexAnchored)) return targets;
+    throw new HookPayloadError(
+      'bad-patch',
+      'Codex applies a patch given to a shell command in the call\'s workdir, which the hook payload does not carry, so a relative path in it has no certain destination; use the apply_patch tool.',
+      'codex',
+    );
+  }
+  if (typeof workdir !== 'string') throw new HookPayloadError('bad-patch', 'The shell call\'s workdir is not a string.', 'codex');
+  // Codex treats an empty workdir as none.
+  return workdir === '' ? targets : targets.map((target) => codexTarget(target, workdir));
+}
+
 function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: unknown[]; readings: readonly PathReading[] } {
   try {
     if (toolName === 'apply_patch') return { writes: true, targets: codexTargets(codexApplyPatch(toolInput)), readings: CODEX_READING };
     if (protocol === 'codex' && (toolName === 'Bash' || toolName === 'shell' || toolName === 'exec_command' || toolName === 'local_shell')) {
-      const patch = codexShellPatch(toolInput);
-      if (patch === undefined) return { writes: false, targets: [], readings: ANY_READING };
-      return { writes: true, targets: codexTargets(patch), readings: CODEX_READING };
+      const targets = codexShellTargets(toolInput);
+      if (targets === undefined) return { writes: false, targets: [], readings: ANY_READING };
+      return { writes: true, targets, readings: CODEX_READING };
     }
   } catch (error) {
     if (error instanceof CodexPatchError) throw new HookPayloadError('bad-patch', `The apply_patch call cannot be read with certainty: ${error.message}.`, protocol);

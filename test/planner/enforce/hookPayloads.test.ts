@@ -65,20 +65,33 @@ describe('hook payloads', () => {
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('x.ts', '/abs/x.ts')])).targets, ['/abs/x.ts'], 'an absolute path ignores the cd');
   });
 
-  it('Codex shell calls (fixture): a heredoc apply_patch under `cd` is a write of the paths under that directory', () => {
-    const script = "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
+  it('Codex shell calls (fixture): a heredoc apply_patch under an absolute `cd` is a write of the paths under that directory', () => {
+    const script = "cd /r/src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
     const request = parseHookPayload(hookPayload('codex-bash-apply-patch', { cwd: '/r', patch: script }));
     assert.equal(request.protocol, 'codex');
-    assert.deepEqual(request.targets, ['src/x.ts']);
+    assert.deepEqual(request.targets, ['/r/src/x.ts']);
   });
 
   it('Codex shell calls: an apply_patch Codex would intercept is a write; another command is not; one it cannot read is refused', () => {
     const shell = (command: string) => JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: '/r', tool_name: 'Bash', tool_input: { command } });
-    const write = parseHookPayload(shell("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: .git/config\n*** End Patch\nEOF"));
+    const write = parseHookPayload(shell("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: /r/.git/config\n*** Update File: ~/x\n@@\n-a\n+b\n*** End Patch\nEOF"));
     assert.equal(write.writes, true);
-    assert.deepEqual(write.targets, ['.git/config']);
+    assert.deepEqual(write.targets, ['/r/.git/config', '~/x']);
     assert.equal(parseHookPayload(shell('npm test')).writes, false);
     assert.throws(() => parseHookPayload(shell("echo hi; apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF")), HookPayloadError);
+  });
+
+  it('Codex shell calls: a relative path lands under the call\'s workdir, which the payload does not carry, so it is refused; a named workdir is read as Codex reads it', () => {
+    const shell = (command: string, workdir?: unknown) =>
+      JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: '/r', tool_name: 'Bash', tool_input: { command, ...(workdir !== undefined ? { workdir } : {}) } });
+    const add = (prefix: string) => `${prefix}apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** Add File: /abs/y.ts\n+y\n*** End Patch\nEOF`;
+    for (const script of [add(''), add('cd src && ')]) {
+      assert.throws(() => parseHookPayload(shell(script)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch' && /workdir/.test(error.message), script);
+    }
+    assert.throws(() => parseHookPayload(shell(add(''), 7)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch');
+    assert.deepEqual(parseHookPayload(shell(add(''), '../b')).targets, ['../b/x.ts', '/abs/y.ts']);
+    assert.deepEqual(parseHookPayload(shell(add('cd src && '), 'lib')).targets, ['lib/src/x.ts', '/abs/y.ts']);
+    assert.deepEqual(parseHookPayload(shell(add(''), '')).targets, ['x.ts', '/abs/y.ts'], 'Codex reads an empty workdir as none');
   });
 
   it('apply_patch: the patch may come as an argv array', () => {
