@@ -56,8 +56,11 @@ export const HOOK_SETTINGS_FILES: readonly string[] = [
 /** Directories (relative to the repository root) whose files change what agents run or are told. */
 const AGENT_INSTRUCTION_DIRS = ['.claude/hooks', '.claude/agents', '.claude/commands', '.claude/skills', '.cursor/rules'];
 
-/** Files at the repository root that change what agents run or are told. */
-const AGENT_INSTRUCTION_FILES = ['.mcp.json', 'AGENTS.md', 'CLAUDE.md', 'GEMINI.md'];
+/**
+ * Files at the repository root that change what agents run or are told. Codex reads `AGENTS.override.md`
+ * in place of `AGENTS.md` when both are there (codex-rs `project_doc.rs`), so it is the same file to protect.
+ */
+const AGENT_INSTRUCTION_FILES = ['.mcp.json', 'AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'GEMINI.md'];
 
 /** A directory is control state as a name (replaced by a file or a link) and with everything beneath it. */
 function directory(path: string, kind: ControlStateKind): ControlStateEntry[] {
