@@ -314,6 +314,11 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       assert.equal(mcp('mcp__filesystem__write_file', { path: join(repo.root, 'src/a/new.ts'), content: '' }), 'allow');
       assert.equal(mcp('mcp__filesystem__move_file', { source: join(repo.root, 'src/a/x.ts'), destination: join(repo.root, 'docs/x.ts') }), 'deny');
       assert.equal(mcp('mcp__filesystem__read_file', { path: '/etc/hosts' }), 'allow');
+      // Tool names in camelCase carry their verb too.
+      assert.equal(mcp('mcp__notes__writeFile', { path: join(repo.root, 'docs/x.md'), content: '' }), 'deny');
+      assert.equal(mcp('mcp__notes__fileCreate', { path: join(repo.root, 'docs/x.md') }), 'deny');
+      assert.equal(mcp('mcp__notes__writeFile', { path: join(repo.root, 'src/a/new.ts'), content: '' }), 'allow');
+      assert.equal(mcp('mcp__notes__readFile', { path: '/etc/hosts' }), 'allow');
     });
 
     it('Cursor\'s edit_file, write_file and delete_file are writes', () => {

@@ -86,7 +86,10 @@ const FILE_KEYS = ['file_path', 'path', 'target_file', 'notebook_path', 'filePat
 // that path; one whose input names no path, or whose name says it only reads, is not this gate's
 // business. docs/hooks.md lists what that leaves out.
 const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
-const MCP_WRITE_VERB = /(?:^|[_-])(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)(?:[_-]|$)/i;
+const MCP_WRITE_VERBS = new Set([
+  'write', 'edit', 'create', 'move', 'rename', 'delete', 'remove', 'append', 'patch', 'replace', 'save', 'put', 'upload', 'mkdir', 'copy',
+  'insert', 'overwrite', 'truncate', 'modify', 'update', 'apply',
+]);
 const MCP_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'target', 'target_file', 'targetPath', 'destination', 'dest', 'source', 'new_path', 'old_path', 'newPath', 'oldPath', 'directory', 'dir'];
 const MCP_PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
 
@@ -96,9 +99,18 @@ export function mcpToolOf(toolName: string): string | undefined {
   return match === null ? undefined : match[3];
 }
 
+/**
+ * The words of an MCP tool's name, lower-cased: split at `_`, `-`, `.` and blank space, and where camelCase
+ * starts a word (`write_file`, `write-file`, `writeFile` and `XMLWrite` all carry `write`).
+ */
+function toolNameWords(tool: string): string[] {
+  const spaced = tool.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2');
+  return spaced.split(/[\s_.-]+/).map((word) => word.toLowerCase());
+}
+
 /** The paths an MCP tool call writes: none when it is not a write or names no path. */
 function mcpTargets(tool: string, input: JsonObject): { writes: boolean; targets: unknown[] } {
-  if (!MCP_WRITE_VERB.test(tool)) return { writes: false, targets: [] };
+  if (!toolNameWords(tool).some((word) => MCP_WRITE_VERBS.has(word))) return { writes: false, targets: [] };
   const targets: unknown[] = [];
   for (const key of MCP_PATH_KEYS) if (input[key] !== undefined && input[key] !== null) targets.push(input[key]);
   for (const key of MCP_PATH_LIST_KEYS) {

@@ -138,6 +138,11 @@ describe('hook payloads', () => {
     { tool: 'mcp__filesystem__read_file', input: { path: '/etc/passwd' }, targets: undefined },
     { tool: 'mcp__github__create_issue', input: { title: 't' }, targets: undefined },
     { tool: 'MCP:fs:write_file', input: { path: 'y' }, targets: ['y'] },
+    { tool: 'mcp__notes__writeFile', input: { path: 'z' }, targets: ['z'] },
+    { tool: 'mcp__notes__fileCreate', input: { path: 'z' }, targets: ['z'] },
+    { tool: 'mcp__notes__HTMLUpdate', input: { path: 'z' }, targets: ['z'] },
+    { tool: 'mcp__notes__readFile', input: { path: 'z' }, targets: undefined },
+    { tool: 'mcp__notes__rewritten_notes', input: { path: 'z' }, targets: undefined },
   ];
   for (const { tool, input, targets } of mcp) {
     it(`MCP: ${tool} ${targets === undefined ? 'is not a write' : 'is gated on the path it names'}`, () => {
