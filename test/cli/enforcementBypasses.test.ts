@@ -331,7 +331,7 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
 
     it('files that change what agents run or are told are control state for a dispatched agent, whatever the scope', () => {
       writeManifest(repo, { allowedPaths: ['**'] });
-      for (const target of ['.claude/hooks/guard.sh', '.claude/agents/helper.md', '.claude/commands/x.md', '.mcp.json', '.cursor/rules/x.mdc', 'AGENTS.md', 'CLAUDE.md', '.gemini/settings.json', 'AGENTS.override.md']) {
+      for (const target of ['.claude/hooks/guard.sh', '.claude/agents/helper.md', '.claude/commands/x.md', '.mcp.json', '.cursor/rules/x.mdc', 'AGENTS.md', 'CLAUDE.md', '.gemini/settings.json', 'AGENTS.override.md', 'CLAUDE.local.md']) {
         const reply = agentWrite(repo.root, target);
         assert.equal(reply.decision, 'deny', target);
         assert.match(reply.text, /control state/);

@@ -57,10 +57,11 @@ export const HOOK_SETTINGS_FILES: readonly string[] = [
 const AGENT_INSTRUCTION_DIRS = ['.claude/hooks', '.claude/agents', '.claude/commands', '.claude/skills', '.cursor/rules'];
 
 /**
- * Files at the repository root that change what agents run or are told. Codex reads `AGENTS.override.md`
- * in place of `AGENTS.md` when both are there (codex-rs `project_doc.rs`), so it is the same file to protect.
+ * Files (relative to the repository root) that change what agents run or are told. Codex reads
+ * `AGENTS.override.md` in place of `AGENTS.md` when both are there (codex-rs `project_doc.rs`); Claude Code
+ * reads its project memory from `CLAUDE.md` or `.claude/CLAUDE.md`, and `CLAUDE.local.md` beside them.
  */
-const AGENT_INSTRUCTION_FILES = ['.mcp.json', 'AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'GEMINI.md'];
+const AGENT_INSTRUCTION_FILES = ['.mcp.json', 'AGENTS.md', 'AGENTS.override.md', 'CLAUDE.md', 'CLAUDE.local.md', '.claude/CLAUDE.md', 'GEMINI.md'];
 
 /** A directory is control state as a name (replaced by a file or a link) and with everything beneath it. */
 function directory(path: string, kind: ControlStateKind): ControlStateEntry[] {
