@@ -3,7 +3,7 @@
 // plan before anything is written, so a refusal anywhere leaves everything untouched and a dry run
 // can show every file's text before and after. Applying the plan writes atomically (temporary file,
 // fsync, rename), replaces a link rather than writing through it, and keeps each file's mode.
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runGit } from './git';
 import { writeFileAtomicSync } from './atomicFile';
@@ -94,7 +94,8 @@ function readText(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 }
 
-function existingHook(path: string): ExistingHook {
+/** What is at a hook's path; `runByGit`: git runs the file itself (not husky's, which runs it through sh). */
+function existingHook(path: string, runByGit: boolean): ExistingHook {
   let stats;
   try {
     stats = lstatSync(path);
@@ -103,7 +104,17 @@ function existingHook(path: string): ExistingHook {
   }
   if (stats.isSymbolicLink()) return { kind: 'link' };
   if (!stats.isFile()) return { kind: 'other' };
-  return { kind: 'file', bytes: readFileSync(path) };
+  return { kind: 'file', bytes: readFileSync(path), ...(runByGit && !isExecutable(path) ? { skippedByGit: true } : {}) };
+}
+
+/** Whether this user may execute the file: the test git makes before it runs a hook. */
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function textOf(hook: ExistingHook): string | null {
@@ -253,8 +264,8 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
       problems.push({ component: 'git', path: hooks.dir, reason: 'hooks-outside-repository', detail: hooks.origin ?? 'git config' });
     } else {
       const chainedPath = `${hookFile}${CHAINED_SUFFIX}`;
-      const existing = existingHook(hookFile);
-      const chained = existingHook(chainedPath);
+      const existing = existingHook(hookFile, hookFile === join(hooks.dir, 'pre-commit'));
+      const chained = existingHook(chainedPath, false);
       const before = new Map<string, ExistingHook>([
         [hookFile, existing],
         [chainedPath, chained],

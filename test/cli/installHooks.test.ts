@@ -133,6 +133,25 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
   });
 
+  it('guards commits even when the existing pre-commit hook is not executable (git skips it), which stays skipped and comes back as it was', () => {
+    const original = '#!/bin/sh\ntouch "$(git rev-parse --show-toplevel)/.disabled-hook-ran"\n';
+    writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o644);
+    assert.equal(install('--git').status, 0);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    repo.write({ 'lib/b.ts': 'changed\n' });
+    repo.git('add', 'lib/b.ts');
+    assert.throws(() => repo.git('commit', '--quiet', '-m', 'out of scope'), /lib\/b\.ts \(M\): not in allowedPaths/);
+    repo.git('reset', '--quiet', 'lib/b.ts');
+    repo.write({ 'src/a.ts': 'changed\n' });
+    repo.git('add', 'src/a.ts');
+    repo.git('commit', '--quiet', '-m', 'in scope');
+    assert.equal(existsSync(join(repo.root, '.disabled-hook-ran')), false, 'a hook git skipped before the install is still skipped');
+    assert.equal(install('--git', '--uninstall').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
+    assert.equal(statSync(join(repo.root, '.git/hooks/pre-commit')).mode & 0o777, 0o644);
+  });
+
   it('chains a pre-commit hook that is not a shell script by renaming it, and renames it back on uninstall', () => {
     const original = '#!/usr/bin/env node\nrequire("fs").writeFileSync(".node-hook-ran", "yes");\n';
     writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);

@@ -478,7 +478,11 @@ export type ExistingHook =
   | { readonly kind: 'absent' }
   /** A symbolic link (its target is never written through). */
   | { readonly kind: 'link' }
-  | { readonly kind: 'file'; readonly bytes: Uint8Array }
+  /**
+   * A regular file. `skippedByGit`: git does not run it, because it is not executable where git runs the
+   * hook directly (git only prints a hint and commits); husky runs its hook file through `sh`, so never.
+   */
+  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly skippedByGit?: boolean }
   /** A directory, a FIFO, a device: nothing to run or edit. */
   | { readonly kind: 'other' };
 
@@ -536,7 +540,16 @@ function stripBlock(text: string): { text: string; found: boolean; created: bool
 }
 
 function wrapperText(command: string): string {
-  return ['#!/bin/sh', WRAPPER_MARKER, block(command, false), `exec "$(dirname "$0")/pre-commit${CHAINED_SUFFIX}" "$@"`, ''].join('\n');
+  const chained = `"$(dirname "$0")/pre-commit${CHAINED_SUFFIX}"`;
+  return [
+    '#!/bin/sh',
+    WRAPPER_MARKER,
+    block(command, false),
+    // On git's terms: a hook that is not executable (or a link to nothing) is skipped, not an error.
+    `[ -x ${chained} ] || exit 0`,
+    `exec ${chained} "$@"`,
+    '',
+  ].join('\n');
 }
 
 function createdText(command: string): string {
@@ -547,8 +560,10 @@ function createdText(command: string): string {
  * Installs the guard into the pre-commit hook at `path`. A shell hook (or a husky hook, which has no
  * shebang) gets our block right after its shebang line, so the guard runs first and the rest of the
  * hook still runs after it. Anything we cannot edit as text byte for byte (a binary, a script in
- * another language) or must not write through (a symbolic link) is chained: renamed, link and all, to
- * `pre-commit.wave-scope-chained`, and a small shell wrapper runs the guard, then execs it. A saved
+ * another language), must not write through (a symbolic link) or that git skips (not executable: our
+ * block in it would never run, and making it executable would start the hook its owner switched off) is
+ * chained: renamed, link and all, to `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
+ * guard, then execs it when it is executable, as git would have. A saved
  * original is never overwritten: when one exists and the hook is no longer our wrapper, the plan is refused.
  */
 export function planPreCommitInstall(path: string, existing: ExistingHook, chained: ExistingHook, command: string): HookPlan {
@@ -571,6 +586,7 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
     return { kind: 'steps', steps: text === wrapper ? [] : [{ kind: 'write', path, text: wrapper, keepMode: true }] };
   }
   if (chained.kind !== 'absent') return { kind: 'refused', reason: 'chained-exists', path: chainedPath };
+  if (existing.skippedByGit === true && !stripBlock(text).found) return chain();
   if (text.trim() === '') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
   if (!isShellScript(text)) return chain();
   const stripped = stripBlock(text);

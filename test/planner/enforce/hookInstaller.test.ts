@@ -245,6 +245,8 @@ describe('hook installer: git pre-commit', () => {
     ['a binary (no shebang, NUL bytes)', file(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff]))],
     ['text that is not UTF-8', file(new Uint8Array([0x23, 0x21, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x73, 0x68, 0x0a, 0xe9, 0x0a]))],
     ['a symbolic link (never written through)', { kind: 'link' }],
+    ['a shell script git skips (not executable: our block in it would never run)', { kind: 'file', bytes: new TextEncoder().encode('#!/bin/sh\nnpm test\n'), skippedByGit: true }],
+    ['an empty file git skips', { kind: 'file', bytes: new Uint8Array(), skippedByGit: true }],
   ];
   for (const [name, existing] of chained) {
     it(`chains ${name} byte for byte: renamed, link and all, and a wrapper execs it`, () => {
@@ -252,6 +254,7 @@ describe('hook installer: git pre-commit', () => {
       assert.deepEqual(plan[0], { kind: 'rename', from: PATH, to: `${PATH}.wave-scope-chained` });
       const wrapper = plan[1]?.kind === 'write' ? plan[1].text : '';
       assert.match(wrapper, /exec "\$\(dirname "\$0"\)\/pre-commit\.wave-scope-chained" "\$@"/);
+      assert.match(wrapper, /\[ -x "\$\(dirname "\$0"\)\/pre-commit\.wave-scope-chained" \] \|\| exit 0\nexec/, 'run only when git would run it');
       assert.deepEqual(steps(planPreCommitRemoval(PATH, file(wrapper), existing)), [
         { kind: 'remove', path: PATH },
         { kind: 'rename', from: `${PATH}.wave-scope-chained`, to: PATH },
