@@ -4,7 +4,7 @@
 // can show every file's text before and after. Applying the plan writes atomically (temporary file,
 // fsync, rename), replaces a link rather than writing through it, and keeps each file's mode.
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { runGit } from './git';
 import { writeFileAtomicSync } from './atomicFile';
 import {
@@ -151,6 +151,22 @@ export function gitHooksDirectory(topLevel: string): { dir: string; origin?: str
   } catch {
     return { dir };
   }
+}
+
+/**
+ * The hooks directories of the other worktrees, when git runs hooks from inside the work tree (a relative
+ * core.hooksPath such as `.githooks` or husky's `.husky/_`): git resolves that path in each worktree, so
+ * each linked worktree runs its own copy, which an install here does not reach. Empty otherwise.
+ */
+export function otherWorktreesHooks(writeRoot: string, commonDir: string): string[] {
+  const here = gitHooksDirectory(writeRoot).dir;
+  if (within(commonDir, here) || !within(writeRoot, here)) return [];
+  const inside = relative(realpathSync(writeRoot), here);
+  const worktrees = runGit(writeRoot, ['worktree', 'list', '--porcelain', '-z'])
+    .split('\0')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length));
+  return worktrees.filter((worktree) => !within(writeRoot, worktree)).map((worktree) => join(worktree, inside));
 }
 
 export interface PlanOptions {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +182,28 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(readFileSync(join(repo.root, '.husky/_/pre-commit'), 'utf8'), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', "husky's generated wrapper is untouched");
     assert.equal(install('--git', '--uninstall').status, 0);
     assert.equal(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8'), 'npx lint-staged\n');
+  });
+
+  it('warns that linked worktrees run their own copy of a hooks directory inside the work tree (a relative core.hooksPath)', () => {
+    repo.write({ '.githooks/pre-commit': '#!/bin/sh\nexit 0\n' });
+    chmodSync(join(repo.root, '.githooks/pre-commit'), 0o755);
+    repo.git('add', '.githooks');
+    repo.git('commit', '--quiet', '-m', 'tracked hooks');
+    repo.git('config', 'core.hooksPath', '.githooks');
+    const worktree = `${repo.root}-agent`;
+    repo.git('worktree', 'add', '--quiet', worktree, '-b', 'agent');
+    try {
+      const run = install('--git');
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stderr, new RegExp(`WARNING: .*${worktree}/\\.githooks.*not guarded`));
+      // What the warning is about: a commit in the linked worktree runs its own .githooks/pre-commit.
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      writeFileSync(join(worktree, 'lib/b.ts'), 'changed\n');
+      execFileSync('git', ['commit', '--quiet', '-am', 'unguarded'], { cwd: worktree, env: cleanEnv({ GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' }) });
+    } finally {
+      repo.git('worktree', 'remove', '--force', worktree);
+    }
+    assert.doesNotMatch(install('--git').stderr, /not guarded/, 'no linked worktree, nothing to warn about');
   });
 
   it('prints its usage with --help, and refuses an unknown option or a directory outside git', () => {

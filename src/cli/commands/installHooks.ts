@@ -12,7 +12,7 @@ import { installHooksMessages as say } from '../messages';
 import { AGENT_CLIS } from '../../planner/enforce/hookInstaller';
 import type { AgentCli } from '../../planner/enforce/hookInstaller';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
-import { applyHookInstall, detectAgentClis, planHookInstall } from '../../node/hookInstall';
+import { applyHookInstall, detectAgentClis, otherWorktreesHooks, planHookInstall } from '../../node/hookInstall';
 import type { InstallPlan, PlanProblem } from '../../node/hookInstall';
 import { locateRepository } from '../../planner/enforce/repoLocation';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -119,6 +119,10 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
       if (within(root, cli) || within(realpathSync(location.writeRoot), cli)) notes.push(say.launcherInsideRepository(cli));
       else recorded.push(cli);
     }
+  }
+  if (git && flags.uninstall !== true) {
+    const unreached = otherWorktreesHooks(location.writeRoot, location.commonDir);
+    if (unreached.length > 0) notes.push(say.hooksPerWorktree(unreached));
   }
   const template = launcherTemplate();
   const plan = planHookInstall({
