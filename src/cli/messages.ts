@@ -235,6 +235,8 @@ export const installHooksMessages = {
   hookNotAFile: (path: string) => `${path} is neither a file nor a symbolic link; leave the git hook alone or move it, then run install-hooks again.`,
   hooksOutsideRepository: (dir: string, origin: string) =>
     `git runs hooks from ${dir} (core.hooksPath, set in ${origin}), which lies outside this repository: editing it would change every repository that uses it. Run install-hooks with --global-hooks to edit it anyway, or give this repository hooks of its own first ("git config --local core.hooksPath .git/hooks", then chain your global hooks from there) and run install-hooks again.`,
+  fileOutsideRepository: (path: string) =>
+    `${path} lies outside this repository (a directory on its way is a link to elsewhere): writing it would change every repository that shares it. Give the repository a directory of its own there and run install-hooks again.`,
   hooksPerWorktree: (dirs: readonly string[]) =>
     `git runs hooks from a directory inside each work tree (core.hooksPath is relative), so the linked worktrees run their own copies: ${dirs.join(', ')}. Commits there are not guarded until this change to the hook is committed on their branches (or the repository runs hooks from .git/hooks: "git config --local core.hooksPath .git/hooks").`,
   launcherInsideRepository: (path: string) =>

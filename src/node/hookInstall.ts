@@ -4,7 +4,7 @@
 // can show every file's text before and after. Applying the plan writes atomically (temporary file,
 // fsync, rename), replaces a link rather than writing through it, and keeps each file's mode.
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
 import { writeFileAtomicSync } from './atomicFile';
 import {
@@ -46,7 +46,7 @@ export interface PlannedChange {
 export interface PlanProblem {
   readonly component: AgentCli | 'git' | 'launcher';
   readonly path: string;
-  readonly reason: 'bad-settings' | 'settings-is-link' | 'chained-exists' | 'chained-orphan' | 'hook-not-a-file' | 'hooks-outside-repository';
+  readonly reason: 'bad-settings' | 'settings-is-link' | 'outside-repository' | 'chained-exists' | 'chained-orphan' | 'hook-not-a-file' | 'hooks-outside-repository';
   /** For `bad-settings`: what is wrong; for `hooks-outside-repository`: where core.hooksPath is set. */
   readonly detail?: string;
   /** For `chained-*`: the hook the saved one belongs to. */
@@ -126,17 +126,20 @@ function textOf(hook: ExistingHook): string | null {
   }
 }
 
-/** Whether `path` lies inside `root` (both canonical where they exist). */
+/** Where `path` really is: its nearest existing ancestor resolved (links and all), the rest appended. */
+function realLocation(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realLocation(parent), basename(path));
+  }
+}
+
+/** Whether `path` really lies inside `root`, a file not yet created included (its directory may be a link). */
 function within(root: string, path: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync.native(p);
-    } catch {
-      return p;
-    }
-  };
-  const r = real(root);
-  const p = real(path);
+  const r = realLocation(root);
+  const p = realLocation(path);
   return p === r || p.startsWith(`${r}/`);
 }
 
@@ -242,6 +245,11 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   }
   // The launcher goes first on install (no command may point at a launcher that is not there yet)
   // and last on uninstall (no command is left pointing at one that is gone).
+  // A state directory linked elsewhere would carry our files into every repository sharing it, and the
+  // launcher there would take the link's parent for its repository.
+  if (!options.uninstall && launcherChanges.length > 0 && !within(options.root, launcherPath)) {
+    problems.push({ component: 'launcher', path: launcherPath, reason: 'outside-repository' });
+  }
   if (!options.uninstall) changes.push(...launcherChanges);
 
   const files = new Map<string, HookRegistration[]>();
@@ -255,6 +263,10 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
     try {
       if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
         problems.push({ component, path, reason: 'settings-is-link' });
+        continue;
+      }
+      if (!options.uninstall && !within(options.root, path)) {
+        problems.push({ component, path, reason: 'outside-repository' });
         continue;
       }
       const before = readText(path);

@@ -267,6 +267,22 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       }
     });
 
+    it('refuses to write settings or the launcher through a directory linked outside the repository', () => {
+      const shared = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-shared-claude-')));
+      try {
+        writeFileSync(join(shared, 'settings.json'), '{}\n');
+        rmSync(join(repo.root, '.claude'), { recursive: true, force: true });
+        symlinkSync(shared, join(repo.root, '.claude'));
+        const run = install('--claude');
+        assert.equal(run.status, 1, run.stderr);
+        assert.match(run.stderr, /outside this repository/);
+        assert.equal(readFileSync(join(shared, 'settings.json'), 'utf8'), '{}\n');
+        assert.equal(existsSync(join(shared, 'wave-scope-hook.cjs')), false);
+      } finally {
+        rmSync(shared, { recursive: true, force: true });
+      }
+    });
+
     it('chains a binary pre-commit hook byte for byte, and renames it back on uninstall', () => {
       const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0xff, 0xfe, 0x00]);
       writeFileSync(join(repo.root, '.git/hooks/pre-commit'), bytes);

@@ -55,6 +55,8 @@ function problemLine(problem: PlanProblem): string {
       return say.badSettings(problem.path, problem.detail ?? '');
     case 'settings-is-link':
       return say.settingsIsLink(problem.path);
+    case 'outside-repository':
+      return say.fileOutsideRepository(problem.path);
     case 'chained-exists':
       return say.chainedExists(problem.path, problem.hook ?? '');
     case 'chained-orphan':
