@@ -512,10 +512,21 @@ function editableText(bytes: Uint8Array): string | undefined {
   return text;
 }
 
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
+
+/**
+ * Whether a hook's text is a shell script our block can be put into: no shebang (git runs it with sh), or a
+ * shebang whose interpreter is a shell, by its file name (`/bin/sh`, `/usr/bin/env bash`, `env -S bash -e`),
+ * not by a word anywhere on the line (`#!/opt/sh/bin/python3` is Python).
+ */
 function isShellScript(text: string): boolean {
   const first = text.split('\n', 1)[0] ?? '';
   if (!first.startsWith('#!')) return true;
-  return /\b(sh|bash|dash|zsh|ksh)\b/.test(first);
+  const words = first.slice(2).trim().split(/\s+/);
+  const name = (path: string | undefined) => path?.slice(path.lastIndexOf('/') + 1);
+  let interpreter = name(words[0]);
+  if (interpreter === 'env') interpreter = name(words.slice(1).find((word) => !word.startsWith('-')));
+  return interpreter !== undefined && SHELLS.has(interpreter);
 }
 
 function block(command: string, created: boolean): string {

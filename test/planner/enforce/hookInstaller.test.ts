@@ -233,6 +233,14 @@ describe('hook installer: git pre-commit', () => {
     assert.equal(written(planPreCommitRemoval(PATH, file(once), absent)), existing);
   });
 
+  const shells = ['#!/bin/sh', '#!/bin/bash -e', '#!/usr/bin/env bash', '#!/usr/bin/env -S bash -eu', '#! /bin/dash', '#!/usr/bin/zsh', '#!/bin/ksh'];
+  for (const shebang of shells) {
+    it(`edits a hook whose interpreter is a shell (${shebang}) in place`, () => {
+      const text = written(planPreCommitInstall(PATH, file(`${shebang}\nnpm test\n`), absent, guard));
+      assert.ok(text.startsWith(`${shebang}\n# >>> wave-scope commit guard >>>`), text);
+    });
+  }
+
   it('a husky hook without a shebang gets the block on top', () => {
     const husky = 'npx lint-staged\n';
     const text = written(planPreCommitInstall(PATH, file(husky), absent, guard));
@@ -242,6 +250,9 @@ describe('hook installer: git pre-commit', () => {
 
   const chained: Array<[string, ExistingHook]> = [
     ['a script in another language', file('#!/usr/bin/env python3\nprint("checks")\n')],
+    ['a script in another language whose interpreter lies under a directory named sh', file('#!/opt/sh/bin/python3\nprint("checks")\n')],
+    ['a script in another language whose interpreter names a shell in an option', file('#!/usr/bin/perl -Mbash\nprint "checks";\n')],
+    ['a script env runs in another language', file('#!/usr/bin/env -S node --trace-warnings\nconsole.log("sh")\n')],
     ['a binary (no shebang, NUL bytes)', file(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff]))],
     ['text that is not UTF-8', file(new Uint8Array([0x23, 0x21, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x73, 0x68, 0x0a, 0xe9, 0x0a]))],
     ['a symbolic link (never written through)', { kind: 'link' }],
