@@ -86,10 +86,7 @@ const FILE_KEYS = ['file_path', 'path', 'target_file', 'notebook_path', 'filePat
 // that path; one whose input names no path, or whose name says it only reads, is not this gate's
 // business. docs/hooks.md lists what that leaves out.
 const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
-const MCP_WRITE_VERBS = new Set([
-  'write', 'edit', 'create', 'move', 'rename', 'delete', 'remove', 'append', 'patch', 'replace', 'save', 'put', 'upload', 'mkdir', 'copy',
-  'insert', 'overwrite', 'truncate', 'modify', 'update', 'apply',
-]);
+const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
 const MCP_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'target', 'target_file', 'targetPath', 'destination', 'dest', 'source', 'new_path', 'old_path', 'newPath', 'oldPath', 'directory', 'dir'];
 const MCP_PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
 
@@ -100,17 +97,17 @@ export function mcpToolOf(toolName: string): string | undefined {
 }
 
 /**
- * The words of an MCP tool's name, lower-cased: split at `_`, `-`, `.` and blank space, and where camelCase
- * starts a word (`write_file`, `write-file`, `writeFile` and `XMLWrite` all carry `write`).
+ * The words of an MCP tool's name: split at `_`, `-`, `.` and blank space, and where camelCase starts a
+ * word (`write_file`, `write-file`, `writeFile` and `XMLWrite` all carry `write`).
  */
 function toolNameWords(tool: string): string[] {
   const spaced = tool.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2');
-  return spaced.split(/[\s_.-]+/).map((word) => word.toLowerCase());
+  return spaced.split(/[\s_.-]+/);
 }
 
 /** The paths an MCP tool call writes: none when it is not a write or names no path. */
 function mcpTargets(tool: string, input: JsonObject): { writes: boolean; targets: unknown[] } {
-  if (!toolNameWords(tool).some((word) => MCP_WRITE_VERBS.has(word))) return { writes: false, targets: [] };
+  if (!toolNameWords(tool).some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
   const targets: unknown[] = [];
   for (const key of MCP_PATH_KEYS) if (input[key] !== undefined && input[key] !== null) targets.push(input[key]);
   for (const key of MCP_PATH_LIST_KEYS) {
