@@ -9,15 +9,17 @@
 // (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths). A revision name that git's
 // lookup could take to different commits (a tag shadowing a remote branch) is refused by
 // startRevisionNameCheck, from the refs that exist.
+import { join } from 'node:path';
 import { ambiguityOf, leadingRefName, refLookupCandidates } from '../planner/sync/revisionNames';
 import type { ExistingRef } from '../planner/sync/revisionNames';
+import { readTextIfExists } from './declarationFs';
 import { runGitProcess, startGit } from './planRefGit';
 import type { GitRun, StartedGit } from './planRefGit';
 
 /** A revision that cannot be resolved or is ambiguous, or a range without a merge base. */
 export class RevisionRangeError extends Error {
   constructor(
-    readonly reason: 'bad-revision' | 'ambiguous-revision' | 'no-merge-base' | 'diff',
+    readonly reason: 'bad-revision' | 'ambiguous-revision' | 'no-merge-base' | 'shallow-history' | 'diff',
     message: string,
   ) {
     super(message);
@@ -202,6 +204,31 @@ function findMergeBases(root: string, base: string, head: string, baseOid: strin
   const listed = run.status === 0 ? run.stdout.toString('utf8').split('\n').filter((line) => line !== '') : [];
   if (listed.length === 0) throw new RevisionRangeError('no-merge-base', `${base} and ${head} have no common ancestor (is the clone shallow? fetch with full history)`);
   return listed;
+}
+
+/** The commits a shallow clone lists in `<common dir>/shallow` (the clone lacks their parents); none in a full clone. */
+export function readShallowCommits(commonDir: string): string[] {
+  return (readTextIfExists(join(commonDir, 'shallow')) ?? '').split('\n').filter((line) => line !== '');
+}
+
+/**
+ * Refuses a range whose merge bases a shallow clone may have got wrong (`shallow`: readShallowCommits).
+ * Where the history is cut (a commit whose parents the clone lacks) between a tip and the merge bases git
+ * found, the real merge base can lie beyond the cut: git then finds an older common ancestor, and a change
+ * head made and undid against the real one (a file taken back to what the old ancestor held) shows no
+ * diff. A cut at or below every merge base cannot matter: the history above them is whole. One rev-list,
+ * in a shallow clone only.
+ */
+export function refuseCutHistory(root: string, shallow: readonly string[], range: Pick<ResolvedRange, 'base' | 'head' | 'mergeBases'>): void {
+  if (shallow.length === 0) return;
+  const cuts = new Set(shallow);
+  const above = gitLines(root, ['rev-list', range.base, range.head, '--not', ...range.mergeBases], 'shallow-history', 'cannot list the commits above the merge base');
+  const cut = above.find((commit) => cuts.has(commit));
+  if (cut === undefined) return;
+  throw new RevisionRangeError(
+    'shallow-history',
+    `this clone is shallow and its history is cut at ${cut.slice(0, 12)}, above the merge base git finds, so the real merge base may lie beyond the cut (fetch the whole history: git fetch --unshallow)`,
+  );
 }
 
 /** What refListingArgs' for-each-ref lists: each ref with the object it finally names (an annotated tag peeled once). */

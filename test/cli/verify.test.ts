@@ -403,6 +403,45 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     }
   });
 
+  it('a shallow clone cannot hide a change: a merge base found below a cut of the history is refused', () => {
+    // main: seed -> m (bob's readme) -> tip. alice's head merges the seed itself beside her work on m, and takes
+    // the readme back to the seed's. Fetched with --depth=2 (a common way to fetch a pull request), her
+    // commit on m is cut from its parents, so git finds the seed as the merge base, where the readme agrees.
+    const author = remote.clone('shallow-author');
+    const seed = author.git('rev-parse', 'origin/main').trim();
+    author.git('checkout', '--quiet', '-b', 'shallow-main');
+    const m = author.commit({ 'docs/readme.md': "bob's readme\n" }, 'm');
+    author.commit({ 'src/b/later.ts': 'l\n' }, 'main moves on');
+    author.git('checkout', '--quiet', '-b', 'shallow-alice', m);
+    const work = author.commit({ 'src/a/shallow.ts': 's\n' }, 'alice works');
+    author.git('checkout', seed, '--', 'docs/readme.md');
+    const tree = author.git('write-tree').trim();
+    const head = author.git('commit-tree', tree, '-p', seed, '-p', work, '-m', 'alice merges the seed').trim();
+    author.git('checkout', '--quiet', '--force', '--detach', 'shallow-main');
+    const plain = author.commit({ 'src/a/plain.ts': 'p\n' }, 'alice works on the tip');
+    author.git('push', '--quiet', 'origin', 'shallow-main', `${head}:refs/heads/shallow-alice`, `${plain}:refs/heads/plain-alice`);
+
+    const verifyIn = (clone: Clone, ref: string) => run(clone, ['verify', '--base', 'refs/remotes/origin/shallow-main', '--head', ref, '--wave', '2', '--agent', 'alice']);
+    const full = remote.clone('full-history');
+    const judged = verifyIn(full, 'refs/remotes/origin/shallow-alice');
+    assert.equal(judged.status, 3, judged.stdout + judged.stderr);
+    assert.match(judged.stderr, /^ {2}modified: docs\/readme\.md$/m);
+
+    const shallow = remote.clone('shallow-history');
+    shallow.git('fetch', '--quiet', '--depth=2', 'origin', '+refs/heads/shallow-alice:refs/remotes/pull/1');
+    assert.equal(shallow.git('merge-base', 'refs/remotes/origin/shallow-main', 'refs/remotes/pull/1').trim(), seed, 'git sees the seed as the merge base');
+    const cut = verifyIn(shallow, 'refs/remotes/pull/1');
+    assert.equal(cut.status, 2, cut.stdout + cut.stderr);
+    assert.match(cut.stderr, /^ERROR: refs\/remotes\/pull\/1: this clone is shallow and its history is cut at [0-9a-f]{12}, above the merge base/m);
+    // A cut at the merge base does not matter: a branch off main's tip, fetched as shallow (its parent, main's
+    // tip, is cut), is verified.
+    shallow.git('fetch', '--quiet', '--depth=2', 'origin', '+refs/heads/plain-alice:refs/remotes/pull/2');
+    assert.match(shallow.git('rev-parse', '--is-shallow-repository'), /^true/);
+    const whole = verifyIn(shallow, 'refs/remotes/pull/2');
+    assert.equal(whole.status, 0, whole.stdout + whole.stderr);
+    assert.match(whole.stdout, /^ok refs\/remotes\/pull\/2: 1 change in /);
+  });
+
   it('no published scope, no write: an unknown agent or wave fails (exit 1)', () => {
     const name = branch('unknown-agent', (c) => c.write({ 'src/a/x.ts': 'x2\n' }));
     const result = verify(name, 'mallory');

@@ -5,7 +5,18 @@ import { locateSyncRepository, planStoreOf, updateLocalSyncState } from '../../n
 import type { SyncRepository } from '../../node/cloneState';
 import { readTextIfExists } from '../../node/declarationFs';
 import { readTrackingRef } from '../../node/planRefGit';
-import { diffRange, knownRangeOf, listBranchRefs, revisionProblem, RevisionRangeError, startEarlyRangeDiff, startRangeDiff, startRevisionNameCheck } from '../../node/rangeDiff';
+import {
+  diffRange,
+  knownRangeOf,
+  listBranchRefs,
+  readShallowCommits,
+  refuseCutHistory,
+  revisionProblem,
+  RevisionRangeError,
+  startEarlyRangeDiff,
+  startRangeDiff,
+  startRevisionNameCheck,
+} from '../../node/rangeDiff';
 import type { EarlyRangeDiff, PendingNameCheck, PendingRangeDiff, ResolvedRange } from '../../node/rangeDiff';
 import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
@@ -260,11 +271,12 @@ async function verifyTargets(
   }
 
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
+  const history = { root: repository.root, shallow: readShallowCommits(repository.commonDir) };
   const results: BranchResult[] = [];
   for (const target of targets) {
     // `pending` is the one target's diff, already running; several targets are diffed one after another.
     const diff = pending === undefined ? async () => diffRange(repository.root, base, target.revision) : () => pending.finish();
-    results.push(await verifyTarget(target, plan, diff, { planWhere }));
+    results.push(await verifyTarget(target, plan, diff, { planWhere, history }));
   }
   if (values.json) {
     const exitCode = overallExit(results);
@@ -302,7 +314,7 @@ async function verifyTarget(
   target: Target,
   plan: DecodedPlan,
   diff: () => Promise<ResolvedRange>,
-  options: { planWhere: string },
+  options: { planWhere: string; history: { root: string; shallow: readonly string[] } },
 ): Promise<BranchResult> {
   const result: BranchResult = {
     branch: target.branch,
@@ -337,6 +349,7 @@ async function verifyTarget(
     result.head = range.head;
     result.mergeBase = range.mergeBases[0] ?? null;
     result.mergeBases = range.mergeBases;
+    refuseCutHistory(options.history.root, options.history.shallow, range);
     const tipPaths = range.tipDiff === undefined ? undefined : new Set(parseNameList(range.tipDiff));
     changes = mergeRangeChanges(range.rawDiffs.map((rawDiff) => parseRawDiff(rawDiff)), tipPaths);
   } catch (error) {
