@@ -3,14 +3,20 @@
 import { execFile, execFileSync } from 'node:child_process';
 
 /**
- * The environment of every git Wave Scope runs: `base` with replace refs switched off. With `git replace`
- * (refs/replace/*, which a fetch of all refs or any shell in the clone can bring in), git shows one
- * object's content under another's id: a commit judged by its id would be judged by a stand-in's tree.
- * What is decided must be the objects themselves.
+ * The environment of every git Wave Scope runs: `base` with replace refs and grafts switched off. With
+ * `git replace` (refs/replace/*, which a fetch of all refs or any shell in the clone can bring in), git
+ * shows one object's content under another's id: a commit judged by its id would be judged by a stand-in's
+ * tree. A graft file (`info/grafts`, deprecated but still read, and not switched off by the former) gives
+ * commits parents they do not have: a base grafted onto the head makes the head its own merge base, and a
+ * range with no change. What is decided must be the objects themselves.
  */
 export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...base, GIT_NO_REPLACE_OBJECTS: '1' };
+  return { ...base, GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: NO_GRAFT_FILE };
 }
+
+// A path no file can have (below /dev/null, which is not a directory): git finds no graft file there, and
+// says nothing about it.
+const NO_GRAFT_FILE = '/dev/null/wave-scope-reads-no-grafts';
 
 /** Runs git with the given arguments in `cwd`; returns stdout, or throws with git's stderr. */
 export function runGit(cwd: string, args: readonly string[]): string {

@@ -403,6 +403,29 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     }
   });
 
+  it('a graft file cannot rewrite the history it judges: the merge base is the commits\' own', () => {
+    // A branch off main's parent; info/grafts gives main the head as a second parent, so git takes the head
+    // for the merge base and sees no change at all. Like a replace ref, a graft is not what the commits hold.
+    const base = ci.git('rev-parse', 'origin/main').trim();
+    const parent = ci.git('rev-parse', `${base}^`).trim();
+    ci.git('checkout', '--quiet', '-B', 'grafted', parent);
+    const head = ci.commit({ 'src/b/z.ts': 'grafted\n' }, 'grafted');
+    ci.git('checkout', '--quiet', '--detach', 'origin/main');
+    const grafts = join(ci.root, '.git/info/grafts');
+    mkdirSync(join(ci.root, '.git/info'), { recursive: true });
+    writeFileSync(grafts, `${base} ${parent} ${head}\n`);
+    try {
+      // git warns on stderr that grafts are deprecated, and still follows them.
+      const gitsOwn = spawnSync('git', ['merge-base', '--all', base, head], { cwd: ci.root, encoding: 'utf8' });
+      assert.equal(gitsOwn.stdout.trim(), head, 'git itself now takes the head for the merge base');
+      const result = verify(head);
+      assert.equal(result.status, 3, result.stdout + result.stderr);
+      assert.match(result.stderr, /^ {2}modified: src\/b\/z\.ts$/m);
+    } finally {
+      rmSync(grafts);
+    }
+  });
+
   it('a shallow clone cannot hide a change: a merge base found below a cut of the history is refused', () => {
     // main: seed -> m (bob's readme) -> tip. alice's head merges the seed itself beside her work on m, and takes
     // the readme back to the seed's. Fetched with --depth=2 (a common way to fetch a pull request), her
