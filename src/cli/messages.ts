@@ -620,9 +620,22 @@ export const syncMessages = {
     `ok ${printable(branch)}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
   verifyFailedHeader: (branch: string, wave: number, agent: string, count: number, range: string) =>
     `${printable(branch)}: agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope in ${range}:`,
-  verifyOutsideLine: (kind: string, path: string, counterpart: string | undefined, counterpartWord: string, undecodable: boolean, contestedBy?: string) =>
+  verifyOutsideLine: (
+    kind: string,
+    path: string,
+    counterpart: string | undefined,
+    counterpartWord: string,
+    undecodable: boolean,
+    contestedBy?: string,
+    claimedBy?: { clone: string; cloneName: string; wave: number; agent: string | null },
+  ) =>
     `  ${kind}: ${printable(path)}${counterpart === undefined ? '' : ` (${counterpartWord} ${printable(counterpart)})`}${undecodable ? ' (not UTF-8: no scope names it)' : ''}` +
-    (contestedBy === undefined ? '' : ` (a test sibling that agent "${printable(contestedBy)}" of the wave claims too)`),
+    (contestedBy === undefined ? '' : ` (a test sibling that agent "${printable(contestedBy)}" of the wave claims too)`) +
+    (claimedBy === undefined
+      ? ''
+      : claimedBy.agent === null
+        ? ` (a test sibling inside the live claim on wave ${claimedBy.wave} of clone ${printable(claimedBy.cloneName)} (${claimedBy.clone}), whose wave cannot be read)`
+        : ` (a test sibling that agent "${printable(claimedBy.agent)}" of clone ${printable(claimedBy.cloneName)} (${claimedBy.clone}) claims, wave ${claimedBy.wave})`),
   verifySkipped: (branch: string) => `skipped ${printable(branch)}: no rule of the branch map names its agent`,
   verifyNothing: 'no branch matches a rule of the branch map; nothing to verify',
   verifyBranchError: (branch: string, detail: string) => `${printable(branch)}: ${detail}`,

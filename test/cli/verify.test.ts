@@ -542,3 +542,50 @@ describe('wave-scope verify: test siblings another agent of the wave claims (bui
     assert.equal(result.status, 0, result.stderr);
   });
 });
+
+describe("wave-scope verify: test siblings inside another clone's live claim (built CLI, two coordinators)", function () {
+  this.timeout(120_000);
+  let remote: SharedRemote;
+  let ci: Clone;
+  let laptop: Clone;
+  before(() => {
+    remote = createSharedRemote({ 'src/a/x.ts': 'x\n', 'src/d/y.ts': 'y\n', 'test/readme.md': 'tests\n' });
+    // This clone's wave 1: alice's src/a/x.ts brings the glob sibling test/**/x.test.ts.
+    const desk = remote.clone('desk');
+    const deskPlan = run(desk, ['plan', 'write', '--wave', '1', '--role', 'implementation'], JSON.stringify([{ id: 'alice', files: ['src/a/x.ts'] }]));
+    assert.equal(deskPlan.status, 0, deskPlan.stderr);
+    assert.equal(run(desk, ['publish']).status, 0);
+    // Another clone's wave 4: dave declares test/integration/, which publish's proof does not weigh against
+    // alice's glob sibling (it leaves glob siblings out), so both claims stand.
+    laptop = remote.clone('laptop');
+    const laptopPlan = run(laptop, ['plan', 'write', '--wave', '4', '--role', 'implementation'], JSON.stringify([{ id: 'dave', files: ['test/integration/', 'src/d/y.ts'] }]));
+    assert.equal(laptopPlan.status, 0, laptopPlan.stderr);
+    const published = run(laptop, ['publish']);
+    assert.equal(published.status, 0, published.stderr);
+    ci = remote.clone('ci');
+  });
+  after(() => remote.remove());
+
+  it("fails alice's branch for a test file in dave's claimed directory, naming him and his clone; once he releases, it passes", () => {
+    ci.git('checkout', '--quiet', '-B', 'alice-tests', 'origin/main');
+    ci.write({ 'src/a/x.ts': 'changed\n', 'test/integration/x.test.ts': 't\n', 'tests/x.test.ts': 't\n' });
+    ci.git('add', '--all');
+    ci.git('commit', '--quiet', '-m', 'alice tests');
+    ci.git('checkout', '--quiet', '--detach', 'origin/main');
+    const verify = () => run(ci, ['verify', '--base', 'origin/main', '--head', 'alice-tests', '--wave', '1', '--agent', 'alice']);
+    const laptopClone = JSON.parse(readFileSync(join(laptop.root, '.git/wave-scope/clone.json'), 'utf8')) as { id: string; name: string };
+    const result = verify();
+    assert.equal(result.status, 3, result.stdout + result.stderr);
+    assert.deepEqual(result.stderr.trimEnd().split('\n').slice(1), [
+      `  added: test/integration/x.test.ts (a test sibling that agent "dave" of clone ${laptopClone.name} (${laptopClone.id}) claims, wave 4)`,
+    ]);
+    const json = JSON.parse(run(ci, ['verify', '--base', 'origin/main', '--head', 'alice-tests', '--wave', '1', '--agent', 'alice', '--json']).stdout) as {
+      branches: Array<{ outside: Array<{ path: string; claimedBy?: unknown }> }>;
+    };
+    assert.deepEqual(json.branches[0]?.outside, [{ path: 'test/integration/x.test.ts', kind: 'added', claimedBy: { clone: laptopClone.id, cloneName: laptopClone.name, wave: 4, agent: 'dave' } }]);
+
+    assert.equal(run(laptop, ['release', '--wave', '4']).status, 0);
+    const released = verify();
+    assert.equal(released.status, 0, released.stdout + released.stderr);
+  });
+});

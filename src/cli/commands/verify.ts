@@ -26,8 +26,8 @@ import { decodePlan, emptyPlan } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
 import { branchRefCandidates } from '../../planner/sync/revisionNames';
-import { findPublishedScope, mergeRangeChanges, parseNameList, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
-import type { RangeChange } from '../../planner/sync/verifyRange';
+import { claimedWavePaths, findPublishedScope, foreignClaimsOf, mergeRangeChanges, parseNameList, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
+import type { ForeignClaim, RangeChange } from '../../planner/sync/verifyRange';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
@@ -237,8 +237,9 @@ async function verifyTargets(
 ): Promise<number> {
   let plan: DecodedPlan = emptyPlan();
   let planCommit: string | null = null;
+  const store = planStoreOf(repository, remote);
+  const now = Date.now();
   try {
-    const store = planStoreOf(repository, remote);
     if (values['no-fetch']) planCommit = readTrackingRef(repository.root, remote, repository.commonDir);
     else {
       planCommit = store.fetch();
@@ -272,11 +273,30 @@ async function verifyTargets(
 
   const planWhere = planCommit === null ? `${remote} (it has no plan ref)` : `${remote}'s plan ref`;
   const history = { root: repository.root, shallow: readShallowCommits(repository.commonDir) };
+  // Other clones' claimed waves, read only for a change in a test sibling alone (verifyChanges), once per clone.
+  const claimedWaves = new Map<string, readonly ForeignClaim[]>();
+  const commit = planCommit;
+  const foreignClaims = (ownClone: string) => () => {
+    let claims = claimedWaves.get(ownClone);
+    if (claims === undefined) {
+      let claimed = plan;
+      try {
+        if (commit !== null) claimed = decodePlan(store.readFiles(commit, claimedWavePaths(plan.claims, ownClone, now)));
+      } catch (error) {
+        // Unread, each claimed wave holds every sibling (foreignClaimsOf): nothing is proven against it.
+        if (!(error instanceof PlanRefError)) throw error;
+        claimed = { ...plan, waves: [] };
+      }
+      claims = foreignClaimsOf(claimed, ownClone, now);
+      claimedWaves.set(ownClone, claims);
+    }
+    return claims;
+  };
   const results: BranchResult[] = [];
   for (const target of targets) {
     // `pending` is the one target's diff, already running; several targets are diffed one after another.
     const diff = pending === undefined ? async () => diffRange(repository.root, base, target.revision) : () => pending.finish();
-    results.push(await verifyTarget(target, plan, diff, { planWhere, history }));
+    results.push(await verifyTarget(target, plan, diff, { planWhere, history, foreignClaims }));
   }
   if (values.json) {
     const exitCode = overallExit(results);
@@ -294,7 +314,7 @@ async function verifyTargets(
       reportError(io, say.verifyFailedHeader(result.branch, result.wave as number, result.agent as string, result.outside.length, range));
       for (const change of result.outside) {
         const words = changeKindWords[change.kind] ?? { kind: change.kind, counterpart: '' };
-        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true, change.contestedBy));
+        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true, change.contestedBy, change.claimedBy));
       }
     }
   }
@@ -314,7 +334,7 @@ async function verifyTarget(
   target: Target,
   plan: DecodedPlan,
   diff: () => Promise<ResolvedRange>,
-  options: { planWhere: string; history: { root: string; shallow: readonly string[] } },
+  options: { planWhere: string; history: { root: string; shallow: readonly string[] }; foreignClaims: (ownClone: string) => () => readonly ForeignClaim[] },
 ): Promise<BranchResult> {
   const result: BranchResult = {
     branch: target.branch,
@@ -359,6 +379,7 @@ async function verifyTarget(
   }
   // The case rule the wave was proven under, not this clone's: a case-insensitive checkout verifying a plan
   // proven case-sensitively would otherwise let an agent change a path another agent owns in another case.
-  const verdict = verifyChanges(changes, { entries: lookup.entries, role: lookup.role, rivals: lookup.rivals }, { ignoreCase: lookup.ignoreCase });
+  const scope = { entries: lookup.entries, role: lookup.role, rivals: lookup.rivals, foreignClaims: options.foreignClaims(lookup.clone) };
+  const verdict = verifyChanges(changes, scope, { ignoreCase: lookup.ignoreCase });
   return { ...result, status: verdict.ok ? 'ok' : 'outside', checked: verdict.checked, outside: verdict.outside, exitCode: verdict.ok ? 0 : 3 };
 }

@@ -9,6 +9,9 @@ import { compileScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import type { WaveRival } from '../scope/testSiblings';
 import { effectiveEntries } from './claimConflicts';
+import { isClaimLive } from './claims';
+import type { Claim } from './claims';
+import { publishedWaveDir } from './planRef';
 import type { DecodedPlan } from './planRef';
 
 /** The kind of change a path underwent in the range. */
@@ -35,6 +38,11 @@ export interface RangeChange {
   undecodable?: true;
   /** In a verdict's `outside` only: a test sibling of the agent's that this other agent of the wave claims too. */
   contestedBy?: string;
+  /**
+   * In a verdict's `outside` only: a test sibling of the agent's that another clone's live claim holds (its
+   * agent `agent`; null when that claim's wave cannot be read, so nothing can be proven against it).
+   */
+  claimedBy?: { clone: string; cloneName: string; wave: number; agent: string | null };
 }
 
 const GITLINK = '160000';
@@ -198,6 +206,25 @@ export interface VerifyScope {
   role: string;
   /** The wave's other agents with their published entries: a test sibling they claim is not the agent's. */
   rivals: readonly WaveRival[];
+  /**
+   * Other clones' live claims, asked for only when a change lies in a test sibling alone that no agent of
+   * the wave claims: a sibling one of them holds is not the agent's either.
+   */
+  foreignClaims?: () => readonly ForeignClaim[];
+}
+
+/**
+ * Another clone's live claim, as a test sibling is weighed against it: by its agents' declared entries and
+ * plain test siblings, what publish proves two clones' waves disjoint by (docs/sync.md). Its glob siblings
+ * are left out for the reason publish leaves them out: any two waves owning an `index.ts` would contest
+ * every `index.test.ts`.
+ */
+export interface ForeignClaim {
+  clone: string;
+  cloneName: string;
+  wave: number;
+  /** The claimed wave's role, case rule and agents; absent when the wave cannot be read (it then holds every sibling). */
+  declared?: { role: string; ignoreCase: boolean; agents: readonly WaveRival[] };
 }
 
 export interface RangeVerification {
@@ -219,11 +246,11 @@ export interface RangeVerification {
  */
 export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScope, options: { ignoreCase?: boolean } = {}): RangeVerification {
   const { entries: effective, siblings } = effectiveEntries(scope.entries, scope.role, { globSiblings: true });
-  const compile = (entries: readonly string[]) => {
+  const compile = (entries: readonly string[], ignoreCase = options.ignoreCase) => {
     const compiled: CompiledScopeEntry[] = [];
     for (const entry of entries) {
       try {
-        compiled.push(compileScopeEntry(entry.normalize('NFC'), { ignoreCase: options.ignoreCase }));
+        compiled.push(compileScopeEntry(entry.normalize('NFC'), { ignoreCase }));
       } catch {
         // Refused by the grammar: grants nothing.
       }
@@ -237,6 +264,19 @@ export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScop
   const claimingRival = (path: string) => {
     rivals ??= scope.rivals.map((rival) => ({ agent: rival.agent, claims: compile(effectiveEntries(rival.entries, scope.role, { globSiblings: true }).entries) }));
     return rivals.find((candidate) => candidate.claims(path))?.agent;
+  };
+  // Likewise other clones' claims, read only then. Case is folded where either side's wave was proven folded.
+  type Holder = { claim: ForeignClaim; agent: string | null; holds: (path: string) => boolean };
+  let holders: Holder[] | undefined;
+  const claimingClone = (path: string): RangeChange['claimedBy'] => {
+    holders ??= (scope.foreignClaims?.() ?? []).flatMap((claim): Holder[] => {
+      const declared = claim.declared;
+      if (declared === undefined) return [{ claim, agent: null, holds: () => true }];
+      const ignoreCase = options.ignoreCase === true || declared.ignoreCase;
+      return declared.agents.map((agent) => ({ claim, agent: agent.agent, holds: compile(effectiveEntries(agent.entries, declared.role).entries, ignoreCase) }));
+    });
+    const holder = holders.find((candidate) => candidate.holds(path));
+    return holder === undefined ? undefined : { clone: holder.claim.clone, cloneName: holder.claim.cloneName, wave: holder.claim.wave, agent: holder.agent };
   };
   const outside: RangeChange[] = [];
   for (const change of changes) {
@@ -252,7 +292,12 @@ export function verifyChanges(changes: readonly RangeChange[], scope: VerifyScop
       continue;
     }
     const rival = claimingRival(spelled);
-    if (rival !== undefined) outside.push({ ...change, contestedBy: rival });
+    if (rival !== undefined) {
+      outside.push({ ...change, contestedBy: rival });
+      continue;
+    }
+    const claimedBy = claimingClone(spelled);
+    if (claimedBy !== undefined) outside.push({ ...change, claimedBy });
   }
   return { ok: outside.length === 0, checked: changes.length, outside, effective };
 }
@@ -304,5 +349,31 @@ export function findPublishedScope(plan: DecodedPlan, query: { wave: number; age
     entries: [...(record?.files ?? [])],
     rivals: (found.records ?? []).filter((other) => other.id !== query.agent).map((other) => ({ agent: other.id, entries: [...other.files] })),
     ignoreCase: found.info?.ignoreCase === true,
+  };
+}
+
+/**
+ * The live claims (at `now`) of clones other than `ownClone`, each with its wave as decoded in `plan` (a wave
+ * missing from it, or one that cannot be read, leaves the claim without `declared`: it then holds every
+ * sibling). `plan` must have been read with those waves wanted (claimedWavePaths).
+ */
+export function foreignClaimsOf(plan: DecodedPlan, ownClone: string, now: number): ForeignClaim[] {
+  return plan.claims
+    .filter((claim) => claim.clone !== ownClone && isClaimLive(claim, now))
+    .map((claim) => {
+      const wave = plan.waves.find((candidate) => candidate.clone === claim.clone && candidate.wave === claim.wave);
+      const base = { clone: claim.clone, cloneName: claim.cloneName, wave: claim.wave };
+      if (wave?.records === undefined || wave.manifest === undefined) return base;
+      const agents = wave.records.map((record) => ({ agent: record.id, entries: [...record.files] }));
+      return { ...base, declared: { role: wave.manifest.role, ignoreCase: wave.info?.ignoreCase === true, agents } };
+    });
+}
+
+/** Whether a plan-tree path belongs to a wave some live claim of another clone than `ownClone` claims (for readFiles). */
+export function claimedWavePaths(claims: readonly Claim[], ownClone: string, now: number): (path: string) => boolean {
+  const claimed = new Set(claims.filter((claim) => claim.clone !== ownClone && isClaimLive(claim, now)).map((claim) => `${publishedWaveDir(claim.clone, claim.wave)}/`));
+  return (path) => {
+    const match = /^clones\/[^/]+\/waves\/[0-9]+\//.exec(path);
+    return match === null || claimed.has(match[0]);
   };
 }

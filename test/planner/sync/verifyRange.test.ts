@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../../src/planner/sync/branchMap';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { findPublishedScope, mergeRangeChanges, parseNameList, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
+import { claimedWavePaths, findPublishedScope, foreignClaimsOf, mergeRangeChanges, parseNameList, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
 import type { RangeChange } from '../../../src/planner/sync/verifyRange';
 import { claimOf, cloneNamed, T0, waveToPublish } from './syncFixtures';
 
@@ -107,6 +107,61 @@ describe('verifyChanges', () => {
     assert.equal(inImplementation.ok, true);
     const inDocs = verifyChanges([{ path: 'src/a/x.test.ts', kind: 'added' }], { entries: ['src/a/x.ts'], role: 'docs', rivals: [] });
     assert.equal(inDocs.ok, false);
+  });
+
+  it("a test sibling another clone's live claim holds (declared or a plain sibling there) is outside; its glob siblings hold nothing", () => {
+    let asked = 0;
+    const foreignClaims = () => {
+      asked += 1;
+      return [
+        { clone: 'c-other', cloneName: 'laptop', wave: 4, declared: { role: 'implementation', ignoreCase: false, agents: [{ agent: 'dave', entries: ['test/integration/', 'src/d/y.ts'] }] } },
+        { clone: 'c-broken', cloneName: 'ci', wave: 7 },
+      ];
+    };
+    const scope = { entries: ['src/a/x.ts', 'src/a/y.ts'], role: 'implementation', rivals: [], foreignClaims };
+    const changes: RangeChange[] = [
+      { path: 'src/a/x.ts', kind: 'modified' },
+      { path: 'src/a/x.test.ts', kind: 'added' },
+      { path: 'src/a/y.test.ts', kind: 'added' },
+    ];
+    const unreadable = verifyChanges(changes, scope);
+    assert.deepEqual(unreadable.outside.map((change) => [change.path, change.claimedBy?.clone, change.claimedBy?.agent]), [
+      ['src/a/x.test.ts', 'c-broken', null],
+      ['src/a/y.test.ts', 'c-broken', null],
+    ], 'an unreadable claim holds every sibling');
+    assert.equal(asked, 1, 'asked once, for the first change in a sibling alone');
+    assert.equal(verifyChanges([{ path: 'src/a/y.ts', kind: 'modified' }], scope).ok, true, 'a declared entry is never weighed against other clones');
+    assert.equal(asked, 1, 'not asked when no change lies in a sibling alone');
+    const readable = { ...scope, foreignClaims: () => foreignClaims().slice(0, 1) };
+    const verdict = verifyChanges(
+      [
+        { path: 'src/a/x.ts', kind: 'modified' },
+        { path: 'test/integration/x.test.ts', kind: 'added' },
+        { path: 'tests/y.test.ts', kind: 'added' },
+        { path: 'test/unit/y.test.ts', kind: 'added' },
+      ],
+      readable,
+    );
+    // dave's glob sibling test/**/y.test.ts holds nothing across clones, as publish's proof leaves it out.
+    assert.deepEqual(verdict.outside, [{ path: 'test/integration/x.test.ts', kind: 'added', claimedBy: { clone: 'c-other', cloneName: 'laptop', wave: 4, agent: 'dave' } }]);
+  });
+
+  it("foreignClaimsOf: the live claims of other clones, each with its wave's agents, or none when the wave is missing", () => {
+    const own = cloneNamed('own');
+    const other = cloneNamed('other');
+    const gone = cloneNamed('gone');
+    const plan = {
+      claims: [claimOf(own, 1), claimOf(other, 3), { ...claimOf(gone, 2), expiresAt: new Date(T0 - 1000).toISOString() }],
+      waves: [],
+      problems: [],
+    };
+    const claims = foreignClaimsOf(plan, own.id, T0);
+    assert.deepEqual(claims.map((claim) => [claim.clone, claim.wave, claim.declared]), [[other.id, 3, undefined]]);
+    const wanted = claimedWavePaths(plan.claims, own.id, T0);
+    assert.equal(wanted(`clones/${other.id}/waves/3/wave-scope.json`), true);
+    assert.equal(wanted(`clones/${own.id}/waves/1/wave-scope.json`), false);
+    assert.equal(wanted(`clones/${gone.id}/waves/2/wave-scope.json`), false);
+    assert.equal(wanted('claims.json'), true);
   });
 
   it('a test sibling another agent of the wave claims (declared, or as its own sibling) is outside, naming that agent', () => {
