@@ -514,6 +514,26 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(unreachable.status, 2);
     assert.match(unreachable.stderr, /^ERROR: git failed: git fetch origin refs\/wave-scope\/plan failed/);
   });
+
+  it('a --remote no remote has is not fetched from, even by the fetch publish and sync start before they look at the remotes', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    // A repository at the checkout's top level named like the remote, holding a plan ref: what git reaches
+    // when it takes the name for a path.
+    const lookalike = join(b.root, 'upstream');
+    gitIn(b.root, 'init', '--quiet', '--bare', 'upstream');
+    gitIn(lookalike, 'fetch', '--quiet', remote.bare, '+refs/wave-scope/plan:refs/wave-scope/plan');
+    const trace = join(remote.dir, 'git-trace.log');
+    for (const args of [['sync', '--remote', 'upstream'], ['publish', '--remote', 'upstream']]) {
+      const run = cli(b, args, { env: { GIT_TRACE: trace } });
+      assert.equal(run.status, 1, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /^ERROR: no remote named "upstream" is configured in this checkout/);
+    }
+    // Every git process of both commands logged what it ran, upload-pack included: none ran it on the lookalike.
+    const uploads = readFileSync(trace, 'utf8').split('\n').filter((line) => /run_command: .*upload-pack/.test(line));
+    assert.deepEqual(uploads.filter((line) => line.includes('upstream')), [], 'git never took "upstream" for a path');
+    assert.equal(b.git('for-each-ref', 'refs/wave-scope/remotes/upstream').trim(), '', 'nothing was fetched from it');
+  });
 });
 
 /** Temporary files anywhere below `dir` (a write staged or begun and never finished), those starting with `prefix` when given. */

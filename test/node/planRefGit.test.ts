@@ -125,7 +125,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     // The fetch, the cat-file started beside it, and the tip read from git (this store was given no refs
     // directory): the new commit's tree and its new blob came through that one cat-file.
     assert.deepEqual(asked.slice(1), ['spawn cat-file --batch', 'spawnSync rev-parse --verify --quiet refs/wave-scope/remotes/origin/plan^{commit}']);
-    assert.match(asked[0] as string, /^spawn fetch /);
+    assert.match(asked[0] as string, /^spawn (-c \S+ )*fetch /);
   });
 
   it('with the refs\' directory at hand, a fetched commit is read from the loose objects the fetch left, and the trees of the plan last seen: no git but the fetch', async () => {
@@ -143,7 +143,7 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const { result: tip, started } = await processesStartedDuring(() => storeB.fetchStarted(startPlanFetch(b.root, 'origin')));
     assert.equal(tip, second);
     assert.equal(started.length, 1, started.join('\n'));
-    assert.match(started[0] as string, /^spawn fetch /);
+    assert.match(started[0] as string, /^spawn (-c \S+ )*fetch /);
     const { result: read, started: afterwards } = await processesStartedDuring(async () => storeB.readFiles(second));
     assert.deepEqual(read, changed);
     assert.deepEqual(afterwards, []);
