@@ -161,6 +161,19 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified docs\/guide\.md/);
   });
 
+  it('sees a change behind an assume-unchanged or skip-worktree flag, which git status never reports, also under an unchanged index', () => {
+    hook(repo, 'post-bash');
+    repo.git('update-index', '--assume-unchanged', 'README.md');
+    repo.git('update-index', '--skip-worktree', 'docs/guide.md');
+    repo.write({ 'README.md': 'hidden\n' });
+    const reason = blockReason(hook(repo, 'post-bash'));
+    assert.match(reason, /\n- modified README\.md/);
+    assert.doesNotMatch(reason, /guide/, 'a flag alone changes no file');
+    rmSync(join(repo.root, 'docs/guide.md'));
+    assert.match(blockReason(hook(repo, 'post-bash')), /\n- deleted {2}docs\/guide\.md/, 'the index is unchanged: the saved listing is reused, and still tells the flags');
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'what was reported is not reported again');
+  });
+
   it('keeps a header and the listing of the index it was taken under; under an unchanged index only the header is rewritten', () => {
     const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
     hook(repo, 'post-bash');

@@ -42,6 +42,9 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     { kind: 'deleted', script: 'rm docs/guide.md', path: 'docs/guide.md' },
     { kind: 'modified', script: 'chmod +x README.md', path: 'README.md' },
     { kind: 'created', script: 'ln -s src/app.ts link.ts', path: 'link.ts' },
+    // git's status does not look at a file flagged assume-unchanged or skip-worktree: the flag must not hide it.
+    { kind: 'modified', script: 'git update-index --assume-unchanged README.md; echo changed >> README.md', path: 'README.md' },
+    { kind: 'deleted', script: 'git update-index --skip-worktree docs/guide.md; rm docs/guide.md', path: 'docs/guide.md' },
   ];
   for (const { kind, script, path } of outOfScope) {
     it(`fails with exit 3 on an out-of-scope ${kind} path (${script}), commits nothing and leaves the work tree as it is`, () => {

@@ -48,33 +48,74 @@ export function compareGitPaths(a: string, b: string): number {
   return a.length - b.length;
 }
 
-const INDEX_COMMAND = 'git ls-files --stage -z';
+const INDEX_COMMAND = 'git ls-files --stage -v -z';
+
+// The tags `ls-files -v` gives an entry git's status does not look at: lower case for assume-unchanged
+// (`h`; `s` when skip-worktree too), `S` for skip-worktree. (An entry in conflict, `M`, status reports.)
+const UNCHECKED_TAGS = ['h', 's', 'S'];
 
 /**
- * The index as `git ls-files --stage -z` prints it (`<mode> <oid> <stage>\t<path>\0`, sorted by
- * path), read without building a map: a snapshot of a 100,000-file repository looks up a few dozen
- * paths, so it finds record boundaries once (one scan for NULs) and binary-searches them.
+ * The index as `git ls-files --stage -v -z` prints it (`<tag> <mode> <oid> <stage>\t<path>\0`, sorted
+ * by path; a listing without the tags, as `--stage` alone prints it, is read too), read without
+ * building a map: a snapshot of a 100,000-file repository looks up a few dozen paths, so it finds
+ * record boundaries once (one scan for NULs) and binary-searches them.
  */
 export class IndexListing {
   private starts: Int32Array | undefined;
   /** 40 (SHA-1) or 64 (SHA-256); 0 for an empty index. */
   readonly oidLength: number;
+  /** 2 when every record starts with a `-v` tag and a space, else 0. */
+  private readonly tagLength: number;
 
   constructor(readonly text: string) {
     const tab = text.indexOf('\t');
+    // A mode starts with a digit, a tag with a letter.
+    this.tagLength = tab !== -1 && text.charCodeAt(1) === 32 && /[A-Za-z]/.test(text.charAt(0)) ? 2 : 0;
     // `<mode> <oid> <stage>` is 49 characters with SHA-1 ids, 73 with SHA-256.
-    this.oidLength = tab === -1 ? 0 : tab === 73 ? 64 : 40;
-    if (tab !== -1 && tab !== 49 && tab !== 73) throw new GitOutputError(INDEX_COMMAND, `unexpected record ${JSON.stringify(text.slice(0, 80))}`);
+    const fieldsLength = tab - this.tagLength;
+    this.oidLength = tab === -1 ? 0 : fieldsLength === 73 ? 64 : 40;
+    if (tab !== -1 && fieldsLength !== 49 && fieldsLength !== 73) throw new GitOutputError(INDEX_COMMAND, `unexpected record ${JSON.stringify(text.slice(0, 80))}`);
+  }
+
+  /** Whether the records carry `-v` tags, so that `uncheckedEntries` can be told (an empty listing can). */
+  get tagged(): boolean {
+    return this.tagLength === 2 || this.text === '';
+  }
+
+  /**
+   * The stage-0 entries flagged assume-unchanged or skip-worktree, with their `"<mode> <oid>"`: git's
+   * status takes them as unchanged whatever the work tree holds, so a snapshot reads them itself. Found
+   * by searching the text for their tags (a NUL ends every record, and no path holds one), not by
+   * walking every record.
+   */
+  uncheckedEntries(): Array<{ path: string; identity: string }> {
+    if (this.tagLength === 0) return [];
+    const entries: Array<{ path: string; identity: string }> = [];
+    const { text } = this;
+    const identityLength = this.oidLength + 7;
+    const read = (start: number) => {
+      const tab = start + this.tagLength + identityLength + 2;
+      if (text.charCodeAt(tab) !== 9) throw new GitOutputError(INDEX_COMMAND, `unexpected record ${JSON.stringify(text.slice(start, start + 80))}`);
+      if (text.charAt(tab - 1) !== '0') return;
+      const end = text.indexOf('\0', tab);
+      entries.push({ path: text.slice(tab + 1, end), identity: text.slice(start + this.tagLength, start + this.tagLength + identityLength) });
+    };
+    for (const tag of UNCHECKED_TAGS) {
+      if (text.startsWith(`${tag} `)) read(0);
+      for (let at = text.indexOf(`\0${tag} `); at !== -1; at = text.indexOf(`\0${tag} `, at + 1)) read(at + 1);
+    }
+    return entries;
   }
 
   private recordStarts(): Int32Array {
     if (this.starts !== undefined) return this.starts;
     const offsets: number[] = [];
     const { text } = this;
-    const tabAt = this.oidLength + 9;
+    const tabAt = this.tagLength + this.oidLength + 9;
+    const modeEnd = this.tagLength + 6;
     for (let position = 0; position < text.length; ) {
       const end = text.indexOf('\0', position);
-      if (end === -1 || text.charCodeAt(position + tabAt) !== 9 || text.charCodeAt(position + 6) !== 32) {
+      if (end === -1 || text.charCodeAt(position + tabAt) !== 9 || text.charCodeAt(position + modeEnd) !== 32) {
         throw new GitOutputError(INDEX_COMMAND, `unexpected record ${JSON.stringify(text.slice(position, position + 80))}`);
       }
       offsets.push(position);
@@ -90,16 +131,16 @@ export class IndexListing {
   }
 
   private pathAt(index: number): string {
-    const start = (this.recordStarts()[index] as number) + this.oidLength + 10;
+    const start = (this.recordStarts()[index] as number) + this.tagLength + this.oidLength + 10;
     return this.text.slice(start, this.text.indexOf('\0', start));
   }
 
   private stageAt(index: number): number {
-    return this.text.charCodeAt((this.recordStarts()[index] as number) + this.oidLength + 8) - 0x30;
+    return this.text.charCodeAt((this.recordStarts()[index] as number) + this.tagLength + this.oidLength + 8) - 0x30;
   }
 
   private identityAt(index: number): string {
-    const start = this.recordStarts()[index] as number;
+    const start = (this.recordStarts()[index] as number) + this.tagLength;
     return this.text.slice(start, start + this.oidLength + 7);
   }
 

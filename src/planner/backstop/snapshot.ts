@@ -1,15 +1,18 @@
 // A snapshot: the content identity of every file of a work tree, taken the way git itself avoids
 // reading files. Two git calls, run at the same time:
 //
-//   git ls-files --stage -z              the index: mode and object id of every tracked path
+//   git ls-files --stage -v -z           the index: mode and object id of every tracked path (and its
+//                                        flags: assume-unchanged, skip-worktree)
 //   git status --porcelain=v2 -z ...     the paths whose work-tree content differs from the index, and
 //                                        the untracked ones (git decides this from the index's stat
 //                                        data and re-reads only what it cannot vouch for)
 //
 // A tracked path git does not report is, by git's own check, what the index says: its identity is the
-// index's `<mode> <oid>`. Only the reported paths (changed, untracked) and the configured ignored paths
-// are read and hashed, into the same kind of identity (the git blob id of the bytes on disk), so a path
-// whose change is merely staged, or staged and reverted, keeps one identity throughout.
+// index's `<mode> <oid>`. That check is skipped for an entry flagged assume-unchanged or skip-worktree
+// (`git update-index`), so the listing is taken with `-v`, whose tags name them, and those are read like
+// reported paths. Only the reported paths (changed, untracked), the flagged ones and the configured
+// ignored paths are read and hashed, into the same kind of identity (the git blob id of the bytes on
+// disk), so a path whose change is merely staged, or staged and reverted, keeps one identity throughout.
 //
 // The core runs no process and opens no file: git and the work tree are behind `SnapshotHost`
 // (src/node/backstopGit.ts implements it).
@@ -61,7 +64,7 @@ export interface SnapshotHost {
 export interface Snapshot {
   readonly objectFormat: ObjectFormat;
   readonly head: HeadState;
-  /** `git ls-files --stage -z` as printed: the identity of every tracked path git did not report. */
+  /** `git ls-files --stage -v -z` as printed: the identity of every tracked path git did not report. */
   readonly indexListing: string;
   /** The index file's checksum the listing was taken under, when it held still for the whole snapshot. */
   readonly indexChecksum?: string;
@@ -99,8 +102,8 @@ export const STATUS_ARGS: readonly string[] = [
   '--ignore-submodules=none',
 ];
 
-/** The index listing call. */
-export const INDEX_ARGS: readonly string[] = ['--no-optional-locks', 'ls-files', '--stage', '-z'];
+/** The index listing call; `-v` tags the entries status does not look at (see `IndexListing.uncheckedEntries`). */
+export const INDEX_ARGS: readonly string[] = ['--no-optional-locks', 'ls-files', '--stage', '-v', '-z'];
 
 /** The identity of a path that holds nothing (the key is absent, or its value is null). */
 export type Identity = string | null;
@@ -171,7 +174,8 @@ const INDEX_RETRIES = 2;
 async function statusAndIndex(host: SnapshotHost, previous: Snapshot | undefined): Promise<{ statusText: string; indexListing: string; indexChecksum?: string }> {
   for (let attempt = 0; ; attempt += 1) {
     const before = await host.indexChecksum?.();
-    const reuse = before !== undefined && previous?.indexChecksum === before;
+    // A listing saved without `-v` tags (by an earlier version) cannot say which entries git's status skips.
+    const reuse = before !== undefined && previous?.indexChecksum === before && new IndexListing(previous.indexListing).tagged;
     const [statusText, indexListing] = await Promise.all([host.git(STATUS_ARGS), reuse ? (previous as Snapshot).indexListing : host.git(INDEX_ARGS)]);
     const after = await host.indexChecksum?.();
     if (before === after || attempt === INDEX_RETRIES) {
@@ -188,8 +192,9 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     watchedIgnoredPaths(host, options.watchIgnored ?? [], options.ignoreCase ?? false),
   ]);
   const status = parseStatusV2(statusText);
+  const listing = new IndexListing(indexListing);
   const objectFormat =
-    formatOfLength(new IndexListing(indexListing).oidLength) ??
+    formatOfLength(listing.oidLength) ??
     formatOfLength(status.head.commit?.length) ??
     ((await host.git(['rev-parse', '--show-object-format'])).trim() === 'sha256' ? 'sha256' : 'sha1');
 
@@ -209,6 +214,14 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     else toInspect.push(entry.path);
   }
   for (const path of ignored) if (!exclude(path) && !workTree.has(path)) toInspect.push(path);
+  // Flagged entries status did not look at: read, and kept only where the work tree is not the index.
+  const reported = new Set(status.entries.map((entry) => entry.path));
+  const unchecked = new Map<string, string>();
+  for (const { path, identity } of listing.uncheckedEntries()) {
+    if (exclude(path) || reported.has(path)) continue;
+    unchecked.set(path, identity);
+    toInspect.push(path);
+  }
   const gitFiles = (await host.gitFiles?.()) ?? [];
 
   const [states, heads, gitStates] = await Promise.all([
@@ -220,7 +233,9 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   const nested: Array<{ path: string; index: number }> = [];
   toInspect.forEach((path, index) => {
     const state = states[index] as WorkTreeState;
-    workTree.set(path, identityOf(state));
+    const identity = identityOf(state);
+    if (unchecked.get(path) === identity) return;
+    workTree.set(path, identity);
     if (state.kind === 'directory') nested.push({ path, index });
   });
   submodules.forEach((submodule, index) => {

@@ -14,10 +14,13 @@ const OID_A = 'a'.repeat(40);
 const OID_B = 'b'.repeat(40);
 const COMMIT = 'c'.repeat(40);
 
-/** Builds `git ls-files --stage -z` text for entries, in git's order (UTF-8 bytes of the path, then stage). */
-function listing(entries: Array<{ path: string; stage?: number; oid?: string; mode?: string }>): string {
+/**
+ * Builds `git ls-files --stage -z` text for entries, in git's order (UTF-8 bytes of the path, then
+ * stage); `tagged`, as `--stage -v` prints it, each record led by its tag (`H` unless given).
+ */
+function listing(entries: Array<{ path: string; stage?: number; oid?: string; mode?: string; tag?: string }>, tagged = false): string {
   const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)) || (a.stage ?? 0) - (b.stage ?? 0));
-  return sorted.map((entry) => `${entry.mode ?? '100644'} ${entry.oid ?? OID_A} ${entry.stage ?? 0}\t${entry.path}\0`).join('');
+  return sorted.map((entry) => `${tagged ? `${entry.tag ?? 'H'} ` : ''}${entry.mode ?? '100644'} ${entry.oid ?? OID_A} ${entry.stage ?? 0}\t${entry.path}\0`).join('');
 }
 
 describe('backstop: reading git output', () => {
@@ -100,11 +103,11 @@ describe('backstop: reading git output', () => {
 
     it('lookup finds exactly the stage-0 entries (brute-force oracle)', () => {
       fc.assert(
-        fc.property(fc.uniqueArray(path, { maxLength: 40 }), fc.array(path, { maxLength: 10 }), fc.array(fc.boolean(), { maxLength: 40 }), (paths, probes, conflicted) => {
+        fc.property(fc.uniqueArray(path, { maxLength: 40 }), fc.array(path, { maxLength: 10 }), fc.array(fc.boolean(), { maxLength: 40 }), fc.boolean(), (paths, probes, conflicted, tagged) => {
           const entries: Array<{ path: string; stage: number; oid: string }> = paths.flatMap((p, index) =>
             conflicted[index] === true ? [1, 2, 3].map((stage) => ({ path: p, stage, oid: OID_B })) : [{ path: p, stage: 0, oid: OID_A }],
           );
-          const index = new IndexListing(listing(entries));
+          const index = new IndexListing(listing(entries, tagged));
           for (const probe of [...paths, ...probes]) {
             const expected = entries.find((entry) => entry.path === probe && entry.stage === 0);
             assert.equal(index.lookup(probe), expected === undefined ? undefined : `100644 ${OID_A}`);
@@ -115,26 +118,49 @@ describe('backstop: reading git output', () => {
     });
 
     it('differingPaths names exactly the paths whose records differ, with each side\'s stage-0 identity (brute-force oracle)', () => {
-      const entry = fc.record({ path, oid: fc.constantFrom(OID_A, OID_B), mode: fc.constantFrom('100644', '100755') });
+      const entry = fc.record({ path, oid: fc.constantFrom(OID_A, OID_B), mode: fc.constantFrom('100644', '100755'), tag: fc.constantFrom('H', 'h', 'S') });
       const side = fc.uniqueArray(entry, { selector: (value) => value.path, maxLength: 30 });
       fc.assert(
-        fc.property(side, side, (left, right) => {
-          const before = new IndexListing(listing(left));
-          const after = new IndexListing(listing(right));
+        fc.property(side, side, fc.boolean(), (left, right, tagged) => {
+          const before = new IndexListing(listing(left, tagged));
+          const after = new IndexListing(listing(right, tagged));
+          const found = (entries: typeof left, p: string) => entries.find((candidate) => candidate.path === p);
           const identity = (entries: typeof left, p: string) => {
-            const found = entries.find((candidate) => candidate.path === p);
-            return found === undefined ? undefined : `${found.mode} ${found.oid}`;
+            const record = found(entries, p);
+            return record === undefined ? undefined : `${record.mode} ${record.oid}`;
           };
           const expected = new Map<string, { before?: string; after?: string }>();
           for (const p of new Set([...left, ...right].map((candidate) => candidate.path))) {
             const was = identity(left, p);
             const is = identity(right, p);
-            if (was !== is) expected.set(p, { ...(was !== undefined ? { before: was } : {}), ...(is !== undefined ? { after: is } : {}) });
+            const flagged = tagged && found(left, p)?.tag !== found(right, p)?.tag;
+            if (was !== is || flagged) expected.set(p, { ...(was !== undefined ? { before: was } : {}), ...(is !== undefined ? { after: is } : {}) });
           }
           assert.deepEqual(new Map([...before.differingPaths(after)].sort()), new Map([...expected].sort()));
         }),
         { numRuns: 300 },
       );
+    });
+
+    it('uncheckedEntries finds exactly the stage-0 entries tagged assume-unchanged or skip-worktree (brute-force oracle)', () => {
+      const entry = fc.record({ path, tag: fc.constantFrom('H', 'H', 'h', 's', 'S', 'M'), oid: fc.constantFrom(OID_A, OID_B), conflicted: fc.boolean() });
+      fc.assert(
+        fc.property(fc.uniqueArray(entry, { selector: (value) => value.path, maxLength: 30 }), (entries) => {
+          const records = entries.flatMap((record) =>
+            record.conflicted ? [1, 2].map((stage) => ({ ...record, stage, tag: 'M' })) : [{ ...record, stage: 0 }],
+          );
+          const expected = records
+            .filter((record) => record.stage === 0 && ['h', 's', 'S'].includes(record.tag))
+            .map((record) => ({ path: record.path, identity: `100644 ${record.oid}` }));
+          const byPath = (a: { path: string }, b: { path: string }) => compareGitPaths(a.path, b.path);
+          assert.deepEqual(new IndexListing(listing(records, true)).uncheckedEntries().sort(byPath), expected.sort(byPath));
+          assert.deepEqual(new IndexListing(listing(records)).uncheckedEntries(), [], 'a listing without tags cannot tell');
+        }),
+        { numRuns: 300 },
+      );
+      const sha256 = new IndexListing(`S 100755 ${'d'.repeat(64)} 0\tbin/run\0`);
+      assert.deepEqual(sha256.uncheckedEntries(), [{ path: 'bin/run', identity: `100755 ${'d'.repeat(64)}` }]);
+      assert.equal(sha256.lookup('bin/run'), `100755 ${'d'.repeat(64)}`);
     });
 
     it('reads SHA-256 listings and refuses a listing it cannot read', () => {

@@ -18,7 +18,9 @@ const STATUS = [
   '? nested/',
   '? .orchestrator/metrics/events.jsonl',
 ].join('\0') + '\0';
-const LISTING = [`100644 ${A} 0\tchanged.ts`, `100644 ${A} 0\tgone.ts`, `100644 ${B} 0\tstaged.ts`, `160000 ${A} 0\tvendor/lib`].map((record) => `${record}\0`).join('');
+const listingOf = (records: readonly string[]) => records.map((record) => `${record}\0`).join('');
+// As `ls-files --stage -v` prints it: `H` for an entry git's status checks.
+const LISTING = listingOf([`H 100644 ${A} 0\tchanged.ts`, `H 100644 ${A} 0\tgone.ts`, `H 100644 ${B} 0\tstaged.ts`, `H 160000 ${A} 0\tvendor/lib`]);
 
 /** A host answering canned git output; it counts calls and serves checksums from a list. */
 function fakeHost(checksums: Array<string | undefined>, listing = LISTING) {
@@ -75,6 +77,29 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     const moved = fakeHost(['k2']);
     await takeSnapshot(moved.host, { previous: first });
     assert.equal(moved.calls.filter((call) => call === INDEX_ARGS.join(' ')).length, 1);
+  });
+
+  it('reads the entries flagged assume-unchanged or skip-worktree, which status never reports, and keeps those the work tree does not match', async () => {
+    const flagged = listingOf([
+      `H 100644 ${A} 0\tchanged.ts`,
+      `h 100644 ${A} 0\thidden.ts`,
+      `S 100644 ${B} 0\tsparse.ts`,
+      `s 100644 ${A} 0\tboth.ts`,
+      `h 100644 ${A} 0\t.orchestrator/state.json`,
+    ]);
+    const { host, inspected } = fakeHost(['k1'], flagged);
+    const snapshot = await takeSnapshot(host, { exclude });
+    assert.deepEqual(inspected.filter((path) => path.endsWith('.ts')).sort(), ['both.ts', 'changed.ts', 'hidden.ts', 'new.ts', 'sparse.ts'], 'an excluded flagged path is not looked at');
+    assert.equal(snapshot.workTree.get('hidden.ts'), `100644 ${B}`, 'assume-unchanged, but changed');
+    assert.equal(snapshot.workTree.get('both.ts'), `100644 ${B}`);
+    assert.ok(!snapshot.workTree.has('sparse.ts'), 'skip-worktree, and as the index says: nothing to keep');
+  });
+
+  it('never reuses a listing saved without tags: it cannot say which entries status skips', async () => {
+    const untagged = { ...(await takeSnapshot(fakeHost(['k1']).host)), indexListing: `100644 ${A} 0\tchanged.ts\0` };
+    const again = fakeHost(['k1']);
+    await takeSnapshot(again.host, { previous: untagged });
+    assert.ok(again.calls.includes(INDEX_ARGS.join(' ')));
   });
 
   it('takes status and listing again when the index moved while they ran, and claims no checksum if it never held still', async () => {
