@@ -108,12 +108,15 @@ export function inspectWorkTreePath(root: string, path: string, format: ObjectFo
 }
 
 /**
- * git's files that change what git ignores or runs, for a snapshot to watch: the shared config, the
- * shared `info/exclude`, every file of the hooks directory; named as under `.git/` of the work tree.
+ * git's files that change what git ignores or runs, for a snapshot to watch: the shared config, this
+ * work tree's own config (`config.worktree` in its git dir, read when `extensions.worktreeConfig` is
+ * on), the shared `info/exclude`, every file of the hooks directory; named as under `.git/` of the work
+ * tree.
  */
-export function gitControlFiles(commonDir: string): Array<{ name: string; path: string }> {
+export function gitControlFiles(commonDir: string, gitDir: string = commonDir): Array<{ name: string; path: string }> {
   const files = [
     { name: '.git/config', path: `${commonDir}/config` },
+    { name: '.git/config.worktree', path: `${gitDir}/config.worktree` },
     { name: '.git/info/exclude', path: `${commonDir}/info/exclude` },
   ];
   let hooks: string[] = [];
@@ -146,7 +149,8 @@ export function readIndexChecksum(gitDir: string): string | undefined {
 /**
  * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
  * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer); with
- * `commonDir`, git's config, `info/exclude` and hooks are watched too.
+ * `commonDir`, git's config (the work tree's own too, with `gitDir`), `info/exclude` and hooks are
+ * watched too.
  */
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
@@ -154,6 +158,6 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
     git: (args, gitOptions) => spawnGit(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
-    ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir) } : {}),
+    ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),
   };
 }

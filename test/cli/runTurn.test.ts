@@ -274,6 +274,14 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(planted.stderr, /\n {2}created {2}\.git\/hooks\/pre-commit {2}\(control state/);
   });
 
+  it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    repo.git('config', 'extensions.worktreeConfig', 'true');
+    const hidden = runTurn(repo, 'echo evil.py > .git/evil-ignore && git config --worktree core.excludesFile "$PWD/.git/evil-ignore" && echo evil > evil.py');
+    assert.equal(hidden.status, 3, hidden.stderr);
+    assert.match(hidden.stderr, /\n {2}created {2}\.git\/config\.worktree {2}\(control state: never written by an agent\)/);
+  });
+
   it('judges a change to control state as control state, whatever the scope says', () => {
     repo = backstopRepo(START, { alice: ['**'] });
     const run = runTurn(repo, 'mkdir -p .claude && echo "{}" > .claude/settings.json && echo ok >> src/app.ts');

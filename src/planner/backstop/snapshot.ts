@@ -52,10 +52,10 @@ export interface SnapshotHost {
    */
   indexChecksum?(): Promise<string | undefined>;
   /**
-   * git's own files that change what git ignores or runs (`.git/config`, `.git/info/exclude`, the
-   * hooks) as they are now, by absolute path and the name they are reported under. No git command
-   * lists them, and a turn that wrote `info/exclude` could otherwise hide an out-of-scope file from
-   * every snapshot.
+   * git's own files that change what git ignores or runs (`.git/config`, `.git/config.worktree`,
+   * `.git/info/exclude`, the hooks) as they are now, by absolute path and the name they are reported
+   * under. No git command lists them, and a turn that wrote `info/exclude` could otherwise hide an
+   * out-of-scope file from every snapshot.
    */
   gitFiles?(): Promise<ReadonlyArray<{ readonly name: string; readonly path: string }>>;
 }
