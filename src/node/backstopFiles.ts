@@ -2,7 +2,7 @@
 // telemetry log (one `write` per record on a descriptor opened with O_APPEND, so records of hooks
 // running at the same time never interleave).
 import { isAscii } from 'node:buffer';
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 
@@ -12,6 +12,38 @@ import { writeFileAtomicSync } from './atomicFile';
  */
 export function writeFileAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomicSync(path, text);
+}
+
+/** A directory on the way to a file the backstop writes is a link or not a directory. */
+export class LinkOnTheWayError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is a link or not a directory, so nothing is written through it`);
+    this.name = 'LinkOnTheWayError';
+  }
+}
+
+/**
+ * Atomically replaces `path` (below `root`) with `text`, creating the directories between them and
+ * following no link among them. A turn can write `.orchestrator/`, which no snapshot looks at: a link
+ * planted there would otherwise have a turn record written over a file elsewhere (a person's file in
+ * the work tree), after the turn was checked. Throws LinkOnTheWayError then. (A link at `path` itself
+ * is replaced, not followed.)
+ */
+export function writeFileBelow(root: string, path: string, text: string): void {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  if (!path.startsWith(base)) throw new Error(`${path} is not below ${root}`);
+  let directory = base.slice(0, -1);
+  for (const part of dirname(path).slice(base.length).split('/')) {
+    if (part === '') continue;
+    directory = `${directory}/${part}`;
+    try {
+      mkdirSync(directory);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (!lstatSync(directory).isDirectory()) throw new LinkOnTheWayError(directory);
+  }
   writeFileAtomicSync(path, text);
 }
 

@@ -282,6 +282,20 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(hidden.stderr, /\n {2}created {2}\.git\/config\.worktree {2}\(control state: never written by an agent\)/);
   });
 
+  it('never writes its record through a link planted in .orchestrator/: a person\'s file of that name is left alone', () => {
+    repo = backstopRepo({ ...START, 'docs/alice.json': '{"mine": true}\n' }, { alice: ['src/'] });
+    const plant = 'mkdir -p .orchestrator/backstop/turns && rm -rf .orchestrator/backstop/turns/wave1 && ln -s ../../../docs .orchestrator/backstop/turns/wave1';
+    const during = runTurn(repo, `${plant} && echo ok > src/x.ts`);
+    assert.equal(during.status, 0, during.stderr);
+    assert.match(during.stderr, /WARNING: the turn record .*alice\.json could not be written \(.*wave1 is a link or not a directory/);
+    assert.equal(readFile(repo, 'docs/alice.json'), '{"mine": true}\n');
+    const after = runTurn(repo, 'echo ran > src/ran.ts');
+    assert.equal(after.status, 2, after.stderr);
+    assert.match(after.stderr, /cannot start the turn \(.*wave1 is a link or not a directory.*\); the command was not run/);
+    assert.ok(!existsSync(join(repo.root, 'src/ran.ts')));
+    assert.equal(readFile(repo, 'docs/alice.json'), '{"mine": true}\n');
+  });
+
   it('judges a change to control state as control state, whatever the scope says', () => {
     repo = backstopRepo(START, { alice: ['**'] });
     const run = runTurn(repo, 'mkdir -p .claude && echo "{}" > .claude/settings.json && echo ok >> src/app.ts');

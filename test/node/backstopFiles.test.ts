@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendLine, readSavedText, writeFileAtomically } from '../../src/node/backstopFiles';
+import { appendLine, LinkOnTheWayError, readSavedText, writeFileAtomically, writeFileBelow } from '../../src/node/backstopFiles';
 
 describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
   let dir: string;
@@ -44,6 +44,23 @@ describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
   it('fails on what it cannot read, rather than taking it for nothing saved', () => {
     mkdirSync(join(dir, 'key.snapshot'));
     assert.throws(() => readSavedText(join(dir, 'key.snapshot')), /EISDIR/);
+  });
+
+  it('writes below a root only through real directories: a link on the way is refused, a link at the file is replaced', () => {
+    const root = join(dir, 'repo');
+    mkdirSync(root);
+    writeFileBelow(root, join(root, 'a', 'b', 'record.json'), 'one\n');
+    assert.equal(readFileSync(join(root, 'a', 'b', 'record.json'), 'utf8'), 'one\n');
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'docs', 'record.json'), 'a person\'s file\n');
+    symlinkSync('../docs', join(root, 'a', 'linked'));
+    assert.throws(() => writeFileBelow(root, join(root, 'a', 'linked', 'record.json'), 'two\n'), LinkOnTheWayError);
+    writeFileSync(join(root, 'a', 'plain'), '');
+    assert.throws(() => writeFileBelow(root, join(root, 'a', 'plain', 'record.json'), 'two\n'), LinkOnTheWayError);
+    symlinkSync('../../docs/record.json', join(root, 'a', 'b', 'link.json'));
+    writeFileBelow(root, join(root, 'a', 'b', 'link.json'), 'three\n');
+    assert.ok(lstatSync(join(root, 'a', 'b', 'link.json')).isFile());
+    assert.equal(readFileSync(join(root, 'docs', 'record.json'), 'utf8'), 'a person\'s file\n');
   });
 
   it('appends one whole line per call', () => {

@@ -5,7 +5,7 @@ import { reportError, reportNote, reportWarning } from '../cliIo';
 import { parseCommandLine } from '../commandLine';
 import { backstopMessages } from '../messages';
 import { readTextIfExists } from '../../node/declarationFs';
-import { writeFileAtomically } from '../../node/backstopFiles';
+import { writeFileBelow } from '../../node/backstopFiles';
 import { nodeSnapshotHost } from '../../node/backstopGit';
 import { commitRecordedTurn } from '../../planner/backstop/turn';
 import { formatTurnRecord, parseTurnRecord, turnRecordPath } from '../../planner/backstop/turnRecord';
@@ -46,7 +46,7 @@ export async function runCommit(args: string[], io: CliIo): Promise<number> {
   const outcome = await commitRecordedTurn(
     record,
     { judge: context.judge, exclude: context.exclude, ignoreCase: context.ignoreCase },
-    { snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }), writeRecord: async (updated) => writeFileAtomically(recordPath, formatTurnRecord(updated)) },
+    { snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }), writeRecord: async (updated) => writeFileBelow(location.writeRoot, recordPath, formatTurnRecord(updated)) },
   );
   if (outcome.kind === 'refused') {
     switch (outcome.reason) {

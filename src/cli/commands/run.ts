@@ -18,7 +18,7 @@ import { MAX_TURN_COMMITS } from '../../planner/backstop/turnCommits';
 import { formatTurnRecord, newTurnId, turnRecordPath } from '../../planner/backstop/turnRecord';
 import type { CommandExit } from '../../planner/backstop/turnRecord';
 import { nodeSnapshotHost } from '../../node/backstopGit';
-import { writeFileAtomically } from '../../node/backstopFiles';
+import { writeFileBelow } from '../../node/backstopFiles';
 import { probeBubblewrap } from '../../node/bubblewrap';
 import { listRepositoryFiles } from '../../node/git';
 import { nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
@@ -246,7 +246,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
       {
         snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
-        writeRecord: async (record) => writeFileAtomically(recordPath, formatTurnRecord(record)),
+        writeRecord: async (record) => writeFileBelow(context.writeRoot, recordPath, formatTurnRecord(record)),
         now: () => new Date(),
       },
     );
