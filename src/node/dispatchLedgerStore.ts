@@ -10,8 +10,9 @@ import { dirname, resolve } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, isReplaceableFile } from './declarationFs';
 import { ensureRealDirectory } from './eventLog';
+import { MAX_CONTROL_FILE_BYTES } from './hookFileSystem';
 import type { LedgerLocation } from './ledgerFile';
-import { formatLedger } from '../planner/dispatch/sessionLedger';
+import { formatLedgerWithin } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
 import type { SessionLedger } from '../planner/dispatch/sessionLedger';
 
@@ -112,14 +113,17 @@ function ledgerFileState(location: LedgerLocation, create: boolean): 'absent' | 
 }
 
 /**
- * Writes the ledger atomically (temp file, fsync, rename), refusing symbolic links under the root. Throws
- * on failure. The directory is not fsynced after the rename: a power cut can then cost the last dispatch's
+ * Writes the ledger atomically (temp file, fsync, rename), refusing symbolic links under the root, within
+ * the size its readers accept (readControlFile's cap; the oldest records go first). Throws on failure,
+ * and when the newest record alone is over that size (the file is then left as it was). The directory is not fsynced after the rename: a power cut can then cost the last dispatch's
  * record (the guard fails open on a missing claim), never a torn file, and the hook saves a disk flush.
  * It writes through the one atomic writer of src/node/atomicFile.ts, which loads nothing beyond node:fs.
  */
 export function writeLedger(location: LedgerLocation, ledger: SessionLedger): void {
+  const text = formatLedgerWithin(ledger, MAX_CONTROL_FILE_BYTES);
+  if (text === undefined) throw new Error(`its newest record alone is larger than the ${MAX_CONTROL_FILE_BYTES} bytes a ledger may hold`);
   ledgerFileState(location, true);
-  writeFileAtomicSync(location.ledgerPath, formatLedger(ledger), { syncDirectory: false });
+  writeFileAtomicSync(location.ledgerPath, text, { syncDirectory: false });
 }
 
 /** Removes the ledger file; false when there was none. Throws on any other failure. */

@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPreDispatch } from '../../src/cli/commands/preDispatch';
 import { LOCK_BUDGET_MS } from '../../src/node/dispatchLedgerStore';
+import { MAX_CONTROL_FILE_BYTES } from '../../src/node/hookFileSystem';
+import { formatLedger } from '../../src/planner/dispatch/sessionLedger';
+import type { LedgerRecord } from '../../src/planner/dispatch/sessionLedger';
 import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
 import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
@@ -241,6 +244,31 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.deepEqual(ledgerIds(repo.root), ['alpha']);
     const event = lastEvent(repo.root);
     assert.deepEqual([event.row, event.self_healed], ['7', true]);
+  });
+
+  it('the ledger never grows past what its readers accept: the oldest records go, and a running agent still denies', () => {
+    // A long session's ledger just under the readers' cap, its newest record a running agent.
+    const now = Date.now();
+    const longName = (owner: string, index: number) => `gen/${owner}/${'n'.repeat(200)}-${index}.ts`;
+    const waveKey = `${SESSION}|w?|?`;
+    const alpha: LedgerRecord = { id: 'alpha', desc: 'alpha', useId: 'toolu_alpha', files: ['src/a/x.ts'], at: new Date(now).toISOString() };
+    const oldRecord = (index: number): LedgerRecord => ({ id: `old${index}`, desc: `old${index}`, useId: `toolu_old${index}`, files: Array.from({ length: 100 }, (_, n) => longName(`old${index}`, n)), at: new Date(now - 20 * 60_000 + index).toISOString() });
+    const seeded = (count: number) => formatLedger({ version: 1, session: SESSION, waveKey, updated: alpha.at, transcriptPath, waves: { [waveKey]: [...Array.from({ length: count }, (_, index) => oldRecord(index)), alpha] } });
+    const perRecord = seeded(2).length - seeded(1).length;
+    const text = seeded(Math.floor((MAX_CONTROL_FILE_BYTES - 64 * 1024 - seeded(0).length) / perRecord));
+    assert.ok(text.length < MAX_CONTROL_FILE_BYTES && text.length > MAX_CONTROL_FILE_BYTES - 128 * 1024);
+    mkdirSync(join(repo.root, '.orchestrator'), { recursive: true });
+    writeFileSync(ledgerPath(repo.root), text);
+    transcript.write(transcriptPath, [transcript.dispatch('toolu_alpha', 'alpha')]);
+    // A dispatch whose record takes the ledger past the cap: recorded, with the oldest records dropped.
+    assert.equal(dispatch('beta', Array.from({ length: 500 }, (_, n) => longName('beta', n)), 'toolu_beta').stdout, '');
+    assert.ok(readFileSync(ledgerPath(repo.root)).length <= MAX_CONTROL_FILE_BYTES, 'the ledger stays readable');
+    const ids = ledgerIds(repo.root);
+    assert.ok(ids.includes('alpha') && ids.includes('beta') && !ids.includes('old0'), ids.slice(-3).join());
+    // The running agent's claim is still there to deny an overlap (not row 7, which forgets every claim).
+    const reply = replyOf(dispatch('gamma', ['src/a/x.ts'], 'toolu_gamma').stdout);
+    assert.equal(reply.decision, 'deny', reply.text);
+    assert.equal(lastEvent(repo.root).row, '11');
   });
 
   it('row 8: git cannot list the files: the overlap is still found and denied, with a synthesised witness', () => {

@@ -249,17 +249,8 @@ export function updateLedger(
   }
   if (change.add !== undefined && change.add.length > 0) waves[change.waveKey] = [...(waves[change.waveKey] ?? []), ...change.add];
   const total = Object.values(waves).reduce((sum, records) => sum + records.length, 0);
-  if (total > MAX_LEDGER_RECORDS) {
-    const byAge = allRecords({ ...ledger, waves }).sort((a, b) => Date.parse(a.record.at) - Date.parse(b.record.at));
-    const drop = new Set(byAge.slice(0, total - MAX_LEDGER_RECORDS).map(({ record }) => recordKey(record)));
-    for (const key of Object.keys(waves)) {
-      const kept = (waves[key] as LedgerRecord[]).filter((record) => !drop.has(recordKey(record)));
-      if (kept.length > 0) waves[key] = kept;
-      else delete waves[key];
-    }
-  }
   const transcriptPath = change.transcriptPath ?? ledger.transcriptPath;
-  return {
+  const updated: SessionLedger = {
     version: LEDGER_VERSION,
     session: ledger.session,
     waveKey: change.waveKey,
@@ -267,6 +258,55 @@ export function updateLedger(
     ...(transcriptPath !== undefined ? { transcriptPath } : {}),
     waves,
   };
+  if (total <= MAX_LEDGER_RECORDS) return updated;
+  return withoutRecords(updated, new Set(oldestFirst(updated).slice(0, total - MAX_LEDGER_RECORDS).map(({ record }) => recordKey(record))));
+}
+
+/** Every record, oldest first by `at` (records of the same time keep their stored order). */
+function oldestFirst(ledger: SessionLedger): PlacedRecord[] {
+  return allRecords(ledger).sort((a, b) => Date.parse(a.record.at) - Date.parse(b.record.at));
+}
+
+/** The ledger without the records whose keys are in `drop`; wave keys left empty disappear. */
+function withoutRecords(ledger: SessionLedger, drop: ReadonlySet<string>): SessionLedger {
+  const waves: Record<string, LedgerRecord[]> = {};
+  for (const [key, records] of Object.entries(ledger.waves)) {
+    const kept = records.filter((record) => !drop.has(recordKey(record)));
+    if (kept.length > 0) waves[key] = kept;
+  }
+  return { ...ledger, waves };
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * The ledger's text (formatLedger) in at most `maxBytes` of UTF-8, the size its readers accept: a larger
+ * file reads as corrupt, and the next dispatch would then rebuild it from itself (row 7), forgetting every
+ * claim. Past the size the oldest records are dropped, as past MAX_LEDGER_RECORDS. Undefined when the
+ * newest record alone does not fit.
+ */
+export function formatLedgerWithin(ledger: SessionLedger, maxBytes: number): string | undefined {
+  let current = ledger;
+  for (;;) {
+    const text = formatLedger(current);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: an ordinary ledger is never measured.
+    if (text.length * 3 <= maxBytes) return text;
+    const excess = utf8Length(text) - maxBytes;
+    if (excess <= 0) return text;
+    const byAge = oldestFirst(current);
+    if (byAge.length <= 1) return undefined;
+    // A record's compact JSON is shorter than its formatted text, so this never drops more than needed.
+    const drop = new Set<string>();
+    let freed = 0;
+    for (const { record } of byAge.slice(0, -1)) {
+      drop.add(recordKey(record));
+      freed += utf8Length(JSON.stringify(record));
+      if (freed >= excess) break;
+    }
+    current = withoutRecords(current, drop);
+  }
 }
 
 /** The ledger with `patch` applied to the record whose key is `key` (unchanged when there is none). */

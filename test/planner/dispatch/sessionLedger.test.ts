@@ -5,6 +5,7 @@ import {
   allRecords,
   emptyLedger,
   formatLedger,
+  formatLedgerWithin,
   isSurelyNormal,
   ledgerLockRelativePath,
   ledgerRelativePath,
@@ -95,6 +96,19 @@ describe('session ledger: the file', () => {
     const ids = allRecords(ledger).map(({ record: kept }) => kept.id);
     assert.equal(ids.length, MAX_LEDGER_RECORDS);
     assert.ok(!ids.includes('r0') && !ids.includes('r4') && ids.includes('r5'));
+  });
+
+  it('formats within a byte budget: unchanged when it fits, else without the oldest records, never without the newest', () => {
+    const records = [record('a', NOW), record('b', '2026-11-30T12:01:00.000Z'), record('c', '2026-11-30T12:02:00.000Z', { files: ['src/é/**'] })];
+    const ledger = updateLedger(emptyLedger('s1', 'k', NOW), { waveKey: 'k', now: NOW, add: records });
+    const whole = formatLedger(ledger);
+    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(whole)), whole);
+    const withoutOldest = formatLedger({ ...ledger, waves: { k: records.slice(1) } });
+    const cut = formatLedgerWithin(ledger, Buffer.byteLength(whole) - 1);
+    assert.equal(cut, withoutOldest, 'one byte over (the é counts twice): the oldest record goes, and only it');
+    const newestAlone = formatLedger({ ...ledger, waves: { k: records.slice(2) } });
+    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(newestAlone)), newestAlone);
+    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(newestAlone) - 1), undefined);
   });
 
   it('drops wave keys left empty', () => {
