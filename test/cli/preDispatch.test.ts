@@ -323,6 +323,20 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.equal(lastEvent(repo.root).lock, 'held');
   });
 
+  it('a marker in a quote or a list item has its block there: an overlap written that way is denied, not allowed unrecorded (row 6)', () => {
+    dispatch('alpha', ['src/a/x.ts', 'src/b/y.ts'], 'toolu_1', { transcriptPath: null });
+    const nested: Array<[string, string]> = [
+      ['quoted', '> FILE-SCOPE — exactly these:\n> ```\n> src/b/y.ts\n> ```\n> Report when done.'],
+      ['listed', 'Rules:\n- FILE-SCOPE:\n    ```\n    src/a/x.ts\n    ```\n- Report when done.'],
+    ];
+    for (const [name, prompt] of nested) {
+      const reply = replyOf(preDispatch(dispatchPayload({ cwd: repo.root, description: name, prompt, useId: `toolu_${name}`, transcriptPath: null })).stdout);
+      assert.equal(reply.decision, 'deny', `${name}: ${reply.text}`);
+      assert.match(reply.text, /"alpha"/);
+      assert.equal(lastEvent(repo.root).row, '11');
+    }
+  });
+
   it('a plain entry naming a directory means everything beneath it (as in the plan)', () => {
     dispatch('alpha', ['src/lib'], 'toolu_1', { transcriptPath: null });
     assert.equal(replyOf(dispatch('beta', ['src/lib/z.ts'], 'toolu_2', { transcriptPath: null }).stdout).decision, 'deny');

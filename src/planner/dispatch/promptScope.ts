@@ -19,6 +19,15 @@ import { SCOPE_DIGEST_PREFIX } from '../scope/scopeDigest';
  */
 const MARKER_LINE = /^[ \t]*(?:(?:#{1,6}|>|[-*+])[ \t]*)*(?:\*\*|__|\*|_)?FILE[-_ ]?SCOPE(?![A-Za-z0-9])/i;
 
+/**
+ * What a marker line is nested in: its blockquote markers, then a list item's bullet and the spaces after it
+ * (the item's content starts there, so a fence belonging to the item may be indented that much more).
+ */
+const MARKER_CONTAINER = /^((?:[ \t]{0,3}>)*)[ \t]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)?/;
+
+/** One blockquote marker at the start of a line (CommonMark: up to three spaces before it, one after it optional). */
+const QUOTE_MARKER = /^[ \t]{0,3}>[ \t]?/;
+
 /** A fence opening: three or more backticks or tildes, indented at most three spaces, then an info string. */
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 
@@ -186,11 +195,27 @@ export function extractPromptScope(prompt: string, grammar: GrammarOptions = {})
   if (markerIndex === undefined) return { kind: 'marker-absent' };
   const markers = markerLines.length;
   const markerLine = markerIndex + 1;
+  // A marker inside a quote or a list item has its block there too: the block's lines are read without the
+  // quote's markers and the item's indentation (a line with less of either is read as it is).
+  const container = MARKER_CONTAINER.exec(lines[markerIndex] as string)?.[0] ?? '';
+  const quoteDepth = (container.match(/>/g) ?? []).length;
+  const itemIndent = quoteDepth === 0 ? container.length : container.length - (container.lastIndexOf('>') + 1);
+  const inner = (line: string): string => {
+    let rest = line;
+    for (let depth = 0; depth < quoteDepth; depth += 1) {
+      const quote = QUOTE_MARKER.exec(rest);
+      if (quote === null) break;
+      rest = rest.slice(quote[0].length);
+    }
+    let spaces = 0;
+    while (spaces < itemIndent && rest[spaces] === ' ') spaces += 1;
+    return rest.slice(spaces);
+  };
 
   let openIndex = -1;
   let fence: Fence | undefined;
   for (let index = markerIndex + 1; index < lines.length; index += 1) {
-    fence = openingFence(lines[index] as string);
+    fence = openingFence(inner(lines[index] as string));
     if (fence !== undefined) {
       openIndex = index;
       break;
@@ -199,14 +224,14 @@ export function extractPromptScope(prompt: string, grammar: GrammarOptions = {})
   if (fence === undefined) return { kind: 'unparseable', reason: 'no-fence', markerLine, markers };
   let closeIndex = -1;
   for (let index = openIndex + 1; index < lines.length; index += 1) {
-    if (closesFence(lines[index] as string, fence)) {
+    if (closesFence(inner(lines[index] as string), fence)) {
       closeIndex = index;
       break;
     }
   }
   if (closeIndex === -1) return { kind: 'unparseable', reason: 'unterminated-fence', markerLine, markers };
 
-  const body = lines.slice(openIndex + 1, closeIndex);
+  const body = lines.slice(openIndex + 1, closeIndex).map(inner);
   const firstBodyLine = openIndex + 2;
   const entries: string[] = [];
   const invalid: InvalidEntry[] = [];
