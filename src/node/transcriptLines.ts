@@ -2,7 +2,7 @@
 // fixed-size chunks, one line at a time, and a size check before the first byte is read (a transcript
 // over the limit is no evidence, src/planner/dispatch/liveness.ts). Synchronous: the hook has nothing
 // else to do meanwhile, and a synchronous read keeps its exit path simple.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { leadingUserTexts, livenessWithoutTranscript, MAX_TRANSCRIPT_BYTES, TranscriptProbe } from '../planner/dispatch/liveness';
@@ -28,7 +28,9 @@ export function forEachLine(path: string, onLine: (line: string, seq: number) =>
   const maxBytes = options.maxBytes ?? MAX_TRANSCRIPT_BYTES;
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // O_NONBLOCK: a FIFO opens at once (and is then refused as not a regular file) instead of waiting for a
+    // writer; a hung hook is an allow that no event records. Reads of a regular file are unaffected.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = errorCode(error);
     return code === 'ENOENT' || code === 'ENOTDIR' ? { kind: 'missing' } : { kind: 'failed', message: (error as Error).message };

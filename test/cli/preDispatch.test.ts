@@ -133,6 +133,23 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.deepEqual(event.liveness_evidence, ['transcript-too-large']);
   });
 
+  it('row 13: a transcript that is a FIFO is no evidence, read without waiting for a writer (a hung hook is an unlogged allow)', () => {
+    assert.equal(spawnSync('mkfifo', [transcriptPath]).status, 0);
+    dispatch('alpha', ['src/a/**'], 'toolu_1');
+    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'pre-dispatch'], {
+      input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2' }),
+      env: cleanEnv(),
+      encoding: 'utf8',
+      // SIGKILL: the hook's own signal handlers (the lock library's) keep a plain SIGTERM from ending it.
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    assert.equal(run.signal, null, 'the hook hung on the FIFO');
+    assert.equal(replyOf(run.stdout).decision, 'deny');
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.row, event.probe], ['11', 'failed']);
+  });
+
   it('row 1: switched off by WAVE_SCOPE_DISPATCH_GUARD=off: exit 0, silent, nothing recorded, the row logged', () => {
     dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
     const run = dispatch('beta', ['src/a/x.ts'], 'toolu_2', { env: { WAVE_SCOPE_DISPATCH_GUARD: 'off', CLAUDE_PROJECT_DIR: repo.root } });
