@@ -1,7 +1,8 @@
 // Appending to `.orchestrator/metrics/events.jsonl`: one `write` per record on a descriptor opened with
 // O_APPEND, so records of hooks running at the same time never interleave (the kernel positions every
 // append at the end; a record is a few hundred bytes, far below what a regular file writes at once).
-// Never follows a symbolic link on the way (a planted link cannot turn the append into a write elsewhere).
+// Never follows a symbolic link on the way (a planted link cannot turn the append into a write elsewhere),
+// and never waits on a FIFO.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EVENTS_FILE } from '../planner/plan/stateDirNames';
@@ -43,7 +44,9 @@ export function appendEvent(root: string, event: Record<string, unknown>): boole
   let fd: number | undefined;
   try {
     const dir = ensureRealDirectory(root, EVENTS_FILE.slice(0, cut));
-    fd = openSync(join(dir, EVENTS_FILE.slice(cut + 1)), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o644);
+    // O_NONBLOCK: a FIFO planted here fails to open (or is refused below) instead of holding the hook until
+    // its agent CLI's timeout, which lets the call through unchecked. Writes to a regular file are unaffected.
+    fd = openSync(join(dir, EVENTS_FILE.slice(cut + 1)), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0), 0o644);
     if (!fstatSync(fd).isFile()) return false;
     return writeSync(fd, line) === line.length;
   } catch {

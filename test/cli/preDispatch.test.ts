@@ -150,6 +150,21 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.deepEqual([event.row, event.probe], ['11', 'failed']);
   });
 
+  it('an event log that is a FIFO is not waited on: the deny still comes (a hung hook would be an allow)', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    rmSync(join(repo.root, '.orchestrator', 'metrics', 'events.jsonl'));
+    assert.equal(spawnSync('mkfifo', [join(repo.root, '.orchestrator', 'metrics', 'events.jsonl')]).status, 0);
+    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'pre-dispatch'], {
+      input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2', transcriptPath: null }),
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    assert.equal(run.signal, null, 'the hook hung on the FIFO');
+    assert.equal(replyOf(run.stdout).decision, 'deny');
+  });
+
   it('row 1: switched off by WAVE_SCOPE_DISPATCH_GUARD=off: exit 0, silent, nothing recorded, the row logged', () => {
     dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
     const run = dispatch('beta', ['src/a/x.ts'], 'toolu_2', { env: { WAVE_SCOPE_DISPATCH_GUARD: 'off', CLAUDE_PROJECT_DIR: repo.root } });

@@ -2,6 +2,7 @@
 // the built hook, bind through the built subagent-start hook, ask what the write gate asks
 // (readSubagentScope), and call the built write gate as Claude Code does from inside the subagent.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { readSubagentScope } from '../../src/node/subagentScope';
 import { readAgentScope } from '../../src/planner/plan/declarationStore';
 import { readTextIfExists } from '../../src/node/declarationFs';
 import { covers } from '../../src/planner/scope/scopeAlgebra';
-import { cleanEnv, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
@@ -133,6 +134,21 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
   it('the write gate falls back to the wave\'s union for a subagent it cannot link, and counts the fallback', () => {
     assert.equal(subagentWrite('c0ffee1', 'src/b/y.ts').decision, 'allow', 'inside the union');
     assert.equal(subagentWrite('c0ffee1', 'README.md').decision, 'deny', 'outside the union');
+  });
+
+  it('an event log that is a FIFO does not hold the write gate past the agent CLI\'s timeout (which would let the write through)', () => {
+    const events = join(repo.root, '.orchestrator', 'metrics', 'events.jsonl');
+    rmSync(events, { force: true });
+    assert.equal(spawnSync('mkfifo', [events]).status, 0);
+    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'enforce-write', '--agent-cli', 'claude'], {
+      input: JSON.stringify({ session_id: SESSION, transcript_path: sessionTranscript, cwd: repo.root, hook_event_name: 'PreToolUse', agent_id: 'c0ffee1', tool_name: 'Write', tool_input: { file_path: join(repo.root, 'README.md'), content: 'x\n' } }),
+      env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }),
+      encoding: 'utf8',
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    assert.equal(run.signal, null, 'the write gate hung on the FIFO');
+    assert.match(run.stdout, /"permissionDecision":"deny"/, run.stdout);
   });
 
   it('a binding never widens: a dispatch whose claim reaches outside the wave gets no more than the wave allows', () => {
