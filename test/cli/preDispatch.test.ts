@@ -165,6 +165,19 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.equal(replyOf(run.stdout).decision, 'deny');
   });
 
+  it('a prompt with a long line of # (a Markdown separator) is read at once: the overlap it carries is denied', () => {
+    dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
+    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'pre-dispatch'], {
+      input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts'], `${'#'.repeat(72)}\nTask: beta\n${'#'.repeat(72)}\n`), useId: 'toolu_2', transcriptPath: null }),
+      env: cleanEnv(),
+      encoding: 'utf8',
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    assert.equal(run.signal, null, 'the hook did not answer in time (the agent CLI would have let the dispatch through)');
+    assert.equal(replyOf(run.stdout).decision, 'deny');
+  });
+
   it('row 1: switched off by WAVE_SCOPE_DISPATCH_GUARD=off: exit 0, silent, nothing recorded, the row logged', () => {
     dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
     const run = dispatch('beta', ['src/a/x.ts'], 'toolu_2', { env: { WAVE_SCOPE_DISPATCH_GUARD: 'off', CLAUDE_PROJECT_DIR: repo.root } });

@@ -17,7 +17,10 @@ import { SCOPE_DIGEST_PREFIX } from '../scope/scopeDigest';
  * may be a Markdown heading, quote or list item and may be bold or italic; the rest of the line is free
  * text (`FILE-SCOPE — exactly these:`).
  */
-const MARKER_LINE = /^[ \t]*(?:(?:#{1,6}|>|[-*+])[ \t]*)*(?:\*\*|__|\*|_)?FILE[-_ ]?SCOPE(?![A-Za-z0-9])/i;
+// A heading's `#` run is taken whole (`(?!#)`): a run that could be split between repetitions made a line
+// of many `#` (a Markdown separator) take exponential time to refuse, and a hook that runs past its agent
+// CLI's timeout lets the dispatch through unchecked.
+const MARKER_LINE = /^[ \t]*(?:(?:#{1,6}(?!#)|>|[-*+])[ \t]*)*(?:\*\*|__|\*|_)?FILE[-_ ]?SCOPE(?![A-Za-z0-9])/i;
 
 /**
  * What a marker line is nested in: its blockquote markers, then a list item's bullet and the spaces after it

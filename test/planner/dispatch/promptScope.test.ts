@@ -29,6 +29,8 @@ describe('extractPromptScope: markers and fences', () => {
     ['bold', '**FILE-SCOPE** (exactly these):\n~~~\nsrc/a.ts\n~~~', 'block', ['src/a.ts']],
     ['a list item, FILE_SCOPE', '- FILE_SCOPE\n  ```\n  src/a.ts\n  ```', 'block', ['src/a.ts']],
     ['a quote', '> FILE-SCOPE\n```\nsrc/a.ts\n```', 'block', ['src/a.ts']],
+    ['seven # are no heading, so no marker', '####### FILE-SCOPE\n```\nsrc/a.ts\n```', 'marker-absent'],
+    ['a separator line of # before the marker', `${'#'.repeat(200)}\n### FILE-SCOPE\n\`\`\`\nsrc/a.ts\n\`\`\``, 'block', ['src/a.ts']],
     ['a quote whose block is quoted too', '> FILE-SCOPE\n> ```\n> src/a.ts\n>src/b.ts\n> ```', 'block', ['src/a.ts', 'src/b.ts']],
     ['a nested quote', '> > **FILE-SCOPE**\n> >\n> > ~~~\n> > - src/a.ts\n> > ~~~', 'block', ['src/a.ts']],
     ['a list item whose block is indented as its content, four spaces', '- FILE-SCOPE:\n    ```\n    src/a.ts\n    ```', 'block', ['src/a.ts']],
