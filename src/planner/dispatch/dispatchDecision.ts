@@ -244,11 +244,23 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
   });
 
   let raw: RawCollision[];
+  // The entries the check ran on: all of them, or after a failure only the literal ones.
+  let checked = record;
+  let notEvaluable: string | undefined;
   try {
     raw = collisionsWith(record, partners, { ignoreCase });
   } catch (error) {
+    notEvaluable = (error as Error).message;
+    // One entry the engine cannot decide must not hide another's plain overlap: the literal entries
+    // (an equality test each) are checked on their own, and a collision they find is decided as usual.
+    checked = { ...record, files: record.files.filter((entry) => !GLOB_CHARACTER.test(entry)) };
+    try {
+      raw = collisionsWith(checked, partners, { ignoreCase });
+    } catch {
+      raw = [];
+    }
     // Row 9: the check could not run. WARN + ALLOW, and the dispatch is still recorded.
-    return allow('9', { notEvaluable: (error as Error).message }, replaced);
+    if (raw.length === 0) return allow('9', { notEvaluable }, replaced);
   }
   const sameIdSeen = replaced.length > 0 || keptSameId.length > 0 || partners.some(({ record: prior }) => prior.id === record.id);
   if (raw.length === 0) return allow(sameIdSeen ? '10' : 'clear', {}, replaced);
@@ -282,7 +294,7 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
     if (files === undefined) witnessesDegraded = true;
     else {
       try {
-        detailed = collisionsWith(record, colliding, { ignoreCase, knownFiles: files });
+        detailed = collisionsWith(checked, colliding, { ignoreCase, knownFiles: files });
       } catch {
         detailed = raw;
       }
@@ -310,5 +322,5 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
   // more, but if it is in fact still running, its record still ties its subagent to its own scope).
   const onlyOwn = colliding.every(({ record: prior }) => prior.id === record.id);
   const finished = colliding.filter(({ record: prior }) => !livenessOf(prior).ttlExpired);
-  return allow(onlyOwn ? '10' : '10a', { collisions, witnessesDegraded }, [...replaced, ...finished]);
+  return allow(onlyOwn ? '10' : '10a', { collisions, witnessesDegraded, ...(notEvaluable !== undefined ? { notEvaluable } : {}) }, [...replaced, ...finished]);
 }

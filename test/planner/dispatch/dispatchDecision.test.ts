@@ -133,6 +133,20 @@ describe('decideDispatch: the matrix rows decided against the ledger', () => {
     assert.equal(allRecords(verdict.ledger as SessionLedger).length, 2);
   });
 
+  it('row 9 never hides a plain overlap: an entry the engine cannot decide beside a literal that names a running agent\'s file is a deny', () => {
+    const req = request('bob', ['src/a/x.ts'], 'toolu_b');
+    const scope = analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' });
+    // As from a hand-edited aggregate: the declared scope holds an entry the engine refuses.
+    const undecidable = { ...scope, claim: ['src/{' + 'a,'.repeat(1500) + 'b}/y.ts', 'src/a/x.ts'] };
+    const step = decideDispatch({ request: req, scope: undecidable, waveKey: KEY, ledger: ledgerOf(alice), now: NOW, liveness: new Map([[recordKey(alice), alive()]]), canProbe: true });
+    const verdict = verdictOf(step);
+    assert.deepEqual([verdict.decision, verdict.row], ['deny', '11']);
+    assert.deepEqual(verdict.collisions.map((collision) => collision.entries), [['src/a/x.ts', 'src/a/**']]);
+    const finished = verdictOf(decideDispatch({ request: req, scope: undecidable, waveKey: KEY, ledger: ledgerOf(alice), now: NOW, liveness: new Map([[recordKey(alice), done()]]), canProbe: true }));
+    assert.deepEqual([finished.decision, finished.row], ['allow', '10a']);
+    assert.match(finished.notEvaluable ?? '', /alternatives/, 'the allow still says part of the check could not run');
+  });
+
   it('row 8: witnesses synthesised when the file list cannot be had', () => {
     const verdict = verdictOf(decide(request('bob', ['src/**/*.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), alive()]]), { knownFiles: () => undefined }));
     assert.equal(verdict.row, '11');
