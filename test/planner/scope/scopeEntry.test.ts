@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { compileScopeEntry, normalizeScopeEntry, parseScopeEntry, ScopeEntryError } from '../../../src/planner/scope/scopeEntry';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
+import { compileScopeEntry, linearAlternativeMatcher, normalizeScopeEntry, parseScopeEntry, ScopeEntryError } from '../../../src/planner/scope/scopeEntry';
 import type { ScopeEntryErrorReason } from '../../../src/planner/scope/scopeEntry';
+import { entryArbitrary, enumeratePaths, oracleAlternativeMatcher, oracleRead, samplePaths, usable } from '../../support/globOracle';
 
 describe('scope grammar: normalisation', () => {
   const spellings: Array<[raw: string, normalised: string]> = [
@@ -264,5 +268,61 @@ describe('scope grammar: ignore-case mode folds case before brackets are read (d
   it('and only in ignore-case mode', () => {
     assert.equal(compileScopeEntry('src/[A-C].ts').matches('src/b.ts'), false);
     assert.equal(compileScopeEntry('SRC/*.TS').matches('src/a.ts'), false);
+  });
+});
+
+describe('scope grammar: matching a path takes time linear in it, however many ** and * an entry has', () => {
+  it('linearAlternativeMatcher names exactly the paths minimatch names, for every alternative of random entries', () => {
+    const universe = enumeratePaths(['a', 'b', '.'], 2, 3);
+    fc.assert(
+      fc.property(entryArbitrary(), (entry) => {
+        const spelling = usable(entry);
+        if (spelling === undefined) return;
+        const parsed = parseScopeEntry(spelling);
+        parsed.alternatives.forEach((alternative, index) => {
+          const expansion = parsed.expansions[index] as string;
+          const oracle = oracleAlternativeMatcher(expansion);
+          const linear = linearAlternativeMatcher(alternative);
+          const reading = oracleRead(expansion);
+          const paths = reading.ok ? [...universe, ...samplePaths(reading)] : universe;
+          for (const path of paths) assert.equal(linear(path), oracle(path), `${JSON.stringify(expansion)} against ${JSON.stringify(path)}`);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an entry of 170 `**/a*/` segments, or of 40 `*` in one segment, answers at once, rightly both ways', async function () {
+    // Run apart, so that a matcher that backtracks for minutes (the regex did) fails the test at its timeout
+    // instead of holding this process.
+    this.timeout(30_000);
+    const probe = `
+      const { parentPort } = require('node:worker_threads');
+      require('tsx/cjs');
+      const { compileScopeEntry } = require(${JSON.stringify(join(__dirname, '../../../src/planner/scope/scopeEntry.ts'))});
+      const globstars = compileScopeEntry('src/' + '**/a*/'.repeat(170) + 'x');
+      const stars = compileScopeEntry('src/' + '*a'.repeat(40) + '*b');
+      parentPort.postMessage([
+        globstars.matches('src/' + 'ab/'.repeat(200) + 'x'),
+        globstars.matches('src/' + 'ab/'.repeat(200) + 'y'),
+        globstars.matches('src/' + 'ab/'.repeat(169) + 'x'),
+        stars.matches('src/' + 'a'.repeat(5000)),
+        stars.matches('src/' + 'a'.repeat(5000) + 'b'),
+      ]);`;
+    const worker = new Worker(probe, { eval: true });
+    try {
+      const answers = await new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
+        worker.once('message', (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+        worker.once('error', reject);
+      });
+      // Fewer segments than the entry asks for, a last segment that differs, a long segment one `b` short.
+      assert.deepEqual(answers, [true, false, false, false, true]);
+    } finally {
+      await worker.terminate();
+    }
   });
 });
