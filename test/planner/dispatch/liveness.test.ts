@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { IN_FLIGHT_TTL_MS, leadingUserTexts, TranscriptProbe, withTtl } from '../../../src/planner/dispatch/liveness';
+import { Worker } from 'node:worker_threads';
+import fc from 'fast-check';
+import { IN_FLIGHT_TTL_MS, leadingUserTexts, notificationBodies, tagText, TranscriptProbe, withTtl } from '../../../src/planner/dispatch/liveness';
 import type { LivenessEvidence, ProbeTarget } from '../../../src/planner/dispatch/liveness';
 import { probeTranscript } from '../../../src/node/transcriptLines';
 
@@ -131,5 +133,52 @@ describe('liveness probe: details', () => {
       JSON.stringify({ type: 'user', message: { content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] } }),
     ];
     assert.deepEqual(leadingUserTexts(lines), ['the prompt', 'part one', 'part two', 'part one\npart two']);
+  });
+});
+
+describe('liveness probe: notifications are read in time linear in the text', () => {
+  // The regexes the readers replaced, kept here as the definition they must agree with.
+  const regexBodies = (text: string) => [...text.matchAll(/<task-notification>([\s\S]*?)<\/task-notification>/g)].map((match) => match[1] as string);
+  const regexTag = (body: string, name: string) => {
+    const match = new RegExp(`<${name}>\\s*([^<]*?)\\s*</${name}>`).exec(body);
+    return match?.[1] === undefined || match[1] === '' ? undefined : match[1];
+  };
+  const piece = fc.constantFrom('<task-notification>', '</task-notification>', '<status>', '</status>', '<task-id>', '</task-id>', '<', '>', '/', ' ', '\n', '\u00a0', 'completed', 'x');
+
+  it('finds the same notification bodies and tag texts as the regexes did', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join('');
+        assert.deepEqual(notificationBodies(text), regexBodies(text));
+        for (const name of ['status', 'task-id']) assert.equal(tagText(text, name), regexTag(text, name), `${name} in ${JSON.stringify(text)}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('answers at once for a line full of unclosed tags and blanks (the regexes took quadratic time)', async function () {
+    // Run apart, so that a reader that takes minutes fails the test at its timeout instead of holding this process.
+    this.timeout(30_000);
+    const probe = `
+      const { parentPort } = require('node:worker_threads');
+      require('tsx/cjs');
+      const { notificationBodies, tagText } = require(${JSON.stringify(join(__dirname, '../../../src/planner/dispatch/liveness.ts'))});
+      const unclosed = '<task-notification>'.repeat(200000);
+      const blanks = '<status>' + ' '.repeat(2000000) + 'x';
+      parentPort.postMessage([notificationBodies(unclosed).length, tagText(blanks, 'status') === undefined, tagText(blanks + '</status>', 'status')]);`;
+    const worker = new Worker(probe, { eval: true });
+    try {
+      const answers = await new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
+        worker.once('message', (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+        worker.once('error', reject);
+      });
+      assert.deepEqual(answers, [0, true, 'x']);
+    } finally {
+      await worker.terminate();
+    }
   });
 });
