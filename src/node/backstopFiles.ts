@@ -2,9 +2,10 @@
 // telemetry log (one `write` per record on a descriptor opened with O_APPEND, so records of hooks
 // running at the same time never interleave).
 import { isAscii } from 'node:buffer';
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
+import { ensureRealParents, UnsafePathError } from './declarationFs';
 
 /**
  * Atomically replaces `path` with `text`, creating its directory (temporary file created exclusively,
@@ -15,34 +16,20 @@ export function writeFileAtomically(path: string, text: string): void {
   writeFileAtomicSync(path, text);
 }
 
-/** A directory on the way to a file the backstop writes is a link or not a directory. */
-export class LinkOnTheWayError extends Error {
-  constructor(readonly path: string) {
-    super(`${path} is a link or not a directory, so nothing is written through it`);
-    this.name = 'LinkOnTheWayError';
-  }
-}
-
 /**
  * Atomically replaces `path` (below `root`) with `text`, creating the directories between them and
- * following no link among them. A turn can write `.orchestrator/`, which no snapshot looks at: a link
- * planted there would otherwise have a turn record written over a file elsewhere (a person's file in
- * the work tree), after the turn was checked. Throws LinkOnTheWayError then. (A link at `path` itself
- * is replaced, not followed.)
+ * following no link among them (ensureRealParents). A turn can write `.orchestrator/`, which no snapshot
+ * looks at: a link planted there would otherwise have a turn record written over a file elsewhere (a
+ * person's file in the work tree), after the turn was checked. Throws an UnsafePathError then. (A link at
+ * `path` itself is replaced, not followed.)
  */
 export function writeFileBelow(root: string, path: string, text: string): void {
-  const base = root.endsWith('/') ? root : `${root}/`;
-  if (!path.startsWith(base)) throw new Error(`${path} is not below ${root}`);
-  let directory = base.slice(0, -1);
-  for (const part of dirname(path).slice(base.length).split('/')) {
-    if (part === '') continue;
-    directory = `${directory}/${part}`;
-    try {
-      mkdirSync(directory);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    if (!lstatSync(directory).isDirectory()) throw new LinkOnTheWayError(directory);
+  try {
+    ensureRealParents(root, path, true);
+  } catch (error) {
+    // Worded as a turn's warning reads it: what stands on the way.
+    if (!(error instanceof UnsafePathError) || (error.reason !== 'symlink' && error.reason !== 'not-a-directory')) throw error;
+    throw new UnsafePathError(error.reason, error.path, `${error.path} is a link or not a directory, so nothing is written through it`);
   }
   writeFileAtomicSync(path, text);
 }

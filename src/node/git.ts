@@ -11,12 +11,14 @@ import { execFile, execFileSync } from 'node:child_process';
  * range with no change. What is decided must be the objects themselves.
  */
 export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...base, GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: NO_GRAFT_FILE };
+  return { ...base, GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: NOWHERE };
 }
 
-// A path no file can have (below /dev/null, which is not a directory): git finds no graft file there, and
-// says nothing about it.
-const NO_GRAFT_FILE = '/dev/null/wave-scope-reads-no-grafts';
+/**
+ * A path no file can have (below /dev/null, which is not a directory), for a setting git must find nothing
+ * at: git fails on it at once, or (for a graft file) reads nothing and says nothing about it.
+ */
+export const NOWHERE = '/dev/null/wave-scope-nowhere';
 
 /** Runs git with the given arguments in `cwd`; returns stdout, or throws with git's stderr. */
 export function runGit(cwd: string, args: readonly string[]): string {

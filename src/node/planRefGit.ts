@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
-import { gitEnvironment } from './git';
+import { gitEnvironment, NOWHERE } from './git';
 import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, PLAIN_FILE_MODE, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import { looseFirstBatch } from './looseObjects';
 import type { BatchObject, ObjectBatch, TreeEntry } from './objectBatch';
@@ -522,9 +522,6 @@ export interface BackgroundFetch {
   cancel(): void;
 }
 
-// A URL no repository can have (below /dev/null, which is not a directory): git fails on it at once.
-const NO_REMOTE_URL = '/dev/null/wave-scope-unconfigured-remote';
-
 /**
  * Starts the fetch of `remote`'s plan ref from `cwd`, before the checkout is even located: git finds the
  * repository from `cwd` exactly as the rev-parse that locates it does, so the fetch runs while the command
@@ -533,13 +530,13 @@ const NO_REMOTE_URL = '/dev/null/wave-scope-unconfigured-remote';
  *
  * It starts before the command has checked that `remote` is a configured remote, and git takes a name no
  * remote has for a path (a repository of that name at the top level would be fetched from). So the fetch
- * is given one more URL for the remote, NO_REMOTE_URL: git fetches from a remote's first URL, and reads
+ * is given one more URL for the remote, NOWHERE: git fetches from a remote's first URL, and reads
  * the command line's configuration last, so a configured remote is fetched as always, and any other name
  * reaches nothing. (A remote defined only by a file in `remotes/` or `branches/`, which git reads only for
  * a name with no URL, is then reached by the store's next attempt, once the name has been checked.)
  */
 export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
-  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NO_REMOTE_URL}`, ...planFetchArgs(remote)], 'ignore');
+  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore');
   return {
     run: started.run,
     finished: () => !started.running(),

@@ -28,6 +28,19 @@ function runInstalledCommand(command: string, input: string, env: Record<string,
 describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', () => {
   let repo: TempGitRepo;
   const install = (...args: string[]) => runBuiltCli(['install-hooks', ...args], { cwd: repo.root, env: cleanEnv() });
+  /** Stages a change outside `src/` (the test manifests' scope), expects the commit to be refused (matching `refusal`), and unstages it. */
+  const commitOutsideScope = (message: string, refusal: RegExp = /(?:)/) => {
+    repo.write({ 'lib/b.ts': 'changed\n' });
+    repo.git('add', 'lib/b.ts');
+    assert.throws(() => repo.git('commit', '--quiet', '-m', message), refusal);
+    repo.git('reset', '--quiet', 'lib/b.ts');
+  };
+  /** Commits a change inside `src/`. */
+  const commitInScope = (message: string) => {
+    repo.write({ 'src/a.ts': 'changed\n' });
+    repo.git('add', 'src/a.ts');
+    repo.git('commit', '--quiet', '-m', message);
+  };
 
   beforeEach(() => {
     repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n', 'lib/b.ts': 'b\n' } });
@@ -104,13 +117,8 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     const cursorReply = runInstalledCommand(cursor.hooks.preToolUse[0]?.command ?? '', hookPayload('cursor-pretooluse', { cwd: repo.root, target: join(repo.root, 'lib/b.ts') }), {});
     assert.equal((JSON.parse(cursorReply.stdout) as { permission: string }).permission, 'deny');
 
-    repo.write({ 'lib/b.ts': 'changed\n' });
-    repo.git('add', 'lib/b.ts');
-    assert.throws(() => repo.git('commit', '--quiet', '-m', 'out of scope'), /lib\/b\.ts \(M\): not in allowedPaths/);
-    repo.git('reset', '--quiet', 'lib/b.ts');
-    repo.write({ 'src/a.ts': 'changed\n' });
-    repo.git('add', 'src/a.ts');
-    repo.git('commit', '--quiet', '-m', 'in scope');
+    commitOutsideScope('out of scope', /lib\/b\.ts \(M\): not in allowedPaths/);
+    commitInScope('in scope');
     assert.match(repo.git('log', '--oneline', '-1'), /in scope/);
   });
 
@@ -120,14 +128,9 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755);
     assert.equal(install('--git').status, 0);
     writeManifest(repo, { allowedPaths: ['src/'] });
-    repo.write({ 'lib/b.ts': 'changed\n' });
-    repo.git('add', 'lib/b.ts');
-    assert.throws(() => repo.git('commit', '--quiet', '-m', 'blocked'));
+    commitOutsideScope('blocked');
     assert.equal(existsSync(join(repo.root, '.team-hook-ran')), false, 'the guard ran first and stopped the commit');
-    repo.git('reset', '--quiet', 'lib/b.ts');
-    repo.write({ 'src/a.ts': 'changed\n' });
-    repo.git('add', 'src/a.ts');
-    repo.git('commit', '--quiet', '-m', 'allowed');
+    commitInScope('allowed');
     assert.equal(existsSync(join(repo.root, '.team-hook-ran')), true, 'the chained hook still ran');
     assert.equal(install('--git', '--uninstall').status, 0);
     assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
@@ -139,13 +142,8 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o644);
     assert.equal(install('--git').status, 0);
     writeManifest(repo, { allowedPaths: ['src/'] });
-    repo.write({ 'lib/b.ts': 'changed\n' });
-    repo.git('add', 'lib/b.ts');
-    assert.throws(() => repo.git('commit', '--quiet', '-m', 'out of scope'), /lib\/b\.ts \(M\): not in allowedPaths/);
-    repo.git('reset', '--quiet', 'lib/b.ts');
-    repo.write({ 'src/a.ts': 'changed\n' });
-    repo.git('add', 'src/a.ts');
-    repo.git('commit', '--quiet', '-m', 'in scope');
+    commitOutsideScope('out of scope', /lib\/b\.ts \(M\): not in allowedPaths/);
+    commitInScope('in scope');
     assert.equal(existsSync(join(repo.root, '.disabled-hook-ran')), false, 'a hook git skipped before the install is still skipped');
     assert.equal(install('--git', '--uninstall').status, 0);
     assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
@@ -159,9 +157,7 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(install('--git').status, 0);
     assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained'), 'utf8'), original);
     writeManifest(repo, { allowedPaths: ['src/'] });
-    repo.write({ 'src/a.ts': 'changed\n' });
-    repo.git('add', 'src/a.ts');
-    repo.git('commit', '--quiet', '-m', 'allowed');
+    commitInScope('allowed');
     assert.equal(existsSync(join(repo.root, '.node-hook-ran')), true);
     assert.equal(install('--git', '--uninstall').status, 0);
     assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);

@@ -11,7 +11,7 @@ import { MAX_CONTROL_FILE_BYTES } from '../../src/node/hookFileSystem';
 import { formatLedger } from '../../src/planner/dispatch/sessionLedger';
 import type { LedgerRecord } from '../../src/planner/dispatch/sessionLedger';
 import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
-import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync, runBuiltCliWithin } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import {
@@ -41,6 +41,8 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
   });
   afterEach(() => repo.remove());
 
+  // pre-dispatch as the agent CLI runs it, for a hook that could hang: killed after 15 s.
+  const preDispatchWithin = (payload: string) => runBuiltCliWithin(['hook', 'pre-dispatch'], 15_000, { input: payload, env: cleanEnv() });
   const dispatch = (description: string, entries: string[], useId: string, extra: { env?: Record<string, string>; transcriptPath?: string | null } = {}) =>
     preDispatch(dispatchPayload({ cwd: repo.root, description, prompt: scopedPrompt(entries), useId, ...(extra.transcriptPath !== undefined ? { transcriptPath: extra.transcriptPath } : {}) }), extra.env);
 
@@ -136,14 +138,7 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
   it('row 13: a transcript that is a FIFO is no evidence, read without waiting for a writer (a hung hook is an unlogged allow)', () => {
     assert.equal(spawnSync('mkfifo', [transcriptPath]).status, 0);
     dispatch('alpha', ['src/a/**'], 'toolu_1');
-    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'pre-dispatch'], {
-      input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2' }),
-      env: cleanEnv(),
-      encoding: 'utf8',
-      // SIGKILL: the hook's own signal handlers (the lock library's) keep a plain SIGTERM from ending it.
-      timeout: 15_000,
-      killSignal: 'SIGKILL',
-    });
+    const run = preDispatchWithin(dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2' }));
     assert.equal(run.signal, null, 'the hook hung on the FIFO');
     assert.equal(replyOf(run.stdout).decision, 'deny');
     const event = lastEvent(repo.root);
@@ -154,26 +149,14 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
     rmSync(join(repo.root, '.orchestrator', 'metrics', 'events.jsonl'));
     assert.equal(spawnSync('mkfifo', [join(repo.root, '.orchestrator', 'metrics', 'events.jsonl')]).status, 0);
-    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'pre-dispatch'], {
-      input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2', transcriptPath: null }),
-      env: cleanEnv(),
-      encoding: 'utf8',
-      timeout: 15_000,
-      killSignal: 'SIGKILL',
-    });
+    const run = preDispatchWithin(dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts']), useId: 'toolu_2', transcriptPath: null }));
     assert.equal(run.signal, null, 'the hook hung on the FIFO');
     assert.equal(replyOf(run.stdout).decision, 'deny');
   });
 
   it('a prompt with a long line of # (a Markdown separator) is read at once: the overlap it carries is denied', () => {
     dispatch('alpha', ['src/a/**'], 'toolu_1', { transcriptPath: null });
-    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'pre-dispatch'], {
-      input: dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts'], `${'#'.repeat(72)}\nTask: beta\n${'#'.repeat(72)}\n`), useId: 'toolu_2', transcriptPath: null }),
-      env: cleanEnv(),
-      encoding: 'utf8',
-      timeout: 15_000,
-      killSignal: 'SIGKILL',
-    });
+    const run = preDispatchWithin(dispatchPayload({ cwd: repo.root, description: 'beta', prompt: scopedPrompt(['src/a/x.ts'], `${'#'.repeat(72)}\nTask: beta\n${'#'.repeat(72)}\n`), useId: 'toolu_2', transcriptPath: null }));
     assert.equal(run.signal, null, 'the hook did not answer in time (the agent CLI would have let the dispatch through)');
     assert.equal(replyOf(run.stdout).decision, 'deny');
   });

@@ -10,7 +10,7 @@ import { readSubagentScope } from '../../src/node/subagentScope';
 import { readAgentScope } from '../../src/planner/plan/declarationStore';
 import { readTextIfExists } from '../../src/node/declarationFs';
 import { covers } from '../../src/planner/scope/scopeAlgebra';
-import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli, runBuiltCliWithin } from '../support/builtCli';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
@@ -140,12 +140,9 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
     const events = join(repo.root, '.orchestrator', 'metrics', 'events.jsonl');
     rmSync(events, { force: true });
     assert.equal(spawnSync('mkfifo', [events]).status, 0);
-    const run = spawnSync(process.execPath, [builtCliPath, 'hook', 'enforce-write', '--agent-cli', 'claude'], {
+    const run = runBuiltCliWithin(['hook', 'enforce-write', '--agent-cli', 'claude'], 15_000, {
       input: JSON.stringify({ session_id: SESSION, transcript_path: sessionTranscript, cwd: repo.root, hook_event_name: 'PreToolUse', agent_id: 'c0ffee1', tool_name: 'Write', tool_input: { file_path: join(repo.root, 'README.md'), content: 'x\n' } }),
       env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }),
-      encoding: 'utf8',
-      timeout: 15_000,
-      killSignal: 'SIGKILL',
     });
     assert.equal(run.signal, null, 'the write gate hung on the FIFO');
     assert.match(run.stdout, /"permissionDecision":"deny"/, run.stdout);

@@ -32,6 +32,17 @@ export function runBuiltCli(args: string[], options: CliRunOptions = {}): CliRun
 }
 
 /**
+ * runBuiltCli for a process that may hang (a hook blocked on a FIFO), as an agent CLI runs a hook: killed
+ * after `ms` with SIGKILL (a hook's own signal handlers, the lock library's, can keep a plain SIGTERM from
+ * ending it). `signal` is null when it ended by itself.
+ */
+export function runBuiltCliWithin(args: string[], ms: number, options: CliRunOptions = {}): CliRun & { signal: NodeJS.Signals | null } {
+  if (!existsSync(builtCliPath)) throw new Error(`${builtCliPath} is missing: run "npm run build" first.`);
+  const result = spawnSync(process.execPath, [builtCliPath, ...args], { cwd: options.cwd, input: options.input ?? '', env: options.env ?? { ...process.env }, encoding: 'utf8', timeout: ms, killSignal: 'SIGKILL' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, signal: result.signal };
+}
+
+/**
  * The test process's environment as a user's shell would give it to `wave-scope`, with `extra` on top.
  * Left out: Wave Scope's own variables, an agent CLI's (CLAUDE_CODE_SESSION_ID binds plans to a session,
  * CLAUDE_PROJECT_DIR moves the state directory) and git's (GIT_DIR, GIT_INDEX_FILE and the like, set when

@@ -22,7 +22,7 @@ import { isAgentId } from '../../planner/plan/agentId';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../planner/sync/branchMap';
 import type { BranchAgent, BranchRule } from '../../planner/sync/branchMap';
 import { isCloneId } from '../../planner/sync/claims';
-import { decodePlan, emptyPlan } from '../../planner/sync/planRef';
+import { decodePlan, emptyPlan, waveOfPlanPath } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
 import { branchRefCandidates } from '../../planner/sync/revisionNames';
@@ -249,8 +249,8 @@ async function verifyTargets(
     // Only the waves the targets name are read (and the files every plan has).
     const waves = new Set(targets.map((target) => target.agent?.wave).filter((wave): wave is number => wave !== undefined));
     const wanted = (path: string) => {
-      const match = /^clones\/[^/]+\/waves\/([0-9]+)\//.exec(path);
-      return match === null || waves.has(Number(match[1]));
+      const wave = waveOfPlanPath(path);
+      return wave === undefined || waves.has(wave.wave);
     };
     if (planCommit !== null && waves.size > 0) plan = decodePlan(store.readFiles(planCommit, wanted));
   } catch (error) {

@@ -215,12 +215,15 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   }
   for (const path of ignored) if (!exclude(path) && !workTree.has(path)) toInspect.push(path);
   // Flagged entries status did not look at: read, and kept only where the work tree is not the index.
-  const reported = new Set(status.entries.map((entry) => entry.path));
   const unchecked = new Map<string, string>();
-  for (const { path, identity } of listing.uncheckedEntries()) {
-    if (exclude(path) || reported.has(path)) continue;
-    unchecked.set(path, identity);
-    toInspect.push(path);
+  const flagged = listing.uncheckedEntries();
+  if (flagged.length > 0) {
+    const reported = new Set(status.entries.map((entry) => entry.path));
+    for (const { path, identity } of flagged) {
+      if (exclude(path) || reported.has(path)) continue;
+      unchecked.set(path, identity);
+      toInspect.push(path);
+    }
   }
   const gitFiles = (await host.gitFiles?.()) ?? [];
 

@@ -136,6 +136,26 @@ export function automatonOf(entry: ParsedScopeEntry): PathAutomaton {
   return automaton;
 }
 
+/**
+ * Whether the automaton accepts `path`, read one UTF-16 code unit at a time with every live state at once:
+ * time linear in the path's length times the automaton's size, however many `**` and `*` its entry has
+ * (compileScopeEntry's matcher for an entry a backtracking regex could take exponential time on).
+ */
+export function acceptsPath(automaton: PathAutomaton, path: string): boolean {
+  let current = automaton.starts;
+  for (let position = 0; position < path.length && current.length > 0; position += 1) {
+    const code = path.charCodeAt(position);
+    const next = new Set<number>();
+    for (const state of current) {
+      for (const edge of automaton.edges[state] as Edge[]) {
+        if (edge.set === undefined ? code === SLASH : inSet(edge.set, code)) next.add(edge.to);
+      }
+    }
+    current = [...next];
+  }
+  return current.some((state) => automaton.accepting[state] === true);
+}
+
 function inSet(set: CharSet, code: number): boolean {
   if (code === SLASH) return false;
   let inside = false;

@@ -11,6 +11,7 @@
 // The stored spelling of an entry is chosen afterwards, and only ever one whose own alternatives are the same
 // normalised alternatives (checked, not assumed): see `chooseSpelling`.
 import { expandBraces } from './braceExpansion';
+import { acceptsPath, automatonOf } from './scopeAutomaton';
 
 /** Why an entry was rejected; machine-readable. */
 export type ScopeEntryErrorReason =
@@ -636,7 +637,7 @@ function alternativeSource(segments: readonly PatternSegment[]): string {
  * Whether V8's backtracking regex runs in time near linear on this alternative, whatever the path: at most
  * two `**` and at most one `*` in each segment. Beyond that a path that fails to match can make it try every
  * way of sharing the path's segments among the `**` (or a segment's characters among its `*`), which grows
- * exponentially with their number; such an alternative is matched by linearAlternativeMatcher instead.
+ * exponentially with their number.
  */
 function backtracksBoundedly(segments: readonly PatternSegment[]): boolean {
   let globstars = 0;
@@ -647,82 +648,6 @@ function backtracksBoundedly(segments: readonly PatternSegment[]): boolean {
   return globstars <= 2;
 }
 
-function inCharSet(set: CharSet, code: number): boolean {
-  if (code === SLASH) return false;
-  let member = false;
-  for (const [low, high] of set.ranges) {
-    if (code < low) break;
-    if (code <= high) {
-      member = true;
-      break;
-    }
-  }
-  return set.negated ? !member : member;
-}
-
-/** What one alternative asks of the path, in order: alternativeSource's pieces, as steps of an automaton. */
-type MatchStep = { readonly kind: 'star' } | { readonly kind: 'chars'; readonly set: CharSet } | { readonly kind: 'slash' } | { readonly kind: 'globstar'; readonly last: boolean };
-
-/**
- * Matches one alternative exactly as its alternativeSource regex does, by running the automaton of its
- * steps over the path's UTF-16 code units with every live state at once: time linear in the path's length
- * times the number of steps, however many `**` and `*` the alternative has. State `i` (0..n) is "before step
- * i" (n: all matched); state n+1+i is "inside a segment taken by the `**` of step i".
- */
-export function linearAlternativeMatcher(segments: readonly PatternSegment[]): (path: string) => boolean {
-  const steps: MatchStep[] = [];
-  segments.forEach((segment, index) => {
-    const isLast = index === segments.length - 1;
-    if (segment.kind === 'globstar') {
-      steps.push({ kind: 'globstar', last: isLast });
-      return;
-    }
-    steps.push(...segment.tokens);
-    if (!isLast) steps.push({ kind: 'slash' });
-  });
-  const n = steps.length;
-  const inside = (step: number) => n + 1 + step;
-  // Adds `state` and what it reaches without reading: past a `*` (the empty run), past a `**` that is not
-  // last (no segment at all).
-  const enter = (states: Uint8Array, state: number) => {
-    for (let at = state; at <= n && states[at] === 0; at += 1) {
-      states[at] = 1;
-      const step = steps[at];
-      if (step === undefined || !(step.kind === 'star' || (step.kind === 'globstar' && !step.last))) return;
-    }
-  };
-  return (path) => {
-    let current = new Uint8Array(2 * n + 1);
-    enter(current, 0);
-    for (let position = 0; position < path.length; position += 1) {
-      const code = path.charCodeAt(position);
-      const next = new Uint8Array(2 * n + 1);
-      let alive = false;
-      for (let at = 0; at < n; at += 1) {
-        if (current[at] === 1) {
-          const step = steps[at] as MatchStep;
-          if (step.kind === 'star') {
-            if (code !== SLASH) enter(next, at);
-          } else if (step.kind === 'chars') {
-            if (inCharSet(step.set, code)) enter(next, at + 1);
-          } else if (step.kind === 'slash') {
-            if (code === SLASH) enter(next, at + 1);
-          } else if (code !== SLASH) next[inside(at)] = 1;
-        }
-        if (current[inside(at)] === 1) {
-          if (code !== SLASH) next[inside(at)] = 1;
-          else enter(next, at);
-        }
-      }
-      for (let at = 0; at < next.length && !alive; at += 1) alive = next[at] === 1;
-      if (!alive) return false;
-      current = next;
-    }
-    const last = steps[n - 1];
-    return current[n] === 1 || (last?.kind === 'globstar' && last.last && current[inside(n - 1)] === 1);
-  };
-}
-
 /** Compiles a normalised spelling once, for matching many concrete paths. */
 export function compileScopeEntry(spelling: string, options: GrammarOptions = {}): CompiledScopeEntry {
   const parsed = parseScopeEntry(spelling, options);
@@ -731,16 +656,12 @@ export function compileScopeEntry(spelling: string, options: GrammarOptions = {}
     const exact = fold(spelling);
     return { ...parsed, matches: (path) => fold(path) === exact };
   }
-  // One regex for the alternatives it matches in bounded time (nearly every entry), the automaton for the rest.
-  const bounded = parsed.alternatives.filter(backtracksBoundedly);
-  const pattern = bounded.length === 0 ? undefined : new RegExp(`^(?:${bounded.map(alternativeSource).join('|')})$`);
-  const linear = parsed.alternatives.filter((alternative) => !backtracksBoundedly(alternative)).map(linearAlternativeMatcher);
-  if (linear.length === 0) return { ...parsed, matches: (path) => (pattern as RegExp).test(fold(path)) };
-  return {
-    ...parsed,
-    matches: (path) => {
-      const folded = fold(path);
-      return pattern?.test(folded) === true || linear.some((matches) => matches(folded));
-    },
-  };
+  // Nearly every entry is one regex; one the regex could take exponential time on is matched by the entry's
+  // automaton (the proof's own), in time linear in the path.
+  if (!parsed.alternatives.every(backtracksBoundedly)) {
+    const automaton = automatonOf(parsed);
+    return { ...parsed, matches: (path) => acceptsPath(automaton, fold(path)) };
+  }
+  const pattern = new RegExp(`^(?:${parsed.alternatives.map(alternativeSource).join('|')})$`);
+  return { ...parsed, matches: (path) => pattern.test(fold(path)) };
 }

@@ -150,6 +150,12 @@ function parseInfo(value: unknown, clone: string, wave: number): PublishedWaveIn
 
 const WAVE_PATH = /^clones\/([^/]+)\/waves\/([1-9][0-9]*)\/(.+)$/;
 
+/** The published wave a plan-tree path lies in (`clones/<clone>/waves/<N>/…`); undefined for any other path. */
+export function waveOfPlanPath(path: string): { clone: string; wave: number } | undefined {
+  const match = WAVE_PATH.exec(path);
+  return match === null ? undefined : { clone: match[1] as string, wave: Number(match[2]) };
+}
+
 /**
  * How many files a sync of the largest wave in a plan's tree (its paths) writes into an empty state
  * directory: each of that wave's files on the plan ref but its published.json (its agents' files, the

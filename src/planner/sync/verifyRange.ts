@@ -11,7 +11,7 @@ import type { WaveRival } from '../scope/testSiblings';
 import { effectiveEntries } from './claimConflicts';
 import { isClaimLive } from './claims';
 import type { Claim } from './claims';
-import { publishedWaveDir } from './planRef';
+import { publishedWaveDir, waveOfPlanPath } from './planRef';
 import type { DecodedPlan } from './planRef';
 
 /** The kind of change a path underwent in the range. */
@@ -371,9 +371,9 @@ export function foreignClaimsOf(plan: DecodedPlan, ownClone: string, now: number
 
 /** Whether a plan-tree path belongs to a wave some live claim of another clone than `ownClone` claims (for readFiles). */
 export function claimedWavePaths(claims: readonly Claim[], ownClone: string, now: number): (path: string) => boolean {
-  const claimed = new Set(claims.filter((claim) => claim.clone !== ownClone && isClaimLive(claim, now)).map((claim) => `${publishedWaveDir(claim.clone, claim.wave)}/`));
+  const claimed = new Set(claims.filter((claim) => claim.clone !== ownClone && isClaimLive(claim, now)).map((claim) => publishedWaveDir(claim.clone, claim.wave)));
   return (path) => {
-    const match = /^clones\/[^/]+\/waves\/[0-9]+\//.exec(path);
-    return match === null || claimed.has(match[0]);
+    const wave = waveOfPlanPath(path);
+    return wave === undefined || claimed.has(publishedWaveDir(wave.clone, wave.wave));
   };
 }

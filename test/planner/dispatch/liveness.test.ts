@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { IN_FLIGHT_TTL_MS, leadingUserTexts, notificationBodies, tagText, TranscriptProbe, withTtl } from '../../../src/planner/dispatch/liveness';
 import type { LivenessEvidence, ProbeTarget } from '../../../src/planner/dispatch/liveness';
 import { probeTranscript } from '../../../src/node/transcriptLines';
+import { answerApart, sourcePath } from '../../support/answerApart';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'transcripts');
 
@@ -159,26 +159,11 @@ describe('liveness probe: notifications are read in time linear in the text', ()
   it('answers at once for a line full of unclosed tags and blanks (the regexes took quadratic time)', async function () {
     // Run apart, so that a reader that takes minutes fails the test at its timeout instead of holding this process.
     this.timeout(30_000);
-    const probe = `
-      const { parentPort } = require('node:worker_threads');
-      require('tsx/cjs');
-      const { notificationBodies, tagText } = require(${JSON.stringify(join(__dirname, '../../../src/planner/dispatch/liveness.ts'))});
+    const answers = await answerApart(`
+      const { notificationBodies, tagText } = require(${sourcePath('src/planner/dispatch/liveness.ts')});
       const unclosed = '<task-notification>'.repeat(200000);
       const blanks = '<status>' + ' '.repeat(2000000) + 'x';
-      parentPort.postMessage([notificationBodies(unclosed).length, tagText(blanks, 'status') === undefined, tagText(blanks + '</status>', 'status')]);`;
-    const worker = new Worker(probe, { eval: true });
-    try {
-      const answers = await new Promise<unknown>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
-        worker.once('message', (message) => {
-          clearTimeout(timer);
-          resolve(message);
-        });
-        worker.once('error', reject);
-      });
-      assert.deepEqual(answers, [0, true, 'x']);
-    } finally {
-      await worker.terminate();
-    }
+      parentPort.postMessage([notificationBodies(unclosed).length, tagText(blanks, 'status') === undefined, tagText(blanks + '</status>', 'status')]);`);
+    assert.deepEqual(answers, [0, true, 'x']);
   });
 });
