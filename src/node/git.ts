@@ -73,10 +73,20 @@ function uniquePaths(output: string): string[] {
 
 // ---- asynchronous: for the extension host, which must never block on git --------------------------
 
-/** Runs git with the given arguments in `cwd` without blocking; resolves with stdout, rejects with git's stderr. */
+/**
+ * Settings given to every git the extension host runs. The extension lists and reads folders VS Code
+ * opened in Restricted mode, whose `.git/config` nobody vetted: `core.fsmonitor` names a program that any
+ * command reading the index runs (`ls-files` included). Empty switches it off in every git version.
+ */
+const HOST_GIT_CONFIG = ['-c', 'core.fsmonitor='];
+
+/**
+ * Runs git with the given arguments in `cwd` without blocking; resolves with stdout, rejects with git's
+ * stderr. Never starts a program the repository's own configuration names (HOST_GIT_CONFIG).
+ */
 export function runGitAsync(cwd: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: gitEnvironment(), encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('git', [...HOST_GIT_CONFIG, ...args], { cwd, env: gitEnvironment(), encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
         const detail = stderr.trim();
         reject(detail === '' ? error : Object.assign(new Error(`git ${args.join(' ')}: ${detail}`), { cause: error }));

@@ -1,10 +1,10 @@
 // The git adapter, against real repositories in temporary directories (never a mocked git).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gitIgnoreCase, gitTopLevel, listRepositoryFiles, runGit } from '../../src/node/git';
+import { gitIgnoreCase, gitIgnoreCaseAsync, gitTopLevel, gitTopLevelAsync, listRepositoryFiles, listRepositoryFilesAsync, runGit } from '../../src/node/git';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
@@ -88,6 +88,23 @@ describe('node/git (real repositories)', () => {
       // The conflict really is there: git itself lists the path once per stage.
       assert.equal(git('ls-files', '--cached', 'src/a.ts').split('\n').filter((line) => line !== '').length, 3);
       assert.deepEqual(listRepositoryFiles(repo.root).filter((path) => path === 'src/a.ts'), ['src/a.ts']);
+    });
+  });
+
+  describe('the extension host\'s git (asynchronous)', () => {
+    // A folder VS Code opens in Restricted mode may carry its own .git/config: the listing the planner and
+    // the editor marks run there must not start a program that config names (core.fsmonitor is run by any
+    // command that reads the index, ls-files included).
+    it('never runs the core.fsmonitor program a repository configures', async () => {
+      const marker = join(outside, 'fsmonitor-ran');
+      repo.git('config', 'core.fsmonitor', `touch '${marker}'; false`);
+      assert.equal(await gitTopLevelAsync(repo.root), repo.root);
+      assert.equal(await gitIgnoreCaseAsync(repo.root), false);
+      assert.deepEqual((await listRepositoryFilesAsync(repo.root, { includeUntracked: true })).sort(), ['README.md', 'src/a.ts']);
+      assert.equal(existsSync(marker), false, 'git ran the repository\'s core.fsmonitor program');
+      // The probe itself works: a plain git ls-files does start the program.
+      repo.git('ls-files');
+      assert.equal(existsSync(marker), true);
     });
   });
 });
