@@ -1,6 +1,12 @@
 // The repository's files as a tree, flattened into the rows a virtualised list shows. Pure: built
 // once per file list (linear in the number of files), flattened per expand/filter change.
+import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { foldCase } from '../src/planner/scope/scopeEntry';
+
+/** The entry a tree row stands for, naming exactly that file (its glob characters escaped): `dir/` for a folder. */
+export function rowEntry(path: string, isFolder: boolean): string {
+  return literalEntryOf(path, { folder: isFolder });
+}
 
 /** A folder of the tree; `path` is repository-relative without a trailing slash (`''` for the root). */
 export interface FolderNode {

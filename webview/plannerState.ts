@@ -3,6 +3,7 @@
 // Every change of the draft is an edit with an undo entry; what a save said is kept only while it is
 // still about the draft on screen, so the header never shows a status that stopped being true.
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../src/planner/plan/agentId';
+import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { foldCase, normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
 import { nextLaneColor } from '../src/protocol/laneColors';
 import type { AgentDraft, ClaimConflictSummary, CollisionSummary, PlanDraft, SaveOutcome, WaveDraft } from '../src/protocol/plannerProtocol';
@@ -103,6 +104,7 @@ export type PlannerAction =
   | { type: 'setTargetAgent'; agentId: string | undefined }
   | { type: 'addEntries'; wave: number; agentId: string; entries: string[] }
   | { type: 'removeEntry'; wave: number; agentId: string; entry: string }
+  /** Narrowing: `entry` becomes one entry per file of `with` (repository files, each named exactly). */
   | { type: 'replaceEntry'; wave: number; agentId: string; entry: string; with: string[] }
   | { type: 'setFilter'; filter: string }
   | { type: 'setTreeMode'; mode: 'all' | 'unassigned' }
@@ -670,7 +672,7 @@ function editOf(state: PlannerState, action: PlannerAction, options: ReduceOptio
       const at = agent?.entries.indexOf(action.entry) ?? -1;
       if (!agent || at < 0) return refuse(state);
       const kept = agent.entries.filter((entry) => entry !== action.entry);
-      const added = action.with.filter((entry) => !kept.includes(entry));
+      const added = action.with.map((file) => literalEntryOf(file)).filter((entry) => !kept.includes(entry));
       kept.splice(at, 0, ...added);
       return {
         draft: mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, entries: kept })),

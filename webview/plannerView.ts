@@ -1,6 +1,7 @@
 // The planner's controller: talks to the host, holds the state, runs the reducer and the analysis, and
 // hands each render's model to the <ws-planner> component tree (webview/components/). Rules live in the
 // pure modules (plannerState, planAnalysis, plannerSummary, entryInput); components only lay them out.
+import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { RequestFailedError } from '../src/protocol/ipc';
 import type { AgentActivityView, KeptDraft, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
 import {
@@ -436,7 +437,7 @@ export class PlannerView implements PlannerControls {
       if (this.rootUri === '' || !uri.startsWith(prefix)) continue;
       const relative = decodeURIComponent(uri.slice(prefix.length));
       const isFolder = !this.cache.index.has(relative) && this.cache.index.hasFilesBeneath(relative);
-      result.push(isFolder ? `${relative}/` : relative);
+      result.push(literalEntryOf(relative, { folder: isFolder }));
     }
     return result;
   }

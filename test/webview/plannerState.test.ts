@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { diskChangedUnderDraft, emptyDraft, initialState, isPlannerState, reduce, restoreState, sameDraft, selectedWave } from '../../webview/plannerState';
 import type { PlannerAction, PlannerState } from '../../webview/plannerState';
 import type { PlanDraft } from '../../src/protocol/plannerProtocol';
+import { compileScopeEntry } from '../../src/planner/scope/scopeEntry';
+import { rowEntry } from '../../webview/fileTree';
 
 function run(actions: PlannerAction[], from: PlannerState = initialState()): PlannerState {
   return actions.reduce((state, action) => reduce(state, action), from);
@@ -139,6 +141,36 @@ describe('planner state reducer', () => {
       { type: 'replaceEntry', wave: 1, agentId: 'x', entry: 'src/', with: ['src/a.ts', 'src/b.ts'] },
     ]);
     assert.deepEqual(selectedWave(state)?.agents[0]?.entries, ['a.md', 'src/a.ts', 'src/b.ts', 'z.md']);
+  });
+
+  // A file whose name holds glob characters: its bare name is a glob that names its look-alike instead.
+  const globNamed = ['src/a[1].ts', 'docs/[draft] *notes?.md', ' lead.ts'];
+  const lookAlikes = ['src/a1.ts', 'docs/d xnotesy.md', 'lead.ts'];
+  function namedBy(entry: string): string[] {
+    const compiled = compileScopeEntry(entry);
+    return [...globNamed, ...lookAlikes].filter((file) => compiled.matches(file));
+  }
+
+  it('a tree row dropped or assigned onto an agent names exactly that file or folder', () => {
+    const state = run([
+      { type: 'addAgent', wave: 1, id: 'x' },
+      { type: 'addEntries', wave: 1, agentId: 'x', entries: [...globNamed.map((file) => rowEntry(file, false)), rowEntry('docs/[draft] *', true)] },
+    ]);
+    const entries = selectedWave(state)?.agents[0]?.entries ?? [];
+    assert.equal(state.notice, undefined);
+    assert.deepEqual(entries.slice(0, 3).map(namedBy), globNamed.map((file) => [file]));
+    assert.equal(compileScopeEntry(entries[3] ?? '').matches('docs/[draft] */a.md'), true);
+    assert.equal(compileScopeEntry(entries[3] ?? '').matches('docs/d x/a.md'), false);
+  });
+
+  it('a narrowing names exactly the files it keeps', () => {
+    const state = run([
+      { type: 'addAgent', wave: 1, id: 'x' },
+      { type: 'addEntries', wave: 1, agentId: 'x', entries: ['src/', 'docs/'] },
+      { type: 'replaceEntry', wave: 1, agentId: 'x', entry: 'src/', with: ['src/a[1].ts'] },
+    ]);
+    const entries = selectedWave(state)?.agents[0]?.entries ?? [];
+    assert.deepEqual(namedBy(entries[0] ?? ''), ['src/a[1].ts']);
   });
 
   it('ensureAgent creates a missing wave and agent once', () => {

@@ -70,10 +70,5 @@ export interface PlannerControls {
   droppedAt(started: number): void;
 }
 
-/** The entry a tree row stands for: `dir/` for a folder. */
-export function rowEntry(path: string, isFolder: boolean): string {
-  return isFolder ? `${path}/` : path;
-}
-
 /** The drag type of the planner's own tree rows. */
 export const DRAG_TYPE = 'application/x-wave-scope-entries';

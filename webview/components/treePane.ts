@@ -5,13 +5,13 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { styleProps } from './styleProps';
-import { flattenTree } from '../fileTree';
+import { flattenTree, rowEntry } from '../fileTree';
 import type { FolderNode, TreeRow } from '../fileTree';
 import type { WaveAnalysis } from '../planAnalysis';
 import { selectedWave, TREE_WIDTH } from '../plannerState';
 import { count } from '../wording';
 import { icons, PlannerPart } from './base';
-import { DRAG_TYPE, rowEntry } from './model';
+import { DRAG_TYPE } from './model';
 
 const ROW_HEIGHT = 22;
 const OVERSCAN = 8;

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../../planner/plan/agentId';
 import { coordinatorAssignment, coordinatorFileOf, coordinatorFilesNamedBy } from '../../planner/plan/coordinatorFiles';
 import { FileIndex } from '../../planner/scope/fileIndex';
+import { literalEntryOf } from '../../planner/scope/literalEntry';
 import { DidAssignNotification } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
@@ -51,7 +52,7 @@ export const assignToAgent: WaveScopeCommand = {
       } catch {
         isFolder = false;
       }
-      entries.push(isFolder ? `${relative}/` : relative);
+      entries.push(literalEntryOf(relative, { folder: isFolder }));
     }
     if (entries.length === 0) {
       void vscode.window.showWarningMessage('Wave Scope: those paths are outside the repository of this folder.');

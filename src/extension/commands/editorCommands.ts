@@ -3,6 +3,7 @@
 // gives way: the entry is replaced by the files it keeps, and the plan is saved through the planner's
 // one draft save, in the plan worker).
 import * as vscode from 'vscode';
+import { literalEntryOf } from '../../planner/scope/literalEntry';
 import { DidFocusNotification } from '../../protocol/plannerProtocol';
 import type { PlanDraft } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
@@ -27,7 +28,7 @@ export const showInPlanner: WaveScopeCommand = {
   },
 };
 
-/** The draft with one entry of one agent replaced by the files it keeps. */
+/** The draft with one entry of one agent replaced by the files it keeps, each named exactly. */
 export function narrowedDraft(draft: PlanDraft, wave: number, agent: string, entry: string, files: readonly string[]): PlanDraft | undefined {
   const target = draft.waves.find((item) => item.wave === wave)?.agents.find((item) => item.id === agent);
   if (!target || !target.entries.includes(entry)) return undefined;
@@ -39,7 +40,9 @@ export function narrowedDraft(draft: PlanDraft, wave: number, agent: string, ent
         : {
             ...item,
             agents: item.agents.map((lane) =>
-              lane.id !== agent ? lane : { ...lane, entries: [...new Set(lane.entries.flatMap((existing) => (existing === entry ? [...files] : [existing])))] },
+              lane.id !== agent
+                ? lane
+                : { ...lane, entries: [...new Set(lane.entries.flatMap((existing) => (existing === entry ? files.map((file) => literalEntryOf(file)) : [existing])))] },
             ),
           },
     ),
