@@ -208,11 +208,11 @@ export class PlannerView implements PlannerControls {
 
   private async saveNow(): Promise<void> {
     if (!this.ready || !this.trusted || this.state.save.kind === 'saving') return;
-    const draft = this.state.draft;
+    const { draft, base } = this.state;
     this.dispatch({ type: 'saveStarted' });
     let outcome: SaveOutcome;
     try {
-      outcome = await this.host.request(SavePlanRequest, { draft }, { timeoutMs: this.requestTimeoutMs });
+      outcome = await this.host.request(SavePlanRequest, { draft, base }, { timeoutMs: this.requestTimeoutMs });
     } catch (error) {
       const late = error instanceof RequestFailedError && error.reason === 'timeout';
       this.dispatch({

@@ -50,6 +50,8 @@ export interface SaveOptions {
   files: readonly string[];
   /** One of STATE_DIR_NAMES; otherwise the state directory is resolved as the CLI does. */
   stateDirName?: string;
+  /** The plan on disk the draft was edited from: only waves it had are removed (SaveDraftOptions.base). */
+  base?: DraftPlan | undefined;
 }
 
 /** Saves the whole draft into the repository at `repoRoot` (see saveDraft), bound to this process's session. */
@@ -59,6 +61,7 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     ignoreCase: options.ignoreCase,
     files: options.files,
     stateDirName: options.stateDirName,
+    base: options.base,
     ownIds: processLocalSessionIds({ env: process.env }),
     fsAt: nodeDeclarationFs,
   });

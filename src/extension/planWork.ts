@@ -32,6 +32,8 @@ export interface SaveWork {
   readonly files: readonly string[];
   /** One of STATE_DIR_NAMES, or undefined to resolve the state directory as the CLI does. */
   readonly stateDirName: string | undefined;
+  /** The plan on disk the draft was edited from (SaveDraftOptions.base), when known. */
+  readonly base?: DraftPlan | undefined;
 }
 
 /** One wave of the plan to analyse: the planner's draft wave (lane colours included). */
@@ -143,7 +145,7 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 function save(work: SaveWork): DraftSaveResult {
-  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName });
+  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base });
 }
 
 function waveInsight(wave: InsightWave, active: boolean, index: FileIndex): WaveInsight {

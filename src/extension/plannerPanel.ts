@@ -28,7 +28,7 @@ export function plannerTitle(folder: vscode.WorkspaceFolder): string {
 export interface PlannerPanelServices {
   readonly log: Log;
   ready(folder: vscode.WorkspaceFolder): Promise<ReadyResult>;
-  save(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome>;
+  save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined): Promise<SaveOutcome>;
   draftChanged(folder: vscode.WorkspaceFolder, change: ParamsOf<typeof DraftChangedCommand>): Promise<void>;
   openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void>;
   timing(name: string, milliseconds: number): void;
@@ -43,6 +43,8 @@ export class PlannerPanel implements vscode.Disposable {
   readonly onDidClose = this.closed.event;
   /** The newest draft the webview reported (palette commands save and validate this). */
   latestDraft: PlanDraft | undefined;
+  /** The plan on disk that draft was edited from, as the webview reported it. */
+  latestBase: PlanDraft | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -130,19 +132,24 @@ export class PlannerPanel implements vscode.Disposable {
       ReadyRequest,
       answer('Loading the planner', async () => {
         const result = await services.ready(folder);
-        if (result.keptDraft?.dirty) this.latestDraft ??= result.keptDraft.draft;
+        if (result.keptDraft?.dirty && this.latestDraft === undefined) {
+          this.latestDraft = result.keptDraft.draft;
+          this.latestBase = result.keptDraft.base;
+        }
         return result;
       }),
     );
     this.endpoint.onRequest(
       SavePlanRequest,
-      answer('Saving', async ({ draft }) => {
+      answer('Saving', async ({ draft, base }) => {
         this.latestDraft = draft;
-        return services.save(folder, draft);
+        this.latestBase = base;
+        return services.save(folder, draft, base);
       }),
     );
     this.endpoint.onCommand(DraftChangedCommand, async (change) => {
       this.latestDraft = change.draft;
+      this.latestBase = change.base;
       await services.draftChanged(folder, change);
     });
     this.endpoint.onCommand(OpenFileCommand, ({ path }) => services.openFile(folder, path));

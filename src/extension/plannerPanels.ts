@@ -174,7 +174,11 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     };
   }
 
-  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome> {
+  /**
+   * Saves `draft` over the plan on disk; `base` is the plan on disk it was edited from (a wave written on
+   * disk since is kept, see SaveDraftOptions.base), undefined when not known.
+   */
+  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined): Promise<SaveOutcome> {
     const plan = await this.plans.get(folder);
     if (!vscode.workspace.isTrusted) {
       return { ok: false, message: 'Saving writes declarations: trust this workspace first (Restricted mode only plans).', collisions: [] };
@@ -190,7 +194,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       this.log.info(`save ${folder.name}: ${message}`);
       return { ok: false, step: 'claims', message, collisions: [], claimConflicts: claims.conflicts };
     }
-    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName };
+    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base };
     // Saving a large plan spends seconds in fsync: in the plan worker, with progress once it takes a while.
     const saving = this.worker.run('save', work);
     let settled = false;
@@ -210,12 +214,27 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     return outcome;
   }
 
+  /**
+   * The plan on disk the draft palette commands act on was edited from: the open planner's, else the kept
+   * draft's (see FolderPlan.currentDraft); undefined when neither says.
+   */
+  async baseOf(folder: vscode.WorkspaceFolder): Promise<PlanDraft | undefined> {
+    const panel = this.panelFor(folder);
+    if (panel?.latestDraft) return panel.latestBase;
+    const plan = await this.plans.get(folder);
+    const kept = await plan.drafts.read();
+    return kept?.dirty ? kept.base : undefined;
+  }
+
   /** Saves a draft made outside the planner (a Narrow from the editor); an open planner takes it as its new base. */
   async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome> {
-    const outcome = await this.save(folder, draft);
+    const outcome = await this.save(folder, draft, await this.baseOf(folder));
     const panel = this.panelFor(folder);
     if (panel) {
-      if (outcome.ok) panel.latestDraft = draft;
+      if (outcome.ok) {
+        panel.latestDraft = draft;
+        panel.latestBase = draft;
+      }
       panel.notify(DidSaveNotification, { outcome, ...(outcome.ok ? { savedDraft: draft } : {}) });
     }
     this.draftChangedEmitter.fire(folder);

@@ -181,8 +181,12 @@ export type ReadyResult = v.InferOutput<typeof ReadyResultSchema>;
  */
 export const ReadyRequest = requestType('ready', v.object({ stateVersion: v.number() }), ReadyResultSchema, { timeoutMs: 120_000 });
 
-/** Save the draft through the safe chain. Answered with a SaveOutcome. */
-export const SavePlanRequest = requestType('savePlan', v.object({ draft: PlanDraftSchema }), SaveOutcomeSchema);
+/**
+ * Save the draft through the safe chain. Answered with a SaveOutcome. `base` is the plan on disk the draft
+ * was edited from (KeptDraft.base): only the waves it had and the draft lacks are removed from disk, so a
+ * wave written on disk meanwhile (the CLI, a sync) survives a save of an older draft.
+ */
+export const SavePlanRequest = requestType('savePlan', v.object({ draft: PlanDraftSchema, base: v.optional(PlanDraftSchema) }), SaveOutcomeSchema);
 
 /** The draft changed in the webview; the host keeps it (reload survival, decorations, palette commands). */
 export const DraftChangedCommand = commandType(

@@ -14,7 +14,7 @@ export const savePlan: WaveScopeCommand = {
     const plan = await plans.get(folder);
     const panel = planners.panelFor(folder);
     const draft = await plan.currentDraft(panel?.latestDraft);
-    const outcome = await planners.save(folder, draft);
+    const outcome = await planners.save(folder, draft, await planners.baseOf(folder));
     panel?.notify(DidSaveNotification, { outcome, savedDraft: outcome.ok ? draft : undefined });
     if (outcome.ok) void vscode.window.showInformationMessage(`Wave Scope: ${outcome.message}`);
     else void vscode.window.showErrorMessage(`Wave Scope: ${outcome.message}`);

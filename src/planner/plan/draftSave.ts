@@ -98,6 +98,12 @@ export interface SaveDraftOptions {
   ownIds: ReadonlySet<string>;
   /** The file system confined to `root` (the Node one is src/node/declarationFs.ts's nodeDeclarationFs). */
   fsAt(root: string): DeclarationFs;
+  /**
+   * The plan on disk the draft was edited from. A declared wave the draft lacks is removed only when the
+   * base had it (the person deleted it); one written on disk since (the CLI, a sync, another window) is
+   * kept. Without a base, every declared wave the draft lacks is removed.
+   */
+  base?: DraftPlan | undefined;
 }
 
 /** Where a save stopped: the safe chain's step, `materialize` for another wave, `remove-wave` for a deleted one. */
@@ -118,8 +124,8 @@ function plural(count: number, word: string): string {
 /**
  * Saves the whole draft. Nothing is written unless every wave is disjoint. Waves other than the active
  * one are materialized (both shapes) first; the active wave goes through writeWavePlan, which also
- * writes the manifest, last. Waves no longer in the draft lose their declaration files, the aggregate
- * first (so a reader never sees an aggregate without its per-agent files). Every outcome is data.
+ * writes the manifest, last. Waves no longer in the draft (and in its base, when given) lose their
+ * declaration files, the aggregate first (so a reader never sees an aggregate without its per-agent files). Every outcome is data.
  */
 export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResult {
   const { repoRoot, ignoreCase } = options;
@@ -179,9 +185,15 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
   }
 
   const kept = new Set(draft.waves.map((wave) => wave.wave));
+  const deleted = options.base === undefined ? undefined : new Set(options.base.waves.map((wave) => wave.wave).filter((wave) => !kept.has(wave)));
   const removedWaves: number[] = [];
+  const newerWaves: number[] = [];
   for (const wave of listDeclaredWaves(stateDir, fs)) {
     if (kept.has(wave)) continue;
+    if (deleted !== undefined && !deleted.has(wave)) {
+      newerWaves.push(wave);
+      continue;
+    }
     try {
       removeWaveDeclarations(stateDir, wave, fs, ignoreCase);
     } catch (error) {
@@ -199,11 +211,12 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
   const manifestNote =
     draft.activeWave !== undefined ? `; the manifest names wave ${draft.activeWave}` : '; no active wave, so the manifest was not touched';
   const removedNote = removedWaves.length > 0 ? `; removed wave ${removedWaves.join(', ')}` : '';
+  const newerNote = newerWaves.length > 0 ? `; kept wave ${newerWaves.join(', ')}, written since the draft was made` : '';
   return {
     ok: true,
     wavesWritten: written.sort((a, b) => a - b),
     manifestWave: draft.activeWave,
-    message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}.`,
+    message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}${newerNote}.`,
   };
 }
 

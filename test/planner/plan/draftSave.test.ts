@@ -167,6 +167,23 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.ok(files.includes('notes.txt'), 'a file that is not a declaration stays');
   });
 
+  it('with a base, removes only the waves deleted from it: a wave written on disk since the draft was made stays', () => {
+    assert.ok(saveDraft(twoWaves, options()).ok);
+    // The draft was made from waves 1 and 2; meanwhile the CLI (or a sync, or another window) writes wave 3.
+    const base = twoWaves;
+    const wave3: DraftPlan = { waves: [{ wave: 3, role: 'builder', agents: [{ id: 'late', entries: ['README.md'] }] }] };
+    assert.ok(saveDraft(wave3, options({ base: { waves: [] } })).ok);
+    assert.ok(stateFiles().includes('filescopes/wave-3/late.json'));
+    // The person deleted wave 2 in the planner and saves.
+    const result = saveDraft({ ...twoWaves, waves: [twoWaves.waves[0]!] }, options({ base }));
+    assert.ok(result.ok, result.message);
+    const files = stateFiles();
+    assert.equal(files.includes('filescopes/wave-2/docs.json'), false, 'the wave deleted in the draft goes');
+    assert.ok(files.includes('filescopes/wave-3/late.json'), 'the wave written since the base stays');
+    assert.ok(files.includes('filescopes/wave-3.scopes.json'));
+    assert.match(result.message, /; removed wave 2; kept wave 3, written since the draft was made\.$/);
+  });
+
   it('resolves the state directory as the CLI does when none is named (or the name is not a state directory)', () => {
     for (const stateDirName of [undefined, 'elsewhere']) {
       rmSync(join(root, '.claude'), { recursive: true, force: true });
