@@ -8,6 +8,7 @@ import type { ParamsOf } from '../protocol/ipc';
 import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
 import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
+import { listedFileToOpen } from '../node/listedFile';
 import type { DraftValidation } from '../planner/plan/draftSave';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderPlan } from './folderPlan';
@@ -258,10 +259,14 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
 
   async openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void> {
     const plan = await this.plans.get(folder);
-    const segments = path.split('/');
-    if (!plan.repoRoot || segments.includes('..') || segments[0] === '') return;
+    if (!plan.repoRoot) return;
+    const target = listedFileToOpen(plan.repoRoot, path, await plan.files());
+    if (target === undefined) {
+      this.log.warn(`planner of ${folder.name}: did not open ${JSON.stringify(path)}, which is no listed file inside the repository`);
+      return;
+    }
     // Beside the planner, so the board stays in view.
-    await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(plan.repoRoot), ...segments), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.window.showTextDocument(vscode.Uri.file(target), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   timing(name: string, milliseconds: number): void {
