@@ -9,9 +9,10 @@
 //
 // Transcripts are read only for the agents a collision is found with: the decision asks for them
 // (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
-import { covers, prefixesCompatible } from '../scope/scopeAlgebra';
+import { covers } from '../scope/scopeAlgebra';
 import { foldCase } from '../scope/scopeEntry';
 import { findCollisions } from '../scope/collisions';
+import { LiteralPrefixSet } from '../scope/literalPrefixSet';
 import type { ScopeRecord } from '../scope/collisions';
 import type { DispatchRequest } from './dispatchRequest';
 import type { DispatchScope } from './dispatchScope';
@@ -169,19 +170,23 @@ function roughPrefix(entry: string, ignoreCase: boolean): string[] {
   return prefix;
 }
 
-/** The partners with at least one entry that may meet one of the record's (the rest are not compiled at all). */
-function mayMeet(record: LedgerRecord, partners: readonly PlacedRecord[], ignoreCase: boolean): PlacedRecord[] {
-  const mine = record.files.map((entry) => roughPrefix(entry, ignoreCase));
-  return partners.filter(({ record: prior }) => prior.files.some((entry) => {
-    const theirs = roughPrefix(entry, ignoreCase);
-    return mine.some((prefix) => prefixesCompatible(prefix, theirs));
-  }));
+/**
+ * The partners with at least one entry whose rough prefix agrees with one of the record's (the rest are not
+ * compiled at all), in their order. The record's prefixes are filed in a tree, and each partner entry looks
+ * its own prefix up there: the cost is the total length of both sides' entries, not the product of their
+ * counts, which a prompt of thousands of entries against a full ledger made many seconds (a hook past
+ * its agent CLI's timeout lets the dispatch through unchecked).
+ */
+export function partnersThatMayMeet(record: LedgerRecord, partners: readonly PlacedRecord[], ignoreCase: boolean): PlacedRecord[] {
+  const mine = new LiteralPrefixSet();
+  for (const entry of record.files) mine.add(roughPrefix(entry, ignoreCase));
+  return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.meets(roughPrefix(entry, ignoreCase))));
 }
 
 function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], options: { ignoreCase: boolean; knownFiles?: readonly string[] }): RawCollision[] {
   // Most earlier agents own other directories: they are set aside by their spelling, so a ledger of 50
   // agents costs the hook no compilation of their entries.
-  const partners = mayMeet(record, all, options.ignoreCase);
+  const partners = partnersThatMayMeet(record, all, options.ignoreCase);
   if (partners.length === 0 || record.files.length === 0) return [];
   // Synthetic ids: two records of one agent id must still be compared (findCollisions never compares a
   // record with another of the same id).

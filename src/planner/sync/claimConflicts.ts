@@ -8,6 +8,7 @@
 import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
+import { LiteralPrefixSet } from '../scope/literalPrefixSet';
 import { compiledEntry } from '../scope/scopeAlgebra';
 import { foldCase, parseScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
@@ -129,37 +130,6 @@ function coveringPrefix(entry: string, ignoreCase: boolean): string[] {
   return !entry.endsWith('/') && prefix.length > 0 && prefix.length === entry.split('/').length ? prefix.slice(0, -1) : prefix;
 }
 
-/** The spelled prefixes of one side's entries as a tree of segments; `end` marks where a prefix stops. */
-interface PrefixNode {
-  end: boolean;
-  children: Map<string, PrefixNode>;
-}
-
-function addPrefix(root: PrefixNode, prefix: readonly string[]): void {
-  let node = root;
-  for (const segment of prefix) {
-    let child = node.children.get(segment);
-    if (child === undefined) {
-      child = { end: false, children: new Map() };
-      node.children.set(segment, child);
-    }
-    node = child;
-  }
-  node.end = true;
-}
-
-/** Whether one prefix in the tree and `prefix` agree on every segment both have (prefixesCompatible). */
-function meetsAnyPrefix(root: PrefixNode, prefix: readonly string[]): boolean {
-  let node = root;
-  for (const segment of prefix) {
-    if (node.end) return true;
-    const child = node.children.get(segment);
-    if (child === undefined) return false;
-    node = child;
-  }
-  return node.end || node.children.size > 0;
-}
-
 /** Who owns each of one side's entries: entry → (wave index, agent) pairs. */
 type Owners = Map<string, Array<{ wave: number; id: string }>>;
 
@@ -192,23 +162,20 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   // spelled: in waves that own separate directories, that is every agent. Exact: what is left out could
   // never be a conflict. A declared file stands for its plain siblings by its directory, which starts
   // every one of them (SIBLINGS_BELOW_THEIR_FILE); otherwise the siblings are spelled for this too.
-  const prefixTrees: [PrefixNode, PrefixNode] = [
-    { end: false, children: new Map() },
-    { end: false, children: new Map() },
-  ];
+  const prefixSets: [LiteralPrefixSet, LiteralPrefixSet] = [new LiteralPrefixSet(), new LiteralPrefixSet()];
   const prefixes = waves.map((wave, index) =>
     wave.records.map((record) => {
       const covering = SIBLINGS_BELOW_THEIR_FILE
         ? record.files.map((entry) => coveringPrefix(entry, ignoreCase))
         : effectiveEntries(record.files, wave.role).entries.map((entry) => spelledPrefix(entry, ignoreCase));
-      for (const prefix of covering) addPrefix(prefixTrees[index === 0 ? 0 : 1], prefix);
+      for (const prefix of covering) prefixSets[index === 0 ? 0 : 1].add(prefix);
       return covering;
     }),
   );
   const effective = waves.map((wave, index) =>
     wave.records.map((record, position) => {
-      const others = prefixTrees[index === 0 ? 1 : 0];
-      const meets = (prefixes[index]?.[position] ?? []).some((prefix) => meetsAnyPrefix(others, prefix));
+      const others = prefixSets[index === 0 ? 1 : 0];
+      const meets = (prefixes[index]?.[position] ?? []).some((prefix) => others.meets(prefix));
       return meets ? { record, ...effectiveEntries(record.files, wave.role) } : undefined;
     }),
   );

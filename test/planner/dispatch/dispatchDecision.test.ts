@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { findCollisions } from '../../../src/planner/scope/collisions';
-import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
-import { decideDispatch, dispatchRecord } from '../../../src/planner/dispatch/dispatchDecision';
+import { prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
+import { foldCase, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
+import { decideDispatch, dispatchRecord, partnersThatMayMeet } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DecisionInput, DecisionStep, DispatchVerdict } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DispatchRequest } from '../../../src/planner/dispatch/dispatchRequest';
 import { analyseDispatchScope } from '../../../src/planner/dispatch/dispatchScope';
 import type { Liveness, LivenessEvidence } from '../../../src/planner/dispatch/liveness';
 import { IN_FLIGHT_TTL_MS } from '../../../src/planner/dispatch/liveness';
 import { allRecords, emptyLedger, recordKey, updateLedger } from '../../../src/planner/dispatch/sessionLedger';
-import type { LedgerRead, LedgerRecord, SessionLedger } from '../../../src/planner/dispatch/sessionLedger';
+import type { LedgerRead, LedgerRecord, PlacedRecord, SessionLedger } from '../../../src/planner/dispatch/sessionLedger';
+import { answerApart, sourcePath } from '../../support/answerApart';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
 const KEY = 's1|w2|implementation';
@@ -237,5 +239,65 @@ describe('decideDispatch: earlier agents set aside by their spelling never hide 
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+// The partner filter as it was before its prefixes were indexed: every entry of each partner against every
+// entry of the dispatch. Kept here as the oracle the indexed filter must agree with.
+function partnersByScanning(record: LedgerRecord, partners: readonly PlacedRecord[], ignoreCase: boolean): PlacedRecord[] {
+  const rough = (entry: string) => {
+    const prefix: string[] = [];
+    for (const segment of entry.split('/')) {
+      if (segment === '' || /[*?[{]/.test(segment)) break;
+      prefix.push(ignoreCase ? foldCase(segment) : segment);
+    }
+    return prefix;
+  };
+  const mine = record.files.map(rough);
+  return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.some((prefix) => prefixesCompatible(prefix, rough(entry)))));
+}
+
+describe('decideDispatch: the partner filter scales with the entries, not their product', () => {
+  it('keeps exactly the partners the filter that scanned every pair kept (fast-check)', () => {
+    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', 'X.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*');
+    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+      try {
+        return normalizeScopeEntry(candidate) === candidate;
+      } catch {
+        return false;
+      }
+    });
+    const files = fc.array(entry, { maxLength: 5 });
+    fc.assert(
+      fc.property(files, fc.array(files, { maxLength: 6 }), fc.boolean(), (mine, priors, ignoreCase) => {
+        const record = recorded('new', mine, 'toolu_new', 0);
+        const partners = priors.map((prior, index) => ({ waveKey: KEY, record: { ...recorded(`p${index}`, [], `toolu_p${index}`, 1), files: prior } }));
+        assert.deepEqual(partnersThatMayMeet(record, partners, ignoreCase), partnersByScanning(record, partners, ignoreCase));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('decides 5,000 entries against a full ledger (395 records of 600 entries, 7.8 MB) in a few seconds', async function () {
+    // Run apart with a deadline: the filter that compared every pair took 14 s for 3,000 entries here, and a
+    // hook past its agent CLI's timeout lets the dispatch through unchecked.
+    this.timeout(60_000);
+    const answer = await answerApart(`
+      const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
+      const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
+      const { emptyLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
+      const now = ${NOW};
+      const at = new Date(now).toISOString();
+      const mine = Array.from({ length: 5000 }, (_, index) => 'src/app/m' + index + '/f.ts');
+      const request = { toolName: 'Agent', description: 'new', prompt: 'FILE-SCOPE\\n~~~\\n' + mine.join('\\n') + '\\n~~~\\n', background: false, sessionId: 's1', useId: 'toolu_new' };
+      const records = Array.from({ length: 395 }, (_, record) => ({
+        id: 'p' + record, desc: 'p' + record, useId: 'toolu_p' + record, at,
+        files: Array.from({ length: 600 }, (_, index) => 'src/app/r' + record + '/' + index + '.ts'),
+      }));
+      const ledger = updateLedger(emptyLedger('s1', ${JSON.stringify(KEY)}, at), { waveKey: ${JSON.stringify(KEY)}, now: at, add: records });
+      const scope = analyseDispatchScope(request, { kind: 'none', reason: 'no-manifest' });
+      const step = decideDispatch({ request, scope, waveKey: ${JSON.stringify(KEY)}, ledger: { kind: 'ok', ledger }, now, liveness: new Map(), canProbe: true });
+      parentPort.postMessage([scope.claim.length, step.kind, step.verdict && step.verdict.row]);`);
+    assert.deepEqual(answer, [5000, 'verdict', 'clear']);
   });
 });

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { LiteralPrefixSet } from '../../../src/planner/scope/literalPrefixSet';
+import { prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
+
+function setOf(...members: string[][]): LiteralPrefixSet {
+  const set = new LiteralPrefixSet();
+  for (const member of members) set.add(member);
+  return set;
+}
+
+describe('LiteralPrefixSet: which literal prefixes can meet', () => {
+  const cases: Array<{ name: string; members: string[][]; asked: string[]; meets: boolean }> = [
+    { name: 'an empty set meets nothing', members: [], asked: ['src'], meets: false },
+    { name: '... not even the empty prefix', members: [], asked: [], meets: false },
+    { name: 'the empty prefix meets any member', members: [['src', 'a']], asked: [], meets: true },
+    { name: 'an empty member meets anything', members: [[]], asked: ['docs', 'x.md'], meets: true },
+    { name: 'equal prefixes meet', members: [['src', 'a']], asked: ['src', 'a'], meets: true },
+    { name: 'a member that is a prefix of the one asked about', members: [['src']], asked: ['src', 'a', 'b.ts'], meets: true },
+    { name: 'a member the one asked about is a prefix of', members: [['src', 'a', 'b.ts']], asked: ['src'], meets: true },
+    { name: 'a member below an inner node only', members: [['src', 'a', 'b.ts']], asked: ['src', 'a'], meets: true },
+    { name: 'different first segments', members: [['src', 'a']], asked: ['lib', 'a'], meets: false },
+    { name: 'they part below a shared directory', members: [['src', 'a'], ['src', 'b', 'c']], asked: ['src', 'c'], meets: false },
+    { name: 'segments are compared whole, not as strings', members: [['src', 'ab']], asked: ['src', 'a'], meets: false },
+    { name: 'segments are compared as spelled (the caller folds case)', members: [['Src']], asked: ['src'], meets: false },
+  ];
+  for (const row of cases) {
+    it(row.name, () => {
+      assert.equal(setOf(...row.members).meets(row.asked), row.meets);
+    });
+  }
+
+  it('answers as asking every member with prefixesCompatible would (fast-check)', () => {
+    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'a.ts', 'A', '');
+    const prefix = fc.array(segment, { maxLength: 4 });
+    fc.assert(
+      fc.property(fc.array(prefix, { maxLength: 6 }), prefix, (members, asked) => {
+        assert.equal(setOf(...members).meets(asked), members.some((member) => prefixesCompatible(member, asked)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
