@@ -118,12 +118,14 @@ function ledgerFileState(location: LedgerLocation, create: boolean): 'absent' | 
  * and when the newest record alone is over that size (the file is then left as it was). The directory is not fsynced after the rename: a power cut can then cost the last dispatch's
  * record (the guard fails open on a missing claim), never a torn file, and the hook saves a disk flush.
  * It writes through the one atomic writer of src/node/atomicFile.ts, which loads nothing beyond node:fs.
+ * Returns the ledger as written: `ledger` without the records the size took.
  */
-export function writeLedger(location: LedgerLocation, ledger: SessionLedger): void {
-  const text = formatLedgerWithin(ledger, MAX_CONTROL_FILE_BYTES);
-  if (text === undefined) throw new Error(`its newest record alone is larger than the ${MAX_CONTROL_FILE_BYTES} bytes a ledger may hold`);
+export function writeLedger(location: LedgerLocation, ledger: SessionLedger): SessionLedger {
+  const within = formatLedgerWithin(ledger, MAX_CONTROL_FILE_BYTES);
+  if (within === undefined) throw new Error(`its newest record alone is larger than the ${MAX_CONTROL_FILE_BYTES} bytes a ledger may hold`);
   ledgerFileState(location, true);
-  writeFileAtomicSync(location.ledgerPath, text, { syncDirectory: false });
+  writeFileAtomicSync(location.ledgerPath, within.text, { syncDirectory: false });
+  return within.ledger;
 }
 
 /** Removes the ledger file; false when there was none. Throws on any other failure. */

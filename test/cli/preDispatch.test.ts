@@ -293,6 +293,10 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     assert.ok(readFileSync(ledgerPath(repo.root)).length <= MAX_CONTROL_FILE_BYTES, 'the ledger stays readable');
     const ids = ledgerIds(repo.root);
     assert.ok(ids.includes('alpha') && ids.includes('beta') && !ids.includes('old0'), ids.slice(-3).join());
+    // The event counts the records the file holds, not the ones the decision meant to write.
+    const written = lastEvent(repo.root);
+    assert.equal(written.ledger_result, 'recorded');
+    assert.equal(written.ledger_records, ids.length);
     // The running agent's claim is still there to deny an overlap (not row 7, which forgets every claim).
     const reply = replyOf(dispatch('gamma', ['src/a/x.ts'], 'toolu_gamma').stdout);
     assert.equal(reply.decision, 'deny', reply.text);

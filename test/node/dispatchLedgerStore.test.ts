@@ -24,7 +24,7 @@ describe('dispatchLedgerStore: writeLedger and removeLedger', () => {
 
   it('creates .orchestrator/ and writes exactly the formatted ledger, with no temporary file left', () => {
     const location = ledgerLocation(root, 's1');
-    writeLedger(location, ledger());
+    assert.deepEqual(writeLedger(location, ledger()), ledger(), 'it returns the ledger it wrote');
     assert.equal(readFileSync(location.ledgerPath, 'utf8'), formatLedger(ledger()));
     assert.deepEqual(readdirSync(join(root, '.orchestrator')), [location.ledgerPath.split('/').pop()]);
     writeLedger(location, ledger());

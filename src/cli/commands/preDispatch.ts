@@ -170,15 +170,16 @@ async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: Ac
       const { verdict } = step;
       let ledgerResult: CycleFacts['ledgerResult'] = verdict.ledger === undefined ? 'not-persisted' : 'recorded';
       let writeProblem: string | undefined;
+      // What the file holds now: the ledger as written (the size may have taken its oldest records), else as read.
+      let records = countRecords(ledger);
       if (verdict.ledger !== undefined) {
         try {
-          writeLedger(location, verdict.ledger);
+          records = allRecords(writeLedger(location, verdict.ledger)).length;
         } catch (error) {
           ledgerResult = 'write-failed';
           writeProblem = describe(error);
         }
       }
-      const records = verdict.ledger !== undefined && ledgerResult === 'recorded' ? allRecords(verdict.ledger).length : countRecords(ledger);
       return {
         verdict,
         cycle: {

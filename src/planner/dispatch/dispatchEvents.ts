@@ -36,7 +36,7 @@ export interface CycleFacts {
   readonly probe: 'none' | 'read' | 'no-transcript' | 'too-large' | 'failed' | 'rounds-exhausted';
   /** `recorded`, `not-persisted` (deny), `not-recorded` (nothing to record), `write-failed`. */
   readonly ledgerResult: 'recorded' | 'not-persisted' | 'not-recorded' | 'write-failed';
-  /** Records in the ledger afterwards (or as read, when nothing was written). */
+  /** Records the ledger file holds afterwards: as written (the caps may have taken the oldest), or as read when nothing was written. */
   readonly ledgerRecords: number;
   readonly durationMs: number;
   /** Whether git's file list was wanted for witnesses and failed (row 8). */

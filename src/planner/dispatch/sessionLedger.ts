@@ -284,17 +284,17 @@ function utf8Length(text: string): number {
 /**
  * The ledger's text (formatLedger) in at most `maxBytes` of UTF-8, the size its readers accept: a larger
  * file reads as corrupt, and the next dispatch would then rebuild it from itself (row 7), forgetting every
- * claim. Past the size the oldest records are dropped, as past MAX_LEDGER_RECORDS. Undefined when the
- * newest record alone does not fit.
+ * claim. Past the size the oldest records are dropped, as past MAX_LEDGER_RECORDS. Returns the text and
+ * the ledger it spells (without the dropped records); undefined when the newest record alone does not fit.
  */
-export function formatLedgerWithin(ledger: SessionLedger, maxBytes: number): string | undefined {
+export function formatLedgerWithin(ledger: SessionLedger, maxBytes: number): { readonly text: string; readonly ledger: SessionLedger } | undefined {
   let current = ledger;
   for (;;) {
     const text = formatLedger(current);
     // A UTF-16 code unit is at most 3 bytes of UTF-8: an ordinary ledger is never measured.
-    if (text.length * 3 <= maxBytes) return text;
+    if (text.length * 3 <= maxBytes) return { text, ledger: current };
     const excess = utf8Length(text) - maxBytes;
-    if (excess <= 0) return text;
+    if (excess <= 0) return { text, ledger: current };
     const byAge = oldestFirst(current);
     if (byAge.length <= 1) return undefined;
     // A record's compact JSON is shorter than its formatted text, so this never drops more than needed.

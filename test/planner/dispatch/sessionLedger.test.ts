@@ -102,13 +102,24 @@ describe('session ledger: the file', () => {
     const records = [record('a', NOW), record('b', '2026-11-30T12:01:00.000Z'), record('c', '2026-11-30T12:02:00.000Z', { files: ['src/é/**'] })];
     const ledger = updateLedger(emptyLedger('s1', 'k', NOW), { waveKey: 'k', now: NOW, add: records });
     const whole = formatLedger(ledger);
-    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(whole)), whole);
+    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(whole))?.text, whole);
     const withoutOldest = formatLedger({ ...ledger, waves: { k: records.slice(1) } });
     const cut = formatLedgerWithin(ledger, Buffer.byteLength(whole) - 1);
-    assert.equal(cut, withoutOldest, 'one byte over (the é counts twice): the oldest record goes, and only it');
+    assert.equal(cut?.text, withoutOldest, 'one byte over (the é counts twice): the oldest record goes, and only it');
     const newestAlone = formatLedger({ ...ledger, waves: { k: records.slice(2) } });
-    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(newestAlone)), newestAlone);
+    assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(newestAlone))?.text, newestAlone);
     assert.equal(formatLedgerWithin(ledger, Buffer.byteLength(newestAlone) - 1), undefined);
+  });
+
+  it('says which ledger its text spells: the records the size took are gone from it too', () => {
+    const records = [record('a', NOW), record('b', '2026-11-30T12:01:00.000Z'), record('c', '2026-11-30T12:02:00.000Z')];
+    const ledger = updateLedger(emptyLedger('s1', 'k', NOW), { waveKey: 'k', now: NOW, add: records });
+    const ids = (within: ReturnType<typeof formatLedgerWithin>) => allRecords(within?.ledger ?? emptyLedger('s1', 'k', NOW)).map(({ record: kept }) => kept.id);
+    const whole = formatLedgerWithin(ledger, Buffer.byteLength(formatLedger(ledger)));
+    assert.deepEqual(ids(whole), ['a', 'b', 'c']);
+    const cut = formatLedgerWithin(ledger, Buffer.byteLength(formatLedger(ledger)) - 1);
+    assert.deepEqual(ids(cut), ['b', 'c']);
+    assert.equal(cut?.text, formatLedger(cut?.ledger as SessionLedger));
   });
 
   it('drops wave keys left empty', () => {
