@@ -10,9 +10,8 @@
 // Transcripts are read only for the agents a collision is found with: the decision asks for them
 // (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
 import { covers } from '../scope/scopeAlgebra';
-import { foldCase } from '../scope/scopeEntry';
 import { findCollisions } from '../scope/collisions';
-import { LiteralPrefixSet } from '../scope/literalPrefixSet';
+import { LiteralPrefixSet, spelledLiteralPrefix } from '../scope/literalPrefixSet';
 import type { ScopeRecord } from '../scope/collisions';
 import type { DispatchRequest } from './dispatchRequest';
 import type { DispatchScope } from './dispatchScope';
@@ -157,30 +156,16 @@ const NEW_ID = '#dispatch';
 const GLOB_CHARACTER = /[*?[{]/;
 
 /**
- * The leading literal segments of a normalised entry, read from its spelling alone: never longer than the
- * engine's own literal prefix (a segment with any glob character ends it), so two entries whose rough
- * prefixes are incompatible cannot share a path (scopeAlgebra's necessary condition).
- */
-function roughPrefix(entry: string, ignoreCase: boolean): string[] {
-  const prefix: string[] = [];
-  for (const segment of entry.split('/')) {
-    if (segment === '' || GLOB_CHARACTER.test(segment)) break;
-    prefix.push(ignoreCase ? foldCase(segment) : segment);
-  }
-  return prefix;
-}
-
-/**
- * The partners with at least one entry whose rough prefix agrees with one of the record's (the rest are not
- * compiled at all), in their order. The record's prefixes are filed in a tree, and each partner entry looks
+ * The partners with at least one entry whose spelled literal prefix agrees with one of the record's (the rest
+ * are not compiled at all), in their order. The record's prefixes are filed in a tree, and each partner entry looks
  * its own prefix up there: the cost is the total length of both sides' entries, not the product of their
  * counts, which a prompt of thousands of entries against a full ledger made many seconds (a hook past
  * its agent CLI's timeout lets the dispatch through unchecked).
  */
 export function partnersThatMayMeet(record: LedgerRecord, partners: readonly PlacedRecord[], ignoreCase: boolean): PlacedRecord[] {
   const mine = new LiteralPrefixSet();
-  for (const entry of record.files) mine.add(roughPrefix(entry, ignoreCase));
-  return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.meets(roughPrefix(entry, ignoreCase))));
+  for (const entry of record.files) mine.add(spelledLiteralPrefix(entry, ignoreCase));
+  return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.meets(spelledLiteralPrefix(entry, ignoreCase))));
 }
 
 function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], options: { ignoreCase: boolean; knownFiles?: readonly string[] }): RawCollision[] {

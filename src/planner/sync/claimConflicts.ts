@@ -8,7 +8,7 @@
 import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
-import { LiteralPrefixSet } from '../scope/literalPrefixSet';
+import { comparablePrefix, LiteralPrefixSet, spelledLiteralPrefix } from '../scope/literalPrefixSet';
 import { compiledEntry } from '../scope/scopeAlgebra';
 import { foldCase, parseScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
@@ -86,34 +86,13 @@ export function effectiveEntries(
   return { entries, siblings };
 }
 
-// Characters that may make a segment anything but itself (the grammar refuses some of them, but a prefix
-// that stops early is only less selective, never wrong).
-const SPECIAL_IN_SEGMENT = /[*?[\]{}()!@+\\]/;
-const ASCII = /^[\x20-\x7e]*$/;
-const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
-
 /**
- * Leading segments every path a normalised entry names starts with: a prefix of the engine's literal
- * prefix (ScopeEntry.literalPrefix), read off the spelling without compiling it. Only a spelling with
- * braces is parsed (its alternatives may differ from the spelling's own segments). With `ignoreCase` the
- * prefix stops at the first segment outside printable ASCII, where folding a path whole and folding it
- * character by character (both of which the engine does) can disagree; a spelling that does not look
- * normalised gets the empty prefix. Shorter is only less selective: no path is ever ruled out wrongly.
+ * Leading segments every path a normalised entry names starts with (spelledLiteralPrefix). A spelling with
+ * braces is parsed: its alternatives may share more leading segments than its spelling does.
  */
 function spelledPrefix(entry: string, ignoreCase: boolean): string[] {
-  // The common case, a plain normalised path or directory: its segments as they are.
-  if (!SPECIAL_IN_SEGMENT.test(entry) && !entry.includes('//') && !entry.startsWith('/') && !DOT_SEGMENT.test(entry) && (!ignoreCase || ASCII.test(entry))) {
-    const segments = (entry.endsWith('/') ? entry.slice(0, -1) : entry).split('/');
-    return ignoreCase ? segments.map(foldCase) : segments;
-  }
-  const segments = entry.includes('{') ? [...parseScopeEntry(entry, { ignoreCase }).literalPrefix] : (entry.endsWith('/') ? entry.slice(0, -1) : entry).split('/');
-  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return [];
-  const prefix: string[] = [];
-  for (const segment of segments) {
-    if (SPECIAL_IN_SEGMENT.test(segment) || (ignoreCase && !ASCII.test(segment))) break;
-    prefix.push(ignoreCase ? foldCase(segment) : segment);
-  }
-  return prefix;
+  if (!entry.includes('{')) return spelledLiteralPrefix(entry, ignoreCase);
+  return comparablePrefix(parseScopeEntry(entry.normalize('NFC'), { ignoreCase }).literalPrefix, ignoreCase);
 }
 
 /**

@@ -217,7 +217,9 @@ describe('decideDispatch: row 10, the same agent id dispatched again', () => {
 
 describe('decideDispatch: earlier agents set aside by their spelling never hide a collision (fast-check, oracle findCollisions)', () => {
   it('finds a collision exactly when the scope engine does', () => {
-    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*');
+    // Beside ASCII, spellings the engine compares in NFC and folds whole or character by character:
+    // café in NFC and NFD, the Kelvin sign, a Greek capital sigma (σ or final ς in lower case).
+    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c3', '\u03b1\u03c2');
     const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
       try {
         normalizeScopeEntry(candidate);
@@ -258,7 +260,7 @@ function partnersByScanning(record: LedgerRecord, partners: readonly PlacedRecor
 }
 
 describe('decideDispatch: the partner filter scales with the entries, not their product', () => {
-  it('keeps exactly the partners the filter that scanned every pair kept (fast-check)', () => {
+  it('on ASCII spellings, keeps exactly the partners the filter that compared every pair kept (fast-check)', () => {
     const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', 'X.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*');
     const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
       try {
@@ -273,6 +275,28 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
         const record = recorded('new', mine, 'toolu_new', 0);
         const partners = priors.map((prior, index) => ({ waveKey: KEY, record: { ...recorded(`p${index}`, [], `toolu_p${index}`, 1), files: prior } }));
         assert.deepEqual(partnersThatMayMeet(record, partners, ignoreCase), partnersByScanning(record, partners, ignoreCase));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('on any spelling, keeps every partner the filter that compared every pair kept (fast-check)', () => {
+    // It may keep more: it compares in NFC and stops at a segment outside ASCII when case is ignored.
+    const segment = fc.constantFrom('src', 'a', 'A', 'x.ts', '*.ts', '**', '{a,b}', 'a]', '(x)', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c2');
+    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+      try {
+        return normalizeScopeEntry(candidate) === candidate;
+      } catch {
+        return false;
+      }
+    });
+    const files = fc.array(entry, { maxLength: 5 });
+    fc.assert(
+      fc.property(files, fc.array(files, { maxLength: 6 }), fc.boolean(), (mine, priors, ignoreCase) => {
+        const record = recorded('new', mine, 'toolu_new', 0);
+        const partners = priors.map((prior, index) => ({ waveKey: KEY, record: { ...recorded(`p${index}`, [], `toolu_p${index}`, 1), files: prior } }));
+        const kept = new Set(partnersThatMayMeet(record, partners, ignoreCase));
+        for (const partner of partnersByScanning(record, partners, ignoreCase)) assert.ok(kept.has(partner), partner.record.files.join());
       }),
       { numRuns: 1000 },
     );

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LiteralPrefixSet } from '../../../src/planner/scope/literalPrefixSet';
+import { LiteralPrefixSet, spelledLiteralPrefix } from '../../../src/planner/scope/literalPrefixSet';
 import { prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
 
 function setOf(...members: string[][]): LiteralPrefixSet {
@@ -40,4 +40,28 @@ describe('LiteralPrefixSet: which literal prefixes can meet', () => {
       { numRuns: 2000 },
     );
   });
+});
+
+describe('spelledLiteralPrefix: the leading segments as the engine compares them', () => {
+  const cases: Array<{ entry: string; ignoreCase?: boolean; prefix: string[] }> = [
+    { entry: 'src/a.ts', prefix: ['src', 'a.ts'] },
+    { entry: 'src/lib/', prefix: ['src', 'lib'] },
+    { entry: 'src/*.ts', prefix: ['src'] },
+    { entry: 'src/**/x.ts', prefix: ['src'] },
+    { entry: 'src/{a,b}/x.ts', prefix: ['src'] },
+    { entry: 'src/[ab]/x.ts', prefix: ['src'] },
+    { entry: 'src/a]/x.ts', prefix: ['src'] },
+    { entry: '**/x.ts', prefix: [] },
+    { entry: 'cafe\u0301/a.ts', prefix: ['caf\u00e9', 'a.ts'] },
+    { entry: 'Src/A.ts', prefix: ['Src', 'A.ts'] },
+    { entry: 'Src/A.ts', ignoreCase: true, prefix: ['src', 'a.ts'] },
+    { entry: 'Src/\u0391\u03a3/a.ts', ignoreCase: true, prefix: ['src'] },
+    { entry: '\u212a/a.ts', ignoreCase: true, prefix: ['k', 'a.ts'] },
+    { entry: 'a/../b/x.ts', prefix: [] },
+  ];
+  for (const row of cases) {
+    it(`${JSON.stringify(row.entry)}${row.ignoreCase === true ? ', case ignored' : ''}: ${JSON.stringify(row.prefix)}`, () => {
+      assert.deepEqual(spelledLiteralPrefix(row.entry, row.ignoreCase ?? false), row.prefix);
+    });
+  }
 });

@@ -118,6 +118,15 @@ describe('findClaimConflicts (our wave against other clones\' claims)', () => {
     assert.equal(findClaimConflicts(ours, theirs, { ignoreCase: true }).length, 1);
   });
 
+  it('an NFD spelling of an NFC directory is the same directory (the engine compares in NFC): not left out before the proof', () => {
+    const nfc = 'caf\u00e9';
+    const nfd = 'cafe\u0301';
+    for (const [mine, theirs] of [[`${nfc}/a.ts`, `${nfd}/a.ts`], [`${nfc}/*.ts`, `${nfd}/a.ts`], [`${nfd}/`, `${nfc}/b.ts`]]) {
+      const conflicts = findClaimConflicts({ role: '', records: [{ id: 'a', files: [mine as string] }] }, [claimed([{ id: 'b', files: [theirs as string] }])]);
+      assert.equal(conflicts.length, 1, `${JSON.stringify(mine)} against ${JSON.stringify(theirs)}`);
+    }
+  });
+
   it('takes a known file as witness when one exists', () => {
     const ours = { role: '', records: [{ id: 'a', files: ['src/*.ts'] }] };
     const conflicts = findClaimConflicts(ours, [claimed([{ id: 'b', files: ['src/a*'] }])], { knownFiles: ['src/abc.ts', 'src/b.ts'] });
