@@ -9,7 +9,8 @@
 //
 // Transcripts are read only for the agents a collision is found with: the decision asks for them
 // (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
-import { covers } from '../scope/scopeAlgebra';
+import { coverage } from '../scope/scopeAlgebra';
+import type { Coverage } from '../scope/scopeAlgebra';
 import { findCollisions } from '../scope/collisions';
 import { LiteralPrefixSet, spelledLiteralPrefix } from '../scope/literalPrefixSet';
 import type { ScopeRecord } from '../scope/collisions';
@@ -106,11 +107,12 @@ export function dispatchRecord(request: DispatchRequest, scope: DispatchScope, n
   };
 }
 
-/** Whether every path `inner` names is named by `outer` (exact; undecided counts as no). */
-function wholeCovered(inner: readonly string[], outer: readonly string[], ignoreCase: boolean): boolean {
+/** Whether every path `inner` names is named by the list `byOuter` answers for (exact; undecided counts as no). */
+function wholeCovered(inner: readonly string[], byOuter: () => (entry: string) => Coverage): boolean {
   if (inner.length === 0) return true;
   try {
-    return inner.every((entry) => covers(outer, entry, { ignoreCase }).covered);
+    const covered = byOuter();
+    return inner.every((entry) => covered(entry).covered);
   } catch {
     return false;
   }
@@ -128,6 +130,9 @@ interface Partition {
 /** Reference row 10: how earlier records of the same agent id (or the same dispatch id) are treated. */
 function partition(records: readonly PlacedRecord[], record: LedgerRecord, ignoreCase: boolean): Partition {
   const result: Partition = { partners: [], replaced: [], keptSameId: [] };
+  // The dispatch's entries compiled once, when a record of the same id asks (coverage).
+  let byDispatch: ((entry: string) => Coverage) | undefined;
+  const coveredByDispatch = () => (byDispatch ??= coverage(record.files, { ignoreCase }));
   for (const placed of records) {
     const prior = placed.record;
     if (record.useId !== undefined && prior.useId === record.useId) {
@@ -135,7 +140,7 @@ function partition(records: readonly PlacedRecord[], record: LedgerRecord, ignor
       continue;
     }
     if (prior.id === record.id && prior.useId === undefined && record.useId === undefined) {
-      if (wholeCovered(prior.files, record.files, ignoreCase)) result.replaced.push(placed);
+      if (wholeCovered(prior.files, coveredByDispatch)) result.replaced.push(placed);
       else result.keptSameId.push(placed);
       continue;
     }

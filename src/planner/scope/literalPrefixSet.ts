@@ -42,22 +42,27 @@ export function spelledLiteralPrefix(entry: string, ignoreCase: boolean): string
   return comparablePrefix((spelling.endsWith('/') ? spelling.slice(0, -1) : spelling).split('/'), ignoreCase);
 }
 
-interface PrefixNode {
-  /** Whether a member ends here. */
-  end: boolean;
-  readonly children: Map<string, PrefixNode>;
+interface PrefixNode<T> {
+  /** What was filed with a prefix ending here, each with its place in the order of filing. */
+  readonly here: Array<{ readonly order: number; readonly value: T }>;
+  readonly children: Map<string, PrefixNode<T>>;
 }
 
-function newNode(): PrefixNode {
-  return { end: false, children: new Map() };
+function newNode<T>(): PrefixNode<T> {
+  return { here: [], children: new Map() };
 }
 
-/** Literal prefixes, each a list of path segments, compared segment by segment as spelled (fold case before adding and asking when case is to be ignored). */
-export class LiteralPrefixSet {
-  private readonly root = newNode();
+/**
+ * Values filed by literal prefix, each prefix a list of path segments compared segment by segment as
+ * spelled (fold case before filing and asking when case is to be ignored). Two prefixes agree when one is
+ * a segment-wise prefix of the other (scopeAlgebra's prefixesCompatible).
+ */
+export class LiteralPrefixIndex<T> {
+  private readonly root = newNode<T>();
+  private filed = 0;
 
-  /** Adds one prefix; the empty prefix agrees with every prefix. */
-  add(prefix: readonly string[]): void {
+  /** Files `value` under `prefix`; the empty prefix agrees with every prefix. */
+  add(prefix: readonly string[], value: T): void {
     let node = this.root;
     for (const segment of prefix) {
       let child = node.children.get(segment);
@@ -67,23 +72,48 @@ export class LiteralPrefixSet {
       }
       node = child;
     }
-    node.end = true;
+    node.here.push({ order: this.filed, value });
+    this.filed += 1;
   }
 
-  /**
-   * Whether some member and `prefix` agree on every segment both have, that is, one of them is a
-   * segment-wise prefix of the other: exactly `members.some((member) => prefixesCompatible(member, prefix))`.
-   */
+  /** Whether some filed prefix agrees with `prefix`: exactly `members.some((member) => prefixesCompatible(member, prefix))`. */
   meets(prefix: readonly string[]): boolean {
     let node = this.root;
     for (const segment of prefix) {
       // A member that ends here is a prefix of `prefix`.
-      if (node.end) return true;
+      if (node.here.length > 0) return true;
       const child = node.children.get(segment);
       if (child === undefined) return false;
       node = child;
     }
     // `prefix` is a prefix of the member ending here, or of every member below.
-    return node.end || node.children.size > 0;
+    return node.here.length > 0 || node.children.size > 0;
+  }
+
+  /** The values filed under a prefix that agrees with `prefix`, in the order they were filed. */
+  agreeingWith(prefix: readonly string[]): T[] {
+    const found: Array<{ readonly order: number; readonly value: T }> = [];
+    let node: PrefixNode<T> | undefined = this.root;
+    for (const segment of prefix) {
+      for (const filed of node.here) found.push(filed);
+      node = node.children.get(segment);
+      if (node === undefined) break;
+    }
+    if (node !== undefined) {
+      const pending = [node];
+      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+        for (const filed of next.here) found.push(filed);
+        for (const child of next.children.values()) pending.push(child);
+      }
+    }
+    return found.sort((left, right) => left.order - right.order).map(({ value }) => value);
+  }
+}
+
+/** Literal prefixes alone, for asking whether any agrees with one (LiteralPrefixIndex.meets). */
+export class LiteralPrefixSet extends LiteralPrefixIndex<true> {
+  /** Adds one prefix; the empty prefix agrees with every prefix. */
+  override add(prefix: readonly string[]): void {
+    super.add(prefix, true);
   }
 }

@@ -2,6 +2,7 @@
 // can two entries name the same path (`intersects`), and does a list of entries cover an entry (`covers`).
 import { automatonOf, checkInclusion, findCommonPath, ProofBudget, surelyDisjoint } from './scopeAutomaton';
 import { FileIndex } from './fileIndex';
+import { LiteralPrefixIndex } from './literalPrefixSet';
 import { compileScopeEntry, normalizeScopeEntry } from './scopeEntry';
 import type { CompiledScopeEntry, GrammarOptions } from './scopeEntry';
 
@@ -147,23 +148,38 @@ export function respelledWitness(left: CompiledScopeEntry, right: CompiledScopeE
  * subset construction exceeds its budget does it answer `undecided`, counting the entry as not covered.
  */
 export function covers(allowed: readonly string[], entry: string, options: GrammarOptions = {}): Coverage {
+  return coverage(allowed, options)(entry);
+}
+
+/**
+ * `covers` for many entries against one list: `allowed` is normalised and compiled once, and its entries
+ * filed by literal prefix, so each question looks up only the entries whose prefix agrees with its own.
+ * Asking `covers` for each of n entries of one list against m of another normalises the m entries n times
+ * over (a dispatch guard's same-id retry with thousands of entries took seconds that way).
+ */
+export function coverage(allowed: readonly string[], options: GrammarOptions = {}): (entry: string) => Coverage {
   const ignoreCase = options.ignoreCase ?? false;
-  const target = compiledEntry(normalizeScopeEntry(entry, options), ignoreCase);
-  const candidates = allowed
-    .map((spelling) => compiledEntry(normalizeScopeEntry(spelling, options), ignoreCase))
-    .filter((candidate) => prefixesCompatible(candidate.literalPrefix, target.literalPrefix));
-  const escaping = (path: string) => checkedCounterexample(target, candidates, path);
-  if (target.kind === 'plain') {
-    return candidates.some((candidate) => candidate.matches(target.spelling))
-      ? { covered: true }
-      : { covered: false, undecided: false, counterexample: escaping(target.spelling) };
-  }
-  const verdict = checkInclusion(
-    automatonOf(target),
-    candidates.map((candidate) => automatonOf(candidate)),
-    ignoreCase,
-  );
-  if (verdict.included === true) return { covered: true };
-  if (verdict.included === false) return { covered: false, undecided: false, counterexample: escaping(verdict.counterexample) };
-  return { covered: false, undecided: true };
+  const index = new LiteralPrefixIndex<CompiledScopeEntry>();
+  allowed.forEach((spelling) => {
+    const compiled = compiledEntry(normalizeScopeEntry(spelling, options), ignoreCase);
+    index.add(compiled.literalPrefix, compiled);
+  });
+  return (entry) => {
+    const target = compiledEntry(normalizeScopeEntry(entry, options), ignoreCase);
+    const candidates = index.agreeingWith(target.literalPrefix);
+    const escaping = (path: string) => checkedCounterexample(target, candidates, path);
+    if (target.kind === 'plain') {
+      return candidates.some((candidate) => candidate.matches(target.spelling))
+        ? { covered: true }
+        : { covered: false, undecided: false, counterexample: escaping(target.spelling) };
+    }
+    const verdict = checkInclusion(
+      automatonOf(target),
+      candidates.map((candidate) => automatonOf(candidate)),
+      ignoreCase,
+    );
+    if (verdict.included === true) return { covered: true };
+    if (verdict.included === false) return { covered: false, undecided: false, counterexample: escaping(verdict.counterexample) };
+    return { covered: false, undecided: true };
+  };
 }

@@ -324,4 +324,31 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
       parentPort.postMessage([scope.claim.length, step.kind, step.verdict && step.verdict.row]);`);
     assert.deepEqual(answer, [5000, 'verdict', 'clear']);
   });
+
+  it('decides a same-id retry of 3,000 entries against 12 earlier records of that id (600 entries each) in a few seconds', async function () {
+    // Row 10 asks, for each earlier record of the same id without a dispatch id, whether the retry covers it:
+    // asked entry by entry of the whole list, the 3,000 entries were normalised again for each of 7,200
+    // questions (about 20 s here).
+    this.timeout(60_000);
+    const answer = await answerApart(`
+      const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
+      const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
+      const { emptyLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
+      const now = ${NOW};
+      const at = new Date(now).toISOString();
+      const mine = Array.from({ length: 3000 }, (_, index) => 'src/app/m' + index + '/f.ts');
+      const request = { toolName: 'Agent', description: 'worker', prompt: 'FILE-SCOPE\\n~~~\\n' + mine.join('\\n') + '\\n~~~\\n', background: false, sessionId: 's1' };
+      const records = Array.from({ length: 12 }, (_, record) => ({
+        id: 'worker', desc: 'worker', at,
+        files: Array.from({ length: 600 }, (_, index) => 'src/app/m' + (record * 200 + index) + '/f.ts'),
+      }));
+      const ledger = updateLedger(emptyLedger('s1', ${JSON.stringify(KEY)}, at), { waveKey: ${JSON.stringify(KEY)}, now: at, add: records });
+      const scope = analyseDispatchScope(request, { kind: 'none', reason: 'no-manifest' });
+      const step = decideDispatch({ request, scope, waveKey: ${JSON.stringify(KEY)}, ledger: { kind: 'ok', ledger }, now, liveness: new Map(), canProbe: true });
+      const kept = step.verdict && step.verdict.ledger ? Object.values(step.verdict.ledger.waves).flat().length : -1;
+      parentPort.postMessage([step.kind, step.verdict && step.verdict.row, kept]);`);
+    // Every earlier record lies within the retry's 3,000 entries: all twelve are replaced (row 10), and the
+    // retry is recorded alone.
+    assert.deepEqual(answer, ['verdict', '10', 1]);
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LiteralPrefixSet, spelledLiteralPrefix } from '../../../src/planner/scope/literalPrefixSet';
+import { LiteralPrefixIndex, LiteralPrefixSet, spelledLiteralPrefix } from '../../../src/planner/scope/literalPrefixSet';
 import { prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
 
 function setOf(...members: string[][]): LiteralPrefixSet {
@@ -36,6 +36,23 @@ describe('LiteralPrefixSet: which literal prefixes can meet', () => {
     fc.assert(
       fc.property(fc.array(prefix, { maxLength: 6 }), prefix, (members, asked) => {
         assert.equal(setOf(...members).meets(asked), members.some((member) => prefixesCompatible(member, asked)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('LiteralPrefixIndex: the values filed under prefixes that agree with one', () => {
+  it('answers, in the order filed, exactly the values whose prefix prefixesCompatible accepts (fast-check)', () => {
+    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'a.ts', 'A', '');
+    const prefix = fc.array(segment, { maxLength: 4 });
+    fc.assert(
+      fc.property(fc.array(prefix, { maxLength: 8 }), prefix, (members, asked) => {
+        const index = new LiteralPrefixIndex<number>();
+        members.forEach((member, position) => index.add(member, position));
+        const expected = members.flatMap((member, position) => (prefixesCompatible(member, asked) ? [position] : []));
+        assert.deepEqual(index.agreeingWith(asked), expected);
+        assert.equal(index.meets(asked), expected.length > 0);
       }),
       { numRuns: 2000 },
     );
