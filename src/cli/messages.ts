@@ -230,6 +230,15 @@ export const installHooksMessages = {
   settingsIsLink: (path: string) => `${path} is a symbolic link; install-hooks edits files in place and never writes through a link into another place. Edit the file it points to, or replace the link with a copy, and run install-hooks again.`,
   chainedExists: (path: string, hook: string) =>
     `${path} already holds a pre-commit hook saved by an earlier install, and ${hook} is no longer Wave Scope's wrapper (another tool replaced it). Chaining again would overwrite the saved hook: move one of them aside and run install-hooks again.`,
+  chainedInTheWay: (path: string, hook: string) =>
+    `${path} holds the pre-commit hook you had before install-hooks chained it, and ${hook} is no longer Wave Scope's wrapper (something replaced it). Putting the saved hook back would overwrite ${hook}: move one of them aside (or delete the one you no longer want) and run install-hooks --uninstall again.`,
+  wrapperEdited: (path: string, saved: string | undefined, mode: 'install' | 'uninstall') =>
+    `${path} is the wrapper install-hooks wrote to run the commit guard${saved === undefined ? '' : ` and then ${saved} (the pre-commit hook you had before)`}, and it has been changed since. ${mode === 'install' ? 'Writing the wrapper again' : 'Removing it'} would lose those changes. ` +
+    (saved === undefined
+      ? `Keep what you want of it in a file of your own, delete ${path}, and run the same install-hooks command again.`
+      : `Put the changes you want to keep where they belong (in ${saved}, which the wrapper runs, or in a file of your own), then rename ${saved} back to ${path}, replacing the wrapper, and run the same install-hooks command again.`),
+  blockEdited: (path: string, begin: string, end: string, mode: 'install' | 'uninstall') =>
+    `${path} holds Wave Scope's commit guard block (from "${begin}" to "${end}"), and it has been changed since install-hooks wrote it. ${mode === 'install' ? 'Writing the block again' : 'Removing it'} would lose those changes. Move your own lines out of the block (or delete the whole block, both marker lines included) and run the same install-hooks command again.`,
   chainedOrphan: (path: string, hook: string) =>
     `${path} holds a pre-commit hook saved by an earlier install, but ${hook} is gone. Rename the saved hook back to ${hook} (or delete it) and run install-hooks again.`,
   hookNotAFile: (path: string) => `${path} is neither a file nor a symbolic link; leave the git hook alone or move it, then run install-hooks again.`,

@@ -46,11 +46,22 @@ export interface PlannedChange {
 export interface PlanProblem {
   readonly component: AgentCli | 'git' | 'launcher';
   readonly path: string;
-  readonly reason: 'bad-settings' | 'settings-is-link' | 'outside-repository' | 'chained-exists' | 'chained-orphan' | 'hook-not-a-file' | 'hooks-outside-repository';
+  readonly reason:
+    | 'bad-settings'
+    | 'settings-is-link'
+    | 'outside-repository'
+    | 'chained-exists'
+    | 'chained-orphan'
+    | 'wrapper-edited'
+    | 'block-edited'
+    | 'hook-not-a-file'
+    | 'hooks-outside-repository';
   /** For `bad-settings`: what is wrong; for `hooks-outside-repository`: where core.hooksPath is set. */
   readonly detail?: string;
   /** For `chained-*`: the hook the saved one belongs to. */
   readonly hook?: string;
+  /** For `wrapper-edited`: the saved hook the wrapper runs, when it is there. */
+  readonly saved?: string;
 }
 
 /** Which agent CLIs a repository uses, and what says so. */
@@ -200,8 +211,13 @@ export function launcherReference(agentCli: AgentCli, stateName: string, launche
 
 function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, component: 'git'): { changes: PlannedChange[]; problem?: PlanProblem } {
   if (plan.kind === 'refused') {
-    const reason = plan.reason === 'not-a-file' ? 'hook-not-a-file' : plan.reason;
-    return { changes: [], problem: { component, path: plan.path, reason, hook: plan.path.replace(CHAINED_SUFFIX, '') } };
+    if (plan.reason === 'not-a-file') return { changes: [], problem: { component, path: plan.path, reason: 'hook-not-a-file', hook: plan.path } };
+    if (plan.reason === 'block-edited') return { changes: [], problem: { component, path: plan.path, reason: plan.reason } };
+    if (plan.reason === 'wrapper-edited') {
+      const saved = `${plan.path}${CHAINED_SUFFIX}`;
+      return { changes: [], problem: { component, path: plan.path, reason: plan.reason, ...((before.get(saved)?.kind ?? 'absent') !== 'absent' ? { saved } : {}) } };
+    }
+    return { changes: [], problem: { component, path: plan.path, reason: plan.reason, hook: plan.path.slice(0, -CHAINED_SUFFIX.length) } };
   }
   const changes: PlannedChange[] = [];
   for (const step of plan.steps as HookStep[]) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderLauncher } from '../../src/planner/enforce/launcherConfig';
@@ -317,6 +317,128 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       assert.equal(run.status, 1);
       assert.match(run.stderr, /saved by an earlier install/);
       assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained'), 'utf8'), original);
+    });
+  });
+
+  describe('a person\'s edits to the pre-commit hook install-hooks wrote are never discarded', () => {
+    const hookPath = () => join(repo.root, '.git/hooks/pre-commit');
+    const savedPath = () => join(repo.root, '.git/hooks/pre-commit.wave-scope-chained');
+    /** A hook install-hooks chains (not a shell script), so it is saved aside and a wrapper written in its place. */
+    const NODE_HOOK = '#!/usr/bin/env node\nrequire("fs").writeFileSync(".node-hook-ran", "yes");\n';
+    /** Installs over NODE_HOOK and returns the wrapper install-hooks wrote. */
+    const chainNodeHook = (): string => {
+      writeFileSync(hookPath(), NODE_HOOK);
+      chmodSync(hookPath(), 0o755);
+      const run = install();
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readFileSync(savedPath(), 'utf8'), NODE_HOOK);
+      return readFileSync(hookPath(), 'utf8');
+    };
+    /** The bytes of every file install-hooks reads or writes here (null: absent). */
+    const everyFile = () =>
+      Object.fromEntries(
+        [hookPath(), savedPath(), '.claude/settings.json', '.codex/hooks.json', '.claude/wave-scope-hook.cjs']
+          .map((path) => (path.startsWith('/') ? path : join(repo.root, path)))
+          .map((path) => [path, existsSync(path) ? readFileSync(path, 'utf8') : null]),
+      );
+    const problemsOf = (run: { stdout: string }) => (JSON.parse(run.stdout) as { problems: Array<Record<string, string>> }).problems;
+
+    const wrapperEdits: Array<[string, (wrapper: string) => string]> = [
+      ['a line of their own before the saved hook runs', (wrapper) => wrapper.replace('[ -x ', 'npm run lint --silent\n[ -x ')],
+      ['a line appended at the end', (wrapper) => `${wrapper}echo done\n`],
+      ['the lines that run the saved hook taken out, so it no longer chains', (wrapper) => wrapper.slice(0, wrapper.indexOf('[ -x '))],
+      ['a line added inside the guard block', (wrapper) => wrapper.replace(' || exit 1\n', ' || exit 1\nnpm test\n')],
+    ];
+    for (const [edit, apply] of wrapperEdits) {
+      it(`uninstall and re-install refuse a chained wrapper edited by hand (${edit}), and write nothing`, () => {
+        writeFileSync(hookPath(), apply(chainNodeHook()));
+        const before = everyFile();
+        const removal = install('--uninstall');
+        assert.equal(removal.status, 1, removal.stdout);
+        assert.ok(removal.stderr.includes(`${hookPath()} is the wrapper install-hooks wrote`), removal.stderr);
+        assert.match(removal.stderr, /changed since/);
+        assert.ok(removal.stderr.includes(`rename ${savedPath()} back to ${hookPath()}`), removal.stderr);
+        assert.match(removal.stderr, /Nothing was written/);
+        assert.deepEqual(everyFile(), before, 'uninstall wrote nothing');
+        const reinstall = install();
+        assert.equal(reinstall.status, 1, reinstall.stdout);
+        assert.deepEqual(everyFile(), before, 're-install wrote nothing');
+        assert.deepEqual(problemsOf(install('--uninstall', '--plan')), [{ component: 'git', path: hookPath(), reason: 'wrapper-edited', saved: savedPath() }]);
+      });
+    }
+
+    it('after the edits are moved into the saved hook and it is renamed back, as the refusal says, uninstall and install go on', () => {
+      writeFileSync(hookPath(), `${chainNodeHook()}echo done\n`);
+      assert.equal(install('--uninstall').status, 1);
+      writeFileSync(savedPath(), `${NODE_HOOK}console.log("done");\n`);
+      renameSync(savedPath(), hookPath());
+      const removal = install('--uninstall');
+      assert.equal(removal.status, 0, removal.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), `${NODE_HOOK}console.log("done");\n`);
+      assert.equal(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8'), JSON.stringify(CLAUDE_SETTINGS, null, 4));
+      assert.equal(install().status, 0);
+      assert.equal(readFileSync(savedPath(), 'utf8'), `${NODE_HOOK}console.log("done");\n`);
+    });
+
+    it('with the saved hook removed, an edited wrapper is kept, and the wrapper as install-hooks wrote it is removed', () => {
+      const wrapper = chainNodeHook();
+      rmSync(savedPath());
+      writeFileSync(hookPath(), `${wrapper}echo done\n`);
+      const refused = install('--uninstall');
+      assert.equal(refused.status, 1, refused.stdout);
+      assert.ok(refused.stderr.includes(`${hookPath()} is the wrapper install-hooks wrote`), refused.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), `${wrapper}echo done\n`);
+      writeFileSync(hookPath(), wrapper);
+      const removal = install('--uninstall');
+      assert.equal(removal.status, 0, removal.stderr);
+      assert.equal(existsSync(hookPath()), false, 'nothing of it was the user\'s');
+    });
+
+    it('puts the saved hook back, with the edits made to it since, even when the wrapper was deleted', () => {
+      chainNodeHook();
+      const edited = `${NODE_HOOK}// edited after install\n`;
+      writeFileSync(savedPath(), edited);
+      assert.equal(install('--uninstall').status, 0);
+      assert.equal(readFileSync(hookPath(), 'utf8'), edited);
+      assert.equal(existsSync(savedPath()), false);
+
+      assert.equal(install().status, 0);
+      writeFileSync(savedPath(), `${edited}// and again\n`);
+      rmSync(hookPath());
+      const removal = install('--uninstall');
+      assert.equal(removal.status, 0, removal.stderr);
+      assert.ok(removal.stdout.includes(`renamed ${savedPath()} to ${hookPath()}`), removal.stdout);
+      assert.equal(readFileSync(hookPath(), 'utf8'), `${edited}// and again\n`);
+      assert.equal(statSync(hookPath()).mode & 0o111, 0o111, 'still executable');
+      assert.equal(existsSync(savedPath()), false);
+    });
+
+    it('refuses to put the saved hook back over another hook that replaced the wrapper', () => {
+      chainNodeHook();
+      writeFileSync(hookPath(), '#!/usr/bin/env python3\nprint("other tool")\n');
+      const before = everyFile();
+      const removal = install('--uninstall');
+      assert.equal(removal.status, 1, removal.stdout);
+      assert.ok(removal.stderr.includes(`${savedPath()} holds the pre-commit hook`), removal.stderr);
+      assert.match(removal.stderr, /would overwrite/);
+      assert.deepEqual(everyFile(), before);
+      assert.deepEqual(problemsOf(install('--uninstall', '--plan')), [{ component: 'git', path: savedPath(), reason: 'chained-exists', hook: hookPath() }]);
+    });
+
+    it('uninstall and re-install refuse a shell hook whose guard block was edited by hand, and write nothing', () => {
+      writeFileSync(hookPath(), '#!/bin/sh\nnpm test\n');
+      chmodSync(hookPath(), 0o755);
+      assert.equal(install().status, 0);
+      writeFileSync(hookPath(), readFileSync(hookPath(), 'utf8').replace(' || exit 1\n', ' || exit 1\necho "guard passed"\n'));
+      const before = everyFile();
+      const removal = install('--uninstall');
+      assert.equal(removal.status, 1, removal.stdout);
+      assert.ok(removal.stderr.includes(`${hookPath()} holds Wave Scope's commit guard block`), removal.stderr);
+      assert.match(removal.stderr, /changed since/);
+      assert.deepEqual(everyFile(), before);
+      assert.equal(install().status, 1);
+      assert.deepEqual(everyFile(), before);
+      assert.deepEqual(problemsOf(install('--uninstall', '--plan')), [{ component: 'git', path: hookPath(), reason: 'block-edited' }]);
     });
   });
 

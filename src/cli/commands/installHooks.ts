@@ -9,7 +9,7 @@ import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { HOOK_TARGET_FLAGS, parseCommandLine } from '../commandLine';
 import { installHooksMessages as say } from '../messages';
-import { AGENT_CLIS } from '../../planner/enforce/hookInstaller';
+import { AGENT_CLIS, GIT_BLOCK_BEGIN, GIT_BLOCK_END } from '../../planner/enforce/hookInstaller';
 import type { AgentCli } from '../../planner/enforce/hookInstaller';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
 import { applyHookInstall, detectAgentClis, otherWorktreesHooks, planHookInstall } from '../../node/hookInstall';
@@ -49,7 +49,7 @@ function within(root: string, path: string): boolean {
   return path === root || path.startsWith(`${root}/`);
 }
 
-function problemLine(problem: PlanProblem): string {
+function problemLine(problem: PlanProblem, mode: InstallPlan['mode']): string {
   switch (problem.reason) {
     case 'bad-settings':
       return say.badSettings(problem.path, problem.detail ?? '');
@@ -58,9 +58,13 @@ function problemLine(problem: PlanProblem): string {
     case 'outside-repository':
       return say.fileOutsideRepository(problem.path);
     case 'chained-exists':
-      return say.chainedExists(problem.path, problem.hook ?? '');
+      return mode === 'install' ? say.chainedExists(problem.path, problem.hook ?? '') : say.chainedInTheWay(problem.path, problem.hook ?? '');
     case 'chained-orphan':
       return say.chainedOrphan(problem.path, problem.hook ?? '');
+    case 'wrapper-edited':
+      return say.wrapperEdited(problem.path, problem.saved, mode);
+    case 'block-edited':
+      return say.blockEdited(problem.path, GIT_BLOCK_BEGIN, GIT_BLOCK_END, mode);
     case 'hook-not-a-file':
       return say.hookNotAFile(problem.path);
     case 'hooks-outside-repository':
@@ -148,7 +152,7 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
   }
   for (const note of plan.notes) reportWarning(io, note);
   if (plan.problems.length > 0) {
-    for (const problem of plan.problems) reportError(io, problemLine(problem));
+    for (const problem of plan.problems) reportError(io, problemLine(problem, plan.mode));
     reportNote(io, say.nothingWritten);
     return 1;
   }

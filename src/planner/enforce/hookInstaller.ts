@@ -493,8 +493,13 @@ export type HookStep =
   | { readonly kind: 'rename'; readonly from: string; readonly to: string }
   | { readonly kind: 'remove'; readonly path: string };
 
-/** Why a hook is left alone. */
-export type HookRefusal = 'chained-exists' | 'chained-orphan' | 'not-a-file';
+/**
+ * Why a hook is left alone. `chained-exists`: a saved hook is there and the hook is not our wrapper, so
+ * chaining again (install) or putting the saved one back (uninstall) would overwrite one of them.
+ * `wrapper-edited` / `block-edited`: our wrapper, or our block in a shell hook, is no longer exactly what
+ * install-hooks writes (someone changed it), so rewriting or removing it would lose those changes.
+ */
+export type HookRefusal = 'chained-exists' | 'chained-orphan' | 'not-a-file' | 'wrapper-edited' | 'block-edited';
 
 export type HookPlan = { readonly kind: 'steps'; readonly steps: readonly HookStep[] } | { readonly kind: 'refused'; readonly reason: HookRefusal; readonly path: string };
 
@@ -529,25 +534,60 @@ function isShellScript(text: string): boolean {
   return interpreter !== undefined && SHELLS.has(interpreter);
 }
 
-function block(command: string, created: boolean): string {
-  return [
-    GIT_BLOCK_BEGIN,
-    ...(created ? [CREATED_MARKER] : []),
-    '# Added by "wave-scope install-hooks"; "wave-scope install-hooks --git --uninstall" removes it.',
-    `${command} || exit 1`,
-    GIT_BLOCK_END,
-  ].join('\n');
+const BLOCK_COMMENT = '# Added by "wave-scope install-hooks"; "wave-scope install-hooks --git --uninstall" removes it.';
+const GUARD_SUFFIX = ' || exit 1';
+
+function blockHead(created: boolean): string {
+  return [GIT_BLOCK_BEGIN, ...(created ? [CREATED_MARKER] : []), BLOCK_COMMENT, ''].join('\n');
 }
 
-function stripBlock(text: string): { text: string; found: boolean; created: boolean } {
+function block(command: string, created: boolean): string {
+  return `${blockHead(created)}${command}${GUARD_SUFFIX}\n${GIT_BLOCK_END}`;
+}
+
+/**
+ * Whether `command` is a commit-guard command as install-hooks writes it: `node <launcher> commit-guard`,
+ * the launcher an absolute path to our launcher file, quoted as shellQuote quotes it. The launcher's path is
+ * the one part of our block and wrapper that changes from one install to another (a moved checkout, another
+ * state directory), so it is the one part allowed to differ from what this install would write.
+ */
+function isGuardCommand(command: string): boolean {
+  const quoted = /^node ('(?:[^']|'\\'')*') commit-guard$/.exec(command)?.[1];
+  if (quoted === undefined) return false;
+  const launcher = quoted.slice(1, -1).replace(/'\\''/g, "'");
+  return shellQuote(launcher) === quoted && launcher.startsWith('/') && launcher.endsWith(`/${LAUNCHER_FILE_NAME}`);
+}
+
+/** Our block in a hook's text: none, exactly as install-hooks writes it (where, and its command), or edited. */
+type FoundBlock =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'ours'; readonly start: number; readonly end: number; readonly created: boolean; readonly command: string }
+  | { readonly kind: 'edited' };
+
+/**
+ * Finds our block. Anything but one block, byte for byte as block() writes it for some guard command (one
+ * marker without the other, a line added, removed or changed inside, a second block), is `edited`: what
+ * was changed there is someone's, and removing or rewriting the block would lose it.
+ */
+function findBlock(text: string): FoundBlock {
   const start = text.indexOf(GIT_BLOCK_BEGIN);
-  if (start === -1) return { text, found: false, created: false };
+  if (start === -1) return text.includes(GIT_BLOCK_END) ? { kind: 'edited' } : { kind: 'none' };
   const endMarker = text.indexOf(GIT_BLOCK_END, start);
-  if (endMarker === -1) return { text, found: false, created: false };
-  let end = endMarker + GIT_BLOCK_END.length;
-  if (text[end] === '\n') end += 1;
-  const created = text.slice(start, end).includes(CREATED_MARKER);
-  return { text: text.slice(0, start) + text.slice(end), found: true, created };
+  if (endMarker === -1) return { kind: 'edited' };
+  const end = endMarker + GIT_BLOCK_END.length;
+  if (text.indexOf(GIT_BLOCK_END) !== endMarker || text.includes(GIT_BLOCK_BEGIN, end) || text.includes(GIT_BLOCK_END, end)) return { kind: 'edited' };
+  const inner = text.slice(start, end);
+  const created = inner.startsWith(`${GIT_BLOCK_BEGIN}\n${CREATED_MARKER}\n`);
+  const head = blockHead(created);
+  const tail = `${GUARD_SUFFIX}\n${GIT_BLOCK_END}`;
+  if (!inner.startsWith(head) || !inner.endsWith(tail)) return { kind: 'edited' };
+  const command = inner.slice(head.length, inner.length - tail.length);
+  if (!isGuardCommand(command) || block(command, created) !== inner) return { kind: 'edited' };
+  return { kind: 'ours', start, end: text[end] === '\n' ? end + 1 : end, created, command };
+}
+
+function withoutBlock(text: string, found: { readonly start: number; readonly end: number }): string {
+  return text.slice(0, found.start) + text.slice(found.end);
 }
 
 function wrapperText(command: string): string {
@@ -563,6 +603,21 @@ function wrapperText(command: string): string {
   ].join('\n');
 }
 
+/** The wrapper as install-hooks wrote it before 2026-12-05, when it ran the saved hook without asking whether git would. */
+function earlierWrapperText(command: string): string {
+  return ['#!/bin/sh', WRAPPER_MARKER, block(command, false), `exec "$(dirname "$0")/pre-commit${CHAINED_SUFFIX}" "$@"`, ''].join('\n');
+}
+
+/**
+ * Whether a hook's text is a wrapper exactly as some install-hooks wrote it, for any launcher path. Anything
+ * else carrying the wrapper's marker was changed by someone after the install.
+ */
+function isOurWrapper(text: string): boolean {
+  const found = findBlock(text);
+  if (found.kind !== 'ours' || found.created) return false;
+  return text === wrapperText(found.command) || text === earlierWrapperText(found.command);
+}
+
 function createdText(command: string): string {
   return `#!/bin/sh\n${block(command, true)}\n`;
 }
@@ -576,6 +631,8 @@ function createdText(command: string): string {
  * chained: renamed, link and all, to `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
  * guard, then execs it when it is executable, as git would have. A saved
  * original is never overwritten: when one exists and the hook is no longer our wrapper, the plan is refused.
+ * Our wrapper or block is rewritten only when it is exactly what an install wrote (for any launcher path);
+ * one changed since is refused, so the changes are never lost.
  */
 export function planPreCommitInstall(path: string, existing: ExistingHook, chained: ExistingHook, command: string): HookPlan {
   const chainedPath = `${path}${CHAINED_SUFFIX}`;
@@ -592,17 +649,19 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
   const text = editableText(existing.bytes);
   if (text === undefined) return chain();
   if (text.includes(WRAPPER_MARKER)) {
+    if (!isOurWrapper(text)) return { kind: 'refused', reason: 'wrapper-edited', path };
     if (chained.kind === 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
     const wrapper = wrapperText(command);
     return { kind: 'steps', steps: text === wrapper ? [] : [{ kind: 'write', path, text: wrapper, keepMode: true }] };
   }
   if (chained.kind !== 'absent') return { kind: 'refused', reason: 'chained-exists', path: chainedPath };
-  if (existing.skippedByGit === true && !stripBlock(text).found) return chain();
+  const found = findBlock(text);
+  if (found.kind === 'edited') return { kind: 'refused', reason: 'block-edited', path };
+  if (existing.skippedByGit === true && found.kind === 'none') return chain();
   if (text.trim() === '') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
   if (!isShellScript(text)) return chain();
-  const stripped = stripBlock(text);
-  const created = stripped.found && stripped.created;
-  const rest = stripped.text;
+  const created = found.kind === 'ours' && found.created;
+  const rest = found.kind === 'ours' ? withoutBlock(text, found) : text;
   let next: string;
   if (rest.startsWith('#!')) {
     const cut = rest.indexOf('\n');
@@ -613,21 +672,32 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
   return { kind: 'steps', steps: next === text ? [] : [{ kind: 'write', path, text: next, keepMode: true }] };
 }
 
-/** Removes the guard from the pre-commit hook at `path`, leaving everything else as it was. */
+/**
+ * Removes the guard from the pre-commit hook at `path`, leaving everything else as it was, and puts a saved
+ * hook back. Only what install-hooks wrote, exactly, is removed: a wrapper or block changed since is refused
+ * (`wrapper-edited`, `block-edited`). A saved hook goes back only where nothing else would be overwritten:
+ * in place of our wrapper, or where the hook is gone (someone deleted the wrapper); in place of anything
+ * else the plan is refused (`chained-exists`), as install refuses to chain over it.
+ */
 export function planPreCommitRemoval(path: string, existing: ExistingHook, chained: ExistingHook): HookPlan {
-  if (existing.kind !== 'file') return { kind: 'steps', steps: [] };
-  const text = editableText(existing.bytes);
-  if (text === undefined) return { kind: 'steps', steps: [] };
-  if (text.includes(WRAPPER_MARKER)) {
-    const steps: HookStep[] = [{ kind: 'remove', path }];
-    if (chained.kind !== 'absent') steps.push({ kind: 'rename', from: `${path}${CHAINED_SUFFIX}`, to: path });
-    return { kind: 'steps', steps };
+  const chainedPath = `${path}${CHAINED_SUFFIX}`;
+  const saved = chained.kind !== 'absent';
+  const putBack: HookStep[] = saved ? [{ kind: 'rename', from: chainedPath, to: path }] : [];
+  if (existing.kind === 'absent') return { kind: 'steps', steps: putBack };
+  const text = existing.kind === 'file' ? editableText(existing.bytes) : undefined;
+  if (text !== undefined && text.includes(WRAPPER_MARKER)) {
+    if (!isOurWrapper(text)) return { kind: 'refused', reason: 'wrapper-edited', path };
+    return { kind: 'steps', steps: [{ kind: 'remove', path }, ...putBack] };
   }
-  const stripped = stripBlock(text);
-  if (!stripped.found) return { kind: 'steps', steps: [] };
-  const rest = stripped.text.replace(/^#!.*\n?/, '').trim();
-  if (stripped.created && rest === '') return { kind: 'steps', steps: [{ kind: 'remove', path }] };
-  return { kind: 'steps', steps: [{ kind: 'write', path, text: stripped.text, keepMode: true }] };
+  if (saved) return { kind: 'refused', reason: 'chained-exists', path: chainedPath };
+  if (text === undefined) return { kind: 'steps', steps: [] };
+  const found = findBlock(text);
+  if (found.kind === 'edited') return { kind: 'refused', reason: 'block-edited', path };
+  if (found.kind === 'none') return { kind: 'steps', steps: [] };
+  const stripped = withoutBlock(text, found);
+  const rest = stripped.replace(/^#!.*\n?/, '').trim();
+  if (found.created && rest === '') return { kind: 'steps', steps: [{ kind: 'remove', path }] };
+  return { kind: 'steps', steps: [{ kind: 'write', path, text: stripped, keepMode: true }] };
 }
 
 /**

@@ -282,6 +282,70 @@ describe('hook installer: git pre-commit', () => {
     assert.deepEqual(planPreCommitInstall(PATH, { kind: 'other' }, absent, guard), { kind: 'refused', reason: 'not-a-file', path: PATH });
   });
 
+  it('uninstall and re-install refuse a wrapper or a block edited by hand; one install-hooks wrote for another launcher path, or the earlier wrapper, is ours', () => {
+    const saved = file('#!/usr/bin/env python3\n');
+    const wrapperFor = (command: string) => written(planPreCommitInstall(PATH, saved, absent, command));
+    const wrapper = wrapperFor(guard);
+    const ours: Array<[string, string]> = [
+      ['as written', wrapper],
+      ['for a launcher elsewhere (a moved checkout)', wrapperFor("node '/moved/r/.claude/wave-scope-hook.cjs' commit-guard")],
+      ['for a launcher path with a quote in it', wrapperFor(`node '/r/it'\\''s/.pi/wave-scope-hook.cjs' commit-guard`)],
+      ['by an earlier version (no check that the saved hook is executable)', wrapper.replace(/\[ -x .*\n/, '')],
+    ];
+    for (const [name, text] of ours) {
+      assert.deepEqual(steps(planPreCommitRemoval(PATH, file(text), saved)), [{ kind: 'remove', path: PATH }, { kind: 'rename', from: `${PATH}.wave-scope-chained`, to: PATH }], name);
+      assert.deepEqual(steps(planPreCommitRemoval(PATH, file(text), absent)), [{ kind: 'remove', path: PATH }], name);
+      assert.deepEqual(steps(planPreCommitInstall(PATH, file(text), saved, guard)), text === wrapper ? [] : [{ kind: 'write', path: PATH, text: wrapper, keepMode: true }], name);
+    }
+    const editedWrappers: Array<[string, string]> = [
+      ['a line added before the saved hook runs', wrapper.replace('[ -x ', 'npm test\n[ -x ')],
+      ['a line appended', `${wrapper}echo done\n`],
+      ['the lines that run the saved hook removed', wrapper.slice(0, wrapper.indexOf('[ -x '))],
+      ['the guard block removed', wrapper.replace(/# >>>[\s\S]*<<<\n/, '')],
+      ['a guard command that is not ours', wrapper.replace('/r/.claude/wave-scope-hook.cjs', '/r/.claude/other-hook.cjs')],
+      ['line ends changed to CRLF', wrapper.replace(/\n/g, '\r\n')],
+    ];
+    for (const [name, text] of editedWrappers) {
+      for (const chained of [saved, absent]) {
+        assert.deepEqual(planPreCommitRemoval(PATH, file(text), chained), { kind: 'refused', reason: 'wrapper-edited', path: PATH }, name);
+        assert.deepEqual(planPreCommitInstall(PATH, file(text), chained, guard), { kind: 'refused', reason: 'wrapper-edited', path: PATH }, name);
+      }
+    }
+    const inPlace = written(planPreCommitInstall(PATH, file('#!/bin/sh\nnpm test\n'), absent, guard));
+    const editedBlocks: Array<[string, string]> = [
+      ['a line added inside', inPlace.replace(' || exit 1\n', ' || exit 1\necho passed\n')],
+      ['its comment changed', inPlace.replace('# Added by', '# Put here by')],
+      ['its last line removed', inPlace.replace('# <<< wave-scope commit guard <<<\n', '')],
+      ['its first line removed', inPlace.replace('# >>> wave-scope commit guard >>>\n', '')],
+      ['a second block', inPlace.replace('npm test\n', `npm test\n${inPlace.slice(inPlace.indexOf('# >>>'), inPlace.indexOf('npm test'))}`)],
+    ];
+    for (const [name, text] of editedBlocks) {
+      assert.deepEqual(planPreCommitRemoval(PATH, file(text), absent), { kind: 'refused', reason: 'block-edited', path: PATH }, name);
+      assert.deepEqual(planPreCommitInstall(PATH, file(text), absent, guard), { kind: 'refused', reason: 'block-edited', path: PATH }, name);
+    }
+    const moved = written(planPreCommitInstall(PATH, file('#!/bin/sh\nnpm test\n'), absent, "node '/moved/r/.claude/wave-scope-hook.cjs' commit-guard"));
+    assert.equal(written(planPreCommitRemoval(PATH, file(moved), absent)), '#!/bin/sh\nnpm test\n', 'a block for a launcher elsewhere is ours');
+    assert.equal(written(planPreCommitInstall(PATH, file(moved), absent, guard)), inPlace, 'and is brought up to date');
+  });
+
+  it('uninstall puts the saved hook back when the wrapper is gone, and never over another hook', () => {
+    const saved = file('#!/usr/bin/env python3\n');
+    const chainedPath = `${PATH}.wave-scope-chained`;
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, absent, saved)), [{ kind: 'rename', from: chainedPath, to: PATH }]);
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, absent, { kind: 'link' })), [{ kind: 'rename', from: chainedPath, to: PATH }]);
+    const inPlace = written(planPreCommitInstall(PATH, file('#!/bin/sh\nnpm test\n'), absent, guard));
+    const others: Array<[string, ExistingHook]> = [
+      ['another tool\'s hook', file('#!/bin/sh\necho other tool\n')],
+      ['a shell hook holding our block', file(inPlace)],
+      ['a binary', file(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0]))],
+      ['a symbolic link', { kind: 'link' }],
+      ['a directory', { kind: 'other' }],
+    ];
+    for (const [name, existing] of others) {
+      assert.deepEqual(planPreCommitRemoval(PATH, existing, saved), { kind: 'refused', reason: 'chained-exists', path: chainedPath }, name);
+    }
+  });
+
   it('leaves a hook without our block alone on uninstall', () => {
     assert.deepEqual(steps(planPreCommitRemoval(PATH, file('#!/bin/sh\nexit 0\n'), absent)), []);
     assert.deepEqual(steps(planPreCommitRemoval(PATH, absent, absent)), []);
