@@ -341,7 +341,13 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
           .map((path) => (path.startsWith('/') ? path : join(repo.root, path)))
           .map((path) => [path, existsSync(path) ? readFileSync(path, 'utf8') : null]),
       );
-    const problemsOf = (run: { stdout: string }) => (JSON.parse(run.stdout) as { problems: Array<Record<string, string>> }).problems;
+    /** The plan's problems, each without its `message` (the refusal in words), which must be there. */
+    const problemsOf = (run: { stdout: string }) =>
+      (JSON.parse(run.stdout) as { problems: Array<Record<string, string>> }).problems.map(({ message, ...facts }) => {
+        assert.ok(typeof message === 'string' && message.length > 0, JSON.stringify(facts));
+        return facts;
+      });
+    const messagesOf = (run: { stdout: string }) => (JSON.parse(run.stdout) as { problems: Array<{ message: string }> }).problems.map(({ message }) => message);
 
     const wrapperEdits: Array<[string, (wrapper: string) => string]> = [
       ['a line of their own before the saved hook runs', (wrapper) => wrapper.replace('[ -x ', 'npm run lint --silent\n[ -x ')],
@@ -363,7 +369,11 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
         const reinstall = install();
         assert.equal(reinstall.status, 1, reinstall.stdout);
         assert.deepEqual(everyFile(), before, 're-install wrote nothing');
-        assert.deepEqual(problemsOf(install('--uninstall', '--plan')), [{ component: 'git', path: hookPath(), reason: 'wrapper-edited', saved: savedPath() }]);
+        const plan = install('--uninstall', '--plan');
+        assert.deepEqual(problemsOf(plan), [{ component: 'git', path: hookPath(), reason: 'wrapper-edited', saved: savedPath() }]);
+        // The plan's problem carries the refusal as the plain output words it (the extension shows it).
+        const [message] = messagesOf(plan);
+        assert.ok(message !== undefined && message.startsWith(`${hookPath()} is the wrapper`) && removal.stderr.includes(message), `${message}\n${removal.stderr}`);
       });
     }
 

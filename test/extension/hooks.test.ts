@@ -88,4 +88,19 @@ describe('Install, Uninstall and Verify Hooks in a real extension host', functio
     assert.ok(existsSync(preCommit()));
     assert.equal(result.doctor?.results.find((item) => item.target === 'git')?.status, 'working');
   });
+
+  it('refuses to uninstall a pre-commit hook edited since the install, and says why and how to go on, in the CLI\'s words', async () => {
+    const folderUri = folder.uri.toString();
+    const installed = (await vscode.commands.executeCommand('waveScope.installHooks', { folderUri, targets: ['git'], confirm: true, preview: false })) as HookCommandResult;
+    assert.ok(installed?.done, installed?.message);
+    // A line of the user's own inside our block: removing the block would lose it.
+    const edited = readFileSync(preCommit(), 'utf8').replace(' || exit 1\n', ' || exit 1\necho "a line of the user\'s own"\n');
+    assert.ok(edited.includes('a line of the user'), edited);
+    writeFileSync(preCommit(), edited);
+    const removed = (await vscode.commands.executeCommand('waveScope.uninstallHooks', { folderUri, targets: 'all', confirm: true })) as HookCommandResult;
+    assert.equal(removed?.done, false, removed?.message);
+    // Not a bare reason code: the sentence the CLI prints, which names the hook and what to do.
+    assert.match(removed.message ?? '', /^nothing was removed: .*pre-commit holds Wave Scope's commit guard block .* changed since .* run the same install-hooks command again\.$/);
+    assert.equal(readFileSync(preCommit(), 'utf8'), edited, 'the edited hook is kept as it was');
+  });
 });

@@ -147,7 +147,9 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
   });
 
   if (json) {
-    printLine(io, JSON.stringify(plan, null, 2));
+    // Each problem also says, in the words the plain output uses, what stopped the run and how to go on.
+    const problems = plan.problems.map((problem) => ({ ...problem, message: problemLine(problem, plan.mode) }));
+    printLine(io, JSON.stringify({ ...plan, problems }, null, 2));
     return plan.problems.length > 0 ? 1 : 0;
   }
   for (const note of plan.notes) reportWarning(io, note);

@@ -101,6 +101,11 @@ async function announce(services: CommandServices, ok: boolean, message: string)
   if (answer === 'Show details') services.log.show();
 }
 
+/** A problem of the plan as the CLI words it (what stopped the run, how to go on), else its reason and path. */
+function problemText(problem: InstallPlan['problems'][number] & { readonly message?: unknown }): string {
+  return typeof problem.message === 'string' && problem.message !== '' ? problem.message : `${problem.reason} (${vscode.workspace.asRelativePath(problem.path)})`;
+}
+
 function logPlan(services: CommandServices, plan: InstallPlan): void {
   services.log.info(`${plan.mode} plan for ${plan.repository}: detected ${plan.detected.map((item) => `${item.agentCli} (${item.evidence.join(', ')})`).join('; ') || 'no agent CLI'}`);
   for (const change of plan.changes) services.log.info(`  would ${change.action} ${change.path}${change.renameTo ? ` → ${change.renameTo}` : ''}`);
@@ -168,8 +173,8 @@ export const installHooks: WaveScopeCommand = {
     const plan = await planOf(services, root, flagsOf(targets));
     logPlan(services, plan);
     if (plan.problems.length > 0) {
-      const message = `nothing was installed: ${plan.problems.map((problem) => `${problem.reason} (${vscode.workspace.asRelativePath(problem.path)})`).join(', ')}`;
-      await announce(services, false, message);
+      const message = `nothing was installed: ${plan.problems.map(problemText).join(' ')}`;
+      void announce(services, false, message);
       return { done: false, plan, doctor: undefined, message } satisfies HookCommandResult;
     }
     if (plan.changes.length === 0) {
@@ -184,7 +189,7 @@ export const installHooks: WaveScopeCommand = {
     services.log.info(`install-hooks ${flagsOf(targets).join(' ')}:\n${`${installed.stdout}${installed.stderr}`.trim()}`);
     if (installed.code !== 0) {
       const message = `Install Hooks failed: ${cliProblem('install-hooks', installed)}`;
-      await announce(services, false, message);
+      void announce(services, false, message);
       return { done: false, plan, doctor: undefined, message } satisfies HookCommandResult;
     }
     const doctor = await runDoctor(services, root, targets);
@@ -214,8 +219,8 @@ export const uninstallHooks: WaveScopeCommand = {
     const plan = await planOf(services, root, ['--uninstall', ...flags]);
     logPlan(services, plan);
     if (plan.problems.length > 0) {
-      const message = `nothing was removed: ${plan.problems.map((problem) => `${problem.reason} (${vscode.workspace.asRelativePath(problem.path)})`).join(', ')}`;
-      await announce(services, false, message);
+      const message = `nothing was removed: ${plan.problems.map(problemText).join(' ')}`;
+      void announce(services, false, message);
       return { done: false, plan, doctor: before, message } satisfies HookCommandResult;
     }
     if (plan.changes.length === 0) {
