@@ -27,6 +27,8 @@ import type { ClaimsModel, ConfirmRequest, PlannerControls, PlannerModel } from 
 import { DRAG_TYPE } from './components/model';
 import { buildFileTree } from './fileTree';
 import type { FolderNode } from './fileTree';
+import { droppedPathOf } from './droppedUris';
+import type { DropRoot } from './droppedUris';
 import type { Host } from './host';
 import { contestedForDecorations, DraftAnalyses, MatchCache } from './planAnalysis';
 import type { WaveAnalysis } from './planAnalysis';
@@ -60,7 +62,7 @@ export class PlannerView implements PlannerControls {
   private analyses = new DraftAnalyses(this.cache);
   private ignoreCase = false;
   private trusted = true;
-  private rootUri = '';
+  private dropRoots: DropRoot[] = [];
   private absoluteRoots: AbsoluteRoot[] = [];
   private folderName = '';
   private ready = false;
@@ -110,7 +112,7 @@ export class PlannerView implements PlannerControls {
     this.requestTimeoutMs = result.requestTimeoutMs;
     this.ignoreCase = result.ignoreCase;
     this.trusted = result.trusted;
-    this.rootUri = result.rootUri;
+    this.dropRoots = result.dropRoots;
     this.absoluteRoots = result.absoluteRoots ?? [];
     this.folderName = result.folderName;
     this.diskProblem = result.diskProblem;
@@ -431,11 +433,10 @@ export class PlannerView implements PlannerControls {
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
-    const prefix = this.rootUri.endsWith('/') ? this.rootUri : `${this.rootUri}/`;
     const result: string[] = [];
     for (const uri of uris) {
-      if (this.rootUri === '' || !uri.startsWith(prefix)) continue;
-      const relative = decodeURIComponent(uri.slice(prefix.length));
+      const relative = droppedPathOf(uri, this.dropRoots);
+      if (relative === undefined) continue;
       const isFolder = !this.cache.index.has(relative) && this.cache.index.hasFilesBeneath(relative);
       result.push(literalEntryOf(relative, { folder: isFolder }));
     }

@@ -6,8 +6,10 @@ import * as vscode from 'vscode';
 export class ContestedDecorations implements vscode.FileDecorationProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri[]>();
   readonly onDidChangeFileDecorations = this.changed.event;
-  /** Contested file URIs (as strings) → the agents that claim them. */
+  /** Contested file URIs (as strings) → their note, of every folder. */
   private contested = new Map<string, string>();
+  /** Each workspace folder's (by its URI) contested file URIs → their note. */
+  private readonly byFolder = new Map<string, Map<string, string>>();
   private readonly gutter: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
   /** The hover of a contested file's gutter mark (EditorMarks gives the full text with command links). */
@@ -36,13 +38,20 @@ export class ContestedDecorations implements vscode.FileDecorationProvider, vsco
     return vscode.workspace.getConfiguration('waveScope.decorations').get<boolean>('enabled', true);
   }
 
-  /** Replaces the contested files of one repository (`root` is its folder URI). */
-  setContested(root: vscode.Uri, files: readonly string[], note = 'contested by two agents in the plan'): void {
-    const prefix = root.toString().replace(/\/$/, '') + '/';
-    const next = new Map([...this.contested].filter(([uri]) => !uri.startsWith(prefix)));
-    for (const file of files) next.set(vscode.Uri.joinPath(root, ...file.split('/')).toString(), note);
-    const touched = new Set([...this.contested.keys(), ...next.keys()].filter((uri) => uri.startsWith(prefix)));
+  /**
+   * Replaces the contested files of one workspace folder (`folder` is its URI): `files` are their URIs as
+   * the folder shows them (FolderPlan.uriOf), which through a linked folder are not the repository's.
+   */
+  setContested(folder: vscode.Uri, files: readonly vscode.Uri[], note = 'contested by two agents in the plan'): void {
+    const key = folder.toString();
+    const before = this.byFolder.get(key) ?? new Map<string, string>();
+    const after = new Map(files.map((file) => [file.toString(), note]));
+    if (after.size > 0) this.byFolder.set(key, after);
+    else this.byFolder.delete(key);
+    const next = new Map<string, string>();
+    for (const marks of this.byFolder.values()) for (const [uri, text] of marks) next.set(uri, text);
     this.contested = next;
+    const touched = new Set([...before.keys(), ...after.keys()]);
     this.changed.fire([...touched].map((uri) => vscode.Uri.parse(uri)));
     this.decorateEditors();
   }

@@ -220,7 +220,9 @@ export class EditorMarks implements vscode.FileDecorationProvider, vscode.CodeAc
     const entries: [vscode.Uri, vscode.Diagnostic[]][] = [];
     for (const insight of this.insights.all()) {
       for (const [path, marks] of marksOf(insight)) {
-        const uri = vscode.Uri.joinPath(insight.root, ...path.split('/'));
+        // The URI the folder shows the file under (its own, when it is opened through a link).
+        const uri = insight.plan.uriOf(path);
+        if (!uri) continue;
         let text: string | undefined;
         const placed: FileMark[] = [];
         for (const mark of marks) {

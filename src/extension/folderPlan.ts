@@ -4,6 +4,8 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { isOtherWayIn, pathBelowFolder, readFolderPlacement } from '../node/folderPlacement';
+import type { FolderPlacement } from '../node/folderPlacement';
 import { gitIgnoreCaseAsync, gitTopLevelAsync, listRepositoryFilesAsync } from '../node/git';
 import { foldCase } from '../planner/scope/scopeEntry';
 import type { PlanDraft } from '../protocol/plannerProtocol';
@@ -23,6 +25,8 @@ export class FolderPlan {
     /** git's core.ignorecase for the repository. */
     readonly gitIgnoreCase: boolean,
     readonly drafts: DraftStore,
+    /** Where the folder sits in the repository (undefined without one): see uriOf. */
+    private readonly placement: FolderPlacement | undefined,
   ) {}
 
   /** Whether paths compare ignoring case: git's core.ignorecase, unless `waveScope.plan.ignoreCase` forces it. */
@@ -35,7 +39,33 @@ export class FolderPlan {
   static async open(folder: vscode.WorkspaceFolder, drafts: DraftStore): Promise<FolderPlan> {
     const repoRoot = folder.uri.scheme === 'file' ? await gitTopLevelAsync(folder.uri.fsPath) : undefined;
     const ignoreCase = repoRoot ? await gitIgnoreCaseAsync(repoRoot) : false;
-    return new FolderPlan(folder, repoRoot, ignoreCase, drafts);
+    const placement = repoRoot ? await readFolderPlacement(repoRoot, folder.uri.fsPath, ignoreCase) : undefined;
+    return new FolderPlan(folder, repoRoot, ignoreCase, drafts, placement);
+  }
+
+  /**
+   * The URI under which this folder shows the repository-relative `path`: below the folder's own URI
+   * when the folder is reached through a link (to the repository, or to a subfolder that holds `path`),
+   * else below the repository root git reports. The Explorer, editors and drops use the former, so
+   * every mark of a file is keyed by it. Undefined when the folder is not in a git repository.
+   */
+  uriOf(path: string): vscode.Uri | undefined {
+    if (!this.repoRoot || !this.placement) return undefined;
+    const below = pathBelowFolder(this.placement, path);
+    if (below === undefined) return vscode.Uri.joinPath(vscode.Uri.file(this.repoRoot), ...path.split('/'));
+    return below === '' ? this.folder.uri : vscode.Uri.joinPath(this.folder.uri, ...below.split('/'));
+  }
+
+  /**
+   * The repository's absolute spellings: its top level as git reports it, and the folder when it is
+   * another way in (a subfolder, or reached through a link), each with the repository-relative folder it
+   * stands for. A path pasted or a file dropped into the planner is made repository-relative with them.
+   */
+  roots(): { path: string; uri: vscode.Uri; repoRelative: string }[] {
+    if (!this.repoRoot || !this.placement) return [];
+    const top = { path: this.repoRoot, uri: vscode.Uri.file(this.repoRoot), repoRelative: '' };
+    const inside = this.placement.repoRelative;
+    return inside !== undefined && isOtherWayIn(this.placement) ? [top, { path: this.folder.uri.fsPath, uri: this.folder.uri, repoRelative: inside }] : [top];
   }
 
   /**

@@ -26,9 +26,8 @@ const ACTIVITY_POLL_MS = 5_000;
 /** One folder's insight. */
 export interface FolderInsight {
   readonly folder: vscode.WorkspaceFolder;
+  /** The folder's plan; its uriOf gives the URI of a path of `data` (repository-relative) as the folder shows it. */
   readonly plan: FolderPlan;
-  /** Repository root URI (the paths of `data` are relative to it). */
-  readonly root: vscode.Uri;
   readonly data: PlanInsightData;
   /** Every folder's agents, in flight or finished, from the dispatch ledgers. */
   readonly activity: AgentActivityReport;
@@ -214,7 +213,7 @@ export class PlanInsights implements vscode.Disposable {
     if (this.disposed || this.states.get(folder.uri.toString()) !== state) return;
     this.generation += 1;
     const owners = new Map(data.waves.find((wave) => wave.active)?.owners ?? []);
-    state.insight = { folder, plan, root: vscode.Uri.file(plan.repoRoot), data, activity: state.activity, generation: this.generation, files: new Set(files), owners };
+    state.insight = { folder, plan, data, activity: state.activity, generation: this.generation, files: new Set(files), owners };
     this.changed.fire(state.insight);
   }
 

@@ -1,9 +1,9 @@
 // What the planner's host tells the webview besides the plan and the files, and what it checks before a
 // save that the webview cannot: which repository files are control state (hidden in the tree: no agent
-// can own them), the absolute spellings of the repository (to accept a pasted absolute path), and the
-// other clones' claims, read from this clone's copy of the plan ref (src/node/claimsReader.ts) and proven
-// against the draft with src/planner/sync's findConflictsWithClaims, which the webview may not import.
-import { realpathSync } from 'node:fs';
+// can own them) and the other clones' claims, read from this clone's copy of the plan ref
+// (src/node/claimsReader.ts) and proven against the draft with src/planner/sync's
+// findConflictsWithClaims, which the webview may not import. The repository's absolute spellings come
+// from FolderPlan.roots.
 import { relative } from 'node:path';
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { readClaimsView } from '../node/claimsReader';
@@ -32,20 +32,6 @@ const MAYBE_CONTROL = /(?:^|\/)\.|^(?:AGENTS|CLAUDE|GEMINI)\.md$/i;
 export function controlFilesAmong(files: readonly string[], options: { ignoreCase: boolean; stateDir: string | undefined }): string[] {
   const check = { ignoreCase: options.ignoreCase, stateDir: options.stateDir };
   return files.filter((file) => MAYBE_CONTROL.test(file) && controlStateOf(file, check) !== undefined);
-}
-
-/** The repository's absolute spellings: its top level, and the workspace folder when it is reached another way. */
-export function absoluteRootsOf(repoRoot: string, folderPath: string): { path: string; repoRelative: string }[] {
-  const roots = [{ path: repoRoot, repoRelative: '' }];
-  let real = folderPath;
-  try {
-    real = realpathSync(folderPath);
-  } catch {
-    // A folder that cannot be resolved keeps its spelling.
-  }
-  const inside = relative(repoRoot, real).replace(/\\/g, '/');
-  if (!inside.startsWith('..') && folderPath !== repoRoot) roots.push({ path: folderPath, repoRelative: inside });
-  return roots;
 }
 
 /** Other clones' claims as the planner shows them, and the draft's overlaps with them. */

@@ -15,7 +15,7 @@ import type { FolderPlan } from './folderPlan';
 import type { FolderPlans } from './folderPlans';
 import type { Log } from './log';
 import type { PlanWorker } from './planWorker';
-import { absoluteRootsOf, controlFilesAmong, describeClaimRefusal, draftClaims, plannedStateDir, readRepositoryClaims } from './plannerFacts';
+import { controlFilesAmong, describeClaimRefusal, draftClaims, plannedStateDir, readRepositoryClaims } from './plannerFacts';
 import type { DraftClaims } from './plannerFacts';
 import { PLANNER_VIEW_TYPE, PlannerPanel, plannerTitle } from './plannerPanel';
 import type { PlannerPanelServices } from './plannerPanel';
@@ -26,6 +26,11 @@ const REQUEST_TIMEOUT_MS = 60_000;
 function requestTimeoutMs(): number {
   const configured = Number(process.env.WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS);
   return Number.isFinite(configured) && configured > 0 ? configured : REQUEST_TIMEOUT_MS;
+}
+
+/** The URIs under which the folder shows repository-relative files (its Explorer's, for the badges). */
+function shownUris(plan: FolderPlan, paths: readonly string[]): vscode.Uri[] {
+  return paths.flatMap((path) => plan.uriOf(path) ?? []);
 }
 
 /**
@@ -66,7 +71,11 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       this.draftChangedEmitter,
       plans.onDidChangeDiskPlan((plan) => this.diskPlanChanged(plan)),
       plans.onDidChangeFiles((plan) => void this.filesChanged(plan)),
-      plans.onDidForgetFolder((folder) => this.panelFor(folder)?.close()),
+      plans.onDidForgetFolder((folder) => {
+        this.panelFor(folder)?.close();
+        // Its ⚠ marks are keyed by the URIs it showed: nothing else would replace them.
+        decorations.setContested(folder.uri, []);
+      }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         for (const panel of this.panels.values()) panel.notify(DidChangeTrustNotification, { trusted: true });
       }),
@@ -143,7 +152,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     // A planner that opened meanwhile marks its own draft's contested files.
     if (this.panelFor(plan.folder)) return;
     plan.contested = contested;
-    this.decorations.setContested(vscode.Uri.file(plan.repoRoot), contested);
+    this.decorations.setContested(plan.folder.uri, shownUris(plan, contested));
   }
 
   // ---- PlannerPanelServices ----------------------------------------------------------------------
@@ -162,7 +171,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     return {
       folderName: folder.name,
       folderUri: folder.uri.toString(),
-      rootUri: plan.repoRoot ? vscode.Uri.file(plan.repoRoot).toString() : folder.uri.toString(),
+      dropRoots: plan.roots().map((root) => ({ uri: root.uri.toString(), repoRelative: root.repoRelative })),
       files,
       ignoreCase: plan.ignoreCase,
       diskPlan,
@@ -171,7 +180,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       diskProblem: problem,
       requestTimeoutMs: requestTimeoutMs(),
       controlFiles,
-      absoluteRoots: plan.repoRoot ? absoluteRootsOf(plan.repoRoot, folder.uri.fsPath) : [],
+      absoluteRoots: plan.roots().map((root) => ({ path: root.path, repoRelative: root.repoRelative })),
     };
   }
 
@@ -250,7 +259,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   async draftChanged(folder: vscode.WorkspaceFolder, change: ParamsOf<typeof DraftChangedCommand>): Promise<void> {
     const plan = await this.plans.get(folder);
     plan.contested = change.contested;
-    if (plan.repoRoot) this.decorations.setContested(vscode.Uri.file(plan.repoRoot), change.contested);
+    if (plan.repoRoot) this.decorations.setContested(plan.folder.uri, shownUris(plan, change.contested));
     await plan.drafts.write({ draft: change.draft, dirty: change.dirty, updatedAt: change.updatedAt, base: change.base });
     this.draftChangedEmitter.fire(folder);
     const claims = this.readClaims(plan, await plan.files(), change.draft, false);
@@ -265,8 +274,9 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       this.log.warn(`planner of ${folder.name}: did not open ${JSON.stringify(path)}, which is no listed file inside the repository`);
       return;
     }
-    // Beside the planner, so the board stays in view.
-    await vscode.window.showTextDocument(vscode.Uri.file(target), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    // Under the folder's own spelling (a linked folder's, as its Explorer shows it), where its marks are;
+    // beside the planner, so the board stays in view.
+    await vscode.window.showTextDocument(plan.uriOf(path) ?? vscode.Uri.file(target), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   timing(name: string, milliseconds: number): void {

@@ -143,8 +143,14 @@ export const ReadyResultSchema = v.object({
   folderName: v.string(),
   /** The workspace folder's URI; the webview keeps it so a restored panel finds its folder again. */
   folderUri: v.string(),
-  /** URI of the repository root (`file:///…`), to turn files dropped from the Explorer into paths. */
-  rootUri: v.string(),
+  /**
+   * The URIs (`file:///…`) under which VS Code shows this repository's files, to turn files dropped from
+   * the Explorer into paths: the repository root, and the workspace folder when it is another way in (a
+   * subfolder, or a folder opened through a symbolic link, whose Explorer spells the files with its own
+   * path), each with the repository-relative folder it stands for (`''` for the root). Empty when the
+   * folder is in no git repository.
+   */
+  dropRoots: v.array(v.object({ uri: v.string(), repoRelative: v.string() })),
   /** Repository-relative files: tracked plus untracked and not ignored. */
   files: v.array(v.string()),
   /** Whether paths compare case-insensitively (git's core.ignorecase). */

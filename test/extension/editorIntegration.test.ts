@@ -2,10 +2,12 @@
 // and gives a coordinator file to an agent yields Problems, code actions, hovers, Explorer badges and
 // the status bar item (all read through the VS Code API and the extension's own); Narrow resolves the
 // collision; declaration files with an invalid entry and a manifest `validate` rejects get problems on
-// their text; a change of the dispatch ledger moves a lane from in flight to finished. Every test
-// starts from no plan, no ledger and no kept draft, and leaves none behind.
+// their text; a change of the dispatch ledger moves a lane from in flight to finished; a folder opened
+// through a symbolic link gets its marks under its own URIs. Every test starts from no plan, no ledger
+// and no kept draft, and leaves none behind.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
@@ -241,5 +243,110 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     assert.equal(api.marks.statusShown, false);
     await collidingPlan();
     assert.equal(api.marks.statusShown, true);
+  });
+});
+
+describe('a workspace folder opened through a symbolic link (the plan in the editor)', function () {
+  this.timeout(90000);
+  let api: WaveScopeApi;
+  let folder: vscode.WorkspaceFolder;
+  let base: string;
+  /** The opened fixture repository through a link to its top level, and through a link to its src/. */
+  let toRoot: vscode.WorkspaceFolder;
+  let toSrc: vscode.WorkspaceFolder;
+  const below = (at: vscode.WorkspaceFolder, path: string) => vscode.Uri.joinPath(at.uri, ...path.split('/'));
+
+  before(async () => {
+    ({ api, folder } = await hostFolder());
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-linked-')));
+    symlinkSync(folder.uri.fsPath, join(base, 'app'));
+    symlinkSync(join(folder.uri.fsPath, 'src'), join(base, 'src-link'));
+    // Workspace folder values the registry plans like any other (the workspace itself is left as it is).
+    toRoot = { uri: vscode.Uri.file(join(base, 'app')), name: 'app-link', index: 97 };
+    toSrc = { uri: vscode.Uri.file(join(base, 'src-link')), name: 'src-link', index: 98 };
+  });
+
+  async function startClean(): Promise<void> {
+    await startFromNoPlan({ api, folder }, ['.claude', '.orchestrator']);
+    await api.insights.refresh(folder);
+  }
+
+  beforeEach(startClean);
+  after(async () => {
+    for (const linked of [toRoot, toSrc]) api.plans.forget(linked);
+    await startClean();
+    await api.marks.update();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  /** The colliding plan of the first suite (api and ui both own src/api/server.ts), analysed for `linked`. */
+  async function collidingPlanFor(linked: vscode.WorkspaceFolder): Promise<FolderInsight> {
+    writeWave(folder.uri.fsPath, 1, { api: ['src/api/', 'package.json'], ui: ['src/ui/', 'src/api/server.ts'] });
+    writeManifest(folder.uri.fsPath, 1, ['src/api/', 'src/ui/', 'package.json']);
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const insight = await api.insights.refresh(linked);
+      await api.marks.update();
+      if (insight?.data.waves.some((wave) => wave.active && wave.collisions.length > 0)) return insight;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the collision in ${linked.name}`);
+      await new Promise((wake) => setTimeout(wake, 100));
+    }
+  }
+
+  it('the opened folder is no link: its files keep the repository root’s URIs', async () => {
+    const plan = await api.plans.get(folder);
+    assert.ok(plan.repoRoot);
+    for (const path of ['src/api/server.ts', 'package.json', '.claude/wave-scope.json']) {
+      assert.equal(plan.uriOf(path)?.toString(), vscode.Uri.joinPath(vscode.Uri.file(plan.repoRoot), ...path.split('/')).toString(), path);
+    }
+    assert.deepEqual(
+      plan.roots().map((root) => root.uri.toString()),
+      [vscode.Uri.file(plan.repoRoot).toString()],
+    );
+  });
+
+  it('a folder linked to the repository gets a contested file’s problem, hover and Explorer badge under its own URI', async () => {
+    const plan = await api.plans.get(toRoot);
+    assert.equal(plan.repoRoot, realpathSync(folder.uri.fsPath), 'git reports the real top level');
+    await collidingPlanFor(toRoot);
+    const server = below(toRoot, 'src/api/server.ts');
+
+    const problem = await until('the problem on the linked server.ts', () => ours(server).find((diagnostic) => diagnostic.code === 'contested'));
+    assert.ok(problem.message.includes('witness src/api/server.ts'), problem.message);
+    assert.ok(api.marks.provideFileDecoration(server)?.tooltip?.includes('is contested'), JSON.stringify(api.marks.provideFileDecoration(server)));
+
+    const document = await vscode.workspace.openTextDocument(server);
+    const hover = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(0, 0)));
+    assert.ok(hover.includes('is contested: owned by api (src/api/) and ui (src/api/server.ts)'), hover);
+
+    // The Explorer's ⚠ of the plan on disk, as the extension shows it when no planner is open.
+    await api.planners.showDiskContested(plan);
+    assert.ok(api.decorations.isContested(server), 'the ⚠ is keyed by the linked URI');
+    assert.equal(api.decorations.provideFileDecoration(server)?.badge, '⚠');
+    assert.equal(api.decorations.isContested(below(toRoot, 'src/api/routes/orders.ts')), false, 'a file only api owns is not contested');
+  });
+
+  it('a folder linked to a subfolder: files inside it are keyed below the link, the others at their real path; the planner is told the link for drops', async () => {
+    const plan = await api.plans.get(toSrc);
+    assert.ok(plan.repoRoot);
+    const real = (path: string) => vscode.Uri.joinPath(vscode.Uri.file(plan.repoRoot ?? ''), ...path.split('/'));
+    assert.equal(plan.uriOf('src/api/server.ts')?.toString(), below(toSrc, 'api/server.ts').toString());
+    assert.equal(plan.uriOf('package.json')?.toString(), real('package.json').toString());
+
+    await collidingPlanFor(toSrc);
+    await until('the problem on the linked api/server.ts', () => ours(below(toSrc, 'api/server.ts')).find((diagnostic) => diagnostic.code === 'contested'));
+    await api.planners.showDiskContested(plan);
+    assert.ok(api.decorations.isContested(below(toSrc, 'api/server.ts')));
+
+    // What the planner's webview is told, to take files dropped from this folder's Explorer.
+    const ready = await api.planners.ready(toSrc);
+    assert.deepEqual(ready.dropRoots, [
+      { uri: vscode.Uri.file(plan.repoRoot).toString(), repoRelative: '' },
+      { uri: toSrc.uri.toString(), repoRelative: 'src' },
+    ]);
+
+    // A folder that leaves takes its ⚠ marks along (nothing else would replace them).
+    api.plans.forget(toSrc);
+    assert.equal(api.decorations.isContested(below(toSrc, 'api/server.ts')), false);
   });
 });
