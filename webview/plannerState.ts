@@ -6,7 +6,16 @@ import { isAgentId, MAX_AGENT_ID_LENGTH } from '../src/planner/plan/agentId';
 import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { foldCase, normalizeScopeEntry, ScopeEntryError } from '../src/planner/scope/scopeEntry';
 import { nextLaneColor } from '../src/protocol/laneColors';
-import type { AgentDraft, ClaimConflictSummary, CollisionSummary, PlanDraft, SaveOutcome, WaveDraft } from '../src/protocol/plannerProtocol';
+import type {
+  AgentDraft,
+  ClaimConflictSummary,
+  CollisionSummary,
+  PlanDraft,
+  SaveOutcome,
+  StaleWaveSummary,
+  WaveDraft,
+  WaveOnDisk,
+} from '../src/protocol/plannerProtocol';
 import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
 import { count } from './wording';
 
@@ -31,6 +40,8 @@ export type SaveStatus =
       message: string;
       collisions: CollisionSummary[];
       claimConflicts: ClaimConflictSummary[];
+      /** Waves someone changed on disk after the draft was made (step `stale`): load the disk, or overwrite them. */
+      staleWaves: StaleWaveSummary[];
     }
   | { kind: 'failed'; draftKey: string; message: string; uncertain: boolean };
 
@@ -179,8 +190,10 @@ export function restoreState(value: unknown): PlannerState | undefined {
   }
   const fresh = initialState(state.diskPlan);
   const history = state.history && Array.isArray(state.history.past) && Array.isArray(state.history.future) ? state.history : fresh.history;
-  // A save under way when the page went is not under way any more.
-  const save = state.save && state.save.kind !== 'saving' ? state.save : fresh.save;
+  // A save under way when the page went is not under way any more; a refusal kept by an older build of
+  // this version is completed.
+  const kept = state.save && state.save.kind !== 'saving' ? state.save : fresh.save;
+  const save: SaveStatus = kept.kind === 'refused' ? { ...kept, claimConflicts: kept.claimConflicts ?? [], staleWaves: kept.staleWaves ?? [] } : kept;
   return {
     ...fresh,
     ...state,
@@ -409,6 +422,22 @@ function travel(state: PlannerState, entry: HistoryEntry, history: PlannerState[
   });
 }
 
+/** The waves a refused save found changed on disk since its draft was made (empty for any other status). */
+export function staleWavesOf(state: PlannerState): StaleWaveSummary[] {
+  return state.save.kind === 'refused' ? state.save.staleWaves : [];
+}
+
+/**
+ * What an overwrite of the refused save names (SavePlanRequest.overwrite): each changed wave as the
+ * refusal showed it on disk, so only that version is written over. Undefined when there is nothing to
+ * overwrite: no such refusal, or it was about another draft (an edit since drops it).
+ */
+export function overwriteOf(state: PlannerState): WaveOnDisk[] | undefined {
+  const stale = staleWavesOf(state);
+  if (stale.length === 0 || freshSave(state.save, state.draft) !== state.save) return undefined;
+  return stale.map(({ wave, onDisk }) => ({ wave, agents: onDisk.map((agent) => ({ id: agent.id, entries: [...agent.entries] })) }));
+}
+
 /** The label of the edit undo would take back, if any. */
 export function undoLabel(state: PlannerState): string | undefined {
   return state.history.past[state.history.past.length - 1]?.label;
@@ -458,6 +487,7 @@ export function reduce(state: PlannerState, action: PlannerAction, options: Redu
           message: outcome.message,
           collisions: outcome.collisions,
           claimConflicts: outcome.claimConflicts ?? [],
+          staleWaves: outcome.staleWaves ?? [],
         },
       };
     }

@@ -4,6 +4,7 @@
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
+import type { WaveOnDisk } from '../planner/plan/staleWaves';
 import { readPlan } from '../planner/plan/planReader';
 import { processLocalSessionIds } from '../planner/plan/sessionBinding';
 import { laneColorAt } from '../protocol/laneColors';
@@ -52,6 +53,8 @@ export interface SaveOptions {
   stateDirName?: string;
   /** The plan on disk the draft was edited from: only waves it had are removed (SaveDraftOptions.base). */
   base?: DraftPlan | undefined;
+  /** Waves changed on disk since the base that the person chose to overwrite (SaveDraftOptions.overwrite). */
+  overwrite?: readonly WaveOnDisk[] | undefined;
 }
 
 /** Saves the whole draft into the repository at `repoRoot` (see saveDraft), bound to this process's session. */
@@ -62,6 +65,7 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     files: options.files,
     stateDirName: options.stateDirName,
     base: options.base,
+    overwrite: options.overwrite,
     ownIds: processLocalSessionIds({ env: process.env }),
     fsAt: nodeDeclarationFs,
   });

@@ -20,6 +20,7 @@ import { resolveStateDir } from '../planner/plan/stateDir';
 import { MANIFEST_FILE_NAME } from '../planner/plan/stateDirNames';
 import { narrowedEntry, waveOwnership } from '../planner/plan/waveOwnership';
 import type { OwnershipClaim } from '../planner/plan/waveOwnership';
+import type { WaveOnDisk } from '../planner/plan/staleWaves';
 import { FileIndex } from '../planner/scope/fileIndex';
 import type { RememberedLook } from './draftStore';
 import { readDiskPlan, saveDraftToDisk } from './planFiles';
@@ -34,6 +35,8 @@ export interface SaveWork {
   readonly stateDirName: string | undefined;
   /** The plan on disk the draft was edited from (SaveDraftOptions.base), when known. */
   readonly base?: DraftPlan | undefined;
+  /** Waves changed on disk since the base that the person chose to overwrite (SaveDraftOptions.overwrite). */
+  readonly overwrite?: readonly WaveOnDisk[] | undefined;
 }
 
 /** One wave of the plan to analyse: the planner's draft wave (lane colours included). */
@@ -145,7 +148,7 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 function save(work: SaveWork): DraftSaveResult {
-  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base });
+  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base, overwrite: work.overwrite });
 }
 
 function waveInsight(wave: InsightWave, active: boolean, index: FileIndex): WaveInsight {

@@ -5,7 +5,7 @@
 // the plan on disk.
 import * as vscode from 'vscode';
 import type { ParamsOf } from '../protocol/ipc';
-import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
+import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome, WaveOnDisk } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
 import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
 import { listedFileToOpen } from '../node/listedFile';
@@ -186,9 +186,10 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
 
   /**
    * Saves `draft` over the plan on disk; `base` is the plan on disk it was edited from (a wave written on
-   * disk since is kept, see SaveDraftOptions.base), undefined when not known.
+   * disk since is kept, one changed since refuses the save: see SaveDraftOptions.base), undefined when not
+   * known; `overwrite` names the changed waves the person chose to write over (SaveDraftOptions.overwrite).
    */
-  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined): Promise<SaveOutcome> {
+  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: readonly WaveOnDisk[]): Promise<SaveOutcome> {
     const plan = await this.plans.get(folder);
     if (!vscode.workspace.isTrusted) {
       return { ok: false, message: 'Saving writes declarations: trust this workspace first (Restricted mode only plans).', collisions: [] };
@@ -204,7 +205,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       this.log.info(`save ${folder.name}: ${message}`);
       return { ok: false, step: 'claims', message, collisions: [], claimConflicts: claims.conflicts };
     }
-    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base };
+    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base, overwrite };
     // Saving a large plan spends seconds in fsync: in the plan worker, with progress once it takes a while.
     const saving = this.worker.run('save', work);
     let settled = false;
@@ -221,6 +222,9 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     }
     this.log.info(`save ${folder.name}: ${outcome.message}`);
     if (outcome.ok) await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: draft });
+    // Refused for changes on disk the watcher may not have reported yet: an open planner gets the plan on
+    // disk now, so loading it from there loads what the refusal described.
+    else if (outcome.staleWaves !== undefined) this.diskPlanChanged(plan);
     return outcome;
   }
 
@@ -236,9 +240,12 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     return kept?.dirty ? kept.base : undefined;
   }
 
-  /** Saves a draft made outside the planner (a Narrow from the editor); an open planner takes it as its new base. */
-  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft): Promise<SaveOutcome> {
-    const outcome = await this.save(folder, draft, await this.baseOf(folder));
+  /**
+   * Saves a draft made outside the planner (a Narrow from the editor); an open planner takes it as its new
+   * base. `overwrite` as for save.
+   */
+  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft, overwrite?: readonly WaveOnDisk[]): Promise<SaveOutcome> {
+    const outcome = await this.save(folder, draft, await this.baseOf(folder), overwrite);
     const panel = this.panelFor(folder);
     if (panel) {
       if (outcome.ok) {

@@ -102,6 +102,25 @@ export const ClaimConflictSummarySchema = v.object({
 });
 export type ClaimConflictSummary = v.InferOutput<typeof ClaimConflictSummarySchema>;
 
+/** One agent of a wave as the plan on disk declares it. */
+export const DeclaredAgentSchema = v.object({ id: v.string(), entries: v.array(v.string()) });
+
+/** A wave as it is on disk, which the person chose to overwrite (SavePlanRequest.overwrite). */
+export const WaveOnDiskSchema = v.object({ wave: WaveNumberSchema, agents: v.array(DeclaredAgentSchema) });
+export type WaveOnDisk = v.InferOutput<typeof WaveOnDiskSchema>;
+
+/** A wave someone changed on disk after the draft was made, which the save refused to write over or remove. */
+export const StaleWaveSchema = v.object({
+  wave: v.number(),
+  /** `write`: the draft has the wave and would write its own version; `remove`: the draft deleted it. */
+  action: v.picklist(['write', 'remove']),
+  /** What changed on disk since the draft was made, one plain sentence each. */
+  changes: v.array(v.string()),
+  /** The wave's agents on disk when the save looked: what an overwrite of it names back. */
+  onDisk: v.array(DeclaredAgentSchema),
+});
+export type StaleWaveSummary = v.InferOutput<typeof StaleWaveSchema>;
+
 /** Outcome of a save, also sent when the save was started from the command palette. */
 export const SaveOutcomeSchema = v.variant('ok', [
   v.object({
@@ -118,6 +137,8 @@ export const SaveOutcomeSchema = v.variant('ok', [
     collisions: v.array(CollisionSummarySchema),
     /** Overlaps with waves other clones claim (the save was refused for them, like a local collision). */
     claimConflicts: v.optional(v.array(ClaimConflictSummarySchema)),
+    /** With step `stale`: waves changed on disk after the draft was made; nothing was written. */
+    staleWaves: v.optional(v.array(StaleWaveSchema)),
   }),
 ]);
 export type SaveOutcome = v.InferOutput<typeof SaveOutcomeSchema>;
@@ -187,12 +208,26 @@ export type ReadyResult = v.InferOutput<typeof ReadyResultSchema>;
  */
 export const ReadyRequest = requestType('ready', v.object({ stateVersion: v.number() }), ReadyResultSchema, { timeoutMs: 120_000 });
 
-/**
- * Save the draft through the safe chain. Answered with a SaveOutcome. `base` is the plan on disk the draft
- * was edited from (KeptDraft.base): only the waves it had and the draft lacks are removed from disk, so a
- * wave written on disk meanwhile (the CLI, a sync) survives a save of an older draft.
- */
-export const SavePlanRequest = requestType('savePlan', v.object({ draft: PlanDraftSchema, base: v.optional(PlanDraftSchema) }), SaveOutcomeSchema);
+/** What a save is given: the draft, the plan on disk it was edited from, and what the person chose to overwrite. */
+export const SavePlanParamsSchema = v.object({
+  draft: PlanDraftSchema,
+  /**
+   * The plan on disk the draft was edited from (KeptDraft.base): only the waves it had and the draft lacks
+   * are removed from disk, so a wave written on disk meanwhile (the CLI, a sync) survives a save of an
+   * older draft; and a wave the save would write or remove that changed on disk since refuses the save
+   * (step `stale`, SaveOutcome.staleWaves).
+   */
+  base: v.optional(PlanDraftSchema),
+  /**
+   * Waves the person chose to overwrite after a `stale` refusal, each as that refusal showed it on disk
+   * (StaleWave.onDisk): the draft is written over exactly that version; a wave changed again since is refused again.
+   */
+  overwrite: v.optional(v.array(WaveOnDiskSchema)),
+});
+export type SavePlanParams = v.InferOutput<typeof SavePlanParamsSchema>;
+
+/** Save the draft through the safe chain. Answered with a SaveOutcome. */
+export const SavePlanRequest = requestType('savePlan', SavePlanParamsSchema, SaveOutcomeSchema);
 
 /** The draft changed in the webview; the host keeps it (reload survival, decorations, palette commands). */
 export const DraftChangedCommand = commandType(

@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
-import { diskChangedUnderDraft, emptyDraft, initialState, isPlannerState, reduce, restoreState, sameDraft, selectedWave } from '../../webview/plannerState';
+import {
+  diskChangedUnderDraft,
+  emptyDraft,
+  initialState,
+  isPlannerState,
+  overwriteOf,
+  reduce,
+  restoreState,
+  sameDraft,
+  selectedWave,
+  staleWavesOf,
+} from '../../webview/plannerState';
 import type { PlannerAction, PlannerState } from '../../webview/plannerState';
-import type { PlanDraft } from '../../src/protocol/plannerProtocol';
+import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
 import { compileScopeEntry } from '../../src/planner/scope/scopeEntry';
 import { rowEntry } from '../../webview/fileTree';
 
@@ -211,6 +222,86 @@ describe('planner state reducer', () => {
     state = reduce(state, { type: 'saveFinished', outcome: { ok: true, wavesWritten: [1], message: 'saved' }, draft: state.draft, at: 0 });
     assert.equal(state.dirty, false);
     assert.ok(sameDraft(state.draft, state.diskPlan));
+  });
+
+  describe('a save refused because the plan on disk changed after the draft was made', () => {
+    const refusal: SaveOutcome = {
+      ok: false,
+      step: 'stale',
+      message: 'Not saved: the plan on disk changed after this draft was made, and saving would undo that. Wave 1 (the draft would write over it): agent late was added (z.md).',
+      collisions: [],
+      staleWaves: [
+        {
+          wave: 1,
+          action: 'write',
+          changes: ['agent late was added (z.md)'],
+          onDisk: [
+            { id: 'a', entries: ['x.md'] },
+            { id: 'late', entries: ['z.md'] },
+          ],
+        },
+      ],
+    };
+    const diskNow = (): PlanDraft => ({
+      ...diskWith({ a: ['x.md'] }),
+      waves: [{ wave: 1, role: 'builder', agents: [{ id: 'a', color: '#3794ff', entries: ['x.md'] }, { id: 'late', color: '#3794ff', entries: ['z.md'] }] }],
+    });
+    /** The person's draft (y.md added), refused; the host then reports the plan on disk it found. */
+    const refused = (): PlannerState => {
+      let state = initialState(diskWith({ a: ['x.md'] }));
+      state = reduce(state, { type: 'addEntries', wave: 1, agentId: 'a', entries: ['y.md'] });
+      state = reduce(state, { type: 'saveStarted' });
+      state = reduce(state, { type: 'saveFinished', outcome: refusal, draft: state.draft, at: 0 });
+      return reduce(state, { type: 'loadDisk', diskPlan: diskNow() });
+    };
+
+    it('keeps the draft unsaved and the refusal with the waves it names', () => {
+      const state = refused();
+      assert.equal(state.save.kind, 'refused');
+      assert.equal(state.dirty, true);
+      assert.deepEqual(selectedWave(state)?.agents.map((agent) => [agent.id, agent.entries]), [['a', ['x.md', 'y.md']]]);
+      assert.deepEqual(staleWavesOf(state).map(({ wave, changes }) => ({ wave, changes })), [{ wave: 1, changes: ['agent late was added (z.md)'] }]);
+      assert.equal(state.save.kind === 'refused' && state.save.message, refusal.message);
+    });
+
+    it('an overwrite names each changed wave exactly as the refusal found it on disk', () => {
+      assert.deepEqual(overwriteOf(refused()), [
+        {
+          wave: 1,
+          agents: [
+            { id: 'a', entries: ['x.md'] },
+            { id: 'late', entries: ['z.md'] },
+          ],
+        },
+      ]);
+    });
+
+    it('an edit after the refusal drops it: there is nothing left to overwrite until a save says so again', () => {
+      const state = reduce(refused(), { type: 'addEntries', wave: 1, agentId: 'a', entries: ['w.md'] });
+      assert.equal(state.save.kind, 'idle');
+      assert.deepEqual(staleWavesOf(state), []);
+      assert.equal(overwriteOf(state), undefined);
+    });
+
+    it('loading the plan from disk drops the refusal, shows the disk, and undo brings the draft back', () => {
+      let state = reduce(refused(), { type: 'adoptDisk' });
+      assert.equal(state.dirty, false);
+      assert.deepEqual(selectedWave(state)?.agents.map((agent) => agent.id), ['a', 'late']);
+      assert.ok(sameDraft(state.base, diskNow()), 'the disk is the base of what is edited next');
+      assert.equal(overwriteOf(state), undefined);
+      state = reduce(state, { type: 'undo' });
+      assert.deepEqual(selectedWave(state)?.agents.map((agent) => [agent.id, agent.entries]), [['a', ['x.md', 'y.md']]]);
+    });
+
+    it('a refusal persisted by an older build of this version has nothing to overwrite', () => {
+      const state = refused();
+      const older = JSON.parse(JSON.stringify(state)) as { save: Record<string, unknown> };
+      delete older.save.staleWaves;
+      const restored = restoreState(older);
+      assert.ok(restored);
+      assert.deepEqual(staleWavesOf(restored), []);
+      assert.equal(overwriteOf(restored), undefined);
+    });
   });
 
   it('toggles folders and keeps the filter', () => {

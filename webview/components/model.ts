@@ -53,6 +53,8 @@ export interface ConfirmRequest {
 export interface PlannerControls {
   dispatch(action: PlannerAction): void;
   save(): void;
+  /** Saves again over the waves a refused save found changed on disk, confirming first. */
+  overwrite(): void;
   openFile(path: string): void;
   /** Asks for confirmation (a modal dialog); resolves true when confirmed. */
   confirm(request: ConfirmRequest): Promise<boolean>;

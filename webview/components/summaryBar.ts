@@ -3,6 +3,7 @@
 // the banners that need a decision (the disk changed under the draft, a refused save, Restricted mode).
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
+import { staleWavesOf } from '../plannerState';
 import { offersDiskLoad } from '../plannerSummary';
 import type { NextAction } from '../plannerSummary';
 import { count } from '../wording';
@@ -135,7 +136,9 @@ export class SummaryBar extends PlannerPart {
       );
     }
     if (model.diskProblem) items.push(html`<div class="banner is-warning disk-problem">${icons.warning()}<span>${model.diskProblem}</span></div>`);
-    if (offersDiskLoad(state)) {
+    const stale = staleWavesOf(state);
+    // A refusal for changes on disk says more than this banner, and offers the same load.
+    if (offersDiskLoad(state) && stale.length === 0) {
       items.push(html`<div class="banner is-warning disk-changed">
         ${icons.info()}
         <span>The plan on disk changed while this draft had unsaved edits. The draft is kept.</span>
@@ -143,7 +146,13 @@ export class SummaryBar extends PlannerPart {
       </div>`);
     }
     const save = state.save;
-    if (save.kind === 'refused' || save.kind === 'failed') {
+    if (stale.length > 0) {
+      items.push(html`<div class="banner is-error save-problem save-stale" role="alert">
+        ${icons.error()}<span class="save-message">${save.kind === 'refused' ? save.message : ''}</span>
+        <button class="button secondary adopt-disk" @click=${() => controls.adoptDisk()}>Load plan from disk</button>
+        <button class="button secondary overwrite-disk" @click=${() => controls.overwrite()}>Overwrite changes on disk</button>
+      </div>`);
+    } else if (save.kind === 'refused' || save.kind === 'failed') {
       items.push(html`<div class="banner is-error save-problem" role="alert">${icons.error()}<span class="save-message">${save.message}</span></div>`);
     }
     if (state.notice) {

@@ -5,9 +5,10 @@
 import * as vscode from 'vscode';
 import { literalEntryOf } from '../../planner/scope/literalEntry';
 import { DidFocusNotification } from '../../protocol/plannerProtocol';
-import type { PlanDraft } from '../../protocol/plannerProtocol';
+import type { PlanDraft, WaveOnDisk } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
+import { showSaveOutcome } from './saveOutcome';
 
 function folderNamed(value: unknown): vscode.WorkspaceFolder | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -74,10 +75,13 @@ export const narrowEntry: WaveScopeCommand = {
       );
       if (answer !== 'Narrow and Save') return undefined;
     }
-    const outcome = await planners.saveDraft(folder, next);
-    log.info(`narrow ${agent}'s ${entry} in wave ${wave}: ${outcome.message}`);
-    if (outcome.ok) void vscode.window.showInformationMessage(`Wave Scope: ${outcome.message}`);
-    else void vscode.window.showErrorMessage(`Wave Scope: ${outcome.message}`);
+    const narrowAndSave = async (overwrite?: WaveOnDisk[]) => {
+      const outcome = await planners.saveDraft(folder, next, overwrite);
+      log.info(`narrow ${agent}'s ${entry} in wave ${wave}: ${outcome.message}`);
+      return outcome;
+    };
+    const outcome = await narrowAndSave();
+    showSaveOutcome(outcome, narrowAndSave);
     return outcome;
   },
 };

@@ -1,9 +1,10 @@
 // Wave Scope: Save Plan (Materialize): saves the planner's newest draft (or the kept one) and shows
-// the outcome in VS Code and in an open planner.
-import * as vscode from 'vscode';
+// the outcome in VS Code and in an open planner; a refusal for changes on disk offers to overwrite them.
 import { DidSaveNotification } from '../../protocol/plannerProtocol';
+import type { WaveOnDisk } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
+import { showSaveOutcome } from './saveOutcome';
 
 export const savePlan: WaveScopeCommand = {
   id: 'waveScope.savePlan',
@@ -14,10 +15,14 @@ export const savePlan: WaveScopeCommand = {
     const plan = await plans.get(folder);
     const panel = planners.panelFor(folder);
     const draft = await plan.currentDraft(panel?.latestDraft);
-    const outcome = await planners.save(folder, draft, await planners.baseOf(folder));
-    panel?.notify(DidSaveNotification, { outcome, savedDraft: outcome.ok ? draft : undefined });
-    if (outcome.ok) void vscode.window.showInformationMessage(`Wave Scope: ${outcome.message}`);
-    else void vscode.window.showErrorMessage(`Wave Scope: ${outcome.message}`);
+    const base = await planners.baseOf(folder);
+    const saveAndTell = async (overwrite?: WaveOnDisk[]) => {
+      const outcome = await planners.save(folder, draft, base, overwrite);
+      planners.panelFor(folder)?.notify(DidSaveNotification, { outcome, savedDraft: outcome.ok ? draft : undefined });
+      return outcome;
+    };
+    const outcome = await saveAndTell();
+    showSaveOutcome(outcome, saveAndTell);
     return outcome;
   },
 };

@@ -1,7 +1,9 @@
 // A whole draft plan (every wave a planner edits) checked and saved in one call: the save the
 // extension's planner and the CLI share. Nothing is written unless every wave is disjoint; the wave the
 // manifest names goes through the safe chain (writeWavePlan), the others are materialized, and waves
-// the draft no longer has lose their declaration files. The file system arrives as a parameter.
+// the draft no longer has lose their declaration files. A wave someone changed on disk after the draft
+// was made is not written over unless the person chose to (staleWaves.ts). The file system arrives as a
+// parameter.
 import { join } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import { expand, FileIndex } from '../scope/fileIndex';
@@ -9,6 +11,8 @@ import { agentScopePath, waveDirPath, waveSidecarPath } from './declarationPaths
 import type { DeclarationFs } from './declarationStore';
 import { listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
+import { findStaleWaves } from './staleWaves';
+import type { StaleWave, WaveOnDisk } from './staleWaves';
 import { STATE_DIR_NAMES } from './stateDirNames';
 
 /** One agent of a draft wave: its id and its scope entries. */
@@ -101,17 +105,34 @@ export interface SaveDraftOptions {
   /**
    * The plan on disk the draft was edited from. A declared wave the draft lacks is removed only when the
    * base had it (the person deleted it); one written on disk since (the CLI, a sync, another window) is
-   * kept. Without a base, every declared wave the draft lacks is removed.
+   * kept. A wave the save would write or remove whose declarations on disk differ from the base's refuses
+   * the save (step `stale`, nothing written) unless `overwrite` names it. Without a base, every declared
+   * wave the draft lacks is removed and nothing is compared.
    */
   base?: DraftPlan | undefined;
+  /**
+   * Waves the person chose to overwrite although they changed on disk since the base, each as it was on
+   * disk when the refusal showed it (StaleWave.onDisk): a wave that changed again since is refused again.
+   */
+  overwrite?: readonly WaveOnDisk[] | undefined;
 }
 
-/** Where a save stopped: the safe chain's step, `materialize` for another wave, `remove-wave` for a deleted one. */
-export type DraftSaveStep = 'assert-disjoint' | 'state-dir' | 'validate' | 'materialize' | 'union' | 'manifest' | 'remove-wave';
+/**
+ * Where a save stopped: the safe chain's step, `materialize` for another wave, `remove-wave` for a deleted
+ * one, `stale` when a wave it would write or remove changed on disk after the draft was made.
+ */
+export type DraftSaveStep = 'assert-disjoint' | 'state-dir' | 'stale' | 'validate' | 'materialize' | 'union' | 'manifest' | 'remove-wave';
 
 export type DraftSaveResult =
   | { ok: true; wavesWritten: number[]; manifestWave: number | undefined; message: string }
-  | { ok: false; step: DraftSaveStep; message: string; collisions: DraftCollision[] };
+  | {
+      ok: false;
+      step: DraftSaveStep;
+      message: string;
+      collisions: DraftCollision[];
+      /** With step `stale`: the waves changed on disk since the draft was made, and what changed. */
+      staleWaves?: StaleWave[];
+    };
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -151,6 +172,19 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
   }
 
   const fs = options.fsAt(stateDir);
+  if (options.base !== undefined) {
+    const staleWaves = findStaleWaves({
+      draftWaves: draft.waves.map((wave) => wave.wave),
+      base: options.base.waves.map((wave) => ({ wave: wave.wave, agents: wave.agents.map((agent) => ({ id: agent.id, entries: [...agent.entries] })) })),
+      declaredWaves: listDeclaredWaves(stateDir, fs),
+      onDisk: (wave) => (readWaveDeclaration(stateDir, wave, fs, { ignoreCase }).records ?? []).map((record) => ({ id: record.id, entries: [...record.files] })),
+      overwrite: options.overwrite,
+      ignoreCase,
+      files: options.files,
+    });
+    if (staleWaves.length > 0) return { ok: false, step: 'stale', message: describeStaleWaves(staleWaves), collisions: [], staleWaves };
+  }
+
   const written: number[] = [];
   // The active wave last: its manifest is the commit point of the whole save.
   const ordered = [...draft.waves].sort((a, b) => Number(a.wave === draft.activeWave) - Number(b.wave === draft.activeWave) || a.wave - b.wave);
@@ -218,6 +252,14 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     manifestWave: draft.activeWave,
     message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}${newerNote}.`,
   };
+}
+
+/** The refusal of a save that would undo changes made on disk after the draft, for a person. */
+function describeStaleWaves(staleWaves: readonly StaleWave[]): string {
+  const waves = staleWaves.map(
+    (stale) => `Wave ${stale.wave} (${stale.action === 'write' ? 'the draft would write over it' : 'the draft deletes it'}): ${stale.changes.join('; ')}.`,
+  );
+  return `Not saved: the plan on disk changed after this draft was made, and saving would undo that. ${waves.join(' ')} Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.`;
 }
 
 /** Removes a wave's aggregate, then every per-agent file it or its directory names. */

@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { nodeDeclarationFs } from '../../../src/node/declarationFs';
 import type { DraftPlan, SaveDraftOptions } from '../../../src/planner/plan/draftSave';
 import { saveDraft, validateDraft } from '../../../src/planner/plan/draftSave';
+import { materializeWave } from '../../../src/planner/plan/declarationStore';
 
 const FILES = ['README.md', 'docs/guide.md', 'docs/api.md', 'src/api/server.ts', 'src/ui/App.tsx', 'src/ui/App.test.tsx'];
 
@@ -182,6 +183,117 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.ok(files.includes('filescopes/wave-3/late.json'), 'the wave written since the base stays');
     assert.ok(files.includes('filescopes/wave-3.scopes.json'));
     assert.match(result.message, /; removed wave 2; kept wave 3, written since the draft was made\.$/);
+  });
+
+  describe('a wave changed on disk after the draft was made', () => {
+    // Another writer (`wave-scope plan write --wave N`, a sync, another window's save) rewrites one wave's
+    // declarations, as the CLI does: both shapes through the one writer.
+    const writeElsewhere = (wave: number, records: { id: string; files: string[] }[]) => {
+      const stateDir = join(root, '.claude');
+      const result = materializeWave({ stateDir, wave, records, repoRoot: root, ignoreCase: false }, nodeDeclarationFs(stateDir));
+      assert.ok(result.ok);
+    };
+    // Every file of the state directory with its text: "nothing was written" is this, unchanged.
+    const snapshot = () => stateFiles().filter((path) => path.endsWith('.json')).map((path) => [path, readFileSync(join(root, '.claude', path), 'utf8')]);
+    // The person's draft: made from twoWaves, with wave 1's ui given the README too.
+    const edited: DraftPlan = {
+      ...twoWaves,
+      waves: [
+        { wave: 1, role: 'implementation', agents: [{ id: 'api', entries: ['src/api/'] }, { id: 'ui', entries: ['src/ui/App.tsx', 'README.md'] }] },
+        twoWaves.waves[1]!,
+      ],
+    };
+
+    beforeEach(() => assert.ok(saveDraft(twoWaves, options()).ok));
+
+    it('refuses to write over it: nothing is written, and the refusal names the wave and what changed', () => {
+      writeElsewhere(2, [
+        { id: 'docs', files: ['docs/guide.md'] },
+        { id: 'late', files: ['README.md'] },
+      ]);
+      const before = snapshot();
+      const result = saveDraft(edited, options({ base: twoWaves }));
+      assert.ok(!result.ok, result.message);
+      assert.equal(result.step, 'stale');
+      assert.deepEqual(snapshot(), before, 'not one declaration, not the manifest');
+      assert.deepEqual(
+        result.staleWaves?.map(({ wave, action, changes }) => ({ wave, action, changes })),
+        [{ wave: 2, action: 'write', changes: ['agent docs now owns docs/guide.md and no longer owns docs/', 'agent late was added (README.md)'] }],
+      );
+      assert.deepEqual(result.staleWaves?.[0]?.onDisk, [
+        { id: 'docs', entries: ['docs/guide.md'] },
+        { id: 'late', entries: ['README.md'] },
+      ]);
+      assert.equal(
+        result.message,
+        'Not saved: the plan on disk changed after this draft was made, and saving would undo that. ' +
+          'Wave 2 (the draft would write over it): agent docs now owns docs/guide.md and no longer owns docs/; agent late was added (README.md). ' +
+          'Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.',
+      );
+    });
+
+    it('writes over it when the person chose to overwrite exactly the version on disk', () => {
+      writeElsewhere(2, [{ id: 'docs', files: ['docs/guide.md'] }]);
+      const refused = saveDraft(edited, options({ base: twoWaves }));
+      assert.ok(!refused.ok && refused.staleWaves);
+      const overwrite = refused.staleWaves.map(({ wave, onDisk }) => ({ wave, agents: onDisk }));
+      const result = saveDraft(edited, options({ base: twoWaves, overwrite }));
+      assert.ok(result.ok, result.message);
+      assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/'], "the draft's version of wave 2");
+      assert.deepEqual(readJson('filescopes/wave-1/ui.json'), ['src/ui/App.tsx', 'README.md']);
+    });
+
+    it('refuses again when the wave changed once more after the person chose to overwrite it', () => {
+      writeElsewhere(2, [{ id: 'docs', files: ['docs/guide.md'] }]);
+      const refused = saveDraft(edited, options({ base: twoWaves }));
+      assert.ok(!refused.ok && refused.staleWaves);
+      const overwrite = refused.staleWaves.map(({ wave, onDisk }) => ({ wave, agents: onDisk }));
+      writeElsewhere(2, [{ id: 'docs', files: ['docs/api.md'] }]);
+      const result = saveDraft(edited, options({ base: twoWaves, overwrite }));
+      assert.ok(!result.ok);
+      assert.equal(result.step, 'stale');
+      assert.deepEqual(result.staleWaves?.[0]?.changes, ['agent docs now owns docs/api.md and no longer owns docs/']);
+      assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/api.md']);
+    });
+
+    it('refuses to remove a wave the draft deleted when it changed on disk since', () => {
+      writeElsewhere(2, [{ id: 'docs', files: ['docs/', 'README.md'] }]);
+      const result = saveDraft({ ...twoWaves, waves: [twoWaves.waves[0]!] }, options({ base: twoWaves }));
+      assert.ok(!result.ok);
+      assert.deepEqual(
+        result.staleWaves?.map(({ wave, action, changes }) => ({ wave, action, changes })),
+        [{ wave: 2, action: 'remove', changes: ['agent docs now owns README.md'] }],
+      );
+      assert.match(result.message, /Wave 2 \(the draft deletes it\): agent docs now owns README\.md\./);
+      assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/', 'README.md']);
+    });
+
+    it('refuses to write over a wave the draft adds when the same wave was written on disk since', () => {
+      writeElsewhere(3, [{ id: 'late', files: ['README.md'] }]);
+      const withWave3: DraftPlan = { ...twoWaves, waves: [...twoWaves.waves, { wave: 3, role: 'builder', agents: [{ id: 'mine', entries: ['docs/api.md'] }] }] };
+      const result = saveDraft(withWave3, options({ base: twoWaves }));
+      assert.ok(!result.ok);
+      assert.deepEqual(result.staleWaves?.[0]?.changes, ['it was written on disk', 'agent late was added (README.md)']);
+      assert.deepEqual(readJson('filescopes/wave-3/late.json'), ['README.md']);
+      assert.equal(existsSync(join(root, '.claude', 'filescopes', 'wave-3', 'mine.json')), false);
+    });
+
+    it('compares agents and entries, not formatting: a wave rewritten with the same entries is written as before', () => {
+      // Wave 2 rewritten by hand: other spacing, the entry spelled without its slash; wave 1 unchanged.
+      writeFileSync(join(root, '.claude', 'filescopes', 'wave-2.scopes.json'), '[ {"files": ["./docs"], "id": "docs"} ]\n');
+      writeFileSync(join(root, '.claude', 'filescopes', 'wave-2', 'docs.json'), '["./docs"]');
+      const result = saveDraft(edited, options({ base: twoWaves }));
+      assert.ok(result.ok, result.message);
+      assert.deepEqual(readJson('filescopes/wave-1/ui.json'), ['src/ui/App.tsx', 'README.md']);
+      assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/']);
+    });
+
+    it('without a base (an older kept draft) nothing is compared: the draft is written as before', () => {
+      writeElsewhere(2, [{ id: 'docs', files: ['docs/guide.md'] }]);
+      const result = saveDraft(edited, options());
+      assert.ok(result.ok, result.message);
+      assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/']);
+    });
   });
 
   it('resolves the state directory as the CLI does when none is named (or the name is not a state directory)', () => {
