@@ -272,7 +272,9 @@ export class PlannerView implements PlannerControls {
     if (byPerson) this.deferAnalysis = false;
     const before = this.state;
     if (next === before) return;
-    const draftChanged = next.draft !== before.draft || next.dirty !== before.dirty;
+    // The base counts too: a save that lands under an edit made meanwhile changes only the base, and the
+    // host's palette Save must not compare the disk with the base from before that save.
+    const draftChanged = next.draft !== before.draft || next.dirty !== before.dirty || next.base !== before.base;
     this.state = draftChanged ? { ...next, updatedAt: Date.now() } : next;
     this.host.setState(this.state);
     this.render();

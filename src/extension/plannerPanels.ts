@@ -221,7 +221,12 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       clearTimeout(slow);
     }
     this.log.info(`save ${folder.name}: ${outcome.message}`);
-    if (outcome.ok) await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: draft });
+    if (outcome.ok) {
+      // The disk is the saved draft now, whoever saved it: the base of the open planner's next palette save.
+      const panel = this.panelFor(folder);
+      if (panel) panel.latestBase = draft;
+      await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: draft });
+    }
     // Refused for changes on disk the watcher may not have reported yet: an open planner gets the plan on
     // disk now, so loading it from there loads what the refusal described.
     else if (outcome.staleWaves !== undefined) this.diskPlanChanged(plan);
@@ -248,10 +253,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     const outcome = await this.save(folder, draft, await this.baseOf(folder), overwrite);
     const panel = this.panelFor(folder);
     if (panel) {
-      if (outcome.ok) {
-        panel.latestDraft = draft;
-        panel.latestBase = draft;
-      }
+      if (outcome.ok) panel.latestDraft = draft;
       panel.notify(DidSaveNotification, { outcome, ...(outcome.ok ? { savedDraft: draft } : {}) });
     }
     this.draftChangedEmitter.fire(folder);
