@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
@@ -400,20 +400,66 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const syncState = () => JSON.parse(readFileSync(join(b.root, '.git/wave-scope/sync-state.json'), 'utf8'));
     const remoteTip = () => gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();
     assert.equal(syncState().fetched.origin.commit, remoteTip());
-    assert.equal(syncState().inProgress, null);
+    assert.deepEqual(syncState().inProgress, []);
     // Published, the local plan is on the ref and may be replaced.
     assert.equal(cli(b, ['publish'], { session: 'sess-b' }).status, 0);
     const synced = cli(b, ['sync', '--clone', readCloneId(a), '--wave', '1'], { session: 'sess-b' });
     assert.equal(synced.status, 0, synced.stderr);
     // The writing sync recorded its fetch with its other changes of the state: the plan it synced, no marker.
     assert.equal(syncState().fetched.origin.commit, remoteTip());
-    assert.equal(syncState().inProgress, null);
+    assert.deepEqual(syncState().inProgress, []);
     assert.ok(syncState().known.some((plan: { source: string; wave: number; commit: string }) => plan.source === 'synced' && plan.wave === 1 && plan.commit === remoteTip()));
     assert.equal(JSON.parse(readFileSync(join(b.root, '.claude/wave-scope.json'), 'utf8')).wave, 1);
     // A synced plan is not this clone's to publish.
     const republish = cli(b, ['publish'], { session: 'sess-b' });
     assert.equal(republish.status, 1);
     assert.match(republish.stderr, /synced here: only its own clone publishes it/);
+  });
+
+  it('a sync killed half-way into a state directory is finished by the next one into it, whatever synced into another state directory meanwhile, and after a sync into it that stopped before writing', () => {
+    const records = [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }];
+    const amended = [records[0] as (typeof records)[0], { id: 'bob', files: ['src/b/z.ts'] }];
+    planWave(a, 3, records, 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    const stateFile = join(c.root, '.git/wave-scope/sync-state.json');
+    const markers = () => JSON.parse(readFileSync(stateFile, 'utf8')).inProgress as Array<{ stateDir: string }>;
+    // Twice: the second time with the marker rewritten as the previous version wrote it (one slot for all
+    // state directories), which must still be understood.
+    for (const [round, next] of [[1, amended], [2, records]] as const) {
+      planWave(a, 3, next, 'sess-a');
+      assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+      const killed = syncKilledAfterRemoving(c, 'wave-3.scopes.json', ['--state-dir', '.claude']);
+      assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+      // Killed where the chain has replaced the manifest of wave 3 by its skeleton (granting nothing) and
+      // removed the aggregate: a state no plan ref holds, which only the marker tells from a local plan.
+      assert.deepEqual(JSON.parse(readFileSync(join(c.root, '.claude/wave-scope.json'), 'utf8')).allowedPaths, []);
+      assert.equal(existsSync(join(c.root, '.claude/filescopes/wave-3.scopes.json')), false);
+      assert.deepEqual(markers().map((marker) => marker.stateDir), ['.claude']);
+      if (round === 2) {
+        const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+        writeFileSync(stateFile, JSON.stringify({ ...state, inProgress: state.inProgress[0] }));
+      }
+      // A sync into .claude that marks it, then stops before its first write (another command wrote there
+      // meanwhile): what the killed sync left is still there, and so is its marker.
+      const zed = join(c.root, '.claude/filescopes/wave-3/zed.json');
+      const stopped = syncWithWriteAfterMarking(c, ['--state-dir', '.claude'], zed, '["docs/"]\n');
+      assert.equal(stopped.status, 1, stopped.stderr);
+      assert.match(stopped.stderr, /changed while this sync ran \(another command wrote to it\): nothing was written/);
+      assert.deepEqual(markers().map((marker) => marker.stateDir), ['.claude']);
+      const elsewhere = cli(c, ['sync', '--state-dir', '.codex']);
+      assert.equal(elsewhere.status, 0, elsewhere.stderr);
+      assert.match(elsewhere.stdout, /^synced wave 3 of clone .+ into \.codex: 2 agents/);
+      assert.deepEqual(markers().map((marker) => marker.stateDir), ['.claude'], 'the other state directory\'s sync left .claude\'s marker alone');
+      const finished = cli(c, ['sync', '--state-dir', '.claude']);
+      assert.equal(finished.status, 0, `round ${round}: ${finished.stderr}`);
+      assert.match(finished.stdout, /^synced wave 3 of clone .+ into \.claude: 2 agents/);
+      assert.deepEqual(markers(), []);
+      assert.deepEqual(JSON.parse(readFileSync(join(c.root, '.claude/filescopes/wave-3/bob.json'), 'utf8')), next[1]?.files);
+      assert.equal(existsSync(zed), false, 'the stray file written meanwhile is not the plan\'s: the chain removed it');
+      assert.match(cli(c, ['sync', '--state-dir', '.claude']).stdout, /^\.claude already enforces wave 3 /);
+    }
   });
 
   it('a stale claim expires: after its TTL another clone may claim the same files, and the expired claim is dropped', () => {
@@ -535,6 +581,48 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(b.git('for-each-ref', 'refs/wave-scope/remotes/upstream').trim(), '', 'nothing was fetched from it');
   });
 });
+
+/**
+ * Runs `wave-scope sync ...args` in `clone` as a user would, with `preload` (CommonJS source) loaded first:
+ * it wraps node:fs's functions, which the bundle calls through the module, to act at a given step.
+ */
+function syncWithPreload(clone: Clone, args: string[], preload: string): CliRun & { signal: NodeJS.Signals | null } {
+  const path = join(clone.root, '..', `preload-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.cjs`);
+  writeFileSync(path, `const fs = require('node:fs');\nconst { basename } = require('node:path');\n${preload}\n`);
+  try {
+    const run = spawnSync(process.execPath, ['--require', path, builtCliPath, 'sync', ...args], { cwd: clone.root, env: cleanEnv(), encoding: 'utf8' });
+    return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
+  } finally {
+    rmSync(path);
+  }
+}
+
+/** `wave-scope sync ...args`, killed (SIGKILL, as by the OOM killer) right after it removes a file named `name`. */
+function syncKilledAfterRemoving(clone: Clone, name: string, args: string[]): CliRun & { signal: NodeJS.Signals | null } {
+  return syncWithPreload(
+    clone,
+    args,
+    `const unlink = fs.unlinkSync;
+fs.unlinkSync = function (path) { unlink.apply(this, arguments); if (basename(String(path)) === ${JSON.stringify(name)}) process.kill(process.pid, 'SIGKILL'); };`,
+  );
+}
+
+/**
+ * `wave-scope sync ...args`, with `path` written as `text` right after the sync first writes its sync state
+ * (the in-progress marker, before its first write into the state directory): another command's write.
+ */
+function syncWithWriteAfterMarking(clone: Clone, args: string[], path: string, text: string): CliRun {
+  return syncWithPreload(
+    clone,
+    args,
+    `const rename = fs.renameSync;
+let done = false;
+fs.renameSync = function (from, to) {
+  rename.apply(this, arguments);
+  if (!done && basename(String(to)) === 'sync-state.json') { done = true; fs.writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(text)}); }
+};`,
+  );
+}
 
 /** Temporary files anywhere below `dir` (a write staged or begun and never finished), those starting with `prefix` when given. */
 function temporaryFilesIn(dir: string, prefix = ''): string[] {

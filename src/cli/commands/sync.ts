@@ -16,8 +16,8 @@ import { startThreadPool, SYNC_WRITE_THREADS } from '../../node/threadPool';
 import { resolveWriteStateDir, stoppedOnInput } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { isCloneId } from '../../planner/sync/claims';
-import { declarationDigest, planDigest, rememberPlan } from '../../planner/sync/localState';
-import type { LocalSyncState } from '../../planner/sync/localState';
+import { clearSyncInProgress, declarationDigest, markSyncInProgress, planDigest, rememberPlan, syncInProgressIn } from '../../planner/sync/localState';
+import type { KnownPlan, LocalSyncState, SyncInProgress } from '../../planner/sync/localState';
 import { filescopesPath } from '../../planner/plan/declarationPaths';
 import { decodePlan, largestWaveWrite } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
@@ -289,6 +289,8 @@ async function syncDecoded(
   let staged: StagedDeclarationFs | undefined;
   let result;
   const started = new Date(now).toISOString();
+  // Set once this sync has marked the state directory: the marker it replaced there, if any.
+  let marked: { replaced: SyncInProgress | undefined } | undefined;
   try {
     const risk = findLocalPlanRisk({ repoRoot: repository.root, found, incoming: digests, state: readLocalSyncState(repository.gitDir) });
     if (risk !== undefined) {
@@ -298,12 +300,13 @@ async function syncDecoded(
     const prepared = prepareSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
     if (!prepared.ok) result = prepared;
     else {
-      // Marked before the first write, so a sync killed half-way may be finished by the next one.
+      // Marked before the first write, so a sync killed half-way may be finished by the next one into this
+      // state directory. The marker replaces only this directory's (a killed sync's, which this sync finishes).
       const previous = currentDigests(found, incoming.wave);
-      updateState((state) => ({
-        ...state,
-        inProgress: { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started },
-      }));
+      updateState((state) => {
+        marked = { replaced: syncInProgressIn(state, key) };
+        return markSyncInProgress(state, { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started });
+      });
       staged = await staging;
       // Written only over what the checks above decided on: a plan written here since then stops the sync.
       result = commitSyncedWave(prepared.prepared, staged, found);
@@ -312,26 +315,29 @@ async function syncDecoded(
     (staged ?? (await staging)).discard();
   }
   if (!result.ok) {
-    // Stopped before its first write: nothing of it is on disk, so nothing is left to finish.
-    if (result.written.length === 0 && result.removed.length === 0) updateState((state) => ({ ...state, inProgress: null }));
+    // Stopped before its first write: nothing of it is on disk, so nothing of it is left to finish. What a
+    // killed sync left there still is, so that sync's marker, which this one replaced, is put back.
+    if (marked !== undefined && result.written.length === 0 && result.removed.length === 0) {
+      const { replaced } = marked;
+      updateState((state) => (replaced === undefined ? clearSyncInProgress(state, key) : markSyncInProgress(state, replaced)));
+    }
     reportError(io, say.syncStopped(result.step, result.message));
     if (result.errors.length > 1 || result.errors[0] !== result.message) for (const detail of result.errors) reportNote(io, say.syncDetail(detail));
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, ...result }, null, 2));
     return stoppedOnInput(result) ? 1 : 2;
   }
-  updateState((state) => ({
-    ...rememberPlan(state, {
-      source: 'synced',
-      stateDir: key,
-      wave: incoming.wave,
-      clone: incoming.clone,
-      planDigest: planDigest(result.manifest, result.records),
-      declarationDigest: declarationDigest(incoming.wave, result.records),
-      commit: tip ?? '',
-      at: started,
-    }),
-    inProgress: null,
-  }));
+  // Done: the plan is known (it is on the ref), and nothing is left to finish in this state directory.
+  const synced: KnownPlan = {
+    source: 'synced',
+    stateDir: key,
+    wave: incoming.wave,
+    clone: incoming.clone,
+    planDigest: planDigest(result.manifest, result.records),
+    declarationDigest: declarationDigest(incoming.wave, result.records),
+    commit: tip ?? '',
+    at: started,
+  };
+  updateState((state) => clearSyncInProgress(rememberPlan(state, synced), key));
   if (result.allowedPathsDiffer === true) reportWarning(io, say.allowedPathsDiffer);
   // Whoever can push publishes the enforcement too: a plan that switches the hooks off says so here.
   if (result.manifest.enforcement !== 'strict') reportWarning(io, say.syncedEnforcement(result.manifest.enforcement));

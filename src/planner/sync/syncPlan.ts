@@ -17,7 +17,7 @@ import { inspectStateDir } from '../plan/stateDir';
 import type { StateDirResolution } from '../plan/stateDir';
 import { isClaimLive } from './claims';
 import type { Claim } from './claims';
-import { declarationDigest, planDigest } from './localState';
+import { declarationDigest, planDigest, syncInProgressIn } from './localState';
 import type { KnownPlan, LocalSyncState } from './localState';
 import type { DecodedPlan, PublishedWave, WaveKey } from './planRef';
 
@@ -189,8 +189,8 @@ function takenFiles(names: readonly string[] | undefined): string {
 /**
  * Whether syncing `incoming` into the state directory (`found`) can lose a plan. The content may be
  * replaced when it is the incoming plan already, when this clone knows it to be on the plan ref (it
- * published or synced it), or when it is what an interrupted sync left there (SyncInProgress). The session
- * verdict `found` was read with only colours the message.
+ * published or synced it), or when it is what an interrupted sync into this state directory left there
+ * (that directory's SyncInProgress). The session verdict `found` was read with only colours the message.
  */
 export function findLocalPlanRisk(input: {
   repoRoot: string;
@@ -200,7 +200,7 @@ export function findLocalPlanRisk(input: {
 }): LocalPlanRisk | undefined {
   const { found } = input;
   const stateDirKey = repoRelative(input.repoRoot, found.stateDir);
-  const interrupted = input.state.inProgress?.stateDir === stateDirKey ? input.state.inProgress : null;
+  const interrupted = syncInProgressIn(input.state, stateDirKey) ?? null;
   const known = input.state.known.filter((plan: KnownPlan) => plan.stateDir === stateDirKey);
   const { current } = found;
   if (current.found) {

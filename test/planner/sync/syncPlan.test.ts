@@ -5,15 +5,19 @@ import { join } from 'node:path';
 import { nodeDeclarationFs } from '../../../src/node/declarationFs';
 import { writeWavePlan } from '../../../src/planner/plan/planWriter';
 import {
+  clearSyncInProgress,
   declarationDigest,
   emptyLocalSyncState,
   formatLocalSyncState,
+  markSyncInProgress,
   MAX_KNOWN_PLANS,
+  MAX_SYNCS_IN_PROGRESS,
   parseLocalSyncState,
   planDigest,
   rememberPlan,
+  syncInProgressIn,
 } from '../../../src/planner/sync/localState';
-import type { KnownPlan, LocalSyncState } from '../../../src/planner/sync/localState';
+import type { KnownPlan, LocalSyncState, SyncInProgress } from '../../../src/planner/sync/localState';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
 import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, syncedWaveFiles, writeSyncedWave } from '../../../src/planner/sync/syncPlan';
 import type { SyncableWave } from '../../../src/planner/sync/syncPlan';
@@ -162,12 +166,11 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
   it('an interrupted sync may be finished: what it found and what it left may be replaced, a plan written since may not', () => {
     localPlan(2, [{ id: 'mine', files: ['m/'] }]);
     const found = currentDigests(readStateDir(stateDir, 3, new Set(), fs()), 3);
-    const marker = (previous: { previousDigest: string | null; previousDeclarationDigest: string | null }) => ({
-      ...emptyLocalSyncState(),
-      inProgress: { stateDir: '.claude', wave: 3, clone: 'c-alpha', planDigest: 'x', ...previous, at: 'now' },
-    });
+    const marker = (previous: { previousDigest: string | null; previousDeclarationDigest: string | null }, into = '.claude') =>
+      markSyncInProgress(emptyLocalSyncState(), { stateDir: into, wave: 3, clone: 'c-alpha', planDigest: 'x', ...previous, at: 'now' });
     const none = { previousDigest: null, previousDeclarationDigest: null };
     assert.equal(risk(incoming(), marker(found)), undefined, 'what the interrupted sync found (and had judged safe)');
+    assert.equal(risk(incoming(), marker(found, '.codex'))?.reason, 'unpublished-plan', 'a sync interrupted in another state directory permits nothing here');
     assert.equal(risk(incoming(), marker(none))?.reason, 'unpublished-plan', 'a plan written after the crash stays protected');
     // The skeleton the chain writes first: the incoming wave, unbound, granting nothing.
     writeWavePlan({ repoRoot: root, stateDir, wave: 3, role: 'implementation', records: [{ id: 'alice', files: ['src/a/'] }], ownIds: new Set() }, fs());
@@ -286,6 +289,28 @@ describe('the local sync state', () => {
     });
     assert.deepEqual(parseLocalSyncState(formatLocalSyncState(state)), state);
     for (const text of [undefined, '', '{', '[]', '{"version":2,"known":[{}]}']) assert.deepEqual(parseLocalSyncState(text), emptyLocalSyncState());
+  });
+  it('keeps one sync in progress per state directory, and reads the one marker the previous version kept for all', () => {
+    const into = (stateDir: string, wave: number): SyncInProgress => ({
+      stateDir, wave, clone: 'c-a', planDigest: `p${wave}`, previousDigest: null, previousDeclarationDigest: 'd', at: 't',
+    });
+    let state = markSyncInProgress(markSyncInProgress(emptyLocalSyncState(), into('.claude', 1)), into('.codex', 2));
+    state = markSyncInProgress(state, into('.claude', 3));
+    assert.deepEqual(state.inProgress, [into('.codex', 2), into('.claude', 3)], 'a marker replaces only its own state directory\'s');
+    assert.deepEqual(syncInProgressIn(state, '.claude'), into('.claude', 3));
+    assert.deepEqual(syncInProgressIn(clearSyncInProgress(state, '.claude'), '.codex'), into('.codex', 2));
+    assert.equal(syncInProgressIn(clearSyncInProgress(state, '.claude'), '.claude'), undefined);
+    assert.deepEqual(parseLocalSyncState(formatLocalSyncState(state)), state);
+    // As the previous version wrote it: one marker, or null, under the same key.
+    const previous = (inProgress: unknown) => JSON.stringify({ version: 1, known: [], inProgress, fetched: {} });
+    assert.deepEqual(parseLocalSyncState(previous(into('.claude', 1))).inProgress, [into('.claude', 1)]);
+    assert.deepEqual(parseLocalSyncState(previous(null)).inProgress, []);
+    // Unusable markers are left out; two for one state directory are one (the later).
+    assert.deepEqual(parseLocalSyncState(previous([into('.claude', 1), { stateDir: '.codex' }, 'x', into('.claude', 4)])).inProgress, [into('.claude', 4)]);
+    let many = emptyLocalSyncState();
+    for (let i = 0; i < MAX_SYNCS_IN_PROGRESS + 2; i += 1) many = markSyncInProgress(many, into(`dir-${i}`, i + 1));
+    assert.equal(many.inProgress.length, MAX_SYNCS_IN_PROGRESS);
+    assert.equal(many.inProgress[0]?.stateDir, 'dir-2', 'the oldest marked are forgotten first');
   });
   it('remembers at most MAX_KNOWN_PLANS plans, the newest', () => {
     let state = emptyLocalSyncState();
