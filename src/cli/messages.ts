@@ -484,6 +484,14 @@ export function printable(text: string): string {
 }
 
 /** A clone as people read it: its name and its id. */
+/** What a writer confined to the checkout found in its way (UnsafePathError's reason), as the rest of a sentence "X is …". */
+const PLANTED: Readonly<Record<'symlink' | 'not-a-file' | 'not-a-directory' | 'outside-root', string>> = {
+  symlink: 'a symbolic link',
+  'not-a-file': 'not a regular file',
+  'not-a-directory': 'not a directory',
+  'outside-root': 'outside the checkout',
+};
+
 const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${printable(id)}` : `clone ${printable(name)} (${printable(id)})`);
 
 export const syncMessages = {
@@ -511,7 +519,8 @@ export const syncMessages = {
   writes nothing, when the state directory holds a plan that is not on the plan ref and would be lost.
 
   Exit codes: 0 synced; 1 refused (nothing or several waves to sync, an unpublished local plan, a
-  published wave that cannot be used) or bad arguments; 2 git or file-system failure.`,
+  symbolic link where the plan's files go, a published wave that cannot be used) or bad arguments; 2 git
+  or file-system failure.`,
   releaseUsage: `Usage: wave-scope release --wave N [--remote origin] [--json]
 
   Ends this clone's claim on wave N on the remote's refs/wave-scope/plan (the wave's plan stays published,
@@ -596,6 +605,9 @@ export const syncMessages = {
     `${stateDir} holds a declaration of wave ${wave} that is not on the plan ref: syncing would replace it. Publish it, or move it out of the way, then sync again. Nothing was written.`,
   damagedDeclaration: (stateDir: string, wave: number, problems: string) =>
     `${stateDir} holds a damaged declaration of wave ${wave} (${problems}): repair or remove it, then sync again. Nothing was written.`,
+  plantedInStateDir: (path: string, found: 'symlink' | 'not-a-file' | 'not-a-directory' | 'outside-root') =>
+    `${printable(path)} is ${PLANTED[found]} where sync writes the plan: sync never writes through such an entry or replaces it. ` +
+    'Move it out of the way (sync writes the plan\'s own file or directory there), then sync again. Nothing was written.',
   syncStopped: (step: string, message: string) => `sync stopped at step "${step}": ${printable(message)}`,
   syncDetail: (text: string) => `  ${printable(text)}`,
   synced: (wave: number, cloneName: string, cloneId: string, stateDir: string, agents: number, allowed: number, claim: string) =>

@@ -113,6 +113,34 @@ export function isReplaceableFile(path: string, shown = path): boolean {
   return true;
 }
 
+/**
+ * The first entry nodeDeclarationFs(root) would refuse writing or removing each of `paths` (as
+ * ensureRealParents and isReplaceableFile throw it): a symbolic link, or anything but a directory, on the way
+ * below `root`; a link, or anything but a regular file, at a path. Undefined when there is none. Looks without
+ * writing anything: the way to each directory holding one of `paths` once, then one lstat per path that can
+ * exist (nothing is asked in a missing directory). A missing entry is no problem: the writer makes it.
+ * `paths` name files, absolute and normalised (as join makes them), none ending in `.` or `..`.
+ */
+export function findUnsafeWritePath(root: string, paths: readonly string[]): UnsafePathError | undefined {
+  // Whether each directory holding one of the paths is there (checked on its way from the root once).
+  const directories = new Map<string, boolean>();
+  try {
+    for (const path of paths) {
+      const directory = dirname(path);
+      let there = directories.get(directory);
+      if (there === undefined) {
+        there = ensureRealParents(root, path, false);
+        directories.set(directory, there);
+      }
+      if (there) isReplaceableFile(path);
+    }
+  } catch (error) {
+    if (error instanceof UnsafePathError) return error;
+    throw error;
+  }
+  return undefined;
+}
+
 /** A directory held open (openRealDirectory). */
 export interface HeldDirectory {
   /** A path that names the held directory itself, whatever its own path names since. */

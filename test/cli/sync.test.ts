@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
@@ -462,6 +462,76 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     }
   });
 
+  it('sync refuses (exit 1) a symbolic link or a directory planted where it would write a plan file or pass to one, naming it, and writes nothing', () => {
+    const records = [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }];
+    planWave(a, 3, records, 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    planWave(a, 3, [records[0] as (typeof records)[0], { id: 'bob', files: ['src/b/z.ts'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const stateDir = join(c.root, '.claude');
+    const waveDir = join(stateDir, 'filescopes/wave-3');
+    const bob = join(waveDir, 'bob.json');
+    const outside = join(remote.dir, 'outside');
+    // Each plant is made over the synced plan, with a copy of the wave's directory elsewhere, and taken away again.
+    const plants: Array<{ name: string; plant: () => void; restore: () => void; said: RegExp }> = [
+      {
+        name: 'a per-agent file linked to a copy elsewhere',
+        plant: () => {
+          rmSync(bob);
+          symlinkSync(join(outside, 'bob.json'), bob);
+        },
+        restore: () => {
+          rmSync(bob);
+          cpSync(join(outside, 'bob.json'), bob);
+        },
+        said: /^ERROR: \.claude\/filescopes\/wave-3\/bob\.json is a symbolic link where sync writes the plan\b/,
+      },
+      {
+        name: 'the wave\'s directory linked to a copy elsewhere',
+        plant: () => {
+          rmSync(waveDir, { recursive: true });
+          symlinkSync(outside, waveDir);
+        },
+        restore: () => {
+          rmSync(waveDir);
+          cpSync(outside, waveDir, { recursive: true });
+        },
+        said: /^ERROR: \.claude\/filescopes\/wave-3 is a symbolic link where sync writes the plan\b/,
+      },
+      {
+        name: 'a directory where a per-agent file goes',
+        plant: () => {
+          rmSync(bob);
+          mkdirSync(bob);
+        },
+        restore: () => {
+          rmSync(bob, { recursive: true });
+          cpSync(join(outside, 'bob.json'), bob);
+        },
+        said: /^ERROR: \.claude\/filescopes\/wave-3\/bob\.json is not a regular file where sync writes the plan\b/,
+      },
+    ];
+    const asSynced = snapshot(stateDir);
+    for (const { name, plant, restore, said } of plants) {
+      rmSync(outside, { recursive: true, force: true });
+      cpSync(waveDir, outside, { recursive: true });
+      plant();
+      const planted = { here: snapshot(stateDir), outside: snapshot(outside) };
+      const refused = cli(c, ['sync']);
+      assert.equal(refused.status, 1, `${name}: ${refused.stderr}`);
+      assert.match(refused.stderr, said, name);
+      assert.match(refused.stderr, /Nothing was written\.\n$/, name);
+      assert.deepEqual({ here: snapshot(stateDir), outside: snapshot(outside) }, planted, `${name}: nothing was written or removed, here or elsewhere`);
+      restore();
+      assert.deepEqual(snapshot(stateDir), asSynced, `${name}: taken away`);
+    }
+    const synced = cli(c, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(join(waveDir, 'bob.json'), 'utf8')), ['src/b/z.ts']);
+  });
+
   it('a stale claim expires: after its TTL another clone may claim the same files, and the expired claim is dropped', () => {
     planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
     const published = cli(a, ['publish', '--ttl', '3s', '--json'], { session: 'sess-a' });
@@ -622,6 +692,17 @@ fs.renameSync = function (from, to) {
   if (!done && basename(String(to)) === 'sync-state.json') { done = true; fs.writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(text)}); }
 };`,
   );
+}
+
+/** Every entry below `dir` with what it is: a file's text, a link's target, or a directory; in a stable order. */
+function snapshot(dir: string): Array<[string, string]> {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((name) => {
+      const path = join(dir, name);
+      const stat = lstatSync(path);
+      return [name, stat.isSymbolicLink() ? `-> ${readlinkSync(path)}` : stat.isDirectory() ? '/' : readFileSync(path, 'utf8')];
+    });
 }
 
 /** Temporary files anywhere below `dir` (a write staged or begun and never finished), those starting with `prefix` when given. */

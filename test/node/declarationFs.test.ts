@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { nodeDeclarationFs, openRealDirectory, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
+import { findUnsafeWritePath, nodeDeclarationFs, openRealDirectory, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
 import { writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
 import { observeFs } from '../support/fsCalls';
 
@@ -150,6 +150,39 @@ describe('node/declarationFs (real directories)', () => {
       assert.deepEqual(declarations.listDir(root), ['a.json']);
       assert.equal(declarations.listDir(join(root, 'missing')), undefined);
       assert.equal(declarations.listDir(join(root, 'a.json')), undefined);
+    });
+  });
+
+  describe('findUnsafeWritePath', () => {
+    it('finds what a write or a removal would refuse, on the way or at the path, without writing; missing entries are no problem', () => {
+      const stateDir = join(root, '.claude');
+      mkdirSync(join(stateDir, 'filescopes', 'wave-1'), { recursive: true });
+      writeFileSync(join(stateDir, 'wave-scope.json'), '{}');
+      writeFileSync(join(stateDir, 'filescopes', 'wave-1', 'alice.json'), '[]');
+      mkdirSync(join(root, 'elsewhere'));
+      const paths = ['wave-scope.json', 'filescopes/wave-1.scopes.json', 'filescopes/wave-1/alice.json', 'filescopes/wave-1/bob.json', 'filescopes/wave-2/carol.json'].map((path) => join(stateDir, path));
+      const found = () => {
+        const unsafe = findUnsafeWritePath(root, paths);
+        return unsafe === undefined ? 'none' : `${unsafe.reason} ${unsafe.path.slice(root.length + 1)}`;
+      };
+      assert.equal(found(), 'none');
+      const cases: Array<[string, () => void, () => void, string]> = [
+        ['a per-agent file linked', () => symlinkSync(join(root, 'elsewhere', 'x'), join(stateDir, 'filescopes', 'wave-1', 'bob.json')), () => rmSync(join(stateDir, 'filescopes', 'wave-1', 'bob.json')), 'symlink .claude/filescopes/wave-1/bob.json'],
+        ['a directory where a file goes', () => mkdirSync(join(stateDir, 'filescopes', 'wave-1.scopes.json')), () => rmSync(join(stateDir, 'filescopes', 'wave-1.scopes.json'), { recursive: true }), 'not-a-file .claude/filescopes/wave-1.scopes.json'],
+        ['a missing wave directory linked', () => symlinkSync(join(root, 'elsewhere'), join(stateDir, 'filescopes', 'wave-2')), () => rmSync(join(stateDir, 'filescopes', 'wave-2')), 'symlink .claude/filescopes/wave-2'],
+        ['a file where a directory goes', () => writeFileSync(join(stateDir, 'filescopes', 'wave-2'), 'x'), () => rmSync(join(stateDir, 'filescopes', 'wave-2')), 'not-a-directory .claude/filescopes/wave-2'],
+      ];
+      for (const [name, plant, remove, expected] of cases) {
+        plant();
+        const before = readdirSync(root, { recursive: true }).sort();
+        assert.equal(found(), expected, name);
+        assert.deepEqual(readdirSync(root, { recursive: true }).sort(), before, `${name}: nothing was made or removed`);
+        remove();
+      }
+      rmSync(stateDir, { recursive: true });
+      symlinkSync(join(root, 'elsewhere'), stateDir);
+      assert.equal(found(), 'symlink .claude', 'the state directory itself, below the root');
+      assert.equal(findUnsafeWritePath(stateDir, paths), undefined, 'the root is the caller\'s choice, and may be reached through a link');
     });
   });
 

@@ -5,7 +5,7 @@ import { TemporaryFileReserve } from '../../node/atomicFile';
 import { areLeftoversDue, cloneStateLeftovers, locateSyncRepository, markLeftoversSwept, planStoreOf, planTreeCache, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../node/cloneState';
 import type { DeferredPlanTreeCache } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
-import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { findUnsafeWritePath, nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { LEFTOVER_REMOVAL_BUDGET_MS, LEFTOVER_SWEEP_INTERVAL_MS, stateDirLeftovers, sweepLeftoversWhile } from '../../node/leftoverTemporaryFiles';
 import type { LeftoverPlace, LeftoverSweep } from '../../node/leftoverTemporaryFiles';
 import { startPlanFetch } from '../../node/planRefGit';
@@ -22,7 +22,7 @@ import { filescopesPath } from '../../planner/plan/declarationPaths';
 import { decodePlan, largestWaveWrite } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles } from '../../planner/sync/syncPlan';
+import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles, syncedWavePaths } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk, StateDirReading, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -274,6 +274,14 @@ async function syncDecoded(
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
     else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
     return 0;
+  }
+
+  // A link planted where the chain writes, or anything but a directory or a regular file, is refused before
+  // anything is written or staged: the chain refuses it too, but only when it reaches it, after its first writes.
+  const planted = findUnsafeWritePath(confinement, syncedWavePaths(found, incoming));
+  if (planted !== undefined) {
+    reportError(io, say.plantedInStateDir(shownPath(io.cwd, planted.path), planted.reason));
+    return 1;
   }
 
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of

@@ -5,7 +5,7 @@
 // Before anything is written, the state directory is checked for a plan that is not on the plan ref and
 // would be lost; such a plan is refused, with the reason.
 import { relative, sep } from 'node:path';
-import { agentIdOfFileName, manifestPath, waveOfSidecarName } from '../plan/declarationPaths';
+import { agentIdOfFileName, agentScopePath, manifestPath, waveOfSidecarName, waveSidecarPath } from '../plan/declarationPaths';
 import { declarationFiles, readOnceView, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFile, DeclarationFs, WaveDeclaration } from '../plan/declarationStore';
 import { commitWavePlan, manifestSkeletonText, plannedManifestText, prepareWavePlan } from '../plan/planWriter';
@@ -305,6 +305,18 @@ export function syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?
     // No manifest to prepare.
   }
   return files;
+}
+
+/**
+ * Every file a sync of `wave` into the state directory read as `found` writes, or may remove: the manifest,
+ * the aggregate, and the per-agent file of each agent the wave declares and of each agent file there now
+ * (the chain removes those the wave does not declare). The directories on their way are the state
+ * directory, its filescopes/ and the wave's directory.
+ */
+export function syncedWavePaths(found: StateDirReading, wave: SyncableWave): string[] {
+  const { stateDir } = found;
+  const ids = new Set([...wave.records.map((record) => record.id), ...found.declaration(wave.wave).agentFiles]);
+  return [manifestPath(stateDir), waveSidecarPath(stateDir, wave.wave), ...[...ids].map((id) => agentScopePath(stateDir, wave.wave, id))];
 }
 
 /** What writeSyncedWave is asked to write. */
