@@ -6,6 +6,7 @@
 // directories held open (openRealDirectory), for a writer of many files into one directory (sync's staged
 // writes) to check the way there once and write through it.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';
 import type { DeclarationFs } from '../planner/plan/declarationStore';
@@ -106,24 +107,40 @@ export function ensureRealParents(root: string, path: string, create: boolean): 
  * to name in that error, when `path` reaches the file another way (through a held directory).
  */
 export function isReplaceableFile(path: string, shown = path): boolean {
+  return replaceableFileStat(path, shown) !== undefined;
+}
+
+/** isReplaceableFile, answering with the regular file's lstat (undefined when nothing is there). */
+function replaceableFileStat(path: string, shown: string): Stats | undefined {
   const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (stat === undefined) return false;
+  if (stat === undefined) return undefined;
   if (stat.isSymbolicLink()) throw new UnsafePathError('symlink', shown, `refusing to replace the symbolic link ${shown}`);
   if (!stat.isFile()) throw new UnsafePathError('not-a-file', shown, `${shown} is not a regular file`);
-  return true;
+  return stat;
+}
+
+/** What stands at, and on the way to, the files a confined writer is about to write or remove (inspectWritePaths). */
+export interface WritePathsInspection {
+  /**
+   * The first entry nodeDeclarationFs would refuse (as ensureRealParents and isReplaceableFile throw it): a
+   * symbolic link, or anything but a directory, on the way below the root; a link, or anything but a regular
+   * file, at a path.
+   */
+  unsafe?: UnsafePathError;
+  /** Whether a regular file at one of the paths (looked at before `unsafe` was found) has another name too: a hard link. */
+  shared: boolean;
 }
 
 /**
- * The first entry nodeDeclarationFs(root) would refuse writing or removing each of `paths` (as
- * ensureRealParents and isReplaceableFile throw it): a symbolic link, or anything but a directory, on the way
- * below `root`; a link, or anything but a regular file, at a path. Undefined when there is none. Looks without
- * writing anything: the way to each directory holding one of `paths` once, then one lstat per path that can
- * exist (nothing is asked in a missing directory). A missing entry is no problem: the writer makes it.
- * `paths` name files, absolute and normalised (as join makes them), none ending in `.` or `..`.
+ * What nodeDeclarationFs(root) would find writing or removing each of `paths`, looked at without writing
+ * anything: the way to each directory holding one of `paths` once, then one lstat per path that can exist
+ * (nothing is asked in a missing directory). A missing entry is no problem: the writer makes it. `paths`
+ * name files, absolute and normalised (as join makes them), none ending in `.` or `..`.
  */
-export function findUnsafeWritePath(root: string, paths: readonly string[]): UnsafePathError | undefined {
+export function inspectWritePaths(root: string, paths: readonly string[]): WritePathsInspection {
   // Whether each directory holding one of the paths is there (checked on its way from the root once).
   const directories = new Map<string, boolean>();
+  let shared = false;
   try {
     for (const path of paths) {
       const directory = dirname(path);
@@ -132,13 +149,13 @@ export function findUnsafeWritePath(root: string, paths: readonly string[]): Uns
         there = ensureRealParents(root, path, false);
         directories.set(directory, there);
       }
-      if (there) isReplaceableFile(path);
+      if (there && (replaceableFileStat(path, path)?.nlink ?? 1) > 1) shared = true;
     }
   } catch (error) {
-    if (error instanceof UnsafePathError) return error;
+    if (error instanceof UnsafePathError) return { unsafe: error, shared };
     throw error;
   }
-  return undefined;
+  return { shared };
 }
 
 /** A directory held open (openRealDirectory). */

@@ -532,6 +532,50 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.deepEqual(JSON.parse(readFileSync(join(waveDir, 'bob.json'), 'utf8')), ['src/b/z.ts']);
   });
 
+  it('a plan already synced is already there only as files of its own: a linked per-agent file or directory is refused, a hard-linked file rewritten', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    const waveDir = join(c.root, '.claude/filescopes/wave-3');
+    const bob = join(waveDir, 'bob.json');
+    const elsewhere = join(remote.dir, 'elsewhere');
+    cpSync(waveDir, elsewhere, { recursive: true });
+    const hook = (target: string) =>
+      claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload('claude-subagent-write', { cwd: c.root, target: join(c.root, target) }), env: cleanEnv({ WAVE_SCOPE_AGENT: 'bob' }) }).stdout);
+
+    // bob's file, the same text, but a link to a file anyone may change: bob's scope would follow it.
+    rmSync(bob);
+    symlinkSync(join(elsewhere, 'bob.json'), bob);
+    const linked = cli(c, ['sync']);
+    assert.equal(linked.status, 1, linked.stderr);
+    assert.match(linked.stderr, /^ERROR: \.claude\/filescopes\/wave-3\/bob\.json is a symbolic link where sync writes/);
+    assert.equal(linked.stdout, '');
+    assert.equal(lstatSync(bob).isSymbolicLink(), true, 'refused, not replaced');
+    rmSync(bob);
+    cpSync(join(elsewhere, 'bob.json'), bob);
+
+    rmSync(waveDir, { recursive: true });
+    symlinkSync(elsewhere, waveDir);
+    const linkedDir = cli(c, ['sync']);
+    assert.equal(linkedDir.status, 1, linkedDir.stderr);
+    assert.match(linkedDir.stderr, /^ERROR: \.claude\/filescopes\/wave-3 is a symbolic link where sync writes/);
+    rmSync(waveDir);
+    cpSync(elsewhere, waveDir, { recursive: true });
+    assert.match(cli(c, ['sync']).stdout, /^\.claude already enforces wave 3 /);
+
+    // A hard link is a file, but shared with another name: rewritten through the chain as a file of its own.
+    rmSync(bob);
+    linkSync(join(elsewhere, 'bob.json'), bob);
+    const hardLinked = cli(c, ['sync']);
+    assert.equal(hardLinked.status, 0, hardLinked.stderr);
+    assert.match(hardLinked.stdout, /^synced wave 3 of clone .+ into \.claude: 2 agents/);
+    assert.equal(statSync(bob).nlink, 1);
+    assert.equal(hook('src/b/z.ts').decision, 'allow');
+    assert.equal(hook('src/a/x.ts').decision, 'deny');
+    assert.match(cli(c, ['sync']).stdout, /^\.claude already enforces wave 3 /);
+  });
+
   it('a stale claim expires: after its TTL another clone may claim the same files, and the expired claim is dropped', () => {
     planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
     const published = cli(a, ['publish', '--ttl', '3s', '--json'], { session: 'sess-a' });

@@ -3,10 +3,10 @@
 // directories are made durable (observed by watching the calls into node:fs, which still run).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { findUnsafeWritePath, nodeDeclarationFs, openRealDirectory, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
+import { inspectWritePaths, nodeDeclarationFs, openRealDirectory, readTextIfExists, UnsafePathError } from '../../src/node/declarationFs';
 import { writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
 import { observeFs } from '../support/fsCalls';
 
@@ -153,8 +153,8 @@ describe('node/declarationFs (real directories)', () => {
     });
   });
 
-  describe('findUnsafeWritePath', () => {
-    it('finds what a write or a removal would refuse, on the way or at the path, without writing; missing entries are no problem', () => {
+  describe('inspectWritePaths', () => {
+    it('finds what a write or a removal would refuse, on the way or at the path, and a hard-linked file, without writing; missing entries are no problem', () => {
       const stateDir = join(root, '.claude');
       mkdirSync(join(stateDir, 'filescopes', 'wave-1'), { recursive: true });
       writeFileSync(join(stateDir, 'wave-scope.json'), '{}');
@@ -162,8 +162,8 @@ describe('node/declarationFs (real directories)', () => {
       mkdirSync(join(root, 'elsewhere'));
       const paths = ['wave-scope.json', 'filescopes/wave-1.scopes.json', 'filescopes/wave-1/alice.json', 'filescopes/wave-1/bob.json', 'filescopes/wave-2/carol.json'].map((path) => join(stateDir, path));
       const found = () => {
-        const unsafe = findUnsafeWritePath(root, paths);
-        return unsafe === undefined ? 'none' : `${unsafe.reason} ${unsafe.path.slice(root.length + 1)}`;
+        const { unsafe, shared } = inspectWritePaths(root, paths);
+        return unsafe === undefined ? (shared ? 'shared' : 'none') : `${unsafe.reason} ${unsafe.path.slice(root.length + 1)}`;
       };
       assert.equal(found(), 'none');
       const cases: Array<[string, () => void, () => void, string]> = [
@@ -171,6 +171,7 @@ describe('node/declarationFs (real directories)', () => {
         ['a directory where a file goes', () => mkdirSync(join(stateDir, 'filescopes', 'wave-1.scopes.json')), () => rmSync(join(stateDir, 'filescopes', 'wave-1.scopes.json'), { recursive: true }), 'not-a-file .claude/filescopes/wave-1.scopes.json'],
         ['a missing wave directory linked', () => symlinkSync(join(root, 'elsewhere'), join(stateDir, 'filescopes', 'wave-2')), () => rmSync(join(stateDir, 'filescopes', 'wave-2')), 'symlink .claude/filescopes/wave-2'],
         ['a file where a directory goes', () => writeFileSync(join(stateDir, 'filescopes', 'wave-2'), 'x'), () => rmSync(join(stateDir, 'filescopes', 'wave-2')), 'not-a-directory .claude/filescopes/wave-2'],
+        ['a file hard-linked elsewhere', () => linkSync(join(stateDir, 'wave-scope.json'), join(root, 'elsewhere', 'manifest')), () => rmSync(join(root, 'elsewhere', 'manifest')), 'shared'],
       ];
       for (const [name, plant, remove, expected] of cases) {
         plant();
@@ -182,7 +183,7 @@ describe('node/declarationFs (real directories)', () => {
       rmSync(stateDir, { recursive: true });
       symlinkSync(join(root, 'elsewhere'), stateDir);
       assert.equal(found(), 'symlink .claude', 'the state directory itself, below the root');
-      assert.equal(findUnsafeWritePath(stateDir, paths), undefined, 'the root is the caller\'s choice, and may be reached through a link');
+      assert.deepEqual(inspectWritePaths(stateDir, paths), { shared: false }, 'the root is the caller\'s choice, and may be reached through a link');
     });
   });
 

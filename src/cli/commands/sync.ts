@@ -5,7 +5,7 @@ import { TemporaryFileReserve } from '../../node/atomicFile';
 import { areLeftoversDue, cloneStateLeftovers, locateSyncRepository, markLeftoversSwept, planStoreOf, planTreeCache, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../node/cloneState';
 import type { DeferredPlanTreeCache } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
-import { findUnsafeWritePath, nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { inspectWritePaths, nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { LEFTOVER_REMOVAL_BUDGET_MS, LEFTOVER_SWEEP_INTERVAL_MS, stateDirLeftovers, sweepLeftoversWhile } from '../../node/leftoverTemporaryFiles';
 import type { LeftoverPlace, LeftoverSweep } from '../../node/leftoverTemporaryFiles';
 import { startPlanFetch } from '../../node/planRefGit';
@@ -269,19 +269,21 @@ async function syncDecoded(
   const key = stateDirKey(repository.root, stateDir);
   const shownDir = shownPath(io.cwd, stateDir);
   const digests = incomingDigests(incoming);
-  // The common case for a follower that syncs often: nothing to write (and nothing to lose).
-  if (isAlreadySynced(found, digests)) {
+  // What the file system holds where the plan's files go, decided on before anything else: the texts read
+  // above were read through whatever stands there. A link planted where the chain writes, or anything but a
+  // directory or a regular file, is refused before anything is written or staged (the chain refuses it
+  // too, but only when it reaches it, after its first writes), and never passes for the plan already there.
+  const onDisk = inspectWritePaths(confinement, syncedWavePaths(found, incoming));
+  if (onDisk.unsafe !== undefined) {
+    reportError(io, say.plantedInStateDir(shownPath(io.cwd, onDisk.unsafe.path), onDisk.unsafe.reason));
+    return 1;
+  }
+  // The common case for a follower that syncs often: nothing to write (and nothing to lose). Only as files
+  // of its own: a file hard-linked elsewhere is rewritten through the chain, as a sync that writes does.
+  if (!onDisk.shared && isAlreadySynced(found, digests)) {
     if (values.json) printLine(io, JSON.stringify({ remote, commit: tip, clone: incoming.clone, wave: incoming.wave, claim: incoming.claim, ok: true, unchanged: true }, null, 2));
     else printLine(io, say.alreadySynced(incoming.wave, incoming.info?.cloneName ?? incoming.clone, incoming.clone, shownDir));
     return 0;
-  }
-
-  // A link planted where the chain writes, or anything but a directory or a regular file, is refused before
-  // anything is written or staged: the chain refuses it too, but only when it reaches it, after its first writes.
-  const planted = findUnsafeWritePath(confinement, syncedWavePaths(found, incoming));
-  if (planted !== undefined) {
-    reportError(io, say.plantedInStateDir(shownPath(io.cwd, planted.path), planted.reason));
-    return 1;
   }
 
   // The files the chain will write (the declaration's and the manifest) are made durable together ahead of

@@ -235,7 +235,9 @@ export function findLocalPlanRisk(input: {
 /**
  * Whether the state directory (`found`) already enforces exactly this published wave (`incoming`, its
  * digests: incomingDigests): an unbound manifest of the same plan and a complete declaration with the same
- * records. A follower that syncs often then writes nothing.
+ * records. A follower that syncs often then writes nothing. Decided on the texts read, which are read through
+ * whatever stands at their paths: the caller first makes sure they are files of their own (sync looks at
+ * syncedWavePaths with inspectWritePaths).
  */
 export function isAlreadySynced(found: StateDirReading, incoming: { wave: number; planDigest: string; declarationDigest: string }): boolean {
   const { manifest } = found.current;
