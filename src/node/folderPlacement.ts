@@ -31,7 +31,7 @@ function slashed(path: string): string {
 
 function samePath(a: string, b: string, ignoreCase: boolean): boolean {
   // A drive letter's case never matters (VS Code writes c:, git and realpath C:).
-  const fold = (path: string) => (ignoreCase ? foldCase(path) : path.replace(/^[A-Za-z]:/, (drive) => drive.toLowerCase()));
+  const fold = (path: string) => (ignoreCase ? foldCase(path) : path.replace(/^[A-Za-z]:/, (drive) => foldCase(drive)));
   return fold(a) === fold(b);
 }
 
