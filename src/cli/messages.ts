@@ -203,7 +203,7 @@ export const hookMessages = {
 
 export const installHooksMessages = {
   usage: `Usage: wave-scope install-hooks [--claude] [--codex] [--cursor] [--gemini] [--git] [--uninstall]
-                                 [--dry-run [--json] | --plan] [--global-hooks]
+                                 [--dry-run [--json] | --plan | --confirmed-plan FILE|-] [--global-hooks]
 
   Merges Wave Scope's hooks into .claude/settings.json, .codex/hooks.json, .cursor/hooks.json,
   .gemini/settings.json and the git pre-commit hook, keeping every existing byte of them. Without
@@ -211,6 +211,8 @@ export const installHooksMessages = {
   plus git. --uninstall removes only Wave Scope's own entries.
   --dry-run prints what would change and writes nothing; with --json (or --plan, the same) it
   prints the plan as JSON: every file, the action, and its full text before and after.
+  --confirmed-plan FILE (- for stdin) takes such a plan back once a person has confirmed it, and
+  installs only if every file still holds what it read and the plan is the same; else nothing.
   --global-hooks allows editing a hooks directory outside the repository (core.hooksPath set
   globally or to another place), which changes every repository that uses it.`,
   unknownOption: (arg: string) => `unknown option "${arg}"`,
@@ -226,6 +228,15 @@ export const installHooksMessages = {
   wouldRemove: (path: string) => `would remove ${path}`,
   wouldRename: (from: string, to: string) => `would rename ${from} to ${to}`,
   nothingWritten: 'Nothing was written.',
+  confirmedPlanNeedsApply: '--confirmed-plan applies the plan a person confirmed, so it does not go with --dry-run or --plan',
+  badConfirmedPlan: (source: string, detail: string) => `cannot read the confirmed plan from ${source === '-' ? 'stdin' : source}: ${detail}.`,
+  changedSincePlanned: (path: string, applied: readonly string[]) =>
+    `${path} changed after install-hooks read it (a person, an editor or another tool wrote it since): going on would overwrite that change, so install-hooks stopped there; ` +
+    `${applied.length === 0 ? 'nothing had been written yet' : `already written: ${applied.join('; ')}`}. Nothing more was written. Run the same command again to plan with the file as it is now.`,
+  changedSinceConfirmed: (paths: readonly string[]) =>
+    `${paths.join(', ')} changed after the plan was made that was confirmed: installing now would write over ${paths.length === 1 ? 'that change' : 'those changes'}, or do something other than what was shown. Look at the new plan and confirm it again.`,
+  planNotConfirmed: (paths: readonly string[]) =>
+    `the plan made now differs from the one confirmed (${paths.join(', ')}): install-hooks would not do what was shown. Look at the new plan and confirm it again.`,
   badSettings: (path: string, detail: string) => `${path} cannot be edited without losing something (${detail}); fix or move it and run install-hooks again.`,
   settingsIsLink: (path: string) => `${path} is a symbolic link; install-hooks edits files in place and never writes through a link into another place. Edit the file it points to, or replace the link with a copy, and run install-hooks again.`,
   chainedExists: (path: string, hook: string) =>

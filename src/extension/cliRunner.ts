@@ -23,13 +23,13 @@ export function bundledCli(extensionPath: string): string {
   return join(extensionPath, 'dist', 'cli.js');
 }
 
-/** Runs `wave-scope <args>` in `cwd` with the extension's own CLI. */
-export function runCli(extensionPath: string, cwd: string, args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+/** Runs `wave-scope <args>` in `cwd` with the extension's own CLI; `input`, when given, is its whole stdin. */
+export function runCli(extensionPath: string, cwd: string, args: readonly string[], env: Record<string, string | undefined> = {}, input?: string): Promise<CliResult> {
   const cli = bundledCli(extensionPath);
   if (!existsSync(cli)) return Promise.resolve({ code: undefined, stdout: '', stderr: '', failure: `the bundled CLI is missing (${cli})` });
   return new Promise((resolve) => {
     // In desktop VS Code process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it a plain Node.
-    execFile(
+    const child = execFile(
       process.execPath,
       [cli, ...args],
       { cwd, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...env }, timeout: CLI_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
@@ -43,6 +43,7 @@ export function runCli(extensionPath: string, cwd: string, args: readonly string
         resolve({ code, stdout: stdout ?? '', stderr: stderr ?? '', failure });
       },
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -28,7 +28,8 @@ export class HookPreview implements vscode.TextDocumentContentProvider, vscode.D
         this.texts.set(uri.toString(), text ?? '');
         return uri;
       };
-      return [file, side('before', change.before), side('after', change.renameTo !== undefined ? `(renamed to ${change.renameTo})\n${change.before ?? ''}` : change.after)];
+      const replacing = change.replaces !== undefined && change.replaces.kind !== 'absent' ? ', replacing the file there' : '';
+      return [file, side('before', change.before), side('after', change.renameTo !== undefined ? `(renamed to ${change.renameTo}${replacing})\n${change.before ?? ''}` : change.after)];
     });
     if (triples.length === 0) return triples;
     try {

@@ -25,6 +25,12 @@ export interface AtomicWriteOptions {
   syncDirectory?: boolean;
   /** Temporary files made ahead: one made for this path (with this mode) is filled instead of creating one. */
   reserve?: TemporaryFileReserve;
+  /**
+   * Called once the new content is written and fsynced, right before the rename that puts it in place: the
+   * last moment to check that the target still holds what the caller expects. Returning false gives the
+   * write up (the temporary file removed, the target untouched) and makes writeFileAtomicSync return false.
+   */
+  beforeRename?: () => boolean;
 }
 
 /** A temporary file made by createTemporaryFile: its name, and its descriptor, open for reading and writing. */
@@ -87,9 +93,10 @@ export function parseTemporaryFileName(name: string): { target: string; pid: num
 
 /**
  * Replaces `path` with `text` atomically: a reader sees the old file or the new one, never a mix. A link at
- * the path is replaced, never written through. Throws on failure, leaving no temporary file behind.
+ * the path is replaced, never written through. Throws on failure, leaving no temporary file behind. True
+ * when written; false only when `beforeRename` gave the write up.
  */
-export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): boolean {
   const bytes = Buffer.from(text, 'utf8');
   const mode = options.mode ?? 0o644;
   const reserved = options.reserve?.take(path, mode);
@@ -102,19 +109,31 @@ export function writeFileAtomicSync(path: string, text: string, options: AtomicW
     throw error;
   }
   closeSync(temporary.descriptor);
+  let proceed: boolean;
+  try {
+    proceed = options.beforeRename?.() ?? true;
+  } catch (error) {
+    unlinkSync(temporary.path);
+    throw error;
+  }
+  if (!proceed) {
+    unlinkSync(temporary.path);
+    return false;
+  }
   try {
     renameSync(temporary.path, path);
   } catch (error) {
     unlinkSync(temporary.path);
     throw error;
   }
-  if (options.syncDirectory === false) return;
+  if (options.syncDirectory === false) return true;
   const directory = openSync(dirname(path), constants.O_RDONLY);
   try {
     fsyncSync(directory);
   } finally {
     closeSync(directory);
   }
+  return true;
 }
 
 /**

@@ -2,8 +2,12 @@
 // asks the pure planner (planner/enforce/hookInstaller.ts) what each becomes, and returns the whole
 // plan before anything is written, so a refusal anywhere leaves everything untouched and a dry run
 // can show every file's text before and after. Applying the plan writes atomically (temporary file,
-// fsync, rename), replaces a link rather than writing through it, and keeps each file's mode.
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+// fsync, rename), replaces a link rather than writing through it, and keeps each file's mode. The plan
+// records what each file held when it was read (its state: a digest of its bytes, or of a link's target),
+// and the apply makes no write, removal or rename over a file that holds anything else by then: a person,
+// an editor or another tool that wrote it in between keeps what they wrote.
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
 import { writeFileAtomicSync } from './atomicFile';
@@ -24,6 +28,50 @@ import type { AgentCli, ExistingHook, HookPlan, HookRegistration, HookStep } fro
 import { renderLauncher } from '../planner/enforce/launcherConfig';
 import { LAUNCHER_FILE_NAME } from '../planner/plan/stateDirNames';
 
+/**
+ * What is at a path: nothing, a regular file (the SHA-256 of its bytes), a symbolic link (the SHA-256 of
+ * its target) or something else (a directory, a FIFO). Two states are equal when they are the same JSON.
+ */
+export type FileState =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'file'; readonly sha256: string }
+  | { readonly kind: 'link'; readonly sha256: string }
+  | { readonly kind: 'other' };
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** What is at `path` now (a link is not followed); a file that cannot be read counts as `other`, never as what was planned. */
+export function fileStateOf(path: string): FileState {
+  try {
+    return readAt(path).state;
+  } catch {
+    return { kind: 'other' };
+  }
+}
+
+/** What is at `path`, and the bytes its state was taken from when it is a file: one read serves both. */
+function readAt(path: string): { state: FileState; bytes?: Buffer } {
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return { state: { kind: 'absent' } };
+  }
+  if (stats.isSymbolicLink()) return { state: { kind: 'link', sha256: sha256Of(readlinkSync(path, { encoding: 'buffer' })) } };
+  if (!stats.isFile()) return { state: { kind: 'other' } };
+  // The state is the digest of exactly the bytes the caller plans with, never of a second read.
+  const bytes = readFileSync(path);
+  return { state: { kind: 'file', sha256: sha256Of(bytes) }, bytes };
+}
+
+function sameState(a: FileState, b: FileState): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+const ABSENT: FileState = { kind: 'absent' };
+
 /** One file an install or uninstall changes. */
 export interface PlannedChange {
   /** Absolute path. */
@@ -35,8 +83,15 @@ export interface PlannedChange {
   readonly before: string | null;
   /** The whole text after (null: deleted, or moved away by a rename). */
   readonly after: string | null;
+  /**
+   * What must be at `path` right before this change is made: what the plan read there, or nothing where an
+   * earlier change of the plan moved the file away. Anything else stops the apply before this change.
+   */
+  readonly found: FileState;
   /** Where a rename moves the file to. */
   readonly renameTo?: string;
+  /** For a rename: what must be at `renameTo` right before it (nothing, or the wrapper a saved hook replaces). */
+  readonly replaces?: FileState;
   /** Keep the file's current mode (true), or create it with `mode`. */
   readonly keepMode?: boolean;
   readonly mode?: number;
@@ -101,21 +156,20 @@ export function detectAgentClis(root: string): DetectedCli[] {
   );
 }
 
-function readText(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+/** A settings file's or the launcher's text (undefined: absent) and the state it was read in (a link is read through). */
+function readText(path: string): { text: string | undefined; state: FileState } {
+  const { state, bytes } = readAt(path);
+  if (state.kind === 'absent') return { text: undefined, state };
+  return { text: (bytes ?? readFileSync(path)).toString('utf8'), state };
 }
 
-/** What is at a hook's path; `runByGit`: git runs the file itself (not husky's, which runs it through sh). */
-function existingHook(path: string, runByGit: boolean): ExistingHook {
-  let stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    return { kind: 'absent' };
-  }
-  if (stats.isSymbolicLink()) return { kind: 'link' };
-  if (!stats.isFile()) return { kind: 'other' };
-  return { kind: 'file', bytes: readFileSync(path), ...(runByGit && !isExecutable(path) ? { skippedByGit: true } : {}) };
+/** What is at a hook's path, and its state; `runByGit`: git runs the file itself (not husky's, which runs it through sh). */
+function existingHook(path: string, runByGit: boolean): { hook: ExistingHook; state: FileState } {
+  const { state, bytes } = readAt(path);
+  if (state.kind === 'absent') return { hook: { kind: 'absent' }, state };
+  if (state.kind === 'link') return { hook: { kind: 'link' }, state };
+  if (bytes === undefined) return { hook: { kind: 'other' }, state };
+  return { hook: { kind: 'file', bytes, ...(runByGit && !isExecutable(path) ? { skippedByGit: true } : {}) }, state };
 }
 
 /** Whether this user may execute the file: the test git makes before it runs a hook. */
@@ -209,7 +263,7 @@ export function launcherReference(agentCli: AgentCli, stateName: string, launche
   return agentCli === 'claude' ? `"$CLAUDE_PROJECT_DIR"/${shellQuote(`${stateName}/${LAUNCHER_FILE_NAME}`)}` : shellQuote(launcherPath);
 }
 
-function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, component: 'git'): { changes: PlannedChange[]; problem?: PlanProblem } {
+function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, states: Map<string, FileState>, component: 'git'): { changes: PlannedChange[]; problem?: PlanProblem } {
   if (plan.kind === 'refused') {
     if (plan.reason === 'not-a-file') return { changes: [], problem: { component, path: plan.path, reason: 'hook-not-a-file', hook: plan.path } };
     if (plan.reason === 'block-edited') return { changes: [], problem: { component, path: plan.path, reason: plan.reason } };
@@ -220,6 +274,9 @@ function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, componen
     return { changes: [], problem: { component, path: plan.path, reason: plan.reason, hook: plan.path.slice(0, -CHAINED_SUFFIX.length) } };
   }
   const changes: PlannedChange[] = [];
+  // What each path holds right before each step: as read, until a rename of this plan moves it.
+  const now = new Map(states);
+  const stateAt = (path: string) => now.get(path) ?? ABSENT;
   for (const step of plan.steps as HookStep[]) {
     if (step.kind === 'write') {
       const existing = before.get(step.path) ?? { kind: 'absent' as const };
@@ -232,12 +289,26 @@ function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, componen
         action: present ? 'modify' : 'create',
         before: present ? textOf(existing) : null,
         after: step.text,
+        found: stateAt(step.path),
         ...(present && step.keepMode ? { keepMode: true } : { mode: 0o755 }),
       });
+      now.set(step.path, { kind: 'file', sha256: sha256Of(Buffer.from(step.text, 'utf8')) });
     } else if (step.kind === 'rename') {
-      changes.push({ path: step.from, component, action: 'rename', before: textOf(before.get(step.from) ?? { kind: 'absent' }), after: null, renameTo: step.to });
+      changes.push({
+        path: step.from,
+        component,
+        action: 'rename',
+        before: textOf(before.get(step.from) ?? { kind: 'absent' }),
+        after: null,
+        found: stateAt(step.from),
+        renameTo: step.to,
+        replaces: stateAt(step.to),
+      });
+      now.set(step.to, stateAt(step.from));
+      now.set(step.from, ABSENT);
     } else {
-      changes.push({ path: step.path, component, action: 'delete', before: textOf(before.get(step.path) ?? { kind: 'absent' }), after: null });
+      changes.push({ path: step.path, component, action: 'delete', before: textOf(before.get(step.path) ?? { kind: 'absent' }), after: null, found: stateAt(step.path) });
+      now.set(step.path, ABSENT);
     }
   }
   return { changes };
@@ -250,14 +321,14 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   const problems: PlanProblem[] = [];
 
   const launcherChanges: PlannedChange[] = [];
-  const launcherBefore = readText(launcherPath);
+  const { text: launcherBefore, state: launcherState } = readText(launcherPath);
   if (!options.uninstall && options.launcherTemplate !== undefined) {
     const text = renderLauncher(options.launcherTemplate, { version: 1, recorded: options.recorded });
     if (text !== launcherBefore) {
-      launcherChanges.push({ path: launcherPath, component: 'launcher', action: launcherBefore === undefined ? 'create' : 'modify', before: launcherBefore ?? null, after: text, mode: 0o755 });
+      launcherChanges.push({ path: launcherPath, component: 'launcher', action: launcherBefore === undefined ? 'create' : 'modify', before: launcherBefore ?? null, after: text, found: launcherState, mode: 0o755 });
     }
   } else if (options.uninstall && options.removeLauncher && launcherBefore !== undefined) {
-    launcherChanges.push({ path: launcherPath, component: 'launcher', action: 'delete', before: launcherBefore, after: null });
+    launcherChanges.push({ path: launcherPath, component: 'launcher', action: 'delete', before: launcherBefore, after: null, found: launcherState });
   }
   // The launcher goes first on install (no command may point at a launcher that is not there yet)
   // and last on uninstall (no command is left pointing at one that is gone).
@@ -285,14 +356,14 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         problems.push({ component, path, reason: 'outside-repository' });
         continue;
       }
-      const before = readText(path);
+      const { text: before, state } = readText(path);
       const plan = options.uninstall
         ? planSettingsRemoval(before, path, (registrations[0] as HookRegistration).layout)
         : planSettingsInstall(before, path, registrations, (registration) => commandFor(registration, launcherReference(registration.agentCli, options.stateName, launcherPath)));
       if (plan.kind === 'write') {
-        changes.push({ path, component, action: before === undefined ? 'create' : 'modify', before: before ?? null, after: plan.text, ...(before === undefined ? { mode: 0o644 } : { keepMode: true }) });
+        changes.push({ path, component, action: before === undefined ? 'create' : 'modify', before: before ?? null, after: plan.text, found: state, ...(before === undefined ? { mode: 0o644 } : { keepMode: true }) });
       } else if (plan.kind === 'delete') {
-        changes.push({ path, component, action: 'delete', before: before ?? null, after: null });
+        changes.push({ path, component, action: 'delete', before: before ?? null, after: null, found: state });
       }
     } catch (error) {
       const detail = error instanceof HookConfigError || error instanceof SyntaxError ? error.message : String(error);
@@ -308,16 +379,20 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
       problems.push({ component: 'git', path: hooks.dir, reason: 'hooks-outside-repository', detail: hooks.origin ?? 'git config' });
     } else {
       const chainedPath = `${hookFile}${CHAINED_SUFFIX}`;
-      const existing = existingHook(hookFile, hookFile === join(hooks.dir, 'pre-commit'));
-      const chained = existingHook(chainedPath, false);
+      const { hook: existing, state: existingState } = existingHook(hookFile, hookFile === join(hooks.dir, 'pre-commit'));
+      const { hook: chained, state: chainedState } = existingHook(chainedPath, false);
       const before = new Map<string, ExistingHook>([
         [hookFile, existing],
         [chainedPath, chained],
       ]);
+      const states = new Map<string, FileState>([
+        [hookFile, existingState],
+        [chainedPath, chainedState],
+      ]);
       const plan = options.uninstall
         ? planPreCommitRemoval(hookFile, existing, chained)
         : planPreCommitInstall(hookFile, existing, chained, `node ${shellQuote(launcherPath)} commit-guard`);
-      const result = hookChanges(plan, before, 'git');
+      const result = hookChanges(plan, before, states, 'git');
       changes.push(...result.changes);
       if (result.problem !== undefined) problems.push(result.problem);
     }
@@ -337,20 +412,108 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   };
 }
 
-/** Carries out a plan without problems, in order. Returns what was done, one entry per change. */
-export function applyHookInstall(plan: InstallPlan): PlannedChange[] {
+/** What applyHookInstall did: every change it made, and where it stopped when a file no longer held what the plan read. */
+export interface AppliedInstall {
+  /** The changes made, in order. */
+  readonly applied: readonly PlannedChange[];
+  /** The file that held something else than the plan read (nothing was written from there on). */
+  readonly stoppedAt?: string;
+}
+
+/**
+ * What each file the plan touches must hold before its first change: the state the plan read it in. A
+ * rename's target counts too (it must still be absent, or still be the wrapper a saved hook replaces).
+ */
+export function expectedStates(changes: readonly PlannedChange[]): Map<string, FileState> {
+  const expected = new Map<string, FileState>();
+  for (const change of changes) {
+    if (!expected.has(change.path)) expected.set(change.path, change.found);
+    if (change.renameTo !== undefined && !expected.has(change.renameTo)) expected.set(change.renameTo, change.replaces ?? ABSENT);
+  }
+  return expected;
+}
+
+/** The files of `expected` that hold something else now, in order. */
+export function changedFiles(expected: ReadonlyMap<string, FileState>): string[] {
+  return [...expected].filter(([path, state]) => !sameState(fileStateOf(path), state)).map(([path]) => path);
+}
+
+/**
+ * Carries out a plan without problems, in order. Every file is checked first (each must still hold what the
+ * plan read), then each change is made only after checking again, right before it, the file it writes,
+ * removes or renames (and a rename's target): a write checks once its new content is written and fsynced,
+ * right before the rename that puts it in place. At the first file that holds anything else, nothing more is
+ * done: the result says which file, and which changes were made before it.
+ */
+export function applyHookInstall(plan: InstallPlan): AppliedInstall {
   if (plan.problems.length > 0) throw new Error('a plan with problems is not applied');
+  const first = changedFiles(expectedStates(plan.changes))[0];
+  if (first !== undefined) return { applied: [], stoppedAt: first };
+  const applied: PlannedChange[] = [];
+  const holds = (path: string, state: FileState) => sameState(fileStateOf(path), state);
   for (const change of plan.changes) {
+    if (!holds(change.path, change.found)) return { applied, stoppedAt: change.path };
     if (change.action === 'create' || change.action === 'modify') {
       mkdirSync(dirname(change.path), { recursive: true });
-      const mode = change.keepMode === true ? statSync(change.path).mode & 0o7777 : (change.mode ?? 0o644);
-      writeFileAtomicSync(change.path, change.after ?? '', { mode });
+      const current = change.keepMode === true ? lstatSync(change.path, { throwIfNoEntry: false }) : undefined;
+      if (change.keepMode === true && current === undefined) return { applied, stoppedAt: change.path };
+      const mode = current !== undefined ? current.mode & 0o7777 : (change.mode ?? 0o644);
+      if (!writeFileAtomicSync(change.path, change.after ?? '', { mode, beforeRename: () => holds(change.path, change.found) })) return { applied, stoppedAt: change.path };
     } else if (change.action === 'delete') {
-      rmSync(change.path, { force: true });
+      unlinkSync(change.path);
     } else if (change.renameTo !== undefined) {
-      if (lstatSync(change.renameTo, { throwIfNoEntry: false }) !== undefined) throw new Error(`${change.renameTo} appeared while installing; nothing more was changed`);
+      if (!holds(change.renameTo, change.replaces ?? ABSENT)) return { applied, stoppedAt: change.renameTo };
       renameSync(change.path, change.renameTo);
     }
+    applied.push(change);
   }
-  return [...plan.changes];
+  return { applied };
+}
+
+/** The part of a change that decides what is written: two plans that agree on these for every change do the same. */
+function decisive(change: PlannedChange): unknown[] {
+  return [change.path, change.action, change.found, change.after, change.renameTo ?? null, change.replaces ?? null, change.keepMode ?? false, change.mode ?? null];
+}
+
+/**
+ * Which files a plan confirmed by a person (the JSON `--plan` printed, shown as a preview) and the plan made
+ * now disagree on. `changed`: files that hold something else than when the confirmed plan read them.
+ * `differing`: with every file as it was, files the plan now would change otherwise (another install, a
+ * launcher of another version, another hooks directory), or the plans' mode or targets differ.
+ */
+export function compareWithConfirmed(confirmed: InstallPlan, fresh: InstallPlan): { changed: string[]; differing: string[] } {
+  const changed = changedFiles(expectedStates(confirmed.changes));
+  if (changed.length > 0) return { changed, differing: [] };
+  const differing: string[] = [];
+  if (confirmed.mode !== fresh.mode || JSON.stringify(confirmed.selected) !== JSON.stringify(fresh.selected)) differing.push(fresh.repository);
+  const count = Math.max(confirmed.changes.length, fresh.changes.length);
+  for (let index = 0; index < count; index += 1) {
+    const a = confirmed.changes[index];
+    const b = fresh.changes[index];
+    if (a !== undefined && b !== undefined && JSON.stringify(decisive(a)) === JSON.stringify(decisive(b))) continue;
+    for (const path of [a?.path, b?.path]) if (path !== undefined && !differing.includes(path)) differing.push(path);
+  }
+  return { changed: [], differing };
+}
+
+/** Reads a plan `--plan` printed, checking the fields the comparison reads. Throws a sentence for a person otherwise. */
+export function parseConfirmedPlan(text: string): InstallPlan {
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`it is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const plan = value as Partial<InstallPlan> | null;
+  if (typeof plan !== 'object' || plan === null || plan.version !== 1 || (plan.mode !== 'install' && plan.mode !== 'uninstall') || !Array.isArray(plan.changes)) {
+    throw new Error('it is not a plan printed by "install-hooks --plan" (version 1, mode, changes)');
+  }
+  const isState = (state: unknown) => typeof state === 'object' && state !== null && typeof (state as { kind?: unknown }).kind === 'string';
+  for (const change of plan.changes as unknown[]) {
+    const item = change as Partial<PlannedChange> | null;
+    if (typeof item !== 'object' || item === null || typeof item.path !== 'string' || typeof item.action !== 'string' || !isState(item.found) || (item.replaces !== undefined && !isState(item.replaces))) {
+      throw new Error('a change of it lacks its path, action or the state the file was read in (found)');
+    }
+  }
+  return plan as InstallPlan;
 }

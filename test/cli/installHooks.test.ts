@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderLauncher } from '../../src/planner/enforce/launcherConfig';
@@ -609,6 +609,174 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       const run = spawnSync(process.execPath, [launcher, 'enforce-write', '--agent-cli', 'claude'], { input: outOfScope(), encoding: 'utf8', env: cleanEnv({ HOME: home }) });
       assert.equal(claudeDecision(run.stdout).decision, 'deny');
       assert.match(claudeDecision(run.stdout).text, /corrupt bundle/);
+    });
+  });
+
+  describe('a file changed between the plan and the write is never overwritten', () => {
+    const hookPath = () => join(repo.root, '.git/hooks/pre-commit');
+    const savedPath = () => join(repo.root, '.git/hooks/pre-commit.wave-scope-chained');
+    const settingsPath = () => join(repo.root, '.claude/settings.json');
+    const launcherPath = () => join(repo.root, '.claude/wave-scope-hook.cjs');
+    const NODE_HOOK = '#!/usr/bin/env node\nrequire("fs").writeFileSync(".node-hook-ran", "yes");\n';
+    const OTHER_TOOL = '#!/usr/bin/env python3\nprint("another tool")\n';
+
+    /**
+     * Runs `wave-scope install-hooks ...args` as a user would, with `preload` (CommonJS source) loaded first: it
+     * wraps node:fs's functions, which the bundle calls through the module, to act at an exact step.
+     */
+    const installWithPreload = (args: string[], preload: string) => {
+      const path = join(repo.root, '..', `preload-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.cjs`);
+      writeFileSync(path, `const fs = require('node:fs');\nconst { basename } = require('node:path');\n${preload}\n`);
+      try {
+        const run = spawnSync(process.execPath, ['--require', path, builtCliPath, 'install-hooks', ...args], { cwd: repo.root, env: cleanEnv(), encoding: 'utf8' });
+        return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
+      } finally {
+        rmSync(path);
+      }
+    };
+    /** install-hooks with `path` written as `text` (another writer: a person's editor, husky) right after the first rename onto a file named `after`. */
+    const installWithWriteAfter = (args: string[], after: string, path: string, text: string) =>
+      installWithPreload(
+        args,
+        `const rename = fs.renameSync;
+let done = false;
+fs.renameSync = function (from, to) {
+  rename.apply(this, arguments);
+  if (!done && basename(String(to)) === ${JSON.stringify(after)}) { done = true; fs.writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(text)}); }
+};`,
+      );
+
+    it('stops at a settings file edited after the plan read it: the edit is kept, the file named, what was already written said, exit 1', () => {
+      const edited = JSON.stringify({ ...CLAUDE_SETTINGS, model: 'sonnet' }, null, 4);
+      const codexBefore = readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8');
+      const run = installWithWriteAfter([], 'wave-scope-hook.cjs', settingsPath(), edited);
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.equal(readFileSync(settingsPath(), 'utf8'), edited, 'the edit made after the plan was kept');
+      assert.ok(run.stderr.includes(`${settingsPath()} changed after install-hooks read it`), run.stderr);
+      assert.ok(run.stderr.includes(`already written: created ${launcherPath()}`), run.stderr);
+      assert.match(run.stderr, /Nothing more was written/);
+      assert.equal(readFileSync(join(repo.root, '.codex/hooks.json'), 'utf8'), codexBefore, 'nothing after it was written');
+      assert.equal(existsSync(hookPath()), false);
+      const again = install();
+      assert.equal(again.status, 0, again.stderr);
+      assert.equal((readJson(settingsPath()) as { model: string }).model, 'sonnet', 'run again, the install merges into the edited file');
+    });
+
+    it('checks again at the last moment, right before the rename that puts the new text in place, and keeps an edit made while it was written', () => {
+      const edited = JSON.stringify({ ...CLAUDE_SETTINGS, model: 'sonnet' }, null, 4);
+      // Written while install-hooks fills its temporary file for settings.json: after the check at the start of the step.
+      const run = installWithPreload(
+        ['--claude'],
+        `const open = fs.openSync;
+let done = false;
+fs.openSync = function (path) {
+  const descriptor = open.apply(this, arguments);
+  if (!done && /^settings\\.json\\..*\\.tmp$/.test(basename(String(path)))) { done = true; fs.writeFileSync(${JSON.stringify(settingsPath())}, ${JSON.stringify(edited)}); }
+  return descriptor;
+};`,
+      );
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.equal(readFileSync(settingsPath(), 'utf8'), edited);
+      assert.ok(run.stderr.includes(`${settingsPath()} changed after install-hooks read it`), run.stderr);
+      assert.deepEqual(readdirSync(join(repo.root, '.claude')).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left behind');
+    });
+
+    it('stops at a shell pre-commit hook edited after the plan read it, and keeps the edit', () => {
+      writeFileSync(hookPath(), '#!/bin/sh\nnpm test\n');
+      chmodSync(hookPath(), 0o755);
+      const edited = '#!/bin/sh\nnpm test\nnpm run lint\n';
+      const run = installWithWriteAfter(['--git'], 'wave-scope-hook.cjs', hookPath(), edited);
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), edited);
+      assert.ok(run.stderr.includes(`${hookPath()} changed after install-hooks read it`), run.stderr);
+    });
+
+    it('uninstall stops where another tool replaced the wrapper after the plan: its hook and the saved one are both kept', () => {
+      writeFileSync(hookPath(), NODE_HOOK);
+      chmodSync(hookPath(), 0o755);
+      assert.equal(install().status, 0);
+      const run = installWithWriteAfter(['--uninstall'], 'settings.json', hookPath(), OTHER_TOOL);
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), OTHER_TOOL, "the other tool's hook is kept");
+      assert.equal(readFileSync(savedPath(), 'utf8'), NODE_HOOK, 'the saved hook is kept');
+      assert.ok(run.stderr.includes(`${hookPath()} changed after install-hooks read it`), run.stderr);
+      assert.ok(run.stderr.includes(`already written: wrote ${settingsPath()}`), run.stderr);
+      assert.ok(existsSync(launcherPath()), 'the launcher, last, is still there');
+    });
+
+    it('chaining stops where the hook to be saved was replaced after the plan read it', () => {
+      writeFileSync(hookPath(), NODE_HOOK);
+      chmodSync(hookPath(), 0o755);
+      const run = installWithWriteAfter(['--git'], 'wave-scope-hook.cjs', hookPath(), OTHER_TOOL);
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), OTHER_TOOL);
+      assert.equal(existsSync(savedPath()), false, 'nothing was saved aside in its name');
+    });
+
+    it('uninstall puts the saved hook back over the wrapper in one rename: killed at any point, a pre-commit hook is there', () => {
+      writeFileSync(hookPath(), NODE_HOOK);
+      chmodSync(hookPath(), 0o755);
+      assert.equal(install('--git').status, 0);
+      const wrapper = readFileSync(hookPath(), 'utf8');
+      // Killed (as by the OOM killer or a closed terminal) right after anything removes the pre-commit hook.
+      const killed = installWithPreload(
+        ['--git', '--uninstall'],
+        `for (const name of ['rmSync', 'unlinkSync']) {
+  const original = fs[name];
+  fs[name] = function (path) { original.apply(this, arguments); if (basename(String(path)) === 'pre-commit') process.kill(process.pid, 'SIGKILL'); };
+}`,
+      );
+      assert.equal(killed.signal, null, 'the pre-commit hook was never removed on its own');
+      assert.equal(killed.status, 0, killed.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), NODE_HOOK);
+      assert.equal(existsSync(savedPath()), false);
+      assert.ok(killed.stdout.includes(`renamed ${savedPath()} to ${hookPath()}`), killed.stdout);
+      assert.notEqual(readFileSync(hookPath(), 'utf8'), wrapper);
+    });
+
+    describe('--confirmed-plan: the plan a person saw (the extension previews it, then installs)', () => {
+      const confirm = (plan: string, ...args: string[]) => runBuiltCli(['install-hooks', ...args, '--confirmed-plan', '-'], { cwd: repo.root, env: cleanEnv(), input: plan });
+
+      it('installs exactly the plan confirmed when nothing changed since', () => {
+        const plan = install('--claude', '--git', '--plan');
+        assert.equal(plan.status, 0, plan.stderr);
+        const run = confirm(plan.stdout, '--claude', '--git');
+        assert.equal(run.status, 0, run.stderr);
+        assert.match(readFileSync(settingsPath(), 'utf8'), /enforce-write --agent-cli claude/);
+        assert.match(readFileSync(hookPath(), 'utf8'), /commit-guard/);
+      });
+
+      it('refuses, writing nothing, when a file of the plan changed after it was confirmed', () => {
+        const plan = install('--claude', '--git', '--plan');
+        const edited = JSON.stringify({ ...CLAUDE_SETTINGS, model: 'sonnet' }, null, 4);
+        writeFileSync(settingsPath(), edited);
+        const run = confirm(plan.stdout, '--claude', '--git');
+        assert.equal(run.status, 1, run.stdout + run.stderr);
+        assert.ok(run.stderr.includes(`${settingsPath()} changed after`), run.stderr);
+        assert.match(run.stderr, /Nothing was written/);
+        assert.equal(readFileSync(settingsPath(), 'utf8'), edited);
+        assert.equal(existsSync(launcherPath()), false);
+        assert.equal(existsSync(hookPath()), false);
+      });
+
+      it('refuses, writing nothing, when the hook the confirmed plan removes was replaced by another tool since', () => {
+        assert.equal(install('--claude', '--git').status, 0);
+        const plan = install('--claude', '--git', '--uninstall', '--plan');
+        writeFileSync(hookPath(), OTHER_TOOL);
+        const settings = readFileSync(settingsPath(), 'utf8');
+        const run = confirm(plan.stdout, '--claude', '--git', '--uninstall');
+        assert.equal(run.status, 1, run.stdout + run.stderr);
+        assert.ok(run.stderr.includes(hookPath()), run.stderr);
+        assert.equal(readFileSync(hookPath(), 'utf8'), OTHER_TOOL);
+        assert.equal(readFileSync(settingsPath(), 'utf8'), settings);
+      });
+
+      it('refuses a confirmed plan for other targets, or one that is not a plan', () => {
+        const plan = install('--claude', '--plan');
+        assert.equal(confirm(plan.stdout, '--claude', '--git').status, 1);
+        assert.equal(confirm('not json', '--claude').status, 2);
+        assert.equal(existsSync(launcherPath()), false);
+      });
     });
   });
 });

@@ -3,7 +3,10 @@
 // under the state directory (docs/hooks.md explains the launcher). The whole plan is made before the
 // first write (src/node/hookInstall.ts), so a file that cannot be edited without loss leaves everything
 // untouched; `--dry-run --json` prints that plan, every file's text before and after, for a preview.
-import { existsSync, realpathSync } from 'node:fs';
+// `--confirmed-plan` takes that plan back once a person has confirmed it: the run plans again and goes on
+// only when every file still holds what the confirmed plan read and the plan is the same. Each write,
+// removal and rename checks its file again right before it (applyHookInstall).
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -12,8 +15,8 @@ import { installHooksMessages as say } from '../messages';
 import { AGENT_CLIS, GIT_BLOCK_BEGIN, GIT_BLOCK_END } from '../../planner/enforce/hookInstaller';
 import type { AgentCli } from '../../planner/enforce/hookInstaller';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
-import { applyHookInstall, detectAgentClis, otherWorktreesHooks, planHookInstall } from '../../node/hookInstall';
-import type { InstallPlan, PlanProblem } from '../../node/hookInstall';
+import { applyHookInstall, compareWithConfirmed, detectAgentClis, otherWorktreesHooks, parseConfirmedPlan, planHookInstall } from '../../node/hookInstall';
+import type { InstallPlan, PlannedChange, PlanProblem } from '../../node/hookInstall';
 import { locateRepository } from '../../planner/enforce/repoLocation';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
@@ -72,13 +75,15 @@ function problemLine(problem: PlanProblem, mode: InstallPlan['mode']): string {
   }
 }
 
+function changeLine(change: PlannedChange, done: boolean): string {
+  if (change.action === 'rename') return done ? say.renamed(change.path, change.renameTo ?? '') : say.wouldRename(change.path, change.renameTo ?? '');
+  if (change.action === 'delete') return done ? say.removed(change.path) : say.wouldRemove(change.path);
+  if (change.action === 'create') return done ? say.created(change.path) : say.wouldCreate(change.path);
+  return done ? say.wrote(change.path) : say.wouldWrite(change.path);
+}
+
 function describePlan(io: CliIo, plan: InstallPlan, done: boolean): void {
-  for (const change of plan.changes) {
-    if (change.action === 'rename') printLine(io, done ? say.renamed(change.path, change.renameTo ?? '') : say.wouldRename(change.path, change.renameTo ?? ''));
-    else if (change.action === 'delete') printLine(io, done ? say.removed(change.path) : say.wouldRemove(change.path));
-    else if (change.action === 'create') printLine(io, done ? say.created(change.path) : say.wouldCreate(change.path));
-    else printLine(io, done ? say.wrote(change.path) : say.wouldWrite(change.path));
-  }
+  for (const change of plan.changes) printLine(io, changeLine(change, done));
   if (plan.changes.length === 0) printLine(io, say.unchanged(plan.repository));
 }
 
@@ -92,6 +97,7 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
       plan: { type: 'boolean' },
+      'confirmed-plan': { type: 'string' },
       'global-hooks': { type: 'boolean' },
     },
     { io, usage: say.usage, badArgumentsExit: 2 },
@@ -103,6 +109,20 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
   if (json && !dryRun) {
     reportError(io, say.jsonNeedsDryRun);
     return 2;
+  }
+  const confirmedSource = flags['confirmed-plan'];
+  if (confirmedSource !== undefined && dryRun) {
+    reportError(io, say.confirmedPlanNeedsApply);
+    return 2;
+  }
+  let confirmed: InstallPlan | undefined;
+  if (confirmedSource !== undefined) {
+    try {
+      confirmed = parseConfirmedPlan(confirmedSource === '-' ? await io.readStdin() : readFileSync(confirmedSource, 'utf8'));
+    } catch (error) {
+      reportError(io, say.badConfirmedPlan(confirmedSource, error instanceof Error ? error.message : String(error)));
+      return 2;
+    }
   }
   const location = locateRepository(canonicalDirectory(io.cwd), nodeLocateFileSystem);
   if (location === undefined) {
@@ -162,7 +182,20 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
     describePlan(io, plan, false);
     return 0;
   }
-  applyHookInstall(plan);
+  if (confirmed !== undefined) {
+    const { changed, differing } = compareWithConfirmed(confirmed, plan);
+    if (changed.length > 0 || differing.length > 0) {
+      reportError(io, changed.length > 0 ? say.changedSinceConfirmed(changed) : say.planNotConfirmed(differing));
+      reportNote(io, say.nothingWritten);
+      return 1;
+    }
+  }
+  const result = applyHookInstall(plan);
+  if (result.stoppedAt !== undefined) {
+    for (const change of result.applied) printLine(io, changeLine(change, true));
+    reportError(io, say.changedSincePlanned(result.stoppedAt, result.applied.map((change) => changeLine(change, true))));
+    return 1;
+  }
   describePlan(io, plan, true);
   return 0;
 }

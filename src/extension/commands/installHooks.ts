@@ -2,7 +2,9 @@
 // repository (a child process): the plan first (`install-hooks --dry-run --json`: which agent CLIs it
 // detected, every file it would change with its whole text before and after), shown as one diff
 // preview with the targets to choose (preselected from `waveScope.hooks.install`), then the change,
-// then `wave-scope doctor --json` to prove the installed hooks work. Results go to the output channel,
+// then `wave-scope doctor --json` to prove the installed hooks work. The change is made with the plan the
+// person confirmed (`--confirmed-plan -`): a file written by anyone while the preview was open makes the
+// CLI refuse, writing nothing, rather than install something other than what was shown. Results go to the output channel,
 // with a one-line summary and "Show details". Trusted workspaces only: they change agent settings and
 // git hooks, and Verify runs the commands those files hold.
 import * as vscode from 'vscode';
@@ -185,7 +187,7 @@ export const installHooks: WaveScopeCommand = {
     }
     const preview = hookPreviewHolder.preview;
     if (preview && !(await previewAndConfirm(preview, options, plan, 'Install', targets))) return undefined;
-    const installed = await runCli(services.extensionUri.fsPath, root, ['install-hooks', ...flagsOf(targets)]);
+    const installed = await runCli(services.extensionUri.fsPath, root, ['install-hooks', ...flagsOf(targets), '--confirmed-plan', '-'], {}, JSON.stringify(plan));
     services.log.info(`install-hooks ${flagsOf(targets).join(' ')}:\n${`${installed.stdout}${installed.stderr}`.trim()}`);
     if (installed.code !== 0) {
       const message = `Install Hooks failed: ${cliProblem('install-hooks', installed)}`;
@@ -230,7 +232,7 @@ export const uninstallHooks: WaveScopeCommand = {
     }
     const preview = hookPreviewHolder.preview;
     if (preview && !(await previewAndConfirm(preview, options, plan, 'Uninstall', targets.length > 0 ? targets : installed))) return undefined;
-    const removed = await runCli(services.extensionUri.fsPath, root, ['install-hooks', '--uninstall', ...flags]);
+    const removed = await runCli(services.extensionUri.fsPath, root, ['install-hooks', '--uninstall', ...flags, '--confirmed-plan', '-'], {}, JSON.stringify(plan));
     services.log.info(`install-hooks --uninstall ${flags.join(' ')}:\n${`${removed.stdout}${removed.stderr}`.trim()}`);
     const ok = removed.code === 0;
     const message = ok ? `removed Wave Scope's hooks (${plan.changes.length} file${plan.changes.length === 1 ? '' : 's'}); nothing else changed` : `Uninstall Hooks failed: ${cliProblem('install-hooks --uninstall', removed)}`;

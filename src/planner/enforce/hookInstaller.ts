@@ -490,6 +490,7 @@ export type ExistingHook =
 export type HookStep =
   /** `keepMode`: write with the mode the file has now (a new file gets 0755). */
   | { readonly kind: 'write'; readonly path: string; readonly text: string; readonly keepMode: boolean }
+  /** Moves `from` to `to`, replacing what is at `to` in the same step (our wrapper, when a saved hook goes back). */
   | { readonly kind: 'rename'; readonly from: string; readonly to: string }
   | { readonly kind: 'remove'; readonly path: string };
 
@@ -677,7 +678,9 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
  * hook back. Only what install-hooks wrote, exactly, is removed: a wrapper or block changed since is refused
  * (`wrapper-edited`, `block-edited`). A saved hook goes back only where nothing else would be overwritten:
  * in place of our wrapper, or where the hook is gone (someone deleted the wrapper); in place of anything
- * else the plan is refused (`chained-exists`), as install refuses to chain over it.
+ * else the plan is refused (`chained-exists`), as install refuses to chain over it. In place of our wrapper
+ * it is one step, the saved hook renamed over the wrapper (a rename replaces its target atomically), so no
+ * moment, a crash included, leaves the repository without a pre-commit hook.
  */
 export function planPreCommitRemoval(path: string, existing: ExistingHook, chained: ExistingHook): HookPlan {
   const chainedPath = `${path}${CHAINED_SUFFIX}`;
@@ -687,7 +690,7 @@ export function planPreCommitRemoval(path: string, existing: ExistingHook, chain
   const text = existing.kind === 'file' ? editableText(existing.bytes) : undefined;
   if (text !== undefined && text.includes(WRAPPER_MARKER)) {
     if (!isOurWrapper(text)) return { kind: 'refused', reason: 'wrapper-edited', path };
-    return { kind: 'steps', steps: [{ kind: 'remove', path }, ...putBack] };
+    return { kind: 'steps', steps: saved ? putBack : [{ kind: 'remove', path }] };
   }
   if (saved) return { kind: 'refused', reason: 'chained-exists', path: chainedPath };
   if (text === undefined) return { kind: 'steps', steps: [] };
