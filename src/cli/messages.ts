@@ -9,6 +9,8 @@
 // JSON reply, never as lines of their own.
 import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
 import { HOOK_NAMES } from '../planner/enforce/hookNames';
+import { inTheWayWords } from '../planner/plan/declarationStore';
+import type { InTheWay } from '../planner/plan/declarationStore';
 
 /** What an entry may be: a sentence, or a function of its details that returns one. */
 type Catalogue = Record<string, string | ((...details: never[]) => string)>;
@@ -265,6 +267,14 @@ export const installHooksMessages = {
 
 // --- materialize, plan write, digest (declarations) --------------------------------------------
 
+/**
+ * The refusal of an entry a writer found in its way before its first write (DeclarationFs.findInTheWay): `command`
+ * names the writer (`sync`), `again` what to run once it is moved (`sync again`).
+ */
+const inTheWayRefusal = (command: string, again: string, path: string, found: InTheWay['found']) =>
+  `${printable(path)} is ${inTheWayWords(found)} where ${command} writes the plan: ${command} never writes through such an entry or replaces it. ` +
+  `Move it out of the way (${command} writes the plan's own file or directory there), then ${again}. Nothing was written.`;
+
 export const declarationMessages = {
   materializeUsage: `Usage: wave-scope materialize --state-dir DIR --wave N [--warn-missing] [--new-file PATH]... [--json] < records
 
@@ -277,7 +287,11 @@ export const declarationMessages = {
   --new-file PATH   a file the wave will create: must be one of the declared paths (repeatable)
   --json            print {"wave", "stateDir", "written", "removed"} on stdout
 
-  Exit codes: 0 written; 1 invalid input or arguments, nothing written; 2 file-system error.`,
+  Before the first write, the files it will write or remove and the directories on their way are
+  looked at: a symbolic link there (or anything but a directory or a regular file) is refused.
+
+  Exit codes: 0 written; 1 invalid input or arguments, or a symbolic link where it writes, nothing
+  written; 2 file-system error.`,
   planUsage: () => `Usage: wave-scope plan write --wave N --role R [--state-dir DIR] [--enforcement strict|warn|off]
                          [--new-file PATH]... [--blocked-command CMD]... [--json] < records
        wave-scope plan show [--state-dir DIR] [--json]
@@ -290,8 +304,11 @@ export const declarationMessages = {
 
   plan show prints every wave on disk: agents, entries with match counts, collisions, the manifest.
 
-  Exit codes (write): 0 written; 1 invalid input, another session's manifest, or colliding scopes;
-  2 file-system error. (show): 0; 1 bad arguments; 2 file-system error.`,
+  A symbolic link (or anything but a directory or a regular file) where the chain writes or removes a
+  file, or on the way to one, is refused before the first write, naming it.
+
+  Exit codes (write): 0 written; 1 invalid input, another session's manifest, colliding scopes, or a
+  symbolic link where it writes (nothing written); 2 file-system error. (show): 0; 1 bad arguments; 2 file-system error.`,
   digestUsage: `Usage: wave-scope digest --wave N --agent ID [--state-dir DIR] [--instruction]
 
   Prints the scope digest of one agent's scope file (ws1- and 16 hex digits; docs/file-formats.md).
@@ -315,6 +332,8 @@ export const declarationMessages = {
     `wave ${wave}: wrote ${agents} per-agent file${agents === 1 ? '' : 's'}${removed > 0 ? `, removed ${removed} stale` : ''}, aggregate ${sidecar}`,
   unusualStateDir: (shown: string) =>
     `${shown} is not one of ${STATE_DIR_NAMES.join(', ')} at the repository root: the hooks will not read these declarations`,
+  /** `command`: `plan write` or `materialize`. */
+  plantedInStateDir: (command: string, path: string, found: InTheWay['found']) => inTheWayRefusal(command, `run ${command} again`, path, found),
   planStopped: (step: string, message: string) => `plan write stopped at step "${step}": ${message}`,
   planDetail: (text: string) => `  ${text}`,
   planWritten: (wave: number, role: string, manifest: string, allowed: number, bound: string | undefined) =>
@@ -495,14 +514,6 @@ export function printable(text: string): string {
 }
 
 /** A clone as people read it: its name and its id. */
-/** What a writer confined to the checkout found in its way (UnsafePathError's reason), as the rest of a sentence "X is …". */
-const PLANTED: Readonly<Record<'symlink' | 'not-a-file' | 'not-a-directory' | 'outside-root', string>> = {
-  symlink: 'a symbolic link',
-  'not-a-file': 'not a regular file',
-  'not-a-directory': 'not a directory',
-  'outside-root': 'outside the checkout',
-};
-
 const cloneLabel = (name: string, id: string) => (name === '' || name === id ? `clone ${printable(id)}` : `clone ${printable(name)} (${printable(id)})`);
 
 export const syncMessages = {
@@ -616,9 +627,7 @@ export const syncMessages = {
     `${stateDir} holds a declaration of wave ${wave} that is not on the plan ref: syncing would replace it. Publish it, or move it out of the way, then sync again. Nothing was written.`,
   damagedDeclaration: (stateDir: string, wave: number, problems: string) =>
     `${stateDir} holds a damaged declaration of wave ${wave} (${problems}): repair or remove it, then sync again. Nothing was written.`,
-  plantedInStateDir: (path: string, found: 'symlink' | 'not-a-file' | 'not-a-directory' | 'outside-root') =>
-    `${printable(path)} is ${PLANTED[found]} where sync writes the plan: sync never writes through such an entry or replaces it. ` +
-    'Move it out of the way (sync writes the plan\'s own file or directory there), then sync again. Nothing was written.',
+  plantedInStateDir: (path: string, found: InTheWay['found']) => inTheWayRefusal('sync', 'sync again', path, found),
   syncStopped: (step: string, message: string) => `sync stopped at step "${step}": ${printable(message)}`,
   syncDetail: (text: string) => `  ${printable(text)}`,
   synced: (wave: number, cloneName: string, cloneId: string, stateDir: string, agents: number, allowed: number, claim: string) =>

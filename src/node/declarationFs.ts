@@ -4,12 +4,13 @@
 // at or beneath it. The confinement checks are exported for the other files kept beside the state
 // directory (the dispatch ledger), so every writer refuses a planted link the same way, and so are
 // directories held open (openRealDirectory), for a writer of many files into one directory (sync's staged
-// writes) to check the way there once and write through it.
+// writes) to check the way there once and write through it. The same checks run ahead, without writing
+// (inspectWritePaths, findInTheWay), so a writer refuses such a link before its first write.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';
-import type { DeclarationFs } from '../planner/plan/declarationStore';
+import type { DeclarationFs, InTheWay } from '../planner/plan/declarationStore';
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
@@ -24,7 +25,7 @@ function isMissing(error: unknown): boolean {
 /** A write or removal that would leave the confinement root or pass through a symbolic link. */
 export class UnsafePathError extends Error {
   constructor(
-    readonly reason: 'outside-root' | 'symlink' | 'not-a-file' | 'not-a-directory',
+    readonly reason: InTheWay['found'],
     readonly path: string,
     message: string,
   ) {
@@ -262,6 +263,10 @@ export function nodeDeclarationFs(root: string): DeclarationFs {
         throw error;
       }
     },
+    findInTheWay(paths) {
+      const { unsafe } = inspectWritePaths(root, paths);
+      return unsafe === undefined ? undefined : { path: unsafe.path, found: unsafe.reason };
+    },
   };
 }
 
@@ -277,6 +282,7 @@ export function layeredDeclarationFs(inner: DeclarationFs, write: (path: string,
     readText: (path) => inner.readText(path),
     listDir: (path) => inner.listDir(path),
     remove: (path) => inner.remove(path),
+    findInTheWay: (paths) => inner.findInTheWay?.(paths),
     sync() {
       // A directory that cannot be fsynced (Windows) still had its rename done atomically.
       for (const directory of directories) fsyncQuietly(directory);

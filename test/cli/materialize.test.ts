@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
+import { plantAt, plantsInWave, snapshotTree } from '../support/plantedLinks';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
@@ -143,25 +144,68 @@ describe('wave-scope materialize (built CLI, real git repository)', () => {
     assert.equal(result.stderr, 'WARNING: plans is not one of .pi, .cursor, .codex, .claude at the repository root: the hooks will not read these declarations\n');
   });
 
-  it('exits 2 and writes nothing through a .claude that is a symbolic link', () => {
+  it('refuses (exit 1) a .claude that is a symbolic link, naming it, and writes nothing through it', () => {
     const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
     mkdirSync(outside);
     try {
       symlinkSync(outside, join(repo.root, '.claude'));
       const result = run(['--state-dir', '.claude', '--wave', '1'], records);
-      assert.equal(result.status, 2);
-      assert.match(result.stderr, /refusing to write through the symbolic link .*\.claude/);
+      assert.equal(result.status, 1, result.stderr);
+      assert.match(result.stderr, /^ERROR: \.claude is a symbolic link where materialize writes the plan: .* Nothing was written\.\n$/);
       assert.deepEqual(readdirSync(outside), []);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
   });
 
-  it('exits 2 on a file-system error', () => {
+  it('refuses (exit 1) a symbolic link or a directory planted where it would write or remove a declaration file or pass to one, naming it, and writes nothing', () => {
+    assert.equal(run(['--state-dir', '.claude', '--wave', '2'], records).status, 0);
+    // The next declaration changes bob's entries and drops the coordinator: the writer would remove the
+    // aggregate, write each per-agent file, remove the coordinator's and write the aggregate.
+    const next = [records[0], { id: 'bob', files: ['src/lib/b.ts'] }];
+    const stateDir = join(repo.root, '.claude');
+    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
+    const asWritten = snapshotTree(stateDir);
+    try {
+      for (const plant of plantsInWave(2, 'bob', 'coordinator')) {
+        const restore = plantAt(repo.root, plant, outside);
+        const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
+        const refused = run(['--state-dir', '.claude', '--wave', '2'], next);
+        assert.equal(refused.status, 1, `${plant.name}: ${refused.stderr}`);
+        const found = plant.kind === 'link' ? 'a symbolic link' : 'not a regular file';
+        assert.equal(refused.stderr.startsWith(`ERROR: ${plant.path} is ${found} where materialize writes the plan: `), true, `${plant.name}: ${refused.stderr}`);
+        assert.match(refused.stderr, /Nothing was written\.\n$/, plant.name);
+        assert.equal(refused.stdout, '');
+        assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, `${plant.name}: nothing was written or removed, here or elsewhere`);
+        restore();
+        assert.deepEqual(snapshotTree(stateDir), asWritten, `${plant.name}: taken away`);
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+    assert.equal(run(['--state-dir', '.claude', '--wave', '2'], next).status, 0);
+    assert.deepEqual(stateFiles(), ['wave-2', 'wave-2.scopes.json', 'wave-2/alice.json', 'wave-2/bob.json']);
+  });
+
+  it('refuses (exit 1) a file where the state directory goes', () => {
     writeFileSync(join(repo.root, 'blocker'), 'a file where the state directory should be');
     const result = run(['--state-dir', 'blocker', '--wave', '1'], records);
-    assert.equal(result.status, 2);
-    assert.match(result.stderr, /^ERROR: file-system error, the wave's aggregate is not written: /);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^ERROR: blocker is not a directory where materialize writes the plan: /);
+  });
+
+  it('exits 2 on a file-system error', () => {
+    // Outside the repository the state directory is its own confinement root, and a file on its way there is
+    // an error of the file system, met by the first write.
+    const blocker = join(repo.root, '..', `${repo.root.split('/').pop()}-blocker`);
+    writeFileSync(blocker, 'a file where a directory should be');
+    try {
+      const result = run(['--state-dir', join(blocker, 'state'), '--wave', '1'], records);
+      assert.equal(result.status, 2);
+      assert.match(result.stderr, /^ERROR: file-system error, the wave's aggregate is not written: /);
+    } finally {
+      rmSync(blocker, { force: true });
+    }
   });
 
   it('prints its usage with --help', () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
+import { plantAt, plantsInWave, snapshotTree } from '../support/plantedLinks';
+import type { Plant } from '../support/plantedLinks';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
@@ -111,6 +113,56 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     const explicit = run(['write', '--wave', '1', '--role', 'implementation', '--state-dir', '.claude'], records, 'me');
     assert.equal(explicit.status, 1);
     assert.match(explicit.stderr, /^ERROR: plan write stopped at step "state-dir": .*belongs to another session; refusing to overwrite it/);
+  });
+
+  it('plan write refuses (exit 1) a symbolic link or a directory planted where it would write or remove a plan file or pass to one, naming it, and writes nothing', () => {
+    const three = [...records, { id: 'carol', files: ['README.md'] }];
+    assert.equal(run(['write', '--wave', '1', '--role', 'implementation'], three, 'me').status, 0);
+    // The next plan changes bob's entries and drops carol: the chain would write the manifest's skeleton,
+    // remove the aggregate, write each per-agent file, remove carol's, write the aggregate and the manifest.
+    const next = [records[0], { id: 'bob', files: ['src/ui/button.ts'] }];
+    const stateDir = join(repo.root, '.claude');
+    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
+    const plants: Plant[] = [...plantsInWave(1, 'bob', 'carol'), { name: 'the manifest linked to a copy elsewhere', path: '.claude/wave-scope.json', kind: 'link' }];
+    const asWritten = snapshotTree(stateDir);
+    try {
+      for (const plant of plants) {
+        const restore = plantAt(repo.root, plant, outside);
+        const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
+        const refused = run(['write', '--wave', '1', '--role', 'implementation'], next, 'me');
+        assert.equal(refused.status, 1, `${plant.name}: ${refused.stderr}`);
+        const found = plant.kind === 'link' ? 'a symbolic link' : 'not a regular file';
+        assert.equal(refused.stderr.split('\n')[0]?.startsWith(`ERROR: ${plant.path} is ${found} where plan write writes the plan: `), true, `${plant.name}: ${refused.stderr}`);
+        assert.match(refused.stderr, /Nothing was written\.\n$/, plant.name);
+        assert.equal(refused.stdout, '');
+        assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, `${plant.name}: nothing was written or removed, here or elsewhere`);
+        restore();
+        assert.deepEqual(snapshotTree(stateDir), asWritten, `${plant.name}: taken away`);
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+    const json = JSON.parse(run(['write', '--wave', '1', '--role', 'implementation', '--json'], next, 'me').stdout);
+    assert.equal(json.ok, true);
+    assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'filescopes/wave-1/bob.json'), 'utf8')), ['src/ui/button.ts']);
+    assert.equal(existsSync(join(stateDir, 'filescopes/wave-1/carol.json')), false);
+  });
+
+  it('plan write --json names the entry in its way in the failure document (step state-dir)', () => {
+    assert.equal(run(['write', '--wave', '1', '--role', 'implementation'], records, 'me').status, 0);
+    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
+    const restore = plantAt(repo.root, { name: 'bob', path: '.claude/filescopes/wave-1/bob.json', kind: 'link' }, outside);
+    try {
+      const refused = run(['write', '--wave', '1', '--role', 'implementation', '--json'], records, 'me');
+      assert.equal(refused.status, 1, refused.stderr);
+      const parsed = JSON.parse(refused.stdout);
+      assert.equal(parsed.ok, false);
+      assert.equal(parsed.step, 'state-dir');
+      assert.deepEqual(parsed.inTheWay, { path: join(repo.root, '.claude/filescopes/wave-1/bob.json'), found: 'symlink' });
+      assert.deepEqual([parsed.written, parsed.removed], [[], []]);
+    } finally {
+      restore();
+    }
   });
 
   const errors: Array<[string, string[], unknown, RegExp]> = [

@@ -68,6 +68,10 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
       reportError(io, say.nothingWritten);
       return 1;
     }
+    if (result.reason === 'in-the-way') {
+      reportError(io, say.plantedInStateDir('materialize', shownPath(io.cwd, result.inTheWay.path), result.inTheWay.found));
+      return 1;
+    }
     reportError(io, say.fileSystemError(result.message));
     return 2;
   }

@@ -103,6 +103,12 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
     },
     nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
   );
+  if (!result.ok && result.inTheWay !== undefined) {
+    // Refused before the first write, as sync refuses it: local state the chain will not write through.
+    reportError(io, say.plantedInStateDir('plan write', shownPath(io.cwd, result.inTheWay.path), result.inTheWay.found));
+    if (values.json) printLine(io, jsonResult(result));
+    return 1;
+  }
   if (!result.ok) {
     reportError(io, say.planStopped(result.step, result.message));
     if (result.errors.length > 1 || result.errors[0] !== result.message) {

@@ -26,6 +26,20 @@ function messageOf(error: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Writing
 
+/**
+ * What stands where a writer would write or remove a file, or on its way there, that the writer refuses
+ * (DeclarationFs.findInTheWay).
+ */
+export interface InTheWay {
+  /** Absolute path of the entry: a file to write or remove, or a directory on the way to one. */
+  path: string;
+  /**
+   * `symlink`: a symbolic link; `not-a-file`: anything but a regular file where a file goes; `not-a-directory`:
+   * anything but a directory on the way; `outside-root`: the path is not inside the writer's confinement root.
+   */
+  found: 'symlink' | 'not-a-file' | 'not-a-directory' | 'outside-root';
+}
+
 /** The file system the writer and the readers need. Every write must be atomic (temp file, fsync, rename). */
 export interface DeclarationFs extends StateDirFs {
   /** Atomically replaces `path` with `text`, creating parent directories. */
@@ -39,6 +53,14 @@ export interface DeclarationFs extends StateDirFs {
    * before each commit point, so a power cut cannot persist the aggregate before its per-agent files.
    */
   sync?(): void;
+  /**
+   * Looks, without writing, at `paths` (files a writer is about to write or remove) and the directories on
+   * their way, and answers the first entry writeAtomic or remove would refuse there (a symbolic link, or
+   * anything but a directory or a regular file); undefined when there is none. The writers look before their
+   * first write, so such an entry stops them with nothing written; writeAtomic and remove still refuse one
+   * planted after the look. A file system without it is not looked at ahead.
+   */
+  findInTheWay?(paths: readonly string[]): InTheWay | undefined;
 }
 
 /** Which part of the chain a file-system change belongs to (for crash tests and logs). */
@@ -75,6 +97,23 @@ export type WriteDeclarationResult =
   | ({ ok: true } & DeclarationWrite)
   | ({ ok: false; reason: WriteFailureReason; message: string; path: string } & DeclarationWrite);
 
+const IN_THE_WAY: Readonly<Record<InTheWay['found'], string>> = {
+  symlink: 'a symbolic link',
+  'not-a-file': 'not a regular file',
+  'not-a-directory': 'not a directory',
+  'outside-root': 'outside the checkout',
+};
+
+/** What `found` is, as the rest of a sentence "X is …": `a symbolic link`, `not a regular file`. */
+export function inTheWayWords(found: InTheWay['found']): string {
+  return IN_THE_WAY[found];
+}
+
+/** A writer's refusal of `inTheWay`, for a result's message. */
+export function describeInTheWay(inTheWay: InTheWay): string {
+  return `${inTheWay.path} is ${inTheWayWords(inTheWay.found)} where the plan's files go: it is never written through or replaced; nothing was written`;
+}
+
 /** The text of a per-agent file. */
 export function formatAgentScope(files: readonly string[]): string {
   return `${JSON.stringify(files, null, 2)}\n`;
@@ -101,6 +140,41 @@ export function declarationFiles(stateDir: string, wave: number, records: readon
     agentFiles: records.map((record) => ({ path: agentScopePath(stateDir, wave, record.id), text: formatAgentScope(record.files) })),
     aggregate: { path: waveSidecarPath(stateDir, wave), text: formatWaveSidecar(records) },
   };
+}
+
+/** The ids of the per-agent files in `wave`'s directory now, sorted (none when it does not exist). */
+export function agentFilesIn(stateDir: string, wave: number, fs: StateDirFs & Pick<DeclarationFs, 'listDir'>): string[] {
+  return (fs.listDir(waveDirPath(stateDir, wave)) ?? [])
+    .map(agentIdOfFileName)
+    .filter((id): id is string => id !== undefined)
+    .sort();
+}
+
+/**
+ * Every file writeWaveDeclaration may write or remove writing `records` as `wave`'s declaration, when the
+ * wave's directory holds the per-agent files of the ids `present` (agentFilesIn): the aggregate, the
+ * per-agent file of each record, and that of each id present (removed when no record names it). The
+ * directories on their way are the state directory, its filescopes/ and the wave's directory. Every id
+ * must be a valid agent id.
+ */
+export function declarationWritePaths(stateDir: string, wave: number, records: readonly { id: string }[], present: readonly string[]): string[] {
+  const ids = new Set([...records.map((record) => record.id), ...present]);
+  return [waveSidecarPath(stateDir, wave), ...[...ids].map((id) => agentScopePath(stateDir, wave, id))];
+}
+
+/**
+ * What stands in the way of writing `records` as `wave`'s declaration (declarationWritePaths, with `also`:
+ * other files the caller writes or removes, such as the manifest), found by `fs` before anything is written.
+ * Undefined when nothing does, and when `fs` cannot look ahead or the look itself fails: the writes then
+ * meet and report it themselves.
+ */
+export function declarationInTheWay(stateDir: string, wave: number, records: readonly { id: string }[], fs: DeclarationFs, also: readonly string[] = []): InTheWay | undefined {
+  if (fs.findInTheWay === undefined) return undefined;
+  try {
+    return fs.findInTheWay([...also, ...declarationWritePaths(stateDir, wave, records, agentFilesIn(stateDir, wave, fs))]);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -288,11 +362,7 @@ export function readWaveDeclaration(
   options: { ignoreCase?: boolean } = {},
 ): WaveDeclaration {
   const sidecarPath = waveSidecarPath(stateDir, wave);
-  const names = fs.listDir(waveDirPath(stateDir, wave)) ?? [];
-  const agentFiles = names
-    .map(agentIdOfFileName)
-    .filter((id): id is string => id !== undefined)
-    .sort();
+  const agentFiles = agentFilesIn(stateDir, wave, fs);
   const base = { wave, sidecarPath, agentFiles, strayAgentFiles: [] as string[], problems: [] as string[] };
   let text: string | undefined;
   try {
@@ -355,11 +425,13 @@ export interface MaterializeRequest extends RecordValidationOptions {
 export type MaterializeResult =
   | ({ ok: true; wave: number; stateDir: string; records: DeclaredRecord[]; newFiles: string[] } & DeclarationWrite)
   | { ok: false; reason: 'invalid-input'; errors: DeclarationInputError[] }
+  /** An entry the writer refuses stands where it would write or remove a file, or on the way: nothing was written. */
+  | { ok: false; reason: 'in-the-way'; inTheWay: InTheWay; message: string }
   | ({ ok: false; reason: WriteFailureReason; message: string; path: string } & DeclarationWrite);
 
 /**
- * Validates the whole input, then writes both shapes (see writeWaveDeclaration). On invalid input
- * nothing is written.
+ * Validates the whole input, looks at the files it will write or remove (declarationInTheWay), then writes
+ * both shapes (see writeWaveDeclaration). On invalid input, or an entry in the way, nothing is written.
  */
 export function materializeWave(request: MaterializeRequest, fs: DeclarationFs): MaterializeResult {
   const waveProblem = waveNumberProblem(request.wave);
@@ -369,6 +441,8 @@ export function materializeWave(request: MaterializeRequest, fs: DeclarationFs):
     controlDir: request.controlDir ?? controlDirOf(request.repoRoot, request.stateDir),
   });
   if (validation.records === undefined) return { ok: false, reason: 'invalid-input', errors: validation.errors };
+  const inTheWay = declarationInTheWay(request.stateDir, request.wave, validation.records, fs);
+  if (inTheWay !== undefined) return { ok: false, reason: 'in-the-way', inTheWay, message: describeInTheWay(inTheWay) };
   const write = writeWaveDeclaration(request.stateDir, request.wave, validation.records, fs, {
     ignoreCase: request.ignoreCase,
     afterWrite: request.afterWrite,

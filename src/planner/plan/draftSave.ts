@@ -4,12 +4,12 @@
 // the draft no longer has lose their declaration files. A wave someone changed on disk after the draft
 // was made is not written over unless the person chose to (staleWaves.ts). The file system arrives as a
 // parameter.
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import { expand, FileIndex } from '../scope/fileIndex';
-import { agentScopePath, waveDirPath, waveSidecarPath } from './declarationPaths';
-import type { DeclarationFs } from './declarationStore';
-import { listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
+import { agentIdProblem, agentScopePath, manifestPath, waveDirPath, waveNumberProblem, waveSidecarPath } from './declarationPaths';
+import type { DeclarationFs, InTheWay } from './declarationStore';
+import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
 import { findStaleWaves } from './staleWaves';
 import type { StaleWave, WaveOnDisk } from './staleWaves';
@@ -143,7 +143,8 @@ function plural(count: number, word: string): string {
 }
 
 /**
- * Saves the whole draft. Nothing is written unless every wave is disjoint. Waves other than the active
+ * Saves the whole draft. Nothing is written unless every wave is disjoint and nothing the writes refuse (a
+ * symbolic link, anything but a directory or a regular file) stands where any of them goes. Waves other than the active
  * one are materialized (both shapes) first; the active wave goes through writeWavePlan, which also
  * writes the manifest, last. Waves no longer in the draft (and in its base, when given) lose their
  * declaration files, the aggregate first (so a reader never sees an aggregate without its per-agent files). Every outcome is data.
@@ -185,6 +186,21 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     if (staleWaves.length > 0) return { ok: false, step: 'stale', message: describeStaleWaves(staleWaves), collisions: [], staleWaves };
   }
 
+  const kept = new Set(draft.waves.map((wave) => wave.wave));
+  const deleted = options.base === undefined ? undefined : new Set(options.base.waves.map((wave) => wave.wave).filter((wave) => !kept.has(wave)));
+  // Looked at before the first write, for every wave at once: the chain looks at each wave's files itself,
+  // but only when it reaches that wave, after the waves before it were written.
+  const inTheWay = saveInTheWay(draft, stateDir, wavesToRemove(listDeclaredWaves(stateDir, fs), kept, deleted).removed, fs);
+  if (inTheWay !== undefined) {
+    const shown = relative(repoRoot, inTheWay.path).split(sep).join('/') || inTheWay.path;
+    return {
+      ok: false,
+      step: 'state-dir',
+      message: `Not saved: ${shown} is ${inTheWayWords(inTheWay.found)} where the save writes the plan: Wave Scope never writes through such an entry or replaces it. Move it out of the way, then save again. Nothing was written; the draft is kept.`,
+      collisions: [],
+    };
+  }
+
   const written: number[] = [];
   // The active wave last: its manifest is the commit point of the whole save.
   const ordered = [...draft.waves].sort((a, b) => Number(a.wave === draft.activeWave) - Number(b.wave === draft.activeWave) || a.wave - b.wave);
@@ -218,16 +234,9 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     written.push(wave.wave);
   }
 
-  const kept = new Set(draft.waves.map((wave) => wave.wave));
-  const deleted = options.base === undefined ? undefined : new Set(options.base.waves.map((wave) => wave.wave).filter((wave) => !kept.has(wave)));
   const removedWaves: number[] = [];
-  const newerWaves: number[] = [];
-  for (const wave of listDeclaredWaves(stateDir, fs)) {
-    if (kept.has(wave)) continue;
-    if (deleted !== undefined && !deleted.has(wave)) {
-      newerWaves.push(wave);
-      continue;
-    }
+  const { removed: removing, newer: newerWaves } = wavesToRemove(listDeclaredWaves(stateDir, fs), kept, deleted);
+  for (const wave of removing) {
     try {
       removeWaveDeclarations(stateDir, wave, fs, ignoreCase);
     } catch (error) {
@@ -252,6 +261,44 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     manifestWave: draft.activeWave,
     message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}${newerNote}.`,
   };
+}
+
+/**
+ * Which of the waves declared on disk (`declared`) a save removes: those the draft does not keep, when the
+ * base had them (`deleted`: the base's waves the draft lacks; undefined without a base: every one). The
+ * others it does not keep were written since the draft was made (`newer`).
+ */
+function wavesToRemove(declared: readonly number[], kept: ReadonlySet<number>, deleted: ReadonlySet<number> | undefined): { removed: number[]; newer: number[] } {
+  const removed: number[] = [];
+  const newer: number[] = [];
+  for (const wave of declared) {
+    if (kept.has(wave)) continue;
+    if (deleted !== undefined && !deleted.has(wave)) newer.push(wave);
+    else removed.push(wave);
+  }
+  return { removed, newer };
+}
+
+/**
+ * What stands in the way of the whole save (DeclarationFs.findInTheWay): every file the chain writes or
+ * removes for each wave of the draft (the manifest too when one is active), and those of each wave it
+ * removes. Waves and agents whose number or id cannot name a file are left to the chain, which refuses
+ * them; undefined when nothing is in the way, or when `fs` cannot look ahead or the look fails.
+ */
+function saveInTheWay(draft: DraftPlan, stateDir: string, removing: readonly number[], fs: DeclarationFs): InTheWay | undefined {
+  if (fs.findInTheWay === undefined) return undefined;
+  try {
+    const paths = draft.activeWave === undefined ? [] : [manifestPath(stateDir)];
+    for (const wave of draft.waves) {
+      if (waveNumberProblem(wave.wave) !== undefined) continue;
+      const agents = wave.agents.filter((agent) => agentIdProblem(agent.id) === undefined);
+      paths.push(...declarationWritePaths(stateDir, wave.wave, agents, agentFilesIn(stateDir, wave.wave, fs)));
+    }
+    for (const wave of removing) paths.push(...declarationWritePaths(stateDir, wave, [], agentFilesIn(stateDir, wave, fs)));
+    return fs.findInTheWay(paths);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The refusal of a save that would undo changes made on disk after the draft, for a person. */

@@ -14,8 +14,8 @@ import { ScopeProofTooComplex } from '../scope/scopeAutomaton';
 import type { DeclarationInputError, DeclaredRecord } from './declarationInput';
 import { controlDirOf, validateWaveRecords } from './declarationInput';
 import { manifestPath, waveNumberProblem } from './declarationPaths';
-import type { DeclarationFs, WriteObserver } from './declarationStore';
-import { readWaveDeclaration, writeWaveDeclaration } from './declarationStore';
+import type { DeclarationFs, InTheWay, WriteObserver } from './declarationStore';
+import { declarationInTheWay, describeInTheWay, readWaveDeclaration, writeWaveDeclaration } from './declarationStore';
 import { DEFAULT_ENFORCEMENT, ENFORCEMENT_VALUES, formatManifest, validateManifest } from './manifest';
 import type { Enforcement, WaveManifest } from './manifest';
 import { FileIndex } from '../scope/fileIndex';
@@ -86,6 +86,11 @@ export type WavePlanResult =
       errors: string[];
       /** The typed input errors of the `validate` step. */
       inputErrors?: DeclarationInputError[];
+      /**
+       * With step `state-dir`: a symbolic link (or anything but a directory or a regular file) where the chain
+       * would write or remove a file, or on the way to one, found before its first write (nothing written).
+       */
+      inTheWay?: InTheWay;
       /** The colliding pairs of the `assert-disjoint` step, with witnesses. */
       collisions?: Collision[];
       duplicateIds?: string[];
@@ -438,10 +443,27 @@ function writePrepared(plan: PreparedWavePlan, fs: DeclarationFs): WavePlanResul
   return { ok: true, stateDir, manifestPath: target, manifest, warnings: check.warnings, records: declaration.records, digests, ...done };
 }
 
-/** Runs the whole chain. Every outcome is returned as data; nothing is thrown for bad input or I/O. */
+/**
+ * Every file the chain may write or remove for `plan`, looked at before its first write
+ * (declarationInTheWay: the manifest, the aggregate, the per-agent file of each record and of each agent file
+ * in the wave's directory now): a refusal (step `state-dir`, with `inTheWay`) when an entry the writes would
+ * refuse stands there or on the way, so the chain stops with nothing written rather than part-way through.
+ */
+function lookAhead(plan: PreparedWavePlan, fs: DeclarationFs): WavePlanFailure | undefined {
+  const inTheWay = declarationInTheWay(plan.stateDir, plan.request.wave, plan.records, fs, [manifestPath(plan.stateDir)]);
+  if (inTheWay === undefined) return undefined;
+  return failure('state-dir', describeInTheWay(inTheWay), plan.stateDir, { written: [], removed: [] }, { inTheWay });
+}
+
+/**
+ * Runs the whole chain, looking at the files it will write or remove before its first write (lookAhead).
+ * Every outcome is returned as data; nothing is thrown for bad input or I/O. (A writer that runs the two
+ * halves apart, sync, looks at them itself, before it prepares anything: syncedWavePaths.)
+ */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
   // Written at once over what was just read: commitWavePlan's second reading of the manifest is for a
   // writer that does other work between the two halves.
   const prepared = prepareWavePlan(request, fs);
-  return prepared.ok ? writePrepared(prepared.prepared, fs) : prepared;
+  if (!prepared.ok) return prepared;
+  return lookAhead(prepared.prepared, fs) ?? writePrepared(prepared.prepared, fs);
 }

@@ -5,8 +5,8 @@
 // Before anything is written, the state directory is checked for a plan that is not on the plan ref and
 // would be lost; such a plan is refused, with the reason.
 import { relative, sep } from 'node:path';
-import { agentIdOfFileName, agentScopePath, manifestPath, waveOfSidecarName, waveSidecarPath } from '../plan/declarationPaths';
-import { declarationFiles, readOnceView, readWaveDeclaration } from '../plan/declarationStore';
+import { agentIdOfFileName, manifestPath, waveOfSidecarName } from '../plan/declarationPaths';
+import { declarationFiles, declarationWritePaths, readOnceView, readWaveDeclaration } from '../plan/declarationStore';
 import type { DeclarationFile, DeclarationFs, WaveDeclaration } from '../plan/declarationStore';
 import { commitWavePlan, manifestSkeletonText, plannedManifestText, prepareWavePlan } from '../plan/planWriter';
 import type { ManifestSettings, PreparedWavePlan, WavePlanFailure, WavePlanRequest, WavePlanResult } from '../plan/planWriter';
@@ -317,8 +317,7 @@ export function syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?
  */
 export function syncedWavePaths(found: StateDirReading, wave: SyncableWave): string[] {
   const { stateDir } = found;
-  const ids = new Set([...wave.records.map((record) => record.id), ...found.declaration(wave.wave).agentFiles]);
-  return [manifestPath(stateDir), waveSidecarPath(stateDir, wave.wave), ...[...ids].map((id) => agentScopePath(stateDir, wave.wave, id))];
+  return [manifestPath(stateDir), ...declarationWritePaths(stateDir, wave.wave, wave.records, found.declaration(wave.wave).agentFiles)];
 }
 
 /** What writeSyncedWave is asked to write. */

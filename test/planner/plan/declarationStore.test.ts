@@ -92,12 +92,32 @@ describe('writing and reading both shapes (real directories)', () => {
     assert.deepEqual(listDeclaredWaves(stateDir, nodeDeclarationFs(stateDir)), [1, 2]);
   });
 
-  it('refuses to write through a symbolic link planted in the state directory', () => {
+  it('refuses a symbolic link planted in the state directory before its first write, naming it', () => {
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    materialize([{ id: 'alice', files: ['a'] }, { id: 'bob', files: ['b'] }], 2);
+    const before = tree();
+    mkdirSync(join(stateDir, 'filescopes'), { recursive: true });
+    symlinkSync(outside, join(stateDir, 'filescopes', 'wave-1'));
+    const linked = materialize([{ id: 'alice', files: ['a'] }]);
+    assert.ok(!linked.ok && linked.reason === 'in-the-way');
+    assert.deepEqual(linked.inTheWay, { path: join(stateDir, 'filescopes', 'wave-1'), found: 'symlink' });
+    // The aggregate is the writer's first removal: a plant further on leaves it where it was.
+    symlinkSync(outside, agentScopePath(stateDir, 2, 'carol'));
+    const stale = materialize([{ id: 'alice', files: ['a'] }], 2);
+    assert.ok(!stale.ok && stale.reason === 'in-the-way');
+    assert.deepEqual(stale.inTheWay, { path: agentScopePath(stateDir, 2, 'carol'), found: 'symlink' });
+    assert.deepEqual(tree(), [...before, 'filescopes/wave-1', 'filescopes/wave-2/carol.json'].sort());
+    assert.deepEqual(readdirSync(outside), []);
+  });
+
+  it('still refuses, through its own checks, a symbolic link its look ahead missed (planted just after it)', () => {
     const outside = join(root, 'outside');
     mkdirSync(outside);
     mkdirSync(join(stateDir, 'filescopes'), { recursive: true });
     symlinkSync(outside, join(stateDir, 'filescopes', 'wave-1'));
-    const result = materialize([{ id: 'alice', files: ['a'] }]);
+    const blind: DeclarationFs = { ...nodeDeclarationFs(stateDir), findInTheWay: () => undefined };
+    const result = materializeWave({ stateDir, wave: 1, records: [{ id: 'alice', files: ['a'] }], repoRoot: root }, blind);
     assert.equal(result.ok, false);
     assert.equal(result.ok === false && result.reason, 'file-system');
     assert.match(result.ok === false && result.reason === 'file-system' ? result.message : '', /symbolic link/);
@@ -119,8 +139,8 @@ describe('writing and reading both shapes (real directories)', () => {
     mkdirSync(real);
     symlinkSync(real, stateDir);
     const result = materializeWave({ stateDir, wave: 1, records: [{ id: 'alice', files: ['a'] }], repoRoot: root }, nodeDeclarationFs(root));
-    assert.equal(result.ok, false);
-    assert.match(result.ok === false && result.reason === 'file-system' ? result.message : '', /refusing to write through the symbolic link .*\.claude/);
+    assert.ok(!result.ok && result.reason === 'in-the-way');
+    assert.deepEqual(result.inTheWay, { path: stateDir, found: 'symlink' });
     assert.deepEqual(readdirSync(real), []);
   });
 

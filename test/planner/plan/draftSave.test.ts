@@ -313,13 +313,62 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.equal(existsSync(join(root, '.claude')), false);
   });
 
-  it('returns a refusal, not an exception, when the file system refuses (a planted symbolic link)', () => {
+  it('refuses a symbolic link planted where any wave of the save goes before its first write, naming it, and writes nothing', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
+    try {
+      // Saved once, then saved again with a link planted in the active wave's directory, which the save
+      // writes last: the other wave, the manifest's skeleton and the aggregate's removal would come first.
+      assert.ok(saveDraft(twoWaves, options()).ok);
+      const waveDir = join(root, '.claude', 'filescopes', 'wave-1');
+      rmSync(waveDir, { recursive: true });
+      symlinkSync(outside, waveDir, 'dir');
+      const before = { files: stateFiles(), manifest: readJson('wave-scope.json'), aggregate: readJson('filescopes/wave-1.scopes.json') };
+      const changed: DraftPlan = {
+        activeWave: 1,
+        waves: [
+          { wave: 1, role: 'implementation', agents: [{ id: 'api', entries: ['src/api/'] }, { id: 'ui', entries: ['src/ui/App.tsx', 'README.md'] }] },
+          { wave: 2, role: 'review', agents: [{ id: 'docs', entries: ['docs/guide.md'] }] },
+        ],
+      };
+      const result = saveDraft(changed, options());
+      assert.ok(!result.ok);
+      assert.equal(result.step, 'state-dir');
+      assert.equal(
+        result.message,
+        'Not saved: .claude/filescopes/wave-1 is a symbolic link where the save writes the plan: Wave Scope never writes through such an entry or replaces it. Move it out of the way, then save again. Nothing was written; the draft is kept.',
+      );
+      assert.deepEqual({ files: stateFiles(), manifest: readJson('wave-scope.json'), aggregate: readJson('filescopes/wave-1.scopes.json') }, before, 'nothing written or removed');
+      assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/'], 'the other wave was not written either');
+      assert.deepEqual(tree(outside), [], 'nothing was written through the link');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a link planted in a wave it writes before the active one, with nothing written (not "Not saved completely")', () => {
     const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
     try {
       mkdirSync(join(root, '.claude', 'filescopes'), { recursive: true });
       symlinkSync(outside, join(root, '.claude', 'filescopes', 'wave-2'), 'dir');
       const result = saveDraft(twoWaves, options());
-      assert.equal(result.ok, false);
+      assert.ok(!result.ok);
+      assert.equal(result.step, 'state-dir');
+      assert.match(result.message, /^Not saved: \.claude\/filescopes\/wave-2 is a symbolic link where the save writes the plan: /);
+      assert.deepEqual(tree(outside), [], 'nothing was written through the link');
+      assert.deepEqual(stateFiles(), ['filescopes', 'filescopes/wave-2'], 'nothing was written beside it');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('still refuses, through the chain\'s own checks, a link its look ahead missed (planted just after it)', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
+    try {
+      mkdirSync(join(root, '.claude', 'filescopes'), { recursive: true });
+      symlinkSync(outside, join(root, '.claude', 'filescopes', 'wave-2'), 'dir');
+      // A file system whose look ahead misses the link, as when it is planted just after the look.
+      const blind = options({ fsAt: (at) => ({ ...nodeDeclarationFs(at), findInTheWay: () => undefined }) });
+      const result = saveDraft(twoWaves, blind);
       assert.ok(!result.ok);
       assert.equal(result.step, 'materialize');
       assert.match(result.message, /^Not saved completely: wave 2: .*symbolic link/);

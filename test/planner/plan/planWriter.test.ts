@@ -268,12 +268,28 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     assert.equal(existsSync(manifestFile()), false);
   });
 
-  it('stops at materialize on a file-system failure and writes no manifest', () => {
-    mkdirSync(join(stateDir, 'filescopes'), { recursive: true });
-    writeFileSync(join(stateDir, 'filescopes', 'wave-1'), 'not a directory');
-    const result = plan();
-    assert.equal(result.ok === false && result.step, 'materialize');
-    assert.equal(existsSync(manifestFile()), false);
+  it('refuses an entry in the way of its writes before the first write (step state-dir, nothing written), and its own writes still stop at materialize when the look ahead misses it', () => {
+    assert.equal(plan().ok, true);
+    const before = { manifest: readFileSync(manifestFile(), 'utf8'), aggregate: readFileSync(waveSidecarPath(stateDir, 1), 'utf8') };
+    const alice = agentScopePath(stateDir, 1, 'alice');
+    rmSync(alice);
+    mkdirSync(alice);
+    const changed = { records: [{ id: 'alice', files: ['src/cart/'] }, { id: 'bob', files: ['src/ui/'] }] };
+    const refused = plan(changed);
+    assert.ok(!refused.ok);
+    assert.equal(refused.step, 'state-dir');
+    assert.deepEqual(refused.inTheWay, { path: alice, found: 'not-a-file' });
+    assert.deepEqual([refused.written, refused.removed], [[], []]);
+    assert.equal(stoppedOnInput(refused), true);
+    assert.deepEqual({ manifest: readFileSync(manifestFile(), 'utf8'), aggregate: readFileSync(waveSidecarPath(stateDir, 1), 'utf8') }, before);
+
+    // A file system whose look ahead misses it, as when it is planted just after the look.
+    const stopped = plan(changed, { ...nodeDeclarationFs(stateDir), findInTheWay: () => undefined });
+    assert.ok(!stopped.ok);
+    assert.equal(stopped.step, 'materialize');
+    assert.equal(stopped.inTheWay, undefined);
+    assert.equal(existsSync(waveSidecarPath(stateDir, 1)), false, 'the aggregate was removed first: the wave is absent');
+    assert.equal(JSON.parse(readFileSync(manifestFile(), 'utf8')).allowedPaths.length, 0, 'the skeleton stands, granting nothing');
   });
 
   describe('prepareWavePlan, then commitWavePlan (the chain in two calls)', () => {

@@ -1,0 +1,64 @@
+// What a writer confined to the checkout must refuse before its first write: a symbolic link (or a
+// directory where a file goes) planted in the state directory, each made over a plan already written
+// and taken away again. Shared by the tests of plan write and materialize, which run the built CLI.
+import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Everything below `dir` as it is, links not followed: each name with its text, `/` for a directory,
+ * `-> target` for a link. A `dir` that is itself a link or a file is that one entry.
+ */
+export function snapshotTree(dir: string): Array<[string, string]> {
+  const stat = lstatSync(dir, { throwIfNoEntry: false });
+  if (stat === undefined) return [];
+  if (stat.isSymbolicLink()) return [['.', `-> ${readlinkSync(dir)}`]];
+  if (!stat.isDirectory()) return [['.', readFileSync(dir, 'utf8')]];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((name) => {
+      const path = join(dir, name);
+      const stat = lstatSync(path);
+      return [name, stat.isSymbolicLink() ? `-> ${readlinkSync(path)}` : stat.isDirectory() ? '/' : readFileSync(path, 'utf8')];
+    });
+}
+
+/** One entry planted where a writer goes: `path` (relative to the repository) replaced by a link to a copy, or by a directory. */
+export interface Plant {
+  name: string;
+  /** The entry, relative to the repository root, as the refusal names it. */
+  path: string;
+  /** `link`: a symbolic link to a copy of what was there, kept in `outside`; `directory`: an empty directory. */
+  kind: 'link' | 'directory';
+}
+
+/**
+ * Replaces `path` below `root` as `plant` says, keeping a copy of what was there at `outside` (which the
+ * link points to); returns the function that puts it back.
+ */
+export function plantAt(root: string, plant: Plant, outside: string): () => void {
+  const path = join(root, plant.path);
+  rmSync(outside, { recursive: true, force: true });
+  cpSync(path, outside, { recursive: true });
+  rmSync(path, { recursive: true });
+  if (plant.kind === 'link') symlinkSync(outside, path);
+  else mkdirSync(path);
+  return () => {
+    rmSync(path, { recursive: true });
+    cpSync(outside, path, { recursive: true });
+    rmSync(outside, { recursive: true, force: true });
+  };
+}
+
+/** The plants every writer of a wave's files refuses, for a state directory `.claude` holding wave `wave` with the agents `kept` (written again) and `dropped` (removed). */
+export function plantsInWave(wave: number, kept: string, dropped: string): Plant[] {
+  const waveDir = `.claude/filescopes/wave-${wave}`;
+  return [
+    { name: 'a per-agent file linked to a copy elsewhere', path: `${waveDir}/${kept}.json`, kind: 'link' },
+    { name: 'the per-agent file of an agent the wave drops, linked elsewhere', path: `${waveDir}/${dropped}.json`, kind: 'link' },
+    { name: 'a directory where a per-agent file goes', path: `${waveDir}/${kept}.json`, kind: 'directory' },
+    { name: 'the aggregate linked to a copy elsewhere', path: `.claude/filescopes/wave-${wave}.scopes.json`, kind: 'link' },
+    { name: 'the wave\'s directory linked to a copy elsewhere', path: waveDir, kind: 'link' },
+    { name: 'filescopes/ linked to a copy elsewhere', path: '.claude/filescopes', kind: 'link' },
+    { name: 'the state directory linked to a copy elsewhere', path: '.claude', kind: 'link' },
+  ];
+}
