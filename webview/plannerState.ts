@@ -11,12 +11,13 @@ import type {
   ClaimConflictSummary,
   CollisionSummary,
   PlanDraft,
+  OverwriteChoice,
   SaveOutcome,
+  StaleActiveWaveSummary,
   StaleWaveSummary,
   WaveDraft,
-  WaveOnDisk,
 } from '../src/protocol/plannerProtocol';
-import { PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
+import { overwriteChoiceOf, PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
 import { count } from './wording';
 
 /** One step back (or forward) in the draft's history. */
@@ -42,6 +43,8 @@ export type SaveStatus =
       claimConflicts: ClaimConflictSummary[];
       /** Waves someone changed on disk after the draft was made (step `stale`): load the disk, or overwrite them. */
       staleWaves: StaleWaveSummary[];
+      /** The manifest's active wave, changed on disk after the draft was made (step `stale`), if so. */
+      staleActiveWave?: StaleActiveWaveSummary | undefined;
     }
   | { kind: 'failed'; draftKey: string; message: string; uncertain: boolean };
 
@@ -427,15 +430,23 @@ export function staleWavesOf(state: PlannerState): StaleWaveSummary[] {
   return state.save.kind === 'refused' ? state.save.staleWaves : [];
 }
 
+/** What a refused save found changed on disk since its draft was made, one sentence each (empty for any other status). */
+export function staleChangesOf(state: PlannerState): string[] {
+  if (state.save.kind !== 'refused') return [];
+  const waves = state.save.staleWaves.map((stale) => `wave ${stale.wave}: ${stale.changes.join('; ')}`);
+  const active = state.save.staleActiveWave;
+  return active === undefined ? waves : [...waves, active.change];
+}
+
 /**
  * What an overwrite of the refused save names (SavePlanRequest.overwrite): each changed wave as the
  * refusal showed it on disk, so only that version is written over. Undefined when there is nothing to
  * overwrite: no such refusal, or it was about another draft (an edit since drops it).
  */
-export function overwriteOf(state: PlannerState): WaveOnDisk[] | undefined {
-  const stale = staleWavesOf(state);
-  if (stale.length === 0 || freshSave(state.save, state.draft) !== state.save) return undefined;
-  return stale.map(({ wave, onDisk }) => ({ wave, agents: onDisk.map((agent) => ({ id: agent.id, entries: [...agent.entries] })) }));
+export function overwriteOf(state: PlannerState): OverwriteChoice | undefined {
+  const save = state.save;
+  if (save.kind !== 'refused' || freshSave(save, state.draft) !== save) return undefined;
+  return overwriteChoiceOf({ ok: false, message: save.message, collisions: [], staleWaves: save.staleWaves, staleActiveWave: save.staleActiveWave });
 }
 
 /** The label of the edit undo would take back, if any. */
@@ -488,6 +499,7 @@ export function reduce(state: PlannerState, action: PlannerAction, options: Redu
           collisions: outcome.collisions,
           claimConflicts: outcome.claimConflicts ?? [],
           staleWaves: outcome.staleWaves ?? [],
+          staleActiveWave: outcome.staleActiveWave,
         },
       };
     }

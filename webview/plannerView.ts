@@ -3,7 +3,7 @@
 // pure modules (plannerState, planAnalysis, plannerSummary, entryInput); components only lay them out.
 import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { RequestFailedError } from '../src/protocol/ipc';
-import type { AgentActivityView, KeptDraft, PlanDraft, SaveOutcome, WaveOnDisk } from '../src/protocol/plannerProtocol';
+import type { AgentActivityView, KeptDraft, OverwriteChoice, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
 import {
   DidAssignNotification,
   DidChangeAgentActivityNotification,
@@ -33,7 +33,7 @@ import type { Host } from './host';
 import { contestedForDecorations, DraftAnalyses, MatchCache } from './planAnalysis';
 import type { WaveAnalysis } from './planAnalysis';
 import type { AbsoluteRoot, PlannerAction, PlannerState } from './plannerState';
-import { overwriteOf, redoLabel, reduce, reduceAll, removalCounts, selectedWave, staleWavesOf, undoLabel } from './plannerState';
+import { overwriteOf, redoLabel, reduce, reduceAll, removalCounts, selectedWave, staleChangesOf, undoLabel } from './plannerState';
 import { summarize } from './plannerSummary';
 import type { WaveFacts } from './plannerSummary';
 import { count } from './wording';
@@ -211,25 +211,25 @@ export class PlannerView implements PlannerControls {
   overwrite(): void {
     const overwrite = overwriteOf(this.state);
     if (overwrite === undefined) return;
-    const waves = staleWavesOf(this.state);
-    const changes = waves.map((stale) => `wave ${stale.wave}: ${stale.changes.join('; ')}`).join('. ');
+    const stale = staleChangesOf(this.state);
+    const changes = stale.join('. ');
     void this.confirm({
       title: 'Overwrite the changes on disk?',
-      body: `Someone changed the plan on disk after this draft was made (${changes}). Saving the draft writes over ${waves.length === 1 ? 'that change' : 'those changes'}; they are lost unless made again.`,
+      body: `Someone changed the plan on disk after this draft was made (${changes}). Saving the draft writes over ${stale.length === 1 ? 'that change' : 'those changes'}; they are lost unless made again.`,
       confirmLabel: 'Overwrite changes on disk',
     }).then((confirmed) => {
       if (confirmed) void this.saveNow(overwrite);
     });
   }
 
-  /** Saves the draft; `overwrite` names the waves changed on disk that the person chose to write over. */
-  private async saveNow(overwrite: WaveOnDisk[] | undefined): Promise<void> {
+  /** Saves the draft; `overwrite` names what changed on disk that the person chose to write over. */
+  private async saveNow(overwrite: OverwriteChoice | undefined): Promise<void> {
     if (!this.ready || !this.trusted || this.state.save.kind === 'saving') return;
     const { draft, base } = this.state;
     this.dispatch({ type: 'saveStarted' });
     let outcome: SaveOutcome;
     try {
-      outcome = await this.host.request(SavePlanRequest, { draft, base, ...(overwrite ? { overwrite } : {}) }, { timeoutMs: this.requestTimeoutMs });
+      outcome = await this.host.request(SavePlanRequest, { draft, base, ...overwrite }, { timeoutMs: this.requestTimeoutMs });
     } catch (error) {
       const late = error instanceof RequestFailedError && error.reason === 'timeout';
       this.dispatch({

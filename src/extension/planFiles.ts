@@ -55,6 +55,8 @@ export interface SaveOptions {
   base?: DraftPlan | undefined;
   /** Waves changed on disk since the base that the person chose to overwrite (SaveDraftOptions.overwrite). */
   overwrite?: readonly WaveOnDisk[] | undefined;
+  /** The manifest's wave on disk the person chose to switch away from (SaveDraftOptions.overwriteActiveWave). */
+  overwriteActiveWave?: number | undefined;
 }
 
 /** Saves the whole draft into the repository at `repoRoot` (see saveDraft), bound to this process's session. */
@@ -66,6 +68,7 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     stateDirName: options.stateDirName,
     base: options.base,
     overwrite: options.overwrite,
+    overwriteActiveWave: options.overwriteActiveWave,
     ownIds: processLocalSessionIds({ env: process.env }),
     fsAt: nodeDeclarationFs,
   });

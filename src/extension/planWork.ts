@@ -37,6 +37,8 @@ export interface SaveWork {
   readonly base?: DraftPlan | undefined;
   /** Waves changed on disk since the base that the person chose to overwrite (SaveDraftOptions.overwrite). */
   readonly overwrite?: readonly WaveOnDisk[] | undefined;
+  /** The manifest's wave on disk the person chose to switch away from (SaveDraftOptions.overwriteActiveWave). */
+  readonly overwriteActiveWave?: number | undefined;
 }
 
 /** One wave of the plan to analyse: the planner's draft wave (lane colours included). */
@@ -148,7 +150,7 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 function save(work: SaveWork): DraftSaveResult {
-  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base, overwrite: work.overwrite });
+  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base, overwrite: work.overwrite, overwriteActiveWave: work.overwriteActiveWave });
 }
 
 function waveInsight(wave: InsightWave, active: boolean, index: FileIndex): WaveInsight {

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { describeError, IpcEndpoint } from '../protocol/ipc';
 import type { NotificationType, ParamsOf } from '../protocol/ipc';
-import type { PlanDraft, ReadyResult, SaveOutcome, WaveOnDisk } from '../protocol/plannerProtocol';
+import type { OverwriteChoice, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import {
   DraftChangedCommand,
   OpenFileCommand,
@@ -28,7 +28,7 @@ export function plannerTitle(folder: vscode.WorkspaceFolder): string {
 export interface PlannerPanelServices {
   readonly log: Log;
   ready(folder: vscode.WorkspaceFolder): Promise<ReadyResult>;
-  save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: readonly WaveOnDisk[]): Promise<SaveOutcome>;
+  save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: OverwriteChoice): Promise<SaveOutcome>;
   draftChanged(folder: vscode.WorkspaceFolder, change: ParamsOf<typeof DraftChangedCommand>): Promise<void>;
   openFile(folder: vscode.WorkspaceFolder, path: string): Promise<void>;
   timing(name: string, milliseconds: number): void;
@@ -141,10 +141,10 @@ export class PlannerPanel implements vscode.Disposable {
     );
     this.endpoint.onRequest(
       SavePlanRequest,
-      answer('Saving', async ({ draft, base, overwrite }) => {
+      answer('Saving', async ({ draft, base, overwrite, overwriteActiveWave }) => {
         this.latestDraft = draft;
         this.latestBase = base;
-        return services.save(folder, draft, base, overwrite);
+        return services.save(folder, draft, base, { overwrite, overwriteActiveWave });
       }),
     );
     this.endpoint.onCommand(DraftChangedCommand, async (change) => {

@@ -5,7 +5,7 @@
 // the plan on disk.
 import * as vscode from 'vscode';
 import type { ParamsOf } from '../protocol/ipc';
-import type { DraftChangedCommand, PlanDraft, ReadyResult, SaveOutcome, WaveOnDisk } from '../protocol/plannerProtocol';
+import type { DraftChangedCommand, OverwriteChoice, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
 import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
 import { listedFileToOpen } from '../node/listedFile';
@@ -187,9 +187,10 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   /**
    * Saves `draft` over the plan on disk; `base` is the plan on disk it was edited from (a wave written on
    * disk since is kept, one changed since refuses the save: see SaveDraftOptions.base), undefined when not
-   * known; `overwrite` names the changed waves the person chose to write over (SaveDraftOptions.overwrite).
+   * known; `overwrite` names the changed waves and the manifest's wave the person chose to write over
+   * (SaveDraftOptions.overwrite and overwriteActiveWave).
    */
-  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: readonly WaveOnDisk[]): Promise<SaveOutcome> {
+  async save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
     const plan = await this.plans.get(folder);
     if (!vscode.workspace.isTrusted) {
       return { ok: false, message: 'Saving writes declarations: trust this workspace first (Restricted mode only plans).', collisions: [] };
@@ -205,7 +206,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       this.log.info(`save ${folder.name}: ${message}`);
       return { ok: false, step: 'claims', message, collisions: [], claimConflicts: claims.conflicts };
     }
-    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base, overwrite };
+    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base, overwrite: overwrite?.overwrite, overwriteActiveWave: overwrite?.overwriteActiveWave };
     // Saving a large plan spends seconds in fsync: in the plan worker, with progress once it takes a while.
     const saving = this.worker.run('save', work);
     let settled = false;
@@ -229,7 +230,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     }
     // Refused for changes on disk the watcher may not have reported yet: an open planner gets the plan on
     // disk now, so loading it from there loads what the refusal described.
-    else if (outcome.staleWaves !== undefined) this.diskPlanChanged(plan);
+    else if (outcome.step === 'stale') this.diskPlanChanged(plan);
     return outcome;
   }
 
@@ -249,7 +250,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
    * Saves a draft made outside the planner (a Narrow from the editor); an open planner takes it as its new
    * base. `overwrite` as for save.
    */
-  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft, overwrite?: readonly WaveOnDisk[]): Promise<SaveOutcome> {
+  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
     const outcome = await this.save(folder, draft, await this.baseOf(folder), overwrite);
     const panel = this.panelFor(folder);
     if (panel) {

@@ -121,6 +121,19 @@ export const StaleWaveSchema = v.object({
 });
 export type StaleWaveSummary = v.InferOutput<typeof StaleWaveSchema>;
 
+/** The manifest names another wave than when the draft was made, and the save would switch it. */
+export const StaleActiveWaveSchema = v.object({
+  /** The wave `wave-scope.json` names on disk now: what an overwrite names back (SavePlanParams.overwriteActiveWave). */
+  onDisk: WaveNumberSchema,
+  /** The wave it named when the draft was made; absent when there was no manifest. */
+  base: v.optional(v.number()),
+  /** The wave the save would make active. */
+  draft: v.number(),
+  /** What changed and what the save would do, one plain sentence. */
+  change: v.string(),
+});
+export type StaleActiveWaveSummary = v.InferOutput<typeof StaleActiveWaveSchema>;
+
 /** Outcome of a save, also sent when the save was started from the command palette. */
 export const SaveOutcomeSchema = v.variant('ok', [
   v.object({
@@ -139,6 +152,8 @@ export const SaveOutcomeSchema = v.variant('ok', [
     claimConflicts: v.optional(v.array(ClaimConflictSummarySchema)),
     /** With step `stale`: waves changed on disk after the draft was made; nothing was written. */
     staleWaves: v.optional(v.array(StaleWaveSchema)),
+    /** With step `stale`: the manifest's active wave changed on disk after the draft was made; nothing was written. */
+    staleActiveWave: v.optional(StaleActiveWaveSchema),
   }),
 ]);
 export type SaveOutcome = v.InferOutput<typeof SaveOutcomeSchema>;
@@ -223,8 +238,31 @@ export const SavePlanParamsSchema = v.object({
    * (StaleWave.onDisk): the draft is written over exactly that version; a wave changed again since is refused again.
    */
   overwrite: v.optional(v.array(WaveOnDiskSchema)),
+  /**
+   * After a `stale` refusal for the active wave: the wave the manifest named on disk as that refusal showed it
+   * (StaleActiveWave.onDisk), which the person chose to switch away from; another wave there is refused again.
+   */
+  overwriteActiveWave: v.optional(WaveNumberSchema),
 });
 export type SavePlanParams = v.InferOutput<typeof SavePlanParamsSchema>;
+
+/** What a person chose to write over after a `stale` refusal: the fields of SavePlanParams that say so. */
+export type OverwriteChoice = Pick<SavePlanParams, 'overwrite' | 'overwriteActiveWave'>;
+
+/**
+ * What overwriting the changes a `stale` refusal found names back: each changed wave and the manifest's wave
+ * as the refusal saw them on disk, so only that version is written over. Undefined for any other outcome.
+ */
+export function overwriteChoiceOf(outcome: SaveOutcome): OverwriteChoice | undefined {
+  if (outcome.ok) return undefined;
+  const waves = outcome.staleWaves ?? [];
+  const active = outcome.staleActiveWave;
+  if (waves.length === 0 && active === undefined) return undefined;
+  return {
+    overwrite: waves.map(({ wave, onDisk }) => ({ wave, agents: onDisk.map((agent) => ({ id: agent.id, entries: [...agent.entries] })) })),
+    ...(active === undefined ? {} : { overwriteActiveWave: active.onDisk }),
+  };
+}
 
 /** Save the draft through the safe chain. Answered with a SaveOutcome. */
 export const SavePlanRequest = requestType('savePlan', SavePlanParamsSchema, SaveOutcomeSchema);

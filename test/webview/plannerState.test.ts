@@ -9,6 +9,7 @@ import {
   restoreState,
   sameDraft,
   selectedWave,
+  staleChangesOf,
   staleWavesOf,
 } from '../../webview/plannerState';
 import type { PlannerAction, PlannerState } from '../../webview/plannerState';
@@ -265,15 +266,31 @@ describe('planner state reducer', () => {
     });
 
     it('an overwrite names each changed wave exactly as the refusal found it on disk', () => {
-      assert.deepEqual(overwriteOf(refused()), [
-        {
-          wave: 1,
-          agents: [
-            { id: 'a', entries: ['x.md'] },
-            { id: 'late', entries: ['z.md'] },
-          ],
-        },
-      ]);
+      assert.deepEqual(overwriteOf(refused()), {
+        overwrite: [
+          {
+            wave: 1,
+            agents: [
+              { id: 'a', entries: ['x.md'] },
+              { id: 'late', entries: ['z.md'] },
+            ],
+          },
+        ],
+      });
+    });
+
+    it('a refusal for the active wave alone is one too: it names the change and overwrites the wave the manifest named', () => {
+      const change = 'the manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active';
+      let state = initialState(diskWith({ a: ['x.md'] }));
+      state = reduce(state, { type: 'addEntries', wave: 1, agentId: 'a', entries: ['y.md'] });
+      state = reduce(state, {
+        type: 'saveFinished',
+        outcome: { ok: false, step: 'stale', message: 'Not saved.', collisions: [], staleWaves: [], staleActiveWave: { onDisk: 3, base: 1, draft: 1, change } },
+        draft: state.draft,
+        at: 0,
+      });
+      assert.deepEqual(staleChangesOf(state), [change]);
+      assert.deepEqual(overwriteOf(state), { overwrite: [], overwriteActiveWave: 3 });
     });
 
     it('an edit after the refusal drops it: there is nothing left to overwrite until a save says so again', () => {

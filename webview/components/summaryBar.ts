@@ -3,7 +3,7 @@
 // the banners that need a decision (the disk changed under the draft, a refused save, Restricted mode).
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
-import { staleWavesOf } from '../plannerState';
+import { staleChangesOf } from '../plannerState';
 import { offersDiskLoad } from '../plannerSummary';
 import type { NextAction } from '../plannerSummary';
 import { count } from '../wording';
@@ -136,7 +136,7 @@ export class SummaryBar extends PlannerPart {
       );
     }
     if (model.diskProblem) items.push(html`<div class="banner is-warning disk-problem">${icons.warning()}<span>${model.diskProblem}</span></div>`);
-    const stale = staleWavesOf(state);
+    const stale = staleChangesOf(state);
     // A refusal for changes on disk says more than this banner, and offers the same load.
     if (offersDiskLoad(state) && stale.length === 0) {
       items.push(html`<div class="banner is-warning disk-changed">

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { literalEntryOf } from '../../planner/scope/literalEntry';
 import { DidFocusNotification } from '../../protocol/plannerProtocol';
-import type { PlanDraft, WaveOnDisk } from '../../protocol/plannerProtocol';
+import type { OverwriteChoice, PlanDraft } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
 import { showSaveOutcome } from './saveOutcome';
@@ -75,7 +75,7 @@ export const narrowEntry: WaveScopeCommand = {
       );
       if (answer !== 'Narrow and Save') return undefined;
     }
-    const narrowAndSave = async (overwrite?: WaveOnDisk[]) => {
+    const narrowAndSave = async (overwrite?: OverwriteChoice) => {
       const outcome = await planners.saveDraft(folder, next, overwrite);
       log.info(`narrow ${agent}'s ${entry} in wave ${wave}: ${outcome.message}`);
       return outcome;

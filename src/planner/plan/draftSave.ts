@@ -11,8 +11,9 @@ import { agentIdProblem, agentScopePath, manifestPath, waveDirPath, waveNumberPr
 import type { DeclarationFs, InTheWay } from './declarationStore';
 import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
-import { findStaleWaves } from './staleWaves';
-import type { StaleWave, WaveOnDisk } from './staleWaves';
+import { inspectStateDir } from './stateDir';
+import { findStaleActiveWave, findStaleWaves } from './staleWaves';
+import type { StaleActiveWave, StaleWave, WaveOnDisk } from './staleWaves';
 import { STATE_DIR_NAMES } from './stateDirNames';
 
 /** One agent of a draft wave: its id and its scope entries. */
@@ -115,6 +116,11 @@ export interface SaveDraftOptions {
    * disk when the refusal showed it (StaleWave.onDisk): a wave that changed again since is refused again.
    */
   overwrite?: readonly WaveOnDisk[] | undefined;
+  /**
+   * The wave the manifest named on disk when a refusal showed it (StaleActiveWave.onDisk), which the person
+   * chose to switch away from: the draft's active wave replaces exactly that one; another is refused again.
+   */
+  overwriteActiveWave?: number | undefined;
 }
 
 /**
@@ -132,6 +138,8 @@ export type DraftSaveResult =
       collisions: DraftCollision[];
       /** With step `stale`: the waves changed on disk since the draft was made, and what changed. */
       staleWaves?: StaleWave[];
+      /** With step `stale`: the manifest names another wave than when the draft was made, and the save would switch it. */
+      staleActiveWave?: StaleActiveWave;
     };
 
 function describeError(error: unknown): string {
@@ -183,7 +191,22 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
       ignoreCase,
       files: options.files,
     });
-    if (staleWaves.length > 0) return { ok: false, step: 'stale', message: describeStaleWaves(staleWaves), collisions: [], staleWaves };
+    const staleActiveWave = findStaleActiveWave({
+      base: options.base.activeWave,
+      draft: draft.activeWave,
+      onDisk: inspectStateDir(stateDir, options.ownIds, fs).manifest?.wave,
+      overwrite: options.overwriteActiveWave,
+    });
+    if (staleWaves.length > 0 || staleActiveWave !== undefined) {
+      return {
+        ok: false,
+        step: 'stale',
+        message: describeStaleWaves(staleWaves, staleActiveWave),
+        collisions: [],
+        staleWaves,
+        ...(staleActiveWave === undefined ? {} : { staleActiveWave }),
+      };
+    }
   }
 
   const kept = new Set(draft.waves.map((wave) => wave.wave));
@@ -302,11 +325,12 @@ function saveInTheWay(draft: DraftPlan, stateDir: string, removing: readonly num
 }
 
 /** The refusal of a save that would undo changes made on disk after the draft, for a person. */
-function describeStaleWaves(staleWaves: readonly StaleWave[]): string {
+function describeStaleWaves(staleWaves: readonly StaleWave[], staleActiveWave: StaleActiveWave | undefined): string {
   const waves = staleWaves.map(
     (stale) => `Wave ${stale.wave} (${stale.action === 'write' ? 'the draft would write over it' : 'the draft deletes it'}): ${stale.changes.join('; ')}.`,
   );
-  return `Not saved: the plan on disk changed after this draft was made, and saving would undo that. ${waves.join(' ')} Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.`;
+  const active = staleActiveWave === undefined ? [] : [`The active wave: ${staleActiveWave.change}.`];
+  return `Not saved: the plan on disk changed after this draft was made, and saving would undo that. ${[...waves, ...active].join(' ')} Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.`;
 }
 
 /** Removes a wave's aggregate, then every per-agent file it or its directory names. */

@@ -127,3 +127,39 @@ function describeChanges(base: Canonical, disk: Canonical, inBase: boolean): str
   for (const [key, agent] of base) if (!disk.has(key)) changes.push(`agent ${agent.id} was removed`);
   return changes;
 }
+
+/** The manifest's active wave changed on disk since the draft was made, and the save would name another. */
+export interface StaleActiveWave {
+  /** The wave `wave-scope.json` names on disk now. */
+  onDisk: number;
+  /** The wave it named when the draft was made; undefined when there was no manifest. */
+  base: number | undefined;
+  /** The wave the save would make active. */
+  draft: number;
+  /** What changed and what the save would do, one plain sentence. */
+  change: string;
+}
+
+/** The active waves a staleness check compares: the base's, the draft's, the manifest's on disk now. */
+export interface StaleActiveWaveCheck {
+  /** The wave the manifest named when the draft was made (DraftPlan.activeWave of the base). */
+  base: number | undefined;
+  /** The wave the save would write into the manifest; undefined leaves the manifest alone. */
+  draft: number | undefined;
+  /** The wave the manifest on disk names now; undefined when it has none (absent or unusable). */
+  onDisk: number | undefined;
+  /** The manifest's wave on disk a person chose to overwrite (as the refusal showed it). */
+  overwrite?: number | undefined;
+}
+
+/**
+ * Whether the save would switch the manifest away from a wave someone made active on disk after the draft
+ * was made (`wave-scope plan write --wave N`, a sync, another window). Only a manifest naming a wave now is
+ * protected: a save that leaves the manifest alone, or names the wave on disk, undoes nothing.
+ */
+export function findStaleActiveWave(check: StaleActiveWaveCheck): StaleActiveWave | undefined {
+  const { base, draft, onDisk } = check;
+  if (draft === undefined || onDisk === undefined || onDisk === base || onDisk === draft || check.overwrite === onDisk) return undefined;
+  const before = base === undefined ? 'there was no manifest' : `it named wave ${base}`;
+  return { onDisk, base, draft, change: `the manifest now names wave ${onDisk} (${before} when the draft was made); saving would make wave ${draft} active` };
+}

@@ -173,7 +173,7 @@ describe('saveDraft (real directories, the Node file system)', () => {
     // The draft was made from waves 1 and 2; meanwhile the CLI (or a sync, or another window) writes wave 3.
     const base = twoWaves;
     const wave3: DraftPlan = { waves: [{ wave: 3, role: 'builder', agents: [{ id: 'late', entries: ['README.md'] }] }] };
-    assert.ok(saveDraft(wave3, options({ base: { waves: [] } })).ok);
+    assert.ok(saveDraft(wave3, options({ base: { activeWave: 1, waves: [] } })).ok);
     assert.ok(stateFiles().includes('filescopes/wave-3/late.json'));
     // The person deleted wave 2 in the planner and saves.
     const result = saveDraft({ ...twoWaves, waves: [twoWaves.waves[0]!] }, options({ base }));
@@ -286,6 +286,63 @@ describe('saveDraft (real directories, the Node file system)', () => {
       assert.ok(result.ok, result.message);
       assert.deepEqual(readJson('filescopes/wave-1/ui.json'), ['src/ui/App.tsx', 'README.md']);
       assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/']);
+    });
+
+    describe('the active wave', () => {
+      // `wave-scope plan write --wave 3` after the draft was made: wave 3 declared, and the manifest names it.
+      const activateWave3 = () => {
+        const wave3: DraftPlan = { activeWave: 3, waves: [{ wave: 3, role: 'builder', agents: [{ id: 'late', entries: ['README.md'] }] }] };
+        assert.ok(saveDraft(wave3, options({ base: { activeWave: 1, waves: [] } })).ok);
+      };
+
+      it('refuses to switch the manifest back from a wave made active on disk since: nothing is written', () => {
+        activateWave3();
+        const before = snapshot();
+        const result = saveDraft(edited, options({ base: twoWaves }));
+        assert.ok(!result.ok, result.message);
+        assert.equal(result.step, 'stale');
+        assert.deepEqual(result.staleWaves, []);
+        assert.deepEqual(result.staleActiveWave, {
+          onDisk: 3,
+          base: 1,
+          draft: 1,
+          change: 'the manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active',
+        });
+        assert.equal(
+          result.message,
+          'Not saved: the plan on disk changed after this draft was made, and saving would undo that. ' +
+            'The active wave: the manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active. ' +
+            'Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.',
+        );
+        assert.deepEqual(snapshot(), before, 'not one declaration, not the manifest');
+        assert.equal(readJson('wave-scope.json').wave, 3);
+      });
+
+      it('switches it when the person chose to overwrite exactly the wave the manifest names', () => {
+        activateWave3();
+        const result = saveDraft(edited, options({ base: twoWaves, overwriteActiveWave: 3 }));
+        assert.ok(result.ok, result.message);
+        assert.equal(readJson('wave-scope.json').wave, 1);
+      });
+
+      it('refuses again when the manifest names yet another wave than the one the person chose to overwrite', () => {
+        activateWave3();
+        const result = saveDraft(edited, options({ base: twoWaves, overwriteActiveWave: 2 }));
+        assert.ok(!result.ok);
+        assert.equal(result.staleActiveWave?.onDisk, 3);
+      });
+
+      it('compares nothing when the draft leaves the manifest alone, or names the wave on disk', () => {
+        activateWave3();
+        const untouched = saveDraft({ ...edited, activeWave: undefined }, options({ base: twoWaves }));
+        assert.ok(untouched.ok, untouched.message);
+        assert.equal(readJson('wave-scope.json').wave, 3);
+        const wave3 = { wave: 3, role: 'builder', agents: [{ id: 'late', entries: ['README.md'] }] };
+        const naming3: DraftPlan = { activeWave: 3, waves: [...edited.waves, wave3] };
+        const named = saveDraft(naming3, options({ base: { activeWave: 1, waves: naming3.waves } }));
+        assert.ok(named.ok, named.message);
+        assert.equal(readJson('wave-scope.json').wave, 3);
+      });
     });
 
     it('without a base (an older kept draft) nothing is compared: the draft is written as before', () => {
