@@ -10,7 +10,7 @@ import { gitIgnoreCaseAsync, gitTopLevelAsync, listRepositoryFilesAsync } from '
 import { foldCase } from '../planner/scope/scopeEntry';
 import type { PlanDraft } from '../protocol/plannerProtocol';
 import type { DraftStore } from './draftStore';
-import { readDiskPlan } from './planFiles';
+import { readDiskPlan, saveStateDirOf } from './planFiles';
 import { settings } from './settings';
 
 export class FolderPlan {
@@ -85,7 +85,10 @@ export class FolderPlan {
     return listing;
   }
 
-  /** The plan on disk as a draft (lane colours and roles from what the planner remembered). */
+  /**
+   * The plan on disk as a draft (lane colours and roles from what the planner remembered), read from the
+   * state directory a save writes (setting `waveScope.plan.stateDirectory`): the base a save compares.
+   */
   diskPlan(): { plan: PlanDraft; problem: string | undefined } {
     if (!this.repoRoot) {
       return {
@@ -93,7 +96,7 @@ export class FolderPlan {
         problem: `${this.folder.name} is not inside a git repository: Wave Scope plans the files git knows.`,
       };
     }
-    return readDiskPlan(this.repoRoot, this.drafts.look(), this.ignoreCase);
+    return readDiskPlan(this.repoRoot, this.drafts.look(), this.ignoreCase, saveStateDirOf(this.repoRoot, settings.stateDirectory(this.folder.uri)));
   }
 
   /** The draft palette commands act on: the planner's newest, else the kept unsaved one, else the disk plan. */

@@ -2,7 +2,7 @@
 // planner's one draft save (src/planner/plan/draftSave.ts: every wave proven disjoint first, then the
 // safe chain), with the Node file system. (Hooks are installed through the bundled CLI: cliRunner.ts.)
 import { nodeDeclarationFs } from '../node/declarationFs';
-import { saveDraft } from '../planner/plan/draftSave';
+import { draftStateDir, saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
 import type { WaveOnDisk } from '../planner/plan/staleWaves';
 import { readPlan } from '../planner/plan/planReader';
@@ -13,11 +13,30 @@ import type { RememberedLook } from './draftStore';
 
 const DEFAULT_ROLE = 'builder';
 
-/** The plan on disk as a planner draft, with the remembered colours and roles. */
-export function readDiskPlan(repoRoot: string, remembered: RememberedLook, ignoreCase: boolean): { plan: PlanDraft; problem: string | undefined } {
+/**
+ * The absolute state directory a save of this repository writes (draftStateDir): `stateDirName` is the
+ * `waveScope.plan.stateDirectory` setting (`auto` or one of the state directories). Undefined when no
+ * state directory is free (the save refuses then, saying why).
+ */
+export function saveStateDirOf(repoRoot: string, stateDirName: string | undefined): string | undefined {
+  const resolved = draftStateDir(repoRoot, stateDirName, processLocalSessionIds({ env: process.env }), () => nodeDeclarationFs(repoRoot));
+  return 'stateDir' in resolved ? resolved.stateDir : undefined;
+}
+
+/**
+ * The plan on disk as a planner draft, with the remembered colours and roles: read from `stateDir` (absolute;
+ * the planner passes saveStateDirOf's, the directory its saves write and compare), else from the state
+ * directory the hooks read.
+ */
+export function readDiskPlan(
+  repoRoot: string,
+  remembered: RememberedLook,
+  ignoreCase: boolean,
+  stateDir?: string,
+): { plan: PlanDraft; problem: string | undefined } {
   const { colors, roles } = remembered;
   const ownIds = processLocalSessionIds({ env: process.env });
-  const view = readPlan(repoRoot, { ownIds, ignoreCase }, nodeDeclarationFs(repoRoot));
+  const view = readPlan(repoRoot, { ownIds, ignoreCase, ...(stateDir === undefined ? {} : { stateDir }) }, nodeDeclarationFs(repoRoot));
   const problems: string[] = [];
   if (view.manifest.problem) problems.push(view.manifest.problem.message);
   const waves = view.waves.map((wave) => {

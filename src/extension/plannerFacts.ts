@@ -8,20 +8,18 @@ import { relative } from 'node:path';
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { readClaimsView } from '../node/claimsReader';
 import { controlStateOf } from '../planner/plan/controlState';
-import { resolveWriteStateDir } from '../planner/plan/planWriter';
 import { readPlan } from '../planner/plan/planReader';
 import type { PlanView } from '../planner/plan/planReader';
 import { processLocalSessionIds } from '../planner/plan/sessionBinding';
-import { STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
 import type { ClaimsView } from '../planner/sync/claimsView';
 import { findConflictsWithClaims } from '../planner/sync/claimsView';
 import type { ClaimConflictSummary, ClaimSummary, PlanDraft } from '../protocol/plannerProtocol';
+import { saveStateDirOf } from './planFiles';
 
 /** The state directory a save writes to, repository-relative (`.claude`), as the save resolves it. */
 export function plannedStateDir(repoRoot: string, configured: string | undefined): string | undefined {
-  if (configured !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(configured)) return configured;
-  const resolved = resolveWriteStateDir(repoRoot, processLocalSessionIds({ env: process.env }), nodeDeclarationFs(repoRoot));
-  return 'stateDir' in resolved ? relative(repoRoot, resolved.stateDir).replace(/\\/g, '/') : undefined;
+  const stateDir = saveStateDirOf(repoRoot, configured);
+  return stateDir === undefined ? undefined : relative(repoRoot, stateDir).replace(/\\/g, '/');
 }
 
 // Only a path with a dot-segment, or one of the root files agents read, can be control state: every other

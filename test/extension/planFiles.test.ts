@@ -1,13 +1,16 @@
 // The extension's bridge to the plan on disk, in the real extension host: a saved draft reads back as
 // the same waves, with the role of every wave (the manifest holds only the active wave's role; the
-// others come from what the planner remembered).
+// others come from what the planner remembered); and the plan the planner edits from (its base) is read
+// from the state directory Save writes.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as vscode from 'vscode';
 import { readDiskPlan, saveDraftToDisk } from '../../src/extension/planFiles';
 import type { PlanDraft } from '../../src/protocol/plannerProtocol';
+import { hostFolder, startFromNoPlan } from './hostSupport';
 
 describe('plan files: save and read back', () => {
   let repo: string;
@@ -46,5 +49,34 @@ describe('plan files: save and read back', () => {
   it('falls back to the default role when nothing was remembered', () => {
     const { plan } = readDiskPlan(repo, { colors: {}, roles: {} }, false);
     assert.equal(plan.waves.find((wave) => wave.wave === 2)?.role, 'builder');
+  });
+});
+
+describe('plan files: the planner reads its base where Save writes', () => {
+  const stateDirs = ['.claude', '.cursor'];
+
+  it('with waveScope.plan.stateDirectory naming a directory that has no manifest yet, the base comes from it and Save is not refused', async () => {
+    const host = await hostFolder();
+    const { api, folder } = host;
+    await startFromNoPlan(host, stateDirs);
+    const plan = await api.plans.get(folder);
+    assert.ok(plan.repoRoot);
+    const files = await plan.files();
+    // A plan in .claude, where the hooks look first when no other directory has a manifest.
+    const elsewhere: PlanDraft = { version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'code', color: '#3794ff', entries: ['src/'] }] }] };
+    assert.ok(saveDraftToDisk(plan.repoRoot, elsewhere, { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
+    const configuration = vscode.workspace.getConfiguration('waveScope.plan');
+    await configuration.update('stateDirectory', '.cursor', vscode.ConfigurationTarget.Global);
+    try {
+      const base = plan.diskPlan().plan;
+      assert.deepEqual(base.waves.map((wave) => wave.agents.map((agent) => agent.id)), [[]], 'the plan of .cursor: nothing yet');
+      const draft: PlanDraft = { ...base, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries: ['docs/'] }] }] };
+      const outcome = await api.planners.save(folder, draft, base);
+      assert.ok(outcome.ok, outcome.message);
+      assert.ok(existsSync(join(plan.repoRoot, '.cursor', 'filescopes', 'wave-1', 'docs.json')), 'written where the setting says');
+    } finally {
+      await configuration.update('stateDirectory', undefined, vscode.ConfigurationTarget.Global);
+      await startFromNoPlan(host, stateDirs);
+    }
   });
 });

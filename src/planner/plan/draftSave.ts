@@ -10,6 +10,7 @@ import { expand, FileIndex } from '../scope/fileIndex';
 import { agentIdProblem, agentScopePath, manifestPath, waveDirPath, waveNumberProblem, waveSidecarPath } from './declarationPaths';
 import type { DeclarationFs, InTheWay } from './declarationStore';
 import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
+import type { StateDirFs } from './stateDir';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
 import { inspectStateDir } from './stateDir';
 import { findStaleActiveWave, findStaleWaves } from './staleWaves';
@@ -124,6 +125,23 @@ export interface SaveDraftOptions {
 }
 
 /**
+ * The state directory a save of a draft writes: the one `stateDirName` names when it is one of
+ * STATE_DIR_NAMES, else the one a new plan goes to, as the CLI resolves it (resolveWriteStateDir). The plan
+ * a draft is edited from (its base) is read from here too, so the base and the staleness check compare the
+ * same directory, even one that holds no manifest yet.
+ */
+export function draftStateDir(
+  repoRoot: string,
+  stateDirName: string | undefined,
+  ownIds: ReadonlySet<string>,
+  /** The repository's file system, asked for only when `stateDirName` does not settle it. */
+  repoFs: () => StateDirFs,
+): { stateDir: string } | { problem: string } {
+  if (stateDirName !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(stateDirName)) return { stateDir: join(repoRoot, stateDirName) };
+  return resolveWriteStateDir(repoRoot, ownIds, repoFs());
+}
+
+/**
  * Where a save stopped: the safe chain's step, `materialize` for another wave, `remove-wave` for a deleted
  * one, `stale` when a wave it would write or remove changed on disk after the draft was made.
  */
@@ -170,15 +188,9 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     return { ok: false, step: 'assert-disjoint', message: `Not saved: the plan is not disjoint, ${reason}. The draft is kept.`, collisions };
   }
 
-  let stateDir: string;
-  const named = options.stateDirName;
-  if (named !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(named)) {
-    stateDir = join(repoRoot, named);
-  } else {
-    const resolved = resolveWriteStateDir(repoRoot, options.ownIds, options.fsAt(repoRoot));
-    if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
-    stateDir = resolved.stateDir;
-  }
+  const resolved = draftStateDir(repoRoot, options.stateDirName, options.ownIds, () => options.fsAt(repoRoot));
+  if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
+  const stateDir = resolved.stateDir;
 
   const fs = options.fsAt(stateDir);
   if (options.base !== undefined) {
