@@ -10,6 +10,9 @@ import type { CommandServices } from '../../src/extension/commands/command';
 import { COMMANDS } from '../../src/extension/commands/commandTable';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import { Log } from '../../src/extension/log';
+import { saveDraftToDisk } from '../../src/extension/planFiles';
+import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
+import { hostFolder, startFromNoPlan } from './hostSupport';
 
 const extensionId = 'wave-scope.wave-scope';
 
@@ -47,5 +50,38 @@ describe('the command table', () => {
       for (const subscription of subscriptions) subscription.dispose();
     }
     assert.equal((await vscode.commands.getCommands(true)).includes('waveScopeTest.fails'), false, 'its registration was disposed with the subscriptions');
+  });
+});
+
+describe('the palette Save refused for changes on disk', () => {
+  it('offers to open the planner first, so the changes can be seen before anything is overwritten', async () => {
+    const host = await hostFolder();
+    const { api, folder } = host;
+    await startFromNoPlan(host, ['.claude']);
+    try {
+      const plan = await api.plans.get(folder);
+      assert.ok(plan.repoRoot);
+      const wave = (entries: string[]): PlanDraft => ({ version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries }] }] });
+      const saved = await api.planners.save(folder, wave(['docs/']), undefined);
+      assert.ok(saved.ok, saved.message);
+      // An unsaved draft made from that plan, kept with it as its base; then another writer changes wave 1.
+      await plan.drafts.write({ draft: wave(['docs/', 'README.md']), dirty: true, updatedAt: Date.now(), base: wave(['docs/']) });
+      const files = await plan.files();
+      assert.ok(saveDraftToDisk(plan.repoRoot, wave(['docs/architecture.md']), { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
+      const declaration = join(plan.repoRoot, '.claude', 'filescopes', 'wave-1', 'docs.json');
+      const onDisk = readFileSync(declaration, 'utf8');
+      const outcome = (await vscode.commands.executeCommand('waveScope.savePlan')) as SaveOutcome | undefined;
+      assert.equal(outcome?.ok === false && outcome.step, 'stale');
+      // The message's primary button (its first) is the safe one.
+      const deadline = Date.now() + 20_000;
+      while (api.panelFor(folder) === undefined) {
+        assert.ok(Date.now() < deadline, 'the planner opened from the refusal');
+        await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+        await new Promise((wake) => setTimeout(wake, 100));
+      }
+      assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
+    } finally {
+      await startFromNoPlan(host, ['.claude']);
+    }
   });
 });

@@ -81,7 +81,7 @@ export const narrowEntry: WaveScopeCommand = {
       return outcome;
     };
     const outcome = await narrowAndSave();
-    showSaveOutcome(outcome, narrowAndSave);
+    showSaveOutcome(outcome, { overwrite: narrowAndSave, openPlanner: () => planners.open(folder) });
     return outcome;
   },
 };

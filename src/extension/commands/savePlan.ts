@@ -1,5 +1,6 @@
 // Wave Scope: Save Plan (Materialize): saves the planner's newest draft (or the kept one) and shows
-// the outcome in VS Code and in an open planner; a refusal for changes on disk offers to overwrite them.
+// the outcome in VS Code and in an open planner; a refusal for changes on disk offers to open the planner
+// or to overwrite them.
 import { DidSaveNotification } from '../../protocol/plannerProtocol';
 import type { OverwriteChoice } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
@@ -22,7 +23,7 @@ export const savePlan: WaveScopeCommand = {
       return outcome;
     };
     const outcome = await saveAndTell();
-    showSaveOutcome(outcome, saveAndTell);
+    showSaveOutcome(outcome, { overwrite: saveAndTell, openPlanner: () => planners.open(folder) });
     return outcome;
   },
 };
