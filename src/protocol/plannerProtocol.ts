@@ -7,6 +7,7 @@
 // Both sides import this file and nothing else of each other. How the host stores a draft between
 // sessions is its own business (src/extension/draftStore.ts), not part of this protocol.
 import * as v from 'valibot';
+import { isNormalisedPath } from '../planner/scope/scopeAlgebra';
 import { commandType, notificationType, requestType } from './ipc';
 
 /** Version of the persisted webview state and of drafts; anything else is dropped. */
@@ -14,7 +15,18 @@ export const PLANNER_STATE_VERSION = 1;
 
 // ---- the draft ---------------------------------------------------------------------------------
 
+/** A wave number, as everywhere in Wave Scope: a positive integer. */
 const WaveNumberSchema = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/**
+ * Repository-relative paths the webview names for the host to mark: only paths in normal form are kept
+ * (`/`-separated segments, none empty, `.` or `..`, no backslash, not absolute); any other is dropped, so
+ * nothing the webview sends can put a mark outside the repository.
+ */
+const RepositoryPathsSchema = v.pipe(
+  v.array(v.string()),
+  v.transform((paths) => paths.filter((path) => isNormalisedPath(path) && !path.includes('\\'))),
+);
 
 /** One agent of one wave in the planner's draft. */
 export const AgentDraftSchema = v.object({
@@ -41,9 +53,12 @@ export type WaveDraft = v.InferOutput<typeof WaveDraftSchema>;
 export const PlanDraftSchema = v.object({
   version: v.literal(PLANNER_STATE_VERSION),
   waves: v.array(WaveDraftSchema),
-  /** The wave the manifest names (the one agents run now), if any. A JSON copy may spell "none" as null. */
+  /**
+   * The wave the manifest names (the one agents run now), if any: a positive integer (saving refuses one the
+   * draft has no tab for). A JSON copy may spell "none" as null.
+   */
   activeWave: v.pipe(
-    v.nullish(v.number()),
+    v.nullish(WaveNumberSchema),
     v.transform((wave) => wave ?? undefined),
   ),
 });
@@ -272,8 +287,8 @@ export const DraftChangedCommand = commandType(
   'draftChanged',
   v.object({
     draft: PlanDraftSchema,
-    /** Files two agents of the open wave both own (repository-relative), for the Explorer badges. */
-    contested: v.array(v.string()),
+    /** Files two agents of the open wave both own (repository-relative), for the Explorer badges; other spellings are dropped. */
+    contested: RepositoryPathsSchema,
     dirty: v.boolean(),
     updatedAt: v.number(),
     /** The disk plan the draft was edited from (KeptDraft.base). */

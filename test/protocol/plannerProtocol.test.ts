@@ -63,6 +63,9 @@ describe('planner protocol guards', () => {
     ['another version', { ...draft, version: 2 }, false],
     ['wave 0', { ...draft, waves: [{ wave: 0, role: 'builder', agents: [] }] }, false],
     ['a fractional wave', { ...draft, waves: [{ wave: 1.5, role: 'builder', agents: [] }] }, false],
+    ['a fractional active wave', { ...draft, activeWave: 1.5 }, false],
+    ['active wave 0', { ...draft, activeWave: 0 }, false],
+    ['a negative active wave', { ...draft, activeWave: -1 }, false],
     ['entries not strings', { ...draft, waves: [{ wave: 1, role: 'b', agents: [{ id: 'a', color: '#000000', entries: [1] }] }] }, false],
     ['null', null, false],
   ];
@@ -104,6 +107,16 @@ describe('planner protocol declarations', () => {
     assert.deepEqual([...new Set(names)], names);
     for (const type of PLANNER_PROTOCOL.notifications) assert.match(type.method, /^did[A-Z]/, `${type.method} is a DidXxx notification`);
     for (const type of PLANNER_PROTOCOL.requests) assert.ok(type.timeoutMs > 0, `${type.method} has a timeout`);
+  });
+
+  it('keeps only normalised repository-relative contested paths of a changed draft: the others never become marks', () => {
+    const change = v.parse(DraftChangedCommand.params, {
+      draft,
+      contested: ['src/a.ts', 'docs/x y.md', '../outside.ts', 'src/../../etc/passwd', '/etc/passwd', './src/a.ts', 'src//a.ts', 'src/', '', 'src\\..\\..\\x'],
+      dirty: true,
+      updatedAt: 1,
+    });
+    assert.deepEqual(change.contested, ['src/a.ts', 'docs/x y.md']);
   });
 
   it('reads a draft whose "no active wave" was written as null (a JSON copy) as undefined', () => {

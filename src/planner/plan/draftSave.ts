@@ -177,6 +177,8 @@ function plural(count: number, word: string): string {
  */
 export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResult {
   const { repoRoot, ignoreCase } = options;
+  const activeProblem = activeWaveProblem(draft);
+  if (activeProblem !== undefined) return { ok: false, step: 'validate', message: `Not saved: ${activeProblem}. Nothing was written; the draft is kept.`, collisions: [] };
   const validation = validateDraft(draft, options.files, ignoreCase);
   if (!validation.ok) {
     const collisions = validation.waves.flatMap((wave) => wave.collisions);
@@ -334,6 +336,17 @@ function saveInTheWay(draft: DraftPlan, stateDir: string, removing: readonly num
   } catch {
     return undefined;
   }
+}
+
+/** Why the draft's active wave cannot be written into the manifest: not a wave number, or no wave of the draft. */
+function activeWaveProblem(draft: DraftPlan): string | undefined {
+  if (draft.activeWave === undefined) return undefined;
+  const problem = waveNumberProblem(draft.activeWave);
+  if (problem !== undefined) return `the active ${problem}`;
+  if (!draft.waves.some((wave) => wave.wave === draft.activeWave)) {
+    return `the draft makes wave ${draft.activeWave} active but has no wave ${draft.activeWave} (waves: ${draft.waves.map((wave) => wave.wave).join(', ') || 'none'})`;
+  }
+  return undefined;
 }
 
 /** The refusal of a save that would undo changes made on disk after the draft, for a person. */

@@ -147,6 +147,21 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.deepEqual(stateFiles(), []);
   });
 
+  const badActiveWaves: [string, number, RegExp][] = [
+    ['a wave the draft does not have', 3, /^Not saved: the draft makes wave 3 active but has no wave 3 \(waves: 1, 2\)\. Nothing was written; the draft is kept\.$/],
+    ['a fraction', 1.5, /^Not saved: the active wave must be a positive integer, got 1\.5\. /],
+    ['zero', 0, /^Not saved: the active wave must be a positive integer, got 0\. /],
+  ];
+  for (const [name, activeWave, message] of badActiveWaves) {
+    it(`refuses an active wave that is ${name}, and writes nothing`, () => {
+      const result = saveDraft({ ...twoWaves, activeWave }, options());
+      assert.ok(!result.ok);
+      assert.equal(result.step, 'validate');
+      assert.match(result.message, message);
+      assert.deepEqual(stateFiles(), []);
+    });
+  }
+
   it('without an active wave, materializes the waves and leaves the manifest alone', () => {
     const result = saveDraft({ ...twoWaves, activeWave: undefined }, options());
     assert.ok(result.ok, result.message);
