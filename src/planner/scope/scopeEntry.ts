@@ -648,8 +648,62 @@ function backtracksBoundedly(segments: readonly PatternSegment[]): boolean {
   return globstars <= 2;
 }
 
+/**
+ * Whether `spelling` is, without parsing it, a plain path the parser would keep as it is: no brace, glob
+ * character or bracket, not absolute, not naming a directory, no empty, `.` or `..` segment. Every such spelling
+ * parses to one alternative of literal segments, the spelling itself (parseScopeEntry); others are parsed.
+ */
+function isPlainAsSpelled(spelling: string): boolean {
+  return !GLOB_CHARACTER.test(spelling) && !isAbsolute(spelling) && !endsLikeDirectory(spelling) && isNormalPattern(spelling);
+}
+
+/** A segment's literal as parseSegment folds it: one UTF-16 code unit at a time. */
+function foldedLiteral(segment: string): string {
+  // Printable ASCII folds the same whole or one unit at a time (the common case, without a loop).
+  if (/^[\x20-\x7e]*$/.test(segment)) return foldCase(segment);
+  let literal = '';
+  for (let index = 0; index < segment.length; index += 1) literal += foldCase(segment[index] as string);
+  return literal;
+}
+
+/**
+ * The compiled form of a spelling `isPlainAsSpelled` accepts, equal to what parsing it yields but without
+ * tokenising it: its `alternatives` (an object for every character) are parsed only when asked for, which no
+ * question about a plain entry needs except building its automaton (coverage by a list that holds it). A full
+ * session ledger holds over 200,000 plain entries, and the dispatch guard compiles them all; a class, so that
+ * each costs its fields and no closures.
+ */
+class PlainScopeEntry implements CompiledScopeEntry {
+  readonly kind = 'plain';
+  readonly literalPrefix: readonly string[];
+  private readonly exact: string;
+  private parsed: ReadonlyArray<readonly PatternSegment[]> | undefined;
+
+  constructor(
+    readonly spelling: string,
+    readonly ignoreCase: boolean,
+  ) {
+    const segments = spelling.split('/');
+    this.literalPrefix = ignoreCase ? segments.map(foldedLiteral) : segments;
+    this.exact = ignoreCase ? foldCase(spelling) : spelling;
+  }
+
+  get expansions(): readonly string[] {
+    return [this.spelling];
+  }
+
+  get alternatives(): ReadonlyArray<readonly PatternSegment[]> {
+    return (this.parsed ??= [this.spelling.split('/').map((segment) => parseSegment(segment, this.ignoreCase))]);
+  }
+
+  matches(path: string): boolean {
+    return (this.ignoreCase ? foldCase(path) : path) === this.exact;
+  }
+}
+
 /** Compiles a normalised spelling once, for matching many concrete paths. */
 export function compileScopeEntry(spelling: string, options: GrammarOptions = {}): CompiledScopeEntry {
+  if (isPlainAsSpelled(spelling)) return new PlainScopeEntry(spelling, options.ignoreCase ?? false);
   const parsed = parseScopeEntry(spelling, options);
   const fold = parsed.ignoreCase ? foldCase : (text: string) => text;
   if (parsed.kind === 'plain') {

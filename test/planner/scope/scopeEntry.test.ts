@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { acceptsPath, automatonOf } from '../../../src/planner/scope/scopeAutomaton';
-import { compileScopeEntry, normalizeScopeEntry, parseScopeEntry, ScopeEntryError } from '../../../src/planner/scope/scopeEntry';
+import { compileScopeEntry, foldCase, normalizeScopeEntry, parseScopeEntry, ScopeEntryError } from '../../../src/planner/scope/scopeEntry';
 import type { ScopeEntryErrorReason } from '../../../src/planner/scope/scopeEntry';
 import { answerApart, sourcePath } from '../../support/answerApart';
 import { entryArbitrary, enumeratePaths, oracleAlternativeMatcher, oracleRead, samplePaths, usable } from '../../support/globOracle';
@@ -150,6 +150,62 @@ describe('scope grammar: what an entry names', () => {
     assert.deepEqual(parseScopeEntry('{src,lib}/x.ts').literalPrefix, []);
     assert.deepEqual(parseScopeEntry('src/a.ts').literalPrefix, ['src', 'a.ts']);
     assert.deepEqual(parseScopeEntry('SRC/*.ts', { ignoreCase: true }).literalPrefix, ['src']);
+  });
+});
+
+describe('scope grammar: a plain spelling is compiled without being tokenised', () => {
+  // Any spelling at all, not only normalised ones: characters the fast path must refuse (globs, brackets, braces,
+  // slashes at either end, `.` and `..`, a drive letter) beside ASCII, a Kelvin sign, Greek sigmas, an NFD
+  // accent and a lone surrogate, whose folds differ whole and one code unit at a time.
+  const character = fc.constantFrom('a', 'B', 'z', '.', '-', '_', ' ', '/', '*', '?', '[', ']', '{', '}', ',', ':', '!', '(', '\\', '\u212a', '\u03a3', '\u03c2', 'e\u0301', '\u00c9', '\ud801', '\udc00');
+  const spelling = fc.array(character, { minLength: 1, maxLength: 10 }).map((characters) => characters.join(''));
+  const readOf = (read: () => unknown) => {
+    try {
+      return { value: read() };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+
+  it('reads every spelling as parsing it does, and a plain one names its own spelling (fast-check)', () => {
+    fc.assert(
+      fc.property(spelling, fc.boolean(), fc.array(spelling, { maxLength: 4 }), (entry, ignoreCase, others) => {
+        const compiled = readOf(() => compileScopeEntry(entry, { ignoreCase }));
+        const parsed = readOf(() => parseScopeEntry(entry, { ignoreCase }));
+        assert.deepEqual('error' in compiled, 'error' in parsed, JSON.stringify(entry));
+        if (!('value' in compiled && 'value' in parsed)) return;
+        const fast = compiled.value as ReturnType<typeof compileScopeEntry>;
+        const full = parsed.value as ReturnType<typeof parseScopeEntry>;
+        assert.deepEqual(
+          [fast.spelling, fast.kind, fast.expansions, fast.alternatives, fast.literalPrefix, fast.ignoreCase],
+          [full.spelling, full.kind, full.expansions, full.alternatives, full.literalPrefix, full.ignoreCase],
+          JSON.stringify(entry),
+        );
+        if (full.kind !== 'plain') return;
+        // A plain entry names its own spelling: case kept, what the automaton of the full parse accepts; case
+        // ignored, the paths whose whole fold is its own (as before; the automaton folds one code unit at a time,
+        // and `Σ` at the end of a word folds to `ς` whole, to `σ` alone).
+        const automaton = automatonOf(full);
+        const named = (path: string) => (ignoreCase ? foldCase(path) === foldCase(entry) : acceptsPath(automaton, path));
+        for (const path of [entry, entry.toUpperCase(), entry.toLowerCase(), entry.normalize('NFD'), ...others]) {
+          assert.equal(fast.matches(path), named(path), `${JSON.stringify(entry)} against ${JSON.stringify(path)}`);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('takes the spellings a ledger is made of without tokenising them, and reads them as before', () => {
+    for (const [entry, ignoreCase, prefix] of [
+      ['src/app/r1/12.ts', false, ['src', 'app', 'r1', '12.ts']],
+      ['SRC/\u0391\u03a3/x.ts', true, ['src', '\u03b1\u03c3', 'x.ts']],
+    ] as const) {
+      const compiled = compileScopeEntry(entry, { ignoreCase });
+      assert.equal(compiled.kind, 'plain');
+      assert.deepEqual(compiled.literalPrefix, prefix);
+      assert.equal(Object.getOwnPropertyNames(compiled).includes('alternatives'), false, 'no tokens until they are asked for');
+      assert.deepEqual(compiled.alternatives, parseScopeEntry(entry, { ignoreCase }).alternatives);
+    }
   });
 });
 
