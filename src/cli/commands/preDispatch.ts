@@ -29,6 +29,7 @@ import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
 import { recordBinding, resolveSubagentScope, subagentTranscriptPaths } from '../../planner/dispatch/subagentBinding';
 import { formatHookReply } from '../../planner/enforce/hookPayloads';
 import { foldCase } from '../../planner/scope/scopeEntry';
+import { CompiledEntries } from '../../planner/scope/scopeAlgebra';
 import type { HookVerdict } from '../../planner/enforce/hookPayloads';
 import { directoryProbe, locateDispatchRoot, readActiveWave } from './dispatchContext';
 import type { ActiveWave, DispatchRoot } from './dispatchContext';
@@ -121,6 +122,8 @@ interface CycleResult {
  */
 async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: ActiveWave, place: DispatchRoot, location: LedgerLocation, started: number): Promise<CycleResult> {
   const liveness = new Map<string, Liveness>();
+  // Every round decides on the ledger as read then, mostly the same entries: each is compiled once.
+  const compiled = new CompiledEntries();
   let rounds = 0;
   let probe: CycleFacts['probe'] = 'none';
   let lockWaitMs = 0;
@@ -155,6 +158,7 @@ async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: Ac
         liveness,
         canProbe: rounds < MAX_PROBE_ROUNDS,
         ignoreCase: place.ignoreCase,
+        compiled,
         ...(knownFiles !== undefined ? { knownFiles } : {}),
       });
       if (step.kind === 'probe') {

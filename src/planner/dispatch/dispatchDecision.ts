@@ -9,9 +9,9 @@
 //
 // Transcripts are read only for the agents a collision is found with: the decision asks for them
 // (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
-import { coverage } from '../scope/scopeAlgebra';
+import { CompiledEntries, coverage } from '../scope/scopeAlgebra';
 import type { Coverage } from '../scope/scopeAlgebra';
-import { findCollisions } from '../scope/collisions';
+import { findCollisions, withKnownWitnesses } from '../scope/collisions';
 import { LiteralPrefixSet, spelledLiteralPrefix } from '../scope/literalPrefixSet';
 import type { ScopeRecord } from '../scope/collisions';
 import type { DispatchRequest } from './dispatchRequest';
@@ -82,6 +82,12 @@ export interface DecisionInput {
   readonly ignoreCase?: boolean;
   /** The repository's files, asked for only when a collision needs a witness. Undefined or a throw: synthesised witnesses (row 8). */
   readonly knownFiles?: () => readonly string[] | undefined;
+  /**
+   * Where entries are compiled and kept: one for all the rounds of a hook, so a ledger's entries are compiled
+   * once, not again in each round (the proof compiles every entry both sides share a prefix with). Without it,
+   * the rounds of this call share one of their own.
+   */
+  readonly compiled?: CompiledEntries;
 }
 
 /** The id a dispatch is recorded under: the declared agent, else its description, else its type. */
@@ -173,7 +179,7 @@ export function partnersThatMayMeet(record: LedgerRecord, partners: readonly Pla
   return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.meets(spelledLiteralPrefix(entry, ignoreCase))));
 }
 
-function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], options: { ignoreCase: boolean; knownFiles?: readonly string[] }): RawCollision[] {
+function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], options: { ignoreCase: boolean; compiled: CompiledEntries }): RawCollision[] {
   // Most earlier agents own other directories: they are set aside by their spelling, so a ledger of 50
   // agents costs the hook no compilation of their entries.
   const partners = partnersThatMayMeet(record, all, options.ignoreCase);
@@ -181,7 +187,7 @@ function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], opti
   // Synthetic ids: two records of one agent id must still be compared (findCollisions never compares a
   // record with another of the same id).
   const records: ScopeRecord[] = [{ id: NEW_ID, files: [...record.files] }, ...partners.map((placed, index) => ({ id: `#${index}`, files: [...placed.record.files] }))];
-  const report = findCollisions(records, { ignoreCase: options.ignoreCase, ...(options.knownFiles !== undefined ? { knownFiles: options.knownFiles } : {}) });
+  const report = findCollisions(records, { ignoreCase: options.ignoreCase, compiled: options.compiled });
   const found: RawCollision[] = [];
   for (const collision of report.collisions) {
     const mine = collision.agents.indexOf(NEW_ID);
@@ -209,6 +215,7 @@ function isBlind(liveness: Liveness): boolean {
  */
 export function decideDispatch(input: DecisionInput): DecisionStep {
   const ignoreCase = input.ignoreCase ?? false;
+  const compiled = input.compiled ?? new CompiledEntries();
   const nowIso = new Date(input.now).toISOString();
   const record = dispatchRecord(input.request, input.scope, input.now);
   const base = input.ledger.kind === 'ok' ? input.ledger.ledger : emptyLedger(input.request.sessionId, input.waveKey, nowIso);
@@ -243,14 +250,14 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
   let checked = record;
   let notEvaluable: string | undefined;
   try {
-    raw = collisionsWith(record, partners, { ignoreCase });
+    raw = collisionsWith(record, partners, { ignoreCase, compiled });
   } catch (error) {
     notEvaluable = (error as Error).message;
     // One entry the engine cannot decide must not hide another's plain overlap: the literal entries
     // (an equality test each) are checked on their own, and a collision they find is decided as usual.
     checked = { ...record, files: record.files.filter((entry) => !GLOB_CHARACTER.test(entry)) };
     try {
-      raw = collisionsWith(checked, partners, { ignoreCase });
+      raw = collisionsWith(checked, partners, { ignoreCase, compiled });
     } catch {
       raw = [];
     }
@@ -260,8 +267,18 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
   const sameIdSeen = replaced.length > 0 || keptSameId.length > 0 || partners.some(({ record: prior }) => prior.id === record.id);
   if (raw.length === 0) return allow(sameIdSeen ? '10' : 'clear', {}, replaced);
 
-  // Liveness of every partner a collision was found with: from earlier probes, else ask for a probe.
-  const colliding = [...new Map(raw.map((collision) => [recordKey(collision.partner.record), collision.partner])).values()];
+  // Liveness of every partner a collision was found with: from earlier probes, else ask for a probe. A partner
+  // may collide through each of hundreds of entries; its key is spelled once.
+  const keys = new Map<LedgerRecord, string>();
+  const keyOf = (prior: LedgerRecord) => {
+    let key = keys.get(prior);
+    if (key === undefined) {
+      key = recordKey(prior);
+      keys.set(prior, key);
+    }
+    return key;
+  };
+  const colliding = [...new Map(raw.map((collision) => [keyOf(collision.partner.record), collision.partner])).values()];
   const unknown = colliding.filter(({ record: prior }) => !input.liveness.has(recordKey(prior)));
   if (unknown.length > 0 && input.canProbe) {
     return {
@@ -274,7 +291,7 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
       })),
     };
   }
-  const livenessOf = (prior: LedgerRecord): Liveness => input.liveness.get(recordKey(prior)) ?? withTtl('probe-unavailable', prior.at, input.now);
+  const livenessOf = (prior: LedgerRecord): Liveness => input.liveness.get(keyOf(prior)) ?? withTtl('probe-unavailable', prior.at, input.now);
 
   // Real witnesses only now that there is something to show (row 8: without files they are synthesised).
   let witnessesDegraded = false;
@@ -289,13 +306,14 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
     if (files === undefined) witnessesDegraded = true;
     else {
       try {
-        detailed = collisionsWith(checked, colliding, { ignoreCase, knownFiles: files });
+        // The collisions just found, with real files for witnesses: no pair is decided again.
+        detailed = withKnownWitnesses(raw, files, { ignoreCase, compiled });
       } catch {
         detailed = raw;
       }
     }
   }
-  const collisions: Collider[] = detailed.map((collision) => ({ ...collision, liveness: livenessOf(collision.partner.record) }));
+  const collisions: Collider[] = detailed.map(({ partner, entries, witness, kind }) => ({ partner, entries, witness, kind, liveness: livenessOf(partner.record) }));
   const inFlight = colliding.filter(({ record: prior }) => livenessOf(prior).inFlight);
   if (inFlight.length > 0) {
     const currentWave = (placed: PlacedRecord) => placed.waveKey === input.waveKey;

@@ -8,6 +8,7 @@
 // every pair of agents that declared it.
 import { FileIndex } from './fileIndex';
 import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, respelledWitness } from './scopeAlgebra';
+import type { CompiledEntries } from './scopeAlgebra';
 import { ProofBudget } from './scopeAutomaton';
 import { foldCase } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
@@ -46,6 +47,8 @@ export interface CollisionOptions {
   ignoreCase?: boolean;
   /** Pairs of alternatives the proof may compare (default PROOF_PAIR_BUDGET); past it, ScopeProofTooComplex is thrown. */
   pairBudget?: number;
+  /** Where entries are compiled and kept, for a caller that asks again about the same entries (else the shared cache). */
+  compiled?: CompiledEntries;
 }
 
 interface Claim {
@@ -84,6 +87,8 @@ function duplicateIdsOf(records: readonly ScopeRecord[]): { duplicates: string[]
 export function findCollisions(records: readonly ScopeRecord[], options: CollisionOptions = {}): CollisionReport {
   const given = options.knownFiles;
   const ignoreCase = options.ignoreCase ?? (given instanceof FileIndex ? given.ignoreCase : false);
+  const kept = options.compiled;
+  const compile = kept !== undefined ? (spelling: string) => kept.of(spelling, ignoreCase) : (spelling: string) => compiledEntry(spelling, ignoreCase);
   const { duplicates, identity } = duplicateIdsOf(records);
 
   // Who declares what: one claim per distinct spelling. Compared in Unicode NFC, as every gate compares
@@ -91,22 +96,32 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   // take for one path (`café` and `cafe` + U+0301, `K` and KELVIN SIGN) are one path here too.
   const claims = new Map<string, Claim>();
   records.forEach((record, position) => {
-    for (const spelling of new Set(record.files.map((file) => file.normalize('NFC')))) {
+    for (const spelling of new Set(record.files.map(inNfc))) {
       const claim = claims.get(spelling);
-      if (claim === undefined) claims.set(spelling, { entry: compiledEntry(spelling, ignoreCase), owners: [position] });
+      if (claim === undefined) claims.set(spelling, { entry: compile(spelling), owners: [position] });
       else if (claim.owners[claim.owners.length - 1] !== position) claim.owners.push(position);
     }
   });
 
-  // Globs go into the prefix tree; plain paths are grouped by their comparison key.
+  // Globs go into the prefix tree; plain paths are grouped by their comparison key. With case kept that key is
+  // the claim's own spelling, so each group is one claim: the groups are then the plain claims in their order,
+  // without a second map of every plain path (a full session ledger holds over 200,000).
   const root = newNode();
   const plainByKey = new Map<string, Claim[]>();
+  const plainGroups: Claim[][] = [];
   for (const claim of claims.values()) {
     if (claim.entry.kind === 'plain') {
-      const key = ignoreCase ? foldCase(claim.entry.spelling) : claim.entry.spelling;
+      if (!ignoreCase) {
+        plainGroups.push([claim]);
+        continue;
+      }
+      const key = foldCase(claim.entry.spelling);
       const group = plainByKey.get(key);
-      if (group === undefined) plainByKey.set(key, [claim]);
-      else group.push(claim);
+      if (group === undefined) {
+        const started = [claim];
+        plainByKey.set(key, started);
+        plainGroups.push(started);
+      } else group.push(claim);
       continue;
     }
     let node = root;
@@ -130,7 +145,7 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
   };
 
   // Plain against plain: the same path (or the same claim declared by several agents).
-  for (const group of plainByKey.values()) {
+  for (const group of plainGroups) {
     group.forEach((left, index) => {
       meet(left, left);
       for (const right of group.slice(index + 1)) meet(left, right);
@@ -153,41 +168,62 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
 
   // The file list is only needed for witnesses, so a disjoint wave never pays for indexing it.
   const knownFiles = given === undefined || meetings.length === 0 ? undefined : given instanceof FileIndex ? given : new FileIndex(given, { ignoreCase });
-  const witnessFor = realWitnesses(meetings, knownFiles);
-  const collisions: Array<Collision & { order: [number, number] }> = [];
+  const witnessFor = realWitnesses(knownFiles);
+  const collisions: Collision[] = [];
+  // Report order: by the first agent's record, the second's, then each entry's place in its record: four numbers
+  // for each collision, side by side (a full ledger against one glob collides through every one of its entries).
+  // The places of a record's entries are looked up only when it collides.
+  const order: number[] = [];
+  const entryPlaces = new Map<number, Map<string, number>>();
+  const place = (position: number, spelling: string) => {
+    let places = entryPlaces.get(position);
+    if (places === undefined) {
+      places = new Map((records[position] as ScopeRecord).files.map((file, index) => [file, index]));
+      entryPlaces.set(position, places);
+    }
+    return places.get(spelling) ?? 0;
+  };
   for (const { left, right, witness: synthesised } of meetings) {
-    const witness = witnessFor(left.entry, right.entry) ?? (knownFiles === undefined ? synthesised : respelledWitness(left.entry, right.entry, synthesised, knownFiles));
+    const witness = knownFiles === undefined ? synthesised : witnessFor(left.entry, right.entry) ?? respelledWitness(left.entry, right.entry, synthesised, knownFiles);
     const kind = left.entry.kind === 'plain' || right.entry.kind === 'plain' ? 'concrete' : 'glob';
     for (const leftOwner of left.owners) {
       for (const rightOwner of right.owners) {
         if (identity[leftOwner] === identity[rightOwner] || (left === right && leftOwner > rightOwner)) continue;
-        const [first, second] = leftOwner < rightOwner ? [[leftOwner, left], [rightOwner, right]] as const : [[rightOwner, right], [leftOwner, left]] as const;
+        const leftFirst = leftOwner < rightOwner;
+        const firstOwner = leftFirst ? leftOwner : rightOwner;
+        const secondOwner = leftFirst ? rightOwner : leftOwner;
+        const firstEntry = (leftFirst ? left : right).entry.spelling;
+        const secondEntry = (leftFirst ? right : left).entry.spelling;
         collisions.push({
-          agents: [(records[first[0]] as ScopeRecord).id, (records[second[0]] as ScopeRecord).id],
-          entries: [first[1].entry.spelling, second[1].entry.spelling],
+          agents: [(records[firstOwner] as ScopeRecord).id, (records[secondOwner] as ScopeRecord).id],
+          entries: [firstEntry, secondEntry],
           kind,
           witness,
-          order: [first[0], second[0]],
         });
+        order.push(firstOwner, secondOwner, place(firstOwner, firstEntry), place(secondOwner, secondEntry));
       }
     }
   }
-  // Report order: by the first agent's record, the second's, then each entry's place in its record.
-  const entryPlaces = records.map((record) => new Map(record.files.map((spelling, place) => [spelling, place])));
-  const place = (position: number, spelling: string) => (entryPlaces[position] as Map<string, number>).get(spelling) ?? 0;
-  collisions.sort(
-    (a, b) =>
-      a.order[0] - b.order[0] ||
-      a.order[1] - b.order[1] ||
-      place(a.order[0], a.entries[0]) - place(b.order[0], b.entries[0]) ||
-      place(a.order[1], a.entries[1]) - place(b.order[1], b.entries[1]),
-  );
+  const byOrder = (a: number, b: number) => {
+    for (let key = 0; key < 4; key += 1) {
+      const difference = (order[a * 4 + key] as number) - (order[b * 4 + key] as number);
+      if (difference !== 0) return difference;
+    }
+    return 0;
+  };
   return {
     ok: collisions.length === 0 && duplicates.length === 0,
-    collisions: collisions.map(({ agents, entries, kind, witness }) => ({ agents, entries, kind, witness })),
+    collisions: collisions.map((_, index) => index).sort(byOrder).map((index) => collisions[index] as Collision),
     duplicateIds: duplicates,
   };
 }
+
+/** A spelling in Unicode NFC (one that is all ASCII already is, and is kept as the same string). */
+function inNfc(spelling: string): string {
+  return ASCII.test(spelling) ? spelling : spelling.normalize('NFC');
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Whether the two claims have owners from two different agents (otherwise there is nothing to report). */
 function sharesAnAgentPair(left: Claim, right: Claim, identity: readonly string[]): boolean {
@@ -200,13 +236,11 @@ function sharesAnAgentPair(left: Claim, right: Claim, identity: readonly string[
 /**
  * Known files that witness each colliding pair. A plain entry is its own witness (when it is a known
  * file). For two globs, only the files under the longer of their literal prefixes can be named by both,
- * so only those are tested; each distinct pair of spellings is searched once.
+ * so only those are tested; each distinct pair of spellings is searched once. Either entry of a pair may come
+ * first: the witness is the same.
  */
-function realWitnesses(
-  meetings: ReadonlyArray<{ left: Claim; right: Claim }>,
-  knownFiles: FileIndex | undefined,
-): (left: CompiledScopeEntry, right: CompiledScopeEntry) => string | undefined {
-  if (knownFiles === undefined || meetings.length === 0) return () => undefined;
+function realWitnesses(knownFiles: FileIndex | undefined): (left: CompiledScopeEntry, right: CompiledScopeEntry) => string | undefined {
+  if (knownFiles === undefined) return () => undefined;
   const found = new Map<string, string | undefined>();
   return (left, right) => {
     const own = (spelling: string) => {
@@ -219,4 +253,29 @@ function realWitnesses(
     if (!found.has(key)) found.set(key, knownWitness(left, right, knownFiles));
     return found.get(key);
   };
+}
+
+/**
+ * Collisions found without known files, with the witnesses `findCollisions` gives them when it is given the files
+ * (a known file both entries name, else the synthesised witness respelled as the files spell it); the rest of
+ * each collision as it is. Which pairs collide, and in which order, does not depend on the files: a caller that
+ * lists them only once a collision is found (the dispatch guard) need not decide every pair again. Each
+ * collision's `witness` must be the one `findCollisions` synthesised for its `entries`.
+ */
+export function withKnownWitnesses<T extends { readonly entries: readonly [string, string]; readonly witness: string }>(
+  collisions: readonly T[],
+  knownFiles: FileIndex | readonly string[],
+  options: { ignoreCase?: boolean; compiled?: CompiledEntries } = {},
+): T[] {
+  if (collisions.length === 0) return [];
+  const ignoreCase = options.ignoreCase ?? (knownFiles instanceof FileIndex ? knownFiles.ignoreCase : false);
+  const files = knownFiles instanceof FileIndex ? knownFiles : new FileIndex(knownFiles, { ignoreCase });
+  const kept = options.compiled;
+  const compile = (spelling: string) => (kept !== undefined ? kept.of(spelling, ignoreCase) : compiledEntry(spelling, ignoreCase));
+  const witnessFor = realWitnesses(files);
+  return collisions.map((collision) => {
+    const left = compile(collision.entries[0]);
+    const right = compile(collision.entries[1]);
+    return { ...collision, witness: witnessFor(left, right) ?? respelledWitness(left, right, collision.witness, files) };
+  });
 }

@@ -84,6 +84,39 @@ export function compiledEntry(spelling: string, ignoreCase: boolean): CompiledSc
   return compiled;
 }
 
+/** How much of its spellings `CompiledEntries` keeps by default: a full ledger (8 MiB) and a dispatch as large. */
+const KEPT_CHARACTERS = 16 * 1024 * 1024;
+
+/**
+ * Entries compiled for one piece of work that asks about the same entries several times and may hold more of
+ * them than the shared cache above keeps (the dispatch guard decides up to four times in one hook, each time
+ * on a ledger of up to 240,000 entries, and the shared cache, cleared past 50,000, would compile them all
+ * again each time). Never cleared: past its bound (the total length of the alternatives it keeps) it compiles
+ * what is new without keeping it, so what it holds is reused to the end.
+ */
+export class CompiledEntries {
+  /** By spelling: compiled as spelled, and with case ignored. */
+  private readonly kept = [new Map<string, CompiledScopeEntry>(), new Map<string, CompiledScopeEntry>()] as const;
+  private keptCharacters = 0;
+
+  constructor(private readonly maxCharacters = KEPT_CHARACTERS) {}
+
+  /** The compiled form of a normalised spelling, compiled once. */
+  of(spelling: string, ignoreCase: boolean): CompiledScopeEntry {
+    const kept = this.kept[ignoreCase ? 1 : 0];
+    let compiled = kept.get(spelling);
+    if (compiled === undefined) {
+      compiled = compileScopeEntry(spelling, { ignoreCase });
+      const size = compiled.kind === 'plain' ? spelling.length : compiled.expansions.reduce((total, expansion) => total + expansion.length, 0);
+      if (this.keptCharacters + size <= this.maxCharacters) {
+        kept.set(spelling, compiled);
+        this.keptCharacters += size;
+      }
+    }
+    return compiled;
+  }
+}
+
 /** Whether one literal prefix is a segment-wise prefix of the other: otherwise the entries cannot meet. */
 export function prefixesCompatible(left: readonly string[], right: readonly string[]): boolean {
   const shared = Math.min(left.length, right.length);

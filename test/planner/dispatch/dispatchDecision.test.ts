@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { findCollisions } from '../../../src/planner/scope/collisions';
-import { prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
+import { CompiledEntries, prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
 import { foldCase, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { decideDispatch, dispatchRecord, partnersThatMayMeet } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DecisionInput, DecisionStep, DispatchVerdict } from '../../../src/planner/dispatch/dispatchDecision';
@@ -216,18 +216,19 @@ describe('decideDispatch: row 10, the same agent id dispatched again', () => {
 });
 
 describe('decideDispatch: earlier agents set aside by their spelling never hide a collision (fast-check, oracle findCollisions)', () => {
+  // Beside ASCII, spellings the engine compares in NFC and folds whole or character by character:
+  // café in NFC and NFD, the Kelvin sign, a Greek capital sigma (σ or final ς in lower case).
+  const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c3', '\u03b1\u03c2');
+  const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+    try {
+      normalizeScopeEntry(candidate);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
   it('finds a collision exactly when the scope engine does', () => {
-    // Beside ASCII, spellings the engine compares in NFC and folds whole or character by character:
-    // café in NFC and NFD, the Kelvin sign, a Greek capital sigma (σ or final ς in lower case).
-    const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c3', '\u03b1\u03c2');
-    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
-      try {
-        normalizeScopeEntry(candidate);
-        return true;
-      } catch {
-        return false;
-      }
-    });
     fc.assert(
       fc.property(fc.array(entry, { minLength: 1, maxLength: 3 }), fc.array(fc.array(entry, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (mine, priors, ignoreCase) => {
         const req: DispatchRequest = { toolName: 'Agent', description: 'new', prompt: `FILE-SCOPE\n\`\`\`\n${JSON.stringify(mine)}\n\`\`\`\n`, background: false, sessionId: 's1', useId: 'toolu_new' };
@@ -240,6 +241,55 @@ describe('decideDispatch: earlier agents set aside by their spelling never hide 
         assert.deepEqual([...found].sort(), [...expected].sort());
       }),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe('decideDispatch: the rounds of a hook (fast-check, oracle findCollisions with the known files)', () => {
+  const segment = fc.constantFrom('src', 'lib', 'a', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', 'a*', 'caf\u00e9', 'cafe\u0301', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c2');
+  const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+    try {
+      normalizeScopeEntry(candidate);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const file = fc.array(fc.constantFrom('src', 'lib', 'a', 'A', 'b', 'x.ts', 'caf\u00e9', 'K', '\u03b1\u03c3'), { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/'));
+
+  it('denies with every collision, its entries and a known file as witness exactly as findCollisions names them, whether the rounds share compiled entries or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(entry, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.array(entry, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+        fc.array(file, { maxLength: 8 }),
+        fc.boolean(),
+        fc.constantFrom<'shared' | 'tiny' | 'none'>('shared', 'tiny', 'none'),
+        (mine, priors, files, ignoreCase, sharing) => {
+          const req: DispatchRequest = { toolName: 'Agent', description: 'new', prompt: `FILE-SCOPE\n\`\`\`\n${JSON.stringify(mine)}\n\`\`\`\n`, background: false, sessionId: 's1', useId: 'toolu_new' };
+          const scope = analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' }, { ignoreCase });
+          const records = priors.map((entries, index) => ({ id: `p${index}`, desc: `p${index}`, useId: `toolu_p${index}`, files: [...new Set(entries.map((raw) => normalizeScopeEntry(raw)))], at: new Date(NOW).toISOString() }));
+          const ledger = ledgerOf(...records);
+          const placed = allRecords((ledger as { ledger: SessionLedger }).ledger);
+          const oracle = findCollisions([{ id: '#new', files: [...scope.claim] }, ...placed.map(({ record }) => ({ id: record.id, files: [...record.files] }))], { ignoreCase, knownFiles: files });
+          const expected = oracle.collisions.filter((collision) => collision.agents[0] === '#new').map((collision) => [collision.agents[1], collision.entries, collision.witness, collision.kind]);
+          // As the hook runs it: one set of compiled entries for every round (or one of a few characters, mostly past its bound).
+          const compiled = sharing === 'shared' ? new CompiledEntries() : sharing === 'tiny' ? new CompiledEntries(6) : undefined;
+          const round = (liveness: Map<string, Liveness>) =>
+            decideDispatch({ request: req, scope, waveKey: KEY, ledger, now: NOW, liveness, canProbe: true, ignoreCase, knownFiles: () => files, ...(compiled !== undefined ? { compiled } : {}) });
+          const first = round(new Map());
+          if (expected.length === 0) {
+            assert.equal(first.kind, 'verdict');
+            return;
+          }
+          assert.equal(first.kind, 'probe');
+          const targets = (first as { targets: ReadonlyArray<{ key: string }> }).targets;
+          const verdict = verdictOf(round(new Map(targets.map((target) => [target.key, alive()]))));
+          assert.equal(verdict.row, '11');
+          assert.deepEqual(verdict.collisions.map((collision) => [collision.partner.record.id, collision.entries, collision.witness, collision.kind]), expected);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });
@@ -323,6 +373,37 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
       const step = decideDispatch({ request, scope, waveKey: ${JSON.stringify(KEY)}, ledger: { kind: 'ok', ledger }, now, liveness: new Map(), canProbe: true });
       parentPort.postMessage([scope.claim.length, step.kind, step.verdict && step.verdict.row]);`);
     assert.deepEqual(answer, [5000, 'verdict', 'clear']);
+  });
+
+  it('decides `src/**` against a full ledger (395 records of 600 entries, all kept for the proof) in both rounds of a hook in a few seconds', async function () {
+    // Every record's entries lie under `src/`, so the prefix filter keeps them all and the proof meets all 237,000.
+    // Compiling each entry in full in every round, with a shared cache of 50,000 that the ledger made start over
+    // each time, took about 20 s here (5 s to find the collisions, 15 s for the verdict and its witnesses).
+    this.timeout(60_000);
+    const answer = await answerApart(`
+      const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
+      const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
+      const { emptyLedger, formatLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
+      const { CompiledEntries } = require(${sourcePath('src/planner/scope/scopeAlgebra.ts')});
+      const now = ${NOW};
+      const at = new Date(now).toISOString();
+      const request = { toolName: 'Agent', description: 'new', prompt: 'FILE-SCOPE\\n~~~\\nsrc/**\\n~~~\\n', background: false, sessionId: 's1', useId: 'toolu_new' };
+      const records = Array.from({ length: 395 }, (_, record) => ({
+        id: 'p' + record, desc: 'p' + record, useId: 'toolu_p' + record, at,
+        files: Array.from({ length: 600 }, (_, index) => 'src/app/r' + record + '/' + index + '.ts'),
+      }));
+      const ledger = updateLedger(emptyLedger('s1', ${JSON.stringify(KEY)}, at), { waveKey: ${JSON.stringify(KEY)}, now: at, add: records });
+      const scope = analyseDispatchScope(request, { kind: 'none', reason: 'no-manifest' });
+      const files = ['src/app/r7/3.ts', 'src/index.ts'];
+      // As the hook runs it: one set of compiled entries for every round, the transcript read between them.
+      const compiled = new CompiledEntries();
+      const round = (liveness) => decideDispatch({ request, scope, waveKey: ${JSON.stringify(KEY)}, ledger: { kind: 'ok', ledger }, now, liveness, canProbe: true, knownFiles: () => files, compiled });
+      const probe = round(new Map());
+      const running = { inFlight: true, evidence: 'awaiting-result', ttlExpired: false, since: at };
+      const { verdict } = round(new Map(probe.targets.map((target) => [target.key, running])));
+      const witnessed = verdict.collisions.find((collision) => collision.witness === 'src/app/r7/3.ts');
+      parentPort.postMessage([formatLedger(ledger).length > 7_500_000, probe.targets.length, verdict.row, verdict.collisions.length, witnessed && witnessed.entries]);`);
+    assert.deepEqual(answer, [true, 395, '11', 237_000, ['src/**', 'src/app/r7/3.ts']]);
   });
 
   it('decides a same-id retry of 3,000 entries against 12 earlier records of that id (600 entries each) in a few seconds', async function () {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { findCollisions } from '../../../src/planner/scope/collisions';
+import { findCollisions, withKnownWitnesses } from '../../../src/planner/scope/collisions';
 import type { Collision } from '../../../src/planner/scope/collisions';
 import { FileIndex } from '../../../src/planner/scope/fileIndex';
-import { intersects } from '../../../src/planner/scope/scopeAlgebra';
+import { CompiledEntries, intersects } from '../../../src/planner/scope/scopeAlgebra';
 import { COMMON_PATH_STEP_BUDGET, ScopeProofTooComplex } from '../../../src/planner/scope/scopeAutomaton';
 import type { ScopeRecord } from '../../../src/planner/scope/collisions';
 import { parseScopeRecords } from '../../../src/planner/plan/scopeRecords';
@@ -176,6 +176,68 @@ describe('findCollisions', () => {
         for (const collision of report.collisions) {
           assert.ok(oracleMatcher(collision.entries[0])(collision.witness) && oracleMatcher(collision.entries[1])(collision.witness));
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('reports the pairs in record order, then in each record\'s entry order, in both case modes (random waves, oracle: every pair by intersects)', function () {
+    this.timeout(300_000);
+    const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 4 });
+    fc.assert(
+      fc.property(wave, fc.boolean(), (agents, ignoreCase) => {
+        const declared: ScopeRecord[] = agents.map((entries, index) => ({
+          id: `agent${index}`,
+          files: [...new Set(entries.map(usable).filter((entry): entry is string => entry !== undefined))],
+        }));
+        const expected: string[] = [];
+        declared.forEach((left, i) =>
+          declared.slice(i + 1).forEach((right) => {
+            for (const a of left.files) for (const b of right.files) if (intersects(a, b, { ignoreCase }).overlaps) expected.push(`${left.id}|${right.id}|${a}|${b}`);
+          }),
+        );
+        const report = findCollisions(declared, { ignoreCase });
+        assert.deepEqual(
+          report.collisions.map((c) => `${c.agents[0]}|${c.agents[1]}|${c.entries[0]}|${c.entries[1]}`),
+          expected,
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same answers with entries compiled and kept by the caller, within its bound or past it (random waves)', function () {
+    this.timeout(300_000);
+    const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 4 });
+    fc.assert(
+      fc.property(wave, fc.boolean(), fc.constantFrom(0, 8, 1_000_000), (agents, ignoreCase, bound) => {
+        const declared: ScopeRecord[] = agents.map((entries, index) => ({
+          id: `agent${index}`,
+          files: [...new Set(entries.map(usable).filter((entry): entry is string => entry !== undefined))],
+        }));
+        const compiled = new CompiledEntries(bound);
+        const alone = findCollisions(declared, { ignoreCase });
+        assert.deepEqual(findCollisions(declared, { ignoreCase, compiled }), alone);
+        // Asked again, with whatever the first call kept.
+        assert.deepEqual(findCollisions(declared, { ignoreCase, compiled }), alone);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('withKnownWitnesses gives the collisions found without files the witnesses findCollisions gives with them (random waves and files)', function () {
+    this.timeout(300_000);
+    const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 4 });
+    const file = fc.array(fc.constantFrom('a', 'b', 'A', 'B', '.a', 'ab', 'x.ts'), { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/'));
+    fc.assert(
+      fc.property(wave, fc.array(file, { maxLength: 12 }), fc.boolean(), (agents, files, ignoreCase) => {
+        const declared: ScopeRecord[] = agents.map((entries, index) => ({
+          id: `agent${index}`,
+          files: [...new Set(entries.map(usable).filter((entry): entry is string => entry !== undefined))],
+        }));
+        const withFiles = findCollisions(declared, { ignoreCase, knownFiles: files });
+        const without = findCollisions(declared, { ignoreCase });
+        assert.deepEqual(withKnownWitnesses(without.collisions, files, { ignoreCase }), withFiles.collisions);
+        assert.deepEqual(withKnownWitnesses(without.collisions, new FileIndex(files, { ignoreCase }), { compiled: new CompiledEntries() }), withFiles.collisions);
       }),
       { numRuns: 300 },
     );
