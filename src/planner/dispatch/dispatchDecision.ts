@@ -187,7 +187,9 @@ function collisionsWith(record: LedgerRecord, all: readonly PlacedRecord[], opti
   // Synthetic ids: two records of one agent id must still be compared (findCollisions never compares a
   // record with another of the same id).
   const records: ScopeRecord[] = [{ id: NEW_ID, files: [...record.files] }, ...partners.map((placed, index) => ({ id: `#${index}`, files: [...placed.record.files] }))];
-  const report = findCollisions(records, { ignoreCase: options.ignoreCase, compiled: options.compiled });
+  // Only the new record's pairs: the earlier agents' overlaps among themselves are not this dispatch's, and
+  // proving them spent the proof's budget (a ledger whose agents overlap heavily pushed a dispatch to row 9).
+  const report = findCollisions(records, { ignoreCase: options.ignoreCase, compiled: options.compiled, against: 0 });
   const found: RawCollision[] = [];
   for (const collision of report.collisions) {
     const mine = collision.agents.indexOf(NEW_ID);

@@ -49,6 +49,12 @@ export interface CollisionOptions {
   pairBudget?: number;
   /** Where entries are compiled and kept, for a caller that asks again about the same entries (else the shared cache). */
   compiled?: CompiledEntries;
+  /**
+   * The position of the one record whose collisions are wanted: only pairs with it are proven and reported,
+   * and only they spend the budget (the dispatch guard asks about one new record against earlier ones, whose
+   * overlaps among themselves are not its business). Default: every pair.
+   */
+  against?: number;
 }
 
 interface Claim {
@@ -138,8 +144,9 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
 
   const meetings: Array<{ left: Claim; right: Claim; witness: string }> = [];
   const budget = new ProofBudget(options.pairBudget);
+  const against = options.against;
   const meet = (left: Claim, right: Claim) => {
-    if (!sharesAnAgentPair(left, right, identity)) return;
+    if (!sharesAnAgentPair(left, right, identity, against)) return;
     const result = intersectCompiled(left.entry, right.entry, budget);
     if (result.overlaps) meetings.push({ left, right, witness: result.witness });
   };
@@ -189,6 +196,7 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
     for (const leftOwner of left.owners) {
       for (const rightOwner of right.owners) {
         if (identity[leftOwner] === identity[rightOwner] || (left === right && leftOwner > rightOwner)) continue;
+        if (against !== undefined && leftOwner !== against && rightOwner !== against) continue;
         const leftFirst = leftOwner < rightOwner;
         const firstOwner = leftFirst ? leftOwner : rightOwner;
         const secondOwner = leftFirst ? rightOwner : leftOwner;
@@ -225,10 +233,16 @@ function inNfc(spelling: string): string {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** Whether the two claims have owners from two different agents (otherwise there is nothing to report). */
-function sharesAnAgentPair(left: Claim, right: Claim, identity: readonly string[]): boolean {
+/**
+ * Whether the two claims have owners from two different agents (otherwise there is nothing to report), one
+ * of them the record at `against` when it is given.
+ */
+function sharesAnAgentPair(left: Claim, right: Claim, identity: readonly string[], against: number | undefined): boolean {
   for (const leftOwner of left.owners) {
-    for (const rightOwner of right.owners) if (identity[leftOwner] !== identity[rightOwner]) return true;
+    for (const rightOwner of right.owners) {
+      if (identity[leftOwner] === identity[rightOwner]) continue;
+      if (against === undefined || leftOwner === against || rightOwner === against) return true;
+    }
   }
   return false;
 }

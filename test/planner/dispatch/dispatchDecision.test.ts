@@ -135,6 +135,16 @@ describe('decideDispatch: the matrix rows decided against the ledger', () => {
     assert.equal(allRecords(verdict.ledger as SessionLedger).length, 2);
   });
 
+  it('row 9 is not reached through earlier agents that overlap each other: only the new dispatch\'s pairs are proven', () => {
+    // Two running agents with 1,500 globs each under src/app/ (about 4,500,000 pairs between them, past the
+    // proof's budget); the new dispatch shares the directory and none of their files.
+    const globs = (tag: string) => Array.from({ length: 1500 }, (_, index) => `src/app/m${index}*/${tag}.ts`);
+    const first = { ...recorded('p1', [], 'toolu_p1', 2), files: globs('f') };
+    const second = { ...recorded('p2', [], 'toolu_p2', 1), files: globs('g') };
+    const verdict = verdictOf(decide(request('bob', ['src/app/other/x.ts'], 'toolu_b'), ledgerOf(first, second)));
+    assert.deepEqual([verdict.decision, verdict.row, verdict.notEvaluable], ['allow', 'clear', undefined]);
+  });
+
   it('row 9 never hides a plain overlap: an entry the engine cannot decide beside a literal that names a running agent\'s file is a deny', () => {
     const req = request('bob', ['src/a/x.ts'], 'toolu_b');
     const scope = analyseDispatchScope(req, { kind: 'none', reason: 'no-manifest' });

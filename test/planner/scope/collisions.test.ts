@@ -224,6 +224,38 @@ describe('findCollisions', () => {
     );
   });
 
+  it('against one record, reports exactly the collisions of the whole wave that involve it, in the same order (random waves)', function () {
+    this.timeout(300_000);
+    const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 5 });
+    fc.assert(
+      fc.property(wave, fc.nat(), fc.boolean(), (agents, pick, ignoreCase) => {
+        const declared: ScopeRecord[] = agents.map((entries, index) => ({
+          id: `agent${index}`,
+          files: [...new Set(entries.map(usable).filter((entry): entry is string => entry !== undefined))],
+        }));
+        const against = pick % declared.length;
+        const id = declared[against]?.id;
+        const whole = findCollisions(declared, { ignoreCase });
+        const mine = findCollisions(declared, { ignoreCase, against });
+        assert.deepEqual(mine.collisions, whole.collisions.filter((collision) => collision.agents.includes(id as string)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('against one record, spends its budget on that record\'s pairs alone: others overlapping among themselves cannot use it up', () => {
+    // Two earlier agents with 1,500 globs each under one directory (3,000 spellings, about 4,500,000 pairs to
+    // prove, past the 2,000,000 budget), and a new one that shares that directory but none of their files.
+    const globs = (tag: string) => Array.from({ length: 1500 }, (_, index) => `src/app/m${index}*/${tag}.ts`);
+    const records: ScopeRecord[] = [
+      { id: 'new', files: ['src/app/other/x.ts'] },
+      { id: 'earlier1', files: globs('f') },
+      { id: 'earlier2', files: globs('g') },
+    ];
+    assert.throws(() => findCollisions(records), ScopeProofTooComplex);
+    assert.deepEqual(findCollisions(records, { against: 0 }).collisions, []);
+  });
+
   it('withKnownWitnesses gives the collisions found without files the witnesses findCollisions gives with them (random waves and files)', function () {
     this.timeout(300_000);
     const wave = fc.array(fc.array(entryArbitrary(), { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 4 });
