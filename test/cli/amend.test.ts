@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, runBuiltCli } from '../support/builtCli';
+import { plantAt, snapshotTree } from '../support/plantedLinks';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { dispatchPayload, lastEvent, planWave, preDispatch, readLedgerFile, SESSION, scopedPrompt, transcript } from './dispatchHelpers';
@@ -52,6 +53,23 @@ describe('wave-scope amend (built CLI, real git repository)', () => {
     assert.match(run.stderr, /ERROR: "src\/\*\*\/\*\.ts" overlaps "src\/b\/", which the plan gives agent "bob" \(both name "src\/b\/y\.ts"\)/);
     assert.deepEqual([read('.claude/wave-scope.json'), read('.claude/filescopes/wave-1.scopes.json')], before);
     assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'refused-declared');
+  });
+
+  it('refuses (exit 1) a per-agent file linked elsewhere before its first write, naming it, as plan write does; nothing is written', () => {
+    const stateDir = join(repo.root, '.claude');
+    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
+    const restore = plantAt(repo.root, { name: 'bob linked', path: '.claude/filescopes/wave-1/bob.json', kind: 'link' }, outside);
+    try {
+      const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
+      const run = amend('--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'the guide');
+      assert.equal(run.status, 1, run.stderr);
+      assert.ok(run.stderr.startsWith('ERROR: .claude/filescopes/wave-1/bob.json is a symbolic link where amend writes the plan: '), run.stderr);
+      assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, 'nothing was written or removed, here or elsewhere');
+      assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'failed');
+    } finally {
+      restore();
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('refuses an entry a sibling still in flight claims, and allows it once the sibling has finished', () => {

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { CliIo } from '../cliIo';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, UsageProblem } from '../commandLine';
+import { shownPath } from '../commandRepository';
 import { declarationMessages, dispatchMessages as say } from '../messages';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
 import { acquireLedgerLock, writeLedger } from '../../node/dispatchLedgerStore';
@@ -21,7 +22,7 @@ import type { Liveness } from '../../planner/dispatch/liveness';
 import { allRecords, waveOfKey } from '../../planner/dispatch/sessionLedger';
 import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
 import { readWaveDeclaration } from '../../planner/plan/declarationStore';
-import { writeWavePlan } from '../../planner/plan/planWriter';
+import { stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
 import { locateDispatchRoot, sessionOf } from './dispatchContext';
@@ -151,10 +152,15 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
     fs,
   );
   if (!written.ok) {
-    reportError(io, say.amendWriteFailed(written.step, written.message));
-    for (const problem of written.errors) reportError(io, problem);
+    if (written.inTheWay !== undefined) {
+      // Refused before the first write, as plan write and sync refuse it: local state the chain will not write through.
+      reportError(io, declarationMessages.plantedInStateDir('amend', shownPath(io.cwd, written.inTheWay.path), written.inTheWay.found));
+    } else {
+      reportError(io, say.amendWriteFailed(written.step, written.message));
+      for (const problem of written.errors) reportError(io, problem);
+    }
     record('failed', check.added.length);
-    return finish(written.step === 'assert-disjoint' || written.step === 'validate' ? 1 : 2, { outcome: 'failed', step: written.step, errors: written.errors });
+    return finish(stoppedOnInput(written) ? 1 : 2, { outcome: 'failed', step: written.step, errors: written.errors });
   }
 
   // The agent's own ledger records claim the new entries too, so dispatches from now on see them.
