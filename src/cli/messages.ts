@@ -252,8 +252,6 @@ export const installHooksMessages = {
       : `Put the changes you want to keep where they belong (in ${saved}, which the wrapper runs, or in a file of your own), then rename ${saved} back to ${path}, replacing the wrapper, and run the same install-hooks command again.`),
   blockEdited: (path: string, begin: string, end: string, mode: 'install' | 'uninstall') =>
     `${path} holds Wave Scope's commit guard block (from "${begin}" to "${end}"), and it has been changed since install-hooks wrote it. ${mode === 'install' ? 'Writing the block again' : 'Removing it'} would lose those changes. Move your own lines out of the block (or delete the whole block, both marker lines included) and run the same install-hooks command again.`,
-  chainedOrphan: (path: string, hook: string) =>
-    `${path} holds a pre-commit hook saved by an earlier install, but ${hook} is gone. Rename the saved hook back to ${hook} (or delete it) and run install-hooks again.`,
   hookNotAFile: (path: string) => `${path} is neither a file nor a symbolic link; leave the git hook alone or move it, then run install-hooks again.`,
   hooksOutsideRepository: (dir: string, origin: string) =>
     `git runs hooks from ${dir} (core.hooksPath, set in ${origin}), which lies outside this repository: editing it would change every repository that uses it. Run install-hooks with --global-hooks to edit it anyway, or give this repository hooks of its own first ("git config --local core.hooksPath .git/hooks", then chain your global hooks from there) and run install-hooks again.`,

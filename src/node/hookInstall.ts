@@ -106,14 +106,13 @@ export interface PlanProblem {
     | 'settings-is-link'
     | 'outside-repository'
     | 'chained-exists'
-    | 'chained-orphan'
     | 'wrapper-edited'
     | 'block-edited'
     | 'hook-not-a-file'
     | 'hooks-outside-repository';
   /** For `bad-settings`: what is wrong; for `hooks-outside-repository`: where core.hooksPath is set. */
   readonly detail?: string;
-  /** For `chained-*`: the hook the saved one belongs to. */
+  /** For `chained-exists`: the hook the saved one belongs to. */
   readonly hook?: string;
   /** For `wrapper-edited`: the saved hook the wrapper runs, when it is there. */
   readonly saved?: string;

@@ -423,6 +423,20 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       assert.equal(existsSync(savedPath()), false);
     });
 
+    it('finishes an install cut short after saving the hook aside: the wrapper is written again, chaining the saved hook', () => {
+      const wrapper = chainNodeHook();
+      // What a kill between the two steps of chaining leaves: the saved hook, and nothing in its place.
+      rmSync(hookPath());
+      const run = install();
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readFileSync(hookPath(), 'utf8'), wrapper);
+      assert.equal(statSync(hookPath()).mode & 0o111, 0o111, 'executable');
+      assert.equal(readFileSync(savedPath(), 'utf8'), NODE_HOOK, 'the saved hook is kept as it was');
+      // The wrapper runs the guard and then the saved hook, as before the cut.
+      commitInScope('after the install was finished');
+      assert.equal(readFileSync(join(repo.root, '.node-hook-ran'), 'utf8'), 'yes');
+    });
+
     it('refuses to put the saved hook back over another hook that replaced the wrapper', () => {
       chainNodeHook();
       writeFileSync(hookPath(), '#!/usr/bin/env python3\nprint("other tool")\n');

@@ -62,8 +62,6 @@ function problemLine(problem: PlanProblem, mode: InstallPlan['mode']): string {
       return say.fileOutsideRepository(problem.path);
     case 'chained-exists':
       return mode === 'install' ? say.chainedExists(problem.path, problem.hook ?? '') : say.chainedInTheWay(problem.path, problem.hook ?? '');
-    case 'chained-orphan':
-      return say.chainedOrphan(problem.path, problem.hook ?? '');
     case 'wrapper-edited':
       return say.wrapperEdited(problem.path, problem.saved, mode);
     case 'block-edited':

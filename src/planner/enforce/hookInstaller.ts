@@ -500,7 +500,7 @@ export type HookStep =
  * `wrapper-edited` / `block-edited`: our wrapper, or our block in a shell hook, is no longer exactly what
  * install-hooks writes (someone changed it), so rewriting or removing it would lose those changes.
  */
-export type HookRefusal = 'chained-exists' | 'chained-orphan' | 'not-a-file' | 'wrapper-edited' | 'block-edited';
+export type HookRefusal = 'chained-exists' | 'not-a-file' | 'wrapper-edited' | 'block-edited';
 
 export type HookPlan = { readonly kind: 'steps'; readonly steps: readonly HookStep[] } | { readonly kind: 'refused'; readonly reason: HookRefusal; readonly path: string };
 
@@ -643,7 +643,10 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
       : { kind: 'steps', steps: [{ kind: 'rename', from: path, to: chainedPath }, { kind: 'write', path, text: wrapperText(command), keepMode: false }] };
   if (existing.kind === 'other') return { kind: 'refused', reason: 'not-a-file', path };
   if (existing.kind === 'absent') {
-    if (chained.kind !== 'absent') return { kind: 'refused', reason: 'chained-orphan', path: chainedPath };
+    // A saved hook with none in its place: an install cut short between its two steps (the hook renamed
+    // aside, the wrapper not yet written), or a wrapper someone deleted. The wrapper is written again over
+    // nothing, chaining the saved hook: the install finished, nothing replaced.
+    if (chained.kind !== 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: wrapperText(command), keepMode: false }] };
     return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: false }] };
   }
   if (existing.kind === 'link') return chain();
