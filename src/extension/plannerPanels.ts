@@ -76,6 +76,17 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
         // Its ⚠ marks are keyed by the URIs it showed: nothing else would replace them.
         decorations.setContested(folder.uri, []);
       }),
+      // The plan on disk is read from the state directory this setting names (FolderPlan.diskPlan): a new
+      // name is a new plan on disk, reloaded as a change of its files is (an unsaved draft is kept).
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        for (const folder of vscode.workspace.workspaceFolders ?? []) {
+          if (!plans.watchersOf(folder) || !event.affectsConfiguration('waveScope.plan.stateDirectory', folder.uri)) continue;
+          plans.get(folder).then(
+            (plan) => this.diskPlanChanged(plan),
+            (error: unknown) => this.log.quietFailure(`reading the plan of ${folder.name}`, error),
+          );
+        }
+      }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         for (const panel of this.panels.values()) panel.notify(DidChangeTrustNotification, { trusted: true });
       }),

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { readDiskPlan, saveDraftToDisk } from '../../src/extension/planFiles';
 import type { PlanDraft } from '../../src/protocol/plannerProtocol';
-import { hostFolder, startFromNoPlan } from './hostSupport';
+import { hostFolder, startFromNoPlan, until } from './hostSupport';
+import type { HostFolder } from './hostSupport';
 
 describe('plan files: save and read back', () => {
   let repo: string;
@@ -77,6 +78,81 @@ describe('plan files: the planner reads its base where Save writes', () => {
     } finally {
       await configuration.update('stateDirectory', undefined, vscode.ConfigurationTarget.Global);
       await startFromNoPlan(host, stateDirs);
+    }
+  });
+});
+
+describe('plan files: the planner follows waveScope.plan.stateDirectory', function () {
+  this.timeout(90000);
+  const stateDirs = ['.claude', '.cursor'];
+  const lanes = (draft: PlanDraft | undefined) => draft?.waves.map((wave) => [wave.wave, wave.agents.map((agent) => [agent.id, agent.entries])]);
+  // The plan in .claude, and another one in .cursor that adds an agent docs owning docs/.
+  const inClaude: PlanDraft = { version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'code', color: '#3794ff', entries: ['src/'] }] }] };
+  const inCursor: PlanDraft = {
+    version: 1,
+    activeWave: 1,
+    waves: [{ wave: 1, role: 'builder', agents: [{ id: 'code', color: '#3794ff', entries: ['src/'] }, { id: 'docs', color: '#e5a000', entries: ['docs/'] }] }],
+  };
+
+  /** Both plans on disk, the setting naming .claude, the kept draft `kept`; then the planner open and reporting. */
+  async function plannerOnClaude(host: HostFolder, kept: (base: PlanDraft) => { draft: PlanDraft; dirty: boolean }) {
+    const { api, folder } = host;
+    await startFromNoPlan(host, stateDirs);
+    await vscode.workspace.getConfiguration('waveScope.plan').update('stateDirectory', '.claude', vscode.ConfigurationTarget.Global);
+    const plan = await api.plans.get(folder);
+    assert.ok(plan.repoRoot);
+    const files = await plan.files();
+    for (const [stateDirName, draft] of [['.claude', inClaude], ['.cursor', inCursor]] as const) {
+      const saved = saveDraftToDisk(plan.repoRoot, draft, { ignoreCase: plan.ignoreCase, files, stateDirName });
+      assert.ok(saved.ok, saved.message);
+    }
+    const base = plan.diskPlan().plan;
+    assert.deepEqual(lanes(base), lanes(inClaude), 'the setting names .claude');
+    await plan.drafts.write({ ...kept(base), updatedAt: Date.now(), base });
+    await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+    const panel = await until('the planner', () => api.panelFor(folder));
+    await until('the planner ready', () => panel.isReady, 45000);
+    await until('the first draft report of the planner', () => panel.latestDraft);
+    return panel;
+  }
+
+  async function restore(host: HostFolder): Promise<void> {
+    await vscode.workspace.getConfiguration('waveScope.plan').update('stateDirectory', undefined, vscode.ConfigurationTarget.Global);
+    await startFromNoPlan(host, stateDirs);
+  }
+
+  it('a planner without unsaved edits shows the plan of the newly named directory, which becomes its base', async () => {
+    const host = await hostFolder();
+    try {
+      const panel = await plannerOnClaude(host, (base) => ({ draft: base, dirty: false }));
+      assert.deepEqual(lanes(panel.latestDraft), lanes(inClaude));
+      await vscode.workspace.getConfiguration('waveScope.plan').update('stateDirectory', '.cursor', vscode.ConfigurationTarget.Global);
+      await until('the plan of .cursor in the planner', () => JSON.stringify(lanes(panel.latestDraft)) === JSON.stringify(lanes(inCursor)));
+      await until('the plan of .cursor as the base of the next save', () => JSON.stringify(lanes(panel.latestBase)) === JSON.stringify(lanes(inCursor)));
+    } finally {
+      await restore(host);
+    }
+  });
+
+  it('a planner with unsaved edits keeps them and compares them with the plan of the newly named directory', async () => {
+    const host = await hostFolder();
+    const { folder } = host;
+    // Unsaved: an agent docs with nothing yet. Once it owns docs/, the draft is the plan of .cursor.
+    const withDocs = (base: PlanDraft): PlanDraft => ({ ...base, waves: base.waves.map((wave) => ({ ...wave, agents: [...wave.agents, { id: 'docs', color: '#e5a000', entries: [] }] })) });
+    try {
+      const panel = await plannerOnClaude(host, (base) => ({ draft: withDocs(base), dirty: true }));
+      const unsaved = lanes(withDocs(inClaude));
+      assert.deepEqual(lanes(panel.latestDraft), unsaved);
+      await vscode.workspace.getConfiguration('waveScope.plan').update('stateDirectory', '.cursor', vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('waveScope.assignToAgent', vscode.Uri.joinPath(folder.uri, 'docs'), [vscode.Uri.joinPath(folder.uri, 'docs')], { wave: 1, agentId: 'docs' });
+      // The draft now holds what .cursor holds: nothing unsaved, so its base is the plan of .cursor.
+      await until('the draft to match the plan of .cursor, its base', () => JSON.stringify(lanes(panel.latestBase)) === JSON.stringify(lanes(inCursor)));
+      assert.deepEqual(lanes(panel.latestDraft), lanes(inCursor));
+      // The unsaved draft had been kept, not replaced by the disk: undo brings it back.
+      await vscode.commands.executeCommand('waveScope.undoPlannerEdit', folder.uri);
+      await until('the unsaved draft back', () => JSON.stringify(lanes(panel.latestDraft)) === JSON.stringify(unsaved));
+    } finally {
+      await restore(host);
     }
   });
 });
