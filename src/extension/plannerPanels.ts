@@ -10,6 +10,7 @@ import type { AgentActivityView } from '../protocol/plannerProtocol';
 import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
 import { listedFileToOpen } from '../node/listedFile';
 import type { DraftValidation } from '../planner/plan/draftSave';
+import type { StoredDraftRecord } from './draftStore';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderPlan } from './folderPlan';
 import type { FolderPlans } from './folderPlans';
@@ -258,11 +259,12 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   }
 
   /**
-   * Saves a draft made outside the planner (a Narrow from the editor); an open planner takes it as its new
+   * Saves a draft made outside the planner (a Narrow from the editor); `base` is the plan on disk the draft
+   * it changed was edited from (baseOf when it was made). An open planner takes a saved draft as its new
    * base. `overwrite` as for save.
    */
-  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
-    const outcome = await this.save(folder, draft, await this.baseOf(folder), overwrite);
+  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
+    const outcome = await this.save(folder, draft, base, overwrite);
     const panel = this.panelFor(folder);
     if (panel) {
       if (outcome.ok) panel.latestDraft = draft;
@@ -270,6 +272,34 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     }
     this.draftChangedEmitter.fire(folder);
     return outcome;
+  }
+
+  /**
+   * Opens the planner of `folder` from the message of a save made outside it that was refused (the editor's
+   * Narrow, step `stale`), on the draft that save was given. With no planner open, `refused.draft` becomes
+   * the folder's kept unsaved draft, with the base it was made from, and the planner shows the refusal
+   * (Load plan from disk, Overwrite changes on disk). That draft was made from the kept draft as
+   * `refused.keptBefore` found it, so replacing it loses nothing; a kept draft edited since (its own
+   * updatedAt) is newer work and stays, and the planner shows it instead. An open planner is only shown:
+   * its draft is the person's newest.
+   */
+  async openOnRefusedDraft(
+    folder: vscode.WorkspaceFolder,
+    refused: { draft: PlanDraft; base: PlanDraft | undefined; outcome: SaveOutcome; keptBefore: StoredDraftRecord | undefined },
+  ): Promise<PlannerPanel> {
+    const plan = await this.plans.get(folder);
+    const keptNow = await plan.drafts.read();
+    if (this.panelFor(folder)) return this.open(folder);
+    if (keptNow?.dirty && keptNow.updatedAt !== refused.keptBefore?.updatedAt) {
+      this.log.info(`the planner of ${folder.name} shows the draft kept after the refused save, not the draft that save was given`);
+      return this.open(folder);
+    }
+    await plan.drafts.write({ draft: refused.draft, dirty: true, updatedAt: Date.now(), base: refused.base });
+    const opened = this.panelFor(folder);
+    const panel = this.open(folder);
+    // A planner opened meanwhile shows its own draft: the refusal is not about it.
+    if (!opened) panel.notify(DidSaveNotification, { outcome: refused.outcome });
+    return panel;
   }
 
   /** Tells every open planner of `folder` which agents are in flight. */

@@ -6,12 +6,13 @@
 // through a symbolic link gets its marks under its own URIs. Every test starts from no plan, no ledger
 // and no kept draft, and leaves none behind.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import type { FolderInsight } from '../../src/extension/planInsights';
+import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
 import { hostFolder, startFromNoPlan, until } from './hostSupport';
 
 /** Writes a wave's declaration by hand (per-agent files, then the aggregate), as another tool could. */
@@ -130,6 +131,41 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     const api1 = insight.data.waves.find((wave) => wave.active)?.agents.find((agent) => agent.id === 'api');
     assert.ok(api1 && !api1.entries.includes('src/api/') && api1.entries.includes('src/api/routes/orders.ts'), JSON.stringify(api1));
     await until('the problem on server.ts to go', () => ours(uri('src/api/server.ts')).every((diagnostic) => diagnostic.code !== 'contested'));
+  });
+
+  it('Open Planner from a Narrow refused for changes on disk shows the narrowed draft, unsaved, with the rest of the kept draft', async () => {
+    await collidingPlan();
+    const plan = await api.plans.get(folder);
+    const base = plan.diskPlan().plan;
+    // An unsaved draft made from that plan (an agent docs besides), which the Narrow starts from.
+    const kept = { ...base, waves: base.waves.map((wave) => ({ ...wave, agents: [...wave.agents, { id: 'docs', color: '#e5a000', entries: ['docs/'] }] })) };
+    await plan.drafts.write({ draft: kept, dirty: true, updatedAt: Date.now(), base });
+    // Then another writer changes wave 1 on disk.
+    writeWave(root(), 1, { api: ['src/api/', 'package.json', 'README.md'], ui: ['src/ui/', 'src/api/server.ts'] });
+    const declaration = join(root(), '.claude', 'filescopes', 'wave-1', 'api.json');
+    const onDisk = readFileSync(declaration, 'utf8');
+    const files = (await plan.files()).filter((file) => file.startsWith('src/api/') && file !== 'src/api/server.ts');
+    assert.ok(files.includes('src/api/routes/orders.ts'), files.join(', '));
+    const target = { folderUri: folder.uri.toString(), wave: 1, agent: 'api', entry: 'src/api/', other: 'ui', files, confirm: true };
+    const outcome = (await vscode.commands.executeCommand('waveScope.narrowEntry', target)) as SaveOutcome | undefined;
+    assert.equal(outcome?.ok === false && outcome.step, 'stale', outcome?.message);
+    assert.equal(api.panelFor(folder), undefined, 'no planner open');
+    // The refusal's primary button (its first) is Open Planner.
+    const deadline = Date.now() + 20_000;
+    while (api.panelFor(folder) === undefined) {
+      assert.ok(Date.now() < deadline, 'the planner opened from the refusal');
+      await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+      await new Promise((wake) => setTimeout(wake, 100));
+    }
+    const panel = await until('the planner', () => api.panelFor(folder));
+    await until('the planner ready', () => panel.isReady, 45000);
+    const shown = await until('the first draft report of the planner', () => panel.latestDraft);
+    const lanes = (draft: PlanDraft | undefined) => Object.fromEntries(draft?.waves.find((wave) => wave.wave === 1)?.agents.map((agent) => [agent.id, agent.entries]) ?? []);
+    const { api: narrowed, ...others } = lanes(shown);
+    assert.deepEqual(others, { ui: ['src/ui/', 'src/api/server.ts'], docs: ['docs/'] }, 'the rest of the kept draft');
+    assert.ok(narrowed && !narrowed.includes('src/api/') && narrowed.includes('src/api/routes/orders.ts') && narrowed.includes('package.json'), `narrowed: ${JSON.stringify(narrowed)}`);
+    assert.deepEqual(lanes(panel.latestBase), lanes(base), 'the base the narrowed draft was made from');
+    assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
   });
 
   it('hovers, Explorer badges and the status bar say the same, with command links', async () => {

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { literalEntryOf } from '../../planner/scope/literalEntry';
 import { DidFocusNotification } from '../../protocol/plannerProtocol';
-import type { OverwriteChoice, PlanDraft } from '../../protocol/plannerProtocol';
+import type { OverwriteChoice, PlanDraft, SaveOutcome } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
 import { showSaveOutcome } from './saveOutcome';
@@ -64,7 +64,11 @@ export const narrowEntry: WaveScopeCommand = {
       return undefined;
     }
     const plan = await plans.get(folder);
+    // The draft Narrow changes (the planner's, else the kept unsaved one, else the plan on disk) and the plan
+    // on disk it was made from; the kept record as found, to tell later edits of it from this one.
+    const keptBefore = await plan.drafts.read();
     const draft = await plan.currentDraft(planners.panelFor(folder)?.latestDraft);
+    const base = await planners.baseOf(folder);
     const next = narrowedDraft(draft, wave, agent, entry, kept);
     if (!next) throw new Error(`wave ${wave} has no agent ${agent} with the entry ${entry} any more`);
     if (confirm !== true) {
@@ -76,12 +80,15 @@ export const narrowEntry: WaveScopeCommand = {
       if (answer !== 'Narrow and Save') return undefined;
     }
     const narrowAndSave = async (overwrite?: OverwriteChoice) => {
-      const outcome = await planners.saveDraft(folder, next, overwrite);
+      const outcome = await planners.saveDraft(folder, next, base, overwrite);
       log.info(`narrow ${agent}'s ${entry} in wave ${wave}: ${outcome.message}`);
       return outcome;
     };
     const outcome = await narrowAndSave();
-    showSaveOutcome(outcome, { overwrite: narrowAndSave, openPlanner: () => planners.open(folder) });
+    // Open Planner from a refusal shows the narrowed draft, unsaved, with the refusal: the narrowing is not lost.
+    const openPlanner = (refusal: SaveOutcome) =>
+      void planners.openOnRefusedDraft(folder, { draft: next, base, outcome: refusal, keptBefore }).catch((error: unknown) => log.failure('Opening the planner', error));
+    showSaveOutcome(outcome, { overwrite: narrowAndSave, openPlanner });
     return outcome;
   },
 };

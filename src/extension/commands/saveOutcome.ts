@@ -16,8 +16,8 @@ export const OPEN_PLANNER_CHOICE = 'Open Planner';
 export interface StaleRefusalActions {
   /** Saves again, writing over what the refusal found on disk (a change made once more is refused again). */
   overwrite(choice: OverwriteChoice): Promise<SaveOutcome>;
-  /** Opens (or shows) the folder's planner. */
-  openPlanner(): void;
+  /** Opens (or shows) the folder's planner; `refusal` is the refusal whose message offered it. */
+  openPlanner(refusal: SaveOutcome): void;
 }
 
 /**
@@ -37,7 +37,7 @@ export function showSaveOutcome(outcome: SaveOutcome, actions: StaleRefusalActio
     return;
   }
   void vscode.window.showWarningMessage(`Wave Scope: ${outcome.message}`, OPEN_PLANNER_CHOICE, OVERWRITE_CHOICE).then(async (picked) => {
-    if (picked === OPEN_PLANNER_CHOICE) actions.openPlanner();
+    if (picked === OPEN_PLANNER_CHOICE) actions.openPlanner(outcome);
     if (picked !== OVERWRITE_CHOICE) return;
     showSaveOutcome(await actions.overwrite(choice), actions);
   });
