@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
-import { plantAt, plantsInWave, snapshotTree } from '../support/plantedLinks';
+import { assertEachPlantRefused, plantsInWave } from '../support/plantedLinks';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
@@ -163,26 +163,7 @@ describe('wave-scope materialize (built CLI, real git repository)', () => {
     // The next declaration changes bob's entries and drops the coordinator: the writer would remove the
     // aggregate, write each per-agent file, remove the coordinator's and write the aggregate.
     const next = [records[0], { id: 'bob', files: ['src/lib/b.ts'] }];
-    const stateDir = join(repo.root, '.claude');
-    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
-    const asWritten = snapshotTree(stateDir);
-    try {
-      for (const plant of plantsInWave(2, 'bob', 'coordinator')) {
-        const restore = plantAt(repo.root, plant, outside);
-        const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
-        const refused = run(['--state-dir', '.claude', '--wave', '2'], next);
-        assert.equal(refused.status, 1, `${plant.name}: ${refused.stderr}`);
-        const found = plant.kind === 'link' ? 'a symbolic link' : 'not a regular file';
-        assert.equal(refused.stderr.startsWith(`ERROR: ${plant.path} is ${found} where materialize writes the plan: `), true, `${plant.name}: ${refused.stderr}`);
-        assert.match(refused.stderr, /Nothing was written\.\n$/, plant.name);
-        assert.equal(refused.stdout, '');
-        assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, `${plant.name}: nothing was written or removed, here or elsewhere`);
-        restore();
-        assert.deepEqual(snapshotTree(stateDir), asWritten, `${plant.name}: taken away`);
-      }
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
+    assertEachPlantRefused(repo.root, join(repo.root, '.claude'), plantsInWave(2, 'bob', 'coordinator'), 'materialize', () => run(['--state-dir', '.claude', '--wave', '2'], next));
     assert.equal(run(['--state-dir', '.claude', '--wave', '2'], next).status, 0);
     assert.deepEqual(stateFiles(), ['wave-2', 'wave-2.scopes.json', 'wave-2/alice.json', 'wave-2/bob.json']);
   });

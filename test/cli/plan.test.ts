@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
-import { plantAt, plantsInWave, snapshotTree } from '../support/plantedLinks';
+import { assertEachPlantRefused, plantAt, plantsInWave } from '../support/plantedLinks';
 import type { Plant } from '../support/plantedLinks';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
@@ -121,27 +121,9 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     // The next plan changes bob's entries and drops carol: the chain would write the manifest's skeleton,
     // remove the aggregate, write each per-agent file, remove carol's, write the aggregate and the manifest.
     const next = [records[0], { id: 'bob', files: ['src/ui/button.ts'] }];
-    const stateDir = join(repo.root, '.claude');
-    const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
     const plants: Plant[] = [...plantsInWave(1, 'bob', 'carol'), { name: 'the manifest linked to a copy elsewhere', path: '.claude/wave-scope.json', kind: 'link' }];
-    const asWritten = snapshotTree(stateDir);
-    try {
-      for (const plant of plants) {
-        const restore = plantAt(repo.root, plant, outside);
-        const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
-        const refused = run(['write', '--wave', '1', '--role', 'implementation'], next, 'me');
-        assert.equal(refused.status, 1, `${plant.name}: ${refused.stderr}`);
-        const found = plant.kind === 'link' ? 'a symbolic link' : 'not a regular file';
-        assert.equal(refused.stderr.split('\n')[0]?.startsWith(`ERROR: ${plant.path} is ${found} where plan write writes the plan: `), true, `${plant.name}: ${refused.stderr}`);
-        assert.match(refused.stderr, /Nothing was written\.\n$/, plant.name);
-        assert.equal(refused.stdout, '');
-        assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, `${plant.name}: nothing was written or removed, here or elsewhere`);
-        restore();
-        assert.deepEqual(snapshotTree(stateDir), asWritten, `${plant.name}: taken away`);
-      }
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
+    const stateDir = join(repo.root, '.claude');
+    assertEachPlantRefused(repo.root, stateDir, plants, 'plan write', () => run(['write', '--wave', '1', '--role', 'implementation'], next, 'me'));
     const json = JSON.parse(run(['write', '--wave', '1', '--role', 'implementation', '--json'], next, 'me').stdout);
     assert.equal(json.ok, true);
     assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'filescopes/wave-1/bob.json'), 'utf8')), ['src/ui/button.ts']);

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { claudeDecision, hookPayload } from '../support/hookFixtures';
 import { makeOld, plantLeftover } from '../support/leftoverFiles';
+import { snapshotTree } from '../support/plantedLinks';
 import { createSharedRemote, gitIn } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
 
@@ -513,19 +514,19 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
         said: /^ERROR: \.claude\/filescopes\/wave-3\/bob\.json is not a regular file where sync writes the plan\b/,
       },
     ];
-    const asSynced = snapshot(stateDir);
+    const asSynced = snapshotTree(stateDir);
     for (const { name, plant, restore, said } of plants) {
       rmSync(outside, { recursive: true, force: true });
       cpSync(waveDir, outside, { recursive: true });
       plant();
-      const planted = { here: snapshot(stateDir), outside: snapshot(outside) };
+      const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
       const refused = cli(c, ['sync']);
       assert.equal(refused.status, 1, `${name}: ${refused.stderr}`);
       assert.match(refused.stderr, said, name);
       assert.match(refused.stderr, /Nothing was written\.\n$/, name);
-      assert.deepEqual({ here: snapshot(stateDir), outside: snapshot(outside) }, planted, `${name}: nothing was written or removed, here or elsewhere`);
+      assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, `${name}: nothing was written or removed, here or elsewhere`);
       restore();
-      assert.deepEqual(snapshot(stateDir), asSynced, `${name}: taken away`);
+      assert.deepEqual(snapshotTree(stateDir), asSynced, `${name}: taken away`);
     }
     const synced = cli(c, ['sync']);
     assert.equal(synced.status, 0, synced.stderr);
@@ -736,17 +737,6 @@ fs.renameSync = function (from, to) {
   if (!done && basename(String(to)) === 'sync-state.json') { done = true; fs.writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(text)}); }
 };`,
   );
-}
-
-/** Every entry below `dir` with what it is: a file's text, a link's target, or a directory; in a stable order. */
-function snapshot(dir: string): Array<[string, string]> {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .sort()
-    .map((name) => {
-      const path = join(dir, name);
-      const stat = lstatSync(path);
-      return [name, stat.isSymbolicLink() ? `-> ${readlinkSync(path)}` : stat.isDirectory() ? '/' : readFileSync(path, 'utf8')];
-    });
 }
 
 /** Temporary files anywhere below `dir` (a write staged or begun and never finished), those starting with `prefix` when given. */

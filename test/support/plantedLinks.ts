@@ -1,6 +1,7 @@
 // What a writer confined to the checkout must refuse before its first write: a symbolic link (or a
 // directory where a file goes) planted in the state directory, each made over a plan already written
-// and taken away again. Shared by the tests of plan write and materialize, which run the built CLI.
+// and taken away again. Shared by the tests of plan write, materialize and sync, which run the built CLI.
+import assert from 'node:assert/strict';
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -62,3 +63,37 @@ export function plantsInWave(wave: number, kept: string, dropped: string): Plant
     { name: 'the state directory linked to a copy elsewhere', path: '.claude', kind: 'link' },
   ];
 }
+
+/**
+ * For each of `plants`, planted below `root` in turn: `attempt` (a run of the built CLI as `command`) is
+ * refused with exit 1, its first line naming the plant, nothing written or removed in `stateDir` or at the
+ * link's target; then the plant is taken away and `stateDir` is as it was.
+ */
+export function assertEachPlantRefused(
+  root: string,
+  stateDir: string,
+  plants: readonly Plant[],
+  command: string,
+  attempt: () => { status: number | null; stdout: string; stderr: string },
+): void {
+  const outside = join(root, '..', `${root.split('/').pop()}-outside`);
+  const asWritten = snapshotTree(stateDir);
+  try {
+    for (const plant of plants) {
+      const restore = plantAt(root, plant, outside);
+      const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
+      const refused = attempt();
+      assert.equal(refused.status, 1, `${plant.name}: ${refused.stderr}`);
+      const found = plant.kind === 'link' ? 'a symbolic link' : 'not a regular file';
+      assert.equal(refused.stderr.startsWith(`ERROR: ${plant.path} is ${found} where ${command} writes the plan: `), true, `${plant.name}: ${refused.stderr}`);
+      assert.match(refused.stderr, /Nothing was written\.\n$/, plant.name);
+      assert.equal(refused.stdout, '');
+      assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, `${plant.name}: nothing was written or removed, here or elsewhere`);
+      restore();
+      assert.deepEqual(snapshotTree(stateDir), asWritten, `${plant.name}: taken away`);
+    }
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+  }
+}
+

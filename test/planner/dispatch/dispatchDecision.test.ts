@@ -319,21 +319,40 @@ function partnersByScanning(record: LedgerRecord, partners: readonly PlacedRecor
   return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.some((prefix) => prefixesCompatible(prefix, rough(entry)))));
 }
 
+/** Lists of up to five normalised entries made of `segment`s. */
+function entryLists(segment: fc.Arbitrary<string>): fc.Arbitrary<string[]> {
+  const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
+    try {
+      return normalizeScopeEntry(candidate) === candidate;
+    } catch {
+      return false;
+    }
+  });
+  return fc.array(entry, { maxLength: 5 });
+}
+
+/** A new dispatch of `mine` and one earlier record for each of `priors`. */
+function newAndPartners(mine: string[], priors: string[][]): { record: LedgerRecord; partners: PlacedRecord[] } {
+  const record = recorded('new', mine, 'toolu_new', 0);
+  const partners = priors.map((prior, index) => ({ waveKey: KEY, record: { ...recorded(`p${index}`, [], `toolu_p${index}`, 1), files: prior } }));
+  return { record, partners };
+}
+
+/** What a probe run apart (answerApart) needs to decide a dispatch: the decision's modules, `now` and `at`. */
+const DECISION_PROBE = `
+  const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
+  const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
+  const { emptyLedger, formatLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
+  const now = ${NOW};
+  const at = new Date(now).toISOString();`;
+
 describe('decideDispatch: the partner filter scales with the entries, not their product', () => {
   it('on ASCII spellings, keeps exactly the partners the filter that compared every pair kept (fast-check)', () => {
     const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', 'X.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*');
-    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
-      try {
-        return normalizeScopeEntry(candidate) === candidate;
-      } catch {
-        return false;
-      }
-    });
-    const files = fc.array(entry, { maxLength: 5 });
+    const files = entryLists(segment);
     fc.assert(
       fc.property(files, fc.array(files, { maxLength: 6 }), fc.boolean(), (mine, priors, ignoreCase) => {
-        const record = recorded('new', mine, 'toolu_new', 0);
-        const partners = priors.map((prior, index) => ({ waveKey: KEY, record: { ...recorded(`p${index}`, [], `toolu_p${index}`, 1), files: prior } }));
+        const { record, partners } = newAndPartners(mine, priors);
         assert.deepEqual(partnersThatMayMeet(record, partners, ignoreCase), partnersByScanning(record, partners, ignoreCase));
       }),
       { numRuns: 1000 },
@@ -343,18 +362,10 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
   it('on any spelling, keeps every partner the filter that compared every pair kept (fast-check)', () => {
     // It may keep more: it compares in NFC and stops at a segment outside ASCII when case is ignored.
     const segment = fc.constantFrom('src', 'a', 'A', 'x.ts', '*.ts', '**', '{a,b}', 'a]', '(x)', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c2');
-    const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
-      try {
-        return normalizeScopeEntry(candidate) === candidate;
-      } catch {
-        return false;
-      }
-    });
-    const files = fc.array(entry, { maxLength: 5 });
+    const files = entryLists(segment);
     fc.assert(
       fc.property(files, fc.array(files, { maxLength: 6 }), fc.boolean(), (mine, priors, ignoreCase) => {
-        const record = recorded('new', mine, 'toolu_new', 0);
-        const partners = priors.map((prior, index) => ({ waveKey: KEY, record: { ...recorded(`p${index}`, [], `toolu_p${index}`, 1), files: prior } }));
+        const { record, partners } = newAndPartners(mine, priors);
         const kept = new Set(partnersThatMayMeet(record, partners, ignoreCase));
         for (const partner of partnersByScanning(record, partners, ignoreCase)) assert.ok(kept.has(partner), partner.record.files.join());
       }),
@@ -366,12 +377,7 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
     // Run apart with a deadline: the filter that compared every pair took 14 s for 3,000 entries here, and a
     // hook past its agent CLI's timeout lets the dispatch through unchecked.
     this.timeout(60_000);
-    const answer = await answerApart(`
-      const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
-      const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
-      const { emptyLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
-      const now = ${NOW};
-      const at = new Date(now).toISOString();
+    const answer = await answerApart(`${DECISION_PROBE}
       const mine = Array.from({ length: 5000 }, (_, index) => 'src/app/m' + index + '/f.ts');
       const request = { toolName: 'Agent', description: 'new', prompt: 'FILE-SCOPE\\n~~~\\n' + mine.join('\\n') + '\\n~~~\\n', background: false, sessionId: 's1', useId: 'toolu_new' };
       const records = Array.from({ length: 395 }, (_, record) => ({
@@ -390,13 +396,8 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
     // Compiling each entry in full in every round, with a shared cache of 50,000 that the ledger made start over
     // each time, took about 20 s here (5 s to find the collisions, 15 s for the verdict and its witnesses).
     this.timeout(60_000);
-    const answer = await answerApart(`
-      const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
-      const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
-      const { emptyLedger, formatLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
+    const answer = await answerApart(`${DECISION_PROBE}
       const { CompiledEntries } = require(${sourcePath('src/planner/scope/scopeAlgebra.ts')});
-      const now = ${NOW};
-      const at = new Date(now).toISOString();
       const request = { toolName: 'Agent', description: 'new', prompt: 'FILE-SCOPE\\n~~~\\nsrc/**\\n~~~\\n', background: false, sessionId: 's1', useId: 'toolu_new' };
       const records = Array.from({ length: 395 }, (_, record) => ({
         id: 'p' + record, desc: 'p' + record, useId: 'toolu_p' + record, at,
@@ -421,12 +422,7 @@ describe('decideDispatch: the partner filter scales with the entries, not their 
     // asked entry by entry of the whole list, the 3,000 entries were normalised again for each of 7,200
     // questions (about 20 s here).
     this.timeout(60_000);
-    const answer = await answerApart(`
-      const { decideDispatch } = require(${sourcePath('src/planner/dispatch/dispatchDecision.ts')});
-      const { analyseDispatchScope } = require(${sourcePath('src/planner/dispatch/dispatchScope.ts')});
-      const { emptyLedger, updateLedger } = require(${sourcePath('src/planner/dispatch/sessionLedger.ts')});
-      const now = ${NOW};
-      const at = new Date(now).toISOString();
+    const answer = await answerApart(`${DECISION_PROBE}
       const mine = Array.from({ length: 3000 }, (_, index) => 'src/app/m' + index + '/f.ts');
       const request = { toolName: 'Agent', description: 'worker', prompt: 'FILE-SCOPE\\n~~~\\n' + mine.join('\\n') + '\\n~~~\\n', background: false, sessionId: 's1' };
       const records = Array.from({ length: 12 }, (_, record) => ({
