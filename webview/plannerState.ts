@@ -13,11 +13,11 @@ import type {
   PlanDraft,
   OverwriteChoice,
   SaveOutcome,
-  StaleActiveWaveSummary,
+  StaleManifestSummary,
   StaleWaveSummary,
   WaveDraft,
 } from '../src/protocol/plannerProtocol';
-import { overwriteChoiceOf, PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
+import { overwriteChoiceOf, planAsSaved, PLANNER_STATE_VERSION } from '../src/protocol/plannerProtocol';
 import { count } from './wording';
 
 /** One step back (or forward) in the draft's history. */
@@ -43,8 +43,8 @@ export type SaveStatus =
       claimConflicts: ClaimConflictSummary[];
       /** Waves someone changed on disk after the draft was made (step `stale`): load the disk, or overwrite them. */
       staleWaves: StaleWaveSummary[];
-      /** The manifest's active wave, changed on disk after the draft was made (step `stale`), if so. */
-      staleActiveWave?: StaleActiveWaveSummary | undefined;
+      /** The manifest (its wave, its role, or removed), changed on disk after the draft was made (step `stale`), if so. */
+      staleManifest?: StaleManifestSummary | undefined;
     }
   | { kind: 'failed'; draftKey: string; message: string; uncertain: boolean };
 
@@ -241,10 +241,15 @@ export function sameDraft(a: PlanDraft, b: PlanDraft): boolean {
 
 /**
  * Whether two drafts hold the same plan as far as the disk records it: waves, agents, entries, the active
- * wave and its role. The roles of the other waves live only in the planner's memory (they are not
+ * wave and its role, and the manifest when both record it (an empty wave 1 reads the same with or without a
+ * manifest naming it). The roles of the other waves live only in the planner's memory (they are not
  * written), so a changed role there never means that the disk changed.
  */
 export function samePlanOnDisk(a: PlanDraft, b: PlanDraft): boolean {
+  if (a.manifest !== undefined && b.manifest !== undefined) {
+    const [one, other] = [a.manifest, b.manifest];
+    if (one === null || other === null ? one !== other : one.wave !== other.wave || one.role !== other.role) return false;
+  }
   const key = (draft: PlanDraft) =>
     JSON.stringify({
       active: draft.activeWave ?? null,
@@ -434,8 +439,8 @@ export function staleWavesOf(state: PlannerState): StaleWaveSummary[] {
 export function staleChangesOf(state: PlannerState): string[] {
   if (state.save.kind !== 'refused') return [];
   const waves = state.save.staleWaves.map((stale) => `wave ${stale.wave}: ${stale.changes.join('; ')}`);
-  const active = state.save.staleActiveWave;
-  return active === undefined ? waves : [...waves, active.change];
+  const manifest = state.save.staleManifest;
+  return manifest === undefined ? waves : [...waves, manifest.change];
 }
 
 /**
@@ -446,7 +451,7 @@ export function staleChangesOf(state: PlannerState): string[] {
 export function overwriteOf(state: PlannerState): OverwriteChoice | undefined {
   const save = state.save;
   if (save.kind !== 'refused' || freshSave(save, state.draft) !== save) return undefined;
-  return overwriteChoiceOf({ ok: false, message: save.message, collisions: [], staleWaves: save.staleWaves, staleActiveWave: save.staleActiveWave });
+  return overwriteChoiceOf({ ok: false, message: save.message, collisions: [], staleWaves: save.staleWaves, staleManifest: save.staleManifest });
 }
 
 /** The label of the edit undo would take back, if any. */
@@ -486,8 +491,9 @@ export function reduce(state: PlannerState, action: PlannerAction, options: Redu
     case 'saveFinished': {
       const { outcome } = action;
       if (outcome.ok) {
-        const saved = action.draft ?? draft;
-        // What was saved is the disk now; edits made while the save ran stay unsaved on top of it.
+        // What was saved is the disk now, with the manifest the save wrote (or left alone); edits made while
+        // the save ran stay unsaved on top of it.
+        const saved = planAsSaved(action.draft ?? draft, state.base);
         return settle({ ...state, diskPlan: saved, base: saved, save: { kind: 'saved', at: action.at } });
       }
       return {
@@ -499,7 +505,7 @@ export function reduce(state: PlannerState, action: PlannerAction, options: Redu
           collisions: outcome.collisions,
           claimConflicts: outcome.claimConflicts ?? [],
           staleWaves: outcome.staleWaves ?? [],
-          staleActiveWave: outcome.staleActiveWave,
+          staleManifest: outcome.staleManifest,
         },
       };
     }

@@ -4,8 +4,9 @@
 import { nodeDeclarationFs } from '../node/declarationFs';
 import { draftStateDir, saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
-import type { WaveOnDisk } from '../planner/plan/staleWaves';
+import type { ManifestOnDisk, WaveOnDisk } from '../planner/plan/staleWaves';
 import { readPlan } from '../planner/plan/planReader';
+import type { PlanView } from '../planner/plan/planReader';
 import { processLocalSessionIds } from '../planner/plan/sessionBinding';
 import { laneColorAt } from '../protocol/laneColors';
 import type { PlanDraft } from '../protocol/plannerProtocol';
@@ -61,8 +62,17 @@ export function readDiskPlan(
     waves: waves.length > 0 ? waves : [{ wave: 1, role: roles['1'] ?? DEFAULT_ROLE, agents: [] }],
     // A repository without any plan starts with wave 1 as the one the manifest will name.
     activeWave: view.activeWave ?? (view.waves.length === 0 && !view.manifest.found ? 1 : undefined),
+    // What the manifest said, or that there was none: a save of a draft made from this plan compares it.
+    // A manifest there but unusable is not recorded (a save compares it as a base of an older version would).
+    ...manifestRecord(view.manifest),
   };
   return { plan, problem: problems.length > 0 ? problems.join(' ') : undefined };
+}
+
+/** The manifest a plan read from disk records (PlanDraft.manifest): null when there was none; nothing when it was there but unusable. */
+function manifestRecord(manifest: PlanView['manifest']): Pick<PlanDraft, 'manifest'> {
+  if (!manifest.found) return { manifest: null };
+  return manifest.wave === null || manifest.role === null ? {} : { manifest: { wave: manifest.wave, role: manifest.role } };
 }
 
 export interface SaveOptions {
@@ -74,8 +84,8 @@ export interface SaveOptions {
   base?: DraftPlan | undefined;
   /** Waves changed on disk since the base that the person chose to overwrite (SaveDraftOptions.overwrite). */
   overwrite?: readonly WaveOnDisk[] | undefined;
-  /** The manifest's wave on disk the person chose to switch away from (SaveDraftOptions.overwriteActiveWave). */
-  overwriteActiveWave?: number | undefined;
+  /** The manifest on disk the person chose to write over, null for none (SaveDraftOptions.overwriteManifest). */
+  overwriteManifest?: ManifestOnDisk | null | undefined;
 }
 
 /** Saves the whole draft into the repository at `repoRoot` (see saveDraft), bound to this process's session. */
@@ -87,7 +97,7 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     stateDirName: options.stateDirName,
     base: options.base,
     overwrite: options.overwrite,
-    overwriteActiveWave: options.overwriteActiveWave,
+    overwriteManifest: options.overwriteManifest,
     ownIds: processLocalSessionIds({ env: process.env }),
     fsAt: nodeDeclarationFs,
   });

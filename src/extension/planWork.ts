@@ -20,7 +20,7 @@ import { resolveStateDir } from '../planner/plan/stateDir';
 import { MANIFEST_FILE_NAME } from '../planner/plan/stateDirNames';
 import { narrowedEntry, waveOwnership } from '../planner/plan/waveOwnership';
 import type { OwnershipClaim } from '../planner/plan/waveOwnership';
-import type { WaveOnDisk } from '../planner/plan/staleWaves';
+import type { ManifestOnDisk, WaveOnDisk } from '../planner/plan/staleWaves';
 import { FileIndex } from '../planner/scope/fileIndex';
 import type { RememberedLook } from './draftStore';
 import { readDiskPlan, saveDraftToDisk } from './planFiles';
@@ -37,8 +37,8 @@ export interface SaveWork {
   readonly base?: DraftPlan | undefined;
   /** Waves changed on disk since the base that the person chose to overwrite (SaveDraftOptions.overwrite). */
   readonly overwrite?: readonly WaveOnDisk[] | undefined;
-  /** The manifest's wave on disk the person chose to switch away from (SaveDraftOptions.overwriteActiveWave). */
-  readonly overwriteActiveWave?: number | undefined;
+  /** The manifest on disk the person chose to write over, null for none (SaveDraftOptions.overwriteManifest). */
+  readonly overwriteManifest?: ManifestOnDisk | null | undefined;
 }
 
 /** One wave of the plan to analyse: the planner's draft wave (lane colours included). */
@@ -150,7 +150,7 @@ function repoRelative(repoRoot: string, path: string): string {
 }
 
 function save(work: SaveWork): DraftSaveResult {
-  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base, overwrite: work.overwrite, overwriteActiveWave: work.overwriteActiveWave });
+  return saveDraftToDisk(work.repoRoot, work.draft, { ignoreCase: work.ignoreCase, files: work.files, stateDirName: work.stateDirName, base: work.base, overwrite: work.overwrite, overwriteManifest: work.overwriteManifest });
 }
 
 function waveInsight(wave: InsightWave, active: boolean, index: FileIndex): WaveInsight {

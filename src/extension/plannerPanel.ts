@@ -141,10 +141,10 @@ export class PlannerPanel implements vscode.Disposable {
     );
     this.endpoint.onRequest(
       SavePlanRequest,
-      answer('Saving', async ({ draft, base, overwrite, overwriteActiveWave }) => {
+      answer('Saving', async ({ draft, base, overwrite, overwriteManifest }) => {
         this.latestDraft = draft;
         this.latestBase = base;
-        return services.save(folder, draft, base, { overwrite, overwriteActiveWave });
+        return services.save(folder, draft, base, { overwrite, overwriteManifest });
       }),
     );
     this.endpoint.onCommand(DraftChangedCommand, async (change) => {

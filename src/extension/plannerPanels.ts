@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { ParamsOf } from '../protocol/ipc';
 import type { DraftChangedCommand, OverwriteChoice, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
-import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification } from '../protocol/plannerProtocol';
+import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification, planAsSaved } from '../protocol/plannerProtocol';
 import { listedFileToOpen } from '../node/listedFile';
 import type { DraftValidation } from '../planner/plan/draftSave';
 import type { StoredDraftRecord } from './draftStore';
@@ -200,7 +200,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
    * Saves `draft` over the plan on disk; `base` is the plan on disk it was edited from (a wave written on
    * disk since is kept, one changed since refuses the save: see SaveDraftOptions.base), undefined when not
    * known; `overwrite` names the changed waves and the manifest's wave the person chose to write over
-   * (SaveDraftOptions.overwrite and overwriteActiveWave).
+   * (SaveDraftOptions.overwrite and overwriteManifest).
    */
   async save(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
     const plan = await this.plans.get(folder);
@@ -218,7 +218,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
       this.log.info(`save ${folder.name}: ${message}`);
       return { ok: false, step: 'claims', message, collisions: [], claimConflicts: claims.conflicts };
     }
-    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base, overwrite: overwrite?.overwrite, overwriteActiveWave: overwrite?.overwriteActiveWave };
+    const work = { repoRoot: plan.repoRoot, draft, ignoreCase: plan.ignoreCase, files, stateDirName: stateDirName === 'auto' ? undefined : stateDirName, base, overwrite: overwrite?.overwrite, overwriteManifest: overwrite?.overwriteManifest };
     // Saving a large plan spends seconds in fsync: in the plan worker, with progress once it takes a while.
     const saving = this.worker.run('save', work);
     let settled = false;
@@ -236,9 +236,10 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     this.log.info(`save ${folder.name}: ${outcome.message}`);
     if (outcome.ok) {
       // The disk is the saved draft now, whoever saved it: the base of the open planner's next palette save.
+      const saved = planAsSaved(draft, base);
       const panel = this.panelFor(folder);
-      if (panel) panel.latestBase = draft;
-      await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: draft });
+      if (panel) panel.latestBase = saved;
+      await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: saved });
     }
     // Refused for changes on disk the watcher may not have reported yet: an open planner gets the plan on
     // disk now, so loading it from there loads what the refusal described.

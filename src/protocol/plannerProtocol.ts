@@ -49,6 +49,10 @@ export const WaveDraftSchema = v.object({
 });
 export type WaveDraft = v.InferOutput<typeof WaveDraftSchema>;
 
+/** What a save compares of `wave-scope.json`: the wave it names and that wave's role. */
+export const ManifestOnDiskSchema = v.object({ wave: WaveNumberSchema, role: v.string() });
+export type ManifestOnDisk = v.InferOutput<typeof ManifestOnDiskSchema>;
+
 /** The whole plan of one workspace folder as the planner edits it. */
 export const PlanDraftSchema = v.object({
   version: v.literal(PLANNER_STATE_VERSION),
@@ -61,6 +65,13 @@ export const PlanDraftSchema = v.object({
     v.nullish(WaveNumberSchema),
     v.transform((wave) => wave ?? undefined),
   ),
+  /**
+   * The manifest on disk when this plan was read (host → webview), or the one a save of it wrote: its wave and
+   * role, null when there was none. It makes the plan a save's base: an empty state directory reads as wave 1
+   * active with no manifest behind it, which `activeWave` alone cannot tell from a manifest removed since.
+   * A draft carries the one of the plan it started from; absent in a plan kept by an older version.
+   */
+  manifest: v.optional(v.nullable(ManifestOnDiskSchema)),
 });
 export type PlanDraft = v.InferOutput<typeof PlanDraftSchema>;
 
@@ -136,18 +147,21 @@ export const StaleWaveSchema = v.object({
 });
 export type StaleWaveSummary = v.InferOutput<typeof StaleWaveSchema>;
 
-/** The manifest names another wave than when the draft was made, and the save would switch it. */
-export const StaleActiveWaveSchema = v.object({
-  /** The wave `wave-scope.json` names on disk now: what an overwrite names back (SavePlanParams.overwriteActiveWave). */
-  onDisk: WaveNumberSchema,
-  /** The wave it named when the draft was made; absent when there was no manifest. */
-  base: v.optional(v.number()),
-  /** The wave the save would make active. */
-  draft: v.number(),
+/**
+ * `wave-scope.json` changed on disk since the draft was made (another wave made active, the wave given another
+ * role, removed, or written where there was none), and the save would write its own over that change.
+ */
+export const StaleManifestSchema = v.object({
+  /** The manifest on disk now, null when there is none: what an overwrite names back (SavePlanParams.overwriteManifest). */
+  onDisk: v.nullable(ManifestOnDiskSchema),
+  /** The manifest when the draft was made; null when there was none; absent when the base does not record it. */
+  base: v.optional(v.nullable(ManifestOnDiskSchema)),
+  /** The manifest the save would write. */
+  draft: ManifestOnDiskSchema,
   /** What changed and what the save would do, one plain sentence. */
   change: v.string(),
 });
-export type StaleActiveWaveSummary = v.InferOutput<typeof StaleActiveWaveSchema>;
+export type StaleManifestSummary = v.InferOutput<typeof StaleManifestSchema>;
 
 /** Outcome of a save, also sent when the save was started from the command palette. */
 export const SaveOutcomeSchema = v.variant('ok', [
@@ -167,8 +181,8 @@ export const SaveOutcomeSchema = v.variant('ok', [
     claimConflicts: v.optional(v.array(ClaimConflictSummarySchema)),
     /** With step `stale`: waves changed on disk after the draft was made; nothing was written. */
     staleWaves: v.optional(v.array(StaleWaveSchema)),
-    /** With step `stale`: the manifest's active wave changed on disk after the draft was made; nothing was written. */
-    staleActiveWave: v.optional(StaleActiveWaveSchema),
+    /** With step `stale`: the manifest changed on disk after the draft was made (wave, role, removed); nothing was written. */
+    staleManifest: v.optional(StaleManifestSchema),
   }),
 ]);
 export type SaveOutcome = v.InferOutput<typeof SaveOutcomeSchema>;
@@ -254,29 +268,41 @@ export const SavePlanParamsSchema = v.object({
    */
   overwrite: v.optional(v.array(WaveOnDiskSchema)),
   /**
-   * After a `stale` refusal for the active wave: the wave the manifest named on disk as that refusal showed it
-   * (StaleActiveWave.onDisk), which the person chose to switch away from; another wave there is refused again.
+   * After a `stale` refusal for the manifest: the manifest on disk as that refusal showed it (StaleManifest.onDisk;
+   * null: there was none), which the person chose to write over; any other manifest there is refused again.
    */
-  overwriteActiveWave: v.optional(WaveNumberSchema),
+  overwriteManifest: v.optional(v.nullable(ManifestOnDiskSchema)),
 });
 export type SavePlanParams = v.InferOutput<typeof SavePlanParamsSchema>;
 
 /** What a person chose to write over after a `stale` refusal: the fields of SavePlanParams that say so. */
-export type OverwriteChoice = Pick<SavePlanParams, 'overwrite' | 'overwriteActiveWave'>;
+export type OverwriteChoice = Pick<SavePlanParams, 'overwrite' | 'overwriteManifest'>;
 
 /**
- * What overwriting the changes a `stale` refusal found names back: each changed wave and the manifest's wave
- * as the refusal saw them on disk, so only that version is written over. Undefined for any other outcome.
+ * What overwriting the changes a `stale` refusal found names back: each changed wave and the manifest as the
+ * refusal saw them on disk (a removed manifest as null), so only that version is written over. Undefined for
+ * any other outcome.
  */
 export function overwriteChoiceOf(outcome: SaveOutcome): OverwriteChoice | undefined {
   if (outcome.ok) return undefined;
   const waves = outcome.staleWaves ?? [];
-  const active = outcome.staleActiveWave;
-  if (waves.length === 0 && active === undefined) return undefined;
+  const manifest = outcome.staleManifest;
+  if (waves.length === 0 && manifest === undefined) return undefined;
   return {
     overwrite: waves.map(({ wave, onDisk }) => ({ wave, agents: onDisk.map((agent) => ({ id: agent.id, entries: [...agent.entries] })) })),
-    ...(active === undefined ? {} : { overwriteActiveWave: active.onDisk }),
+    ...(manifest === undefined ? {} : { overwriteManifest: manifest.onDisk === null ? null : { ...manifest.onDisk } }),
   };
+}
+
+/**
+ * The plan on disk once `draft` was saved over `base` (the plan it was edited from), as the next save's base:
+ * the draft, with the manifest the save wrote (its active wave and that wave's role), or, when it named no
+ * active wave and so left the manifest alone, the manifest `base` recorded.
+ */
+export function planAsSaved(draft: PlanDraft, base: PlanDraft | undefined): PlanDraft {
+  const active = draft.waves.find((wave) => wave.wave === draft.activeWave);
+  if (active !== undefined) return { ...draft, manifest: { wave: active.wave, role: active.role } };
+  return { ...draft, manifest: base?.manifest };
 }
 
 /** Save the draft through the safe chain. Answered with a SaveOutcome. */

@@ -2,7 +2,7 @@
 // every command runs behind the boundary (a failure is caught, logged and shown, never thrown at the
 // caller).
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { registerCommands } from '../../src/extension/commands/command';
@@ -11,8 +11,9 @@ import { COMMANDS } from '../../src/extension/commands/commandTable';
 import type { WaveScopeApi } from '../../src/extension/extension';
 import { Log } from '../../src/extension/log';
 import { saveDraftToDisk } from '../../src/extension/planFiles';
+import { overwriteChoiceOf } from '../../src/protocol/plannerProtocol';
 import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
-import { hostFolder, startFromNoPlan } from './hostSupport';
+import { hostFolder, startFromNoPlan, until } from './hostSupport';
 
 const extensionId = 'wave-scope.wave-scope';
 
@@ -81,6 +82,96 @@ describe('the palette Save refused for changes on disk', () => {
       }
       assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
     } finally {
+      await startFromNoPlan(host, ['.claude']);
+    }
+  });
+});
+
+describe('the palette Save over a manifest changed on disk since the draft was made', () => {
+  it('is refused for a manifest removed and for a role changed, writing nothing; an overwrite writes over exactly that', async () => {
+    const host = await hostFolder();
+    const { api, folder } = host;
+    await startFromNoPlan(host, ['.claude']);
+    try {
+      const plan = await api.plans.get(folder);
+      assert.ok(plan.repoRoot);
+      const manifestFile = join(plan.repoRoot, '.claude', 'wave-scope.json');
+      const readManifest = () => JSON.parse(readFileSync(manifestFile, 'utf8')) as { wave: number; role: string };
+      const withDocs = (base: PlanDraft, entries: string[]): PlanDraft => ({ ...base, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries }] }] });
+      /** Keeps an unsaved draft made from the plan on disk now, as the planner would, and returns that plan (its base). */
+      const keepDraftFromDisk = async (entries: string[]) => {
+        const base = plan.diskPlan().plan;
+        await plan.drafts.write({ draft: withDocs(base, entries), dirty: true, updatedAt: Date.now(), base });
+        return base;
+      };
+      const paletteSave = async () => (await vscode.commands.executeCommand('waveScope.savePlan')) as SaveOutcome | undefined;
+
+      // The first save into an empty state directory: the base names wave 1 active, with no manifest behind it.
+      const emptyBase = await keepDraftFromDisk(['docs/']);
+      assert.equal(emptyBase.manifest, null);
+      const first = await paletteSave();
+      assert.ok(first?.ok, first?.message);
+      assert.equal(readManifest().wave, 1);
+
+      // A draft made from that plan; then the wave is ended on disk (its manifest removed).
+      await keepDraftFromDisk(['docs/', 'README.md']);
+      rmSync(manifestFile);
+      const removed = await paletteSave();
+      assert.ok(removed && !removed.ok, removed?.message);
+      assert.equal(removed.step, 'stale');
+      assert.equal(removed.staleManifest?.onDisk, null);
+      assert.match(removed.message, /The manifest was removed from disk \(it named wave 1 with the role builder when the draft was made\)/);
+      assert.equal(existsSync(manifestFile), false, 'the removal was not undone');
+      // Overwrite Changes on Disk: saves again naming "nothing there".
+      const kept = await plan.drafts.read();
+      assert.ok(kept?.dirty);
+      const overwritten = await api.planners.save(folder, kept.draft, kept.base, overwriteChoiceOf(removed));
+      assert.ok(overwritten.ok, overwritten.message);
+      assert.equal(readManifest().wave, 1);
+
+      // A draft made from that plan; then the active wave is given another role on disk.
+      await keepDraftFromDisk(['docs/']);
+      const files = await plan.files();
+      const review: PlanDraft = { version: 1, activeWave: 1, waves: [{ wave: 1, role: 'review', agents: [{ id: 'docs', color: '#3794ff', entries: ['docs/', 'README.md'] }] }] };
+      assert.ok(saveDraftToDisk(plan.repoRoot, review, { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
+      const manifestBefore = readFileSync(manifestFile, 'utf8');
+      const retitled = await paletteSave();
+      assert.ok(retitled && !retitled.ok, retitled?.message);
+      assert.deepEqual(retitled.staleManifest?.onDisk, { wave: 1, role: 'review' });
+      assert.match(retitled.message, /the role review \(it was builder when the draft was made\)/);
+      assert.equal(readFileSync(manifestFile, 'utf8'), manifestBefore, 'the manifest was not written');
+    } finally {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await startFromNoPlan(host, ['.claude']);
+    }
+  });
+
+  it('with the planner open on an unsaved draft, the palette Save is refused for a manifest removed since', async function () {
+    this.timeout(90000);
+    const host = await hostFolder();
+    const { api, folder } = host;
+    await startFromNoPlan(host, ['.claude']);
+    try {
+      const plan = await api.plans.get(folder);
+      assert.ok(plan.repoRoot);
+      const wave = (entries: string[]): PlanDraft => ({ version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries }] }] });
+      const saved = await api.planners.save(folder, wave(['docs/']), undefined);
+      assert.ok(saved.ok, saved.message);
+      const base = plan.diskPlan().plan;
+      await plan.drafts.write({ draft: { ...base, waves: wave(['docs/', 'README.md']).waves }, dirty: true, updatedAt: Date.now(), base });
+      await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+      const panel = await until('the planner', () => api.panelFor(folder));
+      await until('the planner ready', () => panel.isReady, 45000);
+      await until('the first draft report of the planner', () => panel.latestDraft);
+      assert.deepEqual(panel.latestBase?.manifest, { wave: 1, role: 'builder' }, 'the base of the open planner records the manifest');
+      const manifestFile = join(plan.repoRoot, '.claude', 'wave-scope.json');
+      rmSync(manifestFile);
+      const outcome = (await vscode.commands.executeCommand('waveScope.savePlan')) as SaveOutcome | undefined;
+      assert.ok(outcome && !outcome.ok, outcome?.message);
+      assert.equal(outcome.staleManifest?.onDisk, null);
+      assert.equal(existsSync(manifestFile), false, 'the removal was not undone');
+    } finally {
+      await vscode.commands.executeCommand('notifications.clearAll');
       await startFromNoPlan(host, ['.claude']);
     }
   });

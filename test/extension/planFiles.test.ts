@@ -4,7 +4,7 @@
 // from the state directory Save writes.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -45,6 +45,23 @@ describe('plan files: save and read back', () => {
       ],
     );
     assert.equal(plan.activeWave, 1);
+  });
+
+  it('records the manifest it found (wave and role), none (null), or nothing when it is unusable', () => {
+    assert.deepEqual(readDiskPlan(repo, { colors: {}, roles: {} }, false).plan.manifest, { wave: 1, role: 'implementation' });
+    const empty = mkdtempSync(join(tmpdir(), 'wave-scope-planfiles-empty-'));
+    try {
+      execFileSync('git', ['init', '--quiet', empty]);
+      const { plan } = readDiskPlan(empty, { colors: {}, roles: {} }, false);
+      // Wave 1 is named active for the first save, but no manifest is behind it: the base says so.
+      assert.equal(plan.activeWave, 1);
+      assert.equal(plan.manifest, null);
+      mkdirSync(join(empty, '.claude'));
+      writeFileSync(join(empty, '.claude', 'wave-scope.json'), '{ not json');
+      assert.equal('manifest' in readDiskPlan(empty, { colors: {}, roles: {} }, false, join(empty, '.claude')).plan, false);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('falls back to the default role when nothing was remembered', () => {

@@ -6,6 +6,8 @@ import {
   DidAssignNotification,
   DraftChangedCommand,
   isPlanDraft,
+  overwriteChoiceOf,
+  planAsSaved,
   PLANNER_PROTOCOL,
   PlanDraftSchema,
   ReadyRequest,
@@ -68,6 +70,10 @@ describe('planner protocol guards', () => {
     ['a negative active wave', { ...draft, activeWave: -1 }, false],
     ['entries not strings', { ...draft, waves: [{ wave: 1, role: 'b', agents: [{ id: 'a', color: '#000000', entries: [1] }] }] }, false],
     ['null', null, false],
+    ['read from disk with a manifest', { ...draft, manifest: { wave: 1, role: 'builder' } }, true],
+    ['read from disk without a manifest', { ...draft, manifest: null }, true],
+    ['a manifest of wave 0', { ...draft, manifest: { wave: 0, role: 'builder' } }, false],
+    ['a manifest without a role', { ...draft, manifest: { wave: 1 } }, false],
   ];
   for (const [name, value, expected] of drafts) {
     it(`isPlanDraft: ${name}`, () => assert.equal(isPlanDraft(value), expected));
@@ -84,6 +90,14 @@ describe('planner protocol guards', () => {
       { kind: 'request', id: 2, method: 'savePlan', params: { draft, base: draft, overwrite: [{ wave: 1, agents: [{ id: 'a', entries: ['src/'] }] }] } },
       true,
     ],
+    ['save overwriting a manifest removed from disk', SavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft, base: draft, overwriteManifest: null } }, true],
+    [
+      'save overwriting a manifest as it was on disk',
+      SavePlanRequest,
+      { kind: 'request', id: 2, method: 'savePlan', params: { draft, base: draft, overwriteManifest: { wave: 2, role: 'review' } } },
+      true,
+    ],
+    ['save overwriting a manifest of wave 0', SavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft, overwriteManifest: { wave: 0, role: 'b' } } }, false],
     ['save overwriting "everything"', SavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft, base: draft, overwrite: true } }, false],
     ['save overwriting wave 0', SavePlanRequest, { kind: 'request', id: 2, method: 'savePlan', params: { draft, overwrite: [{ wave: 0, agents: [] }] } }, false],
     ['draft changed', DraftChangedCommand, { kind: 'command', method: 'draftChanged', params: { draft, contested: ['a'], dirty: true, updatedAt: 1 } }, true],
@@ -123,5 +137,27 @@ describe('planner protocol declarations', () => {
     const parsed = v.parse(PlanDraftSchema, { ...draft, activeWave: null });
     assert.equal(parsed.activeWave, undefined);
     assert.equal('activeWave' in parsed && parsed.activeWave === null, false);
+  });
+
+  it('an overwrite of a refusal for a removed manifest names "nothing there" (null), not "no choice" (absent)', () => {
+    const choice = overwriteChoiceOf({
+      ok: false,
+      step: 'stale',
+      message: 'Not saved.',
+      collisions: [],
+      staleWaves: [],
+      staleManifest: { onDisk: null, base: { wave: 1, role: 'builder' }, draft: { wave: 1, role: 'builder' }, change: 'removed' },
+    });
+    assert.deepEqual(choice, { overwrite: [], overwriteManifest: null });
+    const sent = v.parse(SavePlanRequest.params, { draft, ...choice });
+    assert.equal(sent.overwriteManifest, null);
+  });
+
+  it('a saved plan records the manifest the save wrote, or the base\'s when it named no active wave', () => {
+    const plan = v.parse(PlanDraftSchema, draft);
+    const base = { ...plan, manifest: { wave: 1, role: 'implementation' } };
+    assert.deepEqual(planAsSaved({ ...plan, manifest: null }, base).manifest, { wave: 1, role: 'builder' });
+    assert.deepEqual(planAsSaved({ ...plan, activeWave: undefined, manifest: null }, base).manifest, { wave: 1, role: 'implementation' });
+    assert.equal(planAsSaved({ ...plan, activeWave: undefined, manifest: null }, undefined).manifest, undefined, 'not known: not recorded');
   });
 });

@@ -181,7 +181,8 @@ describe('planner save status (issue 14, bugs 3 and 5)', () => {
     state = reduce(state, { type: 'saveStarted' });
     state = reduce(state, { type: 'addAgent', wave: 1, id: 'y' });
     state = reduce(state, { type: 'saveFinished', outcome: { ok: true, wavesWritten: [1], message: 'ok' }, draft: saving, at: 5 });
-    assert.deepEqual(state.diskPlan, saving);
+    // What was saved, with the manifest the save wrote (the base of the next save).
+    assert.deepEqual(state.diskPlan, { ...saving, manifest: { wave: 1, role: 'builder' } });
     assert.equal(state.dirty, true);
   });
 

@@ -225,6 +225,40 @@ describe('planner state reducer', () => {
     assert.ok(sameDraft(state.draft, state.diskPlan));
   });
 
+  describe('the manifest a base records', () => {
+    it('a successful save makes the manifest it wrote the base\'s, even where there was none', () => {
+      let state = initialState({ ...diskWith({}), manifest: null });
+      state = reduce(state, { type: 'addAgent', wave: 1, id: 'x' });
+      state = reduce(state, { type: 'setRole', wave: 1, role: 'review' });
+      state = reduce(state, { type: 'saveFinished', outcome: { ok: true, wavesWritten: [1], manifestWave: 1, message: 'saved' }, draft: state.draft, at: 0 });
+      assert.deepEqual(state.base.manifest, { wave: 1, role: 'review' });
+      assert.deepEqual(state.diskPlan.manifest, { wave: 1, role: 'review' });
+    });
+
+    it('a successful save that names no active wave leaves the manifest the base recorded', () => {
+      let state = initialState({ ...diskWith({ a: ['x.md'] }), manifest: { wave: 1, role: 'builder' } });
+      state = reduce(state, { type: 'setActiveWave', wave: undefined });
+      state = reduce(state, { type: 'saveFinished', outcome: { ok: true, wavesWritten: [1], message: 'saved' }, draft: state.draft, at: 0 });
+      assert.deepEqual(state.base.manifest, { wave: 1, role: 'builder' });
+    });
+
+    it('a manifest removed under unsaved edits is a change on disk, though the plan reads the same', () => {
+      // An empty wave 1 named active reads the same with or without the manifest: only the record tells.
+      let state = initialState({ ...diskWith({}), manifest: { wave: 1, role: 'builder' } });
+      state = reduce(state, { type: 'addAgent', wave: 1, id: 'x' });
+      state = reduce(state, { type: 'loadDisk', diskPlan: { ...diskWith({}), manifest: null } });
+      assert.equal(diskChangedUnderDraft(state), true);
+      assert.deepEqual(state.base.manifest, { wave: 1, role: 'builder' }, 'the base is still the plan the draft was made from');
+    });
+
+    it('a plan that does not record the manifest (an older one) raises no offer for it', () => {
+      let state = initialState(diskWith({}));
+      state = reduce(state, { type: 'addAgent', wave: 1, id: 'x' });
+      state = reduce(state, { type: 'loadDisk', diskPlan: { ...diskWith({}), manifest: null } });
+      assert.equal(diskChangedUnderDraft(state), false);
+    });
+  });
+
   describe('a save refused because the plan on disk changed after the draft was made', () => {
     const refusal: SaveOutcome = {
       ok: false,
@@ -279,18 +313,31 @@ describe('planner state reducer', () => {
       });
     });
 
-    it('a refusal for the active wave alone is one too: it names the change and overwrites the wave the manifest named', () => {
+    it('a refusal for the manifest alone is one too: it names the change and overwrites the manifest as it was on disk', () => {
       const change = 'the manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active';
       let state = initialState(diskWith({ a: ['x.md'] }));
       state = reduce(state, { type: 'addEntries', wave: 1, agentId: 'a', entries: ['y.md'] });
       state = reduce(state, {
         type: 'saveFinished',
-        outcome: { ok: false, step: 'stale', message: 'Not saved.', collisions: [], staleWaves: [], staleActiveWave: { onDisk: 3, base: 1, draft: 1, change } },
+        outcome: { ok: false, step: 'stale', message: 'Not saved.', collisions: [], staleWaves: [], staleManifest: { onDisk: { wave: 3, role: 'builder' }, base: { wave: 1, role: 'builder' }, draft: { wave: 1, role: 'builder' }, change } },
         draft: state.draft,
         at: 0,
       });
       assert.deepEqual(staleChangesOf(state), [change]);
-      assert.deepEqual(overwriteOf(state), { overwrite: [], overwriteActiveWave: 3 });
+      assert.deepEqual(overwriteOf(state), { overwrite: [], overwriteManifest: { wave: 3, role: 'builder' } });
+    });
+
+    it('a refusal for a manifest removed from disk: an overwrite names "nothing there", also after a reload', () => {
+      const change = 'the manifest was removed from disk (it named wave 1 with the role builder when the draft was made), so no wave is active; saving would write it again, to make wave 1 active with the role builder';
+      let state = initialState({ ...diskWith({ a: ['x.md'] }), manifest: { wave: 1, role: 'builder' } });
+      state = reduce(state, { type: 'addEntries', wave: 1, agentId: 'a', entries: ['y.md'] });
+      const staleManifest = { onDisk: null, base: { wave: 1, role: 'builder' }, draft: { wave: 1, role: 'builder' }, change };
+      state = reduce(state, { type: 'saveFinished', outcome: { ok: false, step: 'stale', message: 'Not saved.', collisions: [], staleWaves: [], staleManifest }, draft: state.draft, at: 0 });
+      assert.deepEqual(staleChangesOf(state), [change]);
+      assert.deepEqual(overwriteOf(state), { overwrite: [], overwriteManifest: null });
+      const restored = restoreState(JSON.parse(JSON.stringify(state)));
+      assert.ok(restored);
+      assert.deepEqual(overwriteOf(restored), { overwrite: [], overwriteManifest: null });
     });
 
     it('an edit after the refusal drops it: there is nothing left to overwrite until a save says so again', () => {

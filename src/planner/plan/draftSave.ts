@@ -1,20 +1,20 @@
 // A whole draft plan (every wave a planner edits) checked and saved in one call: the save the
 // extension's planner and the CLI share. Nothing is written unless every wave is disjoint; the wave the
 // manifest names goes through the safe chain (writeWavePlan), the others are materialized, and waves
-// the draft no longer has lose their declaration files. A wave someone changed on disk after the draft
-// was made is not written over unless the person chose to (staleWaves.ts). The file system arrives as a
-// parameter.
+// the draft no longer has lose their declaration files. A wave or a manifest someone changed on disk after
+// the draft was made is not written over unless the person chose to (staleWaves.ts). The file system arrives
+// as a parameter.
 import { join, relative, sep } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import { expand, FileIndex } from '../scope/fileIndex';
 import { agentIdProblem, agentScopePath, manifestPath, waveDirPath, waveNumberProblem, waveSidecarPath } from './declarationPaths';
 import type { DeclarationFs, InTheWay } from './declarationStore';
 import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
-import type { StateDirFs } from './stateDir';
+import type { StateDirFs, StateDirResolution } from './stateDir';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
 import { inspectStateDir } from './stateDir';
-import { findStaleActiveWave, findStaleWaves } from './staleWaves';
-import type { StaleActiveWave, StaleWave, WaveOnDisk } from './staleWaves';
+import { findStaleManifest, findStaleWaves } from './staleWaves';
+import type { ManifestOnDisk, StaleManifest, StaleWave, WaveOnDisk } from './staleWaves';
 import { STATE_DIR_NAMES } from './stateDirNames';
 
 /** One agent of a draft wave: its id and its scope entries. */
@@ -37,6 +37,13 @@ export interface DraftPlan {
   waves: readonly DraftWave[];
   /** The wave the manifest names, if any. */
   activeWave?: number | undefined;
+  /**
+   * What matters of a save's base (the plan read from disk, or the one a save wrote): the manifest there, its
+   * wave and role, or null when there was none. The plan of an empty state directory names wave 1 active with
+   * no manifest behind it, so `activeWave` alone cannot tell. Undefined when not recorded (a base kept by an
+   * older version); a draft's own is not read.
+   */
+  manifest?: ManifestOnDisk | null | undefined;
 }
 
 /** Two agents of one wave that would both own `witness`. */
@@ -108,8 +115,10 @@ export interface SaveDraftOptions {
    * The plan on disk the draft was edited from. A declared wave the draft lacks is removed only when the
    * base had it (the person deleted it); one written on disk since (the CLI, a sync, another window) is
    * kept. A wave the save would write or remove whose declarations on disk differ from the base's refuses
-   * the save (step `stale`, nothing written) unless `overwrite` names it. Without a base, every declared
-   * wave the draft lacks is removed and nothing is compared.
+   * the save (step `stale`, nothing written) unless `overwrite` names it; so does a manifest the save would
+   * write over a change made since (its wave, its role, or removed: see findStaleManifest) unless
+   * `overwriteManifest` names it. Without a base, every declared wave the draft lacks is removed and nothing
+   * is compared.
    */
   base?: DraftPlan | undefined;
   /**
@@ -118,10 +127,10 @@ export interface SaveDraftOptions {
    */
   overwrite?: readonly WaveOnDisk[] | undefined;
   /**
-   * The wave the manifest named on disk when a refusal showed it (StaleActiveWave.onDisk), which the person
-   * chose to switch away from: the draft's active wave replaces exactly that one; another is refused again.
+   * The manifest on disk when a refusal showed it (StaleManifest.onDisk; null: there was none), which the person
+   * chose to write over: the draft's manifest replaces exactly that one; any other is refused again.
    */
-  overwriteActiveWave?: number | undefined;
+  overwriteManifest?: ManifestOnDisk | null | undefined;
 }
 
 /**
@@ -156,8 +165,8 @@ export type DraftSaveResult =
       collisions: DraftCollision[];
       /** With step `stale`: the waves changed on disk since the draft was made, and what changed. */
       staleWaves?: StaleWave[];
-      /** With step `stale`: the manifest names another wave than when the draft was made, and the save would switch it. */
-      staleActiveWave?: StaleActiveWave;
+      /** With step `stale`: the manifest changed on disk since the draft was made (its wave, its role, or removed), and the save would write over that. */
+      staleManifest?: StaleManifest;
     };
 
 function describeError(error: unknown): string {
@@ -205,20 +214,21 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
       ignoreCase,
       files: options.files,
     });
-    const staleActiveWave = findStaleActiveWave({
-      base: options.base.activeWave,
-      draft: draft.activeWave,
-      onDisk: inspectStateDir(stateDir, options.ownIds, fs).manifest?.wave,
-      overwrite: options.overwriteActiveWave,
+    const staleManifest = findStaleManifest({
+      base: options.base.manifest,
+      baseActiveWave: options.base.activeWave,
+      draft: manifestOfDraft(draft),
+      onDisk: manifestOnDisk(inspectStateDir(stateDir, options.ownIds, fs)),
+      overwrite: options.overwriteManifest,
     });
-    if (staleWaves.length > 0 || staleActiveWave !== undefined) {
+    if (staleWaves.length > 0 || staleManifest !== undefined) {
       return {
         ok: false,
         step: 'stale',
-        message: describeStaleWaves(staleWaves, staleActiveWave),
+        message: describeStaleWaves(staleWaves, staleManifest),
         collisions: [],
         staleWaves,
-        ...(staleActiveWave === undefined ? {} : { staleActiveWave }),
+        ...(staleManifest === undefined ? {} : { staleManifest }),
       };
     }
   }
@@ -349,13 +359,25 @@ function activeWaveProblem(draft: DraftPlan): string | undefined {
   return undefined;
 }
 
+/** The manifest a save of `draft` writes: its active wave with that wave's role; undefined when it leaves the manifest alone. */
+function manifestOfDraft(draft: DraftPlan): ManifestOnDisk | undefined {
+  const active = draft.waves.find((wave) => wave.wave === draft.activeWave);
+  return active === undefined ? undefined : { wave: active.wave, role: active.role };
+}
+
+/** The manifest a state directory holds now: null when there is none, undefined when the file is no usable manifest. */
+function manifestOnDisk(found: StateDirResolution): ManifestOnDisk | null | undefined {
+  if (!found.found) return null;
+  return found.manifest === undefined ? undefined : { wave: found.manifest.wave, role: found.manifest.role };
+}
+
 /** The refusal of a save that would undo changes made on disk after the draft, for a person. */
-function describeStaleWaves(staleWaves: readonly StaleWave[], staleActiveWave: StaleActiveWave | undefined): string {
+function describeStaleWaves(staleWaves: readonly StaleWave[], staleManifest: StaleManifest | undefined): string {
   const waves = staleWaves.map(
     (stale) => `Wave ${stale.wave} (${stale.action === 'write' ? 'the draft would write over it' : 'the draft deletes it'}): ${stale.changes.join('; ')}.`,
   );
-  const active = staleActiveWave === undefined ? [] : [`The active wave: ${staleActiveWave.change}.`];
-  return `Not saved: the plan on disk changed after this draft was made, and saving would undo that. ${[...waves, ...active].join(' ')} Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.`;
+  const manifest = staleManifest === undefined ? [] : [`${staleManifest.change.charAt(0).toUpperCase()}${staleManifest.change.slice(1)}.`];
+  return `Not saved: the plan on disk changed after this draft was made, and saving would undo that. ${[...waves, ...manifest].join(' ')} Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.`;
 }
 
 /** Removes a wave's aggregate, then every per-agent file it or its directory names. */

@@ -1,7 +1,8 @@
 // Which waves a save would write over (or remove) although someone changed them on disk after the draft was
 // made: `wave-scope plan write --wave N`, a `wave-scope sync`, another window's save. The draft's base is the
 // plan on disk it was edited from; a wave whose declared agents and entries on disk differ from that wave in
-// the base was changed since, and saving the draft would silently undo that change. Pure: the declared
+// the base was changed since, and saving the draft would silently undo that change. The manifest is compared
+// the same way: the wave it names, that wave's role, and whether it is there at all. Pure: the declared
 // records arrive as data, and what changed is said in words a person can act on.
 import { FileIndex } from '../scope/fileIndex';
 import { foldCase, normalizeScopeEntry } from '../scope/scopeEntry';
@@ -128,38 +129,89 @@ function describeChanges(base: Canonical, disk: Canonical, inBase: boolean): str
   return changes;
 }
 
-/** The manifest's active wave changed on disk since the draft was made, and the save would name another. */
-export interface StaleActiveWave {
-  /** The wave `wave-scope.json` names on disk now. */
-  onDisk: number;
-  /** The wave it named when the draft was made; undefined when there was no manifest. */
-  base: number | undefined;
-  /** The wave the save would make active. */
-  draft: number;
+/** What a save compares of `wave-scope.json`: the wave it names and that wave's role. */
+export interface ManifestOnDisk {
+  wave: number;
+  role: string;
+}
+
+/**
+ * The manifest changed on disk since the draft was made (made another wave active, given the wave another
+ * role, removed, or written where there was none), and the save would write its own over that change.
+ */
+export interface StaleManifest {
+  /** The manifest on disk now; null when there is none. An overwrite names it back (null: "nothing there"). */
+  onDisk: ManifestOnDisk | null;
+  /** The manifest when the draft was made; null when there was none; undefined when the base does not record it. */
+  base: ManifestOnDisk | null | undefined;
+  /** The manifest the save would write. */
+  draft: ManifestOnDisk;
   /** What changed and what the save would do, one plain sentence. */
   change: string;
 }
 
-/** The active waves a staleness check compares: the base's, the draft's, the manifest's on disk now. */
-export interface StaleActiveWaveCheck {
-  /** The wave the manifest named when the draft was made (DraftPlan.activeWave of the base). */
-  base: number | undefined;
-  /** The wave the save would write into the manifest; undefined leaves the manifest alone. */
-  draft: number | undefined;
-  /** The wave the manifest on disk names now; undefined when it has none (absent or unusable). */
-  onDisk: number | undefined;
-  /** The manifest's wave on disk a person chose to overwrite (as the refusal showed it). */
-  overwrite?: number | undefined;
+/** The manifests a staleness check compares: the base's, the draft's, the one on disk now. */
+export interface StaleManifestCheck {
+  /**
+   * The manifest when the draft was made (DraftPlan.manifest of the base): null when there was none. Undefined
+   * when the base does not record it (one kept by an older version): then only `baseActiveWave` is compared,
+   * and neither a manifest removed since nor its role.
+   */
+  base: ManifestOnDisk | null | undefined;
+  /** The base's active wave (DraftPlan.activeWave), which stands in for the manifest's wave when `base` is undefined. */
+  baseActiveWave: number | undefined;
+  /** The manifest the save would write; undefined when it leaves the manifest alone. */
+  draft: ManifestOnDisk | undefined;
+  /** The manifest on disk now: null when there is none; undefined when the file is there but no usable manifest (not compared). */
+  onDisk: ManifestOnDisk | null | undefined;
+  /** The manifest on disk a person chose to overwrite, as the refusal showed it (null: there was none). */
+  overwrite?: ManifestOnDisk | null | undefined;
+}
+
+function sameManifest(a: ManifestOnDisk | null, b: ManifestOnDisk | null): boolean {
+  return a === null || b === null ? a === b : a.wave === b.wave && a.role === b.role;
+}
+
+/** The manifest in words: `wave 3 with the role review`. */
+function manifestWords(manifest: ManifestOnDisk): string {
+  return `wave ${manifest.wave} with the role ${manifest.role}`;
 }
 
 /**
- * Whether the save would switch the manifest away from a wave someone made active on disk after the draft
- * was made (`wave-scope plan write --wave N`, a sync, another window). Only a manifest naming a wave now is
- * protected: a save that leaves the manifest alone, or names the wave on disk, undoes nothing.
+ * Whether the save would write the manifest over a change someone made on disk after the draft was made
+ * (`wave-scope plan write --wave N`, a sync, another window; a wave ended by removing the manifest). Only a
+ * save that writes the manifest can undo such a change, and only what it writes differently: the wave when
+ * the wave on disk changed since and the draft names another, the role likewise, or the manifest itself when
+ * it was removed since. Undefined when the save undoes nothing, or when the person chose to overwrite
+ * exactly the manifest on disk now.
  */
-export function findStaleActiveWave(check: StaleActiveWaveCheck): StaleActiveWave | undefined {
+export function findStaleManifest(check: StaleManifestCheck): StaleManifest | undefined {
   const { base, draft, onDisk } = check;
-  if (draft === undefined || onDisk === undefined || onDisk === base || onDisk === draft || check.overwrite === onDisk) return undefined;
-  const before = base === undefined ? 'there was no manifest' : `it named wave ${base}`;
-  return { onDisk, base, draft, change: `the manifest now names wave ${onDisk} (${before} when the draft was made); saving would make wave ${draft} active` };
+  if (draft === undefined || onDisk === undefined) return undefined;
+  if (check.overwrite !== undefined && sameManifest(check.overwrite, onDisk)) return undefined;
+  const stale = (change: string): StaleManifest => ({ onDisk, base, draft, change });
+  const activeWithRole = `make wave ${draft.wave} active with the role ${draft.role}`;
+  if (onDisk === null) {
+    // Gone since the draft was made; only a base that records the manifest can tell it was there.
+    if (base === undefined || base === null) return undefined;
+    return stale(`the manifest was removed from disk (it named ${manifestWords(base)} when the draft was made), so no wave is active; saving would write it again, to ${activeWithRole}`);
+  }
+  if (base !== undefined && base !== null && sameManifest(base, onDisk)) return undefined;
+  const baseWave = base === undefined ? check.baseActiveWave : base?.wave;
+  const waveUndone = onDisk.wave !== baseWave && onDisk.wave !== draft.wave;
+  // A base that does not record the manifest does not know its role.
+  const roleUndone = base !== undefined && onDisk.role !== base?.role && onDisk.role !== draft.role;
+  if (!waveUndone && !roleUndone) return undefined;
+  const noManifest = base === null || baseWave === undefined;
+  if (!roleUndone) {
+    const before = noManifest ? 'there was no manifest' : `it named wave ${baseWave}`;
+    return stale(`the manifest now names wave ${onDisk.wave} (${before} when the draft was made); saving would make wave ${draft.wave} active`);
+  }
+  if (!waveUndone) {
+    const before = noManifest ? 'there was no manifest' : `it was ${base?.role}`;
+    const saving = draft.wave === onDisk.wave ? `give it the role ${draft.role}` : activeWithRole;
+    return stale(`the manifest now gives wave ${onDisk.wave} the role ${onDisk.role} (${before} when the draft was made); saving would ${saving}`);
+  }
+  const before = base === undefined || base === null ? 'there was no manifest' : `it named ${manifestWords(base)}`;
+  return stale(`the manifest now names ${manifestWords(onDisk)} (${before} when the draft was made); saving would ${activeWithRole}`);
 }

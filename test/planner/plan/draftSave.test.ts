@@ -303,7 +303,7 @@ describe('saveDraft (real directories, the Node file system)', () => {
       assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/']);
     });
 
-    describe('the active wave', () => {
+    describe('the active wave, with a base that does not record the manifest (kept by an older version)', () => {
       // `wave-scope plan write --wave 3` after the draft was made: wave 3 declared, and the manifest names it.
       const activateWave3 = () => {
         const wave3: DraftPlan = { activeWave: 3, waves: [{ wave: 3, role: 'builder', agents: [{ id: 'late', entries: ['README.md'] }] }] };
@@ -317,16 +317,16 @@ describe('saveDraft (real directories, the Node file system)', () => {
         assert.ok(!result.ok, result.message);
         assert.equal(result.step, 'stale');
         assert.deepEqual(result.staleWaves, []);
-        assert.deepEqual(result.staleActiveWave, {
-          onDisk: 3,
-          base: 1,
-          draft: 1,
+        assert.deepEqual(result.staleManifest, {
+          onDisk: { wave: 3, role: 'builder' },
+          base: undefined,
+          draft: { wave: 1, role: 'implementation' },
           change: 'the manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active',
         });
         assert.equal(
           result.message,
           'Not saved: the plan on disk changed after this draft was made, and saving would undo that. ' +
-            'The active wave: the manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active. ' +
+            'The manifest now names wave 3 (it named wave 1 when the draft was made); saving would make wave 1 active. ' +
             'Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.',
         );
         assert.deepEqual(snapshot(), before, 'not one declaration, not the manifest');
@@ -335,16 +335,23 @@ describe('saveDraft (real directories, the Node file system)', () => {
 
       it('switches it when the person chose to overwrite exactly the wave the manifest names', () => {
         activateWave3();
-        const result = saveDraft(edited, options({ base: twoWaves, overwriteActiveWave: 3 }));
+        const result = saveDraft(edited, options({ base: twoWaves, overwriteManifest: { wave: 3, role: 'builder' } }));
         assert.ok(result.ok, result.message);
         assert.equal(readJson('wave-scope.json').wave, 1);
       });
 
       it('refuses again when the manifest names yet another wave than the one the person chose to overwrite', () => {
         activateWave3();
-        const result = saveDraft(edited, options({ base: twoWaves, overwriteActiveWave: 2 }));
+        const result = saveDraft(edited, options({ base: twoWaves, overwriteManifest: { wave: 2, role: 'builder' } }));
         assert.ok(!result.ok);
-        assert.equal(result.staleActiveWave?.onDisk, 3);
+        assert.deepEqual(result.staleManifest?.onDisk, { wave: 3, role: 'builder' });
+      });
+
+      it('compares only the wave: a manifest removed since is written again, as before', () => {
+        rmSync(join(root, '.claude', 'wave-scope.json'));
+        const result = saveDraft(edited, options({ base: twoWaves }));
+        assert.ok(result.ok, result.message);
+        assert.equal(readJson('wave-scope.json').wave, 1);
       });
 
       it('compares nothing when the draft leaves the manifest alone, or names the wave on disk', () => {
@@ -360,11 +367,150 @@ describe('saveDraft (real directories, the Node file system)', () => {
       });
     });
 
+    describe('the manifest, with a base that records it', () => {
+      // The plan the draft was made from, as the planner reads it: the manifest on disk named wave 1 with its role.
+      const base: DraftPlan = { ...twoWaves, manifest: { wave: 1, role: 'implementation' } };
+      const manifestFile = () => join(root, '.claude', 'wave-scope.json');
+      // Another writer saves wave 1 again with another role (as `wave-scope plan write --role` or another window would).
+      const giveWave1Role = (role: string) => {
+        const wave1 = { ...twoWaves.waves[0]!, role };
+        assert.ok(saveDraft({ activeWave: 1, waves: [wave1] }, options({ base: { activeWave: 1, waves: [wave1] } })).ok);
+      };
+
+      it('refuses to write again a manifest removed from disk since: nothing is written, and the refusal says so', () => {
+        rmSync(manifestFile());
+        const before = snapshot();
+        const result = saveDraft(edited, options({ base }));
+        assert.ok(!result.ok, result.message);
+        assert.equal(result.step, 'stale');
+        assert.deepEqual(result.staleWaves, []);
+        const change =
+          'the manifest was removed from disk (it named wave 1 with the role implementation when the draft was made), so no wave is active; ' +
+          'saving would write it again, to make wave 1 active with the role implementation';
+        assert.deepEqual(result.staleManifest, { onDisk: null, base: { wave: 1, role: 'implementation' }, draft: { wave: 1, role: 'implementation' }, change });
+        assert.equal(
+          result.message,
+          'Not saved: the plan on disk changed after this draft was made, and saving would undo that. ' +
+            'The manifest was removed from disk (it named wave 1 with the role implementation when the draft was made), so no wave is active; ' +
+            'saving would write it again, to make wave 1 active with the role implementation. ' +
+            'Load the plan from disk, or overwrite these changes on purpose. Nothing was written; the draft is kept.',
+        );
+        assert.equal(existsSync(manifestFile()), false, 'no manifest was written');
+        assert.deepEqual(snapshot(), before, 'not one declaration');
+      });
+
+      it('writes it again when the person chose to overwrite "nothing there"', () => {
+        rmSync(manifestFile());
+        const result = saveDraft(edited, options({ base, overwriteManifest: null }));
+        assert.ok(result.ok, result.message);
+        assert.deepEqual([readJson('wave-scope.json').wave, readJson('wave-scope.json').role], [1, 'implementation']);
+      });
+
+      it('refuses again when a manifest was written after the person chose to overwrite its removal', () => {
+        rmSync(manifestFile());
+        giveWave1Role('review');
+        const result = saveDraft(edited, options({ base, overwriteManifest: null }));
+        assert.ok(!result.ok);
+        assert.deepEqual(result.staleManifest?.onDisk, { wave: 1, role: 'review' });
+        assert.equal(readJson('wave-scope.json').role, 'review');
+      });
+
+      it('refuses to write over a role changed on disk since, naming both roles', () => {
+        giveWave1Role('review');
+        const before = snapshot();
+        const result = saveDraft(edited, options({ base }));
+        assert.ok(!result.ok, result.message);
+        assert.equal(result.step, 'stale');
+        assert.equal(
+          result.staleManifest?.change,
+          'the manifest now gives wave 1 the role review (it was implementation when the draft was made); saving would give it the role implementation',
+        );
+        assert.deepEqual(result.staleManifest?.onDisk, { wave: 1, role: 'review' });
+        assert.deepEqual(snapshot(), before, 'not one declaration, not the manifest');
+      });
+
+      it('writes over the role when the person chose to overwrite exactly that manifest, and refuses again after one more change', () => {
+        giveWave1Role('review');
+        const overwriteManifest = { wave: 1, role: 'review' };
+        giveWave1Role('discovery');
+        const again = saveDraft(edited, options({ base, overwriteManifest }));
+        assert.ok(!again.ok);
+        assert.deepEqual(again.staleManifest?.onDisk, { wave: 1, role: 'discovery' });
+        assert.equal(readJson('wave-scope.json').role, 'discovery');
+        const result = saveDraft(edited, options({ base, overwriteManifest: { wave: 1, role: 'discovery' } }));
+        assert.ok(result.ok, result.message);
+        assert.equal(readJson('wave-scope.json').role, 'implementation');
+      });
+
+      it('names the wave and the role when both changed', () => {
+        const wave3: DraftPlan = { activeWave: 3, waves: [{ wave: 3, role: 'review', agents: [{ id: 'late', entries: ['README.md'] }] }] };
+        assert.ok(saveDraft(wave3, options({ base: { activeWave: 1, waves: [] } })).ok);
+        const result = saveDraft(edited, options({ base }));
+        assert.ok(!result.ok);
+        assert.equal(
+          result.staleManifest?.change,
+          'the manifest now names wave 3 with the role review (it named wave 1 with the role implementation when the draft was made); ' +
+            'saving would make wave 1 active with the role implementation',
+        );
+      });
+
+      it('is not refused for a role changed on disk when the draft takes that role', () => {
+        giveWave1Role('review');
+        const takesRole: DraftPlan = { ...edited, waves: [{ ...edited.waves[0]!, role: 'review' }, edited.waves[1]!] };
+        const result = saveDraft(takesRole, options({ base }));
+        assert.ok(result.ok, result.message);
+        assert.equal(readJson('wave-scope.json').role, 'review');
+      });
+
+      it('is not refused for a role changed on disk when the draft leaves the manifest alone', () => {
+        giveWave1Role('review');
+        const result = saveDraft({ ...edited, activeWave: undefined }, options({ base }));
+        assert.ok(result.ok, result.message);
+        assert.equal(readJson('wave-scope.json').role, 'review');
+      });
+
+      it('is not refused when the manifest was removed and the draft leaves it alone', () => {
+        rmSync(manifestFile());
+        const result = saveDraft({ ...edited, activeWave: undefined }, options({ base }));
+        assert.ok(result.ok, result.message);
+        assert.equal(existsSync(manifestFile()), false);
+      });
+
+      it('refuses a manifest written where the base had none when the draft would write another', () => {
+        const result = saveDraft({ ...edited, activeWave: 2 }, options({ base: { ...twoWaves, activeWave: undefined, manifest: null } }));
+        assert.ok(!result.ok);
+        assert.equal(
+          result.staleManifest?.change,
+          'the manifest now names wave 1 with the role implementation (there was no manifest when the draft was made); saving would make wave 2 active with the role review',
+        );
+        assert.equal(readJson('wave-scope.json').wave, 1);
+      });
+    });
+
     it('without a base (an older kept draft) nothing is compared: the draft is written as before', () => {
       writeElsewhere(2, [{ id: 'docs', files: ['docs/guide.md'] }]);
       const result = saveDraft(edited, options());
       assert.ok(result.ok, result.message);
       assert.deepEqual(readJson('filescopes/wave-2/docs.json'), ['docs/']);
+    });
+  });
+
+  describe('a base that records no manifest', () => {
+    // What the planner reads from an empty state directory: wave 1, empty, named active, with no manifest behind it.
+    const emptyBase: DraftPlan = { activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [] }], manifest: null };
+
+    it('a first save into an empty state directory is not refused, and writes the manifest', () => {
+      const draft: DraftPlan = { activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', entries: ['docs/'] }] }] };
+      const result = saveDraft(draft, options({ base: emptyBase }));
+      assert.ok(result.ok, result.message);
+      assert.equal(readJson('wave-scope.json').wave, 1);
+    });
+
+    it('a save that makes a wave active where only declarations were is not refused', () => {
+      assert.ok(saveDraft({ ...twoWaves, activeWave: undefined }, options()).ok);
+      const result = saveDraft(twoWaves, options({ base: { ...twoWaves, activeWave: undefined, manifest: null } }));
+      assert.ok(result.ok, result.message);
+      assert.equal(readJson('wave-scope.json').wave, 1);
     });
   });
 
