@@ -29,7 +29,13 @@ export class HookPreview implements vscode.TextDocumentContentProvider, vscode.D
         return uri;
       };
       const replacing = change.replaces !== undefined && change.replaces.kind !== 'absent' ? ', replacing the file there' : '';
-      return [file, side('before', change.before), side('after', change.renameTo !== undefined ? `(renamed to ${change.renameTo}${replacing})\n${change.before ?? ''}` : change.after)];
+      const after =
+        change.renameTo !== undefined
+          ? `(renamed to ${change.renameTo}${replacing})\n${change.before ?? ''}`
+          : change.linkTo !== undefined
+            ? `(saved as ${change.linkTo} too, left as it is here)\n${change.before ?? ''}`
+            : change.after;
+      return [file, side('before', change.before), side('after', after)];
     });
     if (triples.length === 0) return triples;
     try {

@@ -10,12 +10,12 @@
 // inside the fixture would be outside the repository the session is bound to). Nothing is ever
 // written by a probe: a pre-tool hook only answers.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { gitHooksDirectory } from './hookInstall';
-import { AGENT_CLIS, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
+import { fileStateOf, gitHooksDirectory } from './hookInstall';
+import { AGENT_CLIS, CHAINED_SUFFIX, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
 import { preCommitHookPath } from '../planner/enforce/hookInstaller';
 import { FAIL_OPEN_HOOKS } from '../planner/enforce/hookNames';
@@ -305,6 +305,23 @@ function guardCommand(text: string): string | undefined {
     ?.trim();
 }
 
+/**
+ * Why a pre-commit hook has no guard when an install-hooks run stopped while chaining it (killed, a power cut):
+ * the saved copy is there, and either the same hook is still in place (the current chaining's first step
+ * done, its wrapper not yet) or nothing is (an earlier version's first step, a rename, done). Empty otherwise.
+ */
+function unfinishedChainNote(hookFile: string): string {
+  const saved = `${hookFile}${CHAINED_SUFFIX}`;
+  const savedState = fileStateOf(saved);
+  if (savedState.kind !== 'file' && savedState.kind !== 'link') return '';
+  const hookState = fileStateOf(hookFile);
+  const modeOf = (path: string) => (lstatSync(path, { throwIfNoEntry: false })?.mode ?? 0) & 0o7777;
+  const same = JSON.stringify(hookState) === JSON.stringify(savedState) && modeOf(hookFile) === modeOf(saved);
+  if (hookState.kind !== 'absent' && !same) return '';
+  const left = hookState.kind === 'absent' ? 'the hook it saved, and nothing is in its place' : 'the same hook, saved before the wrapper was to replace it';
+  return `; ${saved} holds ${left}: an install-hooks run stopped while chaining it. Run "wave-scope install-hooks --git" to finish it, or "wave-scope install-hooks --git --uninstall" to undo it`;
+}
+
 function git(cwd: string, ...args: string[]): void {
   spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'wave-scope doctor', GIT_AUTHOR_EMAIL: 'doctor@example.invalid', GIT_COMMITTER_NAME: 'wave-scope doctor', GIT_COMMITTER_EMAIL: 'doctor@example.invalid' } });
 }
@@ -318,7 +335,9 @@ function checkGit(root: string, writeRoot: string, fixture: string, env: NodeJS.
   }
   const text = existsSync(hookFile) ? readFileSync(hookFile, 'utf8') : undefined;
   const command = text === undefined ? undefined : guardCommand(text);
-  if (command === undefined) return { target: 'git', status: 'not-installed', file: hookFile, checks: [{ name: 'installed', ok: false, detail: `no Wave Scope commit guard in ${hookFile}` }] };
+  if (command === undefined) {
+    return { target: 'git', status: 'not-installed', file: hookFile, checks: [{ name: 'installed', ok: false, detail: `no Wave Scope commit guard in ${hookFile}${unfinishedChainNote(hookFile)}` }] };
+  }
   const checks: DoctorCheck[] = [{ name: 'installed', ok: true, detail: `commit guard in ${hookFile}` }];
   if (!/\.husky\/pre-commit$/.test(hookFile)) {
     try {

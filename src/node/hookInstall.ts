@@ -7,10 +7,28 @@
 // and the apply makes no write, removal or rename over a file that holds anything else by then: a person,
 // an editor or another tool that wrote it in between keeps what they wrote.
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
-import { writeFileAtomicSync } from './atomicFile';
+import { createTemporaryFile, fsyncQuietly, writeFileAtomicSync } from './atomicFile';
 import {
   AGENT_CLIS,
   CHAINED_SUFFIX,
@@ -38,6 +56,8 @@ export type FileState =
   | { readonly kind: 'link'; readonly sha256: string }
   | { readonly kind: 'other' };
 
+const ABSENT: FileState = { kind: 'absent' };
+
 function sha256Of(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -51,26 +71,124 @@ export function fileStateOf(path: string): FileState {
   }
 }
 
-/** What is at `path`, and the bytes its state was taken from when it is a file: one read serves both. */
-function readAt(path: string): { state: FileState; bytes?: Buffer } {
-  let stats;
+/**
+ * How a file or link looked when it was read: its identity (device, inode) and what changes with every
+ * write, rename over it, chmod or link of it (size, modification and change times, mode). Looked at again
+ * with one lstat right before a change, it shows whether the very file that was read is still there,
+ * unchanged, without reading it again.
+ */
+interface Sighting {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly mode: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+}
+
+function sightingOf(stats: BigIntStats): Sighting {
+  return { dev: stats.dev, ino: stats.ino, mode: stats.mode, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+}
+
+function sameSighting(a: Sighting, b: Sighting): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.mode === b.mode && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/** What readAt found: the state, and what it was taken from (a file's bytes, a link's target) and how the entry looked then. */
+interface Reading {
+  readonly state: FileState;
+  readonly bytes?: Buffer;
+  readonly target?: Buffer;
+  /** Absent when nothing is there (or it is neither a file nor a link). */
+  readonly sighting?: Sighting;
+}
+
+// O_NOFOLLOW: a link put at the path after the lstat is not opened through. O_NONBLOCK: nor does a FIFO put
+// there block the open. Both are 0 where the platform has no such flag.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * What is at `path`, and the bytes its state was taken from: one read serves both. A file is read through one
+ * descriptor, whose fstat (taken before the read, checked to be the file lstat saw) is its sighting, so the
+ * digest, the bytes and the sighting are all of one and the same file.
+ */
+function readAt(path: string): Reading {
+  let stats: BigIntStats | undefined;
   try {
-    stats = lstatSync(path);
+    stats = lstatSync(path, { bigint: true });
   } catch {
-    return { state: { kind: 'absent' } };
+    return { state: ABSENT };
   }
-  if (stats.isSymbolicLink()) return { state: { kind: 'link', sha256: sha256Of(readlinkSync(path, { encoding: 'buffer' })) } };
+  if (stats.isSymbolicLink()) {
+    const target = readlinkSync(path, { encoding: 'buffer' });
+    // A link's target never changes in place: the same link (same inode, same times) before and after has this target.
+    const after = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    if (after === undefined || !sameSighting(sightingOf(stats), sightingOf(after))) return { state: { kind: 'other' } };
+    return { state: { kind: 'link', sha256: sha256Of(target) }, target, sighting: sightingOf(stats) };
+  }
   if (!stats.isFile()) return { state: { kind: 'other' } };
-  // The state is the digest of exactly the bytes the caller plans with, never of a second read.
-  const bytes = readFileSync(path);
-  return { state: { kind: 'file', sha256: sha256Of(bytes) }, bytes };
+  const descriptor = openSync(path, READ_FLAGS);
+  try {
+    const opened = fstatSync(descriptor, { bigint: true });
+    // Replaced between the lstat and the open: whatever it is now was not looked at.
+    if (!opened.isFile() || opened.dev !== stats.dev || opened.ino !== stats.ino) return { state: { kind: 'other' } };
+    // The state is the digest of exactly the bytes the caller plans with, never of a second read.
+    const bytes = readFileSync(descriptor);
+    return { state: { kind: 'file', sha256: sha256Of(bytes) }, bytes, sighting: sightingOf(opened) };
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** Whether what lstat sees at `path` now is still what was sighted (nothing there, when `sighting` is undefined). */
+function unchangedSince(path: string, sighting: Sighting | undefined): boolean {
+  let now: BigIntStats | undefined;
+  try {
+    now = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (sighting === undefined) return now === undefined;
+  return now !== undefined && sameSighting(sighting, sightingOf(now));
+}
+
+/** readAt, when `path` holds `state`; undefined when it holds anything else or cannot be read. */
+function readHolding(path: string, state: FileState): Reading | undefined {
+  try {
+    const reading = readAt(path);
+    return sameState(reading.state, state) ? reading : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks, right before a change, that each of `expected` (a path and the state it must hold) holds it: each is
+ * read (a file through one descriptor) and compared with its state; then, all read, each is looked at once
+ * more with one lstat, the first path last, so the last calls before the change look at the file it changes.
+ * A file replaced or rewritten after it was read shows there as another inode, size, time or mode. What no
+ * check sees is a change made between that lstat and the change itself, and an in-place write of the same
+ * length within the file system's timestamp granularity of the read (docs/hooks.md, known limits). Returns
+ * the readings, in order, or the first path that does not hold its state.
+ */
+function checkHoldings(expected: ReadonlyArray<readonly [string, FileState]>): { readings: Reading[] } | { stoppedAt: string } {
+  const readings: Reading[] = [];
+  for (const [path, state] of expected) {
+    const reading = readHolding(path, state);
+    if (reading === undefined) return { stoppedAt: path };
+    readings.push(reading);
+  }
+  // All are looked at, so the first path is the last; the first of them changed is the one named (a hook
+  // replaced after it was read also changes its saved hard link's times, but it is the hook that changed).
+  const unchanged = expected.map(() => true);
+  for (let index = expected.length - 1; index >= 0; index -= 1) unchanged[index] = unchangedSince((expected[index] as readonly [string, FileState])[0], readings[index]?.sighting);
+  const changed = unchanged.indexOf(false);
+  return changed === -1 ? { readings } : { stoppedAt: (expected[changed] as readonly [string, FileState])[0] };
 }
 
 function sameState(a: FileState, b: FileState): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-
-const ABSENT: FileState = { kind: 'absent' };
 
 /** One file an install or uninstall changes. */
 export interface PlannedChange {
@@ -78,10 +196,11 @@ export interface PlannedChange {
   readonly path: string;
   /** Which part of the installation the file belongs to. */
   readonly component: AgentCli | 'git' | 'launcher';
-  readonly action: 'create' | 'modify' | 'delete' | 'rename';
+  /** `link`: `path` is left as it is, and `linkTo` made to hold the same (a pre-commit hook saved before it is chained). */
+  readonly action: 'create' | 'modify' | 'delete' | 'rename' | 'link';
   /** The whole text before (null: no such file, or not text, such as a binary hook). */
   readonly before: string | null;
-  /** The whole text after (null: deleted, or moved away by a rename). */
+  /** The whole text after (null: deleted, or moved away by a rename; a link leaves it as `before`). */
   readonly after: string | null;
   /**
    * What must be at `path` right before this change is made: what the plan read there, or nothing where an
@@ -90,8 +209,19 @@ export interface PlannedChange {
   readonly found: FileState;
   /** Where a rename moves the file to. */
   readonly renameTo?: string;
-  /** For a rename: what must be at `renameTo` right before it (nothing, or the wrapper a saved hook replaces). */
+  /**
+   * Where a link makes the file appear as well: a hard link (same bytes, same mode); for a symbolic link a new
+   * one with the same target; where the file system has no hard links, a copy with the same bytes and mode.
+   */
+  readonly linkTo?: string;
+  /** For a rename or a link: what must be at `renameTo` / `linkTo` right before it (nothing, or the wrapper a saved hook replaces). */
   readonly replaces?: FileState;
+  /**
+   * Where what this write or removal replaces is kept as well (the saved copy of a pre-commit hook, or the hook
+   * a redundant saved copy duplicates): that file must hold `found` too, right before the change, so the
+   * change never takes the last copy of a user's hook.
+   */
+  readonly keptAt?: string;
   /** Keep the file's current mode (true), or create it with `mode`. */
   readonly keepMode?: boolean;
   readonly mode?: number;
@@ -164,11 +294,12 @@ function readText(path: string): { text: string | undefined; state: FileState } 
 
 /** What is at a hook's path, and its state; `runByGit`: git runs the file itself (not husky's, which runs it through sh). */
 function existingHook(path: string, runByGit: boolean): { hook: ExistingHook; state: FileState } {
-  const { state, bytes } = readAt(path);
+  const { state, bytes, target, sighting } = readAt(path);
   if (state.kind === 'absent') return { hook: { kind: 'absent' }, state };
-  if (state.kind === 'link') return { hook: { kind: 'link' }, state };
-  if (bytes === undefined) return { hook: { kind: 'other' }, state };
-  return { hook: { kind: 'file', bytes, ...(runByGit && !isExecutable(path) ? { skippedByGit: true } : {}) }, state };
+  if (state.kind === 'link') return { hook: { kind: 'link', ...(target !== undefined ? { target } : {}) }, state };
+  if (bytes === undefined || sighting === undefined) return { hook: { kind: 'other' }, state };
+  const mode = Number(sighting.mode & 0o7777n);
+  return { hook: { kind: 'file', bytes, mode, ...(runByGit && !isExecutable(path) ? { skippedByGit: true } : {}) }, state };
 }
 
 /** Whether this user may execute the file: the test git makes before it runs a hook. */
@@ -290,8 +421,13 @@ function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, states: 
         after: step.text,
         found: stateAt(step.path),
         ...(present && step.keepMode ? { keepMode: true } : { mode: 0o755 }),
+        ...(step.keptAt !== undefined ? { keptAt: step.keptAt } : {}),
       });
       now.set(step.path, { kind: 'file', sha256: sha256Of(Buffer.from(step.text, 'utf8')) });
+    } else if (step.kind === 'link') {
+      const text = textOf(before.get(step.from) ?? { kind: 'absent' });
+      changes.push({ path: step.from, component, action: 'link', before: text, after: text, found: stateAt(step.from), linkTo: step.to, replaces: stateAt(step.to) });
+      now.set(step.to, stateAt(step.from));
     } else if (step.kind === 'rename') {
       changes.push({
         path: step.from,
@@ -306,7 +442,15 @@ function hookChanges(plan: HookPlan, before: Map<string, ExistingHook>, states: 
       now.set(step.to, stateAt(step.from));
       now.set(step.from, ABSENT);
     } else {
-      changes.push({ path: step.path, component, action: 'delete', before: textOf(before.get(step.path) ?? { kind: 'absent' }), after: null, found: stateAt(step.path) });
+      changes.push({
+        path: step.path,
+        component,
+        action: 'delete',
+        before: textOf(before.get(step.path) ?? { kind: 'absent' }),
+        after: null,
+        found: stateAt(step.path),
+        ...(step.keptAt !== undefined ? { keptAt: step.keptAt } : {}),
+      });
       now.set(step.path, ABSENT);
     }
   }
@@ -421,13 +565,16 @@ export interface AppliedInstall {
 
 /**
  * What each file the plan touches must hold before its first change: the state the plan read it in. A
- * rename's target counts too (it must still be absent, or still be the wrapper a saved hook replaces).
+ * rename's or a link's target counts too (it must still be absent, or still be the wrapper a saved hook
+ * replaces), and so does the file a change's `keptAt` names (it must hold what the change replaces).
  */
 export function expectedStates(changes: readonly PlannedChange[]): Map<string, FileState> {
   const expected = new Map<string, FileState>();
   for (const change of changes) {
     if (!expected.has(change.path)) expected.set(change.path, change.found);
-    if (change.renameTo !== undefined && !expected.has(change.renameTo)) expected.set(change.renameTo, change.replaces ?? ABSENT);
+    const target = change.renameTo ?? change.linkTo;
+    if (target !== undefined && !expected.has(target)) expected.set(target, change.replaces ?? ABSENT);
+    if (change.keptAt !== undefined && !expected.has(change.keptAt)) expected.set(change.keptAt, change.found);
   }
   return expected;
 }
@@ -437,31 +584,105 @@ export function changedFiles(expected: ReadonlyMap<string, FileState>): string[]
   return [...expected].filter(([path, state]) => !sameState(fileStateOf(path), state)).map(([path]) => path);
 }
 
+/** What each change must find right before it is made: its own file, a rename's or link's target, and where `keptAt` says its file is kept. */
+function holdingsBefore(change: PlannedChange): Array<[string, FileState]> {
+  const target = change.renameTo ?? change.linkTo;
+  return [[change.path, change.found], ...(target !== undefined ? [[target, change.replaces ?? ABSENT] as [string, FileState]] : []), ...(change.keptAt !== undefined ? [[change.keptAt, change.found] as [string, FileState]] : [])];
+}
+
+// Why link() can fail where a copy still works: no hard links on this file system (FAT, some network and FUSE
+// mounts: EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS), fs.protected_hardlinks refusing a link to a file another user
+// owns (EPERM), the file's link count at its limit (EMLINK), a different mount (EXDEV, which a hooks
+// directory bind-mounted file by file could give).
+const NO_HARD_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV']);
+
+/**
+ * Makes `to` hold the same as `from`, as `from` was read (`source`), leaving `from` untouched: a hard link; for
+ * a symbolic link, a new one with the very target that was read; where no hard link can be made, a copy of
+ * the very bytes that were read, with the same mode, written and fsynced under a temporary name and renamed
+ * into place, so it is never seen half written. Each is made only where nothing is (link and symlink refuse
+ * an existing name; the copy checks right before its rename). `exists`: something took `to` first; `gone`:
+ * `from` is no longer there. The caller makes the directory durable.
+ */
+function keepSameAt(from: string, to: string, source: Reading): 'made' | 'exists' | 'gone' {
+  try {
+    if (source.state.kind === 'link' && source.target !== undefined) symlinkSync(source.target, to);
+    else linkSync(from, to);
+    return 'made';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EEXIST') return 'exists';
+    if (code === 'ENOENT') return 'gone';
+    if (source.state.kind !== 'file' || source.bytes === undefined || source.sighting === undefined || !NO_HARD_LINK.has(code)) throw error;
+  }
+  const temporary = createTemporaryFile(to, source.bytes, Number(source.sighting.mode & 0o7777n));
+  try {
+    fsyncSync(temporary.descriptor);
+  } catch (error) {
+    closeSync(temporary.descriptor);
+    unlinkSync(temporary.path);
+    throw error;
+  }
+  closeSync(temporary.descriptor);
+  if (!unchangedSince(to, undefined)) {
+    unlinkSync(temporary.path);
+    return 'exists';
+  }
+  try {
+    renameSync(temporary.path, to);
+  } catch (error) {
+    unlinkSync(temporary.path);
+    throw error;
+  }
+  return 'made';
+}
+
 /**
  * Carries out a plan without problems, in order. Every file is checked first (each must still hold what the
- * plan read), then each change is made only after checking again, right before it, the file it writes,
- * removes or renames (and a rename's target): a write checks once its new content is written and fsynced,
- * right before the rename that puts it in place. At the first file that holds anything else, nothing more is
- * done: the result says which file, and which changes were made before it.
+ * plan read), then each change is made only after checking again, right before it, every file it touches or
+ * relies on (checkHoldings: each read, then each looked at with one lstat, the last calls before the
+ * change): the file it writes, removes, renames or links, a rename's or a link's target, and where `keptAt`
+ * says its file is kept. A write checks once its new content is written and fsynced, right before the rename
+ * that puts it in place. A link is made durable (its directory fsynced) before the next change, so a power cut
+ * never keeps the wrapper that runs the saved hook without the saved hook. At the first file that holds
+ * anything else, nothing more is done: the result says which file, and which changes were made before it.
  */
 export function applyHookInstall(plan: InstallPlan): AppliedInstall {
   if (plan.problems.length > 0) throw new Error('a plan with problems is not applied');
   const first = changedFiles(expectedStates(plan.changes))[0];
   if (first !== undefined) return { applied: [], stoppedAt: first };
   const applied: PlannedChange[] = [];
-  const holds = (path: string, state: FileState) => sameState(fileStateOf(path), state);
   for (const change of plan.changes) {
-    if (!holds(change.path, change.found)) return { applied, stoppedAt: change.path };
+    const holdings = holdingsBefore(change);
+    const checked = checkHoldings(holdings);
+    if ('stoppedAt' in checked) return { applied, stoppedAt: checked.stoppedAt };
     if (change.action === 'create' || change.action === 'modify') {
       mkdirSync(dirname(change.path), { recursive: true });
       const current = change.keepMode === true ? lstatSync(change.path, { throwIfNoEntry: false }) : undefined;
       if (change.keepMode === true && current === undefined) return { applied, stoppedAt: change.path };
       const mode = current !== undefined ? current.mode & 0o7777 : (change.mode ?? 0o644);
-      if (!writeFileAtomicSync(change.path, change.after ?? '', { mode, beforeRename: () => holds(change.path, change.found) })) return { applied, stoppedAt: change.path };
+      let stoppedAt: string | undefined;
+      const beforeRename = () => {
+        const last = checkHoldings(holdings);
+        stoppedAt = 'stoppedAt' in last ? last.stoppedAt : undefined;
+        return stoppedAt === undefined;
+      };
+      if (!writeFileAtomicSync(change.path, change.after ?? '', { mode, beforeRename })) return { applied, stoppedAt: stoppedAt ?? change.path };
     } else if (change.action === 'delete') {
       unlinkSync(change.path);
+    } else if (change.action === 'link' && change.linkTo !== undefined) {
+      // The copy is made of exactly what was just checked: the target read, or the bytes read, for a copy.
+      const made = keepSameAt(change.path, change.linkTo, checked.readings[0] as Reading);
+      if (made === 'exists') return { applied, stoppedAt: change.linkTo };
+      if (made === 'gone') return { applied, stoppedAt: change.path };
+      fsyncQuietly(dirname(change.linkTo));
+      applied.push(change);
+      // A hard link names whatever the hook's name named at that instant: another writer's file, had one
+      // replaced the hook since the check. Then it is left where it is (it may be the only copy of theirs),
+      // and the run stops before anything replaces the hook, naming the hook (or the copy, when only it changed).
+      if (readHolding(change.linkTo, change.found) === undefined) return { applied, stoppedAt: readHolding(change.path, change.found) === undefined ? change.path : change.linkTo };
+      continue;
     } else if (change.renameTo !== undefined) {
-      if (!holds(change.renameTo, change.replaces ?? ABSENT)) return { applied, stoppedAt: change.renameTo };
       renameSync(change.path, change.renameTo);
     }
     applied.push(change);
@@ -471,7 +692,7 @@ export function applyHookInstall(plan: InstallPlan): AppliedInstall {
 
 /** The part of a change that decides what is written: two plans that agree on these for every change do the same. */
 function decisive(change: PlannedChange): unknown[] {
-  return [change.path, change.action, change.found, change.after, change.renameTo ?? null, change.replaces ?? null, change.keepMode ?? false, change.mode ?? null];
+  return [change.path, change.action, change.found, change.after, change.renameTo ?? null, change.linkTo ?? null, change.replaces ?? null, change.keptAt ?? null, change.keepMode ?? false, change.mode ?? null];
 }
 
 /**

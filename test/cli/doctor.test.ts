@@ -1,7 +1,7 @@
 // `wave-scope doctor` through the built CLI, headless: every agent CLI's installed command and the
 // git pre-commit hook are run with synthetic payloads, and reported working, broken or not installed.
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
@@ -25,6 +25,30 @@ describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
     repo = createTempGitRepo({ initialFiles: { 'src/a.ts': 'a\n' } });
   });
   afterEach(() => repo.remove());
+
+  it('says when the pre-commit hook has no guard because an install-hooks run stopped while chaining it, and how to finish or undo it', () => {
+    const hook = join(repo.root, '.git/hooks/pre-commit');
+    const saved = `${hook}.wave-scope-chained`;
+    const gitDetail = () => {
+      const { status, report } = doctor('--git');
+      assert.equal(status, 0);
+      const git = report.results.find((result) => result.target === 'git');
+      assert.equal(git?.status, 'not-installed');
+      return git?.checks[0]?.detail ?? '';
+    };
+    writeFileSync(hook, '#!/usr/bin/env node\nconsole.log("checks")\n');
+    chmodSync(hook, 0o755);
+    // What chaining's first step leaves: the hook in place and saved beside itself.
+    linkSync(hook, saved);
+    assert.match(gitDetail(), /pre-commit\.wave-scope-chained holds the same hook, saved before the wrapper was to replace it: an install-hooks run stopped while chaining it\. Run "wave-scope install-hooks --git" to finish it, or "wave-scope install-hooks --git --uninstall" to undo it/);
+    // What an earlier version's first step left: the saved hook alone.
+    rmSync(hook);
+    assert.match(gitDetail(), /holds the hook it saved, and nothing is in its place: an install-hooks run stopped while chaining it/);
+    // Another hook in place is no unfinished chain of it.
+    writeFileSync(hook, '#!/bin/sh\necho other\n');
+    chmodSync(hook, 0o755);
+    assert.equal(gitDetail(), `no Wave Scope commit guard in ${hook}`);
+  });
 
   it('reports every agent CLI and git as not installed before install-hooks, and exits 0', () => {
     const { status, report } = doctor();

@@ -748,6 +748,201 @@ fs.openSync = function (path) {
       assert.notEqual(readFileSync(hookPath(), 'utf8'), wrapper);
     });
 
+    describe('chaining leaves, at every moment, a pre-commit hook that runs the user\'s hook', () => {
+      // A mode of its own, so that keeping it is seen.
+      const HOOK_MODE = 0o750;
+      const SAVED = 'pre-commit.wave-scope-chained';
+      const ranMarker = () => join(repo.root, '.node-hook-ran');
+      const userHook = () => {
+        writeFileSync(hookPath(), NODE_HOOK);
+        chmodSync(hookPath(), HOOK_MODE);
+      };
+      /** The user's hook is at `path`, byte for byte, with its mode. */
+      const assertUserHookAt = (path: string, why: string) => {
+        assert.equal(readFileSync(path, 'utf8'), NODE_HOOK, why);
+        assert.equal(statSync(path).mode & 0o7777, HOOK_MODE, `${why}: its mode`);
+      };
+      /** A commit inside the scope (each with a change of its own) runs the user's hook: its side effect appears. */
+      const assertCommitRunsUserHook = (message: string) => {
+        rmSync(ranMarker(), { force: true });
+        repo.write({ 'src/a.ts': `${message}\n` });
+        repo.git('add', 'src/a.ts');
+        repo.git('commit', '--quiet', '-m', message);
+        assert.equal(existsSync(ranMarker()) && readFileSync(ranMarker(), 'utf8'), 'yes', `${message}: the user's hook ran`);
+      };
+      const KILL = "const kill = () => process.kill(process.pid, 'SIGKILL');";
+      // The file system refuses hard links (FAT, some network mounts): chaining saves a copy instead.
+      const NO_HARD_LINKS = "fs.linkSync = function () { const error = new Error('EPERM: operation not permitted, link'); error.code = 'EPERM'; throw error; };";
+      const killPoints: Array<[string, string]> = [
+        [
+          'right after the hook is saved beside itself',
+          `${KILL}
+for (const name of ['linkSync', 'symlinkSync', 'renameSync']) {
+  const original = fs[name];
+  fs[name] = function (from, to) { const result = original.apply(this, arguments); if (basename(String(to)) === ${JSON.stringify(SAVED)}) kill(); return result; };
+}`,
+        ],
+        [
+          'once the wrapper is written and fsynced under its temporary name, before the rename that puts it in place',
+          `${KILL}
+const rename = fs.renameSync;
+fs.renameSync = function (from, to) { if (basename(String(to)) === 'pre-commit' && String(from).endsWith('.tmp')) kill(); return rename.apply(this, arguments); };`,
+        ],
+        [
+          'right after the wrapper is renamed over the hook',
+          `${KILL}
+const rename = fs.renameSync;
+fs.renameSync = function (from, to) { const result = rename.apply(this, arguments); if (basename(String(to)) === 'pre-commit') kill(); return result; };`,
+        ],
+      ];
+      for (const [point, killer] of killPoints) {
+        for (const hardLinks of [true, false]) {
+          const where = `killed ${point}${hardLinks ? '' : ', on a file system without hard links'}`;
+          const killedInstall = () => {
+            userHook();
+            const killed = installWithPreload([], hardLinks ? killer : `${NO_HARD_LINKS}\n${killer}`);
+            assert.equal(killed.signal, 'SIGKILL', `the install was killed: ${killed.stdout}${killed.stderr}`);
+            if (readFileSync(hookPath(), 'utf8') === NODE_HOOK) {
+              // The hook is still in place, saved beside itself: as a second name of the same file, or as a copy.
+              assert.equal(statSync(savedPath()).ino === statSync(hookPath()).ino, hardLinks, 'a hard link where the file system has them');
+              assertUserHookAt(hookPath(), 'the hook in place');
+              assertUserHookAt(savedPath(), 'its saved copy');
+            }
+          };
+
+          it(`${where}: a commit runs the user's hook, and the next install finishes the chain, which uninstall undoes byte for byte`, () => {
+            killedInstall();
+            assertCommitRunsUserHook('after the kill');
+            const finished = install();
+            assert.equal(finished.status, 0, finished.stderr);
+            assert.match(readFileSync(hookPath(), 'utf8'), /# wave-scope: runs the commit guard, then the chained hook/);
+            assertUserHookAt(savedPath(), 'the saved hook');
+            assertCommitRunsUserHook('after the install was finished');
+            const removal = install('--uninstall');
+            assert.equal(removal.status, 0, removal.stderr);
+            assertUserHookAt(hookPath(), 'put back');
+            assert.equal(existsSync(savedPath()), false);
+          });
+
+          it(`${where}: uninstall leaves the user's hook byte for byte, with its mode, and no saved copy`, () => {
+            killedInstall();
+            assertCommitRunsUserHook('after the kill');
+            const removal = install('--uninstall');
+            assert.equal(removal.status, 0, removal.stderr);
+            assertUserHookAt(hookPath(), 'after uninstall');
+            assert.equal(existsSync(savedPath()), false);
+            assert.deepEqual(readdirSync(join(repo.root, '.git/hooks')).filter((name) => name.startsWith(SAVED)), [], 'no saved copy, nor a temporary file of one');
+          });
+        }
+      }
+
+      it('the next install finishes the same way from the state a kill leaves, and names no conflict, when the copy was made by hand', () => {
+        userHook();
+        // What the first step leaves, as a copy with the same mode (a file system without hard links).
+        copyFileSync(hookPath(), savedPath());
+        chmodSync(savedPath(), HOOK_MODE);
+        const plan = install('--git', '--plan');
+        assert.equal(plan.status, 0, plan.stdout);
+        const finished = install('--git');
+        assert.equal(finished.status, 0, finished.stderr);
+        assert.ok(finished.stdout.includes(`wrote ${hookPath()}`), finished.stdout);
+        assertUserHookAt(savedPath(), 'the saved hook');
+        assertCommitRunsUserHook('after the install was finished');
+      });
+
+      it('a symbolic link killed right after it is saved: the link still runs, and install and uninstall keep its target', () => {
+        mkdirSync(join(repo.root, 'tools'));
+        writeFileSync(join(repo.root, 'tools/check.js'), NODE_HOOK);
+        chmodSync(join(repo.root, 'tools/check.js'), 0o755);
+        symlinkSync('../../tools/check.js', hookPath());
+        const killed = installWithPreload(['--git'], killPoints[0]?.[1] ?? '');
+        assert.equal(killed.signal, 'SIGKILL', killed.stdout + killed.stderr);
+        assert.equal(readlinkSync(hookPath()), '../../tools/check.js');
+        assertCommitRunsUserHook('after the kill');
+        assert.equal(install('--git').status, 0);
+        assert.equal(readlinkSync(savedPath()), '../../tools/check.js');
+        assertCommitRunsUserHook('after the install was finished');
+        assert.equal(install('--git', '--uninstall').status, 0);
+        assert.equal(readlinkSync(hookPath()), '../../tools/check.js');
+        assert.equal(existsSync(savedPath()), false);
+      });
+
+      it('an edit written into the hook after the last check, while the wrapper is renamed over it, is kept in the saved hook', () => {
+        userHook();
+        const edit = '// added while install-hooks ran\n';
+        const run = installWithPreload(
+          ['--git'],
+          `const rename = fs.renameSync;
+fs.renameSync = function (from, to) { if (basename(String(to)) === 'pre-commit') fs.appendFileSync(${JSON.stringify(hookPath())}, ${JSON.stringify(edit)}); return rename.apply(this, arguments); };`,
+        );
+        assert.equal(run.status, 0, run.stderr);
+        // The saved hook is the same file as the hook was (a hard link), so a write into it lands there too.
+        assert.equal(readFileSync(savedPath(), 'utf8'), `${NODE_HOOK}${edit}`);
+        assert.equal(statSync(savedPath()).mode & 0o7777, HOOK_MODE);
+      });
+
+      it('a hook replaced after the last read but before the rename is seen by the last look and kept', () => {
+        userHook();
+        const replaced = join(repo.root, 'replacement.tmp-by-test');
+        // Another tool renames its own hook over ours right after install-hooks has read the hook one last
+        // time (the read that follows the wrapper's temporary file), before the wrapper's rename.
+        const run = installWithPreload(
+          ['--git'],
+          `const open = fs.openSync, close = fs.closeSync, rename = fs.renameSync, write = fs.writeFileSync;
+let armed = false, watched;
+fs.openSync = function (path) {
+  const descriptor = open.apply(this, arguments);
+  const name = basename(String(path));
+  if (/^pre-commit\..*\.tmp$/.test(name)) armed = true;
+  else if (armed && String(path) === ${JSON.stringify(hookPath())}) watched = descriptor;
+  return descriptor;
+};
+fs.closeSync = function (descriptor) {
+  const result = close.apply(this, arguments);
+  if (watched !== undefined && descriptor === watched) { watched = undefined; armed = false; write(${JSON.stringify(replaced)}, ${JSON.stringify(OTHER_TOOL)}); rename(${JSON.stringify(replaced)}, ${JSON.stringify(hookPath())}); }
+  return result;
+};`,
+        );
+        assert.equal(run.status, 1, run.stdout + run.stderr);
+        assert.equal(readFileSync(hookPath(), 'utf8'), OTHER_TOOL, "the other tool's hook is kept");
+        assert.ok(run.stderr.includes(`${hookPath()} changed after install-hooks read it`), run.stderr);
+        assertUserHookAt(savedPath(), 'the user\'s hook, saved');
+      });
+
+      it('the wrapper never replaces the hook once its saved copy is gone', () => {
+        userHook();
+        const run = installWithPreload(
+          ['--git'],
+          `const link = fs.linkSync;
+fs.linkSync = function (from, to) { const result = link.apply(this, arguments); if (basename(String(to)) === ${JSON.stringify(SAVED)}) fs.unlinkSync(to); return result; };`,
+        );
+        assert.equal(run.status, 1, run.stdout + run.stderr);
+        assert.ok(run.stderr.includes(`${savedPath()} changed after install-hooks read it`), run.stderr);
+        assertUserHookAt(hookPath(), 'the hook is left in place');
+      });
+
+      it('finishing an unfinished chain stops when the saved copy is replaced after the plan, and keeps both', () => {
+        userHook();
+        copyFileSync(hookPath(), savedPath());
+        chmodSync(savedPath(), HOOK_MODE);
+        const aside = join(repo.root, 'other.tmp-by-test');
+        const run = installWithPreload(
+          ['--git'],
+          `const open = fs.openSync;
+let done = false;
+fs.openSync = function (path) {
+  const descriptor = open.apply(this, arguments);
+  if (!done && /^pre-commit\..*\.tmp$/.test(basename(String(path)))) { done = true; fs.writeFileSync(${JSON.stringify(aside)}, ${JSON.stringify(OTHER_TOOL)}); fs.renameSync(${JSON.stringify(aside)}, ${JSON.stringify(savedPath())}); }
+  return descriptor;
+};`,
+        );
+        assert.equal(run.status, 1, run.stdout + run.stderr);
+        assert.ok(run.stderr.includes(`${savedPath()} changed after install-hooks read it`), run.stderr);
+        assertUserHookAt(hookPath(), 'the hook is left in place');
+        assert.equal(readFileSync(savedPath(), 'utf8'), OTHER_TOOL);
+      });
+    });
+
     describe('--confirmed-plan: the plan a person saw (the extension previews it, then installs)', () => {
       const confirm = (plan: string, ...args: string[]) => runBuiltCli(['install-hooks', ...args, '--confirmed-plan', '-'], { cwd: repo.root, env: cleanEnv(), input: plan });
 

@@ -75,6 +75,7 @@ function problemLine(problem: PlanProblem, mode: InstallPlan['mode']): string {
 
 function changeLine(change: PlannedChange, done: boolean): string {
   if (change.action === 'rename') return done ? say.renamed(change.path, change.renameTo ?? '') : say.wouldRename(change.path, change.renameTo ?? '');
+  if (change.action === 'link') return done ? say.saved(change.path, change.linkTo ?? '') : say.wouldSave(change.path, change.linkTo ?? '');
   if (change.action === 'delete') return done ? say.removed(change.path) : say.wouldRemove(change.path);
   if (change.action === 'create') return done ? say.created(change.path) : say.wouldCreate(change.path);
   return done ? say.wrote(change.path) : say.wouldWrite(change.path);

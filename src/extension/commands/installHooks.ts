@@ -110,7 +110,10 @@ function problemText(problem: InstallPlan['problems'][number] & { readonly messa
 
 function logPlan(services: CommandServices, plan: InstallPlan): void {
   services.log.info(`${plan.mode} plan for ${plan.repository}: detected ${plan.detected.map((item) => `${item.agentCli} (${item.evidence.join(', ')})`).join('; ') || 'no agent CLI'}`);
-  for (const change of plan.changes) services.log.info(`  would ${change.action} ${change.path}${change.renameTo ? ` → ${change.renameTo}` : ''}`);
+  for (const change of plan.changes) {
+    const target = change.renameTo ?? change.linkTo;
+    services.log.info(`  would ${change.action} ${change.path}${target !== undefined ? ` → ${target}` : ''}`);
+  }
   for (const note of plan.notes) services.log.warn(`  ${note}`);
   for (const problem of plan.problems) services.log.error(`  ${problem.reason}: ${problem.path}${problem.detail ? ` (${problem.detail})` : ''}`);
 }

@@ -468,7 +468,7 @@ export function planSettingsRemoval(existing: string | undefined, file: string, 
 
 export const GIT_BLOCK_BEGIN = '# >>> wave-scope commit guard >>>';
 export const GIT_BLOCK_END = '# <<< wave-scope commit guard <<<';
-/** The suffix an existing pre-commit hook is renamed to when we chain it. */
+/** The suffix of the name an existing pre-commit hook is saved under when we chain it. */
 export const CHAINED_SUFFIX = '.wave-scope-chained';
 const WRAPPER_MARKER = '# wave-scope: runs the commit guard, then the chained hook';
 const CREATED_MARKER = '# (wave-scope created this file)';
@@ -476,27 +476,39 @@ const CREATED_MARKER = '# (wave-scope created this file)';
 /** What is at a hook's path. */
 export type ExistingHook =
   | { readonly kind: 'absent' }
-  /** A symbolic link (its target is never written through). */
-  | { readonly kind: 'link' }
+  /** A symbolic link (its target is never written through); `target`: what it points to, as bytes, when read. */
+  | { readonly kind: 'link'; readonly target?: Uint8Array }
   /**
    * A regular file. `skippedByGit`: git does not run it, because it is not executable where git runs the
    * hook directly (git only prints a hint and commits); husky runs its hook file through `sh`, so never.
+   * `mode`: its permission bits, when read (two hooks are the same hook only with the same mode: git runs
+   * one and skips the other when only one is executable).
    */
-  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly skippedByGit?: boolean }
+  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly skippedByGit?: boolean; readonly mode?: number }
   /** A directory, a FIFO, a device: nothing to run or edit. */
   | { readonly kind: 'other' };
 
-/** One step of a hook plan; the caller carries them out in order. */
+/**
+ * One step of a hook plan; the caller carries them out in order. `keptAt` (a write or a removal): what the
+ * step replaces or removes is a user's hook that is also kept, the same, at that path; the caller checks,
+ * right before the step, that it still is, so the step never takes the last copy of it.
+ */
 export type HookStep =
   /** `keepMode`: write with the mode the file has now (a new file gets 0755). */
-  | { readonly kind: 'write'; readonly path: string; readonly text: string; readonly keepMode: boolean }
+  | { readonly kind: 'write'; readonly path: string; readonly text: string; readonly keepMode: boolean; readonly keptAt?: string }
   /** Moves `from` to `to`, replacing what is at `to` in the same step (our wrapper, when a saved hook goes back). */
   | { readonly kind: 'rename'; readonly from: string; readonly to: string }
-  | { readonly kind: 'remove'; readonly path: string };
+  /**
+   * Makes `to` (where nothing is) hold the same hook as `from`, leaving `from` where it is: a second name for
+   * the same file (a hard link: same bytes, same mode), or for a symbolic link a new one with the same target.
+   */
+  | { readonly kind: 'link'; readonly from: string; readonly to: string }
+  | { readonly kind: 'remove'; readonly path: string; readonly keptAt?: string };
 
 /**
- * Why a hook is left alone. `chained-exists`: a saved hook is there and the hook is not our wrapper, so
- * chaining again (install) or putting the saved one back (uninstall) would overwrite one of them.
+ * Why a hook is left alone. `chained-exists`: a saved hook is there and the hook is neither our wrapper nor
+ * the same hook, so chaining again (install) or putting the saved one back (uninstall) would overwrite one
+ * of them.
  * `wrapper-edited` / `block-edited`: our wrapper, or our block in a shell hook, is no longer exactly what
  * install-hooks writes (someone changed it), so rewriting or removing it would lose those changes.
  */
@@ -623,32 +635,68 @@ function createdText(command: string): string {
   return `#!/bin/sh\n${block(command, true)}\n`;
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}
+
+/** Whether two hooks are one and the same hook: files with the same bytes and mode, or links with the same target. */
+function sameHook(a: ExistingHook, b: ExistingHook): boolean {
+  if (a.kind === 'file' && b.kind === 'file') return a.mode === b.mode && sameBytes(a.bytes, b.bytes);
+  if (a.kind === 'link' && b.kind === 'link') return a.target !== undefined && b.target !== undefined && sameBytes(a.target, b.target);
+  return false;
+}
+
+/** Whether a hook holds nothing install-hooks writes: no wrapper, no block (a binary or a link holds none). */
+function holdsNothingOfOurs(hook: ExistingHook): boolean {
+  if (hook.kind === 'link') return true;
+  if (hook.kind !== 'file') return false;
+  const text = editableText(hook.bytes);
+  return text === undefined || (!text.includes(WRAPPER_MARKER) && findBlock(text).kind === 'none');
+}
+
+/**
+ * Whether `saved` is the copy of `hook` that chaining makes first: an install cut short before its wrapper
+ * replaced the hook leaves both, one and the same hook (see planPreCommitInstall).
+ */
+function isUnfinishedChain(hook: ExistingHook, saved: ExistingHook): boolean {
+  return saved.kind !== 'absent' && sameHook(hook, saved) && holdsNothingOfOurs(hook);
+}
+
 /**
  * Installs the guard into the pre-commit hook at `path`. A shell hook (or a husky hook, which has no
  * shebang) gets our block right after its shebang line, so the guard runs first and the rest of the
  * hook still runs after it. Anything we cannot edit as text byte for byte (a binary, a script in
  * another language), must not write through (a symbolic link) or that git skips (not executable: our
  * block in it would never run, and making it executable would start the hook its owner switched off) is
- * chained: renamed, link and all, to `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
- * guard, then execs it when it is executable, as git would have. A saved
- * original is never overwritten: when one exists and the hook is no longer our wrapper, the plan is refused.
- * Our wrapper or block is rewritten only when it is exactly what an install wrote (for any launcher path);
- * one changed since is refused, so the changes are never lost.
+ * chained: saved, link and all, as `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
+ * guard, then execs it when it is executable, as git would have.
+ *
+ * Chaining never leaves a moment without a pre-commit hook that runs the user's: first the hook is saved
+ * without being moved (a second name for the same file, `link`), then the wrapper, written in full
+ * elsewhere, replaces the hook in one rename (`write`, which also requires the saved copy to be there still).
+ * An install cut short between the two leaves the hook in place and the same hook saved beside it: the
+ * next install recognises that as its own unfinished chain and writes the wrapper (never a conflict), and
+ * an uninstall removes the extra copy. A saved hook that is not the same as the hook is never overwritten:
+ * when one exists and the hook is no longer our wrapper, the plan is refused. Our wrapper or block is
+ * rewritten only when it is exactly what an install wrote (for any launcher path); one changed since is
+ * refused, so the changes are never lost.
  */
 export function planPreCommitInstall(path: string, existing: ExistingHook, chained: ExistingHook, command: string): HookPlan {
   const chainedPath = `${path}${CHAINED_SUFFIX}`;
+  const wrapperOverHook: HookStep = { kind: 'write', path, text: wrapperText(command), keepMode: false, keptAt: chainedPath };
   const chain = (): HookPlan =>
-    chained.kind !== 'absent'
-      ? { kind: 'refused', reason: 'chained-exists', path: chainedPath }
-      : { kind: 'steps', steps: [{ kind: 'rename', from: path, to: chainedPath }, { kind: 'write', path, text: wrapperText(command), keepMode: false }] };
+    chained.kind !== 'absent' ? { kind: 'refused', reason: 'chained-exists', path: chainedPath } : { kind: 'steps', steps: [{ kind: 'link', from: path, to: chainedPath }, wrapperOverHook] };
   if (existing.kind === 'other') return { kind: 'refused', reason: 'not-a-file', path };
   if (existing.kind === 'absent') {
-    // A saved hook with none in its place: an install cut short between its two steps (the hook renamed
-    // aside, the wrapper not yet written), or a wrapper someone deleted. The wrapper is written again over
-    // nothing, chaining the saved hook: the install finished, nothing replaced.
+    // A saved hook with none in its place: an install by an earlier version cut short between its two steps
+    // (the hook renamed aside, the wrapper not yet written), or a wrapper someone deleted. The wrapper is
+    // written again over nothing, chaining the saved hook: the install finished, nothing replaced.
     if (chained.kind !== 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: wrapperText(command), keepMode: false }] };
     return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: false }] };
   }
+  // The hook and the same hook saved beside it: a chain cut short after its first step. Finished: the
+  // wrapper replaces the hook, which the saved copy keeps (checked again right before the rename).
+  if (isUnfinishedChain(existing, chained)) return { kind: 'steps', steps: [wrapperOverHook] };
   if (existing.kind === 'link') return chain();
   const text = editableText(existing.bytes);
   if (text === undefined) return chain();
@@ -683,13 +731,16 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
  * in place of our wrapper, or where the hook is gone (someone deleted the wrapper); in place of anything
  * else the plan is refused (`chained-exists`), as install refuses to chain over it. In place of our wrapper
  * it is one step, the saved hook renamed over the wrapper (a rename replaces its target atomically), so no
- * moment, a crash included, leaves the repository without a pre-commit hook.
+ * moment, a crash included, leaves the repository without a pre-commit hook. A hook with the same hook
+ * saved beside it (an install cut short before its wrapper replaced the hook) was never chained: the saved
+ * copy is removed, the hook left as it is (and checked to be the same hook right before the removal).
  */
 export function planPreCommitRemoval(path: string, existing: ExistingHook, chained: ExistingHook): HookPlan {
   const chainedPath = `${path}${CHAINED_SUFFIX}`;
   const saved = chained.kind !== 'absent';
   const putBack: HookStep[] = saved ? [{ kind: 'rename', from: chainedPath, to: path }] : [];
   if (existing.kind === 'absent') return { kind: 'steps', steps: putBack };
+  if (isUnfinishedChain(existing, chained)) return { kind: 'steps', steps: [{ kind: 'remove', path: chainedPath, keptAt: path }] };
   const text = existing.kind === 'file' ? editableText(existing.bytes) : undefined;
   if (text !== undefined && text.includes(WRAPPER_MARKER)) {
     if (!isOurWrapper(text)) return { kind: 'refused', reason: 'wrapper-edited', path };

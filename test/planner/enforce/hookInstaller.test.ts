@@ -255,15 +255,22 @@ describe('hook installer: git pre-commit', () => {
     ['a script env runs in another language', file('#!/usr/bin/env -S node --trace-warnings\nconsole.log("sh")\n')],
     ['a binary (no shebang, NUL bytes)', file(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff]))],
     ['text that is not UTF-8', file(new Uint8Array([0x23, 0x21, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x73, 0x68, 0x0a, 0xe9, 0x0a]))],
-    ['a symbolic link (never written through)', { kind: 'link' }],
+    ['a symbolic link (never written through)', { kind: 'link', target: new TextEncoder().encode('../../tools/pre-commit') }],
     ['a shell script git skips (not executable: our block in it would never run)', { kind: 'file', bytes: new TextEncoder().encode('#!/bin/sh\nnpm test\n'), skippedByGit: true }],
     ['an empty file git skips', { kind: 'file', bytes: new Uint8Array(), skippedByGit: true }],
   ];
   for (const [name, existing] of chained) {
-    it(`chains ${name} byte for byte: renamed, link and all, and a wrapper execs it`, () => {
+    it(`chains ${name} byte for byte: saved, link and all, then the wrapper that execs it replaces it; cut short between the two, finished or undone`, () => {
+      const savedPath = `${PATH}.wave-scope-chained`;
       const plan = steps(planPreCommitInstall(PATH, existing, absent, guard));
-      assert.deepEqual(plan[0], { kind: 'rename', from: PATH, to: `${PATH}.wave-scope-chained` });
+      // Saved without being moved, so the hook is in place until the wrapper replaces it, which requires the saved copy.
+      assert.deepEqual(plan[0], { kind: 'link', from: PATH, to: savedPath });
       const wrapper = plan[1]?.kind === 'write' ? plan[1].text : '';
+      assert.deepEqual(plan[1], { kind: 'write', path: PATH, text: wrapper, keepMode: false, keptAt: savedPath });
+      assert.equal(plan.length, 2);
+      // What the first step alone leaves, the hook and the same hook saved beside it, is the install's own unfinished chain.
+      assert.deepEqual(steps(planPreCommitInstall(PATH, existing, existing, guard)), [plan[1]], 'install finishes it');
+      assert.deepEqual(steps(planPreCommitRemoval(PATH, existing, existing)), [{ kind: 'remove', path: savedPath, keptAt: PATH }], 'uninstall removes the extra copy, the hook left in place');
       assert.match(wrapper, /exec "\$\(dirname "\$0"\)\/pre-commit\.wave-scope-chained" "\$@"/);
       assert.match(wrapper, /\[ -x "\$\(dirname "\$0"\)\/pre-commit\.wave-scope-chained" \] \|\| exit 0\nexec/, 'run only when git would run it');
       // One step: the saved hook renamed over the wrapper, so there is always a pre-commit hook.
@@ -276,9 +283,30 @@ describe('hook installer: git pre-commit', () => {
     const saved = file('#!/usr/bin/env python3\n');
     assert.deepEqual(planPreCommitInstall(PATH, file('#!/bin/sh\necho other tool\n'), saved, guard), { kind: 'refused', reason: 'chained-exists', path: `${PATH}.wave-scope-chained` });
     assert.deepEqual(planPreCommitInstall(PATH, { kind: 'link' }, saved, guard), { kind: 'refused', reason: 'chained-exists', path: `${PATH}.wave-scope-chained` });
-    // An install cut short after renaming the hook aside (or a wrapper someone deleted): finished, the saved hook chained.
-    assert.deepEqual(steps(planPreCommitInstall(PATH, absent, saved, guard)), steps(planPreCommitInstall(PATH, saved, absent, guard)).filter((step) => step.kind === 'write'));
+    // An install by an earlier version cut short after renaming the hook aside (or a wrapper someone deleted): finished, the saved hook chained.
+    assert.deepEqual(steps(planPreCommitInstall(PATH, absent, saved, guard)), [{ kind: 'write', path: PATH, text: written(planPreCommitInstall(PATH, saved, absent, guard)), keepMode: false }]);
     assert.deepEqual(planPreCommitInstall(PATH, { kind: 'other' }, absent, guard), { kind: 'refused', reason: 'not-a-file', path: PATH });
+  });
+
+  it('takes a saved hook for an unfinished chain only when it is the same hook: the same bytes and mode, or a link with the same target, holding nothing of ours', () => {
+    const savedPath = `${PATH}.wave-scope-chained`;
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const python = '#!/usr/bin/env python3\nprint("checks")\n';
+    const inPlace = written(planPreCommitInstall(PATH, file('#!/bin/sh\nnpm test\n'), absent, guard));
+    const notTheSame: Array<[string, ExistingHook, ExistingHook]> = [
+      ['other bytes', { kind: 'file', bytes: bytes(python), mode: 0o755 }, { kind: 'file', bytes: bytes(`${python}# edited\n`), mode: 0o755 }],
+      ['the same bytes, another mode (git would run one and skip the other)', { kind: 'file', bytes: bytes(python), mode: 0o755 }, { kind: 'file', bytes: bytes(python), mode: 0o644 }],
+      ['links to other targets', { kind: 'link', target: bytes('a') }, { kind: 'link', target: bytes('b') }],
+      ['links whose targets were not read', { kind: 'link' }, { kind: 'link' }],
+      ['a file and a link', { kind: 'file', bytes: bytes('a') }, { kind: 'link', target: bytes('a') }],
+      ['a shell hook holding our block, copied', file(inPlace), file(inPlace)],
+    ];
+    for (const [name, hook, saved] of notTheSame) {
+      assert.deepEqual(planPreCommitInstall(PATH, hook, saved, guard), { kind: 'refused', reason: 'chained-exists', path: savedPath }, name);
+      assert.deepEqual(planPreCommitRemoval(PATH, hook, saved), { kind: 'refused', reason: 'chained-exists', path: savedPath }, name);
+    }
+    const same: ExistingHook = { kind: 'file', bytes: bytes(python), mode: 0o755 };
+    assert.deepEqual(steps(planPreCommitInstall(PATH, same, { ...same, bytes: bytes(python) }, guard)).map((step) => step.kind), ['write'], 'equal bytes, not the same array');
   });
 
   it('uninstall and re-install refuse a wrapper or a block edited by hand; one install-hooks wrote for another launcher path, or the earlier wrapper, is ours', () => {
