@@ -161,7 +161,9 @@ export class PlannerView implements PlannerControls {
       this.dispatch({ type: 'loadDisk', diskPlan });
       this.render();
     });
-    this.host.onNotification(DidChangeFilesNotification, ({ files, controlFiles }) => {
+    this.host.onNotification(DidChangeFilesNotification, ({ files, controlFiles, ignoreCase }) => {
+      // A change of waveScope.plan.ignoreCase: every match and collision is worked out again with the new rule.
+      if (ignoreCase !== undefined) this.ignoreCase = ignoreCase;
       this.setFiles(files, controlFiles);
       this.render();
       this.reportDraft();

@@ -20,6 +20,7 @@ import { controlFilesAmong, describeClaimRefusal, draftClaims, plannedStateDir, 
 import type { DraftClaims } from './plannerFacts';
 import { PLANNER_VIEW_TYPE, PlannerPanel, plannerTitle } from './plannerPanel';
 import type { PlannerPanelServices } from './plannerPanel';
+import { affectsPlanReading } from './settings';
 
 /** How long the webview waits for the answer to a save (ms); WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS overrides it. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -77,13 +78,14 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
         // Its ⚠ marks are keyed by the URIs it showed: nothing else would replace them.
         decorations.setContested(folder.uri, []);
       }),
-      // The plan on disk is read from the state directory this setting names (FolderPlan.diskPlan): a new
-      // name is a new plan on disk, reloaded as a change of its files is (an unsaved draft is kept).
+      // The plan on disk is read from the state directory one setting names and with the case rule another
+      // gives (FolderPlan.diskPlan, FolderPlan.ignoreCase): a change of either is a new plan on disk, reloaded
+      // as a change of its files is (an unsaved draft is kept).
       vscode.workspace.onDidChangeConfiguration((event) => {
         for (const folder of vscode.workspace.workspaceFolders ?? []) {
-          if (!plans.watchersOf(folder) || !event.affectsConfiguration('waveScope.plan.stateDirectory', folder.uri)) continue;
+          if (!plans.watchersOf(folder) || !affectsPlanReading(event, folder.uri)) continue;
           plans.get(folder).then(
-            (plan) => this.diskPlanChanged(plan),
+            (plan) => this.planReadingChanged(plan),
             (error: unknown) => this.log.quietFailure(`reading the plan of ${folder.name}`, error),
           );
         }
@@ -417,6 +419,15 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     return panel;
   }
 
+  /**
+   * A setting that decides how the folder's plan is read changed (affectsPlanReading): the plan on disk is
+   * read again, and an open planner is told the files' control state and case rule as they are now.
+   */
+  private planReadingChanged(plan: FolderPlan): void {
+    this.diskPlanChanged(plan);
+    void this.filesChanged(plan, false);
+  }
+
   private diskPlanChanged(plan: FolderPlan): void {
     const panel = this.panelFor(plan.folder);
     if (panel) {
@@ -433,13 +444,15 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     this.showDiskContested(plan).catch((error: unknown) => this.log.quietFailure(`marking the contested files of ${plan.folder.name}`, error));
   }
 
-  private async filesChanged(plan: FolderPlan): Promise<void> {
+  /** Tells an open planner the folder's files (listed again unless `relist` is false), which are control state, and how they compare. */
+  private async filesChanged(plan: FolderPlan, relist = true): Promise<void> {
     const panel = this.panelFor(plan.folder);
     if (!panel) return;
     try {
-      const files = await plan.files(true);
-      const controlFiles = plan.repoRoot ? controlFilesAmong(files, { ignoreCase: plan.ignoreCase, stateDir: this.stateDirOf(plan.folder, plan.repoRoot) }) : [];
-      panel.notify(DidChangeFilesNotification, { files, controlFiles });
+      const files = await plan.files(relist);
+      const { ignoreCase } = plan;
+      const controlFiles = plan.repoRoot ? controlFilesAmong(files, { ignoreCase, stateDir: this.stateDirOf(plan.folder, plan.repoRoot) }) : [];
+      panel.notify(DidChangeFilesNotification, { files, controlFiles, ignoreCase });
     } catch (error) {
       this.log.quietFailure(`listing the files of ${plan.folder.name}`, error);
     }

@@ -41,6 +41,17 @@ export const settings = {
   },
 };
 
+/**
+ * The settings that decide how a folder's plan on disk is read: the state directory it is read from and the
+ * case rule its paths compare with. A change of one is a change of the plan on disk (PlannerPanels).
+ */
+const PLAN_READING_SETTINGS = ['waveScope.plan.stateDirectory', 'waveScope.plan.ignoreCase'] as const;
+
+/** Whether a configuration change touches a setting that decides how the plan of `scope` is read. */
+export function affectsPlanReading(event: vscode.ConfigurationChangeEvent, scope: vscode.ConfigurationScope): boolean {
+  return PLAN_READING_SETTINGS.some((name) => event.affectsConfiguration(name, scope));
+}
+
 /** Whether a configuration change touches any setting the editor marks depend on. */
 export function affectsMarks(event: vscode.ConfigurationChangeEvent): boolean {
   return ['waveScope.decorations', 'waveScope.plan', 'waveScope.planner.includeUntracked'].some((name) => event.affectsConfiguration(name));

@@ -218,7 +218,7 @@ export const ReadyResultSchema = v.object({
   dropRoots: v.array(v.object({ uri: v.string(), repoRelative: v.string() })),
   /** Repository-relative files: tracked plus untracked and not ignored. */
   files: v.array(v.string()),
-  /** Whether paths compare case-insensitively (git's core.ignorecase). */
+  /** Whether paths compare case-insensitively (`waveScope.plan.ignoreCase`; `auto` is git's core.ignorecase). */
   ignoreCase: v.boolean(),
   /** The plan as it is on disk now. */
   diskPlan: PlanDraftSchema,
@@ -339,13 +339,15 @@ export const DidLoadPlanNotification = notificationType(
   v.object({ diskPlan: PlanDraftSchema, problem: v.optional(v.string()) }),
 );
 
-/** The repository's file list changed. */
+/** The repository's file list changed, or how its paths compare (a change of `waveScope.plan.ignoreCase`). */
 export const DidChangeFilesNotification = notificationType(
   'didChangeFiles',
   v.object({
     files: v.array(v.string()),
     /** The files among them that are control state (ReadyResult.controlFiles). */
     controlFiles: v.optional(v.array(v.string())),
+    /** Whether paths compare case-insensitively now (ReadyResult.ignoreCase); absent: as before. */
+    ignoreCase: v.optional(v.boolean()),
   }),
 );
 

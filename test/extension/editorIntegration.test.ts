@@ -168,6 +168,46 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
   });
 
+  /** The planner of the folder, open on `kept` (an unsaved draft) when given, ready and reporting its draft. */
+  async function openPlannerOn(kept?: { draft: PlanDraft; base: PlanDraft }) {
+    const plan = await api.plans.get(folder);
+    if (kept) await plan.drafts.write({ ...kept, dirty: true, updatedAt: Date.now() });
+    await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
+    const panel = await until('the planner', () => api.panelFor(folder));
+    await until('the planner ready', () => panel.isReady, 45000);
+    await until('the first draft report of the planner', () => panel.latestDraft);
+    return panel;
+  }
+
+  it('a change of waveScope.plan.ignoreCase recomputes the collisions with the new case rule: the planner’s, the Explorer’s ⚠ and the Problems', async () => {
+    const configuration = vscode.workspace.getConfiguration('waveScope.plan');
+    const server = uri('src/api/server.ts');
+    const contestedProblem = () => ours(server).some((diagnostic) => diagnostic.code === 'contested');
+    const ignoreCase = (value: string | undefined) => configuration.update('ignoreCase', value, vscode.ConfigurationTarget.Global);
+    await ignoreCase('off');
+    try {
+      // ui names server.ts in other letters' case: the same file only when case is ignored.
+      writeWave(root(), 1, { api: ['src/api/'], ui: ['src/ui/', 'SRC/API/server.ts'] });
+      writeManifest(root(), 1, ['src/api/', 'src/ui/']);
+      await insightWhere('wave 1 without a collision', (insight) => insight.data.waves.some((wave) => wave.active && wave.agents.length === 2 && wave.collisions.length === 0));
+      // The planner open: its collisions, and the ⚠ it reports, follow the setting.
+      const panel = await openPlannerOn();
+      await ignoreCase('on');
+      await until('the planner’s ⚠ on server.ts, case ignored', () => api.decorations.isContested(server), 30000);
+      await until('the problem on server.ts, case ignored', contestedProblem, 30000);
+      await ignoreCase('off');
+      await until('no ⚠ from the planner, case compared', () => !api.decorations.isContested(server), 30000);
+      await until('no problem on server.ts, case compared', () => !contestedProblem(), 30000);
+      // No planner: the ⚠ of the plan on disk follows it too.
+      panel.close();
+      await until('the planner to close', () => api.panelFor(folder) === undefined);
+      await ignoreCase('on');
+      await until('the ⚠ of the plan on disk, case ignored', () => api.decorations.isContested(server), 30000);
+    } finally {
+      await ignoreCase(undefined);
+    }
+  });
+
   it('hovers, Explorer badges and the status bar say the same, with command links', async () => {
     await collidingPlan();
     await until('the problem on server.ts', () => ours(uri('src/api/server.ts')).length > 0);
