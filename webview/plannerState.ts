@@ -10,6 +10,7 @@ import type {
   AgentDraft,
   ClaimConflictSummary,
   CollisionSummary,
+  EditorNarrowing,
   PlanDraft,
   OverwriteChoice,
   SaveOutcome,
@@ -120,6 +121,13 @@ export type PlannerAction =
   | { type: 'removeEntry'; wave: number; agentId: string; entry: string }
   /** Narrowing: `entry` becomes one entry per file of `with` (repository files, each named exactly). */
   | { type: 'replaceEntry'; wave: number; agentId: string; entry: string; with: string[] }
+  /**
+   * The editor's Narrow (DidNarrowNotification): the same narrowing made on this draft as one edit, then what
+   * its save said. A draft without the narrowed entry is left as it is when the save was refused (see narrowingFit).
+   */
+  | { type: 'takeNarrowing'; narrowing: EditorNarrowing; at: number }
+  /** The person chose the editor's narrowed draft in place of this one, which no longer had the narrowed entry. */
+  | { type: 'adoptNarrowed'; narrowing: EditorNarrowing; at: number }
   | { type: 'setFilter'; filter: string }
   | { type: 'setTreeMode'; mode: 'all' | 'unassigned' }
   | { type: 'setTreeWidth'; width: number }
@@ -454,6 +462,37 @@ export function overwriteOf(state: PlannerState): OverwriteChoice | undefined {
   return overwriteChoiceOf({ ok: false, message: save.message, collisions: [], staleWaves: save.staleWaves, staleManifest: save.staleManifest });
 }
 
+/**
+ * How an editor narrowing meets the draft on screen: `same` (the draft is the narrowed one already),
+ * `unedited` (the draft has no unsaved edits: it is a plan on disk, and the narrowed draft takes its place),
+ * `fits` (the draft's wave still gives the agent the narrowed entry: the narrowing is made again on it, its
+ * unsaved edits kept) or `apart` (the entry is gone: only the narrowed draft in place of this one keeps it).
+ */
+export function narrowingFit(state: PlannerState, narrowing: EditorNarrowing): 'same' | 'unedited' | 'fits' | 'apart' {
+  if (sameDraft(state.draft, narrowing.narrowed)) return 'same';
+  if (!state.dirty) return 'unedited';
+  const agent = findWave(state.draft, narrowing.wave)?.agents.find((item) => item.id === narrowing.agentId);
+  return agent?.entries.includes(narrowing.entry) ? 'fits' : 'apart';
+}
+
+/** The narrowed draft in place of the one on screen, as one edit, with the base it was made from. */
+function useNarrowed(state: PlannerState, narrowing: EditorNarrowing, label: string): PlannerState {
+  return applyEdit(state, { draft: narrowing.narrowed, label, extra: { base: narrowing.base ?? state.base, selectedWave: narrowing.wave } });
+}
+
+/**
+ * What an editor narrowing's save said, on the draft that now holds the narrowing. A save makes the narrowed
+ * draft the plan on disk (edits on top stay unsaved). A refusal compared the disk with the base the narrowing
+ * was made from: it is shown only when this draft was edited from that same plan on disk; a draft edited from
+ * another (it followed the disk, or loaded it) already holds what changed, and its own save compares with that.
+ */
+function narrowingOutcome(state: PlannerState, narrowing: EditorNarrowing, at: number): PlannerState {
+  const { outcome } = narrowing;
+  if (outcome.ok) return reduce(state, { type: 'saveFinished', outcome, draft: narrowing.narrowed, at });
+  if (narrowing.base === undefined || !samePlanOnDisk(state.base, narrowing.base)) return state;
+  return reduce(state, { type: 'saveFinished', outcome, draft: undefined, at });
+}
+
 /** The label of the edit undo would take back, if any. */
 export function undoLabel(state: PlannerState): string | undefined {
   return state.history.past[state.history.past.length - 1]?.label;
@@ -511,6 +550,28 @@ export function reduce(state: PlannerState, action: PlannerAction, options: Redu
     }
     case 'saveFailed':
       return { ...state, save: { kind: 'failed', draftKey: draftKey(draft), message: action.message, uncertain: action.uncertain } };
+    case 'takeNarrowing': {
+      const { narrowing } = action;
+      const what = `${narrowing.agentId}’s ${narrowing.entry}`;
+      switch (narrowingFit(state, narrowing)) {
+        case 'same':
+          return narrowingOutcome(state, narrowing, action.at);
+        case 'unedited':
+          return narrowingOutcome(useNarrowed(state, narrowing, `Narrow ${what} (from the editor)`), narrowing, action.at);
+        case 'fits': {
+          const shown = reduce(state, { type: 'selectWave', wave: narrowing.wave }, options);
+          const edited = reduce(shown, { type: 'replaceEntry', wave: narrowing.wave, agentId: narrowing.agentId, entry: narrowing.entry, with: narrowing.files }, options);
+          return narrowingOutcome(edited, narrowing, action.at);
+        }
+        case 'apart':
+          // Saved: the disk holds the narrowing, this draft's own edits stay on top. Refused: keeping the
+          // narrowing would replace this draft, which the person is asked about first (adoptNarrowed).
+          return narrowing.outcome.ok ? narrowingOutcome(state, narrowing, action.at) : state;
+      }
+      return state;
+    }
+    case 'adoptNarrowed':
+      return narrowingOutcome(useNarrowed(state, action.narrowing, `Use the draft with ${action.narrowing.agentId}’s ${action.narrowing.entry} narrowed`), action.narrowing, action.at);
     case 'undo': {
       const past = [...state.history.past];
       const entry = past.pop();

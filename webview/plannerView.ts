@@ -3,7 +3,7 @@
 // pure modules (plannerState, planAnalysis, plannerSummary, entryInput); components only lay them out.
 import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { RequestFailedError } from '../src/protocol/ipc';
-import type { AgentActivityView, KeptDraft, OverwriteChoice, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
+import type { AgentActivityView, EditorNarrowing, KeptDraft, OverwriteChoice, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
 import {
   DidAssignNotification,
   DidChangeAgentActivityNotification,
@@ -12,6 +12,7 @@ import {
   DidChangeTrustNotification,
   DidFocusNotification,
   DidLoadPlanNotification,
+  DidNarrowNotification,
   DidRequestActionNotification,
   DidSaveNotification,
   DraftChangedCommand,
@@ -33,7 +34,7 @@ import type { Host } from './host';
 import { contestedForDecorations, DraftAnalyses, MatchCache } from './planAnalysis';
 import type { WaveAnalysis } from './planAnalysis';
 import type { AbsoluteRoot, PlannerAction, PlannerState } from './plannerState';
-import { overwriteOf, redoLabel, reduce, reduceAll, removalCounts, selectedWave, staleChangesOf, undoLabel } from './plannerState';
+import { narrowingFit, overwriteOf, redoLabel, reduce, reduceAll, removalCounts, selectedWave, staleChangesOf, undoLabel } from './plannerState';
 import { summarize } from './plannerSummary';
 import type { WaveFacts } from './plannerSummary';
 import { count } from './wording';
@@ -175,6 +176,7 @@ export class PlannerView implements PlannerControls {
       );
     });
     this.host.onNotification(DidSaveNotification, ({ outcome, savedDraft }) => this.showSaveOutcome(outcome, savedDraft));
+    this.host.onNotification(DidNarrowNotification, (narrowing) => this.takeNarrowing(narrowing));
     this.host.onNotification(DidChangeTrustNotification, ({ trusted }) => {
       this.trusted = trusted;
       this.render();
@@ -248,6 +250,29 @@ export class PlannerView implements PlannerControls {
 
   private showSaveOutcome(outcome: SaveOutcome, draft: PlanDraft | undefined): void {
     this.dispatch({ type: 'saveFinished', outcome, draft, at: Date.now() });
+  }
+
+  /**
+   * The editor's Narrow, made again on this draft. When the save was refused and this draft no longer has
+   * the narrowed entry, the narrowing and this draft cannot both be kept: the person chooses, and either
+   * way is said (undo brings this draft back; keeping it says the narrowing was not added).
+   */
+  private takeNarrowing(narrowing: EditorNarrowing): void {
+    if (narrowing.outcome.ok || narrowingFit(this.state, narrowing) !== 'apart') {
+      this.dispatch({ type: 'takeNarrowing', narrowing, at: Date.now() });
+      return;
+    }
+    const { agentId, entry, wave } = narrowing;
+    const what = `${agentId}’s ${entry} in wave ${wave}`;
+    void this.confirm({
+      title: 'Use the narrowed draft instead of this one?',
+      body: `Narrowing ${what} from the editor was not saved: the plan on disk changed. This draft no longer has that entry, so the narrowing cannot be added to it. Use the narrowed draft replaces this one (Undo, Ctrl+Z, brings this one back); Keep this draft drops the narrowing.`,
+      confirmLabel: 'Use the narrowed draft',
+      cancelLabel: 'Keep this draft',
+    }).then((confirmed) => {
+      if (confirmed) this.dispatch({ type: 'adoptNarrowed', narrowing, at: Date.now() });
+      else this.dispatch({ type: 'notify', notice: `Kept this draft: narrowing ${what} was not added to it.` });
+    });
   }
 
   openFile(path: string): void {

@@ -5,12 +5,11 @@
 // the plan on disk.
 import * as vscode from 'vscode';
 import type { ParamsOf } from '../protocol/ipc';
-import type { DraftChangedCommand, OverwriteChoice, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
+import type { DraftChangedCommand, EditorNarrowing, OverwriteChoice, PlanDraft, ReadyResult, SaveOutcome } from '../protocol/plannerProtocol';
 import type { AgentActivityView } from '../protocol/plannerProtocol';
-import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidSaveNotification, planAsSaved } from '../protocol/plannerProtocol';
+import { DidChangeAgentActivityNotification, DidChangeClaimsNotification, DidChangeFilesNotification, DidChangeTrustNotification, DidLoadPlanNotification, DidNarrowNotification, planAsSaved } from '../protocol/plannerProtocol';
 import { listedFileToOpen } from '../node/listedFile';
 import type { DraftValidation } from '../planner/plan/draftSave';
-import type { StoredDraftRecord } from './draftStore';
 import type { ContestedDecorations } from './contestedDecorations';
 import type { FolderPlan } from './folderPlan';
 import type { FolderPlans } from './folderPlans';
@@ -21,6 +20,9 @@ import type { DraftClaims } from './plannerFacts';
 import { PLANNER_VIEW_TYPE, PlannerPanel, plannerTitle } from './plannerPanel';
 import type { PlannerPanelServices } from './plannerPanel';
 import { affectsPlanReading } from './settings';
+
+/** Which entry of which agent a Narrow replaced, and the files it keeps (EditorNarrowing without its save). */
+export type NarrowedEntry = Pick<EditorNarrowing, 'wave' | 'agentId' | 'entry' | 'files'>;
 
 /** How long the webview waits for the answer to a save (ms); WAVE_SCOPE_PLANNER_REQUEST_TIMEOUT_MS overrides it. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -262,46 +264,29 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
   }
 
   /**
-   * Saves a draft made outside the planner (a Narrow from the editor); `base` is the plan on disk the draft
-   * it changed was edited from (baseOf when it was made). An open planner takes a saved draft as its new
-   * base. `overwrite` as for save.
+   * Saves the draft a Narrow from the editor made (`change` made on it); `base` is the plan on disk the draft
+   * it changed was edited from (baseOf when it was made). `overwrite` as for save. A saved narrowing is made
+   * on the open planner's draft too (DidNarrowNotification), which keeps its unsaved edits; a refused one
+   * leaves the planner alone until the person chooses Open Planner (openOnRefusedNarrowing).
    */
-  async saveDraft(folder: vscode.WorkspaceFolder, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
+  async saveNarrowing(folder: vscode.WorkspaceFolder, change: NarrowedEntry, draft: PlanDraft, base: PlanDraft | undefined, overwrite?: OverwriteChoice): Promise<SaveOutcome> {
     const outcome = await this.save(folder, draft, base, overwrite);
-    const panel = this.panelFor(folder);
-    if (panel) {
-      if (outcome.ok) panel.latestDraft = draft;
-      panel.notify(DidSaveNotification, { outcome, ...(outcome.ok ? { savedDraft: draft } : {}) });
-    }
+    if (outcome.ok) this.panelFor(folder)?.notify(DidNarrowNotification, { ...change, narrowed: draft, base, outcome });
     this.draftChangedEmitter.fire(folder);
     return outcome;
   }
 
   /**
-   * Opens the planner of `folder` from the message of a save made outside it that was refused (the editor's
-   * Narrow, step `stale`), on the draft that save was given. With no planner open, `refused.draft` becomes
-   * the folder's kept unsaved draft, with the base it was made from, and the planner shows the refusal
-   * (Load plan from disk, Overwrite changes on disk). That draft was made from the kept draft as
-   * `refused.keptBefore` found it, so replacing it loses nothing; a kept draft edited since (its own
-   * updatedAt) is newer work and stays, and the planner shows it instead. An open planner is only shown:
-   * its draft is the person's newest.
+   * Opens (or shows) the planner of `folder` from the message of a Narrow whose save was refused (step
+   * `stale`), and hands it the narrowing, so it is not lost: the planner makes it on the draft it shows
+   * (see DidNarrowNotification). A draft with no unsaved edits (the plan on disk) gives way to the narrowed
+   * draft, with the base it was made from and the refusal; an unsaved draft, the planner's or the one kept
+   * for the folder, edited before or after the Narrow, gets the narrowing as one edit, keeping its own; a
+   * draft that no longer has the narrowed entry is replaced only if the person says so.
    */
-  async openOnRefusedDraft(
-    folder: vscode.WorkspaceFolder,
-    refused: { draft: PlanDraft; base: PlanDraft | undefined; outcome: SaveOutcome; keptBefore: StoredDraftRecord | undefined },
-  ): Promise<PlannerPanel> {
-    const plan = await this.plans.get(folder);
-    const keptNow = await plan.drafts.read();
-    if (this.panelFor(folder)) return this.open(folder);
-    if (keptNow?.dirty && keptNow.updatedAt !== refused.keptBefore?.updatedAt) {
-      this.log.info(`the planner of ${folder.name} shows the draft kept after the refused save, not the draft that save was given`);
-      return this.open(folder);
-    }
-    await plan.drafts.write({ draft: refused.draft, dirty: true, updatedAt: Date.now(), base: refused.base });
-    const opened = this.panelFor(folder);
+  openOnRefusedNarrowing(folder: vscode.WorkspaceFolder, narrowing: EditorNarrowing): PlannerPanel {
     const panel = this.open(folder);
-    // A planner opened meanwhile shows its own draft: the refusal is not about it.
-    if (!opened) panel.notify(DidSaveNotification, { outcome: refused.outcome });
+    panel.notify(DidNarrowNotification, narrowing);
     return panel;
   }
 

@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { isNormalisedPath } from '../planner/scope/scopeAlgebra';
 import { commandType, notificationType, requestType } from './ipc';
+import type { ParamsOf } from './ipc';
 
 /** Version of the persisted webview state and of drafts; anything else is dropped. */
 export const PLANNER_STATE_VERSION = 1;
@@ -367,6 +368,32 @@ export const DidSaveNotification = notificationType(
   }),
 );
 
+/**
+ * The editor's Narrow replaced one agent's entry by the files it keeps (`narrowed`: the draft it saved, made
+ * from the planner's draft or the kept one, edited from `base`), and how that save went. The planner makes
+ * the same change to the draft it shows, as one edit, so its own unsaved edits stay: after a save, the
+ * narrowed draft is the plan on disk; after a refusal for changes on disk (step `stale`, sent when the person
+ * chose Open Planner), the refusal is shown on the narrowed draft if that draft was edited from the same plan
+ * on disk as `base`. A draft that no longer has the entry is not replaced by `narrowed` unless the person says so.
+ */
+export const DidNarrowNotification = notificationType(
+  'didNarrow',
+  v.object({
+    wave: WaveNumberSchema,
+    agentId: v.string(),
+    /** The entry that was replaced. */
+    entry: v.string(),
+    /** The repository files it keeps, each to be written as the entry that names exactly it. */
+    files: v.array(v.string()),
+    /** The draft the Narrow saved (or tried to). */
+    narrowed: PlanDraftSchema,
+    /** The plan on disk that draft was edited from, which the save compared the disk with. */
+    base: v.optional(PlanDraftSchema),
+    outcome: SaveOutcomeSchema,
+  }),
+);
+export type EditorNarrowing = ParamsOf<typeof DidNarrowNotification>;
+
 /** Workspace trust changed. */
 export const DidChangeTrustNotification = notificationType('didChangeTrust', v.object({ trusted: v.boolean() }));
 
@@ -419,6 +446,7 @@ export const PLANNER_PROTOCOL = {
     DidChangeFilesNotification,
     DidAssignNotification,
     DidSaveNotification,
+    DidNarrowNotification,
     DidChangeTrustNotification,
     DidRequestActionNotification,
     DidFocusNotification,

@@ -159,14 +159,18 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     }
     const panel = await until('the planner', () => api.panelFor(folder));
     await until('the planner ready', () => panel.isReady, 45000);
-    const shown = await until('the first draft report of the planner', () => panel.latestDraft);
     const lanes = (draft: PlanDraft | undefined) => Object.fromEntries(draft?.waves.find((wave) => wave.wave === 1)?.agents.map((agent) => [agent.id, agent.entries]) ?? []);
+    // The planner opens on the kept draft and makes the narrowing on it.
+    const shown = await until('the narrowed draft in the planner', () => (lanes(panel.latestDraft).api?.includes('src/api/') === false ? panel.latestDraft : undefined));
     const { api: narrowed, ...others } = lanes(shown);
     assert.deepEqual(others, { ui: ['src/ui/', 'src/api/server.ts'], docs: ['docs/'] }, 'the rest of the kept draft');
     assert.ok(narrowed && !narrowed.includes('src/api/') && narrowed.includes('src/api/routes/orders.ts') && narrowed.includes('package.json'), `narrowed: ${JSON.stringify(narrowed)}`);
     assert.deepEqual(lanes(panel.latestBase), lanes(base), 'the base the narrowed draft was made from');
     assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
   });
+
+  /** Wave 1's lanes of a draft: agent id → entries. */
+  const lanesOf = (draft: PlanDraft | undefined) => Object.fromEntries(draft?.waves.find((wave) => wave.wave === 1)?.agents.map((agent) => [agent.id, agent.entries]) ?? []);
 
   /** The planner of the folder, open on `kept` (an unsaved draft) when given, ready and reporting its draft. */
   async function openPlannerOn(kept?: { draft: PlanDraft; base: PlanDraft }) {
@@ -178,6 +182,72 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     await until('the first draft report of the planner', () => panel.latestDraft);
     return panel;
   }
+
+  /** The Narrow of api's src/api/ to its files but server.ts (the code action's target). */
+  async function narrowApi(): Promise<SaveOutcome | undefined> {
+    const plan = await api.plans.get(folder);
+    const files = (await plan.files()).filter((file) => file.startsWith('src/api/') && file !== 'src/api/server.ts');
+    assert.ok(files.includes('src/api/routes/orders.ts'), files.join(', '));
+    const target = { folderUri: folder.uri.toString(), wave: 1, agent: 'api', entry: 'src/api/', other: 'ui', files, confirm: true };
+    return (await vscode.commands.executeCommand('waveScope.narrowEntry', target)) as SaveOutcome | undefined;
+  }
+
+  /** Answers the refusal's message with its primary button (Open Planner) until `done` holds. */
+  async function openPlannerFromRefusal<T>(what: string, done: () => T | undefined | false): Promise<T> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+      const settled = await until(what, done, 1000).catch(() => undefined);
+      if (settled !== undefined) return settled;
+      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    }
+  }
+
+  const narrowedApi = (entries: readonly string[] | undefined) =>
+    entries !== undefined && !entries.includes('src/api/') && entries.includes('src/api/routes/orders.ts') && entries.includes('package.json');
+
+  it('a Narrow refused for changes on disk while the planner is open: Open Planner applies the narrowing to the planner’s draft and keeps its unsaved edits', async () => {
+    await collidingPlan();
+    const plan = await api.plans.get(folder);
+    const base = plan.diskPlan().plan;
+    // The planner's unsaved draft: an agent docs besides the plan on disk.
+    const withDocs = { ...base, waves: base.waves.map((wave) => ({ ...wave, agents: [...wave.agents, { id: 'docs', color: '#e5a000', entries: ['docs/'] }] })) };
+    const panel = await openPlannerOn({ draft: withDocs, base });
+    assert.deepEqual(lanesOf(panel.latestDraft), lanesOf(withDocs));
+    // Then another writer changes wave 1 on disk, and the Narrow from the editor is refused.
+    writeWave(root(), 1, { api: ['src/api/', 'package.json', 'README.md'], ui: ['src/ui/', 'src/api/server.ts'] });
+    const declaration = join(root(), '.claude', 'filescopes', 'wave-1', 'api.json');
+    const onDisk = readFileSync(declaration, 'utf8');
+    const outcome = await narrowApi();
+    assert.equal(outcome?.ok === false && outcome.step, 'stale', outcome?.message);
+    assert.deepEqual(lanesOf(panel.latestDraft), lanesOf(withDocs), 'the planner keeps its draft until the person chooses');
+    // Open Planner: the planner's draft gets the narrowing, its own edits stay, its base is the one they were made from.
+    const shown = await openPlannerFromRefusal('the narrowing in the planner', () => (narrowedApi(lanesOf(panel.latestDraft).api) ? panel.latestDraft : undefined));
+    const { api: narrowed, ...others } = lanesOf(shown);
+    assert.ok(narrowedApi(narrowed), JSON.stringify(narrowed));
+    assert.deepEqual(others, { ui: ['src/ui/', 'src/api/server.ts'], docs: ['docs/'] }, 'the planner’s own unsaved edits');
+    assert.deepEqual(lanesOf(panel.latestBase), lanesOf(base), 'the base the draft was made from: a save is still compared with it');
+    assert.equal((await plan.drafts.read())?.dirty, true, 'unsaved');
+    assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
+    // The narrowing is one edit of the planner: undo gives back the draft as it was.
+    await vscode.commands.executeCommand('waveScope.undoPlannerEdit', folder.uri);
+    await until('the planner’s draft as it was', () => JSON.stringify(lanesOf(panel.latestDraft)) === JSON.stringify(lanesOf(withDocs)));
+  });
+
+  it('a Narrow saved while the planner is open: the planner shows the narrowed plan, saved', async () => {
+    await collidingPlan();
+    const plan = await api.plans.get(folder);
+    const server = uri('src/api/server.ts');
+    const panel = await openPlannerOn();
+    await until('the planner’s ⚠ on server.ts', () => api.decorations.isContested(server), 30000);
+    const outcome = await narrowApi();
+    assert.equal(outcome?.ok, true, outcome?.message);
+    // The ⚠ comes from the planner's own analysis of its draft: it goes once the planner shows the narrowing.
+    await until('no ⚠ on server.ts from the planner', () => !api.decorations.isContested(server), 30000);
+    assert.ok(narrowedApi(lanesOf(panel.latestDraft).api), JSON.stringify(lanesOf(panel.latestDraft)));
+    assert.deepEqual(lanesOf(panel.latestDraft), lanesOf(panel.latestBase), 'the draft is the plan saved');
+    assert.equal((await plan.drafts.read())?.dirty, false, 'nothing unsaved');
+  });
 
   it('a change of waveScope.plan.ignoreCase recomputes the collisions with the new case rule: the planner’s, the Explorer’s ⚠ and the Problems', async () => {
     const configuration = vscode.workspace.getConfiguration('waveScope.plan');

@@ -4,6 +4,7 @@ import {
   emptyDraft,
   initialState,
   isPlannerState,
+  narrowingFit,
   overwriteOf,
   reduce,
   restoreState,
@@ -13,7 +14,7 @@ import {
   staleWavesOf,
 } from '../../webview/plannerState';
 import type { PlannerAction, PlannerState } from '../../webview/plannerState';
-import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
+import type { EditorNarrowing, PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
 import { compileScopeEntry } from '../../src/planner/scope/scopeEntry';
 import { rowEntry } from '../../webview/fileTree';
 
@@ -365,6 +366,127 @@ describe('planner state reducer', () => {
       assert.ok(restored);
       assert.deepEqual(staleWavesOf(restored), []);
       assert.equal(overwriteOf(restored), undefined);
+    });
+  });
+
+  describe('a narrowing made by the editor’s Narrow (DidNarrowNotification)', () => {
+    // On disk when the draft was made: api owns src/api/, ui its server.ts. The Narrow gives api the rest.
+    const base = diskWith({ api: ['src/api/'], ui: ['src/api/server.ts'] });
+    const narrowedDraft = diskWith({ api: ['src/api/a.ts', 'src/api/b.ts'], ui: ['src/api/server.ts'] });
+    // Then another writer gave api the README too.
+    const diskNow = diskWith({ api: ['src/api/', 'README.md'], ui: ['src/api/server.ts'] });
+    const stale: SaveOutcome = {
+      ok: false,
+      step: 'stale',
+      message: 'Not saved: the plan on disk changed after this draft was made.',
+      collisions: [],
+      staleWaves: [{ wave: 1, action: 'write', changes: ['agent api now owns README.md'], onDisk: [{ id: 'api', entries: ['src/api/', 'README.md'] }, { id: 'ui', entries: ['src/api/server.ts'] }] }],
+    };
+    const saved: SaveOutcome = { ok: true, wavesWritten: [1], manifestWave: 1, message: 'Saved wave 1.' };
+    const narrowing = (outcome: SaveOutcome, narrowed: PlanDraft = narrowedDraft): EditorNarrowing => ({
+      wave: 1,
+      agentId: 'api',
+      entry: 'src/api/',
+      files: ['src/api/a.ts', 'src/api/b.ts'],
+      narrowed,
+      base,
+      outcome,
+    });
+    const lanes = (state: PlannerState) => Object.fromEntries(state.draft.waves[0]?.agents.map((agent) => [agent.id, [...agent.entries].sort()]) ?? []);
+    /** The planner's draft with an unsaved agent docs, made from `base`; the disk then changed under it. */
+    const withDocs = (): PlannerState => {
+      let state = reduce(initialState(base), { type: 'addAgent', wave: 1, id: 'docs' });
+      state = reduce(state, { type: 'addEntries', wave: 1, agentId: 'docs', entries: ['docs/'] });
+      return reduce(state, { type: 'loadDisk', diskPlan: diskNow });
+    };
+    const take = (state: PlannerState, outcome: SaveOutcome, narrowed?: PlanDraft) => reduce(state, { type: 'takeNarrowing', narrowing: narrowing(outcome, narrowed), at: 5 });
+
+    it('refused: an unsaved draft gets the narrowing as one edit, keeps its own edits and base, and shows the refusal', () => {
+      const before = withDocs();
+      assert.equal(narrowingFit(before, narrowing(stale)), 'fits');
+      const state = take(before, stale);
+      assert.deepEqual(lanes(state), { api: ['src/api/a.ts', 'src/api/b.ts'], ui: ['src/api/server.ts'], docs: ['docs/'] });
+      assert.ok(sameDraft(state.base, base), 'still compared with the plan it was made from');
+      assert.equal(state.dirty, true);
+      assert.equal(state.history.past.length, before.history.past.length + 1, 'one edit');
+      assert.deepEqual(overwriteOf(state), { overwrite: [{ wave: 1, agents: [{ id: 'api', entries: ['src/api/', 'README.md'] }, { id: 'ui', entries: ['src/api/server.ts'] }] }] });
+      const undone = reduce(state, { type: 'undo' });
+      assert.ok(sameDraft(undone.draft, before.draft), 'undo gives the draft back as it was');
+      assert.equal(undone.save.kind, 'idle', 'and the refusal, which was about the narrowed draft, goes');
+    });
+
+    it('refused: a draft edited from another plan on disk gets the narrowing without the refusal, which was not about it', () => {
+      let before = reduce(withDocs(), { type: 'adoptDisk' });
+      before = reduce(before, { type: 'addEntries', wave: 1, agentId: 'ui', entries: ['src/ui/'] });
+      const state = take(before, stale);
+      assert.deepEqual(lanes(state).api, ['README.md', 'src/api/a.ts', 'src/api/b.ts']);
+      assert.deepEqual(lanes(state).ui, ['src/api/server.ts', 'src/ui/']);
+      assert.ok(sameDraft(state.base, diskNow));
+      assert.equal(state.save.kind, 'idle');
+    });
+
+    it('refused: a draft without unsaved edits gives way to the narrowed draft, with its base and the refusal; undo shows the plan on disk again', () => {
+      const before = initialState(diskNow);
+      assert.equal(narrowingFit(before, narrowing(stale)), 'unedited');
+      const state = take(before, stale);
+      assert.ok(sameDraft(state.draft, narrowedDraft));
+      assert.ok(sameDraft(state.base, base));
+      assert.ok(sameDraft(state.diskPlan, diskNow));
+      assert.equal(state.dirty, true);
+      assert.ok(diskChangedUnderDraft(state));
+      assert.notEqual(overwriteOf(state), undefined);
+      assert.ok(sameDraft(reduce(state, { type: 'undo' }).draft, diskNow));
+    });
+
+    it('refused: a draft that is the narrowed one already takes only the refusal', () => {
+      const before = reduce(initialState(diskNow), { type: 'loadDisk', diskPlan: diskNow, keepDraft: narrowedDraft, keepBase: base });
+      assert.equal(narrowingFit(before, narrowing(stale)), 'same');
+      const state = take(before, stale);
+      assert.equal(state.draft, before.draft);
+      assert.equal(state.history.past.length, before.history.past.length);
+      assert.equal(state.save.kind, 'refused');
+    });
+
+    it('refused: a draft without the narrowed entry is left alone until the person chooses the narrowed draft, which undo takes back', () => {
+      const before = reduce(withDocs(), { type: 'removeEntry', wave: 1, agentId: 'api', entry: 'src/api/' });
+      assert.equal(narrowingFit(before, narrowing(stale)), 'apart');
+      assert.equal(take(before, stale), before, 'nothing dropped without asking');
+      const state = reduce(before, { type: 'adoptNarrowed', narrowing: narrowing(stale), at: 5 });
+      assert.ok(sameDraft(state.draft, narrowedDraft));
+      assert.ok(sameDraft(state.base, base));
+      assert.equal(state.save.kind, 'refused');
+      assert.ok(sameDraft(reduce(state, { type: 'undo' }).draft, before.draft), 'undo brings the draft that was replaced back');
+    });
+
+    it('saved: the narrowing is made on the draft, whose own unsaved edits stay on top of the saved plan', () => {
+      const before = reduce(reduce(initialState(base), { type: 'addAgent', wave: 1, id: 'docs' }), { type: 'addEntries', wave: 1, agentId: 'docs', entries: ['docs/'] });
+      const state = take(before, saved);
+      assert.deepEqual(lanes(state), { api: ['src/api/a.ts', 'src/api/b.ts'], ui: ['src/api/server.ts'], docs: ['docs/'] });
+      assert.ok(sameDraft(state.diskPlan, narrowedDraft) && sameDraft(state.base, narrowedDraft), 'the saved plan is the disk and the base');
+      assert.equal(state.dirty, true, 'docs is still unsaved');
+      assert.equal(state.save.kind, 'saved');
+    });
+
+    it('saved: a draft without unsaved edits is the narrowed plan, clean', () => {
+      const state = take(initialState(base), saved);
+      assert.ok(sameDraft(state.draft, narrowedDraft));
+      assert.equal(state.dirty, false);
+      assert.equal(state.save.kind, 'saved');
+    });
+
+    it('saved: a draft without the narrowed entry keeps its edits over the saved plan', () => {
+      const before = reduce(withDocs(), { type: 'removeAgent', wave: 1, agentId: 'api' });
+      const state = take(before, saved);
+      assert.ok(sameDraft(state.draft, before.draft));
+      assert.ok(sameDraft(state.diskPlan, narrowedDraft));
+      assert.equal(state.dirty, true);
+    });
+
+    it('shows the wave the narrowing was made in', () => {
+      let before = reduce(withDocs(), { type: 'addWave' });
+      assert.equal(before.selectedWave, 2);
+      before = take(before, stale);
+      assert.equal(before.selectedWave, 1);
     });
   });
 

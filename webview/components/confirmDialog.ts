@@ -25,7 +25,7 @@ export class ConfirmDialog extends LitElement {
       <p id="confirm-body">${request.body}</p>
       <div class="confirm-actions">
         <button class="button primary confirm-yes" @click=${answer(true)}>${request.confirmLabel}</button>
-        <button class="button secondary confirm-no" @click=${answer(false)}>Cancel</button>
+        <button class="button secondary confirm-no" @click=${answer(false)}>${request.cancelLabel ?? 'Cancel'}</button>
       </div>
     </dialog>`;
   }

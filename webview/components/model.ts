@@ -48,6 +48,8 @@ export interface ConfirmRequest {
   /** What will go, with counts. */
   body: string;
   confirmLabel: string;
+  /** The safe button's label; `Cancel` unless the choice needs naming. */
+  cancelLabel?: string;
 }
 
 export interface PlannerControls {

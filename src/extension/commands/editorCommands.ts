@@ -65,8 +65,7 @@ export const narrowEntry: WaveScopeCommand = {
     }
     const plan = await plans.get(folder);
     // The draft Narrow changes (the planner's, else the kept unsaved one, else the plan on disk) and the plan
-    // on disk it was made from; the kept record as found, to tell later edits of it from this one.
-    const keptBefore = await plan.drafts.read();
+    // on disk it was made from.
     const draft = await plan.currentDraft(planners.panelFor(folder)?.latestDraft);
     const base = await planners.baseOf(folder);
     const next = narrowedDraft(draft, wave, agent, entry, kept);
@@ -79,15 +78,21 @@ export const narrowEntry: WaveScopeCommand = {
       );
       if (answer !== 'Narrow and Save') return undefined;
     }
+    const change = { wave, agentId: agent, entry, files: kept };
     const narrowAndSave = async (overwrite?: OverwriteChoice) => {
-      const outcome = await planners.saveDraft(folder, next, base, overwrite);
+      const outcome = await planners.saveNarrowing(folder, change, next, base, overwrite);
       log.info(`narrow ${agent}'s ${entry} in wave ${wave}: ${outcome.message}`);
       return outcome;
     };
     const outcome = await narrowAndSave();
-    // Open Planner from a refusal shows the narrowed draft, unsaved, with the refusal: the narrowing is not lost.
-    const openPlanner = (refusal: SaveOutcome) =>
-      void planners.openOnRefusedDraft(folder, { draft: next, base, outcome: refusal, keptBefore }).catch((error: unknown) => log.failure('Opening the planner', error));
+    // Open Planner from a refusal hands the planner the narrowing, with the refusal: it is not lost.
+    const openPlanner = (refusal: SaveOutcome) => {
+      try {
+        planners.openOnRefusedNarrowing(folder, { ...change, narrowed: next, base, outcome: refusal });
+      } catch (error) {
+        log.failure('Opening the planner', error);
+      }
+    };
     showSaveOutcome(outcome, { overwrite: narrowAndSave, openPlanner });
     return outcome;
   },
