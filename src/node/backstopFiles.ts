@@ -1,20 +1,13 @@
-// The backstop's own files: turn records and hook snapshots (atomic: temp file, fsync, rename) and the
-// telemetry log (one `write` per record on a descriptor opened with O_APPEND, so records of hooks
-// running at the same time never interleave).
+// The backstop's own files: turn records and hook snapshots (atomic: temp file, fsync, rename, through
+// real directories only; a snapshot is read back only as the hook left it) and the telemetry log (one
+// `write` per record on a descriptor opened with O_APPEND, so records of hooks running at the same time
+// never interleave).
 import { isAscii } from 'node:buffer';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, UnsafePathError } from './declarationFs';
-
-/**
- * Atomically replaces `path` with `text`, creating its directory (temporary file created exclusively,
- * fsync, rename, directory fsync: src/node/atomicFile.ts).
- */
-export function writeFileAtomically(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomicSync(path, text);
-}
+import { openOwnFile } from './hookFileSystem';
 
 /**
  * Atomically replaces `path` (below `root`) with `text`, creating the directories between them and
@@ -35,20 +28,23 @@ export function writeFileBelow(root: string, path: string, text: string): void {
 }
 
 /**
- * The text of a file the backstop saved, or undefined when there is none. A saved index listing is
- * megabytes of (nearly always) ASCII: decoding bytes that are all ASCII as Latin-1 gives the same
- * string as UTF-8 for a fraction of the time; anything else is decoded as UTF-8.
+ * The text of a file the backstop saved below `root` (`.orchestrator/backstop/hooks/`), or undefined
+ * when there is none. Read as Wave Scope's own files are (hookFileSystem.ts, openOwnFile): a regular file
+ * with one link, reached from `root` through real directories; a saved snapshot an agent could rewrite
+ * through another name could hide what it changed, so anything else throws a ControlFileError naming
+ * it. No size cap: a saved index listing is as large as the repository's index. That listing is
+ * megabytes of (nearly always) ASCII: decoding bytes that are all ASCII as Latin-1 gives the same string
+ * as UTF-8 for a fraction of the time; anything else is decoded as UTF-8.
  */
-export function readSavedText(path: string): string | undefined {
-  let bytes: Buffer;
+export function readSavedText(root: string, path: string): string | undefined {
+  const opened = openOwnFile(root, path);
+  if (opened === undefined) return undefined;
   try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
+    const bytes = readFileSync(opened.descriptor);
+    return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  } finally {
+    closeSync(opened.descriptor);
   }
-  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }
 
 /** Appends one line (a newline is added) to `path` with a single write, creating its directory. */

@@ -7,7 +7,15 @@
 // minute (a link to /dev/zero), or make a broken file read as "no file" (a link that leads nowhere).
 // Only a regular file under a size cap, read within a time budget, is read; anything else throws, and
 // the gate's catch denies.
+//
+// Wave Scope's own control files (a state directory's files, the dispatch ledger, the backstop's saved
+// snapshots) are read more strictly still (readOwnControlFile): only as Wave Scope writes them, a
+// regular file with one link, reached from the repository root through real directories. A symbolic
+// link on the way, or a second name of the file, could lie in an agent's scope, and the agent's allowed
+// write there would rewrite the rules it is judged by. git's own files are read as git reads them, links
+// followed (readControlFile), with one link when they lie inside the checkout (`singleLink`).
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import type { LocateFileSystem } from '../planner/enforce/repoLocation';
 import type { TargetFileSystem } from '../planner/enforce/writeTarget';
@@ -51,10 +59,23 @@ function parentOf(path: string): string {
 }
 
 /** Why a control file cannot be read safely. */
+export type ControlFileProblem =
+  | 'dangling-link'
+  | 'not-a-file'
+  | 'too-large'
+  | 'too-slow'
+  /** One of our own files is a symbolic link, or is reached through one below the repository root. */
+  | 'linked'
+  /** The file has more than one name (a hard link). */
+  | 'hard-linked'
+  /** One of our own files was asked for outside the root it is read from. */
+  | 'outside-root';
+
+/** A control file that cannot be read safely, with the path to name and why. */
 export class ControlFileError extends Error {
   constructor(
     readonly path: string,
-    readonly reason: 'dangling-link' | 'not-a-file' | 'too-large' | 'too-slow',
+    readonly reason: ControlFileProblem,
     message: string,
   ) {
     super(message);
@@ -62,14 +83,21 @@ export class ControlFileError extends Error {
   }
 }
 
+/** How much of a control file is read, and how long it may take. */
+export interface ControlReadOptions {
+  maxBytes?: number;
+  budgetMs?: number;
+  now?: () => number;
+  /** Refuse a file with more than one link (git's files inside the checkout). */
+  singleLink?: boolean;
+}
+
 /**
  * The text of a control file, or undefined when nothing is there (and nothing pretends to be: a link
- * at the path, or as its directory, that leads nowhere is an error, not an absence).
+ * at the path, or as its directory, that leads nowhere is an error, not an absence). Links are
+ * followed, as git follows them: for git's own files. Wave Scope's files go through readOwnControlFile.
  */
-export function readControlFile(path: string, options: { maxBytes?: number; budgetMs?: number; now?: () => number } = {}): string | undefined {
-  const maxBytes = options.maxBytes ?? MAX_CONTROL_FILE_BYTES;
-  const budget = options.budgetMs ?? CONTROL_READ_BUDGET_MS;
-  const now = options.now ?? Date.now;
+export function readControlFile(path: string, options: ControlReadOptions = {}): string | undefined {
   const entry = lstatQuiet(path);
   if (entry === undefined) {
     const parent = lstatQuiet(parentOf(path));
@@ -81,27 +109,125 @@ export function readControlFile(path: string, options: { maxBytes?: number; budg
   if (entry.isSymbolicLink() && statQuiet(path) === undefined) {
     throw new ControlFileError(path, 'dangling-link', `${path} is a symbolic link that leads nowhere`);
   }
-  const started = now();
+  const started = (options.now ?? Date.now)();
   // O_NONBLOCK: a FIFO put there after the check above still opens at once instead of waiting for a writer.
   const descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
   try {
-    const stats = fstatSync(descriptor);
-    if (!stats.isFile()) throw new ControlFileError(path, 'not-a-file', `${path} is not a regular file`);
-    if (stats.size > maxBytes) throw new ControlFileError(path, 'too-large', `${path} is larger than ${maxBytes} bytes`);
-    const buffer = Buffer.allocUnsafe(Math.min(Math.max(stats.size, 0), maxBytes) + 1);
-    let length = 0;
-    for (;;) {
-      if (now() - started > budget) throw new ControlFileError(path, 'too-slow', `${path} took longer than ${budget} ms to read`);
-      if (length >= buffer.length) throw new ControlFileError(path, 'too-large', `${path} grew past ${maxBytes} bytes while being read`);
-      const read = readSync(descriptor, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-      if (length > maxBytes) throw new ControlFileError(path, 'too-large', `${path} is larger than ${maxBytes} bytes`);
-    }
-    return buffer.toString('utf8', 0, length);
+    const stats = checkedStats(descriptor, path, options.singleLink === true);
+    return readDescriptor(descriptor, path, stats, started, options);
   } finally {
     closeSync(descriptor);
   }
+}
+
+/** One of Wave Scope's own control files, read: its text and when it was last modified. */
+export interface OwnControlFile {
+  readonly text: string;
+  readonly mtimeMs: number;
+}
+
+/**
+ * One of Wave Scope's own control files below `root` (a state directory's manifest, scope files and
+ * aggregates, the session record, the dispatch ledger), or undefined when nothing is there. Read only as
+ * Wave Scope writes them: a regular file with one link (every writer replaces the file by a rename),
+ * reached from `root` through real directories. `root` itself (the repository root, canonical) may have
+ * been reached through a link. Throws a ControlFileError naming the path otherwise: a symbolic link as
+ * the file or on the way to it (`linked`), a second name (`hard-linked`), a link that leads nowhere, or
+ * what readControlFile refuses. A link on the way that leads to nothing at the path is an absence (a
+ * `.claude` shared between repositories holds no plan), since nothing there can decide anything.
+ */
+export function readOwnControlFile(root: string, path: string, options: Omit<ControlReadOptions, 'singleLink'> = {}): OwnControlFile | undefined {
+  const opened = openOwnFile(root, path);
+  if (opened === undefined) return undefined;
+  const started = (options.now ?? Date.now)();
+  try {
+    return { text: readDescriptor(opened.descriptor, path, opened.stats, started, options), mtimeMs: opened.stats.mtimeMs };
+  } finally {
+    closeSync(opened.descriptor);
+  }
+}
+
+/**
+ * Opens one of Wave Scope's own files below `root` for reading, as readOwnControlFile describes; the
+ * caller closes the descriptor. Undefined when nothing is there. Exported for files read without the
+ * control-file cap (the backstop's saved snapshots).
+ */
+export function openOwnFile(root: string, path: string): { descriptor: number; stats: Stats } | undefined {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  if (!path.startsWith(base) || path.length === base.length) {
+    throw new ControlFileError(path, 'outside-root', `${path} is not below ${root}, where it is read from`);
+  }
+  const segments = path.slice(base.length).split('/');
+  // Segments are walked as spelled: `..` or an empty one would leave the checked way (the paths are joined from checked parts).
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new ControlFileError(path, 'outside-root', `${path} is not a plain path below ${root}, where it is read from`);
+  }
+  let current = base.slice(0, -1);
+  for (let index = 0; index < segments.length; index += 1) {
+    current = `${current}/${segments[index] as string}`;
+    const entry = lstatQuiet(current);
+    if (entry === undefined) return undefined;
+    if (entry.isSymbolicLink()) {
+      if (statQuiet(current) === undefined) throw new ControlFileError(path, 'dangling-link', `${current} is a symbolic link that leads nowhere, so ${path} cannot be read`);
+      // Through a link: nothing at the end decides nothing; anything at the end is refused.
+      if (lstatQuiet(path) === undefined) return undefined;
+      throw new ControlFileError(path, 'linked', linkedMessage(root, path, current));
+    }
+    if (index < segments.length - 1 && !entry.isDirectory()) return undefined;
+  }
+  let descriptor: number;
+  try {
+    // O_NOFOLLOW: a link put at the path after the check above is refused, not followed.
+    descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0) | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ControlFileError(path, 'linked', linkedMessage(root, path, path));
+    throw error;
+  }
+  try {
+    return { descriptor, stats: checkedStats(descriptor, path, true) };
+  } catch (error) {
+    closeSync(descriptor);
+    throw error;
+  }
+}
+
+function linkedMessage(root: string, path: string, link: string): string {
+  const where = link === path ? `${path} is a symbolic link` : `${path} is reached through the symbolic link ${link}`;
+  return `${where}: Wave Scope reads its control files only as regular files reached from ${root} through real directories, as its own writers leave them; remove the link`;
+}
+
+/** The open file's stats, refused when it is not a regular file or (with `singleLink`) has another name. */
+function checkedStats(descriptor: number, path: string, singleLink: boolean): Stats {
+  const stats = fstatSync(descriptor);
+  if (!stats.isFile()) throw new ControlFileError(path, 'not-a-file', `${path} is not a regular file`);
+  if (singleLink && stats.nlink > 1) {
+    throw new ControlFileError(
+      path,
+      'hard-linked',
+      `${path} has ${stats.nlink} links: another name of it could be written without touching this one, so it is read only with one (its writers replace it by a rename, which leaves one). Copy it and move the copy over it to break the link`,
+    );
+  }
+  return stats;
+}
+
+/** Reads an open regular file whole, within the size cap and the time budget. */
+function readDescriptor(descriptor: number, path: string, stats: Stats, started: number, options: ControlReadOptions): string {
+  const maxBytes = options.maxBytes ?? MAX_CONTROL_FILE_BYTES;
+  const budget = options.budgetMs ?? CONTROL_READ_BUDGET_MS;
+  const now = options.now ?? Date.now;
+  if (stats.size > maxBytes) throw new ControlFileError(path, 'too-large', `${path} is larger than ${maxBytes} bytes`);
+  const buffer = Buffer.allocUnsafe(Math.min(Math.max(stats.size, 0), maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (now() - started > budget) throw new ControlFileError(path, 'too-slow', `${path} took longer than ${budget} ms to read`);
+    if (length >= buffer.length) throw new ControlFileError(path, 'too-large', `${path} grew past ${maxBytes} bytes while being read`);
+    const read = readSync(descriptor, buffer, length, buffer.length - length, null);
+    if (read === 0) break;
+    length += read;
+    if (length > maxBytes) throw new ControlFileError(path, 'too-large', `${path} is larger than ${maxBytes} bytes`);
+  }
+  return buffer.toString('utf8', 0, length);
 }
 
 /**
@@ -131,7 +257,8 @@ export const nodeLocateFileSystem: LocateFileSystem = {
     if (stats.isDirectory()) return 'dir';
     return stats.isFile() ? 'file' : 'other';
   },
-  readText: (path) => readControlFile(path),
+  readText: (path, options) => readControlFile(path, options?.singleLink === true ? { singleLink: true } : {}),
+  readOwnFile: (root, path) => readOwnControlFile(root, path)?.text,
 };
 
 /** The canonical form of an existing directory (the payload's cwd, the checkout root), as the kernel resolves it. */

@@ -1,10 +1,11 @@
 // Where a session's dispatch ledger lives and how it is read. Apart from the lock and the writer
 // (dispatchLedgerStore.ts) because the write gate reads the ledger too, for a subagent's write
 // (subagentScope.ts), and its bundle must stay lean: reading needs neither the lock library nor the
-// atomic writer. The ledger is control state for a dispatched agent, so it is read as one: a regular
-// file under the size cap, within the time budget (hookFileSystem.ts), anything else is `corrupt`.
+// atomic writer. The ledger is control state for a dispatched agent, so it is read as Wave Scope's own
+// files are (hookFileSystem.ts, readOwnControlFile): a regular file with one link under the size cap,
+// reached from the root through real directories, within the time budget; anything else is `corrupt`.
 import { join } from 'node:path';
-import { readControlFile } from './hookFileSystem';
+import { readOwnControlFile } from './hookFileSystem';
 import { ledgerLockRelativePath, ledgerRelativePath, parseLedger } from '../planner/dispatch/sessionLedger';
 import type { LedgerRead } from '../planner/dispatch/sessionLedger';
 
@@ -25,7 +26,7 @@ export function ledgerLocation(root: string, sessionId: string | undefined): Led
 export function readLedger(location: LedgerLocation): LedgerRead {
   let text: string | undefined;
   try {
-    text = readControlFile(location.ledgerPath);
+    text = readOwnControlFile(location.root, location.ledgerPath)?.text;
   } catch (error) {
     return { kind: 'corrupt', problem: `cannot be read (${(error as Error).message})` };
   }

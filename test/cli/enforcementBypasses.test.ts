@@ -213,15 +213,15 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
   });
 
   describe('5. control state is judged by destination and by spelling', () => {
-    it('a state directory linked elsewhere: its manifest stays control state, even under warn', () => {
+    it('a state directory linked elsewhere: its manifest is not read through the link, and every write is denied, even under warn', () => {
       const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-state-')));
       try {
         writeFileSync(join(elsewhere, 'wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'warn', allowedPaths: ['src/'], blockedCommands: [] }));
         symlinkSync(elsewhere, join(repo.root, '.claude'));
-        for (const target of ['.claude/wave-scope.json', join(elsewhere, 'wave-scope.json')]) {
+        for (const target of ['.claude/wave-scope.json', join(elsewhere, 'wave-scope.json'), 'src/a/x.ts']) {
           const reply = agentWrite(repo.root, target);
           assert.equal(reply.decision, 'deny', target);
-          assert.match(reply.text, /control state/);
+          assert.match(reply.text, /reached through the symbolic link/);
         }
       } finally {
         rmSync(elsewhere, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendLine, readSavedText, writeFileAtomically, writeFileBelow } from '../../src/node/backstopFiles';
+import { appendLine, readSavedText, writeFileBelow } from '../../src/node/backstopFiles';
 import { UnsafePathError } from '../../src/node/declarationFs';
+import { ControlFileError } from '../../src/node/hookFileSystem';
 
 describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
   let dir: string;
@@ -23,28 +24,44 @@ describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
   for (const { name, text } of texts) {
     it(`reads back exactly what was written: ${name}`, () => {
       const path = join(dir, 'hooks', 'key.snapshot');
-      writeFileAtomically(path, text);
-      assert.equal(readSavedText(path), text);
-      assert.equal(readSavedText(path), readFileSync(path, 'utf8'));
+      writeFileBelow(dir, path, text);
+      assert.equal(readSavedText(dir, path), text);
+      assert.equal(readSavedText(dir, path), readFileSync(path, 'utf8'));
       assert.deepEqual(readdirSync(join(dir, 'hooks')), ['key.snapshot'], 'no temporary file is left beside it');
     });
   }
 
   it('replaces a saved file whole, and says when there is none', () => {
     const path = join(dir, 'key.snapshot');
-    assert.equal(readSavedText(path), undefined);
-    assert.equal(readSavedText(join(dir, 'no-such-dir', 'key.snapshot')), undefined);
+    assert.equal(readSavedText(dir, path), undefined);
+    assert.equal(readSavedText(dir, join(dir, 'no-such-dir', 'key.snapshot')), undefined);
     writeFileSync(join(dir, 'file'), 'x');
-    assert.equal(readSavedText(join(dir, 'file', 'key.snapshot')), undefined, 'a file where a directory should be holds nothing saved');
-    writeFileAtomically(path, 'a much longer first version\n');
-    writeFileAtomically(path, 'short\n');
-    assert.equal(readSavedText(path), 'short\n');
+    assert.equal(readSavedText(dir, join(dir, 'file', 'key.snapshot')), undefined, 'a file where a directory should be holds nothing saved');
+    writeFileBelow(dir, path, 'a much longer first version\n');
+    writeFileBelow(dir, path, 'short\n');
+    assert.equal(readSavedText(dir, path), 'short\n');
     assert.equal(statSync(path).mode & 0o777, 0o644);
   });
 
   it('fails on what it cannot read, rather than taking it for nothing saved', () => {
     mkdirSync(join(dir, 'key.snapshot'));
-    assert.throws(() => readSavedText(join(dir, 'key.snapshot')), /EISDIR/);
+    assert.throws(() => readSavedText(dir, join(dir, 'key.snapshot')), (error) => error instanceof ControlFileError && error.reason === 'not-a-file');
+  });
+
+  it('reads a saved file only as the hook left it: not through a link, on the way or at the file, nor with a second name', () => {
+    const path = join(dir, 'hooks', 'key.snapshot');
+    writeFileBelow(dir, path, 'saved\n');
+    writeFileSync(join(dir, 'elsewhere'), 'crafted\n');
+    const refused = (asked: string, reason: string) =>
+      assert.throws(() => readSavedText(dir, asked), (error) => error instanceof ControlFileError && error.reason === reason && error.message.includes(asked));
+    symlinkSync(join(dir, 'elsewhere'), join(dir, 'hooks', 'linked.snapshot'));
+    refused(join(dir, 'hooks', 'linked.snapshot'), 'linked');
+    linkSync(join(dir, 'elsewhere'), join(dir, 'hooks', 'second-name.snapshot'));
+    refused(join(dir, 'hooks', 'second-name.snapshot'), 'hard-linked');
+    symlinkSync('hooks', join(dir, 'via'));
+    refused(join(dir, 'via', 'key.snapshot'), 'linked');
+    assert.equal(readSavedText(dir, path), 'saved\n');
+    assert.equal(readSavedText(join(dir, 'via'), join(dir, 'via', 'key.snapshot')), 'saved\n', 'the root itself may be reached through a link');
   });
 
   it('writes below a root only through real directories: a link on the way is refused, a link at the file is replaced', () => {

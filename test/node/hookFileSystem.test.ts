@@ -1,9 +1,10 @@
 // The Node side of the hooks' file system (src/node/hookFileSystem.ts), on real files: control files
 // are read only when they are small regular files, a link that leads nowhere is an error and not an
-// absence, and resolution follows links as the kernel does.
+// absence, Wave Scope's own files only as its writers leave them (one link, real directories from the
+// root), and resolution follows links as the kernel does.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -12,6 +13,7 @@ import {
   nodeLocateFileSystem,
   nodeTargetFileSystem,
   readControlFile,
+  readOwnControlFile,
 } from '../../src/node/hookFileSystem';
 
 describe('hookFileSystem (real files)', () => {
@@ -59,12 +61,109 @@ describe('hookFileSystem (real files)', () => {
       assert.throws(() => readControlFile(join(dir, 'slow'), { budgetMs: 500, now }), (error: unknown) => error instanceof ControlFileError && error.reason === 'too-slow');
     });
 
+    it('refuses a file with a second name only when asked to (git\'s files inside the checkout)', () => {
+      writeFileSync(join(dir, 'config'), '[core]\n');
+      linkSync(join(dir, 'config'), join(dir, 'other-name'));
+      assert.equal(readControlFile(join(dir, 'config')), '[core]\n');
+      assert.throws(() => readControlFile(join(dir, 'config'), { singleLink: true }), (error: unknown) => error instanceof ControlFileError && error.reason === 'hard-linked' && /has 2 links/.test(error.message));
+      assert.throws(() => nodeLocateFileSystem.readText(join(dir, 'config'), { singleLink: true }), ControlFileError);
+      symlinkSync('config', join(dir, 'linked-config'));
+      assert.throws(() => readControlFile(join(dir, 'linked-config'), { singleLink: true }), (error: unknown) => error instanceof ControlFileError && error.reason === 'hard-linked', 'the file a link leads to is judged');
+    });
+
     it('is what the locate file system reads with', () => {
       execFileSync('mkfifo', [join(dir, 'fifo')]);
       assert.throws(() => nodeLocateFileSystem.readText(join(dir, 'fifo')), ControlFileError);
       assert.equal(nodeLocateFileSystem.kind(join(dir, 'fifo')), 'other');
       assert.equal(nodeLocateFileSystem.kind(dir), 'dir');
       assert.equal(nodeLocateFileSystem.kind(join(dir, 'none')), undefined);
+    });
+  });
+
+  describe('readOwnControlFile (a state directory\'s files, the ledger)', () => {
+    let root: string;
+    const manifest = () => join(root, '.claude/wave-scope.json');
+    const scope = () => join(root, '.claude/filescopes/wave-1/alice.json');
+    beforeEach(() => {
+      root = join(dir, 'repo');
+      mkdirSync(join(root, '.claude/filescopes/wave-1'), { recursive: true });
+      mkdirSync(join(root, 'src/a'), { recursive: true });
+      writeFileSync(manifest(), '{"wave":1}');
+      writeFileSync(scope(), '["src/a/"]');
+    });
+    const refusal = (reason: string, names: RegExp) => (error: unknown) => error instanceof ControlFileError && error.reason === reason && names.test(error.message);
+
+    it('reads a regular file with one link reached through real directories, with its modification time', () => {
+      assert.deepEqual(readOwnControlFile(root, manifest()), { text: '{"wave":1}', mtimeMs: statSync(manifest()).mtimeMs });
+      assert.equal(nodeLocateFileSystem.readOwnFile(root, scope()), '["src/a/"]');
+    });
+
+    it('says "nothing there" for a missing file, a missing directory on the way, or a file where a directory should be', () => {
+      assert.equal(readOwnControlFile(root, join(root, '.pi/wave-scope.json')), undefined);
+      assert.equal(readOwnControlFile(root, join(root, '.claude/filescopes/wave-2/alice.json')), undefined);
+      writeFileSync(join(root, '.codex'), 'a file');
+      assert.equal(readOwnControlFile(root, join(root, '.codex/wave-scope.json')), undefined);
+    });
+
+    const linked: Array<{ name: string; make: (root: string) => void; asked: (root: string) => string; names: RegExp }> = [
+      {
+        name: 'the file itself a symbolic link into a scope',
+        make: (r) => { renameSync(join(r, '.claude/filescopes/wave-1/alice.json'), join(r, 'src/a/scope.json')); symlinkSync('../../../src/a/scope.json', join(r, '.claude/filescopes/wave-1/alice.json')); },
+        asked: (r) => join(r, '.claude/filescopes/wave-1/alice.json'),
+        names: /alice\.json is a symbolic link/,
+      },
+      {
+        name: 'a directory on the way a symbolic link (filescopes/)',
+        make: (r) => { renameSync(join(r, '.claude/filescopes'), join(r, 'src/a/filescopes')); symlinkSync('../src/a/filescopes', join(r, '.claude/filescopes')); },
+        asked: (r) => join(r, '.claude/filescopes/wave-1/alice.json'),
+        names: /alice\.json is reached through the symbolic link .*\/\.claude\/filescopes:/,
+      },
+      {
+        name: 'the state directory a symbolic link',
+        make: (r) => { renameSync(join(r, '.claude'), join(r, 'src/a/claude')); symlinkSync('src/a/claude', join(r, '.claude')); },
+        asked: (r) => join(r, '.claude/wave-scope.json'),
+        names: /reached through the symbolic link .*\/\.claude:/,
+      },
+    ];
+    for (const { name, make, asked, names } of linked) {
+      it(`refuses ${name}, naming the link`, () => {
+        make(root);
+        assert.throws(() => readOwnControlFile(root, asked(root)), refusal('linked', names));
+        assert.throws(() => nodeLocateFileSystem.readOwnFile(root, asked(root)), ControlFileError);
+      });
+    }
+
+    it('refuses a file with a second name (a hard link), naming the count', () => {
+      linkSync(manifest(), join(root, 'src/a/manifest.json'));
+      assert.throws(() => readOwnControlFile(root, manifest()), refusal('hard-linked', /wave-scope\.json has 2 links/));
+    });
+
+    it('a link on the way that leads to nothing at the path is an absence; one that leads nowhere is an error', () => {
+      const shared = join(dir, 'shared-claude');
+      mkdirSync(shared);
+      rmSync(join(root, '.claude'), { recursive: true });
+      symlinkSync(shared, join(root, '.claude'));
+      assert.equal(readOwnControlFile(root, manifest()), undefined);
+      writeFileSync(join(shared, 'wave-scope.json'), '{}');
+      assert.throws(() => readOwnControlFile(root, manifest()), refusal('linked', /reached through the symbolic link/));
+      rmSync(join(root, '.claude'));
+      symlinkSync(join(dir, 'missing-dir'), join(root, '.claude'));
+      assert.throws(() => readOwnControlFile(root, manifest()), refusal('dangling-link', /leads nowhere/));
+    });
+
+    it('the root itself may be reached through a link (a repository opened through a symlinked path)', () => {
+      symlinkSync(root, join(dir, 'via-link'));
+      assert.equal(readOwnControlFile(join(dir, 'via-link'), join(dir, 'via-link/.claude/wave-scope.json'))?.text, '{"wave":1}');
+    });
+
+    it('refuses a path outside the root, and keeps the control-file limits (a FIFO, the size cap)', () => {
+      assert.throws(() => readOwnControlFile(root, join(dir, 'elsewhere.json')), refusal('outside-root', /is not below/));
+      assert.throws(() => readOwnControlFile(root, root), refusal('outside-root', /is not below/));
+      assert.throws(() => readOwnControlFile(join(root, '.claude'), `${root}/.claude/../src/a/x.json`), refusal('outside-root', /not a plain path/));
+      execFileSync('mkfifo', [join(root, '.claude/fifo')]);
+      assert.throws(() => readOwnControlFile(root, join(root, '.claude/fifo')), refusal('not-a-file', /not a regular file/));
+      writeFileSync(join(root, '.claude/big'), Buffer.alloc(2048));
+      assert.throws(() => readOwnControlFile(root, join(root, '.claude/big'), { maxBytes: 1024 }), refusal('too-large', /larger than/));
     });
   });
 

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import type { CliIo } from '../cliIo';
 import { printLine, reportNote } from '../cliIo';
 import { backstopMessages } from '../messages';
-import { appendLine, readSavedText, writeFileAtomically } from '../../node/backstopFiles';
+import { appendLine, readSavedText, writeFileBelow } from '../../node/backstopFiles';
 import { nodeSnapshotHost } from '../../node/backstopGit';
 import { readSubagentScope } from '../../node/subagentScope';
 import { nodeWriteGateHost } from '../../node/writeGateHost';
@@ -94,9 +94,11 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
       { compare: hook !== 'turn-start', watchIgnored: watchedIgnored(io.env, writeRoot) },
       {
         snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
+        // The saved snapshots are read and written only through real directories below the work tree, and read
+        // only with one link: a snapshot an agent could rewrite through another name could hide its changes.
         store: {
-          read: (name) => readSavedText(shellStorePath(writeRoot, name)),
-          write: (name, text) => writeFileAtomically(shellStorePath(writeRoot, name), text),
+          read: (name) => readSavedText(writeRoot, shellStorePath(writeRoot, name)),
+          write: (name, text) => writeFileBelow(writeRoot, shellStorePath(writeRoot, name), text),
           remove: (name) => rmSync(shellStorePath(writeRoot, name), { force: true }),
         },
       },

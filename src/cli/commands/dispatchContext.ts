@@ -6,7 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists } from '../../node/declarationFs';
 import { canonicalDirectory, homeDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { scanGitConfig } from '../../planner/enforce/gitConfig';
-import { locateRepository } from '../../planner/enforce/repoLocation';
+import { locateRepository, ownFilesBelow } from '../../planner/enforce/repoLocation';
 import type { RepoLocation } from '../../planner/enforce/repoLocation';
 import { declaredAgent } from '../../planner/dispatch/dispatchScope';
 import type { DeclaredAgent, DeclaredWave } from '../../planner/dispatch/dispatchScope';
@@ -15,7 +15,7 @@ import { waveSidecarPath } from '../../planner/plan/declarationPaths';
 import { parseWaveSidecar } from '../../planner/plan/declarationStore';
 import { processLocalSessionIds, SESSION_ENV_VARIABLE } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
-import type { StateDirResolution } from '../../planner/plan/stateDir';
+import type { StateDirFs, StateDirResolution } from '../../planner/plan/stateDir';
 
 /** The checkout a dispatch guard command works in. */
 export interface DispatchRoot {
@@ -45,7 +45,14 @@ export function locateDispatchRoot(cwd: string, env: Readonly<Record<string, str
   try {
     // The gate's reading of git's configuration (git's order, includes followed), so both fold alike.
     const home = homeDirectory();
-    ignoreCase = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env, ...(home !== undefined ? { homeDir: home } : {}), fs: nodeLocateFileSystem }).ignoreCase;
+    ignoreCase = scanGitConfig({
+      commonDir: location.commonDir,
+      gitDir: location.gitDir,
+      env,
+      ...(home !== undefined ? { homeDir: home } : {}),
+      fs: nodeLocateFileSystem,
+      roots: [location.writeRoot, root],
+    }).ignoreCase;
   } catch {
     // A config git cannot parse either: the dispatch guard fails open, comparing case as written.
     ignoreCase = false;
@@ -69,11 +76,14 @@ export function sessionOf(explicit: string | undefined, env: Readonly<Record<str
   return candidate === undefined || candidate === '' ? undefined : candidate;
 }
 
-/** Reads the aggregate of `wave` into declared agents with their digests. */
-export function readDeclaredWave(stateDir: string, wave: number): DeclaredWave {
+/**
+ * Reads the aggregate of `wave` into declared agents with their digests. The hooks read it as Wave
+ * Scope's own file (`ownFilesBelow`); a command run by a person may name any state directory.
+ */
+export function readDeclaredWave(stateDir: string, wave: number, fs: StateDirFs = { readText: readTextIfExists }): DeclaredWave {
   let text: string | undefined;
   try {
-    text = readTextIfExists(waveSidecarPath(stateDir, wave));
+    text = fs.readText(waveSidecarPath(stateDir, wave));
   } catch {
     return { kind: 'none', reason: 'unusable-declaration' };
   }
@@ -87,12 +97,16 @@ export function readDeclaredWave(stateDir: string, wave: number): DeclaredWave {
   return { kind: 'declared', wave, agents };
 }
 
-/** The manifest this session resolves to, its wave key and the wave's declarations. Never throws. */
+/**
+ * The manifest this session resolves to, its wave key and the wave's declarations, read as Wave Scope's
+ * own files (one reached through a link, or with a second name, is unusable). Never throws.
+ */
 export function readActiveWave(root: string, sessionId: string | undefined, env: Readonly<Record<string, string | undefined>>): ActiveWave {
   const ownIds = processLocalSessionIds({ payloadSessionIds: sessionId === undefined ? [] : [sessionId], env });
+  const ownFiles = ownFilesBelow(root, nodeLocateFileSystem);
   let resolution: StateDirResolution | undefined;
   try {
-    resolution = resolveStateDir(root, ownIds, { readText: readTextIfExists });
+    resolution = resolveStateDir(root, ownIds, ownFiles);
   } catch {
     resolution = undefined;
   }
@@ -105,7 +119,7 @@ export function readActiveWave(root: string, sessionId: string | undefined, env:
     wave: manifest.wave,
     role: manifest.role,
     waveKey: waveKeyOf(sessionId, manifest.wave, manifest.role),
-    declared: readDeclaredWave(resolution.stateDir, manifest.wave),
+    declared: readDeclaredWave(resolution.stateDir, manifest.wave, ownFiles),
   };
 }
 

@@ -3,7 +3,7 @@
 // fails closed: every path that is not a clear allow answers deny, an unexpected failure answers deny,
 // a payload whose agent CLI cannot be told answers with a deny every supported CLI reads as one (exit
 // 2), and if even the deny cannot be produced the process exits 2.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -17,15 +17,15 @@ import {
   homeDirectory,
   nodeLocateFileSystem,
   nodeTargetFileSystem,
-  readControlFile,
+  readOwnControlFile,
 } from '../../node/hookFileSystem';
 import { writeFileAtomicSync } from '../../node/atomicFile';
-import { appendEvent } from '../../node/eventLog';
+import { appendEvent, ensureRealDirectory } from '../../node/eventLog';
 import { readSubagentScope } from '../../node/subagentScope';
 import { nodeWriteGateHost } from '../../node/writeGateHost';
 import { subagentBindingEvent } from '../../planner/dispatch/dispatchEvents';
 import { scanGitConfig } from '../../planner/enforce/gitConfig';
-import { locateRepository } from '../../planner/enforce/repoLocation';
+import { locateRepository, ownFilesBelow } from '../../planner/enforce/repoLocation';
 import { formatSessionRecord, nextSessionRecord, parseSessionRecord, weighSessionEvidence } from '../../planner/enforce/sessionRecord';
 import { DISPATCH_HOOK_NAMES, runDispatchHook } from './dispatchHooks';
 import { isAgentId } from '../../planner/plan/agentId';
@@ -162,7 +162,11 @@ export async function runEnforceWrite(args: string[], io: CliIo): Promise<number
   }
 }
 
-function readSidecars(stateDir: string): EarlierWaveSidecar[] {
+/**
+ * The earlier waves' aggregates of a state directory below `root`, read as Wave Scope's own files: one
+ * reached through a link, or with a second name, is left out with the unreadable ones.
+ */
+function readSidecars(root: string, stateDir: string): EarlierWaveSidecar[] {
   const dir = filescopesPath(stateDir);
   let names: string[];
   try {
@@ -176,9 +180,9 @@ function readSidecars(stateDir: string): EarlierWaveSidecar[] {
     if (wave === undefined) continue;
     const path = join(dir, name);
     try {
-      const text = readControlFile(path);
-      if (text === undefined) continue;
-      sidecars.push({ wave, path, mtimeMs: statSync(path).mtimeMs, records: JSON.parse(text) as unknown });
+      const file = readOwnControlFile(root, path);
+      if (file === undefined) continue;
+      sidecars.push({ wave, path, mtimeMs: file.mtimeMs, records: JSON.parse(file.text) as unknown });
     } catch {
       // An unreadable sidecar declares nothing: it can only narrow what the commit may carry.
     }
@@ -197,7 +201,8 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
     const location = locateRepository(cwd, nodeLocateFileSystem);
     if (location === undefined) return 0;
     const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
-    const manifests = STATE_DIR_NAMES.map((name) => inspectStateDir(join(manifestRoot, name), new Set(), nodeLocateFileSystem)).filter((found) => found.found);
+    const ownFiles = ownFilesBelow(manifestRoot, nodeLocateFileSystem);
+    const manifests = STATE_DIR_NAMES.map((name) => inspectStateDir(join(manifestRoot, name), new Set(), ownFiles)).filter((found) => found.found);
     if (manifests.length === 0) return 0;
     // Loaded here, not at the top: the write gate never spawns a process, and loading node:child_process
     // is a measurable part of every write's latency.
@@ -206,7 +211,14 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
     const output = runGit(location.writeRoot, ['-c', 'core.quotePath=false', 'diff', '--cached', '--name-status', '-z', '-M', '--ignore-submodules=none']);
     const changes = parseNameStatusZ(output);
     const home = homeDirectory();
-    const ignoreCase = scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: io.env, ...(home !== undefined ? { homeDir: home } : {}), fs: nodeLocateFileSystem }).ignoreCase;
+    const ignoreCase = scanGitConfig({
+      commonDir: location.commonDir,
+      gitDir: location.gitDir,
+      env: io.env,
+      ...(home !== undefined ? { homeDir: home } : {}),
+      fs: nodeLocateFileSystem,
+      roots: [location.writeRoot, manifestRoot],
+    }).ignoreCase;
     const claimed = [...processLocalSessionIds({ env: io.env })];
     let blocked = false;
     let noted = false;
@@ -220,7 +232,8 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
         const recordPath = join(resolution.stateDir, SESSION_FILE_NAME);
         let record;
         try {
-          const text = readControlFile(recordPath);
+          // A record reached through a link or with a second name is no record: no earlier wave counts.
+          const text = ownFiles.readText(recordPath);
           record = text === undefined ? undefined : parseSessionRecord(text);
         } catch {
           record = undefined;
@@ -250,7 +263,7 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
       const result = checkStagedChanges({
         changes,
         manifest: state,
-        sidecars: readSidecars(resolution.stateDir),
+        sidecars: readSidecars(manifestRoot, resolution.stateDir),
         ...(sessionStartMs !== undefined ? { sessionStartMs } : {}),
         controlPaths: [`${stateName}/${MANIFEST_FILE_NAME}`, `${stateName}/${FILESCOPES_DIR_NAME}/`],
         repoRoot: location.writeRoot,
@@ -303,10 +316,13 @@ export async function runSessionStart(_args: string[], io: CliIo): Promise<numbe
     const location = locateRepository(canonicalDirectory(start), nodeLocateFileSystem);
     if (location === undefined) return 0;
     const root = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
-    const resolution = resolveStateDir(root, processLocalSessionIds({ payloadSessionIds: [id], env: io.env }), nodeLocateFileSystem);
+    const ownFiles = ownFilesBelow(root, nodeLocateFileSystem);
+    const resolution = resolveStateDir(root, processLocalSessionIds({ payloadSessionIds: [id], env: io.env }), ownFiles);
     if (nodeLocateFileSystem.kind(resolution.stateDir) !== 'dir') return 0;
+    // Neither read through a link (an earlier start planted there would be kept) nor written through one.
+    ensureRealDirectory(root, resolution.name);
     const path = join(resolution.stateDir, SESSION_FILE_NAME);
-    const existingText = readControlFile(path);
+    const existingText = ownFiles.readText(path);
     const existing = existingText === undefined ? undefined : parseSessionRecord(existingText);
     const text = formatSessionRecord(nextSessionRecord(existing, id.trim(), Date.now()));
     if (text !== existingText) writeFileAtomicSync(path, text);

@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { canonicalDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { nodeWriteGateHost } from '../../node/writeGateHost';
-import { locateRepository } from '../../planner/enforce/repoLocation';
+import { locateRepository, ownFilesBelow } from '../../planner/enforce/repoLocation';
 import type { RepoLocation } from '../../planner/enforce/repoLocation';
 import { checkoutControl, readAgentScope } from '../../planner/enforce/writeGate';
 import type { AgentScopeState } from '../../planner/enforce/writeDecision';
@@ -65,13 +65,14 @@ export function readTurnContext(input: {
   const writeRoot = location.writeRoot;
   const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
   const ownIds = processLocalSessionIds({ env: input.env });
-  const resolution =
-    input.stateDir !== undefined
-      ? inspectStateDir(canonical(resolve(input.cwd, input.stateDir)), ownIds, nodeLocateFileSystem)
-      : resolveStateDir(manifestRoot, ownIds, nodeLocateFileSystem);
+  // Read as the hooks read them: through real directories from the repository root (or from the state
+  // directory the person named), one link each, so a link the turn planted cannot widen its own scope.
+  const named = input.stateDir !== undefined ? canonical(resolve(input.cwd, input.stateDir)) : undefined;
+  const ownFiles = ownFilesBelow(named ?? manifestRoot, nodeLocateFileSystem);
+  const resolution = named !== undefined ? inspectStateDir(named, ownIds, ownFiles) : resolveStateDir(manifestRoot, ownIds, ownFiles);
   const stateDir = resolution.stateDir;
   const role = resolution.manifest !== undefined && resolution.manifest.wave === input.wave ? resolution.manifest.role : undefined;
-  const agentScope = readAgentScope(stateDir, input.wave, input.agent, nodeLocateFileSystem);
+  const agentScope = readAgentScope(stateDir, input.wave, input.agent, ownFiles);
   // A turn's agent is a dispatched agent: the gate's control paths of both checkouts apply.
   const core = checkoutControl({ location, manifestRoot, dispatchedAgent: true }, nodeWriteGateHost({ env: input.env, cwd: input.cwd }));
   const manifest = resolution.manifest !== undefined && resolution.manifest.wave === input.wave ? resolution.manifest : undefined;

@@ -11,10 +11,17 @@
 // those files assigns is protected, and so is every file they include (writing one can set a new
 // hooks path). The installer, which may spawn git, asks git itself (`git rev-parse --git-path hooks`);
 // test/planner/enforce/gitConfig.test.ts checks that git's answer is always in the gate's set.
+//
+// Links among these files are followed, as git follows them (where each leads is control state for a
+// dispatched agent, writeGate.ts), but a file inside the checkout is read only with one link
+// (ScanOptions.roots): a hard link has no destination to protect.
 
-/** The reading half of a file system. Throws on anything but "not there" (undefined). */
+/**
+ * The reading half of a file system. Throws on anything but "not there" (undefined), and, with
+ * `singleLink`, for a file with more than one link.
+ */
 export interface ConfigFileSystem {
-  readText(path: string): string | undefined;
+  readText(path: string, options?: { readonly singleLink?: boolean }): string | undefined;
 }
 
 /** One assignment of a config file. */
@@ -248,6 +255,14 @@ export interface ScanOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly homeDir?: string;
   readonly fs: ConfigFileSystem;
+  /**
+   * The checkout's top levels (its own and its coordinator's). A config file inside one of them or inside
+   * a git directory is read only with one link: git replaces its files by a rename, so a second name was
+   * made by someone else, and could lie in an agent's scope, where an allowed write would rewrite git's
+   * configuration (`core.hooksPath`, `core.ignorecase`). Files outside (the system and global ones, what
+   * they include) are read with their links, as git reads them.
+   */
+  readonly roots?: readonly string[];
 }
 
 /** git's own limit on nested includes. */
@@ -296,10 +311,11 @@ export function scanGitConfig(options: ScanOptions): GitConfigScan {
   const hooksPaths: string[] = [];
   let ignoreCase = false;
   const remotes: string[] = [];
+  const inside = [options.gitDir, options.commonDir, ...(options.roots ?? [])].map((dir) => (dir.endsWith('/') ? dir : `${dir}/`));
   const visit = (file: string, depth: number) => {
     files.push(file);
     if (depth > MAX_INCLUDE_DEPTH) return;
-    const text = options.fs.readText(file);
+    const text = options.fs.readText(file, inside.some((dir) => file.startsWith(dir)) ? { singleLink: true } : {});
     if (text === undefined) return;
     for (const entry of parseGitConfig(text, file)) take(entry, dirnameOf(file), depth);
   };

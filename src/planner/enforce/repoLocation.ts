@@ -4,16 +4,30 @@
 // entry. A `.git` directory marks an ordinary checkout. A `.git` file (`gitdir: <path>`) marks a linked
 // worktree: its git dir holds a `commondir` file pointing at the shared git directory, whose parent
 // is the coordinator's checkout, where the wave's manifest lives (reference § 2.5: manifest root vs
-// write root).
+// write root). The pointers are read as git reads them, links followed, but only with one link: git
+// writes them itself, and a second name could lie in an agent's scope, where a write would move the
+// checkout's manifest root.
 /** The little of a file system the walk needs. `src/node/hookFileSystem.ts` has the Node one. */
 export interface LocateFileSystem {
   /** `dir`, `file`, `other` (a FIFO, a device, a socket), or undefined when nothing is there (a link is followed). */
   kind(path: string): 'dir' | 'file' | 'other' | undefined;
   /**
-   * The whole text of a small control file, or undefined when nothing is there. Throws when it cannot
-   * be read safely: not a regular file, a link that leads nowhere, larger than the cap, too slow.
+   * The whole text of one of git's small control files, or undefined when nothing is there; links are
+   * followed, as git follows them. Throws when it cannot be read safely: not a regular file, a link that
+   * leads nowhere, larger than the cap, too slow, or (`singleLink`) a file with more than one link.
    */
-  readText(path: string): string | undefined;
+  readText(path: string, options?: { readonly singleLink?: boolean }): string | undefined;
+  /**
+   * The whole text of one of Wave Scope's own control files below `root` (the repository root), or
+   * undefined when nothing is there. Only a regular file with one link, reached from `root` through
+   * real directories, is read; anything else throws (`root` itself may have been reached through a link).
+   */
+  readOwnFile(root: string, path: string): string | undefined;
+}
+
+/** Reads Wave Scope's own files below `root` (a state directory's, found from that root) as a StateDirFs reads. */
+export function ownFilesBelow(root: string, fs: Pick<LocateFileSystem, 'readOwnFile'>): { readText(path: string): string | undefined } {
+  return { readText: (path) => fs.readOwnFile(root, path) };
 }
 
 /** Where one hook call writes and where its wave is declared. */
@@ -81,7 +95,7 @@ export function locateRepository(start: string, fs: LocateFileSystem): RepoLocat
       throw new Error(`${marker} is neither a directory nor a file (a FIFO, a device or a socket); cannot tell which repository this is.`);
     }
     if (kind === 'file') {
-      const pointer = firstLine(fs.readText(marker));
+      const pointer = firstLine(fs.readText(marker, { singleLink: true }));
       if (pointer === undefined || !pointer.startsWith('gitdir:')) {
         throw new Error(`${marker} is a file but not a "gitdir: <path>" pointer; cannot tell which repository this is.`);
       }
@@ -101,7 +115,7 @@ export function locateRepository(start: string, fs: LocateFileSystem): RepoLocat
 }
 
 function commonDirOf(gitDir: string, fs: LocateFileSystem): string {
-  const pointer = firstLine(fs.readText(joinPath(gitDir, 'commondir')));
+  const pointer = firstLine(fs.readText(joinPath(gitDir, 'commondir'), { singleLink: true }));
   return pointer === undefined ? gitDir : resolveFrom(gitDir, pointer);
 }
 

@@ -19,7 +19,7 @@
 // wave and which scope govern a path.
 import type { SubagentScope } from '../dispatch/subagentBinding';
 import type { WriteRequest } from './hookPayloads';
-import { locateRepositories } from './repoLocation';
+import { locateRepositories, ownFilesBelow } from './repoLocation';
 import type { LocateFileSystem, RepoLocation } from './repoLocation';
 import { hooksDirectories, scanGitConfig } from './gitConfig';
 import { isAgentId } from '../plan/agentId';
@@ -27,6 +27,7 @@ import { CONTROL_STATE } from '../plan/controlState';
 import { processLocalSessionIds } from '../plan/sessionBinding';
 import { relativeAgentScopePath, relativeWaveDirPath, relativeWaveSidecarPath } from '../plan/declarationPaths';
 import { resolveStateDir } from '../plan/stateDir';
+import type { StateDirFs } from '../plan/stateDir';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
 import type { TestSiblingOptions } from '../scope/testSiblings';
@@ -98,9 +99,11 @@ interface FoundManifest {
  * The manifest that decides for this process, through the declarations' state-dir resolution (the
  * first candidate not provably another session's). A manifest that exists but cannot be used decides,
  * and decides deny, whatever session it names: its binding cannot be trusted when the rest is broken.
+ * It is read as Wave Scope's own files are (`readOwnFile`): one reached through a link, or with a
+ * second name, cannot be used.
  */
 export function findManifest(root: string, ownIds: ReadonlySet<string>, fs: LocateFileSystem): FoundManifest {
-  const resolution = resolveStateDir(root, ownIds, fs);
+  const resolution = resolveStateDir(root, ownIds, ownFilesBelow(root, fs));
   if (!resolution.found) return { state: { kind: 'missing' } };
   const { stateDir, manifestPath: path } = resolution;
   if (resolution.problem !== undefined || resolution.manifest === undefined) {
@@ -110,7 +113,7 @@ export function findManifest(root: string, ownIds: ReadonlySet<string>, fs: Loca
   return { stateDir, state: { kind: 'loaded', path, manifest: resolution.manifest, session: resolution.session } };
 }
 
-function readJson(path: string, fs: LocateFileSystem): { text?: string; value?: unknown; problem?: string } {
+function readJson(path: string, fs: StateDirFs): { text?: string; value?: unknown; problem?: string } {
   let text: string | undefined;
   try {
     text = fs.readText(path);
@@ -129,9 +132,11 @@ function readJson(path: string, fs: LocateFileSystem): { text?: string; value?: 
  * Reads one agent's own scope file, trusted only as far as the wave's aggregate backs it: the
  * aggregate `wave-<N>.scopes.json` must exist and hold a record for this agent with exactly these
  * entries (docs/file-formats.md: a reader trusts no per-agent file without its aggregate). Any
- * problem makes it `unusable` (no scope, no write).
+ * problem makes it `unusable` (no scope, no write). The hooks pass a reader of Wave Scope's own files
+ * (`ownFilesBelow`), so a scope file or aggregate reached through a link, or with a second name, is a
+ * problem too.
  */
-export function readAgentScope(stateDir: string, wave: number, agent: string, fs: LocateFileSystem): AgentScopeState {
+export function readAgentScope(stateDir: string, wave: number, agent: string, fs: StateDirFs): AgentScopeState {
   // Agent ids become file names: only a valid id is looked up, so `WAVE_SCOPE_AGENT=../x` cannot pick a file.
   if (!isAgentId(agent)) {
     return { kind: 'unusable', agent, path: joinPath(stateDir, relativeWaveDirPath(wave)), problem: 'WAVE_SCOPE_AGENT is not a plain agent id' };
@@ -176,7 +181,7 @@ function aggregateRecord(record: unknown): WaveRival | undefined {
 }
 
 /** The records of a wave's aggregate (`wave-<N>.scopes.json`) as JSON values, or why there are none. */
-function readAggregate(stateDir: string, wave: number, fs: LocateFileSystem): { path: string; records: unknown[] } | { path: string; why: string } {
+function readAggregate(stateDir: string, wave: number, fs: StateDirFs): { path: string; records: unknown[] } | { path: string; why: string } {
   const path = joinPath(stateDir, relativeWaveSidecarPath(wave));
   const sidecar = readJson(path, fs);
   if (sidecar.problem !== undefined) return { path, why: sidecar.problem };
@@ -192,7 +197,7 @@ function readAggregate(stateDir: string, wave: number, fs: LocateFileSystem): { 
  * a dispatch overlapping it is a retry of the same work or one the guard judged finished. Without a readable
  * aggregate the claim has no scope: a record that cannot be read could claim any sibling.
  */
-function claimScope(stateDir: string, wave: number, subagent: SubagentScope & { kind: 'bound' }, ledgerDir: string, fs: LocateFileSystem): AgentScopeState {
+function claimScope(stateDir: string, wave: number, subagent: SubagentScope & { kind: 'bound' }, ledgerDir: string, fs: StateDirFs): AgentScopeState {
   const agent = subagent.placed.record.id;
   const aggregate = readAggregate(stateDir, wave, fs);
   const refused = (why: string): AgentScopeState => ({ kind: 'unusable', agent, path: ledgerDir, problem: `cannot be judged against the wave's agents: its aggregate ${aggregate.path} ${why}` });
@@ -375,16 +380,19 @@ export interface CheckoutControl {
  */
 export function checkoutControl(input: { location: RepoLocation; manifestRoot: string; dispatchedAgent: boolean }, host: WriteGateHost): CheckoutControl {
   const { location, manifestRoot } = input;
+  const roots = [manifestRoot, location.writeRoot];
   const config = scanGitConfig({
     commonDir: location.commonDir,
     gitDir: location.gitDir,
     env: host.env,
     ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}),
     fs: host.locateFs,
+    roots,
   });
-  const roots = [manifestRoot, location.writeRoot];
+  // A linked worktree's `commondir` names the coordinator's checkout: where it really leads is control state too.
+  const pointers = location.linkedWorktree ? [joinPath(location.gitDir, 'commondir')] : [];
   const controlPaths = input.dispatchedAgent
-    ? resolvedControlPaths(roots, [location.gitDir, location.commonDir, ...hooksDirectories(config.hooksPaths, roots, host.homeDir), ...config.files], host)
+    ? resolvedControlPaths(roots, [location.gitDir, location.commonDir, ...pointers, ...hooksDirectories(config.hooksPaths, roots, host.homeDir), ...config.files], host)
     : [];
   return { controlPaths, ignoreCase: config.ignoreCase };
 }
@@ -439,8 +447,9 @@ function ownScope(
 ): { agentScope?: AgentScopeState; scopeSource: ScopeSource; subagent?: SubagentScope } {
   const { manifest, stateDir } = wave;
   if (!wave.binding || manifest.kind !== 'loaded' || manifest.session === 'foreign' || stateDir === undefined) return { scopeSource: 'wave' };
+  const files = ownFilesBelow(wave.manifestRoot, host.locateFs);
   const named = host.env.WAVE_SCOPE_AGENT?.trim();
-  if (named !== undefined && named !== '') return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, host.locateFs), scopeSource: 'agent' };
+  if (named !== undefined && named !== '') return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, files), scopeSource: 'agent' };
   if (caller.agentId === undefined || host.subagentScope === undefined) return { scopeSource: 'wave' };
   const subagent = host.subagentScope({
     root: wave.manifestRoot,
@@ -450,11 +459,11 @@ function ownScope(
   });
   if (subagent.kind === 'union') return { scopeSource: 'subagent-union', subagent };
   if (subagent.agent !== undefined && subagent.wave === manifest.manifest.wave) {
-    return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, subagent.agent, host.locateFs), scopeSource: 'subagent-agent', subagent };
+    return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, subagent.agent, files), scopeSource: 'subagent-agent', subagent };
   }
   // Where the claim was read: the session's ledger lives there (its file name is the dispatch room's business).
   const ledgerDir = joinPath(wave.manifestRoot, ORCHESTRATOR_DIR_NAME);
-  return { agentScope: claimScope(stateDir, manifest.manifest.wave, subagent, ledgerDir, host.locateFs), scopeSource: 'subagent-claim', subagent };
+  return { agentScope: claimScope(stateDir, manifest.manifest.wave, subagent, ledgerDir, files), scopeSource: 'subagent-claim', subagent };
 }
 
 /** The rules one governing wave applies to `caller`. The gate and the backstop's hooks both take them from here. */
@@ -556,7 +565,8 @@ export function memoizedHost(given: WriteGateHost): WriteGateHost {
         if (!kinds.has(path)) kinds.set(path, given.locateFs.kind(path));
         return kinds.get(path);
       },
-      readText: (path) => given.locateFs.readText(path),
+      readText: (path, options) => given.locateFs.readText(path, options),
+      readOwnFile: (root, path) => given.locateFs.readOwnFile(root, path),
     },
   };
 }

@@ -155,6 +155,38 @@ describe('gitConfig: the hooks directories the gate protects include the one git
     assert.deepEqual([...scan.remotes].sort(), listed.filter((name) => name !== 'no-url').sort());
   });
 
+  it('asks for one link exactly for the files inside the checkout or a git directory, not for the global and system ones', () => {
+    const texts: Record<string, string> = {
+      '/home/u/.gitconfig': '[include]\n\tpath = ~/shared.inc\n',
+      '/home/u/shared.inc': '[core]\n\tx = 1\n',
+      '/repo/.git/config': '[include]\n\tpath = local.inc\n\tpath = ../tracked.inc\n',
+      '/repo/.git/local.inc': '',
+      '/repo/tracked.inc': '',
+      '/main/.git/worktrees/w/config.worktree': '',
+    };
+    const asked = new Map<string, boolean>();
+    const fs = {
+      readText(path: string, options?: { singleLink?: boolean }) {
+        asked.set(path, options?.singleLink === true);
+        return texts[path];
+      },
+    };
+    scanGitConfig({ commonDir: '/repo/.git', gitDir: '/repo/.git', env: { GIT_CONFIG_NOSYSTEM: '1' }, homeDir: '/home/u', fs, roots: ['/repo'] });
+    assert.deepEqual(Object.fromEntries(asked), {
+      '/home/u/.config/git/config': false,
+      '/home/u/.gitconfig': false,
+      '/home/u/shared.inc': false,
+      '/repo/.git/config': true,
+      '/repo/.git/local.inc': true,
+      '/repo/tracked.inc': true,
+      '/repo/.git/config.worktree': true,
+    });
+    asked.clear();
+    scanGitConfig({ commonDir: '/main/.git', gitDir: '/main/.git/worktrees/w', env: { GIT_CONFIG_NOSYSTEM: '1' }, fs });
+    assert.equal(asked.get('/main/.git/worktrees/w/config.worktree'), true, 'a linked worktree\'s own git directory');
+    assert.equal(asked.get('/main/.git/config'), true);
+  });
+
   it('every config file git may read, included ones too, is listed (each is control state)', () => {
     writeFileSync(join(repo, 'a.inc'), '[core]\n\tx = 1\n');
     git(repo, 'config', 'include.path', '../a.inc');

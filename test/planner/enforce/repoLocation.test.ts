@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeLocateFileSystem } from '../../../src/node/hookFileSystem';
+import { ControlFileError, nodeLocateFileSystem } from '../../../src/node/hookFileSystem';
 import { locateRepositories, locateRepository } from '../../../src/planner/enforce/repoLocation';
 import { createTempGitRepo } from '../../support/tempGitRepo';
 import type { TempGitRepo } from '../../support/tempGitRepo';
@@ -38,6 +38,29 @@ describe('locateRepository (no git spawned) agrees with git', () => {
       assert.equal(location?.manifestRoot, repo.root);
       assert.equal(location?.commonDir, join(repo.root, '.git'));
       assert.equal(location?.linkedWorktree, true);
+    }
+  });
+
+  it('a worktree\'s pointers (.git file, commondir) are read with their links followed, but only with one name', () => {
+    const worktree = join(repo.root, '.claude/worktrees/agent');
+    const commondir = join(repo.root, '.git/worktrees/agent/commondir');
+    linkSync(commondir, `${commondir}.second-name`);
+    try {
+      assert.throws(() => locateRepository(worktree, nodeLocateFileSystem), (error: unknown) => error instanceof ControlFileError && error.reason === 'hard-linked');
+    } finally {
+      unlinkSync(`${commondir}.second-name`);
+    }
+    const pointer = join(worktree, '.git');
+    renameSync(pointer, `${pointer}.real`);
+    symlinkSync('.git.real', pointer);
+    try {
+      assert.equal(locateRepository(worktree, nodeLocateFileSystem)?.manifestRoot, repo.root, 'git follows the link, and so does the walk');
+      linkSync(`${pointer}.real`, `${pointer}.second-name`);
+      assert.throws(() => locateRepository(worktree, nodeLocateFileSystem), (error: unknown) => error instanceof ControlFileError && error.reason === 'hard-linked');
+    } finally {
+      rmSync(`${pointer}.second-name`, { force: true });
+      unlinkSync(pointer);
+      renameSync(`${pointer}.real`, pointer);
     }
   });
 

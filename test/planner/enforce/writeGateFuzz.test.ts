@@ -8,8 +8,8 @@
 //
 // The second property runs the whole gate (runWriteGate: repository chains, manifests, control state,
 // git config) as a dispatched agent in a checkout with a nested repository holding a permissive wave of
-// its own, a symlinked state directory, links into control state and a root whose name has an
-// accented letter, spelled in NFC, NFD and with the Kelvin sign.
+// its own, a state directory reached through a link, links into control state and a root whose name
+// has an accented letter, spelled in NFC, NFD and with the Kelvin sign.
 import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,12 +156,13 @@ describe('write gate fuzz: no out-of-scope spelling is ever allowed', function (
     before(() => {
       // The checkout's name has an accented letter (NFC on disk); spellings use NFC, NFD and a Kelvin-sign variant of it.
       checkout = join(base, 'caf\u00e9K');
-      for (const dir of ['.git', 'in/sub', 'in/nested/.git', 'in/nested/.codex', 'out', 'state']) mkdirSync(join(checkout, dir), { recursive: true });
+      for (const dir of ['.git', 'in/sub', 'in/nested/.git', 'in/nested/.codex', 'out', '.claude']) mkdirSync(join(checkout, dir), { recursive: true });
       writeFileSync(join(checkout, 'in/a.ts'), 'a');
       writeFileSync(join(checkout, 'out/b.ts'), 'b');
-      // The state directory is a link; the manifest behind it allows in/ only.
-      writeFileSync(join(checkout, 'state/wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['in/'], blockedCommands: [] }));
-      symlinkSync('state', join(checkout, '.claude'));
+      // The manifest allows in/ only; `state` is another way to the state directory (the gate reads the
+      // manifest only through real directories, so the state directory itself is real).
+      writeFileSync(join(checkout, '.claude/wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['in/'], blockedCommands: [] }));
+      symlinkSync('.claude', join(checkout, 'state'));
       // A nested repository with a wave of its own that allows everything: it can only add restrictions.
       writeFileSync(join(checkout, 'in/nested/.codex/wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'off', allowedPaths: ['src/'], blockedCommands: [] }));
       symlinkSync('../.git', join(checkout, 'in/to-git'));
