@@ -54,6 +54,11 @@ describe('the command table', () => {
   });
 });
 
+/** A plan whose active wave 1 (role `builder` unless given) has one agent, docs, owning `entries`. */
+function docsWave(entries: string[], role = 'builder'): PlanDraft {
+  return { version: 1, activeWave: 1, waves: [{ wave: 1, role, agents: [{ id: 'docs', color: '#3794ff', entries }] }] };
+}
+
 describe('the palette Save refused for changes on disk', () => {
   it('offers to open the planner first, so the changes can be seen before anything is overwritten', async () => {
     const host = await hostFolder();
@@ -62,13 +67,12 @@ describe('the palette Save refused for changes on disk', () => {
     try {
       const plan = await api.plans.get(folder);
       assert.ok(plan.repoRoot);
-      const wave = (entries: string[]): PlanDraft => ({ version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries }] }] });
-      const saved = await api.planners.save(folder, wave(['docs/']), undefined);
+      const saved = await api.planners.save(folder, docsWave(['docs/']), undefined);
       assert.ok(saved.ok, saved.message);
       // An unsaved draft made from that plan, kept with it as its base; then another writer changes wave 1.
-      await plan.drafts.write({ draft: wave(['docs/', 'README.md']), dirty: true, updatedAt: Date.now(), base: wave(['docs/']) });
+      await plan.drafts.write({ draft: docsWave(['docs/', 'README.md']), dirty: true, updatedAt: Date.now(), base: docsWave(['docs/']) });
       const files = await plan.files();
-      assert.ok(saveDraftToDisk(plan.repoRoot, wave(['docs/architecture.md']), { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
+      assert.ok(saveDraftToDisk(plan.repoRoot, docsWave(['docs/architecture.md']), { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
       const declaration = join(plan.repoRoot, '.claude', 'filescopes', 'wave-1', 'docs.json');
       const onDisk = readFileSync(declaration, 'utf8');
       const outcome = (await vscode.commands.executeCommand('waveScope.savePlan')) as SaveOutcome | undefined;
@@ -97,7 +101,7 @@ describe('the palette Save over a manifest changed on disk since the draft was m
       assert.ok(plan.repoRoot);
       const manifestFile = join(plan.repoRoot, '.claude', 'wave-scope.json');
       const readManifest = () => JSON.parse(readFileSync(manifestFile, 'utf8')) as { wave: number; role: string };
-      const withDocs = (base: PlanDraft, entries: string[]): PlanDraft => ({ ...base, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries }] }] });
+      const withDocs = (base: PlanDraft, entries: string[]): PlanDraft => ({ ...base, waves: docsWave(entries).waves });
       /** Keeps an unsaved draft made from the plan on disk now, as the planner would, and returns that plan (its base). */
       const keepDraftFromDisk = async (entries: string[]) => {
         const base = plan.diskPlan().plan;
@@ -132,7 +136,7 @@ describe('the palette Save over a manifest changed on disk since the draft was m
       // A draft made from that plan; then the active wave is given another role on disk.
       await keepDraftFromDisk(['docs/']);
       const files = await plan.files();
-      const review: PlanDraft = { version: 1, activeWave: 1, waves: [{ wave: 1, role: 'review', agents: [{ id: 'docs', color: '#3794ff', entries: ['docs/', 'README.md'] }] }] };
+      const review = docsWave(['docs/', 'README.md'], 'review');
       assert.ok(saveDraftToDisk(plan.repoRoot, review, { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
       const manifestBefore = readFileSync(manifestFile, 'utf8');
       const retitled = await paletteSave();
@@ -154,11 +158,10 @@ describe('the palette Save over a manifest changed on disk since the draft was m
     try {
       const plan = await api.plans.get(folder);
       assert.ok(plan.repoRoot);
-      const wave = (entries: string[]): PlanDraft => ({ version: 1, activeWave: 1, waves: [{ wave: 1, role: 'builder', agents: [{ id: 'docs', color: '#3794ff', entries }] }] });
-      const saved = await api.planners.save(folder, wave(['docs/']), undefined);
+      const saved = await api.planners.save(folder, docsWave(['docs/']), undefined);
       assert.ok(saved.ok, saved.message);
       const base = plan.diskPlan().plan;
-      await plan.drafts.write({ draft: { ...base, waves: wave(['docs/', 'README.md']).waves }, dirty: true, updatedAt: Date.now(), base });
+      await plan.drafts.write({ draft: { ...base, waves: docsWave(['docs/', 'README.md']).waves }, dirty: true, updatedAt: Date.now(), base });
       await vscode.commands.executeCommand('waveScope.openPlanner', folder.uri);
       const panel = await until('the planner', () => api.panelFor(folder));
       await until('the planner ready', () => panel.isReady, 45000);
