@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, makeFixtureRepo, plannerFrame, quickOpen, repoRoot, runCommand } from '../support/codeServer.mjs';
+import { artifactPath, chooseCodeAction, makeFixtureRepo, plannerFrame, quickOpen, repoRoot, runCommand } from '../support/codeServer.mjs';
 import { useWorkbench } from './session.mjs';
 
 /** api owns src/api/; ui owns src/ui/ and src/api/server.ts: one collision, on server.ts. */
@@ -59,27 +59,7 @@ describe('the plan in the editor, on screen', function () {
 
   it('Open in Planner, the contested file\'s quick fix, opens the planner on that collision', async () => {
     await quickOpen(page, 'src/api/server.ts');
-    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-    await page.keyboard.press('Control+Home');
-    // The code actions come from the plan's analysis, which may still be running: ask until they are there.
-    const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Open in Planner' });
-    const deadline = Date.now() + 60000;
-    for (;;) {
-      await page.keyboard.press('Control+.');
-      try {
-        await action.first().waitFor({ timeout: 3000 });
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await page.keyboard.press('Escape');
-      }
-    }
-    // Chosen by keyboard, as a person at the lightbulb menu would: down to the row, then Enter.
-    const rows = page.locator('.action-widget .monaco-list-row');
-    const focusedRow = page.locator('.action-widget .monaco-list-row.focused');
-    for (let step = 0; step < 10 && !((await focusedRow.first().textContent()) ?? '').includes('Open in Planner'); step += 1) await page.keyboard.press('ArrowDown');
-    assert.match((await focusedRow.first().textContent()) ?? '', /Open in Planner/, (await rows.allTextContents()).join(' | '));
-    await page.keyboard.press('Enter');
+    await chooseCodeAction(page, 'Open in Planner');
     const frame = plannerFrame(page);
     const focused = frame.locator('.collision:has(.collision-why[data-witness="src/api/server.ts"]) .resolve:focus');
     await focused.waitFor({ timeout: 60000 });

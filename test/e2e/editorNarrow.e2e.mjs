@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quickOpen } from '../support/codeServer.mjs';
+import { chooseCodeAction, quickOpen } from '../support/codeServer.mjs';
 import { openPlannerFixture, typeEntry, until } from './plannerSupport.mjs';
 
 /** Writes wave 1 as another writer would: the per-agent files, then the aggregate. */
@@ -27,27 +27,7 @@ function writeCollidingPlan(root) {
 /** Runs the quick fix "Narrow api's src/api/ …" on server.ts, as a person at the lightbulb menu would, and confirms it. */
 async function narrowApiFromTheEditor(page) {
   await quickOpen(page, 'src/api/server.ts');
-  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-  await page.keyboard.press('Control+Home');
-  const title = "Narrow api's src/api/ so ui keeps the shared files";
-  // The code actions come from the plan's analysis, which may still be running: ask until they are there.
-  const action = page.locator('.action-widget .monaco-list-row', { hasText: title });
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    await page.keyboard.press('Control+.');
-    try {
-      await action.first().waitFor({ timeout: 3000 });
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await page.keyboard.press('Escape');
-    }
-  }
-  // Chosen by keyboard (the menu's pointer block takes clicks): down to the row, then Enter.
-  const focusedRow = page.locator('.action-widget .monaco-list-row.focused');
-  for (let step = 0; step < 10 && !((await focusedRow.first().textContent()) ?? '').includes(title); step += 1) await page.keyboard.press('ArrowDown');
-  assert.match((await focusedRow.first().textContent()) ?? '', /Narrow api's src\/api\//);
-  await page.keyboard.press('Enter');
+  await chooseCodeAction(page, "Narrow api's src/api/ so ui keeps the shared files");
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ timeout: 10000 });
   await dialog.locator('.monaco-button', { hasText: 'Narrow and Save' }).click();

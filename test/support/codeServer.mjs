@@ -4,6 +4,7 @@
 //
 // Nothing here mocks VS Code. Every process we start runs in its own process group and is stopped
 // as a group, so no extension host or file watcher outlives a run.
+import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -463,6 +464,33 @@ export async function quickOpen(page, path) {
   await page.keyboard.press('Control+P');
   await pickInQuickInput(page, path, { row: name, timeoutMs: 20000 });
   await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 20000 });
+}
+
+/**
+ * Runs the code action titled `title` at the start of the active editor, as a person at the lightbulb menu
+ * would: Ctrl+. until the action is offered (the plan's analysis may still be running), then down to its
+ * row by keyboard (the menu's pointer block takes clicks) and Enter.
+ */
+export async function chooseCodeAction(page, title, { timeoutMs = 60000 } = {}) {
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+Home');
+  const action = page.locator('.action-widget .monaco-list-row', { hasText: title });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await page.keyboard.press('Control+.');
+    try {
+      await action.first().waitFor({ timeout: 3000 });
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
+  const rows = page.locator('.action-widget .monaco-list-row');
+  const focusedRow = page.locator('.action-widget .monaco-list-row.focused');
+  for (let step = 0; step < 10 && !((await focusedRow.first().textContent()) ?? '').includes(title); step += 1) await page.keyboard.press('ArrowDown');
+  assert.ok(((await focusedRow.first().textContent()) ?? '').includes(title), `the focused row is "${title}": ${(await rows.allTextContents()).join(' | ')}`);
+  await page.keyboard.press('Enter');
 }
 
 /**
