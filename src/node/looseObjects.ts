@@ -15,7 +15,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import type { BatchObject, ObjectBatch } from './objectBatch';
+import type { BatchObject, ObjectBatch, PlanReadLimit } from './objectBatch';
 import { isDirectoryMode, parseTree, planReadBudget } from './objectBatch';
 
 /** A loose object file larger than this is left to git (a plan's objects are a few kilobytes). */
@@ -85,13 +85,18 @@ function treeOfCommit(content: Buffer): string | undefined {
  * missing, as cat-file answers it. `known` holds objects proven otherwise, each under the hash of its own
  * header and body.
  */
-export function looseFirstBatch(objectsDir: string, fallback: () => ObjectBatch, known: ReadonlyMap<string, BatchObject> = new Map()): ObjectBatch {
+export function looseFirstBatch(
+  objectsDir: string,
+  fallback: () => ObjectBatch,
+  known: ReadonlyMap<string, BatchObject> = new Map(),
+  limit: PlanReadLimit = {},
+): ObjectBatch {
   let started: ObjectBatch | undefined;
   const git = () => (started ??= fallback());
   // `known`: objects proven already (built here, and named by the hash of what they hold), such as the
   // trees of the plan last read, which a new plan commit mostly has again and which may sit in a pack.
   const proven = new Map<string, BatchObject | undefined>(known);
-  const hold = planReadBudget();
+  const hold = planReadBudget(limit);
   const loose = (oid: string) => {
     if (!proven.has(oid)) {
       const object = readLooseObject(objectsDir, oid);

@@ -54,12 +54,17 @@ export const MAX_PLAN_OBJECT_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_PLAN_READ_BYTES = 256 * 1024 * 1024;
 
-/** Counts what a reader holds; throws PlanRefError past MAX_PLAN_READ_BYTES. */
-export function planReadBudget(): (bytes: number) => void {
+/** How much one reader of a plan may hold in all: MAX_PLAN_READ_BYTES unless a test asks for less. */
+export interface PlanReadLimit {
+  readonly readLimit?: number;
+}
+
+/** Counts what a reader holds; throws PlanRefError past `readLimit` (MAX_PLAN_READ_BYTES). */
+export function planReadBudget({ readLimit = MAX_PLAN_READ_BYTES }: PlanReadLimit = {}): (bytes: number) => void {
   let total = 0;
   return (bytes) => {
     total += bytes;
-    if (total > MAX_PLAN_READ_BYTES) throw new PlanRefError('read', `the plan holds more than ${MAX_PLAN_READ_BYTES} bytes in all, more than any plan Wave Scope writes: this is not a plan it reads`);
+    if (total > readLimit) throw new PlanRefError('read', `the plan holds more than ${readLimit} bytes in all, more than any plan Wave Scope writes: this is not a plan it reads`);
   };
 }
 
@@ -105,7 +110,7 @@ export function takeBatchAnswer(buffer: Buffer): { answer: BatchObject | null; r
 }
 
 /** Starts `git cat-file --batch` in `root`; its start runs while the caller does other work. */
-export function startObjectBatch(root: string): ObjectBatch {
+export function startObjectBatch(root: string, limit: PlanReadLimit = {}): ObjectBatch {
   const child = spawn('git', ['cat-file', '--batch'], { cwd: root, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
   const queue: Pending[] = [];
   const stderr: Buffer[] = [];
@@ -115,7 +120,7 @@ export function startObjectBatch(root: string): ObjectBatch {
   let chunked = 0;
   let waitingFor = 0;
   let buffered: Buffer = Buffer.alloc(0);
-  const hold = planReadBudget();
+  const hold = planReadBudget(limit);
   let ended: Error | undefined;
   const failAll = (error: Error) => {
     ended ??= error;

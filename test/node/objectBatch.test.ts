@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, MAX_PLAN_READ_BYTES, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, MAX_PLAN_READ_BYTES, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
 import { looseFirstBatch } from '../../src/node/looseObjects';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { gitIn } from './gitRemotes';
@@ -196,19 +196,39 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
   });
 
   it('refuses a reading that holds more than any plan in all, objects each under the limit, through cat-file and from loose files alike', async () => {
+    // The readers' limit, made small so the reading is quick on any disk; the default is pinned below.
+    const readLimit = 64 * 1024;
     const root = repository('many-large');
-    const size = MAX_PLAN_OBJECT_BYTES - 1024;
-    const count = Math.ceil(MAX_PLAN_READ_BYTES / size) + 1;
+    const size = 16 * 1024;
+    const count = Math.ceil(readLimit / size) + 1;
     const ids = Array.from({ length: count }, (_, index) =>
-      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input: Buffer.alloc(size, 0x41 + index), maxBuffer: 1 << 28 }).toString().trim(),
+      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: root, input: Buffer.alloc(size, 0x41 + index) }).toString().trim(),
     );
-    const batch = startObjectBatch(root);
+    const refused = (error: unknown) => error instanceof PlanRefError && new RegExp(`more than ${readLimit} bytes in all`).test(error.message);
+    const batch = startObjectBatch(root, { readLimit });
     try {
-      await assert.rejects(batch.read(ids), (error: unknown) => error instanceof PlanRefError && /more than 268435456 bytes in all/.test(error.message));
+      await assert.rejects(batch.read(ids), refused);
     } finally {
       batch.close();
     }
-    const loose = looseFirstBatch(join(root, '.git', 'objects'), () => assert.fail('every object is loose: git is never asked'));
-    await assert.rejects(loose.read(ids), (error: unknown) => error instanceof PlanRefError && /more than 268435456 bytes in all/.test(error.message));
+    const loose = looseFirstBatch(join(root, '.git', 'objects'), () => assert.fail('every object is loose: git is never asked'), new Map(), { readLimit });
+    await assert.rejects(loose.read(ids), refused);
+    // Just under the limit, both readers answer every object.
+    const under = ids.slice(0, count - 1);
+    const whole = startObjectBatch(root, { readLimit });
+    try {
+      assert.equal((await whole.read(under)).length, under.length);
+    } finally {
+      whole.close();
+    }
+    assert.equal((await looseFirstBatch(join(root, '.git', 'objects'), () => assert.fail('never asked'), new Map(), { readLimit }).read(under)).length, under.length);
+  });
+
+  it('holds every reader to MAX_PLAN_READ_BYTES unless told otherwise', () => {
+    const hold = planReadBudget();
+    hold(MAX_PLAN_READ_BYTES - 1);
+    hold(1);
+    assert.throws(() => hold(1), (error: unknown) => error instanceof PlanRefError && /more than 268435456 bytes in all/.test(error.message));
+    assert.equal(MAX_PLAN_READ_BYTES, 256 * 1024 * 1024);
   });
 });
