@@ -229,6 +229,8 @@ export const installHooksMessages = {
   wouldWrite: (path: string) => `would write ${path}`,
   wouldCreate: (path: string) => `would create ${path}`,
   wouldRemove: (path: string) => `would remove ${path}`,
+  removedLeftover: (path: string) => `removed ${path} (a temporary file of the commit guard's hook that a killed install-hooks left)`,
+  wouldRemoveLeftover: (path: string) => `would remove ${path} (a temporary file of the commit guard's hook that a killed install-hooks left)`,
   wouldRename: (from: string, to: string) => `would rename ${from} to ${to}`,
   wouldSave: (from: string, to: string) => `would save ${from} as ${to} too`,
   nothingWritten: 'Nothing was written.',
@@ -259,8 +261,18 @@ export const installHooksMessages = {
     `git runs hooks from ${dir} (core.hooksPath, set in ${origin}), which lies outside this repository: editing it would change every repository that uses it. Run install-hooks with --global-hooks to edit it anyway, or give this repository hooks of its own first ("git config --local core.hooksPath .git/hooks", then chain your global hooks from there) and run install-hooks again.`,
   fileOutsideRepository: (path: string) =>
     `${path} lies outside this repository (a directory on its way is a link to elsewhere): writing it would change every repository that shares it. Give the repository a directory of its own there and run install-hooks again.`,
-  hooksPerWorktree: (dirs: readonly string[]) =>
-    `git runs hooks from a directory inside each work tree (core.hooksPath is relative), so the linked worktrees run their own copies: ${dirs.join(', ')}. Commits there are not guarded until this change to the hook is committed on their branches (or the repository runs hooks from .git/hooks: "git config --local core.hooksPath .git/hooks").`,
+  trackedHookFile: (hookFile: string, worktree: string, inside: string) =>
+    `${hookFile} is tracked by git, so in ${worktree} the commit guard shows as an uncommitted change to it. Leave it uncommitted unless every checkout of that branch should carry it: "git add -A" or "git commit -a" there stages it, and while a wave is active the commit guard then refuses that commit unless the wave's scope covers ${inside} (leave it out: "git restore --staged ${inside}", and commit without -a). "wave-scope install-hooks --git --uninstall" takes the guard out of it again.`,
+  worktreeLocked: (worktree: string, reason: string, mode: 'install' | 'uninstall') =>
+    `${worktree} is locked ("git worktree lock"${reason === '' ? '' : `: ${reason}`}), so install-hooks left it alone: ` +
+    (mode === 'install'
+      ? `commits made there are not guarded. Once it can be changed, unlock it ("git worktree unlock ${worktree}") and run "wave-scope install-hooks --git" again.`
+      : `its pre-commit hook may still hold the commit guard. Once it can be changed, unlock it ("git worktree unlock ${worktree}") and run "wave-scope install-hooks --git --uninstall" again.`),
+  hookRunnerMissing: (worktree: string, runner: string, hookFile: string) =>
+    `in ${worktree} git runs ${runner}, which is not there (husky generates it in each checkout, with its "prepare" script: "npm install" or "npx husky" there), so git runs no pre-commit hook there and the guard in ${hookFile} does not run yet: commits made there are not guarded until husky has set that checkout up.`,
+  worktreeGone: (worktree: string, reason: string) => `${worktree} is not there (${reason}): there is nothing to guard or remove in it; "git worktree prune" forgets it.`,
+  worktreeWithoutHookFile: (worktree: string, hookFile: string) =>
+    `${worktree} runs its own pre-commit hook, ${hookFile}, which is not there (the branch checked out there has none), so install-hooks left that checkout alone rather than add a file to it: commits made there are not guarded. Once the hook file is there (check out a branch that has it), run "wave-scope install-hooks --git" again.`,
   launcherInsideRepository: (path: string) =>
     `the wave-scope CLI running now (${path}) lies inside the repository, where an agent may write it, so the launcher does not record it; it will use WAVE_SCOPE_CLI, a global install or the editor extension instead.`,
 } satisfies Catalogue;

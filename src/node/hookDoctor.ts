@@ -8,13 +8,15 @@
 // only), so they prove the hook whatever waves the user's repository has. Where the repository's own
 // wave is active and enforced, the allow probe writes inside that wave's scope instead (a probe
 // inside the fixture would be outside the repository the session is bound to). Nothing is ever
-// written by a probe: a pre-tool hook only answers.
+// written by a probe: a pre-tool hook only answers. For git, every other checkout that runs a pre-commit hook
+// file of its own (linked worktrees, with a relative core.hooksPath) is checked as well: one without the
+// guard (a worktree added since install-hooks last ran) is named, with the command that guards it.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { fileStateOf, gitHooksDirectory } from './hookInstall';
+import { fileStateOf, gitHooksDirectory, repositoryCheckouts } from './hookInstall';
 import { AGENT_CLIS, CHAINED_SUFFIX, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
 import { preCommitHookPath } from '../planner/enforce/hookInstaller';
@@ -25,9 +27,12 @@ import { DEFAULT_STATE_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_D
 
 /** One check the doctor ran. */
 export interface DoctorCheck {
-  readonly name: 'installed' | 'deny-outside' | 'allow-inside' | 'registration' | 'runs' | 'shell-check';
+  /** `worktree`: another checkout of the repository that runs a pre-commit hook file of its own, and whether the guard is in it. */
+  readonly name: 'installed' | 'deny-outside' | 'allow-inside' | 'registration' | 'runs' | 'shell-check' | 'worktree';
   readonly ok: boolean;
   readonly detail: string;
+  /** For a `worktree` check: that checkout's top level. */
+  readonly worktree?: string;
 }
 
 /** What the doctor found for one agent CLI or for git. */
@@ -326,10 +331,131 @@ function git(cwd: string, ...args: string[]): void {
   spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'wave-scope doctor', GIT_AUTHOR_EMAIL: 'doctor@example.invalid', GIT_COMMITTER_NAME: 'wave-scope doctor', GIT_COMMITTER_EMAIL: 'doctor@example.invalid' } });
 }
 
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why git does not run the hook file `hookFile` of hooks directory `dir`, or undefined when it does. git runs
+ * `<dir>/pre-commit` when it is executable; with husky's layout that is husky's generated hook (`.husky/_/pre-commit`,
+ * made in each checkout by husky's `prepare` script), which runs `.husky/pre-commit` through sh.
+ */
+function whyNotRun(dir: string, hookFile: string): string | undefined {
+  const runner = join(dir, 'pre-commit');
+  if (runner === hookFile) return isExecutable(hookFile) ? undefined : `${hookFile} is not executable, so git does not run it`;
+  if (!existsSync(runner)) return `git runs ${runner}, which is not there (husky generates it in each checkout with its "prepare" script: "npm install" or "npx husky" there), so ${hookFile} does not run`;
+  return isExecutable(runner) ? undefined : `${runner}, which git runs and which runs ${hookFile}, is not executable, so git does not run it`;
+}
+
+/** Runs the guard's command line in the fixture: a staged file outside every scope must be blocked by the guard, one inside let through. */
+function probeGuard(command: string, root: string, fixture: string, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  const guard = command.replace(/\s*\|\|\s*exit 1\s*$/, '');
+  writeFileSync(join(fixture, 'outside-probe.txt'), 'probe\n');
+  git(fixture, 'add', 'outside-probe.txt');
+  const blocked = runCommand(guard, '', fixture, probeEnvironment(env, root));
+  const byGuard = blocked.status === 1 && blocked.stderr.includes('outside-probe.txt');
+  git(fixture, 'reset', '--quiet', 'outside-probe.txt');
+  writeFileSync(join(fixture, 'inside', 'probe.txt'), 'probe\n');
+  git(fixture, 'add', 'inside/probe.txt');
+  const allowed = runCommand(guard, '', fixture, probeEnvironment(env, root));
+  git(fixture, 'reset', '--quiet', 'inside/probe.txt');
+  return [
+    {
+      name: 'deny-outside',
+      ok: byGuard,
+      detail: byGuard ? 'a commit staging a file outside every scope is blocked' : `a commit staging a file outside every scope is not blocked by the guard (exit ${String(blocked.status)}: ${summarize(blocked.stderr)})`,
+    },
+    {
+      name: 'allow-inside',
+      ok: allowed.status === 0,
+      detail: allowed.status === 0 ? 'a commit staging a file inside the scope goes through' : `a commit staging a file inside the scope is blocked (exit ${String(allowed.status)}: ${summarize(allowed.stderr)})`,
+    },
+  ];
+}
+
+/**
+ * The other checkouts of the repository that run a pre-commit hook file of their own (a relative core.hooksPath:
+ * each linked worktree runs its own copy), one check each: the guard is in it, git runs it, and its command
+ * works (probed like the first hook's when it is another command line). A checkout without the guard, a
+ * worktree added after install-hooks ran among them, fails, naming it and the command that guards it.
+ */
+function checkOtherCheckouts(writeRoot: string, hookFile: string, command: string, root: string, fixture: string, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  let checkouts;
+  try {
+    checkouts = repositoryCheckouts(writeRoot);
+  } catch (error) {
+    return [{ name: 'worktree', ok: false, detail: `git cannot list the repository's worktrees: ${(error as Error).message}` }];
+  }
+  const ownCopies = checkouts[0]?.hooks !== undefined && isWithin(writeRoot, checkouts[0].hooks.dir);
+  const seen = new Set([realOrSelf(hookFile)]);
+  const checks: DoctorCheck[] = [];
+  for (const checkout of checkouts.slice(1)) {
+    const { worktree } = checkout;
+    if (checkout.hooks === undefined) {
+      if (ownCopies) checks.push({ name: 'worktree', ok: true, worktree, detail: `not checked: ${worktree} is not there (${checkout.prunable ?? (checkout.locked !== undefined ? 'locked, and its directory is away' : 'its directory is gone')}), so nothing is committed there` });
+      continue;
+    }
+    const file = preCommitHookPath(checkout.hooks.dir);
+    if (seen.has(realOrSelf(file))) continue;
+    seen.add(realOrSelf(file));
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    const theirs = text === undefined ? undefined : guardCommand(text);
+    const locked = checkout.locked !== undefined ? ` It is locked ("git worktree lock"): unlock it ("git worktree unlock ${worktree}") first.` : '';
+    if (theirs === undefined) {
+      const why = text === undefined
+        ? `${file}, which is not there (the branch checked out there has none; install-hooks does not add one), so commits made there are not guarded. Once the hook file is there, run "wave-scope install-hooks --git".`
+        : `${file}, which has no Wave Scope commit guard${unfinishedChainNote(file)}: commits made there are not guarded (a worktree added since install-hooks last ran is not guarded until it runs again). Run "wave-scope install-hooks --git" to guard it.`;
+      checks.push({ name: 'worktree', ok: false, worktree, detail: `the worktree ${worktree} runs its own pre-commit hook, ${why}${locked}` });
+      continue;
+    }
+    const notRun = whyNotRun(checkout.hooks.dir, file);
+    if (notRun !== undefined) {
+      checks.push({ name: 'worktree', ok: false, worktree, detail: `the worktree ${worktree} runs its own pre-commit hook, ${file}, which holds the commit guard, but ${notRun}: commits made there are not guarded` });
+      continue;
+    }
+    if (theirs === command) {
+      checks.push({ name: 'worktree', ok: true, worktree, detail: `commit guard in ${file}, the worktree ${worktree}'s own pre-commit hook (the same command line, proved above)` });
+      continue;
+    }
+    const probes = probeGuard(theirs, root, fixture, env);
+    const failed = probes.filter((probe) => !probe.ok);
+    checks.push({
+      name: 'worktree',
+      ok: failed.length === 0,
+      worktree,
+      detail: failed.length === 0
+        ? `commit guard in ${file}, the worktree ${worktree}'s own pre-commit hook: a commit staging a file outside every scope is blocked, one inside goes through`
+        : `the commit guard in ${file}, the worktree ${worktree}'s own pre-commit hook, does not work: ${failed.map((probe) => probe.detail).join('; ')}. Run "wave-scope install-hooks --git" to write it again.`,
+    });
+  }
+  return checks;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function isWithin(root: string, path: string): boolean {
+  const r = realOrSelf(root);
+  const p = realOrSelf(path);
+  return p === r || p.startsWith(`${r}/`);
+}
+
 function checkGit(root: string, writeRoot: string, fixture: string, env: NodeJS.ProcessEnv): DoctorResult {
+  let hooksDir: string;
   let hookFile: string;
   try {
-    hookFile = preCommitHookPath(gitHooksDirectory(writeRoot).dir);
+    hooksDir = gitHooksDirectory(writeRoot).dir;
+    hookFile = preCommitHookPath(hooksDir);
   } catch (error) {
     return { target: 'git', status: 'broken', file: writeRoot, checks: [{ name: 'installed', ok: false, detail: `git cannot say where its hooks are: ${(error as Error).message}` }] };
   }
@@ -339,32 +465,10 @@ function checkGit(root: string, writeRoot: string, fixture: string, env: NodeJS.
     return { target: 'git', status: 'not-installed', file: hookFile, checks: [{ name: 'installed', ok: false, detail: `no Wave Scope commit guard in ${hookFile}${unfinishedChainNote(hookFile)}` }] };
   }
   const checks: DoctorCheck[] = [{ name: 'installed', ok: true, detail: `commit guard in ${hookFile}` }];
-  if (!/\.husky\/pre-commit$/.test(hookFile)) {
-    try {
-      accessSync(hookFile, constants.X_OK);
-    } catch {
-      checks.push({ name: 'runs', ok: false, detail: `${hookFile} is not executable, so git does not run it` });
-    }
-  }
-  const guard = command.replace(/\s*\|\|\s*exit 1\s*$/, '');
-  writeFileSync(join(fixture, 'outside-probe.txt'), 'probe\n');
-  git(fixture, 'add', 'outside-probe.txt');
-  const blocked = runCommand(guard, '', fixture, probeEnvironment(env, root));
-  const byGuard = blocked.status === 1 && blocked.stderr.includes('outside-probe.txt');
-  checks.push({
-    name: 'deny-outside',
-    ok: byGuard,
-    detail: byGuard ? 'a commit staging a file outside every scope is blocked' : `a commit staging a file outside every scope is not blocked by the guard (exit ${String(blocked.status)}: ${summarize(blocked.stderr)})`,
-  });
-  git(fixture, 'reset', '--quiet', 'outside-probe.txt');
-  writeFileSync(join(fixture, 'inside', 'probe.txt'), 'probe\n');
-  git(fixture, 'add', 'inside/probe.txt');
-  const allowed = runCommand(guard, '', fixture, probeEnvironment(env, root));
-  checks.push({
-    name: 'allow-inside',
-    ok: allowed.status === 0,
-    detail: allowed.status === 0 ? 'a commit staging a file inside the scope goes through' : `a commit staging a file inside the scope is blocked (exit ${String(allowed.status)}: ${summarize(allowed.stderr)})`,
-  });
+  const notRun = whyNotRun(hooksDir, hookFile);
+  if (notRun !== undefined) checks.push({ name: 'runs', ok: false, detail: notRun });
+  checks.push(...probeGuard(command, root, fixture, env));
+  checks.push(...checkOtherCheckouts(writeRoot, hookFile, command, root, fixture, env));
   return { target: 'git', status: checks.every((check) => check.ok) ? 'working' : 'broken', file: hookFile, command, checks };
 }
 

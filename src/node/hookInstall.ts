@@ -5,7 +5,9 @@
 // fsync, rename), replaces a link rather than writing through it, and keeps each file's mode. The plan
 // records what each file held when it was read (its state: a digest of its bytes, or of a link's target),
 // and the apply makes no write, removal or rename over a file that holds anything else by then: a person,
-// an editor or another tool that wrote it in between keeps what they wrote.
+// an editor or another tool that wrote it in between keeps what they wrote. The pre-commit hook is planned
+// for every checkout of the repository that runs a hook file of its own (repositoryCheckouts), and the
+// temporary files a killed install left beside one are removed as part of the plan (leftoverRemovals).
 import { createHash } from 'node:crypto';
 import {
   accessSync,
@@ -18,6 +20,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -28,13 +31,15 @@ import {
 import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
-import { createTemporaryFile, fsyncQuietly, writeFileAtomicSync } from './atomicFile';
+import { createTemporaryFile, fsyncQuietly, parseTemporaryFileName, writeFileAtomicSync } from './atomicFile';
+import { isProcessGone } from './leftoverTemporaryFiles';
 import {
   AGENT_CLIS,
   CHAINED_SUFFIX,
   commandFor,
   HOOK_REGISTRATIONS,
   HookConfigError,
+  isWrittenWholeByInstall,
   planPreCommitInstall,
   planPreCommitRemoval,
   planSettingsInstall,
@@ -45,6 +50,7 @@ import {
 import type { AgentCli, ExistingHook, HookPlan, HookRegistration, HookStep } from '../planner/enforce/hookInstaller';
 import { renderLauncher } from '../planner/enforce/launcherConfig';
 import { LAUNCHER_FILE_NAME } from '../planner/plan/stateDirNames';
+import { parseWorktreeList } from '../planner/enforce/worktreeList';
 
 /**
  * What is at a path: nothing, a regular file (the SHA-256 of its bytes), a symbolic link (the SHA-256 of
@@ -225,6 +231,8 @@ export interface PlannedChange {
   /** Keep the file's current mode (true), or create it with `mode`. */
   readonly keepMode?: boolean;
   readonly mode?: number;
+  /** For a removal: the file is a temporary file a killed install-hooks left beside a pre-commit hook (see leftoverRemovals). */
+  readonly leftover?: boolean;
 }
 
 /** Something that stops the whole plan (nothing is written). */
@@ -255,6 +263,36 @@ export interface DetectedCli {
   readonly evidence: readonly string[];
 }
 
+/**
+ * What install-hooks does with one checkout of the repository (the one it runs in, or another worktree) for the
+ * commit guard.
+ * - `planned`: its pre-commit hook file is planned in this run (its changes, when there are any, are in `changes`);
+ * - `shared`: it runs the same hook file as a checkout planned before it here (git's hooks directory is shared);
+ * - `locked`: `git worktree lock`ed, so left alone (its directory may be on a disk that is not there);
+ * - `prunable`: its directory is gone, so there is nothing to guard (`git worktree prune` forgets it);
+ * - `no-hook-file`: an install leaves it alone, because the hook file git runs there is not there (the branch
+ *   checked out there has none): creating one would add a file to that checkout.
+ */
+export interface WorktreeHook {
+  /** The checkout's top level. */
+  readonly worktree: string;
+  /** Whether it is the checkout install-hooks runs in. */
+  readonly current: boolean;
+  readonly status: 'planned' | 'shared' | 'locked' | 'prunable' | 'no-hook-file';
+  /** The pre-commit hook file git runs for commits made there; absent when it could not be asked (its directory is not there). */
+  readonly hookFile?: string;
+  /** For `planned`: git tracks the hook file in that checkout (`.githooks/pre-commit`, `.husky/pre-commit`), so the guard shows there as an uncommitted change. */
+  readonly tracked?: boolean;
+  /**
+   * For `planned`, with husky's layout: the hook git runs there (`.husky/_/pre-commit`, which husky generates in
+   * each checkout, and which runs the hook file) is not there, so git runs no pre-commit hook in that checkout
+   * until husky sets it up (its `prepare` script).
+   */
+  readonly runnerMissing?: string;
+  /** For `locked`: the reason given to `git worktree lock` ('' when none); for `prunable`: git's. */
+  readonly reason?: string;
+}
+
 /** The whole plan of one install-hooks run: what `--dry-run --json` prints. */
 export interface InstallPlan {
   readonly version: 1;
@@ -269,6 +307,8 @@ export interface InstallPlan {
   readonly problems: readonly PlanProblem[];
   /** Notes for a person (e.g. a CLI that was not recorded). */
   readonly notes: readonly string[];
+  /** With git selected: every checkout of the repository and what this run does with its pre-commit hook, the one it runs in first. */
+  readonly worktrees: readonly WorktreeHook[];
 }
 
 /** What says a repository uses each agent CLI: its project directory, or the instruction file it reads. */
@@ -351,20 +391,116 @@ export function gitHooksDirectory(topLevel: string): { dir: string; origin?: str
   }
 }
 
+/** A checkout of the repository, and where git runs hooks from for commits made in it. */
+export interface CheckoutHooks {
+  /** Its top level. */
+  readonly worktree: string;
+  /** Whether it is the checkout asked about (`writeRoot`). */
+  readonly current: boolean;
+  /** The reason given to `git worktree lock` ('' when none), when it is locked. */
+  readonly locked?: string;
+  /** git's reason, when it may be pruned (its directory is gone). */
+  readonly prunable?: string;
+  /** As gitHooksDirectory says from inside it; absent when its directory is not there to ask. */
+  readonly hooks?: { readonly dir: string; readonly origin?: string };
+}
+
 /**
- * The hooks directories of the other worktrees, when git runs hooks from inside the work tree (a relative
- * core.hooksPath such as `.githooks` or husky's `.husky/_`): git resolves that path in each worktree, so
- * each linked worktree runs its own copy, which an install here does not reach. Empty otherwise.
+ * Every checkout of the repository that `writeRoot` belongs to (`git worktree list`; a bare repository's entry,
+ * which has no work tree, is left out), `writeRoot` first, each with the hooks directory git names when asked
+ * from inside it (`rev-parse --git-path hooks`). That is one shared directory, unless a relative core.hooksPath
+ * (a tracked `.githooks`, husky's `.husky/_`) or a worktree's own config gives a checkout a copy of its own.
+ * A checkout whose directory is not there (prunable, or locked on a disk that is away) is not asked.
  */
-export function otherWorktreesHooks(writeRoot: string, commonDir: string): string[] {
-  const here = gitHooksDirectory(writeRoot).dir;
-  if (within(commonDir, here) || !within(writeRoot, here)) return [];
-  const inside = relative(realpathSync(writeRoot), here);
-  const worktrees = runGit(writeRoot, ['worktree', 'list', '--porcelain', '-z'])
-    .split('\0')
-    .filter((line) => line.startsWith('worktree '))
-    .map((line) => line.slice('worktree '.length));
-  return worktrees.filter((worktree) => !within(writeRoot, worktree)).map((worktree) => join(worktree, inside));
+export function repositoryCheckouts(writeRoot: string): CheckoutHooks[] {
+  const here = realLocation(writeRoot);
+  const listed = parseWorktreeList(worktreeListOutput(writeRoot)).filter((worktree) => !worktree.bare);
+  const others: CheckoutHooks[] = [];
+  for (const worktree of listed) {
+    if (realLocation(worktree.path) === here) continue;
+    const flags = { ...(worktree.locked !== undefined ? { locked: worktree.locked } : {}), ...(worktree.prunable !== undefined ? { prunable: worktree.prunable } : {}) };
+    let hooks: CheckoutHooks['hooks'];
+    if (worktree.prunable === undefined && lstatSync(worktree.path, { throwIfNoEntry: false })?.isDirectory() === true) {
+      try {
+        hooks = gitHooksDirectory(worktree.path);
+      } catch {
+        // git cannot answer there (a checkout half removed): as good as not there.
+      }
+    }
+    others.push({ worktree: worktree.path, current: false, ...flags, ...(hooks !== undefined ? { hooks } : {}) });
+  }
+  return [{ worktree: writeRoot, current: true, hooks: gitHooksDirectory(writeRoot) }, ...others];
+}
+
+/**
+ * `git worktree list --porcelain -z`; where git is older than 2.36, which has no -z for it, the same list a line
+ * a field (a path holding a newline is then misread, and its checkout is as good as not there).
+ */
+function worktreeListOutput(writeRoot: string): string {
+  try {
+    return runGit(writeRoot, ['worktree', 'list', '--porcelain', '-z']);
+  } catch {
+    return runGit(writeRoot, ['worktree', 'list', '--porcelain']).replace(/\n/g, '\0');
+  }
+}
+
+/** Whether git tracks `file` in the checkout at `worktree` (its index has it); false when git cannot say. */
+function isTracked(worktree: string, file: string): boolean {
+  if (!within(worktree, file)) return false;
+  try {
+    const inside = relative(realLocation(worktree), realLocation(file));
+    return runGit(worktree, ['ls-files', '-z', '--', `:(literal)${inside}`]) !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How long a temporary file of a pre-commit hook must have gone unchanged before install-hooks removes it
+ * while the process named in it may still be running: an install writes and renames its wrapper within a
+ * second, so one this old was left by a process that stopped.
+ */
+export const HOOK_LEFTOVER_MINIMUM_AGE_MS = 5 * 60 * 1000;
+
+// Our wrapper and the hook install-hooks creates are a few hundred bytes; a larger file is not one of them.
+const HOOK_LEFTOVER_MAXIMUM_SIZE = 64 * 1024;
+
+/**
+ * The removal of each temporary file a killed install-hooks left beside `hookFile` (writeFileAtomicSync names it
+ * `pre-commit.<pid>.<stamp>.tmp`; git runs only hooks by their exact names, so nothing runs it, but it stays): a
+ * regular file of that exact name holding, whole, a text install-hooks writes on its own (our wrapper, or a hook it
+ * created: nothing of a user's), whose process is gone or which has not changed for HOOK_LEFTOVER_MINIMUM_AGE_MS.
+ * Removed by mistake (a live install in another process namespace), it would only make that install fail before
+ * its rename, writing nothing. A temporary file holding a user's hook with our block in it, or a copy of a hook
+ * being saved, is left: it holds someone's text.
+ */
+function leftoverRemovals(hookFile: string, now: number): PlannedChange[] {
+  const directory = dirname(hookFile);
+  let names: string[];
+  try {
+    names = readdirSync(directory).sort();
+  } catch {
+    return [];
+  }
+  const removals: PlannedChange[] = [];
+  for (const name of names) {
+    const made = parseTemporaryFileName(name);
+    if (made === undefined || made.target !== basename(hookFile) || made.pid === process.pid) continue;
+    const path = join(directory, name);
+    try {
+      const stats = lstatSync(path, { throwIfNoEntry: false });
+      if (stats === undefined || !stats.isFile() || stats.size > HOOK_LEFTOVER_MAXIMUM_SIZE) continue;
+      const reading = readAt(path);
+      if (reading.state.kind !== 'file' || reading.bytes === undefined || reading.sighting === undefined) continue;
+      if (!isWrittenWholeByInstall(reading.bytes)) continue;
+      const unchangedFor = now - Number(reading.sighting.mtimeNs / 1_000_000n);
+      if (unchangedFor < HOOK_LEFTOVER_MINIMUM_AGE_MS && !isProcessGone(made.pid)) continue;
+      removals.push({ path, component: 'git', action: 'delete', before: reading.bytes.toString('utf8'), after: null, found: reading.state, leftover: true });
+    } catch {
+      // Not to be read: left where it is.
+    }
+  }
+  return removals;
 }
 
 export interface PlanOptions {
@@ -514,15 +650,53 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
     }
   }
 
+  const worktrees: WorktreeHook[] = [];
   if (options.git) {
-    const hooks = gitHooksDirectory(options.writeRoot);
-    const outside = !within(options.writeRoot, hooks.dir) && !within(options.commonDir, hooks.dir) && !within(options.root, hooks.dir);
-    const hookFile = preCommitHookPath(hooks.dir);
-    if (outside && !options.globalHooks) {
-      problems.push({ component: 'git', path: hooks.dir, reason: 'hooks-outside-repository', detail: hooks.origin ?? 'git config' });
-    } else {
+    // Every checkout's own hook file, as git names it from inside it, each planned once: the one install-hooks
+    // runs in as it always was, and a linked worktree's copy (a relative core.hooksPath) with the same
+    // planning, checks and refusals, except that one locked, gone, or without the hook file is left alone.
+    const checkouts = repositoryCheckouts(options.writeRoot);
+    const current = checkouts[0] as CheckoutHooks & { hooks: NonNullable<CheckoutHooks['hooks']> };
+    const ownCopies = within(options.writeRoot, current.hooks.dir);
+    const plannedFiles = new Set<string>();
+    const now = Date.now();
+    for (const checkout of checkouts) {
+      const { worktree } = checkout;
+      if (checkout.hooks === undefined) {
+        // Not there to ask: it would run a copy of its own only where every checkout does.
+        if (ownCopies) {
+          worktrees.push(
+            checkout.prunable !== undefined || checkout.locked === undefined
+              ? { worktree, current: false, status: 'prunable', reason: checkout.prunable ?? 'its directory is not there' }
+              : { worktree, current: false, status: 'locked', reason: checkout.locked },
+          );
+        }
+        continue;
+      }
+      const hooks = checkout.hooks;
+      const hookFile = preCommitHookPath(hooks.dir);
+      const key = realLocation(hookFile);
+      if (plannedFiles.has(key)) {
+        worktrees.push({ worktree, current: checkout.current, status: 'shared', hookFile });
+        continue;
+      }
+      if (!checkout.current && checkout.locked !== undefined) {
+        worktrees.push({ worktree, current: false, status: 'locked', hookFile, reason: checkout.locked });
+        continue;
+      }
+      plannedFiles.add(key);
+      const outside = !within(worktree, hooks.dir) && !within(options.commonDir, hooks.dir) && !within(options.root, hooks.dir);
+      if (outside && !options.globalHooks) {
+        problems.push({ component: 'git', path: hooks.dir, reason: 'hooks-outside-repository', detail: hooks.origin ?? 'git config' });
+        worktrees.push({ worktree, current: checkout.current, status: 'planned', hookFile });
+        continue;
+      }
       const chainedPath = `${hookFile}${CHAINED_SUFFIX}`;
       const { hook: existing, state: existingState } = existingHook(hookFile, hookFile === join(hooks.dir, 'pre-commit'));
+      if (!checkout.current && !options.uninstall && existing.kind === 'absent') {
+        worktrees.push({ worktree, current: false, status: 'no-hook-file', hookFile });
+        continue;
+      }
       const { hook: chained, state: chainedState } = existingHook(chainedPath, false);
       const before = new Map<string, ExistingHook>([
         [hookFile, existing],
@@ -536,8 +710,11 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         ? planPreCommitRemoval(hookFile, existing, chained)
         : planPreCommitInstall(hookFile, existing, chained, `node ${shellQuote(launcherPath)} commit-guard`);
       const result = hookChanges(plan, before, states, 'git');
-      changes.push(...result.changes);
+      changes.push(...result.changes, ...leftoverRemovals(hookFile, now));
       if (result.problem !== undefined) problems.push(result.problem);
+      const runner = join(hooks.dir, 'pre-commit');
+      const runnerMissing = hookFile !== runner && lstatSync(runner, { throwIfNoEntry: false }) === undefined;
+      worktrees.push({ worktree, current: checkout.current, status: 'planned', hookFile, tracked: isTracked(worktree, hookFile), ...(runnerMissing ? { runnerMissing: runner } : {}) });
     }
   }
   if (options.uninstall) changes.push(...launcherChanges);
@@ -552,6 +729,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
     changes,
     problems,
     notes: [...(options.notes ?? [])],
+    worktrees,
   };
 }
 

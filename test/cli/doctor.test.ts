@@ -9,7 +9,7 @@ import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
 interface Report {
-  results: Array<{ target: string; status: string; command?: string; checks: Array<{ name: string; ok: boolean; detail: string }> }>;
+  results: Array<{ target: string; status: string; command?: string; checks: Array<{ name: string; ok: boolean; detail: string; worktree?: string }> }>;
 }
 
 describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
@@ -138,6 +138,45 @@ describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
     rmSync(join(repo.root, '.claude/wave-scope-hook.cjs'));
     ({ report } = doctor('--claude'));
     assert.match(claude()?.checks.find((check) => check.detail.startsWith('stop (Stop)'))?.detail ?? '', /did not run cleanly \(exit 0: /);
+  });
+
+  it('checks each linked worktree that runs its own hook file, and names one added after install-hooks ran with the command that guards it', () => {
+    repo.write({ '.githooks/pre-commit': '#!/bin/sh\nexit 0\n' });
+    chmodSync(join(repo.root, '.githooks/pre-commit'), 0o755);
+    repo.git('add', '.githooks');
+    repo.git('commit', '--quiet', '-m', 'tracked hooks');
+    repo.git('config', 'core.hooksPath', '.githooks');
+    const agent = `${repo.root}-agent`;
+    const late = `${repo.root}-late`;
+    try {
+      repo.git('worktree', 'add', '--quiet', agent, '-b', 'agent');
+      assert.equal(cli('install-hooks', '--git').status, 0);
+      const installed = doctor('--git');
+      assert.equal(installed.status, 0, JSON.stringify(installed.report, null, 2));
+      const worktreeChecks = (report: Report) => report.results.find((result) => result.target === 'git')?.checks.filter((check) => check.name === 'worktree') ?? [];
+      assert.deepEqual(worktreeChecks(installed.report).map((check) => check.ok), [true]);
+      assert.ok(worktreeChecks(installed.report)[0]?.detail.includes(`commit guard in ${join(agent, '.githooks/pre-commit')}`));
+
+      // A worktree added after the install runs its own copy, without the guard.
+      repo.git('worktree', 'add', '--quiet', late, '-b', 'late');
+      const unguarded = doctor('--git');
+      assert.equal(unguarded.status, 1);
+      assert.equal(statusOf(unguarded.report).git, 'broken');
+      const failed = worktreeChecks(unguarded.report).filter((check) => !check.ok);
+      assert.equal(failed.length, 1, JSON.stringify(failed));
+      assert.ok(failed[0]?.detail.includes(`the worktree ${late} runs its own pre-commit hook, ${join(late, '.githooks/pre-commit')}, which has no Wave Scope commit guard`), failed[0]?.detail);
+      assert.match(failed[0]?.detail ?? '', /a worktree added since install-hooks last ran is not guarded until it runs again\)\. Run "wave-scope install-hooks --git" to guard it\./);
+      const text = cli('doctor', '--git');
+      assert.equal(text.status, 1);
+      assert.ok(text.stdout.includes(`FAILED: the worktree ${late} runs its own pre-commit hook`), text.stdout);
+
+      assert.equal(cli('install-hooks', '--git').status, 0);
+      const again = doctor('--git');
+      assert.equal(again.status, 0, JSON.stringify(again.report, null, 2));
+      assert.deepEqual(worktreeChecks(again.report).map((check) => [check.worktree, check.ok]), [[agent, true], [late, true]]);
+    } finally {
+      for (const path of [agent, late]) rmSync(path, { recursive: true, force: true });
+    }
   });
 
   it('prints its usage and refuses a directory outside git', () => {

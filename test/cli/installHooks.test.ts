@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { renderLauncher } from '../../src/planner/enforce/launcherConfig';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
+import { makeOld, plantLeftover } from '../support/leftoverFiles';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
@@ -180,26 +181,225 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8'), 'npx lint-staged\n');
   });
 
-  it('warns that linked worktrees run their own copy of a hooks directory inside the work tree (a relative core.hooksPath)', () => {
-    repo.write({ '.githooks/pre-commit': '#!/bin/sh\nexit 0\n' });
-    chmodSync(join(repo.root, '.githooks/pre-commit'), 0o755);
-    repo.git('add', '.githooks');
-    repo.git('commit', '--quiet', '-m', 'tracked hooks');
-    repo.git('config', 'core.hooksPath', '.githooks');
-    const worktree = `${repo.root}-agent`;
-    repo.git('worktree', 'add', '--quiet', worktree, '-b', 'agent');
-    try {
+  describe('linked worktrees that run their own copy of the hooks (a relative core.hooksPath)', () => {
+    const AUTHOR = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const worktrees: string[] = [];
+    /** git in `cwd` as a person (or an agent) runs it there; throws with git's stderr when it fails. */
+    const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: cleanEnv(AUTHOR), stdio: ['ignore', 'pipe', 'pipe'] });
+    /** A linked worktree beside the repository, on a new branch (or `from`, when given). */
+    const addWorktree = (name: string, from?: string) => {
+      const path = `${repo.root}-${name}`;
+      worktrees.push(path);
+      if (from === undefined) repo.git('worktree', 'add', '--quiet', path, '-b', name);
+      else repo.git('worktree', 'add', '--quiet', path, from);
+      return path;
+    };
+    /** Stages `lib/b.ts` (outside the test manifest's `src/`) in `worktree` and commits it: the commit's result. */
+    const commitOutsideScopeIn = (worktree: string) => {
+      writeFileSync(join(worktree, 'lib/b.ts'), `changed in ${worktree}\n`);
+      gitIn(worktree, 'add', 'lib/b.ts');
+      const run = spawnSync('git', ['commit', '--quiet', '-m', 'out of scope'], { cwd: worktree, encoding: 'utf8', env: cleanEnv(AUTHOR) });
+      return { status: run.status, stderr: run.stderr };
+    };
+    /** Each file's bytes and mode, to compare after uninstall. */
+    const snapshot = (paths: string[]) => paths.map((path) => [path, readFileSync(path, 'base64'), statSync(path).mode & 0o7777]);
+    const GITHOOKS = '#!/bin/sh\n# the team\'s checks\ntouch "$(git rev-parse --show-toplevel)/.team-hook-ran"\n';
+
+    /** A tracked .githooks/pre-commit that git runs through core.hooksPath=.githooks. */
+    const trackedGithooks = () => {
+      repo.write({ '.githooks/pre-commit': GITHOOKS });
+      chmodSync(join(repo.root, '.githooks/pre-commit'), 0o755);
+      repo.git('add', '.githooks');
+      repo.git('commit', '--quiet', '-m', 'tracked hooks');
+      repo.git('config', 'core.hooksPath', '.githooks');
+    };
+
+    afterEach(() => {
+      for (const path of worktrees.splice(0)) {
+        spawnSync('git', ['worktree', 'unlock', path], { cwd: repo.root });
+        rmSync(path, { recursive: true, force: true });
+      }
+    });
+
+    it('guards every linked worktree\'s own .githooks/pre-commit: its out-of-scope commit is refused by the coordinator\'s wave, and uninstall gives each file back byte for byte with its mode', () => {
+      trackedGithooks();
+      const agent = addWorktree('agent');
+      const second = addWorktree('second');
+      // A mode of its own in one worktree, so that keeping it is seen.
+      chmodSync(join(second, '.githooks/pre-commit'), 0o750);
+      const files = [join(repo.root, '.githooks/pre-commit'), join(agent, '.githooks/pre-commit'), join(second, '.githooks/pre-commit')];
+      const before = snapshot(files);
+
       const run = install('--git');
       assert.equal(run.status, 0, run.stderr);
-      assert.match(run.stderr, new RegExp(`WARNING: .*${worktree}/\\.githooks.*not guarded`));
-      // What the warning is about: a commit in the linked worktree runs its own .githooks/pre-commit.
+      for (const file of files) {
+        assert.ok(run.stdout.includes(`wrote ${file}`), run.stdout);
+        assert.match(readFileSync(file, 'utf8'), /^#!\/bin\/sh\n# >>> wave-scope commit guard >>>[\s\S]*commit-guard \|\| exit 1\n# <<< wave-scope commit guard <<<\n# the team's checks\n/);
+      }
+      assert.equal(statSync(files[2] as string).mode & 0o7777, 0o750, 'the mode is kept');
+      // What a person must know: the tracked file is modified in each checkout, and what `git add -A` does with it.
+      assert.ok(run.stderr.includes(`${join(agent, '.githooks/pre-commit')} is tracked by git, so in ${agent} the commit guard shows as an uncommitted change to it`), run.stderr);
+      assert.match(run.stderr, /"git add -A" or "git commit -a" there stages it/);
+      assert.equal(gitIn(agent, 'status', '--porcelain'), ' M .githooks/pre-commit\n');
+
+      // The guard in a linked worktree judges by the coordinator's wave (its manifest lives in the main checkout);
+      // a manifest in the worktree itself, which its agent could write, is not read.
       writeManifest(repo, { allowedPaths: ['src/'] });
-      writeFileSync(join(worktree, 'lib/b.ts'), 'changed\n');
-      execFileSync('git', ['commit', '--quiet', '-am', 'unguarded'], { cwd: worktree, env: cleanEnv({ GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' }) });
-    } finally {
-      repo.git('worktree', 'remove', '--force', worktree);
-    }
-    assert.doesNotMatch(install('--git').stderr, /not guarded/, 'no linked worktree, nothing to warn about');
+      mkdirSync(join(agent, '.claude'), { recursive: true });
+      writeFileSync(join(agent, '.claude/wave-scope.json'), JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'off', allowedPaths: ['lib/'], blockedCommands: [] }));
+      const refused = commitOutsideScopeIn(agent);
+      assert.equal(refused.status, 1, 'the commit in the linked worktree is refused');
+      assert.ok(refused.stderr.includes(`wave 1's scope (${join(repo.root, '.claude/wave-scope.json')})`), refused.stderr);
+      assert.match(refused.stderr, /lib\/b\.ts \(M\): not in allowedPaths/);
+      assert.equal(existsSync(join(agent, '.team-hook-ran')), false, 'the guard ran first');
+      gitIn(agent, 'reset', '--quiet', 'lib/b.ts');
+      gitIn(agent, 'checkout', '--quiet', '--', 'lib/b.ts');
+      rmSync(join(agent, '.claude'), { recursive: true });
+      // The guarded hook file staged by "git add -A" is refused too (unless the scope covers it), never committed.
+      gitIn(agent, 'add', '-A');
+      const everything = spawnSync('git', ['commit', '--quiet', '-m', 'everything'], { cwd: agent, encoding: 'utf8', env: cleanEnv(AUTHOR) });
+      assert.equal(everything.status, 1);
+      assert.match(everything.stderr, /\.githooks\/pre-commit \(M\): not in allowedPaths/);
+      gitIn(agent, 'reset', '--quiet');
+      // Inside the scope: the guard lets it through and the team's hook still runs.
+      writeFileSync(join(second, 'src/a.ts'), 'in scope\n');
+      gitIn(second, 'add', 'src/a.ts');
+      gitIn(second, 'commit', '--quiet', '-m', 'in scope');
+      assert.equal(existsSync(join(second, '.team-hook-ran')), true, 'the team\'s hook ran after the guard');
+      rmSync(join(second, '.team-hook-ran'));
+
+      assert.match(install('--git').stdout, /^unchanged /, 'a second install changes nothing');
+      const removed = install('--git', '--uninstall');
+      assert.equal(removed.status, 0, removed.stderr);
+      assert.deepEqual(snapshot(files), before, 'every checkout\'s hook file byte for byte, with its mode');
+      assert.equal(gitIn(agent, 'status', '--porcelain'), '');
+      assert.equal(commitOutsideScopeIn(agent).status, 0, 'unguarded again');
+    });
+
+    it('husky: the linked worktree\'s .husky/pre-commit is guarded too, husky\'s generated _ directory untouched; a checkout husky has not set up is named', () => {
+      const HUSKY_RUNNER = '#!/bin/sh\nexec sh "$(dirname "$0")/../pre-commit" "$@"\n';
+      repo.write({ '.husky/pre-commit': 'touch "$(git rev-parse --show-toplevel)/.lint-staged-ran"\n', '.gitignore': '.husky/_/\n' });
+      repo.git('add', '.husky', '.gitignore');
+      repo.git('commit', '--quiet', '-m', 'husky');
+      repo.git('config', 'core.hooksPath', '.husky/_');
+      const agent = addWorktree('agent');
+      const bare = addWorktree('fresh');
+      // husky's prepare script ran in the main checkout and in `agent`, not in `fresh`.
+      for (const checkout of [repo.root, agent]) {
+        mkdirSync(join(checkout, '.husky/_'), { recursive: true });
+        writeFileSync(join(checkout, '.husky/_/pre-commit'), HUSKY_RUNNER);
+        chmodSync(join(checkout, '.husky/_/pre-commit'), 0o755);
+      }
+      const files = [repo.root, agent, bare].map((checkout) => join(checkout, '.husky/pre-commit'));
+      const before = snapshot(files);
+      const run = install('--git');
+      assert.equal(run.status, 0, run.stderr);
+      for (const file of files) assert.ok(readFileSync(file, 'utf8').startsWith('# >>> wave-scope commit guard >>>'), file);
+      assert.equal(readFileSync(join(agent, '.husky/_/pre-commit'), 'utf8'), HUSKY_RUNNER, "husky's generated hook is untouched");
+      assert.ok(run.stderr.includes(`in ${bare} git runs ${join(bare, '.husky/_/pre-commit')}, which is not there`), run.stderr);
+
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      assert.equal(commitOutsideScopeIn(agent).status, 1, 'refused in the linked worktree');
+      assert.equal(existsSync(join(agent, '.lint-staged-ran')), false);
+      gitIn(agent, 'reset', '--quiet', 'lib/b.ts');
+      gitIn(agent, 'checkout', '--quiet', '--', 'lib/b.ts');
+
+      assert.equal(install('--git', '--uninstall').status, 0);
+      assert.deepEqual(snapshot(files), before);
+    });
+
+    it('leaves alone a worktree that is locked, gone, or has no hook file, and says so; the plan names every checkout', () => {
+      trackedGithooks();
+      const agent = addWorktree('agent');
+      const locked = addWorktree('locked');
+      repo.git('worktree', 'lock', '--reason', 'on a disk that comes and goes', locked);
+      const gone = addWorktree('gone');
+      rmSync(gone, { recursive: true, force: true });
+      // A branch from before the hooks were tracked: its checkout has no .githooks/pre-commit.
+      const old = addWorktree('old', repo.git('rev-list', '--max-parents=0', 'HEAD').trim());
+      const lockedBefore = snapshot([join(locked, '.githooks/pre-commit')]);
+
+      const plan = install('--git', '--plan');
+      assert.equal(plan.status, 0, plan.stderr);
+      const parsed = JSON.parse(plan.stdout) as { worktrees: Array<{ worktree: string; status: string; current: boolean; tracked?: boolean }>; changes: Array<{ path: string }>; notes: string[] };
+      assert.deepEqual(
+        parsed.worktrees.map((worktree) => [worktree.worktree, worktree.status, worktree.current]),
+        [
+          [repo.root, 'planned', true],
+          [agent, 'planned', false],
+          [gone, 'prunable', false],
+          [locked, 'locked', false],
+          [old, 'no-hook-file', false],
+        ],
+      );
+      assert.deepEqual(parsed.changes.map((change) => change.path).filter((path) => path.endsWith('pre-commit')), [join(repo.root, '.githooks/pre-commit'), join(agent, '.githooks/pre-commit')]);
+      assert.equal(parsed.notes.length, 5, parsed.notes.join('\n'));
+
+      const run = install('--git');
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok(run.stderr.includes(`${locked} is locked ("git worktree lock": on a disk that comes and goes), so install-hooks left it alone: commits made there are not guarded.`), run.stderr);
+      assert.ok(run.stderr.includes(`"git worktree unlock ${locked}"`), run.stderr);
+      assert.ok(run.stderr.includes(`${gone} is not there (gitdir file points to non-existent location)`), run.stderr);
+      assert.ok(run.stderr.includes(`${old} runs its own pre-commit hook, ${join(old, '.githooks/pre-commit')}, which is not there`), run.stderr);
+      assert.deepEqual(snapshot([join(locked, '.githooks/pre-commit')]), lockedBefore, 'the locked worktree is untouched');
+      assert.equal(existsSync(join(old, '.githooks')), false, 'nothing added to a checkout without the hook file');
+      assert.equal(existsSync(gone), false);
+      assert.match(readFileSync(join(agent, '.githooks/pre-commit'), 'utf8'), /commit-guard/);
+
+      const removal = install('--git', '--uninstall');
+      assert.equal(removal.status, 0, removal.stderr);
+      assert.ok(removal.stderr.includes(`${locked} is locked`) && removal.stderr.includes('may still hold the commit guard'), removal.stderr);
+      assert.equal(readFileSync(join(agent, '.githooks/pre-commit'), 'utf8'), GITHOOKS);
+    });
+
+    it('the plan a person confirmed covers the worktrees\' hook files, each checked again before it is written', () => {
+      trackedGithooks();
+      const agent = addWorktree('agent');
+      const agentHook = join(agent, '.githooks/pre-commit');
+      const confirm = (plan: string, ...args: string[]) => runBuiltCli(['install-hooks', ...args, '--confirmed-plan', '-'], { cwd: repo.root, env: cleanEnv(), input: plan });
+      const plan = install('--git', '--plan');
+      const change = (JSON.parse(plan.stdout) as { changes: Array<{ path: string; action: string; before: string; after: string; found: { kind: string } }> }).changes.find((item) => item.path === agentHook);
+      assert.equal(change?.action, 'modify');
+      assert.equal(change?.before, GITHOOKS);
+      assert.match(change?.after ?? '', /commit-guard/);
+      assert.equal(change?.found.kind, 'file');
+      // Edited in the worktree after the plan was confirmed: nothing is written anywhere.
+      writeFileSync(agentHook, `${GITHOOKS}echo an edit in the worktree\n`);
+      const refused = confirm(plan.stdout, '--git');
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.ok(refused.stderr.includes(`${agentHook} changed after`), refused.stderr);
+      assert.equal(readFileSync(join(repo.root, '.githooks/pre-commit'), 'utf8'), GITHOOKS, 'the main checkout untouched too');
+      assert.equal(readFileSync(agentHook, 'utf8'), `${GITHOOKS}echo an edit in the worktree\n`);
+      const again = install('--git', '--plan');
+      assert.equal(confirm(again.stdout, '--git').status, 0);
+      assert.match(readFileSync(agentHook, 'utf8'), /commit-guard[\s\S]*echo an edit in the worktree\n$/);
+    });
+
+    it('a worktree\'s hook file refusal (its block edited) stops the whole run, writing nothing', () => {
+      trackedGithooks();
+      const agent = addWorktree('agent');
+      assert.equal(install('--git').status, 0);
+      const agentHook = join(agent, '.githooks/pre-commit');
+      const edited = readFileSync(agentHook, 'utf8').replace(' || exit 1\n', ' || exit 1\necho mine\n');
+      writeFileSync(agentHook, edited);
+      const main = readFileSync(join(repo.root, '.githooks/pre-commit'), 'utf8');
+      const run = install('--git', '--uninstall');
+      assert.equal(run.status, 1);
+      assert.ok(run.stderr.includes(`${agentHook} holds Wave Scope's commit guard block`), run.stderr);
+      assert.equal(readFileSync(join(repo.root, '.githooks/pre-commit'), 'utf8'), main);
+      assert.equal(readFileSync(agentHook, 'utf8'), edited);
+    });
+
+    it('with hooks in the shared .git/hooks, the worktrees run that one hook: nothing per worktree', () => {
+      const agent = addWorktree('agent');
+      const run = install('--git', '--plan');
+      const parsed = JSON.parse(run.stdout) as { worktrees: Array<{ worktree: string; status: string }>; notes: string[] };
+      assert.deepEqual(parsed.worktrees.map((worktree) => [worktree.worktree, worktree.status]), [[repo.root, 'planned'], [agent, 'shared']]);
+      assert.deepEqual(parsed.notes, []);
+      assert.equal(install('--git').status, 0);
+      writeManifest(repo, { allowedPaths: ['src/'] });
+      assert.equal(commitOutsideScopeIn(agent).status, 1, 'the shared hook guards the worktree');
+    });
   });
 
   it('prints its usage with --help, and refuses an unknown option or a directory outside git', () => {
@@ -493,6 +693,34 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       const asked = installAt('--git', '--global-hooks');
       assert.equal(asked.status, 0, asked.stderr);
       assert.match(readFileSync(join(home, 'global-hooks/pre-commit'), 'utf8'), /commit-guard/);
+    });
+  });
+
+  describe('temporary files a killed install-hooks left beside the pre-commit hook', () => {
+    it('the next install or uninstall removes one holding, whole, what install-hooks writes, once its process is gone or it is old; every other is kept', () => {
+      assert.equal(install('--git').status, 0);
+      const hooks = join(repo.root, '.git/hooks');
+      const ours = readFileSync(join(hooks, 'pre-commit'), 'utf8');
+      const ended = spawnSync(process.execPath, ['-e', '']).pid;
+      assert.ok(ended !== undefined);
+      const minutes = (count: number) => count * 60 * 1000;
+      const killed = plantLeftover(hooks, 'pre-commit', ended, 0, ours);
+      const stale = plantLeftover(hooks, 'pre-commit', process.pid, minutes(10), ours);
+      // Kept: one a live process made a moment ago (an install under way), one holding a user's text, one of another file.
+      const underWay = plantLeftover(hooks, 'pre-commit', process.pid, 0, ours);
+      const usersText = plantLeftover(hooks, 'pre-commit', ended, minutes(10), `${ours}npm test\n`);
+      const savedCopy = plantLeftover(hooks, 'pre-commit.wave-scope-chained', ended, minutes(10), ours);
+      const dry = install('--git', '--dry-run');
+      assert.equal(dry.status, 0, dry.stderr);
+      assert.ok(dry.stdout.includes(`would remove ${killed} (a temporary file of the commit guard's hook that a killed install-hooks left)`), dry.stdout);
+      assert.ok(existsSync(killed), 'a dry run removes nothing');
+      const run = install('--git');
+      assert.equal(run.status, 0, run.stderr);
+      assert.ok(run.stdout.includes(`removed ${stale} (a temporary file`), run.stdout);
+      assert.deepEqual([killed, stale, underWay, usersText, savedCopy].map((path) => existsSync(path)), [false, false, true, true, true]);
+      makeOld(underWay, minutes(10));
+      assert.equal(install('--git', '--uninstall').status, 0);
+      assert.deepEqual([underWay, usersText, savedCopy].map((path) => existsSync(path)), [false, true, true]);
     });
   });
 
@@ -815,6 +1043,7 @@ fs.renameSync = function (from, to) { const result = rename.apply(this, argument
             assertCommitRunsUserHook('after the kill');
             const finished = install();
             assert.equal(finished.status, 0, finished.stderr);
+            assert.deepEqual(readdirSync(join(repo.root, '.git/hooks')).filter((name) => /^pre-commit\..*\.tmp$/.test(name)), [], "the killed install's temporary wrapper is removed");
             assert.match(readFileSync(hookPath(), 'utf8'), /# wave-scope: runs the commit guard, then the chained hook/);
             assertUserHookAt(savedPath(), 'the saved hook');
             assertCommitRunsUserHook('after the install was finished');
@@ -832,6 +1061,7 @@ fs.renameSync = function (from, to) { const result = rename.apply(this, argument
             assertUserHookAt(hookPath(), 'after uninstall');
             assert.equal(existsSync(savedPath()), false);
             assert.deepEqual(readdirSync(join(repo.root, '.git/hooks')).filter((name) => name.startsWith(SAVED)), [], 'no saved copy, nor a temporary file of one');
+            assert.deepEqual(readdirSync(join(repo.root, '.git/hooks')).filter((name) => /^pre-commit\..*\.tmp$/.test(name)), [], "nor the killed install's temporary wrapper");
           });
         }
       }

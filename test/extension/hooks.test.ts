@@ -103,4 +103,47 @@ describe('Install, Uninstall and Verify Hooks in a real extension host', functio
     assert.match(removed.message ?? '', /^nothing was removed: .*pre-commit holds Wave Scope's commit guard block .* changed since .* run the same install-hooks command again\.$/);
     assert.equal(readFileSync(preCommit(), 'utf8'), edited, 'the edited hook is kept as it was');
   });
+
+  it('with a relative core.hooksPath, previews and installs the guard in each linked worktree\'s own hook file, and Verify names a worktree added since', async () => {
+    const folderUri = folder.uri.toString();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root(), encoding: 'utf8' });
+    const agent = `${root()}-hooks-agent`;
+    const late = `${root()}-hooks-late`;
+    const TEAM_HOOK = '#!/bin/sh\necho "the team\'s checks"\n';
+    git('config', 'core.hooksPath', '.githooks');
+    try {
+      git('worktree', 'add', '--quiet', '--detach', agent);
+      const agentHook = join(agent, '.githooks', 'pre-commit');
+      mkdirSync(join(agent, '.githooks'), { recursive: true });
+      writeFileSync(agentHook, TEAM_HOOK, { mode: 0o755 });
+      const installed = (await vscode.commands.executeCommand('waveScope.installHooks', { folderUri, targets: ['git'], confirm: true })) as HookCommandResult;
+      assert.ok(installed?.done, installed?.message);
+      // The same plan JSON the CLI prints: the worktree's hook file is one of its changes, and it is previewed.
+      assert.ok(installed.plan?.changes.some((change) => change.path === agentHook && change.action === 'modify'), JSON.stringify(installed.plan?.changes.map((change) => change.path)));
+      assert.deepEqual(installed.plan?.worktrees.map((worktree) => worktree.status), ['planned', 'planned']);
+      const previews = vscode.workspace.textDocuments.filter((document) => document.uri.scheme === PREVIEW_SCHEME && document.uri.path === agentHook);
+      assert.ok(previews.some((document) => document.getText() === TEAM_HOOK), 'the worktree\'s hook is previewed before');
+      assert.match(readFileSync(agentHook, 'utf8'), /commit-guard \|\| exit 1\n# <<< wave-scope commit guard <<<\necho "the team's checks"\n$/);
+      assert.equal(installed.doctor?.results.find((item) => item.target === 'git')?.status, 'working', installed.message);
+
+      git('worktree', 'add', '--quiet', '--detach', late);
+      mkdirSync(join(late, '.githooks'), { recursive: true });
+      writeFileSync(join(late, '.githooks', 'pre-commit'), TEAM_HOOK, { mode: 0o755 });
+      const verified = (await vscode.commands.executeCommand('waveScope.verifyHooks', { folderUri, targets: ['git'] })) as DoctorReport;
+      const gitResult = verified.results.find((item) => item.target === 'git');
+      assert.equal(gitResult?.status, 'broken');
+      assert.ok(gitResult?.checks.some((check) => !check.ok && check.detail.includes(`the worktree ${late} runs its own pre-commit hook`)), JSON.stringify(gitResult?.checks));
+
+      const removed = (await vscode.commands.executeCommand('waveScope.uninstallHooks', { folderUri, targets: ['git'], confirm: true, preview: false })) as HookCommandResult;
+      assert.ok(removed?.done, removed?.message);
+      assert.equal(readFileSync(agentHook, 'utf8'), TEAM_HOOK, 'the worktree\'s hook is given back byte for byte');
+    } finally {
+      git('config', '--unset', 'core.hooksPath');
+      rmSync(join(root(), '.githooks'), { recursive: true, force: true });
+      for (const path of [agent, late]) {
+        rmSync(path, { recursive: true, force: true });
+      }
+      git('worktree', 'prune');
+    }
+  });
 });

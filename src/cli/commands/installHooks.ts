@@ -1,13 +1,14 @@
 // `wave-scope install-hooks`: merges the write gate into each agent CLI's project hook file, the
-// SessionStart hook beside it, and the commit guard into git's pre-commit hook, through one launcher
-// under the state directory (docs/hooks.md explains the launcher). The whole plan is made before the
+// SessionStart hook beside it, and the commit guard into git's pre-commit hook (every checkout's own, where
+// linked worktrees each run a copy of their own), through one launcher under the state directory
+// (docs/hooks.md explains the launcher). The whole plan is made before the
 // first write (src/node/hookInstall.ts), so a file that cannot be edited without loss leaves everything
 // untouched; `--dry-run --json` prints that plan, every file's text before and after, for a preview.
 // `--confirmed-plan` takes that plan back once a person has confirmed it: the run plans again and goes on
 // only when every file still holds what the confirmed plan read and the plan is the same. Each write,
 // removal and rename checks its file again right before it (applyHookInstall).
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { HOOK_TARGET_FLAGS, parseCommandLine } from '../commandLine';
@@ -15,8 +16,8 @@ import { installHooksMessages as say } from '../messages';
 import { AGENT_CLIS, GIT_BLOCK_BEGIN, GIT_BLOCK_END } from '../../planner/enforce/hookInstaller';
 import type { AgentCli } from '../../planner/enforce/hookInstaller';
 import { canonicalDirectory, nodeLocateFileSystem } from '../../node/hookFileSystem';
-import { applyHookInstall, compareWithConfirmed, detectAgentClis, otherWorktreesHooks, parseConfirmedPlan, planHookInstall } from '../../node/hookInstall';
-import type { InstallPlan, PlannedChange, PlanProblem } from '../../node/hookInstall';
+import { applyHookInstall, compareWithConfirmed, detectAgentClis, parseConfirmedPlan, planHookInstall } from '../../node/hookInstall';
+import type { InstallPlan, PlannedChange, PlanProblem, WorktreeHook } from '../../node/hookInstall';
 import { locateRepository } from '../../planner/enforce/repoLocation';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { resolveStateDir } from '../../planner/plan/stateDir';
@@ -76,9 +77,38 @@ function problemLine(problem: PlanProblem, mode: InstallPlan['mode']): string {
 function changeLine(change: PlannedChange, done: boolean): string {
   if (change.action === 'rename') return done ? say.renamed(change.path, change.renameTo ?? '') : say.wouldRename(change.path, change.renameTo ?? '');
   if (change.action === 'link') return done ? say.saved(change.path, change.linkTo ?? '') : say.wouldSave(change.path, change.linkTo ?? '');
+  if (change.action === 'delete' && change.leftover === true) return done ? say.removedLeftover(change.path) : say.wouldRemoveLeftover(change.path);
   if (change.action === 'delete') return done ? say.removed(change.path) : say.wouldRemove(change.path);
   if (change.action === 'create') return done ? say.created(change.path) : say.wouldCreate(change.path);
   return done ? say.wrote(change.path) : say.wouldWrite(change.path);
+}
+
+/**
+ * What a person should know about the checkouts whose pre-commit hook this run leaves alone, about a hook file
+ * git tracks that an install changes (the guard in it is an uncommitted change an agent's `git add -A` stages),
+ * and about a checkout where husky has not generated the hook git runs (so the guard there does not run yet).
+ */
+function worktreeNotes(worktree: WorktreeHook, plan: InstallPlan): string[] {
+  switch (worktree.status) {
+    case 'planned': {
+      const hookFile = worktree.hookFile;
+      if (plan.mode !== 'install' || hookFile === undefined) return [];
+      const notes: string[] = [];
+      if (worktree.tracked === true && plan.changes.some((change) => change.path === hookFile && change.leftover !== true)) {
+        notes.push(say.trackedHookFile(hookFile, worktree.worktree, relative(worktree.worktree, hookFile)));
+      }
+      if (worktree.runnerMissing !== undefined) notes.push(say.hookRunnerMissing(worktree.worktree, worktree.runnerMissing, hookFile));
+      return notes;
+    }
+    case 'locked':
+      return [say.worktreeLocked(worktree.worktree, worktree.reason ?? '', plan.mode)];
+    case 'prunable':
+      return plan.mode === 'install' ? [say.worktreeGone(worktree.worktree, worktree.reason ?? '')] : [];
+    case 'no-hook-file':
+      return [say.worktreeWithoutHookFile(worktree.worktree, worktree.hookFile ?? '')];
+    case 'shared':
+      return [];
+  }
 }
 
 function describePlan(io: CliIo, plan: InstallPlan, done: boolean): void {
@@ -145,10 +175,6 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
       else recorded.push(cli);
     }
   }
-  if (git && flags.uninstall !== true) {
-    const unreached = otherWorktreesHooks(location.writeRoot, location.commonDir);
-    if (unreached.length > 0) notes.push(say.hooksPerWorktree(unreached));
-  }
   const template = launcherTemplate();
   const plan = planHookInstall({
     root,
@@ -165,13 +191,14 @@ export async function runInstallHooks(args: string[], io: CliIo): Promise<number
     notes,
   });
 
+  const warnings = [...plan.notes, ...plan.worktrees.flatMap((worktree) => worktreeNotes(worktree, plan))];
   if (json) {
     // Each problem also says, in the words the plain output uses, what stopped the run and how to go on.
     const problems = plan.problems.map((problem) => ({ ...problem, message: problemLine(problem, plan.mode) }));
-    printLine(io, JSON.stringify({ ...plan, problems }, null, 2));
+    printLine(io, JSON.stringify({ ...plan, problems, notes: warnings }, null, 2));
     return plan.problems.length > 0 ? 1 : 0;
   }
-  for (const note of plan.notes) reportWarning(io, note);
+  for (const note of warnings) reportWarning(io, note);
   if (plan.problems.length > 0) {
     for (const problem of plan.problems) reportError(io, problemLine(problem, plan.mode));
     reportNote(io, say.nothingWritten);

@@ -135,7 +135,10 @@ async function chooseTargets(options: HookCommandOptions, detected: readonly Hoo
 async function previewAndConfirm(preview: HookPreview, options: HookCommandOptions, plan: InstallPlan, verb: string, targets: readonly HookTarget[]): Promise<boolean> {
   if (options.preview !== false) await preview.show(`Wave Scope: ${verb} Hooks (preview)`, plan.changes);
   if (options.confirm === true) return true;
-  const detail = plan.changes.map((change) => `${change.action} ${vscode.workspace.asRelativePath(change.path)}`).join('\n');
+  // The CLI's notes say what the person should know before confirming: a tracked hook file that each linked
+  // worktree will show as modified, a worktree left alone (locked, gone, without the hook file).
+  const changes = plan.changes.map((change) => `${change.action} ${vscode.workspace.asRelativePath(change.path)}`).join('\n');
+  const detail = plan.notes.length > 0 ? `${changes}\n\n${plan.notes.join('\n\n')}` : changes;
   const answer = await vscode.window.showInformationMessage(
     `${verb} Wave Scope hooks for ${labelOf(targets)}? ${plan.changes.length} file${plan.changes.length === 1 ? '' : 's'} change (see the preview).`,
     { modal: true, detail },

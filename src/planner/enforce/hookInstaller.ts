@@ -635,6 +635,19 @@ function createdText(command: string): string {
   return `#!/bin/sh\n${block(command, true)}\n`;
 }
 
+/**
+ * Whether a hook file's bytes are, whole, a text install-hooks writes on its own, for any launcher path: our
+ * wrapper (this version's or an earlier one's), or a hook it created. Nothing of a user's is in such a file,
+ * so a copy of it left over (a temporary file of a killed install) holds nothing that would be lost.
+ */
+export function isWrittenWholeByInstall(bytes: Uint8Array): boolean {
+  const text = editableText(bytes);
+  if (text === undefined) return false;
+  if (isOurWrapper(text)) return true;
+  const found = findBlock(text);
+  return found.kind === 'ours' && found.created && text === createdText(found.command);
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }

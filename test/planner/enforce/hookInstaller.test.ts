@@ -5,6 +5,7 @@ import {
   HOOK_REGISTRATIONS,
   HookConfigError,
   isOurCommand,
+  isWrittenWholeByInstall,
   ourHookOf,
   planPreCommitInstall,
   planPreCommitRemoval,
@@ -377,6 +378,31 @@ describe('hook installer: git pre-commit', () => {
     assert.deepEqual(steps(planPreCommitRemoval(PATH, file('#!/bin/sh\nexit 0\n'), absent)), []);
     assert.deepEqual(steps(planPreCommitRemoval(PATH, absent, absent)), []);
     assert.deepEqual(steps(planPreCommitRemoval(PATH, { kind: 'link' }, absent)), []);
+  });
+
+  it('tells a text install-hooks writes whole on its own (a leftover of it holds nothing of a user\'s) from any other', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const created = written(planPreCommitInstall(PATH, absent, absent, guard));
+    const wrapper = written(planPreCommitInstall(PATH, { kind: 'link' }, absent, guard));
+    const otherLauncher = "node '/moved/.cursor/wave-scope-hook.cjs' commit-guard";
+    const shellHook = '#!/bin/sh\nnpm test\n';
+    const ours: Array<[string, string]> = [
+      ['the hook install-hooks creates', created],
+      ['the wrapper', wrapper],
+      ['the wrapper, for another launcher path', written(planPreCommitInstall(PATH, { kind: 'link' }, absent, otherLauncher))],
+      ["an earlier version's wrapper", wrapper.replace(/\[ -x [^\n]*\n/, '')],
+    ];
+    const theirs: Array<[string, string]> = [
+      ["a user's shell hook with our block in it", written(planPreCommitInstall(PATH, file(shellHook), absent, guard))],
+      ["a user's shell hook", shellHook],
+      ['the created hook with a line added', `${created}echo mine\n`],
+      ['the wrapper with a line changed', wrapper.replace('exit 0', 'exit 1')],
+      ['the wrapper cut short', wrapper.slice(0, wrapper.length - 10)],
+      ['nothing', ''],
+    ];
+    for (const [name, text] of ours) assert.equal(isWrittenWholeByInstall(bytes(text)), true, name);
+    for (const [name, text] of theirs) assert.equal(isWrittenWholeByInstall(bytes(text)), false, name);
+    assert.equal(isWrittenWholeByInstall(new Uint8Array([0xff, 0xfe, 0x00])), false, 'not text');
   });
 
   const locations: Array<[string, string]> = [
