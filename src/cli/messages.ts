@@ -746,6 +746,14 @@ function whyOutside(kind: string, contestedBy: string | undefined): string {
   return contestedBy === undefined ? (violationWhy[kind] ?? kind) : `a test sibling that agent "${contestedBy}" of the wave claims too`;
 }
 
+const planChangeWhy: Record<string, string> = {
+  created: 'created',
+  deleted: 'deleted',
+  modified: 'modified (written in place, or touched)',
+  replaced: 'replaced (another file or directory now has this name)',
+  linked: 'linked (a symbolic link, or a second name, now stands here)',
+};
+
 function shortEntries(entries: readonly string[]): string {
   if (entries.length === 0) return '(none: nothing may be changed)';
   const shown = entries.slice(0, 12).join(', ');
@@ -835,6 +843,9 @@ export const backstopMessages = {
     `turn of agent "${agent}" (wave ${wave}) changed ${count} path${count === 1 ? '' : 's'} outside its scope:`,
   violationLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string, contestedBy?: string) =>
     `  ${changeText(change)}  (${whyOutside(kind, contestedBy)})`,
+  turnPlanChanged:
+    "the turn changed the wave's plan, control state no agent may change (or the coordinator changed it while the turn ran); never edit it back by hand:",
+  turnPlanLine: (path: string, kind: string) => `  ${path}: ${planChangeWhy[kind] ?? kind}`,
   commitsOutOfScope: 'commits of the turn that touch paths outside the scope:',
   commitLine: (hash: string, subject: string, paths: readonly string[]) => `  ${hash} ${JSON.stringify(subject)}: ${paths.join(', ')}`,
   commitsTruncated: (max: number) => `(the turn reached more than ${max} commits; only the newest ${max} were checked)`,
@@ -875,6 +886,13 @@ export const backstopMessages = {
   shellFailed: (detail: string) =>
     `Wave Scope could not check what the last command changed (${detail}). Tell the coordinator; "wave-scope run" checks the whole turn.`,
   shellPayload: (detail: string) => `Wave Scope could not read this hook call (${detail}); nothing was checked. Check that the hook is registered for the right agent CLI (docs/hooks.md).`,
+  shellPlanHeader: (hook: 'post-bash' | 'stop') =>
+    `Wave Scope: the wave's plan changed ${hook === 'stop' ? 'during this turn' : 'since your previous check'}. The plan (the manifest and filescopes/) is control state: no agent may change it, whatever its scope says:`,
+  shellPlanLine: (path: string, kind: string) => `- ${path}: ${planChangeWhy[kind] ?? kind}`,
+  shellPlanAdvice: (firstCheck: boolean) =>
+    `What to do: never edit these files back by hand, and write nothing that a change to them allowed. If a command of yours changed them, stop and tell the coordinator exactly what you ran. The coordinator writes the plan, so it may also have changed them between two of your calls${firstCheck ? ' (this is your first check, compared with the coordinator\'s last one: that is the likelier case)' : ''}: then tell the coordinator and do nothing else about it.`,
+  shellPlanUncompared:
+    'Wave Scope could not compare the plan files (the manifest and filescopes/) this time: the snapshot it kept was saved by an earlier version, without them. The work tree was compared as usual; the plan is compared from the next call on.',
   shellOffRepository: (cwd: string) => `wave-scope hook: ${cwd} is not inside a git repository; nothing to check`,
 } satisfies Catalogue;
 

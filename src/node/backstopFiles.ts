@@ -3,11 +3,14 @@
 // `write` per record on a descriptor opened with O_APPEND, so records of hooks running at the same time
 // never interleave).
 import { isAscii } from 'node:buffer';
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, UnsafePathError } from './declarationFs';
 import { openOwnFile } from './hookFileSystem';
+import { planFingerprint, unreadableFingerprint } from '../planner/backstop/planFiles';
+import type { PlanFileRequest, PlanFileStat, PlanFingerprints } from '../planner/backstop/planFiles';
 
 /**
  * Atomically replaces `path` (below `root`) with `text`, creating the directories between them and
@@ -56,4 +59,54 @@ export function appendLine(path: string, line: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+function typeOf(stats: BigIntStats): PlanFileStat['type'] {
+  if (stats.isFile()) return 'file';
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isSymbolicLink()) return 'link';
+  return 'other';
+}
+
+/**
+ * The fingerprints of the plan files `request` names (planFiles.ts), from `lstat` alone: nothing is
+ * opened or read. A path below a directory that is not a real one (a link, a file, nothing) is not
+ * looked at, as the readers refuse a plan reached that way; the directories marked `list` that are real
+ * have every entry fingerprinted too.
+ */
+export function fingerprintPlanFiles(request: PlanFileRequest): PlanFingerprints {
+  const fingerprints = new Map<string, string>();
+  const unusable: string[] = [];
+  const add = (path: string, directory: boolean): BigIntStats | undefined => {
+    try {
+      const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+      if (stats === undefined) return undefined;
+      const type = typeOf(stats);
+      fingerprints.set(path, planFingerprint({ type, dev: stats.dev, ino: stats.ino, nlink: stats.nlink, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs }, directory));
+      return stats;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'failed';
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') fingerprints.set(path, unreadableFingerprint(code));
+      return undefined;
+    }
+  };
+  for (const entry of request.entries) {
+    if (unusable.some((dir) => entry.path.startsWith(`${dir}/`))) continue;
+    const stats = add(entry.path, entry.directory);
+    if (!entry.directory) continue;
+    if (stats === undefined || !stats.isDirectory()) {
+      unusable.push(entry.path);
+      continue;
+    }
+    if (entry.list !== true) continue;
+    let names: string[];
+    try {
+      names = readdirSync(entry.path);
+    } catch (error) {
+      fingerprints.set(`${entry.path}/`, unreadableFingerprint((error as NodeJS.ErrnoException).code ?? 'failed'));
+      continue;
+    }
+    for (const name of names) add(`${entry.path}/${name}`, false);
+  }
+  return fingerprints;
 }

@@ -7,7 +7,7 @@ import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { backstopRepo } from './backstopTurns';
+import { backstopRepo, runTurn, turnRecord } from './backstopTurns';
 
 const leanHook = join(builtCliPath, '..', 'hook.js');
 
@@ -271,5 +271,141 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     } finally {
       rmSync(alone, { recursive: true, force: true });
     }
+  });
+});
+
+describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell changing the plan (built bundles, real git repositories)', () => {
+  let repo: TempGitRepo;
+  const alice = { WAVE_SCOPE_AGENT: 'alice' };
+  const scopeFile = '.claude/filescopes/wave-1/alice.json';
+  const aggregate = '.claude/filescopes/wave-1.scopes.json';
+  const manifest = '.claude/wave-scope.json';
+  beforeEach(() => {
+    repo = backstopRepo(START, { alice: ['src/app.ts'], bob: ['docs/'] });
+    writeManifest(repo, { allowedPaths: ['src/', 'docs/'] });
+  });
+  afterEach(() => repo.remove());
+
+  /** Runs `script` with sh in the repository, as an agent's shell command would. */
+  function shell(script: string): void {
+    const run = spawnSync('sh', ['-c', script], { cwd: repo.root, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+  }
+
+  function headerPath(): string {
+    const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
+    const headers = readdirSync(store).filter((name) => name.endsWith('.snapshot'));
+    assert.equal(headers.length, 1, headers.join(', '));
+    return join(store, headers[0] as string);
+  }
+
+  const rewrites: Array<{ what: string; script: string; line: RegExp }> = [
+    { what: 'its own scope file, in place', script: `printf '["src/", "docs/"]\\n' > ${scopeFile}`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: modified \(written in place, or touched\)/ },
+    { what: 'the aggregate, in place', script: `printf '[{"id":"alice","files":["**"]}]\\n' > ${aggregate}`, line: /\n- \.claude\/filescopes\/wave-1\.scopes\.json: modified/ },
+    { what: 'the manifest, in place', script: `printf '{"version":1,"wave":1,"role":"implementation","enforcement":"off","allowedPaths":["**"],"blockedCommands":[]}\\n' >> ${manifest}`, line: /\n- \.claude\/wave-scope\.json: modified/ },
+    { what: 'its scope file, replaced by a rename (sed -i)', script: `sed -i 's#src/app.ts#src/#' ${scopeFile}`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: replaced \(another file or directory now has this name\)/ },
+    { what: 'another agent\'s scope file, deleted', script: 'rm .claude/filescopes/wave-1/bob.json', line: /\n- \.claude\/filescopes\/wave-1\/bob\.json: deleted/ },
+    { what: 'a new per-agent file', script: `printf '["**"]\\n' > .claude/filescopes/wave-1/mallory.json`, line: /\n- \.claude\/filescopes\/wave-1\/mallory\.json: created/ },
+    { what: 'its scope file, a symbolic link planted in its place', script: `cp ${scopeFile} src/mine.json && ln -sf ../../../src/mine.json ${scopeFile}`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: linked/ },
+    { what: 'its scope file, given a second name', script: `ln ${scopeFile} src/second.json`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: linked/ },
+    { what: 'the declarations\' directory, replaced by a link', script: 'mv .claude/filescopes/wave-1 src/wave-1 && ln -s ../../src/wave-1 .claude/filescopes/wave-1', line: /\n- \.claude\/filescopes\/wave-1: linked/ },
+  ];
+  for (const { what, script, line } of rewrites) {
+    it(`blocks an agent (WAVE_SCOPE_AGENT) whose shell changes ${what}, naming the file and the change`, () => {
+      assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
+      shell(script);
+      const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+      assert.match(reason, /the wave's plan changed since your previous check\. The plan \(the manifest and filescopes\/\) is control state: no agent may change it/);
+      assert.match(reason, line);
+      assert.match(reason, /never edit these files back by hand/);
+      assert.match(reason, /may also have changed them between two of your calls: then tell the coordinator and do nothing else/);
+      assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'reported once');
+    });
+  }
+
+  it('names only the directory when the whole wave\'s declarations are removed', () => {
+    hook(repo, 'post-bash', { agentId: 'agent-7' });
+    shell('rm -r .claude/filescopes/wave-1');
+    const reason = blockReason(hook(repo, 'post-bash', { agentId: 'agent-7' }));
+    assert.match(reason, /\n- \.claude\/filescopes\/wave-1: deleted/);
+    assert.doesNotMatch(reason, /alice\.json/);
+  });
+
+  it('never judges the coordinator, which writes the plan; the agent\'s window after it still starts at its own last call', () => {
+    hook(repo, 'post-bash', {}, { env: alice });
+    hook(repo, 'post-bash');
+    shell(`sed -i 's#src/app.ts#src/#' ${scopeFile} && printf '[{"id":"alice","files":["src/"]},{"id":"bob","files":["docs/"]}]\\n' > ${aggregate}`);
+    const coordinator = hook(repo, 'post-bash');
+    assert.deepEqual([coordinator.status, coordinator.stdout], [0, '']);
+    const stop = hook(repo, 'stop', { event: 'Stop' });
+    assert.deepEqual([stop.status, stop.stdout], [0, '']);
+    assert.match(blockReason(hook(repo, 'post-bash', {}, { env: alice })), /alice\.json: replaced[\s\S]*wave-1\.scopes\.json: modified/, 'the coordinator may have changed it: the agent is told, and told what to do');
+  });
+
+  it('reports a subagent\'s change at SubagentStop, compared with the coordinator\'s last call when the subagent\'s own hooks never fired', () => {
+    hook(repo, 'post-bash');
+    shell(`printf '["**"]\\n' > ${scopeFile}`);
+    const reason = blockReason(hook(repo, 'stop', { event: 'SubagentStop', agentId: 'agent-7' }));
+    assert.match(reason, /the wave's plan changed during this turn/);
+    assert.match(reason, /\n- \.claude\/filescopes\/wave-1\/alice\.json: modified/);
+    assert.match(reason, /this is your first check, compared with the coordinator's last one/);
+    const again = hook(repo, 'stop', { event: 'SubagentStop', agentId: 'agent-7', stopHookActive: true });
+    assert.equal(again.stdout, '', 'reported once');
+  });
+
+  it('adds the plan to a block for out-of-scope files, and blocks under enforcement "warn" too', () => {
+    writeManifest(repo, { allowedPaths: ['src/', 'docs/'], enforcement: 'warn' });
+    hook(repo, 'post-bash', { agentId: 'agent-7' });
+    shell(`printf 'x\\n' > evil.py && printf '["**"]\\n' > ${scopeFile}`);
+    const reason = blockReason(hook(repo, 'post-bash', { agentId: 'agent-7' }));
+    assert.match(reason, /created {2}evil\.py/);
+    assert.match(reason, /alice\.json: modified/);
+  });
+
+  it('takes the plan again at turn start, like the tree', () => {
+    hook(repo, 'post-bash', {}, { env: alice });
+    shell(`printf '["src/"]\\n' > ${scopeFile}`);
+    hook(repo, 'turn-start', { event: 'UserPromptSubmit' }, { env: alice });
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '');
+  });
+
+  it('says so, without blocking, when the saved snapshot is an earlier version\'s (no plan in it), and compares from the next call on', () => {
+    hook(repo, 'post-bash', {}, { env: alice });
+    const path = headerPath();
+    const [magic, json] = readFileSync(path, 'utf8').split('\n');
+    const header = JSON.parse(json as string) as Record<string, unknown>;
+    assert.ok(Array.isArray(header.plan) && header.plan.length > 0, 'the header keeps the plan\'s fingerprints');
+    delete header.plan;
+    writeFileSync(path, `${magic}\n${JSON.stringify(header)}\n`);
+    shell(`printf '["src/"]\\n' > ${scopeFile}`);
+    const run = hook(repo, 'post-bash', {}, { env: alice });
+    const reply = JSON.parse(run.stdout) as { decision?: string; systemMessage?: string };
+    assert.equal(reply.decision, undefined, 'not a block: nothing was found');
+    assert.match(reply.systemMessage ?? '', /could not compare the plan files .* saved by an earlier version/);
+    shell(`printf '["src/", "docs/"]\\n' > ${scopeFile}`);
+    assert.match(blockReason(hook(repo, 'post-bash', {}, { env: alice })), /alice\.json: modified/);
+
+    const again = headerPath();
+    const [magic2, json2] = readFileSync(again, 'utf8').split('\n');
+    const header2 = JSON.parse(json2 as string) as Record<string, unknown>;
+    delete header2.plan;
+    writeFileSync(again, `${magic2}\n${JSON.stringify(header2)}\n`);
+    repo.write({ 'evil.py': 'x\n' });
+    const both = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    assert.match(both, /created {2}evil\.py[\s\S]*could not compare the plan files/, 'a block for the tree says it too');
+  });
+
+  it('fails a `wave-scope run` turn whose command changes the plan', () => {
+    const run = runTurn(repo, `printf 'mine\\n' > src/app.ts && printf '["**"]\\n' > ${scopeFile}`);
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /the turn changed the wave's plan/);
+    assert.match(run.stderr, /\.claude\/filescopes\/wave-1\/alice\.json: modified/);
+    const record = turnRecord(repo);
+    assert.equal(record.verdict, 'out-of-scope');
+    assert.deepEqual(record.planChanges, [{ path: '.claude/filescopes/wave-1/alice.json', kind: 'modified' }]);
+    repo.write({ [scopeFile]: '["src/app.ts"]\n' });
+    const clean = runTurn(repo, `printf 'again\\n' > src/app.ts`);
+    assert.doesNotMatch(clean.stderr, /plan/, 'the coordinator put it back before this turn: nothing to report');
+    assert.equal(clean.status, 0, clean.stderr);
   });
 });

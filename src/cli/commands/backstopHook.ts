@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import type { CliIo } from '../cliIo';
 import { printLine, reportNote } from '../cliIo';
 import { backstopMessages } from '../messages';
-import { appendLine, readSavedText, writeFileBelow } from '../../node/backstopFiles';
+import { appendLine, fingerprintPlanFiles, readSavedText, writeFileBelow } from '../../node/backstopFiles';
 import { nodeSnapshotHost } from '../../node/backstopGit';
 import { readSubagentScope } from '../../node/subagentScope';
 import { nodeWriteGateHost } from '../../node/writeGateHost';
@@ -23,6 +23,7 @@ import {
   shellStorePath,
 } from '../../planner/backstop/shellCheck';
 import type { ObserverPayload, ShellCheckResult, ShellContext, ShellHookName, ShellVerdict } from '../../planner/backstop/shellCheck';
+import { planPathForReport } from '../../planner/backstop/planFiles';
 import { normalizeScopeEntry } from '../../planner/scope/scopeEntry';
 
 const AGENT_CLIS = ['claude', 'codex'];
@@ -31,7 +32,8 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function verdictOf(hook: ShellHookName, result: ShellCheckResult): ShellVerdict {
+/** What the work tree's changes come to, before the plan files are added. */
+function treeVerdictOf(hook: ShellHookName, result: ShellCheckResult): ShellVerdict {
   if (result.baseline === 'damaged') return { decision: 'block', reason: backstopMessages.shellDamaged };
   const judgement = result.judgement;
   if (judgement === undefined || judgement.verdict === 'in-scope' || judgement.verdict === 'not-checked') return { decision: 'allow' };
@@ -44,6 +46,28 @@ function verdictOf(hook: ShellHookName, result: ShellCheckResult): ShellVerdict 
   if (judgement.verdict === 'warn') return { decision: 'warn', message: [backstopMessages.shellWarnHeader, ...lines, allowed].join('\n') };
   const header = backstopMessages.shellHeader(hook === 'stop' ? 'stop' : 'post-bash');
   return { decision: 'block', reason: [header, ...lines, allowed, backstopMessages.shellAdvice].join('\n') };
+}
+
+/**
+ * The reply: the work tree's verdict, and for a dispatched caller the plan files. A changed plan file
+ * blocks whatever the enforcement level (control state, as for the write gate); a plan that could not
+ * be compared (a snapshot saved by an earlier version) is said, never passed over in silence.
+ */
+function verdictOf(hook: ShellHookName, result: ShellCheckResult, writeRoot: string): ShellVerdict {
+  const tree = treeVerdictOf(hook, result);
+  const treeText = tree.decision === 'block' ? tree.reason : tree.decision === 'warn' ? tree.message : undefined;
+  const join = (...parts: Array<string | undefined>) => parts.filter((part): part is string => part !== undefined).join('\n\n');
+  const { plan } = result;
+  if (plan.state === 'uncompared') {
+    return tree.decision === 'block' ? { decision: 'block', reason: join(treeText, backstopMessages.shellPlanUncompared) } : { decision: 'warn', message: join(treeText, backstopMessages.shellPlanUncompared) };
+  }
+  if (plan.state !== 'compared' || plan.changes.length === 0) return tree;
+  const planText = [
+    backstopMessages.shellPlanHeader(hook === 'stop' ? 'stop' : 'post-bash'),
+    ...plan.changes.map((change) => backstopMessages.shellPlanLine(planPathForReport(change.path, writeRoot), change.kind)),
+    backstopMessages.shellPlanAdvice(result.baseline === 'coordinator'),
+  ].join('\n');
+  return { decision: 'block', reason: join(treeText, planText) };
 }
 
 function watchedIgnored(env: NodeJS.ProcessEnv, root: string): string[] {
@@ -101,9 +125,10 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
           write: (name, text) => writeFileBelow(writeRoot, shellStorePath(writeRoot, name), text),
           remove: (name) => rmSync(shellStorePath(writeRoot, name), { force: true }),
         },
+        planFiles: fingerprintPlanFiles,
       },
     );
-    verdict = verdictOf(hook, result);
+    verdict = verdictOf(hook, result, writeRoot);
     recordEvent(
       context,
       shellCheckEvent({ at: new Date(), hook, agentCli, context, result, decision: verdict.decision, durationMs: Date.now() - started }),

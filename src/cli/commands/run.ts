@@ -15,10 +15,11 @@ import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 import { commandSucceeded, runTurn } from '../../planner/backstop/turn';
 import type { TurnOutcome } from '../../planner/backstop/turn';
 import { MAX_TURN_COMMITS } from '../../planner/backstop/turnCommits';
+import { planFileRequest, planPathForReport } from '../../planner/backstop/planFiles';
 import { formatTurnRecord, newTurnId, turnRecordPath } from '../../planner/backstop/turnRecord';
 import type { CommandExit } from '../../planner/backstop/turnRecord';
 import { nodeSnapshotHost } from '../../node/backstopGit';
-import { writeFileBelow } from '../../node/backstopFiles';
+import { fingerprintPlanFiles, writeFileBelow } from '../../node/backstopFiles';
 import { probeBubblewrap } from '../../node/bubblewrap';
 import { listRepositoryFiles } from '../../node/git';
 import { nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
@@ -76,6 +77,10 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
     if (outcome.violations.length > 0) {
       reportError(io, backstopMessages.turnOutOfScope(record.agent, record.wave, outcome.violations.length));
       for (const violation of outcome.violations) reportNote(io, backstopMessages.violationLine(violation.change, violation.kind, violation.contestedBy));
+    }
+    if (outcome.planChanges.length > 0) {
+      reportError(io, backstopMessages.turnPlanChanged);
+      for (const change of outcome.planChanges) reportNote(io, backstopMessages.turnPlanLine(planPathForReport(change.path, context.writeRoot), change.kind));
     }
     if (outcome.commitViolations.length > 0) {
       reportError(io, backstopMessages.commitsOutOfScope);
@@ -242,9 +247,11 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         watchIgnored,
         ignoreCase: context.ignoreCase,
         commit: values.commit === true,
+        planFiles: planFileRequest([{ root: context.manifestRoot, stateDir: context.stateDir, wave: target.wave }]),
       },
       {
         snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
+        planFiles: fingerprintPlanFiles,
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
         writeRecord: async (record) => writeFileBelow(context.writeRoot, recordPath, formatTurnRecord(record)),
         now: () => new Date(),

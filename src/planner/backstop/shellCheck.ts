@@ -16,6 +16,8 @@ import type { ManifestState } from '../enforce/writeDecision';
 import { EVENTS_FILE, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader, takeSnapshot } from './snapshot';
 import type { Snapshot, SnapshotHost } from './snapshot';
+import { comparePlanFiles, planFileRequest } from './planFiles';
+import type { PlanFileChange, PlanFileRequest, PlanFingerprints } from './planFiles';
 import { diffSnapshots } from './snapshotDiff';
 import type { PathChange } from './snapshotDiff';
 import { judgeChangesStrictest } from './turnScope';
@@ -102,6 +104,8 @@ export type ShellContext =
       /** The write gate's rules of every wave that governs this caller, the binding one first. */
       readonly judges: readonly JudgeContext[];
       readonly dispatchedAgent: boolean;
+      /** The plan files of every governing state directory: a dispatched caller may never change them. */
+      readonly planFiles: PlanFileRequest;
       /** The saved-snapshot key of this caller and its coordinator fallback (see `shellStoreKeys`). */
       readonly key: string;
       readonly coordinatorKey: string;
@@ -165,6 +169,11 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
   const manifest = primary.manifest as Exclude<ManifestState, { kind: 'missing' }>;
   const base = { writeRoot: location.writeRoot, manifestRoot: primary.manifestRoot, manifestPath: manifest.path, session };
   const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
+  const planSources = active.flatMap((wave) =>
+    wave.stateDir === undefined
+      ? []
+      : [{ root: wave.manifestRoot, stateDir: wave.stateDir, ...(wave.manifest.kind === 'loaded' ? { wave: wave.manifest.manifest.wave } : {}) }],
+  );
   return {
     kind: 'checked',
     location,
@@ -173,6 +182,7 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
     ...(primary.stateDir !== undefined ? { stateDir: primary.stateDir } : {}),
     judges,
     dispatchedAgent,
+    planFiles: planFileRequest(planSources),
     key: shellStoreKey({ ...base, agent: payload.agentId ?? (agentName || '') }),
     coordinatorKey: shellStoreKey({ ...base, agent: '' }),
     exclude: backstopExclusions({ writeRoot: location.writeRoot, ...(primary.stateDir !== undefined ? { stateDir: primary.stateDir } : {}), ignoreCase: binding.ignoreCase }),
@@ -202,9 +212,17 @@ export type BaselineState =
   /** The saved snapshot was damaged: nothing could be compared; a new baseline was taken. */
   | 'damaged';
 
+/**
+ * The plan files, judged for a dispatched caller only (the coordinator writes the plan): what changed
+ * in the window, or `uncompared` when the saved snapshot holds no fingerprints (saved by a version
+ * before them); its fingerprints are taken now, for the next call.
+ */
+export type PlanCheck = { readonly state: 'compared'; readonly changes: readonly PlanFileChange[] } | { readonly state: 'not-judged' } | { readonly state: 'uncompared' };
+
 export interface ShellCheckResult {
   readonly baseline: BaselineState;
   readonly changes: readonly PathChange[];
+  readonly plan: PlanCheck;
   /** Absent when nothing was compared (`taken`, `damaged`, `turn-start`). */
   readonly judgement?: ChangeJudgement;
 }
@@ -242,30 +260,41 @@ function readSaved(store: ShellStore, key: string): { snapshot: Snapshot; tag: s
 export async function checkShellCall(
   context: Extract<ShellContext, { kind: 'checked' }>,
   input: { compare: boolean; watchIgnored: readonly string[] },
-  host: { snapshot: SnapshotHost; store: ShellStore },
+  host: { snapshot: SnapshotHost; store: ShellStore; planFiles?: (request: PlanFileRequest) => PlanFingerprints },
 ): Promise<ShellCheckResult> {
   const own = readSaved(host.store, context.key);
   const fallback = own === undefined && context.key !== context.coordinatorKey ? readSaved(host.store, context.coordinatorKey) : undefined;
   const saved = own ?? fallback;
   const previous = typeof saved === 'object' ? saved.snapshot : undefined;
-  const current = await takeSnapshot(host.snapshot, {
+  const tree = await takeSnapshot(host.snapshot, {
     exclude: context.exclude,
     watchIgnored: input.watchIgnored,
     ignoreCase: context.ignoreCase,
     ...(previous !== undefined ? { previous } : {}),
   });
+  // Every caller's snapshot holds them, the coordinator's too: a subagent's first call compares with it.
+  const planFiles = host.planFiles?.(context.planFiles);
+  const current: Snapshot = planFiles !== undefined ? { ...tree, planFiles } : tree;
   const tag = listingTag(current);
   const ownTag = typeof own === 'object' ? own.tag : undefined;
   if (ownTag !== tag) host.store.write(listingName(context.key, tag), current.indexListing);
   host.store.write(headerName(context.key), formatSnapshotHeader(current, tag));
   if (ownTag !== undefined && ownTag !== tag) host.store.remove(listingName(context.key, ownTag));
-  if (!input.compare) return { baseline: 'taken', changes: [] };
-  if (saved === undefined) return { baseline: 'taken', changes: [] };
-  if (saved === 'damaged' || previous === undefined) return { baseline: 'damaged', changes: [] };
+  const notJudged: PlanCheck = { state: 'not-judged' };
+  if (!input.compare) return { baseline: 'taken', changes: [], plan: notJudged };
+  if (saved === undefined) return { baseline: 'taken', changes: [], plan: notJudged };
+  if (saved === 'damaged' || previous === undefined) return { baseline: 'damaged', changes: [], plan: notJudged };
   const diff = diffSnapshots(previous, current, { exclude: context.exclude });
+  const plan: PlanCheck =
+    !context.dispatchedAgent || planFiles === undefined
+      ? notJudged
+      : previous.planFiles === undefined
+        ? { state: 'uncompared' }
+        : { state: 'compared', changes: comparePlanFiles(context.planFiles, previous.planFiles, planFiles) };
   return {
     baseline: own !== undefined ? 'compared' : 'coordinator',
     changes: diff.changes,
+    plan,
     judgement: judgeChangesStrictest(diff.changes, context.judges, context.location.writeRoot),
   };
 }
@@ -284,6 +313,8 @@ export interface ShellCheckEvent {
   readonly modified: number;
   readonly deleted: number;
   readonly out_of_scope: number;
+  /** Plan files a dispatched caller's window changed. */
+  readonly plan_changed: number;
   readonly decision: 'allow' | 'warn' | 'block';
   readonly duration_ms: number;
 }
@@ -316,6 +347,7 @@ export function shellCheckEvent(input: {
     modified: count('modified'),
     deleted: count('deleted'),
     out_of_scope: outOfScope,
+    plan_changed: input.result?.plan.state === 'compared' ? input.result.plan.changes.length : 0,
     decision: input.decision,
     duration_ms: Math.round(input.durationMs),
   };

@@ -21,6 +21,7 @@ import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { filescopesPath, manifestPath } from '../plan/declarationPaths';
 import { IndexListing, parseStatusV2 } from './gitOutput';
 import type { HeadState } from './gitOutput';
+import type { PlanFingerprints } from './planFiles';
 import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 
 /** The object format of the repository: the hash its object ids (and so our identities) use. */
@@ -73,6 +74,11 @@ export interface Snapshot {
    * in conflict, or a watched ignored path. Identities are `"<mode> <oid>"` like the index's.
    */
   readonly workTree: ReadonlyMap<string, string | null>;
+  /**
+   * The plan files' fingerprints (planFiles.ts), when they were taken: the hooks take them with every
+   * snapshot; a header saved by a version before them has none.
+   */
+  readonly planFiles?: PlanFingerprints;
 }
 
 export interface SnapshotOptions {
@@ -260,9 +266,10 @@ function toRelative(root: string, path: string): string | undefined {
 }
 
 /**
- * What no snapshot looks at: the active state directory's manifest and `filescopes/` (the wave's own
- * declarations, which the coordinator rewrites between turns) and `.orchestrator/` (where the backstop
- * and the hooks keep their records). Another state directory's files are watched like any other file.
+ * What no snapshot of the tree looks at: the active state directory's manifest and `filescopes/` (the
+ * wave's own declarations, which the coordinator rewrites between turns; planFiles.ts fingerprints them
+ * for a dispatched caller instead) and `.orchestrator/` (where the backstop and the hooks keep their
+ * records). Another state directory's files are watched like any other file.
  */
 export function backstopExclusions(input: { writeRoot: string; stateDir?: string; ignoreCase?: boolean }): (path: string) => boolean {
   const fold = (text: string) => (input.ignoreCase ? foldCase(text) : text);
@@ -283,12 +290,16 @@ export function backstopExclusions(input: { writeRoot: string; stateDir?: string
   };
 }
 
+// The plan fingerprints (`plan`) were added to version 2 as an optional field, not as a version 3: a
+// header without them reads as before (the tree is compared; the plan cannot be, and the hook says so),
+// and a build before them reads a header with them as it always did (it ignores the field).
 const SNAPSHOT_MAGIC = 'wave-scope-snapshot 2';
 
 /**
  * A snapshot as text, for the post-shell hook's store, in two parts: the header (a magic line, then
- * one JSON line: object format, HEAD, index checksum, the work-tree identities) and the index listing.
- * They are stored apart so that a call under an unchanged index rewrites only the small header.
+ * one JSON line: object format, HEAD, index checksum, the work-tree identities, the plan files'
+ * fingerprints) and the index listing. They are stored apart so that a call under an unchanged index
+ * rewrites only the small header.
  */
 export function formatSnapshotHeader(snapshot: Snapshot, listing: string): string {
   const header = {
@@ -297,6 +308,7 @@ export function formatSnapshotHeader(snapshot: Snapshot, listing: string): strin
     head: snapshot.head,
     ...(snapshot.indexChecksum !== undefined ? { indexChecksum: snapshot.indexChecksum } : {}),
     workTree: [...snapshot.workTree],
+    ...(snapshot.planFiles !== undefined ? { plan: [...snapshot.planFiles] } : {}),
   };
   return `${SNAPSHOT_MAGIC}\n${JSON.stringify(header)}\n`;
 }
@@ -316,7 +328,7 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { listing, objectFormat, head, indexChecksum, workTree } = header as Record<string, unknown>;
+  const { listing, objectFormat, head, indexChecksum, workTree, plan } = header as Record<string, unknown>;
   if (typeof listing !== 'string' || !/^[0-9A-Za-z]+$/.test(listing)) return undefined;
   if (objectFormat !== 'sha1' && objectFormat !== 'sha256') return undefined;
   if (typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
@@ -329,11 +341,21 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || (pair[1] !== null && typeof pair[1] !== 'string')) return undefined;
     map.set(pair[0], pair[1]);
   }
+  let planFiles: Map<string, string> | undefined;
+  if (plan !== undefined) {
+    if (!Array.isArray(plan)) return undefined;
+    planFiles = new Map();
+    for (const pair of plan) {
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return undefined;
+      planFiles.set(pair[0], pair[1]);
+    }
+  }
   return {
     listing,
     objectFormat,
     head: { ...(typeof ref === 'string' ? { ref } : {}), ...(typeof commit === 'string' ? { commit } : {}) },
     ...(typeof indexChecksum === 'string' ? { indexChecksum } : {}),
     workTree: map,
+    ...(planFiles !== undefined ? { planFiles } : {}),
   };
 }

@@ -15,6 +15,8 @@ import { commitSelection, COMMIT_STATUS_ARGS, readCommitStatus, selectCommitPath
 import type { CommitSelection } from './scopedCommit';
 import { takeSnapshot } from './snapshot';
 import type { Snapshot, SnapshotHost } from './snapshot';
+import { comparePlanFiles, planPathForReport } from './planFiles';
+import type { PlanFileChange, PlanFileRequest, PlanFingerprints } from './planFiles';
 import { diffSnapshots, identityAt } from './snapshotDiff';
 import type { PathChange, SnapshotDiff } from './snapshotDiff';
 import { commitsOfTurn, restoreHead } from './turnCommits';
@@ -29,6 +31,8 @@ export interface TurnHost {
   readonly snapshot: SnapshotHost;
   /** Runs the turn's command to its end. */
   runCommand(): Promise<CommandExit>;
+  /** The fingerprints of the plan files (planFiles.ts); without it the plan is not watched. */
+  planFiles?(request: PlanFileRequest): PlanFingerprints;
   /** Writes the record atomically (it replaces the previous one). */
   writeRecord(record: TurnRecord): Promise<void>;
   now(): Date;
@@ -50,6 +54,8 @@ export interface TurnRequest {
   readonly ignoreCase: boolean;
   /** Commit the in-scope changes when the turn passes and its command succeeded. */
   readonly commit: boolean;
+  /** The plan files of the state directory the turn is judged by: any change to them fails the turn. */
+  readonly planFiles?: PlanFileRequest;
 }
 
 /** A commit the turn made that reaches outside the scope. */
@@ -70,6 +76,8 @@ export interface TurnOutcome {
   readonly diff?: SnapshotDiff;
   readonly judgement?: ChangeJudgement;
   readonly violations: readonly ChangeViolation[];
+  /** Plan files changed during the turn (by the turn, or by the coordinator meanwhile): the turn fails. */
+  readonly planChanges: readonly PlanFileChange[];
   readonly commitViolations: readonly CommitViolation[];
   readonly commitsTruncated: boolean;
   readonly restore?: HeadRestore | { readonly error: string };
@@ -142,6 +150,7 @@ async function commitCandidates(
 export async function runTurn(request: TurnRequest, host: TurnHost): Promise<TurnOutcome> {
   const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
   const before = await takeSnapshot(host.snapshot, snapshotOptions);
+  const planBefore = request.planFiles !== undefined ? host.planFiles?.(request.planFiles) : undefined;
   const base: TurnRecord = {
     version: 1,
     turn: request.turn,
@@ -160,7 +169,7 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
   const exit = await host.runCommand();
 
   try {
-    return await checkTurn(request, host, before, base, exit);
+    return await checkTurn(request, host, { ...before, ...(planBefore !== undefined ? { planFiles: planBefore } : {}) }, base, exit);
   } catch (error) {
     // The command ran; whatever failed after it, the turn is not vouched for.
     const checkProblem = describe(error);
@@ -170,7 +179,7 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
     } catch {
       // The outcome still reaches the caller, who reports it.
     }
-    return { record, exit, verdict: 'unchecked', violations: [], commitViolations: [], commitsTruncated: false, checkProblem };
+    return { record, exit, verdict: 'unchecked', violations: [], planChanges: [], commitViolations: [], commitsTruncated: false, checkProblem };
   }
 }
 
@@ -180,6 +189,8 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
   const diff = diffSnapshots(before, after, { exclude: request.exclude });
   const judgement = judgeChanges(diff.changes, request.judge);
   const violations = judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn' ? judgement.violations : [];
+  const planAfter = request.planFiles !== undefined && before.planFiles !== undefined ? host.planFiles?.(request.planFiles) : undefined;
+  const planChanges = planAfter !== undefined && before.planFiles !== undefined ? comparePlanFiles(request.planFiles as PlanFileRequest, before.planFiles, planAfter) : [];
 
   let commits: readonly TurnCommit[] = [];
   let commitsTruncated = false;
@@ -198,6 +209,7 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
     judgement.verdict === 'out-of-scope' ||
     judgement.verdict === 'warn' ||
     judgement.verdict === 'invalid-manifest' ||
+    planChanges.length > 0 ||
     commitViolations.length > 0 ||
     checkProblem !== undefined;
   const verdict: TurnVerdict = checkProblem !== undefined ? 'unchecked' : failed ? 'out-of-scope' : 'in-scope';
@@ -227,6 +239,7 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
     verdict,
     ...(checkProblem !== undefined ? { checkProblem } : {}),
     changes,
+    ...(planChanges.length > 0 ? { planChanges: planChanges.map((change) => ({ path: planPathForReport(change.path, request.judge.writeRoot), kind: change.kind })) } : {}),
     commits: commits.map((turnCommit) => ({
       hash: turnCommit.hash,
       subject: turnCommit.subject,
@@ -248,6 +261,7 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
     diff,
     judgement,
     violations,
+    planChanges,
     commitViolations,
     commitsTruncated,
     ...(restore !== undefined ? { restore } : {}),

@@ -11,6 +11,7 @@
 import { isAgentId } from '../plan/agentId';
 import { isWaveNumber } from '../plan/declarationPaths';
 import type { ViolationKind } from '../enforce/writeDecision';
+import type { PlanChangeKind } from './planFiles';
 import type { HeadState } from './gitOutput';
 import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import type { ChangeKind } from './snapshotDiff';
@@ -74,6 +75,8 @@ export interface TurnRecord {
   /** Set for an `unchecked` turn: what failed. */
   readonly checkProblem?: string;
   readonly changes?: readonly RecordedChange[];
+  /** Plan files (the manifest, the wave's declarations) that changed during the turn: each fails it. Paths relative to the work tree when inside it. */
+  readonly planChanges?: ReadonlyArray<{ readonly path: string; readonly kind: PlanChangeKind }>;
   readonly commits?: readonly RecordedCommit[];
   /** True when HEAD had moved and was put back (a failed turn only). */
   readonly headRestored?: boolean;

@@ -65,6 +65,7 @@ describe('backstop: the post-shell and end-of-turn hooks', () => {
           { path: 'secret/project/a.ts', kind: 'created', after: 'x' },
           { path: 'b', kind: 'deleted', before: 'y' },
         ],
+        plan: { state: 'compared', changes: [{ path: '/secret/.claude/wave-scope.json', kind: 'modified' }] },
       },
       decision: 'allow',
       durationMs: 12.6,
@@ -81,6 +82,7 @@ describe('backstop: the post-shell and end-of-turn hooks', () => {
       modified: 0,
       deleted: 1,
       out_of_scope: 0,
+      plan_changed: 1,
       decision: 'allow',
       duration_ms: 13,
     });

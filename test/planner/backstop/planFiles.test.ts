@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { comparePlanFiles, planFileRequest, planFingerprint, planPathForReport, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
+import type { PlanFileStat } from '../../../src/planner/backstop/planFiles';
+import { formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
+
+const root = '/repo';
+const request = planFileRequest([{ root, stateDir: '/repo/.claude', wave: 2 }]);
+const file = (fields: Partial<PlanFileStat> = {}): string =>
+  planFingerprint({ type: 'file', dev: 1, ino: 10, nlink: 1, size: 20, mtimeNs: 1000n, ctimeNs: 1000n, ...fields }, false);
+const dir = (ino: number, type: PlanFileStat['type'] = 'directory'): string =>
+  planFingerprint({ type, dev: 1, ino, nlink: 2, size: 4096, mtimeNs: 5n, ctimeNs: 5n }, true);
+
+/** The plan of one wave as it stands before the agent's command. */
+const BEFORE = new Map([
+  ['/repo/.claude', dir(1)],
+  ['/repo/.claude/wave-scope.json', file({ ino: 11 })],
+  ['/repo/.claude/filescopes', dir(2)],
+  ['/repo/.claude/filescopes/wave-2', dir(3)],
+  ['/repo/.claude/filescopes/wave-2/alice.json', file({ ino: 12 })],
+  ['/repo/.claude/filescopes/wave-2/bob.json', file({ ino: 13 })],
+  ['/repo/.claude/filescopes/wave-2.scopes.json', file({ ino: 14 })],
+]);
+
+function after(edit: (map: Map<string, string>) => void): Map<string, string> {
+  const map = new Map(BEFORE);
+  edit(map);
+  return map;
+}
+
+describe('backstop: the plan files a dispatched agent may never change', () => {
+  it('watches the directories down to the state directory, the manifest, filescopes/ and the wave\'s declarations (its directory listed)', () => {
+    assert.deepEqual(request.entries, [
+      { path: '/repo/.claude', directory: true },
+      { path: '/repo/.claude/wave-scope.json', directory: false },
+      { path: '/repo/.claude/filescopes', directory: true },
+      { path: '/repo/.claude/filescopes/wave-2', directory: true, list: true },
+      { path: '/repo/.claude/filescopes/wave-2.scopes.json', directory: false },
+    ]);
+    assert.deepEqual(
+      planFileRequest([{ root: '/m', stateDir: '/m/a/.codex' }, { root: '/m', stateDir: '/m/a/.codex' }, { root: '/n', stateDir: '/elsewhere/.claude', wave: 1 }]).entries.map((entry) => entry.path),
+      ['/m/a', '/m/a/.codex', '/m/a/.codex/wave-scope.json', '/m/a/.codex/filescopes', '/elsewhere/.claude', '/elsewhere/.claude/wave-scope.json', '/elsewhere/.claude/filescopes', '/elsewhere/.claude/filescopes/wave-1', '/elsewhere/.claude/filescopes/wave-1.scopes.json'],
+      'no wave (an unusable manifest): no declarations; a state directory outside its checkout: itself; each path once',
+    );
+  });
+
+  it('fingerprints a directory by type and identity only, anything else by every field', () => {
+    assert.equal(dir(3), 'directory 1:3');
+    assert.equal(file(), 'file 1:10 1 20 1000 1000');
+    assert.equal(planFingerprint({ type: 'link', dev: 1, ino: 3, nlink: 1, size: 9, mtimeNs: 7n, ctimeNs: 8n }, true), 'link 1:3 1 9 7 8', 'a link where a directory was is fingerprinted in full');
+  });
+
+  const alice = '/repo/.claude/filescopes/wave-2/alice.json';
+  const cases: Array<{ what: string; edit: (map: Map<string, string>) => void; changes: Array<[string, string]> }> = [
+    { what: 'nothing changed', edit: () => undefined, changes: [] },
+    { what: 'written in place (ctime moved, same size)', edit: (map) => map.set(alice, file({ ino: 12, ctimeNs: 1001n })), changes: [[alice, 'modified']] },
+    { what: 'written in place (size and mtime)', edit: (map) => map.set(alice, file({ ino: 12, size: 21, mtimeNs: 2000n, ctimeNs: 2000n })), changes: [[alice, 'modified']] },
+    { what: 'replaced by a rename (a new inode)', edit: (map) => map.set(alice, file({ ino: 99 })), changes: [[alice, 'replaced']] },
+    { what: 'a symbolic link planted', edit: (map) => map.set(alice, planFingerprint({ type: 'link', dev: 1, ino: 99, nlink: 1, size: 20, mtimeNs: 1n, ctimeNs: 1n }, false)), changes: [[alice, 'linked']] },
+    { what: 'a second name made', edit: (map) => map.set(alice, file({ ino: 12, nlink: 2, ctimeNs: 1001n })), changes: [[alice, 'linked']] },
+    { what: 'deleted', edit: (map) => map.delete(alice), changes: [[alice, 'deleted']] },
+    { what: 'a per-agent file created', edit: (map) => map.set('/repo/.claude/filescopes/wave-2/mallory.json', file({ ino: 50 })), changes: [['/repo/.claude/filescopes/wave-2/mallory.json', 'created']] },
+    { what: 'an unreadable file', edit: (map) => map.set(alice, unreadableFingerprint('EACCES')), changes: [[alice, 'replaced']] },
+    {
+      what: 'the manifest and the aggregate both, in the request\'s order',
+      edit: (map) => {
+        map.set('/repo/.claude/filescopes/wave-2.scopes.json', file({ ino: 14, ctimeNs: 9n }));
+        map.set('/repo/.claude/wave-scope.json', file({ ino: 70 }));
+      },
+      changes: [
+        ['/repo/.claude/wave-scope.json', 'replaced'],
+        ['/repo/.claude/filescopes/wave-2.scopes.json', 'modified'],
+      ],
+    },
+    {
+      what: 'the wave\'s directory turned into a link (nothing below it is looked at, nor named again)',
+      edit: (map) => {
+        map.set('/repo/.claude/filescopes/wave-2', dir(3, 'link'));
+        map.delete(alice);
+        map.delete('/repo/.claude/filescopes/wave-2/bob.json');
+      },
+      changes: [['/repo/.claude/filescopes/wave-2', 'linked']],
+    },
+    {
+      what: 'the state directory replaced by another directory',
+      edit: (map) => {
+        map.set('/repo/.claude', dir(40));
+        map.set(alice, file({ ino: 41 }));
+      },
+      changes: [['/repo/.claude', 'replaced']],
+    },
+    { what: 'a directory\'s times moved (a rename inside it): not a change of its own', edit: (map) => map.set('/repo/.claude/filescopes/wave-2', dir(3)), changes: [] },
+  ];
+  for (const { what, edit, changes } of cases) {
+    it(`compares: ${what}`, () => {
+      assert.deepEqual(
+        comparePlanFiles(request, BEFORE, after(edit)).map((change) => [change.path, change.kind]),
+        changes,
+      );
+    });
+  }
+
+  it('compares only what the request watches now: the declarations of a wave the manifest no longer names are not reported as deleted', () => {
+    const nextWave = planFileRequest([{ root, stateDir: '/repo/.claude', wave: 3 }]);
+    const now = new Map([...BEFORE].filter(([path]) => !path.includes('wave-2')));
+    now.set('/repo/.claude/wave-scope.json', file({ ino: 11, ctimeNs: 3000n }));
+    assert.deepEqual(
+      comparePlanFiles(nextWave, BEFORE, now).map((change) => [change.path, change.kind]),
+      [['/repo/.claude/wave-scope.json', 'modified']],
+    );
+  });
+
+  it('names a plan path relative to the work tree when it lies in it', () => {
+    assert.equal(planPathForReport(alice, '/repo'), '.claude/filescopes/wave-2/alice.json');
+    assert.equal(planPathForReport(alice, '/repo-wt'), alice);
+  });
+
+  it('keeps the fingerprints in the saved snapshot\'s header; a header saved before them reads as one without, and a damaged field as no header', () => {
+    const snapshot = { objectFormat: 'sha1' as const, head: { ref: 'refs/heads/main' }, indexListing: '', workTree: new Map<string, string | null>([['a', null]]) };
+    const withPlan = parseSnapshotHeader(formatSnapshotHeader({ ...snapshot, planFiles: BEFORE }, 'abc'));
+    assert.deepEqual(withPlan?.planFiles, BEFORE);
+    const older = parseSnapshotHeader(formatSnapshotHeader(snapshot, 'abc'));
+    assert.ok(older !== undefined);
+    assert.equal(older.planFiles, undefined);
+    const text = formatSnapshotHeader(snapshot, 'abc').replace('"workTree"', '"plan":[["/x",3]],"workTree"');
+    assert.equal(parseSnapshotHeader(text), undefined);
+    assert.equal(parseSnapshotHeader(formatSnapshotHeader(snapshot, 'abc').replace('"workTree"', '"plan":{},"workTree"')), undefined);
+  });
+});
