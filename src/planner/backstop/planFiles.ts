@@ -10,7 +10,7 @@
 // type and identity only (their times move with every rename inside them), and nothing below a
 // directory that is not a real one is looked at: the readers refuse a plan reached through a link
 // (docs/hooks.md, "Control files are read only as Wave Scope writes them"), and so does this check.
-import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from '../plan/stateDirNames';
+import { filescopesPath, manifestPath, waveDirPath, waveSidecarPath } from '../plan/declarationPaths';
 
 /** What one plan path is, by absolute path: its fingerprint (see `planFingerprint`). Absent paths have no key. */
 export type PlanFingerprints = ReadonlyMap<string, string>;
@@ -67,12 +67,11 @@ export function planFileRequest(sources: readonly PlanSource[]): PlanFileRequest
     } else {
       add({ path: source.stateDir, directory: true });
     }
-    add({ path: join(source.stateDir, MANIFEST_FILE_NAME), directory: false });
-    const filescopes = join(source.stateDir, FILESCOPES_DIR_NAME);
-    add({ path: filescopes, directory: true });
+    add({ path: manifestPath(source.stateDir), directory: false });
+    add({ path: filescopesPath(source.stateDir), directory: true });
     if (source.wave !== undefined) {
-      add({ path: join(filescopes, `wave-${source.wave}`), directory: true, list: true });
-      add({ path: join(filescopes, `wave-${source.wave}.scopes.json`), directory: false });
+      add({ path: waveDirPath(source.stateDir, source.wave), directory: true, list: true });
+      add({ path: waveSidecarPath(source.stateDir, source.wave), directory: false });
     }
   }
   return { entries };
