@@ -206,13 +206,21 @@ export function coverage(allowed: readonly string[], options: GrammarOptions = {
         ? { covered: true }
         : { covered: false, undecided: false, counterexample: escaping(target.spelling) };
     }
+    const inner = automatonOf(target);
     const verdict = checkInclusion(
-      automatonOf(target),
+      inner,
       candidates.map((candidate) => automatonOf(candidate)),
       ignoreCase,
     );
     if (verdict.included === true) return { covered: true };
     if (verdict.included === false) return { covered: false, undecided: false, counterexample: escaping(verdict.counterexample) };
+    // The union's subset construction ran out of budget: the subsets of several entries' automata multiply
+    // (braces and classes in each), while one entry alone may still hold the whole target (`**/*` beside
+    // such entries). Each alone is a construction over one automaton; any one that includes the target
+    // decides it (what one entry covers, the list covers).
+    if (candidates.length > 1 && candidates.some((candidate) => checkInclusion(inner, [automatonOf(candidate)], ignoreCase).included === true)) {
+      return { covered: true };
+    }
     return { covered: false, undecided: true };
   };
 }
