@@ -467,10 +467,10 @@ export type InclusionResult =
 
 /**
  * Whether every path `inner` accepts is accepted by at least one of `outers`. Exact (a counterexample is a
- * path `inner` accepts and none of `outers` does) unless the subset construction exceeds the budget, in
- * which case the answer is `included: undefined`.
+ * path `inner` accepts and none of `outers` does) unless the subset construction explores more than
+ * `budget` states, in which case the answer is `included: undefined`.
  */
-export function checkInclusion(inner: PathAutomaton, outers: readonly PathAutomaton[], ignoreCase: boolean): InclusionResult {
+export function checkInclusion(inner: PathAutomaton, outers: readonly PathAutomaton[], ignoreCase: boolean, budget = INCLUSION_STATE_BUDGET): InclusionResult {
   // The outers become one automaton: their states renumbered into one range, their start sets unioned.
   const offsets: number[] = [];
   let total = 0;
@@ -501,7 +501,7 @@ export function checkInclusion(inner: PathAutomaton, outers: readonly PathAutoma
     const [distance, { state, subset, tracker, node }] = entry;
     if (settled.has(node.key)) continue;
     settled.add(node.key);
-    if (settled.size > INCLUSION_STATE_BUDGET) return { included: undefined };
+    if (settled.size > budget) return { included: undefined };
     if (tracker === 3 && inner.accepting[state] && !subset.some((member) => outerAccepting[member])) {
       return { included: false, counterexample: spell(node) };
     }
