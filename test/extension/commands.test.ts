@@ -14,6 +14,8 @@ import { saveDraftToDisk } from '../../src/extension/planFiles';
 import { overwriteChoiceOf } from '../../src/protocol/plannerProtocol';
 import type { PlanDraft, SaveOutcome } from '../../src/protocol/plannerProtocol';
 import { hostFolder, startFromNoPlan, until } from './hostSupport';
+import type { HostFolder } from './hostSupport';
+import type { FolderPlan } from '../../src/extension/folderPlan';
 
 const extensionId = 'wave-scope.wave-scope';
 
@@ -54,6 +56,23 @@ describe('the command table', () => {
   });
 });
 
+/**
+ * Runs `body` on the host folder started from no plan (its `.claude` removed), with its folder plan (whose
+ * repository root is known), and leaves the folder with no plan again, its notifications cleared.
+ */
+async function onNoPlan(body: (context: HostFolder & { plan: FolderPlan; repoRoot: string }) => Promise<void>): Promise<void> {
+  const host = await hostFolder();
+  await startFromNoPlan(host, ['.claude']);
+  try {
+    const plan = await host.api.plans.get(host.folder);
+    assert.ok(plan.repoRoot);
+    await body({ ...host, plan, repoRoot: plan.repoRoot });
+  } finally {
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await startFromNoPlan(host, ['.claude']);
+  }
+}
+
 /** A plan whose active wave 1 (role `builder` unless given) has one agent, docs, owning `entries`. */
 function docsWave(entries: string[], role = 'builder'): PlanDraft {
   return { version: 1, activeWave: 1, waves: [{ wave: 1, role, agents: [{ id: 'docs', color: '#3794ff', entries }] }] };
@@ -61,19 +80,14 @@ function docsWave(entries: string[], role = 'builder'): PlanDraft {
 
 describe('the palette Save refused for changes on disk', () => {
   it('offers to open the planner first, so the changes can be seen before anything is overwritten', async () => {
-    const host = await hostFolder();
-    const { api, folder } = host;
-    await startFromNoPlan(host, ['.claude']);
-    try {
-      const plan = await api.plans.get(folder);
-      assert.ok(plan.repoRoot);
+    await onNoPlan(async ({ api, folder, plan, repoRoot }) => {
       const saved = await api.planners.save(folder, docsWave(['docs/']), undefined);
       assert.ok(saved.ok, saved.message);
       // An unsaved draft made from that plan, kept with it as its base; then another writer changes wave 1.
       await plan.drafts.write({ draft: docsWave(['docs/', 'README.md']), dirty: true, updatedAt: Date.now(), base: docsWave(['docs/']) });
       const files = await plan.files();
-      assert.ok(saveDraftToDisk(plan.repoRoot, docsWave(['docs/architecture.md']), { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
-      const declaration = join(plan.repoRoot, '.claude', 'filescopes', 'wave-1', 'docs.json');
+      assert.ok(saveDraftToDisk(repoRoot, docsWave(['docs/architecture.md']), { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
+      const declaration = join(repoRoot, '.claude', 'filescopes', 'wave-1', 'docs.json');
       const onDisk = readFileSync(declaration, 'utf8');
       const outcome = (await vscode.commands.executeCommand('waveScope.savePlan')) as SaveOutcome | undefined;
       assert.equal(outcome?.ok === false && outcome.step, 'stale');
@@ -85,21 +99,14 @@ describe('the palette Save refused for changes on disk', () => {
         await new Promise((wake) => setTimeout(wake, 100));
       }
       assert.equal(readFileSync(declaration, 'utf8'), onDisk, 'nothing was overwritten');
-    } finally {
-      await startFromNoPlan(host, ['.claude']);
-    }
+    });
   });
 });
 
 describe('the palette Save over a manifest changed on disk since the draft was made', () => {
   it('is refused for a manifest removed and for a role changed, writing nothing; an overwrite writes over exactly that', async () => {
-    const host = await hostFolder();
-    const { api, folder } = host;
-    await startFromNoPlan(host, ['.claude']);
-    try {
-      const plan = await api.plans.get(folder);
-      assert.ok(plan.repoRoot);
-      const manifestFile = join(plan.repoRoot, '.claude', 'wave-scope.json');
+    await onNoPlan(async ({ api, folder, plan, repoRoot }) => {
+      const manifestFile = join(repoRoot, '.claude', 'wave-scope.json');
       const readManifest = () => JSON.parse(readFileSync(manifestFile, 'utf8')) as { wave: number; role: string };
       const withDocs = (base: PlanDraft, entries: string[]): PlanDraft => ({ ...base, waves: docsWave(entries).waves });
       /** Keeps an unsaved draft made from the plan on disk now, as the planner would, and returns that plan (its base). */
@@ -137,27 +144,19 @@ describe('the palette Save over a manifest changed on disk since the draft was m
       await keepDraftFromDisk(['docs/']);
       const files = await plan.files();
       const review = docsWave(['docs/', 'README.md'], 'review');
-      assert.ok(saveDraftToDisk(plan.repoRoot, review, { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
+      assert.ok(saveDraftToDisk(repoRoot, review, { ignoreCase: plan.ignoreCase, files, stateDirName: '.claude' }).ok);
       const manifestBefore = readFileSync(manifestFile, 'utf8');
       const retitled = await paletteSave();
       assert.ok(retitled && !retitled.ok, retitled?.message);
       assert.deepEqual(retitled.staleManifest?.onDisk, { wave: 1, role: 'review' });
       assert.match(retitled.message, /the role review \(it was builder when the draft was made\)/);
       assert.equal(readFileSync(manifestFile, 'utf8'), manifestBefore, 'the manifest was not written');
-    } finally {
-      await vscode.commands.executeCommand('notifications.clearAll');
-      await startFromNoPlan(host, ['.claude']);
-    }
+    });
   });
 
   it('with the planner open on an unsaved draft, the palette Save is refused for a manifest removed since', async function () {
     this.timeout(90000);
-    const host = await hostFolder();
-    const { api, folder } = host;
-    await startFromNoPlan(host, ['.claude']);
-    try {
-      const plan = await api.plans.get(folder);
-      assert.ok(plan.repoRoot);
+    await onNoPlan(async ({ api, folder, plan, repoRoot }) => {
       const saved = await api.planners.save(folder, docsWave(['docs/']), undefined);
       assert.ok(saved.ok, saved.message);
       const base = plan.diskPlan().plan;
@@ -167,15 +166,12 @@ describe('the palette Save over a manifest changed on disk since the draft was m
       await until('the planner ready', () => panel.isReady, 45000);
       await until('the first draft report of the planner', () => panel.latestDraft);
       assert.deepEqual(panel.latestBase?.manifest, { wave: 1, role: 'builder' }, 'the base of the open planner records the manifest');
-      const manifestFile = join(plan.repoRoot, '.claude', 'wave-scope.json');
+      const manifestFile = join(repoRoot, '.claude', 'wave-scope.json');
       rmSync(manifestFile);
       const outcome = (await vscode.commands.executeCommand('waveScope.savePlan')) as SaveOutcome | undefined;
       assert.ok(outcome && !outcome.ok, outcome?.message);
       assert.equal(outcome.staleManifest?.onDisk, null);
       assert.equal(existsSync(manifestFile), false, 'the removal was not undone');
-    } finally {
-      await vscode.commands.executeCommand('notifications.clearAll');
-      await startFromNoPlan(host, ['.claude']);
-    }
+    });
   });
 });

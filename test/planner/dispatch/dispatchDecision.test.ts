@@ -229,14 +229,7 @@ describe('decideDispatch: earlier agents set aside by their spelling never hide 
   // Beside ASCII, spellings the engine compares in NFC and folds whole or character by character:
   // café in NFC and NFD, the Kelvin sign, a Greek capital sigma (σ or final ς in lower case).
   const segment = fc.constantFrom('src', 'lib', 'a', 'b', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', '?.md', 'docs', 'a*', 'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c3', '\u03b1\u03c2');
-  const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
-    try {
-      normalizeScopeEntry(candidate);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const entry = scopeEntries(segment);
 
   it('finds a collision exactly when the scope engine does', () => {
     fc.assert(
@@ -257,14 +250,7 @@ describe('decideDispatch: earlier agents set aside by their spelling never hide 
 
 describe('decideDispatch: the rounds of a hook (fast-check, oracle findCollisions with the known files)', () => {
   const segment = fc.constantFrom('src', 'lib', 'a', 'A', 'x.ts', '*.ts', '**', '{a,b}', '[ab]', 'a*', 'caf\u00e9', 'cafe\u0301', '\u212a', 'k', '\u0391\u03a3', '\u03b1\u03c2');
-  const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
-    try {
-      normalizeScopeEntry(candidate);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const entry = scopeEntries(segment);
   const file = fc.array(fc.constantFrom('src', 'lib', 'a', 'A', 'b', 'x.ts', 'caf\u00e9', 'K', '\u03b1\u03c3'), { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/'));
 
   it('denies with every collision, its entries and a known file as witness exactly as findCollisions names them, whether the rounds share compiled entries or not', () => {
@@ -319,16 +305,24 @@ function partnersByScanning(record: LedgerRecord, partners: readonly PlacedRecor
   return partners.filter(({ record: prior }) => prior.files.some((entry) => mine.some((prefix) => prefixesCompatible(prefix, rough(entry)))));
 }
 
+/** Entries of one to four `segment`s the grammar takes; with `normalised`, only those already in normal form. */
+function scopeEntries(segment: fc.Arbitrary<string>, { normalised = false } = {}): fc.Arbitrary<string> {
+  return fc
+    .array(segment, { minLength: 1, maxLength: 4 })
+    .map((segments) => segments.join('/'))
+    .filter((candidate) => {
+      try {
+        const normal = normalizeScopeEntry(candidate);
+        return !normalised || normal === candidate;
+      } catch {
+        return false;
+      }
+    });
+}
+
 /** Lists of up to five normalised entries made of `segment`s. */
 function entryLists(segment: fc.Arbitrary<string>): fc.Arbitrary<string[]> {
-  const entry = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join('/')).filter((candidate) => {
-    try {
-      return normalizeScopeEntry(candidate) === candidate;
-    } catch {
-      return false;
-    }
-  });
-  return fc.array(entry, { maxLength: 5 });
+  return fc.array(scopeEntries(segment, { normalised: true }), { maxLength: 5 });
 }
 
 /** A new dispatch of `mine` and one earlier record for each of `priors`. */
