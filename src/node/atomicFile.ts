@@ -92,12 +92,12 @@ export function parseTemporaryFileName(name: string): { target: string; pid: num
 }
 
 /**
- * Replaces `path` with `text` atomically: a reader sees the old file or the new one, never a mix. A link at
+ * Replaces `path` with `text` (UTF-8, or the bytes given) atomically: a reader sees the old file or the new one, never a mix. A link at
  * the path is replaced, never written through. Throws on failure, leaving no temporary file behind. True
  * when written; false only when `beforeRename` gave the write up.
  */
-export function writeFileAtomicSync(path: string, text: string, options: AtomicWriteOptions = {}): boolean {
-  const bytes = Buffer.from(text, 'utf8');
+export function writeFileAtomicSync(path: string, text: string | Uint8Array, options: AtomicWriteOptions = {}): boolean {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
   const mode = options.mode ?? 0o644;
   const reserved = options.reserve?.take(path, mode);
   const temporary = (reserved !== undefined && isStillReserved(reserved) ? fillTemporaryFile(reserved, bytes) : undefined) ?? createTemporaryFile(path, bytes, mode);

@@ -15,7 +15,6 @@ import {
   constants,
   existsSync,
   fstatSync,
-  fsyncSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -31,7 +30,7 @@ import {
 import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
-import { createTemporaryFile, fsyncQuietly, parseTemporaryFileName, writeFileAtomicSync } from './atomicFile';
+import { fsyncQuietly, parseTemporaryFileName, writeFileAtomicSync } from './atomicFile';
 import { isProcessGone } from './leftoverTemporaryFiles';
 import {
   AGENT_CLIS,
@@ -793,26 +792,9 @@ function keepSameAt(from: string, to: string, source: Reading): 'made' | 'exists
     if (code === 'ENOENT') return 'gone';
     if (source.state.kind !== 'file' || source.bytes === undefined || source.sighting === undefined || !NO_HARD_LINK.has(code)) throw error;
   }
-  const temporary = createTemporaryFile(to, source.bytes, Number(source.sighting.mode & 0o7777n));
-  try {
-    fsyncSync(temporary.descriptor);
-  } catch (error) {
-    closeSync(temporary.descriptor);
-    unlinkSync(temporary.path);
-    throw error;
-  }
-  closeSync(temporary.descriptor);
-  if (!unchangedSince(to, undefined)) {
-    unlinkSync(temporary.path);
-    return 'exists';
-  }
-  try {
-    renameSync(temporary.path, to);
-  } catch (error) {
-    unlinkSync(temporary.path);
-    throw error;
-  }
-  return 'made';
+  // Renamed into place only while nothing is at `to` yet; the caller fsyncs the directory.
+  const written = writeFileAtomicSync(to, source.bytes, { mode: Number(source.sighting.mode & 0o7777n), beforeRename: () => unchangedSince(to, undefined), syncDirectory: false });
+  return written ? 'made' : 'exists';
 }
 
 /**
