@@ -1,6 +1,6 @@
 // The scope algebra's two questions about entries, answered exactly and without any list of files:
 // can two entries name the same path (`intersects`), and does a list of entries cover an entry (`covers`).
-import { automatonOf, checkInclusion, findCommonPath, INCLUSION_STATE_BUDGET, ProofBudget, surelyDisjoint } from './scopeAutomaton';
+import { automatonOf, checkInclusion, findCommonPath, ProofBudget, surelyDisjoint } from './scopeAutomaton';
 import { FileIndex } from './fileIndex';
 import { LiteralPrefixIndex } from './literalPrefixSet';
 import { compileScopeEntry, normalizeScopeEntry } from './scopeEntry';
@@ -206,23 +206,13 @@ export function coverage(allowed: readonly string[], options: GrammarOptions = {
         ? { covered: true }
         : { covered: false, undecided: false, counterexample: escaping(target.spelling) };
     }
-    const inner = automatonOf(target);
     const verdict = checkInclusion(
-      inner,
+      automatonOf(target),
       candidates.map((candidate) => automatonOf(candidate)),
       ignoreCase,
     );
     if (verdict.included === true) return { covered: true };
     if (verdict.included === false) return { covered: false, undecided: false, counterexample: escaping(verdict.counterexample) };
-    // The union's subset construction ran out of budget: the subsets of several entries' automata multiply
-    // (braces and classes in each), while one entry alone may still hold the whole target (`**/*` beside
-    // such entries). Each alone is a construction over one automaton; any one that includes the target
-    // decides it (what one entry covers, the list covers). Together they get one more budget's worth, so a
-    // list of many such entries costs at most twice what the union's search did.
-    const budget = Math.floor(INCLUSION_STATE_BUDGET / candidates.length);
-    if (candidates.length > 1 && candidates.some((candidate) => checkInclusion(inner, [automatonOf(candidate)], ignoreCase, budget).included === true)) {
-      return { covered: true };
-    }
     return { covered: false, undecided: true };
   };
 }
