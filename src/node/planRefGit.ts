@@ -11,7 +11,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { fetchTraceEnvironment, FetchTraceReader } from './fetchTrace';
 import { deflateSync } from 'node:zlib';
 import { gitEnvironment, NOWHERE } from './git';
 import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, PLAIN_FILE_MODE, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
@@ -234,6 +235,8 @@ function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
 export interface StartedGit {
   /** Its standard input when it was started with a pipe, for a process fed later. */
   readonly stdin: Writable | null;
+  /** Descriptor 3 of the process, when it was started with a trace environment. */
+  readonly trace?: Readable;
   /** Settles to the finished process, or to undefined when git could not be started. */
   readonly run: Promise<GitRun | undefined>;
   running(): boolean;
@@ -242,8 +245,8 @@ export interface StartedGit {
 }
 
 /** `git <args>` in `cwd`, not waited for. Standard input is a pipe for a process fed later, else closed. */
-export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore'): StartedGit {
-  const child = spawn('git', args, { cwd, env: gitEnvironment(), stdio: [stdin, 'pipe', 'pipe'] });
+export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore', traced?: NodeJS.ProcessEnv): StartedGit {
+  const child = spawn('git', args, { cwd, env: { ...gitEnvironment(), ...traced }, stdio: traced === undefined ? [stdin, 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -253,8 +256,10 @@ export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | '
     child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
   });
   const running = () => child.exitCode === null && child.signalCode === null;
+  const trace = traced === undefined ? undefined : (child.stdio[3] as Readable | null) ?? undefined;
   return {
     stdin: child.stdin,
+    trace,
     run,
     running,
     stop() {
@@ -516,6 +521,8 @@ function planFetchArgs(remote: string): string[] {
  */
 export interface BackgroundFetch {
   readonly run: Promise<GitRun | undefined>;
+  /** The commit being fetched, once its objects are stored (src/node/fetchTrace.ts); undefined when that is not known. */
+  readonly stored: Promise<string | undefined>;
   /** Whether the fetch has ended (run has settled, or is about to). */
   finished(): boolean;
   /** Ends a fetch that is no longer wanted (a command that stops on a local problem); git removes its locks. */
@@ -528,6 +535,10 @@ export interface BackgroundFetch {
  * locates the checkout and reads its own state. The store's `fetchStarted` then answers as `fetch()` does,
  * from this fetch's outcome (a failed one is not run again).
  *
+ * `traced` (sync): git's trace goes to a pipe of this process (src/node/fetchTrace.ts), so `stored` names the
+ * commit being fetched as soon as its objects are stored, before git has checked them and moved the ref;
+ * not when the user traces git already. Otherwise `stored` is undefined at once.
+ *
  * It starts before the command has checked that `remote` is a configured remote, and git takes a name no
  * remote has for a path (a repository of that name at the top level would be fetched from). So the fetch
  * is given one more URL for the remote, NOWHERE: git fetches from a remote's first URL, and reads
@@ -535,13 +546,42 @@ export interface BackgroundFetch {
  * reaches nothing. (A remote defined only by a file in `remotes/` or `branches/`, which git reads only for
  * a name with no URL, is then reached by the store's next attempt, once the name has been checked.)
  */
-export function startPlanFetch(cwd: string, remote: string): BackgroundFetch {
-  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore');
+export function startPlanFetch(cwd: string, remote: string, options: { traced?: boolean } = {}): BackgroundFetch {
+  const traced = options.traced === true ? fetchTraceEnvironment(process.env) : undefined;
+  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore', traced);
+  let stored: Promise<string | undefined> = Promise.resolve(undefined);
+  const trace = started.trace;
+  if (trace !== undefined) {
+    const reader = new FetchTraceReader(PLAN_REF);
+    stored = new Promise((settle) => {
+      trace.setEncoding('utf8');
+      // Read to its end all the same: git would wait on a full pipe.
+      trace.on('data', (chunk: string) => {
+        if (reader.stored === undefined && reader.take(chunk)) settle(reader.stored);
+      });
+      trace.on('error', () => settle(undefined));
+      trace.on('close', () => settle(reader.stored));
+    });
+  }
   return {
     run: started.run,
+    stored,
     finished: () => !started.running(),
     cancel: started.stop,
   };
+}
+
+/** What fetchAhead answers: the fetched commit, and whether the fetch ended with it (memoised). */
+export interface FetchedAhead {
+  tip: string | null;
+  confirm: () => Promise<boolean>;
+}
+
+/** What gitPlanRefStore gathers of the plan it knows before reading a fetched commit (gatherKnown). */
+interface KnownPlanObjects {
+  hashed: ReturnType<typeof objectsOf>;
+  files: TreeFile[];
+  directories: string[];
 }
 
 /** The plan ref through git (gitPlanRefStore). */
@@ -553,6 +593,12 @@ export interface GitPlanRefStore extends PlanRefStore {
    * still runs (its listing and the blobs not already known), and readFiles answers from what was read.
    */
   fetchStarted(started: BackgroundFetch): Promise<string | null>;
+  /**
+   * fetchStarted, answered once the fetch has stored the commit it brings (BackgroundFetch.stored), while git
+   * still checks it and moves the ref. `confirm` settles once the fetch has ended: true when it succeeded and
+   * moved this clone's copy of the ref to exactly `tip`; false otherwise (then ask fetchStarted).
+   */
+  fetchAhead(started: BackgroundFetch): Promise<FetchedAhead>;
   writeCommit(files: PlanFiles, parent: string | null, message: string): Promise<string>;
   /** Starts the git process the next writeCommit stores its objects with, so its start overlaps other work. */
   prepareWrite(): void;
@@ -592,6 +638,25 @@ export function gitPlanRefStore(
     return [...directories];
   };
 
+  /**
+   * What the plan last read or written offers the reading of a fetched commit, gathered while git fetches:
+   * its objects and texts, hashed then so that no hashing is left for after the fetch (objectsOf), its
+   * files, and the directories likely there again.
+   */
+  const gatherKnown = (): KnownPlanObjects => ({ hashed: objectsOf(options.cache?.latest?.()), files: knownTrees(), directories: knownDirectories() });
+  const looseBatch = (commonDir: string, known: KnownPlanObjects) => looseFirstBatch(join(commonDir, 'objects'), () => startObjectBatch(root), known.hashed.trees);
+  /** Reads `commit` through `batch` (which this closes) unless the cache holds it, so readFiles answers it at once. */
+  const readCommitAhead = async (commit: string, batch: ObjectBatch, known: KnownPlanObjects): Promise<void> => {
+    if (options.cache?.get(commit) !== undefined) {
+      batch.close();
+      return;
+    }
+    const { tree, commitText } = await readTreeWith(commit, known.files, batch, known.directories, known.hashed.texts);
+    readAhead.set(commit, tree);
+    options.cache?.put(commit, tree, commitText);
+    knownCommits.add(commit);
+  };
+
   /** What fetch() answers, its first attempt already made when `first` is given. */
   const answerFetch = (first: GitRun | undefined): string | null => {
     for (let attempt = 1; ; attempt += 1) {
@@ -621,33 +686,44 @@ export function gitPlanRefStore(
       // cat-file started only for what they do not answer (src/node/looseObjects.ts); without the
       // repository's directory at hand, the cat-file starts beside the fetch while it still runs.
       const commonDir = options.commonDir;
-      // Hashed while the fetch runs: the texts then stand in for unchanged blobs with no hashing after it.
-      const hashed = objectsOf(options.cache?.latest?.());
+      const known = gatherKnown();
       let batch: ObjectBatch | undefined =
-        commonDir !== undefined
-          ? looseFirstBatch(join(commonDir, 'objects'), () => startObjectBatch(root), hashed.trees)
-          : started.finished()
-            ? undefined
-            : startObjectBatch(root);
-      // What the plan last read or written offers is gathered while the fetch runs: the texts that may
-      // stand in for blobs, the directories likely there again.
-      const knownFiles = knownTrees();
-      const likelyDirectories = knownDirectories();
+        commonDir !== undefined ? looseBatch(commonDir, known) : started.finished() ? undefined : startObjectBatch(root);
       let tip: string | null;
       try {
         tip = answerFetch(await started.run);
         // A commit the cache does not hold is read now, through that batch.
         if (tip !== null && options.cache?.get(tip) === undefined) {
-          const { tree, commitText } = await readTreeWith(tip, knownFiles, batch ?? startObjectBatch(root), likelyDirectories, hashed.texts);
+          const reader = batch ?? startObjectBatch(root);
           batch = undefined;
-          readAhead.set(tip, tree);
-          options.cache?.put(tip, tree, commitText);
-          knownCommits.add(tip);
+          await readCommitAhead(tip, reader, known);
         }
       } finally {
         batch?.close();
       }
       return tip;
+    },
+    async fetchAhead(started) {
+      const commonDir = options.commonDir;
+      if (commonDir !== undefined) {
+        const known = gatherKnown();
+        const stored = await Promise.race([started.stored, started.run.then(() => undefined)]);
+        // Read ahead only while git still has its tail to run: a fetch that has ended is answered as always.
+        if (stored !== undefined && !started.finished()) {
+          try {
+            await readCommitAhead(stored, looseBatch(commonDir, known), known);
+            let ended: Promise<boolean> | undefined;
+            const confirm = () =>
+              (ended ??= started.run.then((run) => run !== undefined && run.status === 0 && readTrackingRef(root, remote, commonDir) === stored));
+            return { tip: stored, confirm };
+          } catch {
+            // Not readable as the trace said (an object not there yet, or not at all): read once the fetch
+            // has ended, as fetchStarted does.
+          }
+        }
+      }
+      const tip = await this.fetchStarted(started);
+      return { tip, confirm: () => Promise.resolve(true) };
     },
     readFiles(commit, only) {
       let tree: PlanTree | undefined = readAhead.get(commit) ?? options.cache?.get(commit);

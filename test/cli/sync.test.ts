@@ -239,6 +239,73 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(hook('src/b/z.ts').decision, 'allow');
   });
 
+  it('a sync reads the fetched plan while git still moves the ref, and writes and prints nothing before the fetch has ended with it; nothing at all when the fetch then fails', () => {
+    const records = [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }];
+    planWave(a, 3, records, 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    assert.equal(cli(b, ['sync']).status, 0);
+    const stateDir = join(b.root, '.claude');
+    const record = join(remote.dir, 'seen');
+    // Holds b's copy of the plan ref before it moves (git has stored and checked the new commit by then)
+    // until the sync has staged files for it, at most 20 s; notes what b's plan and sync state were then.
+    const hook = join(b.root, '.git', 'hooks', 'reference-transaction');
+    const holdRefMove = (outcome: 'allow' | 'refuse') => {
+      rmSync(record, { force: true });
+      writeFileSync(
+        hook,
+        [
+          '#!/bin/sh',
+          '[ "$1" = prepared ] || exit 0',
+          'grep -q refs/wave-scope/remotes/ || exit 0',
+          `[ -e '${record}' ] && exit ${outcome === 'allow' ? 0 : 1}`,
+          'i=0',
+          `until [ -n "$(find '${stateDir}' -name '*.tmp' | head -n 1)" ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i+1)); done`,
+          `if [ $i -ge 400 ]; then echo nothing staged > '${record}'; else echo staged > '${record}'; fi`,
+          `cp '${join(stateDir, 'filescopes', 'wave-3', 'bob.json')}' '${record}.bob'`,
+          `cp '${join(b.root, '.git', 'wave-scope', 'sync-state.json')}' '${record}.state'`,
+          outcome === 'allow' ? 'exit 0' : 'exit 1',
+          '',
+        ].join('\n'),
+      );
+      chmodSync(hook, 0o755);
+    };
+    const inProgress = (path: string) => (JSON.parse(readFileSync(path, 'utf8')) as { inProgress: unknown[] }).inProgress;
+
+    planWave(a, 3, [records[0] as (typeof records)[0], { id: 'bob', files: ['src/b/z.ts'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    holdRefMove('allow');
+    const synced = cli(b, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.equal(readFileSync(record, 'utf8'), 'staged\n', 'the sync staged its files before git moved the ref');
+    assert.deepEqual(JSON.parse(readFileSync(`${record}.bob`, 'utf8')), ['src/b/'], 'nothing was written into the state directory before');
+    assert.deepEqual(inProgress(`${record}.state`), [], 'nor marked in the sync state');
+    assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'filescopes', 'wave-3', 'bob.json'), 'utf8')), ['src/b/z.ts']);
+    assert.match(synced.stdout, /^synced wave 3 of clone /);
+
+    // The next republish, with git refusing to move the ref after the sync has read and staged the plan.
+    planWave(a, 3, [records[0] as (typeof records)[0], { id: 'bob', files: ['src/b/y.ts'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    holdRefMove('refuse');
+    const before = snapshotTree(stateDir);
+    const failed = cli(b, ['sync']);
+    assert.equal(readFileSync(record, 'utf8'), 'staged\n');
+    assert.equal(failed.status, 2, failed.stderr);
+    assert.match(failed.stderr, /git fetch origin refs\/wave-scope\/plan failed/);
+    assert.equal(failed.stdout, '', 'nothing of the plan read ahead is reported');
+    assert.deepEqual(snapshotTree(stateDir), before, 'nor written, nor left staged');
+    assert.deepEqual(inProgress(join(b.root, '.git', 'wave-scope', 'sync-state.json')), []);
+  });
+
+  it('a user who traces git keeps the trace: the sync\'s fetch writes it where the user asked, and the sync goes on as always', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const trace = join(remote.dir, 'trace.txt');
+    const synced = cli(b, ['sync'], { env: { GIT_TRACE: trace } });
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(readFileSync(trace, 'utf8'), /trace: built-in: git fetch .*refs\/wave-scope\/plan/);
+    assert.doesNotMatch(readFileSync(trace, 'utf8'), /packet:/, 'no packet trace was added to it');
+  });
+
   it('a sync into an emptied state directory (its files made while git fetches) leaves nothing behind, nor when it stops short', () => {
     planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }, { id: 'carol', files: ['docs/'] }], 'sess-a');
     assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);

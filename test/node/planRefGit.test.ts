@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 // The module object itself (not a namespace copy), so the spy below sees the calls planRefGit.ts makes.
 import childProcess from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TemporaryFileReserve } from '../../src/node/atomicFile';
 import { CloneIdentityError, locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../src/node/cloneState';
@@ -147,6 +147,78 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     const { result: read, started: afterwards } = await processesStartedDuring(async () => storeB.readFiles(second));
     assert.deepEqual(read, changed);
     assert.deepEqual(afterwards, []);
+  });
+
+  /**
+   * A reference-transaction hook in `clone` that holds every move of its copy of the plan ref (after git has
+   * stored and checked what it fetched) until `release` exists, then lets it go, or refuses it (`refuse`).
+   */
+  const holdPlanRefMoveUntil = (clone: { root: string }, release: string, outcome: 'allow' | 'refuse') => {
+    const hook = join(clone.root, '.git', 'hooks', 'reference-transaction');
+    writeFileSync(
+      hook,
+      ['#!/bin/sh', '[ "$1" = prepared ] || exit 0', 'grep -q refs/wave-scope/remotes/ || exit 0', 'i=0', `until [ -e '${release}' ] || [ $i -ge 400 ]; do sleep 0.05; i=$((i+1)); done`, outcome === 'allow' ? 'exit 0' : 'exit 1', ''].join('\n'),
+    );
+    chmodSync(hook, 0o755);
+  };
+
+  /** Clone b (cloned before anything was published, so its fetches bring objects) and a second plan commit to fetch. */
+  const secondPlanPublished = async () => {
+    const { b, storeA, first } = await firstPlanPublished();
+    const repository = locateSyncRepository(b.root);
+    assert.ok(repository !== undefined);
+    assert.equal(await planStoreOf(repository, 'origin').fetchStarted(startPlanFetch(b.root, 'origin')), first);
+    const second = await storeA.writeCommit(changed, first, 'second');
+    storeA.push(second, first);
+    return { b, repository, storeA, first, second };
+  };
+
+  it('fetchAhead reads the commit a fetch brings while git still checks it and moves the ref, and confirms it once the fetch has ended with it', async () => {
+    const { b, repository, first, second } = await secondPlanPublished();
+    const release = join(remote.dir, 'release');
+    holdPlanRefMoveUntil(b, release, 'allow');
+    const fetching = startPlanFetch(b.root, 'origin', { traced: true });
+    const store = planStoreOf(repository, 'origin');
+    const ahead = await store.fetchAhead(fetching);
+    // Answered while the ref still names the first commit: git is held before moving it.
+    assert.equal(ahead.tip, second);
+    assert.equal(readTrackingRef(b.root, 'origin'), first);
+    assert.equal(fetching.finished(), false);
+    const { result: read, started } = await processesStartedDuring(async () => store.readFiles(second));
+    assert.deepEqual(read, changed);
+    assert.deepEqual(started, [], 'read ahead');
+    writeFileSync(release, '');
+    assert.equal(await ahead.confirm(), true);
+    assert.equal(readTrackingRef(b.root, 'origin'), second);
+  });
+
+  it('fetchAhead\'s confirmation is false when the fetch fails after storing the commit, or the ref ends elsewhere; a commit the trace names but git does not have is read once the fetch ends', async () => {
+    const { b, repository, storeA, first, second } = await secondPlanPublished();
+    const release = join(remote.dir, 'release');
+    writeFileSync(release, '');
+    holdPlanRefMoveUntil(b, release, 'refuse');
+    const refused = await planStoreOf(repository, 'origin').fetchAhead(startPlanFetch(b.root, 'origin', { traced: true }));
+    assert.equal(refused.tip, second);
+    assert.equal(await refused.confirm(), false);
+    assert.equal(readTrackingRef(b.root, 'origin'), first);
+
+    // The refused fetch stored the second commit's objects: the next brings a third.
+    rmSync(join(b.root, '.git', 'hooks', 'reference-transaction'));
+    const third = await storeA.writeCommit(new Map([...changed, ['claims.json', '{"version":1,"claims":[3]}\n']]), second, 'third');
+    storeA.push(third, second);
+    const fetching = startPlanFetch(b.root, 'origin', { traced: true });
+    const moved = await planStoreOf(repository, 'origin').fetchAhead(fetching);
+    assert.equal(moved.tip, third);
+    await fetching.run;
+    b.git('update-ref', 'refs/wave-scope/remotes/origin/plan', first);
+    assert.equal(await moved.confirm(), false);
+
+    // A trace naming a commit nobody has: nothing is read ahead, and the fetch's own answer is given.
+    b.git('update-ref', '-d', 'refs/wave-scope/remotes/origin/plan');
+    const started = startPlanFetch(b.root, 'origin');
+    const misled = await planStoreOf(repository, 'origin').fetchAhead({ ...started, stored: Promise.resolve('f'.repeat(40)) });
+    assert.equal(misled.tip, third);
+    assert.equal(await misled.confirm(), true);
   });
 
   it('a cancelled background fetch ends, and leaves no lock behind', async () => {

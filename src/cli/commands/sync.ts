@@ -9,7 +9,7 @@ import { inspectWritePaths, nodeDeclarationFs, readTextIfExists } from '../../no
 import { LEFTOVER_REMOVAL_BUDGET_MS, LEFTOVER_SWEEP_INTERVAL_MS, stateDirLeftovers, sweepLeftoversWhile } from '../../node/leftoverTemporaryFiles';
 import type { LeftoverPlace, LeftoverSweep } from '../../node/leftoverTemporaryFiles';
 import { startPlanFetch } from '../../node/planRefGit';
-import type { BackgroundFetch } from '../../node/planRefGit';
+import type { BackgroundFetch, FetchedAhead, GitPlanRefStore } from '../../node/planRefGit';
 import { makeSpareFiles, stageWrites } from '../../node/stagedWrites';
 import type { SpareFiles, StagedDeclarationFs } from '../../node/stagedWrites';
 import { startThreadPool, SYNC_WRITE_THREADS } from '../../node/threadPool';
@@ -64,7 +64,7 @@ export async function runSync(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   // The remote's plan is fetched while the checkout is located.
-  const fetching = startPlanFetch(io.cwd, remote);
+  const fetching = startPlanFetch(io.cwd, remote, { traced: true });
   try {
     return await syncFetching(values, io, remote, wave, fetching);
   } finally {
@@ -101,12 +101,11 @@ async function syncFetching(
   let early: StateDirReading | undefined;
   let sweep: LeftoverSweep | undefined;
   try {
-    let now: number;
-    let tip: string | null;
-    let plan;
+    let ahead: FetchedAhead;
+    let store: GitPlanRefStore;
     try {
-      const store = planStoreOf(repository, remote, cache);
-      const fetched = store.fetchStarted(fetching);
+      store = planStoreOf(repository, remote, cache);
+      const fetched = store.fetchAhead(fetching);
       // The state directory is read while git fetches (the reading every check decides on).
       early = readStateDirWhileFetching(repository, target, ownIds);
       spares = makeSparesWhileFetching(target, early, cache);
@@ -117,24 +116,67 @@ async function syncFetching(
       if (areLeftoversDue(repository.gitDir, Date.now(), LEFTOVER_SWEEP_INTERVAL_MS)) {
         sweep = sweepLeftoversWhile(leftoverPlaces(repository, target), () => !fetching.finished());
       }
-      tip = await fetched;
-      now = Date.now();
-      // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
-      const ownClone = clone.id;
-      plan = decodePlan(tip === null ? new Map() : store.readFiles(tip), { wanted: (key, claims) => isSyncCandidate(key, claims, selecting, ownClone, now) });
+      ahead = await fetched;
     } catch (error) {
       if (!(error instanceof PlanRefError)) throw error;
       reportError(io, say.gitFailed(error.message));
       return 2;
     }
-    // The fetch is recorded with the sync state's next write (the in-progress marker, when the sync goes on
-    // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
-    const state = stateUpdates(repository.gitDir, reserve, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+    /**
+     * One sync of the fetched commit `tip`. With `confirm` (the commit was read ahead of the fetch's end),
+     * nothing is written before it has said the fetch ended with exactly that commit, and FetchMoved is
+     * thrown when it did not; the caller holds back what this prints until then.
+     */
+    const syncFetched = async (tip: string | null, confirm: (() => Promise<boolean>) | undefined, output: CliIo, spareFiles: SpareFiles | undefined): Promise<number> => {
+      const confirmed = async () => {
+        if (confirm !== undefined && !(await confirm())) throw new FetchMoved();
+      };
+      const now = Date.now();
+      let plan;
+      try {
+        // Only the waves this sync may bring in are decoded; the tree as a whole is checked all the same.
+        const ownClone = clone.id;
+        plan = decodePlan(tip === null ? new Map() : store.readFiles(tip), { wanted: (key, claims) => isSyncCandidate(key, claims, selecting, ownClone, now) });
+      } catch (error) {
+        if (!(error instanceof PlanRefError)) throw error;
+        await confirmed();
+        reportError(output, say.gitFailed(error.message));
+        return 2;
+      }
+      // The fetch is recorded with the sync state's next write (the in-progress marker, when the sync goes on
+      // to write), or on its own when the sync ends: on the way to writing, one write of the state file fewer.
+      const state = stateUpdates(repository.gitDir, reserve, (state) => ({ ...state, fetched: { ...state.fetched, [remote]: { at: new Date(now).toISOString(), commit: tip } } }));
+      let settled = false;
+      try {
+        const code = await syncDecoded({ values, io: output, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, target, spares: spareFiles, early }, state.update, confirmed);
+        await confirmed();
+        settled = true;
+        return code;
+      } finally {
+        // Not when the fetch is still unknown (FetchMoved, or a failure before the fetch was confirmed).
+        if (settled || confirm === undefined) state.flush();
+      }
+    };
+    // Read ahead (fetchAhead): the fetched commit is decoded and judged, its files staged, while git still
+    // checks it and moves the ref; nothing is written or printed until the fetch has ended with exactly that
+    // commit. When it did not, the sync starts again from what the fetch left, as if nothing had been read.
+    const held = heldOutput(io);
     try {
-      return await syncDecoded({ values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, target, spares, early }, state.update);
-    } finally {
-      state.flush();
+      const code = await syncFetched(ahead.tip, ahead.confirm, held.io, spares);
+      held.release();
+      return code;
+    } catch (error) {
+      if (!(error instanceof FetchMoved)) throw error;
     }
+    let tip: string | null;
+    try {
+      tip = await store.fetchStarted(fetching);
+    } catch (error) {
+      if (!(error instanceof PlanRefError)) throw error;
+      reportError(io, say.gitFailed(error.message));
+      return 2;
+    }
+    return await syncFetched(tip, undefined, io, undefined);
   } finally {
     spares?.discard();
     cache.writePending();
@@ -143,6 +185,20 @@ async function syncFetching(
     // removals bounded; recorded when it left nothing behind, so that the next syncs within the hour skip it.
     if (sweep?.finish(LEFTOVER_REMOVAL_BUDGET_MS) === true) markLeftoversSwept(repository.gitDir);
   }
+}
+
+/** The fetch did not end with the commit a sync read ahead of its end (fetchAhead): the sync starts again. */
+class FetchMoved extends Error {}
+
+/** `io` whose output is held back until `release` (and dropped if it never comes). */
+function heldOutput(io: CliIo): { io: CliIo; release: () => void } {
+  const held: Array<() => void> = [];
+  return {
+    io: { ...io, writeStdout: (text) => void held.push(() => io.writeStdout(text)), writeStderr: (text) => void held.push(() => io.writeStderr(text)) },
+    release() {
+      for (const write of held.splice(0)) write();
+    },
+  };
 }
 
 /**
@@ -227,6 +283,8 @@ async function syncDecoded(
     early: StateDirReading | undefined;
   },
   updateState: (change: StateChange) => void,
+  /** Settles once nothing stands in the way of writing (the fetch read ahead has ended with the commit read); may throw FetchMoved. */
+  beforeFirstWrite: () => Promise<void>,
 ): Promise<number> {
   const { values, io, remote, wave, selecting, repository, ownIds, clone, plan, tip, now, target, spares, early } = context;
   if (plan.problems.length > 0) {
@@ -313,6 +371,7 @@ async function syncDecoded(
       // Marked before the first write, so a sync killed half-way may be finished by the next one into this
       // state directory. The marker replaces only this directory's (a killed sync's, which this sync finishes).
       const previous = currentDigests(found, incoming.wave);
+      await beforeFirstWrite();
       updateState((state) => {
         marked = { replaced: syncInProgressIn(state, key) };
         return markSyncInProgress(state, { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started });

@@ -1,0 +1,62 @@
+// Knowing, while `git fetch` still runs, that the objects it brings are stored, and which commit it is bringing.
+//
+// After it has stored what it fetched, git spends a good part of a small fetch on its tail: it checks that
+// the new objects connect (a `git rev-list`), moves the ref, and runs `git maintenance run --auto`. Those
+// steps change no object, so a reader that knows the commit being fetched can read it while they run. git
+// tells both through its trace (GIT_TRACE and GIT_TRACE_PACKET, written to a pipe of ours): the remote's
+// answer to the ref listing names the commit (`packet: fetch< <id> <ref>`), and the first process the fetch
+// starts after the one that stores the pack (`run_command: ... unpack-objects` or `index-pack`) is started
+// once that one has exited.
+//
+// Nothing here is trusted: it only says which commit to read ahead and when. Every object read is proven by
+// its hash, and the commit is used only once the fetch has ended with success and moved this clone's copy of
+// the ref to exactly it (src/node/planRefGit.ts, fetchAhead); anything else is read again the usual way.
+
+/** What the trace of one fetch has told so far. */
+export class FetchTraceReader {
+  private advertised: string | undefined;
+  private storing = false;
+  private storedTip: string | undefined;
+  private pending = '';
+
+  constructor(private readonly ref: string) {}
+
+  /** The commit the remote named for the ref, once the fetch has stored the objects it brought; else undefined. */
+  get stored(): string | undefined {
+    return this.storedTip;
+  }
+
+  /** Takes more of the trace; true once `stored` is known (what follows is then not looked at). */
+  take(chunk: string): boolean {
+    if (this.storedTip !== undefined) return true;
+    const text = this.pending + chunk;
+    const lines = text.split('\n');
+    this.pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (this.storedTip !== undefined) break;
+      this.line(line);
+    }
+    return this.storedTip !== undefined;
+  }
+
+  private line(line: string): void {
+    const packet = / packet: +fetch< ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/.exec(line);
+    if (packet !== null) {
+      if (packet[2] === this.ref && this.advertised === undefined) this.advertised = packet[1];
+      return;
+    }
+    const command = / trace: run_command: (.*)$/.exec(line);
+    if (command === null) return;
+    if (this.storing) {
+      this.storedTip = this.advertised;
+      return;
+    }
+    if (this.advertised !== undefined && /(?:^|[\s'])git (?:unpack-objects|index-pack)(?:\s|'|$)/.test(command[1] as string)) this.storing = true;
+  }
+}
+
+/** The variables that send a fetch's trace to descriptor 3; undefined when the user traces git already (theirs is kept). */
+export function fetchTraceEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
+  if (env.GIT_TRACE !== undefined || env.GIT_TRACE_PACKET !== undefined) return undefined;
+  return { GIT_TRACE: '3', GIT_TRACE_PACKET: '3' };
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fetchTraceEnvironment, FetchTraceReader } from '../../src/node/fetchTrace';
+import { gitPlanRefStore } from '../../src/node/planRefGit';
+import { PLAN_REF, trackingRefOf } from '../../src/planner/sync/planRef';
+import { createSharedRemote } from './gitRemotes';
+import type { Clone, SharedRemote } from './gitRemotes';
+
+/** The trace (descriptor 3) of a real `git fetch` of the plan ref in `clone`, as startPlanFetch asks for it. */
+function tracedFetch(clone: Clone, config: string[] = []): string {
+  const run = spawnSync('git', [...config, 'fetch', '--quiet', 'origin', `+${PLAN_REF}:${trackingRefOf('origin')}`], {
+    cwd: clone.root,
+    env: { ...process.env, ...fetchTraceEnvironment({}) },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  return run.output[3] as string;
+}
+
+/** What a reader makes of `trace` handed over in pieces cut at `cuts`. */
+function readInPieces(trace: string, cuts: number[]): { stored: string | undefined; knownAt: number | undefined } {
+  const reader = new FetchTraceReader(PLAN_REF);
+  let from = 0;
+  let knownAt: number | undefined;
+  for (const cut of [...cuts, trace.length]) {
+    if (reader.take(trace.slice(from, cut)) && knownAt === undefined) knownAt = cut;
+    from = cut;
+  }
+  return { stored: reader.stored, knownAt };
+}
+
+describe('reading a fetch\'s progress from its trace (src/node/fetchTrace.ts)', () => {
+  let remote: SharedRemote;
+  let published: string;
+  // Cloned before the plan is published: a local clone links the remote's objects, so it would have them all.
+  let b: Clone;
+  let c: Clone;
+  beforeEach(async () => {
+    remote = createSharedRemote({ 'src/a.ts': 'a\n' });
+    b = remote.clone('b');
+    c = remote.clone('c');
+    const a = remote.clone('a');
+    const store = gitPlanRefStore(a.root, 'origin');
+    published = await store.writeCommit(new Map([['wave-scope-plan.json', '{"version":1}\n'], ['claims.json', '{"version":1,"claims":[]}\n']]), null, 'plan');
+    assert.deepEqual(store.push(published, null), { ok: true });
+  });
+  afterEach(() => remote.remove());
+
+  it('names the commit a real fetch brings once the process storing it has ended, however the trace is cut', () => {
+    const trace = tracedFetch(b);
+    const storing = trace.search(/run_command: .*git unpack-objects/);
+    const next = trace.indexOf('run_command:', storing + 1);
+    assert.ok(storing !== -1 && next !== -1, trace);
+    for (let cut = 0; cut <= trace.length; cut += 7) {
+      const read = readInPieces(trace, [cut]);
+      assert.equal(read.stored, published, `cut at ${cut}`);
+      // Never before the line of the process started after the one that stored the objects is whole.
+      assert.ok((read.knownAt as number) > next, `cut at ${cut}: known at ${read.knownAt}`);
+    }
+    const lineByLine = trace.split(/(?<=\n)/).map((_, index, lines) => lines.slice(0, index + 1).join('').length);
+    assert.equal(readInPieces(trace, lineByLine).stored, published);
+  });
+
+  it('also when the fetch keeps what it brought as a pack (index-pack); says nothing of a fetch that brought nothing', () => {
+    const trace = tracedFetch(c, ['-c', 'fetch.unpackLimit=1']);
+    assert.match(trace, /run_command: .*git index-pack/);
+    assert.equal(readInPieces(trace, []).stored, published);
+    // Up to date: nothing is stored, so nothing is said (the fetch's end answers).
+    const again = tracedFetch(c);
+    assert.doesNotMatch(again, /unpack-objects|index-pack/);
+    assert.equal(readInPieces(again, []).stored, undefined);
+  });
+
+  it('takes the commit only from the fetching side\'s listing of the plan ref, and nothing from lines it does not know', () => {
+    const id = (digit: string) => digit.repeat(40);
+    const lines = (...text: string[]) => text.map((line) => `12:00:00.000000 trace.c:1 ${line}\n`).join('');
+    const read = (trace: string) => readInPieces(trace, []).stored;
+    const storing = ['trace: run_command: git unpack-objects -q --pack_header=2,3', "trace: run_command: git rev-list --objects --stdin --not --all --quiet --alternate-refs"];
+    assert.equal(read(lines(`packet:        fetch< ${id('a')} refs/heads/main`, `packet:        fetch< ${id('b')} ${PLAN_REF}`, ...storing)), id('b'));
+    // The remote's own side of the conversation, or another ref's name that merely starts like it, is not the listing.
+    assert.equal(read(lines(`packet:  upload-pack> ${id('c')} ${PLAN_REF}`, `packet:        fetch< ${id('d')} ${PLAN_REF}-other`, ...storing)), undefined);
+    // A process started before the pack is stored says nothing; neither does a storing process with no listing.
+    assert.equal(read(lines(`packet:        fetch< ${id('e')} ${PLAN_REF}`, "trace: run_command: unset GIT_PREFIX; 'git-upload-pack'", storing[0] as string)), undefined);
+    assert.equal(read(lines(...storing)), undefined);
+    // The first listing of the ref is the one git fetches.
+    assert.equal(read(lines(`packet:        fetch< ${id('f')} ${PLAN_REF}`, `packet:        fetch< ${id('0')} ${PLAN_REF}`, ...storing)), id('f'));
+  });
+
+  it('traces a fetch only when the user does not trace git already', () => {
+    assert.deepEqual(fetchTraceEnvironment({}), { GIT_TRACE: '3', GIT_TRACE_PACKET: '3' });
+    assert.equal(fetchTraceEnvironment({ GIT_TRACE: '1' }), undefined);
+    assert.equal(fetchTraceEnvironment({ GIT_TRACE_PACKET: '/tmp/packets' }), undefined);
+    assert.equal(fetchTraceEnvironment({ GIT_TRACE: '' }), undefined);
+  });
+});
