@@ -7,7 +7,9 @@
 // - any other is written into a temporary file beside its target and fsynced.
 // A target may be asked for with several texts in turn (the manifest's skeleton, then the manifest): each
 // is staged, and each write takes the one holding its text.
-// The fsyncs run together on libuv's pool. When the chain then asks to write one of these files with
+// The fsyncs run together on libuv's pool, each started as soon as its file is made: the first files are on
+// their way to disk while the next are made (and, for a caller that hands them over as they are computed,
+// while the costliest text, the manifest's, is still being computed). When the chain then asks to write one of these files with
 // exactly that text, the file is checked again at that moment: a file in place that is still the same
 // file with the same bytes is left alone, a staged file is renamed into place. Both are as durable as a
 // rewrite (the data fsynced, the directory at the next commit point), behind the same confinement checks
@@ -177,12 +179,14 @@ function hasRealParents(root: string, path: string): boolean {
  * staged: its write then goes through `fs`, which refuses or fails it where the chain can report it. A file
  * to be created is filled into one of `spares` (makeSpareFiles) while any is left.
  */
-export async function stageWrites(fs: DeclarationFs, root: string, files: readonly DeclarationFile[], spares?: SpareFiles): Promise<StagedDeclarationFs> {
+export async function stageWrites(fs: DeclarationFs, root: string, files: Iterable<DeclarationFile>, spares?: SpareFiles): Promise<StagedDeclarationFs> {
   root = resolve(root);
   // The files staged for each target, one per text.
   const held = new Map<string, HeldFile[]>();
   const createdDirectories: string[] = [];
-  const pending: Array<{ target: string; file: HeldFile }> = [];
+  // Each file's fsync starts on libuv's pool as soon as it is staged, while the next ones are made.
+  const pending: Array<{ target: string; file: HeldFile; durable: Promise<boolean> }> = [];
+  const stage = (target: string, file: HeldFile) => pending.push({ target, file, durable: fsyncAsync(file.descriptor) });
   const seen = new Map<string, Buffer[]>();
   // Directories found real all the way down from `root`, checked once each: a wave's agents share one. That
   // is enough to look for files in place (they are only read here, and checked again when written); a
@@ -206,7 +210,7 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
       // is looked for in a directory staging has just made.
       const madeHere = createdDirectories.includes(directory);
       const found = texts.length === 0 && !madeHere && isReplaceableFile(target) ? holdIfUnchanged(target, bytes) : undefined;
-      if (found !== undefined) pending.push({ target, file: found });
+      if (found !== undefined) stage(target, found);
       else {
         // A spare was made ahead; a file created here is made with no link on the way at the moment of its
         // creation, and not in a directory gone since (which is not made again here). Either is checked
@@ -214,13 +218,13 @@ export async function stageWrites(fs: DeclarationFs, root: string, files: readon
         const spare = fillSpare(spares, bytes);
         if (spare === undefined && !ensureRealParents(root, target, false)) continue;
         const temporary = spare ?? createTemporaryFile(target, bytes);
-        pending.push({ target, file: { path: temporary.path, bytes, descriptor: temporary.descriptor, inPlace: false } });
+        stage(target, { path: temporary.path, bytes, descriptor: temporary.descriptor, inPlace: false });
       }
     } catch {
       // Not staged: the chain's write of it goes through `fs`.
     }
   }
-  const durable = await Promise.all(pending.map(({ file }) => fsyncAsync(file.descriptor)));
+  const durable = await Promise.all(pending.map((staged) => staged.durable));
   pending.forEach(({ target, file }, index) => {
     if (durable[index]) held.set(target, [...(held.get(target) ?? []), file]);
     else release(file);

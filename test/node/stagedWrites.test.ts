@@ -4,6 +4,7 @@
 // nothing staged and unused is left behind. The order of fsyncs and renames is observed by watching the
 // calls into node:fs, which still run.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +87,35 @@ describe('writes staged ahead of the safe chain (src/node/stagedWrites.ts)', () 
     assert.ok(calls.indexOf(`fsync ${waveDir}`) < calls.indexOf(`rename ${aggregate}`), calls.join('\n'));
     assert.ok(calls.lastIndexOf(`fsync ${join(stateDir, 'filescopes')}`) > calls.indexOf(`rename ${aggregate}`), calls.join('\n'));
     assert.deepEqual(filesBelow(stateDir), ['filescopes/wave-1.scopes.json', 'filescopes/wave-1/alice.json', 'filescopes/wave-1/bob.json', 'filescopes/wave-1/carol.json']);
+  });
+
+  it('starts each staged file\'s fsync as soon as the file is made, before the next file is even asked for', async () => {
+    const events: string[] = [];
+    const mutable = fs as unknown as { fsync: typeof fs.fsync; openSync: typeof fs.openSync };
+    const real = { fsync: fs.fsync, openSync: fs.openSync };
+    const names = new Map<number, string>();
+    mutable.openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+      const descriptor = (real.openSync as (...args: unknown[]) => number)(path, ...rest);
+      names.set(descriptor, String(path));
+      return descriptor;
+    }) as typeof fs.openSync;
+    mutable.fsync = ((descriptor: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+      events.push(`fsync ${stagedLabel(names.get(descriptor) ?? String(descriptor))}`);
+      real.fsync(descriptor, done);
+    }) as typeof fs.fsync;
+    function* asked() {
+      for (const file of planned()) {
+        events.push(`asked ${file.path}`);
+        yield file;
+      }
+    }
+    try {
+      const staged = await stageWrites(nodeDeclarationFs(root), root, asked());
+      staged.discard();
+    } finally {
+      Object.assign(mutable, real);
+    }
+    assert.deepEqual(events, planned().flatMap((file) => [`asked ${file.path}`, `fsync ${file.path} (staged)`]));
   });
 
   it('writes a file whose text differs from the staged one through the wrapped file system, and discards the staged one', async () => {

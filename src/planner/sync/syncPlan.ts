@@ -296,17 +296,29 @@ function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blocke
  * out when its grants cannot be computed (the chain then stops on it and says why).
  */
 export function syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): DeclarationFile[] {
+  return [...syncedWaveFilesAsMade(stateDir, wave, replacing)];
+}
+
+/**
+ * syncedWaveFiles, each made only when it is reached: a writer that stages them one by one (stageWrites)
+ * has the first ones on their way to disk while the manifest's text, the costliest (the union and the test
+ * siblings of every agent), is still being computed.
+ */
+export function* syncedWaveFilesAsMade(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): Generator<DeclarationFile> {
   const settings = syncedManifestSettings(wave);
-  const planned = declarationFiles(stateDir, wave.wave, wave.records);
-  const files = [...planned.agentFiles, planned.aggregate];
   const skeleton = manifestSkeletonText(settings, replacing);
-  if (skeleton !== undefined) files.unshift({ path: manifestPath(stateDir), text: skeleton });
+  if (skeleton !== undefined) yield { path: manifestPath(stateDir), text: skeleton };
+  const planned = declarationFiles(stateDir, wave.wave, wave.records);
+  yield* planned.agentFiles;
+  yield planned.aggregate;
+  let manifest: DeclarationFile;
   try {
-    files.push({ path: manifestPath(stateDir), text: plannedManifestText(settings, wave.records) });
+    manifest = { path: manifestPath(stateDir), text: plannedManifestText(settings, wave.records) };
   } catch {
     // No manifest to prepare.
+    return;
   }
-  return files;
+  yield manifest;
 }
 
 /**
