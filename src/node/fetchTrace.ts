@@ -12,12 +12,21 @@
 // its hash, and the commit is used only once the fetch has ended with success and moved this clone's copy of
 // the ref to exactly it (src/node/planRefGit.ts, fetchAhead); anything else is read again the usual way.
 
+/**
+ * The most trace read before the reader gives up: a fetch of the plan ref over protocol v2 traces some
+ * 15 KB; far more means a conversation this reading was not made for, not worth this thread's time.
+ */
+export const MAX_TRACE_CHARACTERS = 1024 * 1024;
+
 /** What the trace of one fetch has told so far. */
 export class FetchTraceReader {
   private advertised: string | undefined;
   private storing = false;
   private storedTip: string | undefined;
+  private gaveUp = false;
+  private sawFetchPacket = false;
   private pending = '';
+  private read = 0;
 
   constructor(private readonly ref: string) {}
 
@@ -26,23 +35,40 @@ export class FetchTraceReader {
     return this.storedTip;
   }
 
-  /** Takes more of the trace; true once `stored` is known (what follows is then not looked at). */
+  /**
+   * Takes more of the trace; true once the reader has decided: `stored` is known, or it never will be from
+   * this trace (what follows is then not looked at). It gives up on a remote that does not answer in
+   * protocol v2, whose first answer lists every ref it has (the fetch's own first answer is then not
+   * `version 2`), and on more than MAX_TRACE_CHARACTERS of trace.
+   */
   take(chunk: string): boolean {
-    if (this.storedTip !== undefined) return true;
-    const text = this.pending + chunk;
-    const lines = text.split('\n');
+    if (this.decided()) return true;
+    this.read += chunk.length;
+    if (this.read > MAX_TRACE_CHARACTERS) this.gaveUp = true;
+    const lines = (this.pending + chunk).split('\n');
     this.pending = lines.pop() ?? '';
     for (const line of lines) {
-      if (this.storedTip !== undefined) break;
+      if (this.decided()) break;
       this.line(line);
     }
-    return this.storedTip !== undefined;
+    return this.decided();
+  }
+
+  private decided(): boolean {
+    return this.storedTip !== undefined || this.gaveUp;
   }
 
   private line(line: string): void {
-    const packet = / packet: +fetch< ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/.exec(line);
+    const packet = / packet: +fetch< (.*)$/.exec(line);
     if (packet !== null) {
-      if (packet[2] === this.ref && this.advertised === undefined) this.advertised = packet[1];
+      const said = packet[1] as string;
+      if (!this.sawFetchPacket) {
+        this.sawFetchPacket = true;
+        if (said !== 'version 2') this.gaveUp = true;
+        return;
+      }
+      const listed = /^([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/.exec(said);
+      if (listed !== null && listed[2] === this.ref && this.advertised === undefined) this.advertised = listed[1];
       return;
     }
     const command = / trace: run_command: (.*)$/.exec(line);

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { fetchTraceEnvironment, FetchTraceReader } from './fetchTrace';
 import { deflateSync } from 'node:zlib';
 import { gitEnvironment, NOWHERE } from './git';
@@ -554,10 +555,13 @@ export function startPlanFetch(cwd: string, remote: string, options: { traced?: 
   if (trace !== undefined) {
     const reader = new FetchTraceReader(PLAN_REF);
     stored = new Promise((settle) => {
-      trace.setEncoding('utf8');
-      // Read to its end all the same: git would wait on a full pipe.
-      trace.on('data', (chunk: string) => {
-        if (reader.stored === undefined && reader.take(chunk)) settle(reader.stored);
+      const text = new StringDecoder('utf8');
+      let decided = false;
+      // Read to its end all the same (git would wait on a full pipe), decoded only until the reader decides.
+      trace.on('data', (chunk: Buffer) => {
+        if (decided) return;
+        decided = reader.take(text.write(chunk));
+        if (decided) settle(reader.stored);
       });
       trace.on('error', () => settle(undefined));
       trace.on('close', () => settle(reader.stored));

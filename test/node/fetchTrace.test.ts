@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fetchTraceEnvironment, FetchTraceReader } from '../../src/node/fetchTrace';
+import { fetchTraceEnvironment, FetchTraceReader, MAX_TRACE_CHARACTERS } from '../../src/node/fetchTrace';
 import { gitPlanRefStore } from '../../src/node/planRefGit';
 import { PLAN_REF, trackingRefOf } from '../../src/planner/sync/planRef';
 import { createSharedRemote } from './gitRemotes';
@@ -74,7 +74,8 @@ describe('reading a fetch\'s progress from its trace (src/node/fetchTrace.ts)', 
 
   it('takes the commit only from the fetching side\'s listing of the plan ref, and nothing from lines it does not know', () => {
     const id = (digit: string) => digit.repeat(40);
-    const lines = (...text: string[]) => text.map((line) => `12:00:00.000000 trace.c:1 ${line}\n`).join('');
+    // Each conversation opens as protocol v2's does: the remote's first answer is its version.
+    const lines = (...text: string[]) => ['packet:        fetch< version 2', ...text].map((line) => `12:00:00.000000 trace.c:1 ${line}\n`).join('');
     const read = (trace: string) => readInPieces(trace, []).stored;
     const storing = ['trace: run_command: git unpack-objects -q --pack_header=2,3', "trace: run_command: git rev-list --objects --stdin --not --all --quiet --alternate-refs"];
     assert.equal(read(lines(`packet:        fetch< ${id('a')} refs/heads/main`, `packet:        fetch< ${id('b')} ${PLAN_REF}`, ...storing)), id('b'));
@@ -85,6 +86,23 @@ describe('reading a fetch\'s progress from its trace (src/node/fetchTrace.ts)', 
     assert.equal(read(lines(...storing)), undefined);
     // The first listing of the ref is the one git fetches.
     assert.equal(read(lines(`packet:        fetch< ${id('f')} ${PLAN_REF}`, `packet:        fetch< ${id('0')} ${PLAN_REF}`, ...storing)), id('f'));
+  });
+
+  it('gives up at once on a remote that answers in the original protocol (it lists every ref), and on a trace past its budget', () => {
+    const trace = tracedFetch(b, ['-c', 'protocol.version=0']);
+    assert.match(trace, /run_command: .*git unpack-objects/, 'the fetch stored what it brought');
+    const reader = new FetchTraceReader(PLAN_REF);
+    const firstAnswer = trace.search(/packet: +fetch< /);
+    const through = trace.indexOf('\n', firstAnswer) + 1;
+    assert.equal(reader.take(trace.slice(0, through)), true, 'decided at the first answer');
+    assert.equal(reader.stored, undefined);
+    assert.equal(reader.take(trace.slice(through)), true);
+    assert.equal(reader.stored, undefined);
+    // Over protocol v2, nothing is looked at beyond MAX_TRACE_CHARACTERS.
+    const v2 = tracedFetch(c);
+    const padded = v2.replace(/(packet: +fetch< version 2\n)/, `$1${'12:00:00.000000 trace.c:1 packet:        fetch> have 0000\n'.repeat(Math.ceil(MAX_TRACE_CHARACTERS / 40))}`);
+    assert.equal(readInPieces(padded, []).stored, undefined);
+    assert.equal(readInPieces(v2, []).stored, published);
   });
 
   it('traces a fetch only when the user does not trace git already', () => {
