@@ -3,7 +3,7 @@
 // After it has stored what it fetched, git spends a good part of a small fetch on its tail: it checks that
 // the new objects connect (a `git rev-list`), moves the ref, and runs `git maintenance run --auto`. Those
 // steps change no object, so a reader that knows the commit being fetched can read it while they run. git
-// tells both through its trace (GIT_TRACE and GIT_TRACE_PACKET, written to a pipe of ours): the remote's
+// tells both through its trace (GIT_TRACE and GIT_TRACE_PACKET, written to a file of ours): the remote's
 // answer to the ref listing names the commit (`packet: fetch< <id> <ref>`), and the first process the fetch
 // starts after the one that stores the pack (`run_command: ... unpack-objects` or `index-pack`) is started
 // once that one has exited.
@@ -11,6 +11,17 @@
 // Nothing here is trusted: it only says which commit to read ahead and when. Every object read is proven by
 // its hash, and the commit is used only once the fetch has ended with success and moved this clone's copy of
 // the ref to exactly it (src/node/planRefGit.ts, fetchAhead); anything else is read again the usual way.
+//
+// A file, not a pipe: every process git starts inherits where the trace goes, and one may outlive the fetch
+// (`git maintenance run --auto` can leave `git gc` running in the background). Holding a pipe's end, it
+// would keep the fetch's end from being seen until it exits, and once this process is gone its next trace
+// line would kill it (SIGPIPE). Into a file it writes harmlessly, and not at all once the file's directory
+// is removed (git then gives up tracing).
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync, watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 /**
  * The most trace read before the reader gives up: a fetch of the plan ref over protocol v2 traces some
@@ -81,8 +92,82 @@ export class FetchTraceReader {
   }
 }
 
-/** The variables that send a fetch's trace to descriptor 3; undefined when the user traces git already (theirs is kept). */
-export function fetchTraceEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
-  if (env.GIT_TRACE !== undefined || env.GIT_TRACE_PACKET !== undefined) return undefined;
-  return { GIT_TRACE: '3', GIT_TRACE_PACKET: '3' };
+/** Whether the user traces git already (GIT_TRACE or GIT_TRACE_PACKET set): their trace is then left as it is, and not read. */
+export function userTracesGit(env: NodeJS.ProcessEnv): boolean {
+  return env.GIT_TRACE !== undefined || env.GIT_TRACE_PACKET !== undefined;
+}
+
+/** A fetch's trace, followed as git writes it (followFetchTrace). */
+export interface FollowedTrace {
+  /** The variables to start the fetch with. */
+  readonly environment: NodeJS.ProcessEnv;
+  /** The commit the fetch brings, once its objects are stored; undefined once that will not be known (or `end` came first). */
+  readonly stored: Promise<string | undefined>;
+  /** Reads what is left, stops following and removes the file: called once the fetch has ended. */
+  end(): void;
+}
+
+/**
+ * A trace file for one fetch of `ref`, in a new directory of the system's temporary directory, read as it
+ * grows (a watch on the directory); undefined when the user traces git already or nothing can be set up.
+ */
+export function followFetchTrace(ref: string, env: NodeJS.ProcessEnv = process.env): FollowedTrace | undefined {
+  if (userTracesGit(env)) return undefined;
+  let directory: string;
+  try {
+    directory = mkdtempSync(join(tmpdir(), 'wave-scope-fetch-'));
+  } catch {
+    return undefined;
+  }
+  const path = join(directory, 'trace');
+  const reader = new FetchTraceReader(ref);
+  const text = new StringDecoder('utf8');
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  let descriptor: number | undefined;
+  let offset = 0;
+  let decided = false;
+  let settle: (tip: string | undefined) => void = () => undefined;
+  const stored = new Promise<string | undefined>((resolve) => (settle = resolve));
+  let watcher: FSWatcher | undefined;
+  const decide = () => {
+    if (decided) return;
+    decided = true;
+    settle(reader.stored);
+    watcher?.close();
+  };
+  const readMore = () => {
+    if (decided) return;
+    try {
+      // git creates the file with its first line; never through a link.
+      descriptor ??= openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+      for (let count = readSync(descriptor, chunk, 0, chunk.length, offset); count > 0; count = readSync(descriptor, chunk, 0, chunk.length, offset)) {
+        offset += count;
+        if (reader.take(text.write(chunk.subarray(0, count)))) return decide();
+      }
+    } catch {
+      // Not there yet (read at the next change), or unreadable (then nothing is read ahead).
+    }
+  };
+  try {
+    watcher = watch(directory, readMore);
+    watcher.on('error', decide);
+  } catch {
+    rmSync(directory, { recursive: true, force: true });
+    return undefined;
+  }
+  return {
+    environment: { GIT_TRACE: path, GIT_TRACE_PACKET: path },
+    stored,
+    end() {
+      readMore();
+      decide();
+      try {
+        if (descriptor !== undefined) closeSync(descriptor);
+        descriptor = undefined;
+        rmSync(directory, { recursive: true, force: true });
+      } catch {
+        // Left in the temporary directory: a few kilobytes nothing reads.
+      }
+    },
+  };
 }

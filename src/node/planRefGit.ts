@@ -11,9 +11,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
-import { fetchTraceEnvironment, FetchTraceReader } from './fetchTrace';
+import type { Writable } from 'node:stream';
+import { followFetchTrace } from './fetchTrace';
 import { deflateSync } from 'node:zlib';
 import { gitEnvironment, NOWHERE } from './git';
 import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, PLAIN_FILE_MODE, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
@@ -236,8 +235,6 @@ function startWaitingGit(root: string, args: readonly string[]): WaitingGit {
 export interface StartedGit {
   /** Its standard input when it was started with a pipe, for a process fed later. */
   readonly stdin: Writable | null;
-  /** Descriptor 3 of the process, when it was started with a trace environment. */
-  readonly trace?: Readable;
   /** Settles to the finished process, or to undefined when git could not be started. */
   readonly run: Promise<GitRun | undefined>;
   running(): boolean;
@@ -246,8 +243,8 @@ export interface StartedGit {
 }
 
 /** `git <args>` in `cwd`, not waited for. Standard input is a pipe for a process fed later, else closed. */
-export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore', traced?: NodeJS.ProcessEnv): StartedGit {
-  const child = spawn('git', args, { cwd, env: { ...gitEnvironment(), ...traced }, stdio: traced === undefined ? [stdin, 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe', 'pipe'] });
+export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore', environment?: NodeJS.ProcessEnv): StartedGit {
+  const child = spawn('git', args, { cwd, env: { ...gitEnvironment(), ...environment }, stdio: [stdin, 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -257,10 +254,8 @@ export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | '
     child.on('close', (code) => settle({ status: code ?? 128, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8') }));
   });
   const running = () => child.exitCode === null && child.signalCode === null;
-  const trace = traced === undefined ? undefined : (child.stdio[3] as Readable | null) ?? undefined;
   return {
     stdin: child.stdin,
-    trace,
     run,
     running,
     stop() {
@@ -536,7 +531,7 @@ export interface BackgroundFetch {
  * locates the checkout and reads its own state. The store's `fetchStarted` then answers as `fetch()` does,
  * from this fetch's outcome (a failed one is not run again).
  *
- * `traced` (sync): git's trace goes to a pipe of this process (src/node/fetchTrace.ts), so `stored` names the
+ * `traced` (sync): git's trace goes to a file this process follows (src/node/fetchTrace.ts), so `stored` names the
  * commit being fetched as soon as its objects are stored, before git has checked them and moved the ref;
  * not when the user traces git already. Otherwise `stored` is undefined at once.
  *
@@ -548,28 +543,12 @@ export interface BackgroundFetch {
  * a name with no URL, is then reached by the store's next attempt, once the name has been checked.)
  */
 export function startPlanFetch(cwd: string, remote: string, options: { traced?: boolean } = {}): BackgroundFetch {
-  const traced = options.traced === true ? fetchTraceEnvironment(process.env) : undefined;
-  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore', traced);
-  let stored: Promise<string | undefined> = Promise.resolve(undefined);
-  const trace = started.trace;
-  if (trace !== undefined) {
-    const reader = new FetchTraceReader(PLAN_REF);
-    stored = new Promise((settle) => {
-      const text = new StringDecoder('utf8');
-      let decided = false;
-      // Read to its end all the same (git would wait on a full pipe), decoded only until the reader decides.
-      trace.on('data', (chunk: Buffer) => {
-        if (decided) return;
-        decided = reader.take(text.write(chunk));
-        if (decided) settle(reader.stored);
-      });
-      trace.on('error', () => settle(undefined));
-      trace.on('close', () => settle(reader.stored));
-    });
-  }
+  const trace = options.traced === true ? followFetchTrace(PLAN_REF) : undefined;
+  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore', trace?.environment);
+  if (trace !== undefined) void started.run.then(() => trace.end());
   return {
     run: started.run,
-    stored,
+    stored: trace?.stored ?? Promise.resolve(undefined),
     finished: () => !started.running(),
     cancel: started.stop,
   };

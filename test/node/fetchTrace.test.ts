@@ -1,21 +1,24 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fetchTraceEnvironment, FetchTraceReader, MAX_TRACE_CHARACTERS } from '../../src/node/fetchTrace';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { FetchTraceReader, followFetchTrace, MAX_TRACE_CHARACTERS, userTracesGit } from '../../src/node/fetchTrace';
 import { gitPlanRefStore } from '../../src/node/planRefGit';
 import { PLAN_REF, trackingRefOf } from '../../src/planner/sync/planRef';
 import { createSharedRemote } from './gitRemotes';
 import type { Clone, SharedRemote } from './gitRemotes';
 
-/** The trace (descriptor 3) of a real `git fetch` of the plan ref in `clone`, as startPlanFetch asks for it. */
+/** The trace of a real `git fetch` of the plan ref in `clone`, as startPlanFetch asks for it (written into a file). */
 function tracedFetch(clone: Clone, config: string[] = []): string {
+  const trace = join(clone.root, '..', `trace-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}.txt`);
   const run = spawnSync('git', [...config, 'fetch', '--quiet', 'origin', `+${PLAN_REF}:${trackingRefOf('origin')}`], {
     cwd: clone.root,
-    env: { ...process.env, ...fetchTraceEnvironment({}) },
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_TRACE: trace, GIT_TRACE_PACKET: trace },
     encoding: 'utf8',
   });
   assert.equal(run.status, 0, run.stderr);
-  return run.output[3] as string;
+  return readFileSync(trace, 'utf8');
 }
 
 /** What a reader makes of `trace` handed over in pieces cut at `cuts`. */
@@ -105,10 +108,26 @@ describe('reading a fetch\'s progress from its trace (src/node/fetchTrace.ts)', 
     assert.equal(readInPieces(v2, []).stored, published);
   });
 
-  it('traces a fetch only when the user does not trace git already', () => {
-    assert.deepEqual(fetchTraceEnvironment({}), { GIT_TRACE: '3', GIT_TRACE_PACKET: '3' });
-    assert.equal(fetchTraceEnvironment({ GIT_TRACE: '1' }), undefined);
-    assert.equal(fetchTraceEnvironment({ GIT_TRACE_PACKET: '/tmp/packets' }), undefined);
-    assert.equal(fetchTraceEnvironment({ GIT_TRACE: '' }), undefined);
+  it('follows a fetch\'s trace in a file of its own, named to git through the environment, and removes it at the end', async () => {
+    const trace = followFetchTrace(PLAN_REF, {});
+    assert.ok(trace !== undefined);
+    const path = trace.environment.GIT_TRACE as string;
+    assert.equal(trace.environment.GIT_TRACE_PACKET, path);
+    assert.ok(isAbsolute(path) && path.startsWith(tmpdir()), path);
+    const run = spawnSync('git', ['fetch', '--quiet', 'origin', `+${PLAN_REF}:${trackingRefOf('origin')}`], { cwd: b.root, env: { ...process.env, ...trace.environment }, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    // Followed as it grows (the watch), or at the latest as it ends.
+    trace.end();
+    assert.equal(await trace.stored, published);
+    assert.equal(existsSync(dirname(path)), false, 'the file and its directory are gone');
   });
+
+  it('traces a fetch only when the user does not trace git already', () => {
+    assert.equal(userTracesGit({}), false);
+    assert.equal(userTracesGit({ GIT_TRACE: '1' }), true);
+    assert.equal(userTracesGit({ GIT_TRACE_PACKET: '/tmp/packets' }), true);
+    assert.equal(userTracesGit({ GIT_TRACE: '' }), true);
+    assert.equal(followFetchTrace(PLAN_REF, { GIT_TRACE: '2' }), undefined);
+  });
+
 });

@@ -221,6 +221,35 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.equal(await misled.confirm(), true);
   });
 
+  it('a traced fetch ends when git does, though a process it started lives on (as a background gc does), and that process still runs git', async () => {
+    const { b } = await secondPlanPublished();
+    const ran = join(remote.dir, 'ran');
+    const pid = join(remote.dir, 'pid');
+    // Started while the fetch moves the ref, as `git gc --auto` is while it ends: detached from every stream
+    // but what it inherits otherwise. It runs git once the fetch has long ended, then lives on.
+    const hook = join(b.root, '.git', 'hooks', 'reference-transaction');
+    writeFileSync(
+      hook,
+      ['#!/bin/sh', '[ "$1" = committed ] || exit 0', `(sleep 1; git rev-parse --git-dir > '${ran}'; exec sleep 60) </dev/null >/dev/null 2>&1 &`, `echo $! > '${pid}'`, 'exit 0', ''].join('\n'),
+    );
+    chmodSync(hook, 0o755);
+    try {
+      const fetching = startPlanFetch(b.root, 'origin', { traced: true });
+      assert.equal((await fetching.run)?.status, 0);
+      assert.equal(existsSync(ran), false, 'the fetch was seen to end before the background process ran git');
+      process.kill(Number(readFileSync(pid, 'utf8')), 0);
+      const deadline = Date.now() + 15_000;
+      while (!existsSync(ran) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.match(readFileSync(ran, 'utf8'), /\.git/, 'git, started with the trace\'s file gone, ran all the same');
+    } finally {
+      try {
+        if (existsSync(pid)) process.kill(Number(readFileSync(pid, 'utf8')), 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  });
+
   it('a cancelled background fetch ends, and leaves no lock behind', async () => {
     const a = remote.clone('a');
     // A transport that never answers (and ends when git does, as ssh would): only the cancel ends this fetch.
