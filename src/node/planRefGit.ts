@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { followFetchTrace } from './fetchTrace';
 import { deflateSync } from 'node:zlib';
+import { followFetchTrace } from './fetchTrace';
 import { gitEnvironment, NOWHERE } from './git';
 import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, PLAIN_FILE_MODE, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import { looseFirstBatch } from './looseObjects';
@@ -242,7 +242,10 @@ export interface StartedGit {
   stop(): void;
 }
 
-/** `git <args>` in `cwd`, not waited for. Standard input is a pipe for a process fed later, else closed. */
+/**
+ * `git <args>` in `cwd`, not waited for, with `environment` added to git's own (gitEnvironment). Standard input is
+ * a pipe for a process fed later, else closed.
+ */
 export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore', environment?: NodeJS.ProcessEnv): StartedGit {
   const child = spawn('git', args, { cwd, env: { ...gitEnvironment(), ...environment }, stdio: [stdin, 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
