@@ -12,11 +12,11 @@
 // file of its own (linked worktrees, with a relative core.hooksPath) is checked as well: one without the
 // guard (a worktree added since install-hooks last ran) is named, with the command that guards it.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { fileStateOf, gitHooksDirectory, repositoryCheckouts } from './hookInstall';
+import { fileStateOf, gitHooksDirectory, isExecutable, repositoryCheckouts } from './hookInstall';
 import { AGENT_CLIS, CHAINED_SUFFIX, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
 import { preCommitHookPath } from '../planner/enforce/hookInstaller';
@@ -329,15 +329,6 @@ function unfinishedChainNote(hookFile: string): string {
 
 function git(cwd: string, ...args: string[]): void {
   spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'wave-scope doctor', GIT_AUTHOR_EMAIL: 'doctor@example.invalid', GIT_COMMITTER_NAME: 'wave-scope doctor', GIT_COMMITTER_EMAIL: 'doctor@example.invalid' } });
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

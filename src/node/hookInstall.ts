@@ -342,7 +342,7 @@ function existingHook(path: string, runByGit: boolean): { hook: ExistingHook; st
 }
 
 /** Whether this user may execute the file: the test git makes before it runs a hook. */
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

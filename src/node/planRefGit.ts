@@ -664,35 +664,37 @@ export function gitPlanRefStore(
     return tip;
   };
 
+  /**
+   * What fetchStarted answers, with `known` gathered while the fetch runs. What the fetch brings is read from
+   * the loose objects it leaves, proven by their hashes, with a cat-file started only for what they do not
+   * answer (src/node/looseObjects.ts); without the repository's directory at hand, the cat-file starts beside
+   * the fetch while it still runs.
+   */
+  const answerStarted = async (started: BackgroundFetch, known: KnownPlanObjects): Promise<string | null> => {
+    const commonDir = options.commonDir;
+    let batch: ObjectBatch | undefined = commonDir !== undefined ? looseBatch(commonDir, known) : started.finished() ? undefined : startObjectBatch(root);
+    try {
+      const tip = answerFetch(await started.run);
+      // A commit the cache does not hold is read now, through that batch.
+      if (tip !== null && options.cache?.get(tip) === undefined) {
+        const reader = batch ?? startObjectBatch(root);
+        batch = undefined;
+        await readCommitAhead(tip, reader, known);
+      }
+      return tip;
+    } finally {
+      batch?.close();
+    }
+  };
+
   return {
     trackingRef,
     fetch: () => answerFetch(undefined),
-    async fetchStarted(started) {
-      // What the fetch brings is read from the loose objects it leaves, proven by their hashes, with a
-      // cat-file started only for what they do not answer (src/node/looseObjects.ts); without the
-      // repository's directory at hand, the cat-file starts beside the fetch while it still runs.
-      const commonDir = options.commonDir;
-      const known = gatherKnown();
-      let batch: ObjectBatch | undefined =
-        commonDir !== undefined ? looseBatch(commonDir, known) : started.finished() ? undefined : startObjectBatch(root);
-      let tip: string | null;
-      try {
-        tip = answerFetch(await started.run);
-        // A commit the cache does not hold is read now, through that batch.
-        if (tip !== null && options.cache?.get(tip) === undefined) {
-          const reader = batch ?? startObjectBatch(root);
-          batch = undefined;
-          await readCommitAhead(tip, reader, known);
-        }
-      } finally {
-        batch?.close();
-      }
-      return tip;
-    },
+    fetchStarted: (started) => answerStarted(started, gatherKnown()),
     async fetchAhead(started) {
       const commonDir = options.commonDir;
+      const known = gatherKnown();
       if (commonDir !== undefined) {
-        const known = gatherKnown();
         const stored = await Promise.race([started.stored, started.run.then(() => undefined)]);
         // Read ahead only while git still has its tail to run: a fetch that has ended is answered as always.
         if (stored !== undefined && !started.finished()) {
@@ -708,8 +710,7 @@ export function gitPlanRefStore(
           }
         }
       }
-      const tip = await this.fetchStarted(started);
-      return { tip, confirm: () => Promise.resolve(true) };
+      return { tip: await answerStarted(started, known), confirm: () => Promise.resolve(true) };
     },
     readFiles(commit, only) {
       let tree: PlanTree | undefined = readAhead.get(commit) ?? options.cache?.get(commit);
