@@ -557,10 +557,13 @@ export function startPlanFetch(cwd: string, remote: string, options: { traced?: 
   };
 }
 
-/** What fetchAhead answers: the fetched commit, and whether the fetch ended with it (memoised). */
+/**
+ * What fetchAhead answers: the fetched commit and, when it was read before the fetch had ended, whether the
+ * fetch ended with it (memoised); no `confirm` when it was read from what the ended fetch left.
+ */
 export interface FetchedAhead {
   tip: string | null;
-  confirm: () => Promise<boolean>;
+  confirm?: () => Promise<boolean>;
 }
 
 /** What gitPlanRefStore gathers of the plan it knows before reading a fetched commit (gatherKnown). */
@@ -582,7 +585,8 @@ export interface GitPlanRefStore extends PlanRefStore {
   /**
    * fetchStarted, answered once the fetch has stored the commit it brings (BackgroundFetch.stored), while git
    * still checks it and moves the ref. `confirm` settles once the fetch has ended: true when it succeeded and
-   * moved this clone's copy of the ref to exactly `tip`; false otherwise (then ask fetchStarted).
+   * moved this clone's copy of the ref to exactly `tip`; false otherwise (then ask fetchStarted). Without a
+   * commit to read ahead, it answers as fetchStarted does, and with no `confirm`.
    */
   fetchAhead(started: BackgroundFetch): Promise<FetchedAhead>;
   writeCommit(files: PlanFiles, parent: string | null, message: string): Promise<string>;
@@ -710,7 +714,7 @@ export function gitPlanRefStore(
           }
         }
       }
-      return { tip: await answerStarted(started, known), confirm: () => Promise.resolve(true) };
+      return { tip: await answerStarted(started, known) };
     },
     readFiles(commit, only) {
       let tree: PlanTree | undefined = readAhead.get(commit) ?? options.cache?.get(commit);

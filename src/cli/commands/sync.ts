@@ -22,7 +22,7 @@ import { filescopesPath } from '../../planner/plan/declarationPaths';
 import { decodePlan, largestWaveWrite } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFilesAsMade, syncedWavePaths } from '../../planner/sync/syncPlan';
+import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles, syncedWavePaths } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk, StateDirReading, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -160,6 +160,7 @@ async function syncFetching(
     // Read ahead (fetchAhead): the fetched commit is decoded and judged, its files staged, while git still
     // checks it and moves the ref; nothing is written or printed until the fetch has ended with exactly that
     // commit. When it did not, the sync starts again from what the fetch left, as if nothing had been read.
+    if (ahead.confirm === undefined) return await syncFetched(ahead.tip, undefined, io, spares);
     const held = heldOutput(io);
     try {
       const code = await syncFetched(ahead.tip, ahead.confirm, held.io, spares);
@@ -353,7 +354,7 @@ async function syncDecoded(
   // see: they decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool
   // while this thread makes the checks, runs the chain up to its first write (prepareSyncedWave: validation,
   // the proof, the manifest computed) and writes the marker.
-  const staging = stageWrites(fs, confinement, syncedWaveFilesAsMade(stateDir, incoming, found.current.manifest), spares);
+  const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest), spares);
   let staged: StagedDeclarationFs | undefined;
   let result;
   const started = new Date(now).toISOString();

@@ -294,17 +294,12 @@ function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blocke
  * there now; manifestSkeletonText), each per-agent file and the aggregate (declarationFiles, the writer's
  * own list), and the manifest (plannedManifestText, the writer's own computation). The manifest is left
  * out when its grants cannot be computed (the chain then stops on it and says why).
+ *
+ * Each is made only when it is reached: a writer that stages them one by one (stageWrites) has the first
+ * ones on their way to disk while the manifest's text, the costliest (the union and the test siblings of
+ * every agent), is still being computed.
  */
-export function syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): DeclarationFile[] {
-  return [...syncedWaveFilesAsMade(stateDir, wave, replacing)];
-}
-
-/**
- * syncedWaveFiles, each made only when it is reached: a writer that stages them one by one (stageWrites)
- * has the first ones on their way to disk while the manifest's text, the costliest (the union and the test
- * siblings of every agent), is still being computed.
- */
-export function* syncedWaveFilesAsMade(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): Generator<DeclarationFile> {
+export function* syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): Generator<DeclarationFile> {
   const settings = syncedManifestSettings(wave);
   const skeleton = manifestSkeletonText(settings, replacing);
   if (skeleton !== undefined) yield { path: manifestPath(stateDir), text: skeleton };

@@ -201,13 +201,13 @@ describe('sync into a state directory (findLocalPlanRisk, writeSyncedWave)', () 
     const recording = { ...real, writeAtomic: (path: string, text: string) => (written.push({ path, text }), real.writeAtomic(path, text)) };
     // The manifest there is of the same wave and grants something: the chain writes a skeleton over it first.
     const replacing = JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8'));
-    const planned = syncedWaveFiles(stateDir, withSettings, replacing);
+    const planned = [...syncedWaveFiles(stateDir, withSettings, replacing)];
     const result = writeSyncedWave({ repoRoot: root, stateDir, wave: withSettings }, recording);
     assert.equal(result.ok, true, JSON.stringify(result));
     const byPath = (a: { path: string; text: string }, b: { path: string; text: string }) => (a.path + a.text < b.path + b.text ? -1 : 1);
     assert.deepEqual([...planned].sort(byPath), [...written].sort(byPath), 'every write, with its text, and nothing else');
     assert.deepEqual(JSON.parse(planned[0]?.text ?? '{}').allowedPaths, [], 'the skeleton, listed first');
-    assert.equal(syncedWaveFiles(stateDir, withSettings).length, planned.length - 1, 'without a manifest to replace, no skeleton');
+    assert.equal([...syncedWaveFiles(stateDir, withSettings)].length, planned.length - 1, 'without a manifest to replace, no skeleton');
   });
 
   it('readStateDir: every check reads the manifest and each wave\'s declaration once, and sees the same files', () => {
