@@ -15,9 +15,14 @@
 // A file, not a pipe: every process git starts inherits where the trace goes, and one may outlive the fetch
 // (`git maintenance run --auto` can leave `git gc` running in the background). Holding a pipe's end, it
 // would keep the fetch's end from being seen until it exits, and once this process is gone its next trace
-// line would kill it (SIGPIPE). Into a file it writes harmlessly, and not at all once the file's directory
-// is removed (git then gives up tracing).
-import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync, watch } from 'node:fs';
+// line would kill it (SIGPIPE). Into a file it writes harmlessly.
+//
+// And a file without a name: it is made, opened and watched in a new directory, and the directory is
+// removed at once, before git starts. git writes to the open file as descriptor 3 (a one-digit GIT_TRACE
+// names a descriptor git writes to as it is), which every process it starts inherits; the file goes when
+// the last of them and this process have closed it. So nothing is left behind, whenever the sync or git is
+// killed, and a process that outlives the fetch writes into a file nobody will read.
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmdirSync, unlinkSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,29 +102,38 @@ export function userTracesGit(env: NodeJS.ProcessEnv): boolean {
   return env.GIT_TRACE !== undefined || env.GIT_TRACE_PACKET !== undefined;
 }
 
+/**
+ * The descriptor a followed fetch's trace is handed to git as: the child's fourth (after its stdin, stdout
+ * and stderr), and one digit, which is what makes git take GIT_TRACE's value for a descriptor, not a path.
+ */
+export const TRACE_DESCRIPTOR = 3;
+
 /** A fetch's trace, followed as git writes it (followFetchTrace). */
 export interface FollowedTrace {
   /** The variables to start the fetch with. */
   readonly environment: NodeJS.ProcessEnv;
+  /** The open trace file, to hand to the fetch as its descriptor TRACE_DESCRIPTOR. */
+  readonly descriptor: number;
   /** The commit the fetch brings, once its objects are stored; undefined once that will not be known (or `end` came first). */
   readonly stored: Promise<string | undefined>;
-  /** Reads what is left, stops following and removes the file: called once the fetch has ended. */
+  /** Reads what is left, stops following and closes the file: called once the fetch has ended. */
   end(): void;
 }
 
 /**
- * A trace file for one fetch of `ref`, in a new directory of the system's temporary directory, read as it
- * grows (a watch on the directory); undefined when the user traces git already or nothing can be set up.
+ * A trace file for one fetch of `ref`, with no name left by the time this returns (see the head of this
+ * file), read as it grows (a watch on the file); undefined when the user traces git already, on Windows
+ * (where a file in use cannot lose its name, and git's descriptor tracing is not tried), or when nothing can
+ * be set up. A sync without it waits for the fetch's end, as it did before the trace was read.
  */
-export function followFetchTrace(ref: string, env: NodeJS.ProcessEnv = process.env): FollowedTrace | undefined {
-  if (userTracesGit(env)) return undefined;
+export function followFetchTrace(ref: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): FollowedTrace | undefined {
+  if (userTracesGit(env) || platform === 'win32') return undefined;
   let directory: string;
   try {
     directory = mkdtempSync(join(tmpdir(), 'wave-scope-fetch-'));
   } catch {
     return undefined;
   }
-  const path = join(directory, 'trace');
   const reader = new FetchTraceReader(ref);
   const text = new StringDecoder('utf8');
   const chunk = Buffer.allocUnsafe(64 * 1024);
@@ -136,37 +150,52 @@ export function followFetchTrace(ref: string, env: NodeJS.ProcessEnv = process.e
     watcher?.close();
   };
   const readMore = () => {
-    if (decided) return;
+    if (decided || descriptor === undefined) return;
     try {
-      // git creates the file with its first line; never through a link.
-      descriptor ??= openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
       for (let count = readSync(descriptor, chunk, 0, chunk.length, offset); count > 0; count = readSync(descriptor, chunk, 0, chunk.length, offset)) {
         offset += count;
         if (reader.take(text.write(chunk.subarray(0, count)))) return decide();
       }
     } catch {
-      // Not there yet (read at the next change), or unreadable (then nothing is read ahead).
+      // Unreadable: then nothing is read ahead.
+      decide();
     }
   };
+  const path = join(directory, 'trace');
   try {
-    watcher = watch(directory, readMore);
+    // Appended to by every git process that inherits it (as git opens a trace file itself); read here at
+    // offsets of our own, which leaves the shared position alone.
+    descriptor = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    // The watch is on the file itself, so it outlives the file's name.
+    watcher = watch(path, readMore);
     watcher.on('error', decide);
   } catch {
-    rmSync(directory, { recursive: true, force: true });
-    return undefined;
+    watcher?.close();
+    if (descriptor !== undefined) closeSync(descriptor);
+    descriptor = undefined;
   }
+  // The file's name and its directory go before git starts (the file lives on while it is open).
+  try {
+    if (descriptor !== undefined) unlinkSync(path);
+    rmdirSync(directory);
+  } catch {
+    // Left in the temporary directory (empty, or an empty file in it): it is never written to under this name.
+  }
+  if (descriptor === undefined) return undefined;
+  const held = descriptor;
   return {
-    environment: { GIT_TRACE: path, GIT_TRACE_PACKET: path },
+    environment: { GIT_TRACE: String(TRACE_DESCRIPTOR), GIT_TRACE_PACKET: String(TRACE_DESCRIPTOR) },
+    descriptor: held,
     stored,
     end() {
       readMore();
       decide();
+      if (descriptor === undefined) return;
+      descriptor = undefined;
       try {
-        if (descriptor !== undefined) closeSync(descriptor);
-        descriptor = undefined;
-        rmSync(directory, { recursive: true, force: true });
+        closeSync(held);
       } catch {
-        // Left in the temporary directory: a few kilobytes nothing reads.
+        // Already closed: nothing to give back.
       }
     },
   };

@@ -8,6 +8,7 @@
 // cat-file only for what those do not answer (src/node/objectBatch.ts); the unpack-objects can be started
 // while the fetch runs (prepareWrite), waiting on its input.
 import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -246,8 +247,15 @@ export interface StartedGit {
  * `git <args>` in `cwd`, not waited for, with `environment` added to git's own (gitEnvironment). Standard input is
  * a pipe for a process fed later, else closed.
  */
-export function startGit(cwd: string, args: readonly string[], stdin: 'pipe' | 'ignore', environment?: NodeJS.ProcessEnv): StartedGit {
-  const child = spawn('git', args, { cwd, env: { ...gitEnvironment(), ...environment }, stdio: [stdin, 'pipe', 'pipe'] });
+export function startGit(
+  cwd: string,
+  args: readonly string[],
+  stdin: 'pipe' | 'ignore',
+  options: { environment?: NodeJS.ProcessEnv; descriptor?: number } = {},
+): StartedGit {
+  // `descriptor`: an open file git is given as its descriptor 3 (a fetch's trace: src/node/fetchTrace.ts).
+  const stdio: StdioOptions = options.descriptor === undefined ? [stdin, 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe', options.descriptor];
+  const child: ChildProcess = spawn('git', args, { cwd, env: { ...gitEnvironment(), ...options.environment }, stdio });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -547,7 +555,7 @@ export interface BackgroundFetch {
  */
 export function startPlanFetch(cwd: string, remote: string, options: { traced?: boolean } = {}): BackgroundFetch {
   const trace = options.traced === true ? followFetchTrace(PLAN_REF) : undefined;
-  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore', trace?.environment);
+  const started = startGit(cwd, ['-c', `remote.${remote}.url=${NOWHERE}`, ...planFetchArgs(remote)], 'ignore', { environment: trace?.environment, descriptor: trace?.descriptor });
   if (trace !== undefined) void started.run.then(() => trace.end());
   return {
     run: started.run,

@@ -345,7 +345,10 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     // made its files ahead (spares in filescopes/, the sync state's and the cache's in the git directory).
     const release = join(remote.dir, 'release');
     holdFetchUntil(c, remote, `[ -e '${release}' ]`, 'exit 1');
-    const killed = spawn(process.execPath, [builtCliPath, 'sync'], { cwd: c.root, env: cleanEnv(), stdio: 'ignore' });
+    // Its temporary directory of its own: a killed sync leaves nothing there (its fetch's trace has no name).
+    const temporary = join(remote.dir, 'tmp');
+    mkdirSync(temporary);
+    const killed = spawn(process.execPath, [builtCliPath, 'sync'], { cwd: c.root, env: { ...cleanEnv(), TMPDIR: temporary }, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => killed.on('exit', (_code, signal) => resolve(signal)));
     const pid = killed.pid as number;
     const madeBy = (directory: string, target: string) => temporaryFilesIn(directory, `${target}.${pid}.`).map((name) => join(directory, name));
@@ -357,6 +360,7 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
       killed.kill('SIGKILL');
       writeFileSync(release, '');
     }
+    assert.deepEqual(readdirSync(temporary), []);
     const spares = madeBy(filescopes, 'staged');
     assert.equal(spares.length, 5, 'a spare for each file of the wave: three agents, the aggregate, the manifest');
     const gitDirLeftovers = [...madeBy(cloneState, 'sync-state.json'), ...madeBy(cloneState, 'plan-cache.json')];

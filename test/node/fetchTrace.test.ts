@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import { FetchTraceReader, followFetchTrace, MAX_TRACE_CHARACTERS, userTracesGit } from '../../src/node/fetchTrace';
+import { join } from 'node:path';
+import { FetchTraceReader, followFetchTrace, MAX_TRACE_CHARACTERS, TRACE_DESCRIPTOR, userTracesGit } from '../../src/node/fetchTrace';
 import { gitPlanRefStore } from '../../src/node/planRefGit';
 import { PLAN_REF, trackingRefOf } from '../../src/planner/sync/planRef';
 import { createSharedRemote } from './gitRemotes';
@@ -108,18 +108,41 @@ describe('reading a fetch\'s progress from its trace (src/node/fetchTrace.ts)', 
     assert.equal(readInPieces(v2, []).stored, published);
   });
 
-  it('follows a fetch\'s trace in a file of its own, named to git through the environment, and removes it at the end', async () => {
-    const trace = followFetchTrace(PLAN_REF, {});
-    assert.ok(trace !== undefined);
-    const path = trace.environment.GIT_TRACE as string;
-    assert.equal(trace.environment.GIT_TRACE_PACKET, path);
-    assert.ok(isAbsolute(path) && path.startsWith(tmpdir()), path);
-    const run = spawnSync('git', ['fetch', '--quiet', 'origin', `+${PLAN_REF}:${trackingRefOf('origin')}`], { cwd: b.root, env: { ...process.env, ...trace.environment }, encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    // Followed as it grows (the watch), or at the latest as it ends.
-    trace.end();
-    assert.equal(await trace.stored, published);
-    assert.equal(existsSync(dirname(path)), false, 'the file and its directory are gone');
+  it('follows a fetch\'s trace in a file that has no name before git starts, handed to git as its descriptor 3', async () => {
+    const temporary = mkdtempSync(join(tmpdir(), 'trace-home-'));
+    const systemTemporary = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    let trace;
+    try {
+      trace = followFetchTrace(PLAN_REF, {}, 'linux');
+    } finally {
+      if (systemTemporary === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = systemTemporary;
+    }
+    try {
+      assert.ok(trace !== undefined);
+      // Nothing named is left for a killed sync or git to leave behind.
+      assert.deepEqual(readdirSync(temporary), []);
+      assert.deepEqual(trace.environment, { GIT_TRACE: String(TRACE_DESCRIPTOR), GIT_TRACE_PACKET: String(TRACE_DESCRIPTOR) });
+      const run = spawnSync('git', ['fetch', '--quiet', 'origin', `+${PLAN_REF}:${trackingRefOf('origin')}`], {
+        cwd: b.root,
+        env: { ...process.env, ...trace.environment },
+        stdio: ['ignore', 'pipe', 'pipe', trace.descriptor],
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stderr, '', 'git traced into the file, not onto its standard error');
+      // Followed as it grows (the watch), or at the latest as it ends.
+      trace.end();
+      assert.equal(await trace.stored, published);
+    } finally {
+      trace?.end();
+      rmSync(temporary, { recursive: true, force: true });
+    }
+  });
+
+  it('traces nothing on Windows, where a file in use keeps its name', () => {
+    assert.equal(followFetchTrace(PLAN_REF, {}, 'win32'), undefined);
   });
 
   it('traces a fetch only when the user does not trace git already', () => {
