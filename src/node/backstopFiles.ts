@@ -3,13 +3,14 @@
 // `write` per record on a descriptor opened with O_APPEND, so records of hooks running at the same time
 // never interleave).
 import { isAscii } from 'node:buffer';
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, UnsafePathError } from './declarationFs';
 import { openOwnFile } from './hookFileSystem';
-import { planFingerprint, unreadableFingerprint } from '../planner/backstop/planFiles';
+import { hasContentHash, planFingerprint, unreadableFingerprint } from '../planner/backstop/planFiles';
 import type { PlanFileRequest, PlanFileStat, PlanFingerprints } from '../planner/backstop/planFiles';
 
 /**
@@ -69,20 +70,56 @@ function typeOf(stats: BigIntStats): PlanFileStat['type'] {
 }
 
 /**
- * The fingerprints of the plan files `request` names (planFiles.ts), from `lstat` alone: nothing is
- * opened or read. A path below a directory that is not a real one (a link, a file, nothing) is not
- * looked at, as the readers refuse a plan reached that way; the directories marked `list` that are real
- * have every entry fingerprinted too.
+ * How recent a file's modification or change time must be, when it is looked at, for a later write of
+ * the same size to leave both as they are: the coarsest timestamp granularity of the file systems a
+ * checkout is likely on (FAT's two seconds; HFS+ and ext3 keep one, Linux before 6.13 a clock tick).
  */
-export function fingerprintPlanFiles(request: PlanFileRequest): PlanFingerprints {
+export const RACY_WINDOW_NS = 2_000_000_000n;
+
+function fileStat(stats: BigIntStats): PlanFileStat {
+  return { type: typeOf(stats), dev: stats.dev, ino: stats.ino, nlink: stats.nlink, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+}
+
+/**
+ * The regular file at `path` (never through a link), read whole and hashed, with its `fstat` taken after
+ * the read: a write landing after the read changes either the times that stat shows or, within their
+ * tick, the hash the next look takes. Undefined when it cannot be opened as a regular file (then `lstat`
+ * alone says what it is).
+ */
+function hashedFile(path: string): { stats: BigIntStats; contentHash: string } | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) return undefined;
+    const contentHash = createHash('sha256').update(readFileSync(descriptor)).digest('hex');
+    return { stats: fstatSync(descriptor, { bigint: true }), contentHash };
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * The fingerprints of the plan files `request` names (planFiles.ts), from `lstat`; a file is also opened
+ * and hashed when its times are within RACY_WINDOW_NS of this look (or after it), or when its fingerprint
+ * in `previous` (what the result will be compared with) holds a hash. A path below a directory that is not
+ * a real one (a link, a file, nothing) is not looked at, as the readers refuse a plan reached that way;
+ * the directories marked `list` that are real have every entry fingerprinted too.
+ */
+export function fingerprintPlanFiles(request: PlanFileRequest, previous?: PlanFingerprints, options: { now?: () => number } = {}): PlanFingerprints {
   const fingerprints = new Map<string, string>();
   const unusable: string[] = [];
+  const racyFrom = BigInt((options.now ?? Date.now)()) * 1_000_000n - RACY_WINDOW_NS;
   const add = (path: string, directory: boolean): BigIntStats | undefined => {
     try {
       const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
       if (stats === undefined) return undefined;
-      const type = typeOf(stats);
-      fingerprints.set(path, planFingerprint({ type, dev: stats.dev, ino: stats.ino, nlink: stats.nlink, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs }, directory));
+      const racy = stats.isFile() && (stats.mtimeNs >= racyFrom || stats.ctimeNs >= racyFrom || hasContentHash(previous?.get(path)));
+      const hashed = racy ? hashedFile(path) : undefined;
+      fingerprints.set(path, hashed !== undefined ? planFingerprint(fileStat(hashed.stats), directory, hashed.contentHash) : planFingerprint(fileStat(stats), directory));
       return stats;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'failed';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -322,6 +322,27 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
       assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'reported once');
     });
   }
+
+  it('sees a same-size rewrite of a scope file written moments before, even where the file system kept its times (by the content\'s hash)', () => {
+    // The scope file is written just before the baseline, which so fingerprints it by its content too.
+    const absolute = join(repo.root, scopeFile);
+    writeFileSync(absolute, readFileSync(absolute));
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
+    const path = headerPath();
+    const [magic, json] = readFileSync(path, 'utf8').split('\n');
+    const header = JSON.parse(json as string) as { plan: Array<[string, string]> };
+    const saved = header.plan.find(([planPath]) => planPath === absolute);
+    const hash = / sha256:[0-9a-f]{64}$/.exec(saved?.[1] ?? '')?.[0];
+    assert.ok(hash !== undefined, `the saved fingerprint holds the content's hash: ${saved?.[1]}`);
+    // Rewritten in place with the same size. On a file system whose clock did not move between the two
+    // writes, the times would read as before: the saved fingerprint is made to say exactly that.
+    shell(`printf '["src/api.ts"]\\n' > ${scopeFile}`);
+    const now = lstatSync(absolute, { bigint: true });
+    const sameTimes = `file ${now.dev}:${now.ino} ${now.nlink} ${now.size} ${now.mtimeNs} ${now.ctimeNs}${hash}`;
+    header.plan = header.plan.map(([planPath, fingerprint]) => [planPath, planPath === absolute ? sameTimes : fingerprint]);
+    writeFileSync(path, `${magic}\n${JSON.stringify(header)}\n`);
+    assert.match(blockReason(hook(repo, 'post-bash', {}, { env: alice })), /\n- \.claude\/filescopes\/wave-1\/alice\.json: modified/);
+  });
 
   it('names only the directory when the whole wave\'s declarations are removed', () => {
     hook(repo, 'post-bash', { agentId: 'agent-7' });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendLine, readSavedText, writeFileBelow } from '../../src/node/backstopFiles';
+import { appendLine, fingerprintPlanFiles, RACY_WINDOW_NS, readSavedText, writeFileBelow } from '../../src/node/backstopFiles';
+import { comparePlanFiles, hasContentHash, planFileRequest } from '../../src/planner/backstop/planFiles';
 import { UnsafePathError } from '../../src/node/declarationFs';
 import { ControlFileError } from '../../src/node/hookFileSystem';
 
@@ -79,6 +81,43 @@ describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
     writeFileBelow(root, join(root, 'a', 'b', 'link.json'), 'three\n');
     assert.ok(lstatSync(join(root, 'a', 'b', 'link.json')).isFile());
     assert.equal(readFileSync(join(root, 'docs', 'record.json'), 'utf8'), 'a person\'s file\n');
+  });
+
+  it('fingerprints a plan file by its content too while its times are recent enough for a same-size write to keep them, and while the fingerprint it is compared with has it', () => {
+    const stateDir = join(dir, '.claude');
+    const manifest = join(stateDir, 'wave-scope.json');
+    const alice = join(stateDir, 'filescopes', 'wave-2', 'alice.json');
+    mkdirSync(join(stateDir, 'filescopes', 'wave-2'), { recursive: true });
+    writeFileSync(manifest, '{"wave":2}\n');
+    writeFileSync(alice, '["src/a/"]\n');
+    const request = planFileRequest([{ root: dir, stateDir, wave: 2 }]);
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+    // Just written: hashed, with the hash of exactly what the file holds.
+    const fresh = fingerprintPlanFiles(request);
+    assert.match(fresh.get(alice) ?? '', new RegExp(` sha256:${sha256('["src/a/"]\n')}$`));
+    assert.equal(hasContentHash(fresh.get(join(stateDir, 'filescopes'))), false, 'a directory is never read');
+
+    // Looked at long after its last change: from lstat alone.
+    const later = () => Number((statSync(alice, { bigint: true }).ctimeNs + RACY_WINDOW_NS) / 1_000_000n) + 1000;
+    const old = fingerprintPlanFiles(request, undefined, { now: later });
+    assert.equal(hasContentHash(old.get(alice)), false);
+    assert.equal(hasContentHash(old.get(manifest)), false);
+
+    // Compared with a fingerprint that has the hash, it is hashed again however old it is: a rewrite of the
+    // same size is a change by its content, whatever the file system's clock showed.
+    writeFileSync(alice, '["src/b/"]\n');
+    const rewritten = fingerprintPlanFiles(request, fresh, { now: later });
+    assert.match(rewritten.get(alice) ?? '', new RegExp(` sha256:${sha256('["src/b/"]\n')}$`));
+    assert.deepEqual(comparePlanFiles(request, fresh, rewritten).map((change) => [change.path, change.kind]), [[alice, 'modified']]);
+    assert.deepEqual(comparePlanFiles(request, rewritten, fingerprintPlanFiles(request, rewritten, { now: later })), [], 'untouched since: equal');
+
+    // A link put where the file was is fingerprinted as a link, never read through.
+    rmSync(alice);
+    symlinkSync(manifest, alice);
+    const linked = fingerprintPlanFiles(request, rewritten);
+    assert.match(linked.get(alice) ?? '', /^link /);
+    assert.equal(hasContentHash(linked.get(alice)), false);
   });
 
   it('appends one whole line per call', () => {

@@ -3,10 +3,14 @@
 // git-ignored, so no snapshot of the work tree sees it, yet a dispatched agent's shell can rewrite its
 // own scope file (`sed -i`) and then write with its edit tools whatever it gave itself.
 //
-// A change is seen without reading a byte: every plan file is fingerprinted from `lstat` alone (type,
-// device, inode, link count, size, mtime and ctime in nanoseconds). Wave Scope's writers replace a file
-// by a rename (a new inode); any write in place changes ctime, which no process can set back. So two
-// equal fingerprints mean the same file, untouched. The directories on the way are fingerprinted by
+// A change is seen without reading a byte, nearly always: every plan file is fingerprinted from `lstat`
+// (type, device, inode, link count, size, mtime and ctime in nanoseconds). Wave Scope's writers replace a
+// file by a rename (a new inode); any write in place changes ctime, which no process can set back, except
+// within the file system's timestamp granularity: a write of the same size landing in the same clock tick
+// as the last one keeps both times (a tick on Linux before 6.13, a second or two on some file systems).
+// So a file whose times are that recent when it is looked at is fingerprinted by its content's hash too,
+// and so is it at every later look while the fingerprint it is compared with has one (git's "racily
+// clean" entries, for the same reason). Two equal fingerprints then mean the same file, untouched. The directories on the way are fingerprinted by
 // type and identity only (their times move with every rename inside them), and nothing below a
 // directory that is not a real one is looked at: the readers refuse a plan reached through a link
 // (docs/hooks.md, "Control files are read only as Wave Scope writes them"), and so does this check.
@@ -88,11 +92,37 @@ export interface PlanFileStat {
   readonly ctimeNs: bigint | number;
 }
 
-/** The fingerprint of one path: a directory by type and identity, anything else by every field. */
-export function planFingerprint(stat: PlanFileStat, directory: boolean): string {
+/**
+ * The fingerprint of one path: a directory by type and identity, anything else by every field, and by
+ * `contentHash` (a hex SHA-256 of what the file holds) when it is given.
+ */
+export function planFingerprint(stat: PlanFileStat, directory: boolean, contentHash?: string): string {
   const identity = `${stat.dev}:${stat.ino}`;
   if (directory && stat.type === 'directory') return `directory ${identity}`;
-  return `${stat.type} ${identity} ${stat.nlink} ${stat.size} ${stat.mtimeNs} ${stat.ctimeNs}`;
+  const fields = `${stat.type} ${identity} ${stat.nlink} ${stat.size} ${stat.mtimeNs} ${stat.ctimeNs}`;
+  return contentHash === undefined ? fields : `${fields}${CONTENT_HASH_MARK}${contentHash}`;
+}
+
+const CONTENT_HASH_MARK = ' sha256:';
+
+/** Whether `fingerprint` holds its file's content hash (the file's times were recent when it was taken). */
+export function hasContentHash(fingerprint: string | undefined): boolean {
+  return fingerprint !== undefined && fingerprint.includes(CONTENT_HASH_MARK);
+}
+
+/**
+ * Whether two fingerprints of one path say the file is untouched. Both with a content hash, or both
+ * without: exactly equal. One with and one without (a snapshot saved by a version that hashed nothing):
+ * by everything but the hash, as that version compared.
+ */
+export function samePlanFile(before: string, after: string): boolean {
+  if (before === after) return true;
+  if (hasContentHash(before) === hasContentHash(after)) return false;
+  const fields = (fingerprint: string) => {
+    const mark = fingerprint.indexOf(CONTENT_HASH_MARK);
+    return mark === -1 ? fingerprint : fingerprint.slice(0, mark);
+  };
+  return fields(before) === fields(after);
 }
 
 /** The fingerprint of a path that exists but whose `lstat` failed (the code stands in for the rest). */
@@ -150,7 +180,7 @@ export function comparePlanFiles(request: PlanFileRequest, before: PlanFingerpri
     if (changedDirectories.some((changed) => isBelow(path, changed))) return;
     const was = before.get(path);
     const now = after.get(path);
-    if (was === now) return;
+    if (was === now || (was !== undefined && now !== undefined && samePlanFile(was, now))) return;
     const kind: PlanChangeKind = was === undefined ? (parse(now as string).type === 'link' ? 'linked' : 'created') : now === undefined ? 'deleted' : kindOf(was, now);
     changes.push({ path, kind });
     if (directory) changedDirectories.push(path);

@@ -260,7 +260,7 @@ function readSaved(store: ShellStore, key: string): { snapshot: Snapshot; tag: s
 export async function checkShellCall(
   context: Extract<ShellContext, { kind: 'checked' }>,
   input: { compare: boolean; watchIgnored: readonly string[] },
-  host: { snapshot: SnapshotHost; store: ShellStore; planFiles?: (request: PlanFileRequest) => PlanFingerprints },
+  host: { snapshot: SnapshotHost; store: ShellStore; planFiles?: (request: PlanFileRequest, previous?: PlanFingerprints) => PlanFingerprints },
 ): Promise<ShellCheckResult> {
   const own = readSaved(host.store, context.key);
   const fallback = own === undefined && context.key !== context.coordinatorKey ? readSaved(host.store, context.coordinatorKey) : undefined;
@@ -273,7 +273,7 @@ export async function checkShellCall(
     ...(previous !== undefined ? { previous } : {}),
   });
   // Every caller's snapshot holds them, the coordinator's too: a subagent's first call compares with it.
-  const planFiles = host.planFiles?.(context.planFiles);
+  const planFiles = host.planFiles?.(context.planFiles, previous?.planFiles);
   const current: Snapshot = planFiles !== undefined ? { ...tree, planFiles } : tree;
   const tag = listingTag(current);
   const ownTag = typeof own === 'object' ? own.tag : undefined;

@@ -31,8 +31,11 @@ export interface TurnHost {
   readonly snapshot: SnapshotHost;
   /** Runs the turn's command to its end. */
   runCommand(): Promise<CommandExit>;
-  /** The fingerprints of the plan files (planFiles.ts); without it the plan is not watched. */
-  planFiles?(request: PlanFileRequest): PlanFingerprints;
+  /**
+   * The fingerprints of the plan files (planFiles.ts), to be compared with `previous` when given; without
+   * it the plan is not watched.
+   */
+  planFiles?(request: PlanFileRequest, previous?: PlanFingerprints): PlanFingerprints;
   /** Writes the record atomically (it replaces the previous one). */
   writeRecord(record: TurnRecord): Promise<void>;
   now(): Date;
@@ -189,7 +192,7 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
   const diff = diffSnapshots(before, after, { exclude: request.exclude });
   const judgement = judgeChanges(diff.changes, request.judge);
   const violations = judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn' ? judgement.violations : [];
-  const planAfter = request.planFiles !== undefined && before.planFiles !== undefined ? host.planFiles?.(request.planFiles) : undefined;
+  const planAfter = request.planFiles !== undefined && before.planFiles !== undefined ? host.planFiles?.(request.planFiles, before.planFiles) : undefined;
   const planChanges = planAfter !== undefined && before.planFiles !== undefined ? comparePlanFiles(request.planFiles as PlanFileRequest, before.planFiles, planAfter) : [];
 
   let commits: readonly TurnCommit[] = [];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { comparePlanFiles, planFileRequest, planFingerprint, planPathForReport, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
+import { comparePlanFiles, hasContentHash, planFileRequest, planFingerprint, planPathForReport, samePlanFile, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
 import type { PlanFileStat } from '../../../src/planner/backstop/planFiles';
 import { formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
 
@@ -98,6 +98,23 @@ describe('backstop: the plan files a dispatched agent may never change', () => {
       );
     });
   }
+
+  it('a file fingerprinted with its content (its times were recent) is compared by that content too: a write that kept its size and times is a change', () => {
+    const stat = { type: 'file', dev: 1, ino: 12, nlink: 1, size: 20, mtimeNs: 1000n, ctimeNs: 1000n } as const;
+    const hashed = (hash: string) => planFingerprint(stat, false, hash);
+    assert.equal(hashed('ab'.repeat(32)), `file 1:12 1 20 1000 1000 sha256:${'ab'.repeat(32)}`);
+    assert.equal(hasContentHash(hashed('ab'.repeat(32))), true);
+    assert.equal(hasContentHash(file()), false);
+    const before = new Map(BEFORE).set(alice, hashed('ab'.repeat(32)));
+    const rewritten = new Map(BEFORE).set(alice, hashed('cd'.repeat(32)));
+    assert.deepEqual(comparePlanFiles(request, before, rewritten).map((change) => [change.path, change.kind]), [[alice, 'modified']]);
+    assert.deepEqual(comparePlanFiles(request, before, new Map(before)), []);
+    // A snapshot saved by a version that hashed nothing compares by the rest, as that version did.
+    assert.equal(samePlanFile(planFingerprint(stat, false), hashed('ab'.repeat(32))), true);
+    assert.equal(samePlanFile(hashed('ab'.repeat(32)), planFingerprint(stat, false)), true);
+    assert.equal(samePlanFile(hashed('ab'.repeat(32)), planFingerprint({ ...stat, ctimeNs: 1001n }, false)), false);
+    assert.deepEqual(comparePlanFiles(request, BEFORE, new Map(BEFORE).set(alice, planFingerprint(stat, false, 'ef'.repeat(32)))), []);
+  });
 
   it('compares only what the request watches now: the declarations of a wave the manifest no longer names are not reported as deleted', () => {
     const nextWave = planFileRequest([{ root, stateDir: '/repo/.claude', wave: 3 }]);
