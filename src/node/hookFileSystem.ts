@@ -175,20 +175,63 @@ export function openOwnFile(root: string, path: string): { descriptor: number; s
     }
     if (index < segments.length - 1 && !entry.isDirectory()) return undefined;
   }
-  let descriptor: number;
+  let descriptor: number | undefined;
   try {
-    // O_NOFOLLOW: a link put at the path after the check above is refused, not followed.
-    descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0) | (constants.O_NOFOLLOW ?? 0));
+    descriptor = openThroughRealDirectories(base.slice(0, -1), segments, root, path);
   } catch (error) {
     if (isMissing(error)) return undefined;
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ControlFileError(path, 'linked', linkedMessage(root, path, path));
     throw error;
   }
+  if (descriptor === undefined) return undefined;
   try {
     return { descriptor, stats: checkedStats(descriptor, path, true) };
   } catch (error) {
     closeSync(descriptor);
     throw error;
+  }
+}
+
+// Linux names every open descriptor by a path: /proc/self/fd/<n>/<name> is <name> inside the very
+// directory descriptor <n> holds, whatever its path names by then.
+const DESCRIPTOR_PATHS = '/proc/self/fd';
+let descriptorPathsWork: boolean | undefined;
+
+/**
+ * Opens the file `segments` name below `top` for reading, the file itself never through a link (ELOOP).
+ * The walk in openOwnFile looked at each directory on the way by its path, but a directory swapped for a
+ * link after that look would be followed by an open of the whole path. So on Linux each directory is
+ * opened from the one before by descriptor, never through a link, and the file from the last of them:
+ * what is opened lies below directories that are real when it is opened. A directory turned into a link
+ * meanwhile is refused as `linked`; one gone, or turned into a file, is an absence, as in the walk.
+ * Elsewhere (no /proc) the whole path is opened, only its last segment not followed.
+ */
+function openThroughRealDirectories(top: string, segments: readonly string[], root: string, path: string): number | undefined {
+  const fileFlags = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+  if (process.platform !== 'linux') return openSync(path, fileFlags);
+  // The top (the repository root) may itself have been reached through a link, as in the walk.
+  let directory = openSync(top, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    descriptorPathsWork ??= statSync(`${DESCRIPTOR_PATHS}/${directory}`, { throwIfNoEntry: false })?.isDirectory() === true;
+    if (!descriptorPathsWork) return openSync(path, fileFlags);
+    let reached = top;
+    for (const segment of segments.slice(0, -1)) {
+      reached = `${reached}/${segment}`;
+      let next: number;
+      try {
+        next = openSync(`${DESCRIPTOR_PATHS}/${directory}/${segment}`, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOTDIR') return undefined;
+        if (code === 'ELOOP') throw new ControlFileError(path, 'linked', linkedMessage(root, path, reached));
+        throw error;
+      }
+      closeSync(directory);
+      directory = next;
+    }
+    return openSync(`${DESCRIPTOR_PATHS}/${directory}/${segments[segments.length - 1] as string}`, fileFlags);
+  } finally {
+    closeSync(directory);
   }
 }
 

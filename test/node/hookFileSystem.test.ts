@@ -3,8 +3,8 @@
 // absence, Wave Scope's own files only as its writers leave them (one link, real directories from the
 // root), and resolution follows links as the kernel does.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -154,6 +154,49 @@ describe('hookFileSystem (real files)', () => {
     it('the root itself may be reached through a link (a repository opened through a symlinked path)', () => {
       symlinkSync(root, join(dir, 'via-link'));
       assert.equal(readOwnControlFile(join(dir, 'via-link'), join(dir, 'via-link/.claude/wave-scope.json'))?.text, '{"wave":1}');
+    });
+
+    it('never reads through a directory swapped for a link after it was looked at (another process flipping it all along)', async () => {
+      // `.claude` flips between the real directory and a link to a decoy, as fast as another process can
+      // rename: a reader that looked at each directory and then opened the whole path would, now and then,
+      // open the decoy's manifest through the link that stood there by then.
+      mkdirSync(join(root, 'decoy'));
+      writeFileSync(join(root, 'decoy/wave-scope.json'), '{"wave":666}');
+      const started = join(dir, 'flipping');
+      const flipping = [
+        "const fs = require('node:fs');",
+        `process.chdir(${JSON.stringify(root)});`,
+        `fs.writeFileSync(${JSON.stringify(started)}, '');`,
+        'for (;;) {',
+        "  fs.renameSync('.claude', '.claude-real'); fs.symlinkSync('decoy', '.claude');",
+        "  fs.renameSync('.claude-real', '.claude-next'); fs.unlinkSync('.claude'); fs.renameSync('.claude-next', '.claude');",
+        '}',
+      ].join('\n');
+      const flipper = spawn(process.execPath, ['-e', flipping], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => flipper.on('exit', resolve));
+      const seen = new Map<string, number>();
+      try {
+        const deadline = Date.now() + 10_000;
+        while (!existsSync(started) && flipper.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.ok(existsSync(started), 'the flipping process started');
+        for (let read = 0; read < 20_000; read += 1) {
+          let outcome: string;
+          try {
+            outcome = readOwnControlFile(root, manifest())?.text ?? 'nothing';
+          } catch (error) {
+            outcome = error instanceof ControlFileError ? error.reason : String(error);
+          }
+          seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
+        }
+        assert.equal(flipper.exitCode, null, 'it flipped all along');
+      } finally {
+        flipper.kill('SIGKILL');
+        await exited;
+      }
+      const outcomes = Object.fromEntries(seen);
+      assert.equal(seen.get('{"wave":666}'), undefined, `read through the link: ${JSON.stringify(outcomes)}`);
+      assert.ok((seen.get('linked') ?? 0) + (seen.get('nothing') ?? 0) > 0, `the race was run: ${JSON.stringify(outcomes)}`);
+      assert.deepEqual([...seen.keys()].filter((outcome) => !['{"wave":1}', 'nothing', 'linked', 'dangling-link'].includes(outcome)), [], JSON.stringify(outcomes));
     });
 
     it('refuses a path outside the root, and keeps the control-file limits (a FIFO, the size cap)', () => {
