@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scopeDigest, scopeEchoInstruction } from '../../src/planner/scope/scopeDigest';
 import { runBuiltCli } from '../support/builtCli';
@@ -52,6 +52,33 @@ describe('wave-scope digest (built CLI, real git repository)', () => {
       assert.equal(result.stdout, '');
     });
   }
+
+  it('reads the scope file as the dispatch guard does: one that is a link, lies through one or has a second name is unreadable (exit 2), never the file it leads to', () => {
+    const scopeFile = join(repo.root, '.claude/filescopes/wave-2/alice.json');
+    writeFileSync(join(repo.root, 'src/wide.json'), '["**"]');
+    rmSync(scopeFile);
+    symlinkSync(join(repo.root, 'src/wide.json'), scopeFile);
+    const linked = run(['--wave', '2', '--agent', 'alice']);
+    assert.equal(linked.status, 2);
+    assert.match(linked.stderr, /^ERROR: .*alice\.json cannot be read: .*alice\.json is a symbolic link: Wave Scope reads its control files only as regular files/);
+    assert.equal(linked.stdout, '');
+
+    rmSync(scopeFile);
+    writeFileSync(join(repo.root, 'src/mine.json'), '["src/a.ts"]');
+    linkSync(join(repo.root, 'src/mine.json'), scopeFile);
+    const secondName = run(['--wave', '2', '--agent', 'alice']);
+    assert.equal(secondName.status, 2);
+    assert.match(secondName.stderr, /has 2 links/);
+
+    // The wave's directory moved into src/ and linked back: nothing through it is read.
+    rmSync(scopeFile);
+    writeFileSync(scopeFile, '["src/a.ts"]');
+    renameSync(join(repo.root, '.claude/filescopes/wave-2'), join(repo.root, 'src/wave-2'));
+    symlinkSync(join(repo.root, 'src/wave-2'), join(repo.root, '.claude/filescopes/wave-2'));
+    const throughLink = run(['--wave', '2', '--agent', 'alice']);
+    assert.equal(throughLink.status, 2);
+    assert.match(throughLink.stderr, /is reached through the symbolic link .*filescopes\/wave-2/);
+  });
 
   it('exits 1 for a scope file that is not an array of strings', () => {
     writeFileSync(join(repo.root, '.claude/filescopes/wave-2/alice.json'), '{"files": []}');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scopeDigest } from '../../src/planner/scope/scopeDigest';
 import { cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
@@ -130,6 +130,18 @@ describe('wave-scope digest --verify (built CLI)', () => {
     } finally {
       subset.remove();
     }
+  });
+
+  it('reads the aggregate as the dispatch guard does: one replaced by a link is unusable (exit 2), never the file it leads to', () => {
+    const aggregate = join(repo.root, '.claude/filescopes/wave-1.scopes.json');
+    const copy = join(repo.root, 'src/aggregate.json');
+    writeFileSync(copy, readFileSync(aggregate));
+    rmSync(aggregate);
+    symlinkSync(copy, aggregate);
+    const run = verify('--echo', report('alice', scopeDigest(declared.alice)));
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /^ERROR: wave 1 has no readable aggregate/);
+    assert.equal(run.stdout, '');
   });
 
   it('says when the transport was not observed, and rejects mixed flags', () => {

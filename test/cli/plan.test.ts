@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBuiltCli } from '../support/builtCli';
 import { assertEachPlantRefused, plantAt, plantsInWave } from '../support/plantedLinks';
@@ -187,6 +187,23 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     assert.match(result.stdout, /^State dir \.claude: manifest \.claude\/wave-scope\.json names wave 1 \(docs, strict\), 2 allowed entries, session foreign\n/);
     assert.match(result.stdout, /Wave 1: complete, active \(\.claude\/filescopes\/wave-1\.scopes\.json\)\n {2}alice {2}ws1-/);
     assert.match(result.stdout, /src\/ui\/ {2}1 match\n/);
+  });
+
+  it('plan show reads the plan as the hooks do: a scope file that is a link is shown unreadable, not as the file it leads to', () => {
+    run(['write', '--wave', '1', '--role', 'implementation'], records, 'me');
+    const scopeFile = join(repo.root, '.claude/filescopes/wave-1/alice.json');
+    writeFileSync(join(repo.root, 'wide.json'), '["**"]\n');
+    rmSync(scopeFile);
+    symlinkSync(join(repo.root, 'wide.json'), scopeFile);
+    const result = run(['show', '--json'], '', 'me');
+    assert.equal(result.status, 0, result.stderr);
+    const view = JSON.parse(result.stdout) as { waves: Array<{ status: string; agents: Array<{ id: string; entries: Array<{ entry: string }> }>; problems: string[] }> };
+    const wave = view.waves[0];
+    assert.ok(wave !== undefined);
+    assert.equal(wave.status, 'inconsistent');
+    // alice's entries are the aggregate's; the file behind the link (which grants everything) is not read.
+    assert.deepEqual(wave.agents.find((agent) => agent.id === 'alice')?.entries.map((entry) => entry.entry), ['src/cart/total.ts']);
+    assert.deepEqual(wave.problems, [`${scopeFile} cannot be read: ${scopeFile} is a symbolic link: Wave Scope reads its control files only as regular files reached from ${repo.root} through real directories, as its own writers leave them; remove the link`]);
   });
 
   it('plan show with nothing on disk', () => {

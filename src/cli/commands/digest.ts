@@ -2,7 +2,8 @@
 // Contract: docs/cli.md § digest; algorithm: docs/file-formats.md § Scope digest.
 import { resolve } from 'node:path';
 import { readAgentScope } from '../../planner/plan/declarationStore';
-import { readTextIfExists } from '../../node/declarationFs';
+import { nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { ownFilesBelow } from '../../planner/enforce/repoLocation';
 import { gitTopLevel } from '../../node/git';
 import { scopeDigest, scopeEchoInstruction } from '../../planner/scope/scopeDigest';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -10,6 +11,7 @@ import { resolveStateDir } from '../../planner/plan/stateDir';
 import { printLine, reportError } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, UsageProblem } from '../commandLine';
+import { writeConfinement } from '../commandRepository';
 import { declarationMessages as say, dispatchMessages } from '../messages';
 import { runDigestVerify } from './digestVerify';
 
@@ -57,13 +59,14 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
     );
   }
   const { wave, agent } = input;
-  let stateDir: string;
-  if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
-  else {
-    const root = gitTopLevel(io.cwd) ?? resolve(io.cwd);
-    stateDir = resolveStateDir(root, processLocalSessionIds({ env: io.env }), { readText: readTextIfExists }).stateDir;
-  }
-  const scope = readAgentScope(stateDir, wave, agent, { readText: readTextIfExists });
+  const root = gitTopLevel(io.cwd) ?? resolve(io.cwd);
+  // Read as the hooks read them (a file reached through a link, or with a second name, is unreadable), so
+  // the digest printed is the one the dispatch guard will compute, or none.
+  const stateDir =
+    values['state-dir'] !== undefined && values['state-dir'] !== ''
+      ? resolve(io.cwd, values['state-dir'])
+      : resolveStateDir(root, processLocalSessionIds({ env: io.env }), ownFilesBelow(root, nodeLocateFileSystem)).stateDir;
+  const scope = readAgentScope(stateDir, wave, agent, ownFilesBelow(writeConfinement(root, stateDir), nodeLocateFileSystem));
   if (!scope.found) {
     reportError(io, scope.message);
     return scope.reason === 'unreadable' ? 2 : 1;

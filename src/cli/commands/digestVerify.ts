@@ -5,8 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CliIo } from '../cliIo';
 import { printLine, reportError, reportWarning } from '../cliIo';
+import { writeConfinement } from '../commandRepository';
 import { dispatchMessages as say } from '../messages';
-import { readTextIfExists } from '../../node/declarationFs';
+import { nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { ownFilesBelow } from '../../planner/enforce/repoLocation';
 import { forEachLine } from '../../node/transcriptLines';
 import { SCOPE_CHECKED_EVENT, sessionHash } from '../../planner/dispatch/dispatchEvents';
 import { dispatchedDigests, joinDigests } from '../../planner/dispatch/digestJoin';
@@ -30,8 +32,9 @@ export function runDigestVerify(options: VerifyOptions, io: CliIo): number {
   const stateDir =
     options.stateDir !== undefined && options.stateDir !== ''
       ? resolve(io.cwd, options.stateDir)
-      : resolveStateDir(root, processLocalSessionIds({ env: io.env }), { readText: readTextIfExists }).stateDir;
-  const declared = readDeclaredWave(stateDir, options.wave);
+      : resolveStateDir(root, processLocalSessionIds({ env: io.env }), ownFilesBelow(root, nodeLocateFileSystem)).stateDir;
+  // The aggregate as the dispatch guard reads it: one reached through a link, or with a second name, is unusable.
+  const declared = readDeclaredWave(stateDir, options.wave, ownFilesBelow(writeConfinement(root, stateDir), nodeLocateFileSystem));
   if (declared.kind !== 'declared') {
     reportError(io, say.verifyNoDeclaration(options.wave, declared.reason));
     return declared.reason === 'unusable-declaration' ? 2 : 1;

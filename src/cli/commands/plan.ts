@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { ENFORCEMENT_VALUES } from '../../planner/plan/manifest';
 import type { Enforcement } from '../../planner/plan/manifest';
 import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
+import { nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { ownFilesBelow } from '../../planner/enforce/repoLocation';
 import { readPlan } from '../../planner/plan/planReader';
 import type { PlanView } from '../../planner/plan/planReader';
 import { resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
@@ -176,10 +178,13 @@ async function runPlanShow(args: string[], io: CliIo): Promise<number> {
   const stateDir = values['state-dir'] === undefined || values['state-dir'] === '' ? undefined : resolve(io.cwd, values['state-dir']);
   let view: PlanView;
   try {
+    // The plan's files are read as the hooks read them: one reached through a link, or with a second
+    // name, is shown as unreadable, as the hooks would take it, never as the file it leads to.
+    const confinement = writeConfinement(repository.root, stateDir ?? repository.root);
     view = readPlan(
       repository.root,
       { stateDir, ownIds, ignoreCase: repository.ignoreCase, files: repository.files },
-      nodeDeclarationFs(stateDir ?? repository.root),
+      { ...nodeDeclarationFs(stateDir ?? repository.root), ...ownFilesBelow(confinement, nodeLocateFileSystem) },
     );
   } catch (error) {
     reportError(io, say.cannotReadPlan(error instanceof Error ? error.message : String(error)));
