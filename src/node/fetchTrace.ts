@@ -162,10 +162,12 @@ export function followFetchTrace(ref: string, env: NodeJS.ProcessEnv = process.e
     }
   };
   const path = join(directory, 'trace');
+  let created = false;
   try {
     // Appended to by every git process that inherits it (as git opens a trace file itself); read here at
     // offsets of our own, which leaves the shared position alone.
     descriptor = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    created = true;
     // The watch is on the file itself, so it outlives the file's name.
     watcher = watch(path, readMore);
     watcher.on('error', decide);
@@ -176,10 +178,10 @@ export function followFetchTrace(ref: string, env: NodeJS.ProcessEnv = process.e
   }
   // The file's name and its directory go before git starts (the file lives on while it is open).
   try {
-    if (descriptor !== undefined) unlinkSync(path);
+    if (created) unlinkSync(path);
     rmdirSync(directory);
   } catch {
-    // Left in the temporary directory (empty, or an empty file in it): it is never written to under this name.
+    // Left in the temporary directory (empty, or an empty file in it): nothing is written to it under this name.
   }
   if (descriptor === undefined) return undefined;
   const held = descriptor;

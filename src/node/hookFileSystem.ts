@@ -204,9 +204,10 @@ let descriptorPathsWork: boolean | undefined;
  * opened from the one before by descriptor, never through a link, and the file from the last of them:
  * what is opened lies below directories that are real when it is opened. A directory turned into a link
  * meanwhile is refused as `linked`; one gone, or turned into a file, is an absence, as in the walk.
- * Elsewhere (no /proc) the whole path is opened, only its last segment not followed.
+ * Elsewhere (no /proc) the whole path is opened, only its last segment not followed. Exported for its
+ * tests: it looks at nothing before it opens, so what it finds on the way is what a race would leave there.
  */
-function openThroughRealDirectories(top: string, segments: readonly string[], root: string, path: string): number | undefined {
+export function openThroughRealDirectories(top: string, segments: readonly string[], root: string, path: string): number | undefined {
   const fileFlags = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0) | (constants.O_NOFOLLOW ?? 0);
   if (process.platform !== 'linux') return openSync(path, fileFlags);
   // The top (the repository root) may itself have been reached through a link, as in the walk.
@@ -222,9 +223,12 @@ function openThroughRealDirectories(top: string, segments: readonly string[], ro
         next = openSync(`${DESCRIPTOR_PATHS}/${directory}/${segment}`, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOTDIR') return undefined;
-        if (code === 'ELOOP') throw new ControlFileError(path, 'linked', linkedMessage(root, path, reached));
-        throw error;
+        if (code !== 'ENOTDIR' && code !== 'ELOOP') throw error;
+        // Linux answers ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW, as for a file: which it is.
+        if (lstatQuiet(`${DESCRIPTOR_PATHS}/${directory}/${segment}`)?.isSymbolicLink() === true) {
+          throw new ControlFileError(path, 'linked', linkedMessage(root, path, reached));
+        }
+        return undefined;
       }
       closeSync(directory);
       directory = next;

@@ -4,7 +4,7 @@
 // root), and resolution follows links as the kernel does.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,6 +13,7 @@ import {
   nodeLocateFileSystem,
   nodeTargetFileSystem,
   readControlFile,
+  openThroughRealDirectories,
   readOwnControlFile,
 } from '../../src/node/hookFileSystem';
 
@@ -197,6 +198,29 @@ describe('hookFileSystem (real files)', () => {
       assert.equal(seen.get('{"wave":666}'), undefined, `read through the link: ${JSON.stringify(outcomes)}`);
       assert.ok((seen.get('linked') ?? 0) + (seen.get('nothing') ?? 0) > 0, `the race was run: ${JSON.stringify(outcomes)}`);
       assert.deepEqual([...seen.keys()].filter((outcome) => !['{"wave":1}', 'nothing', 'linked', 'dangling-link'].includes(outcome)), [], JSON.stringify(outcomes));
+    });
+
+    it('opens through the directories themselves: a directory that is a link by then is refused, one that is a file by then is an absence', () => {
+      const segments = ['.claude', 'filescopes', 'wave-1', 'alice.json'];
+      const opened = openThroughRealDirectories(root, segments, root, scope());
+      assert.ok(opened !== undefined);
+      try {
+        assert.equal(readFileSync(opened, 'utf8'), '["src/a/"]');
+      } finally {
+        closeSync(opened);
+      }
+      renameSync(join(root, '.claude/filescopes'), join(root, 'src/filescopes'));
+      symlinkSync(join(root, 'src/filescopes'), join(root, '.claude/filescopes'));
+      assert.throws(() => openThroughRealDirectories(root, segments, root, scope()), refusal('linked', /reached through the symbolic link .*\/\.claude\/filescopes:/));
+      rmSync(join(root, '.claude/filescopes'));
+      writeFileSync(join(root, '.claude/filescopes'), 'not a directory');
+      assert.equal(openThroughRealDirectories(root, segments, root, scope()), undefined);
+      // The file itself: missing is ENOENT, a link is ELOOP (openOwnFile takes the one for an absence and names the other).
+      const link = ['src', 'filescopes', 'wave-1', 'link.json'];
+      const openLink = () => openThroughRealDirectories(root, link, root, join(root, ...link));
+      assert.throws(openLink, (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT');
+      symlinkSync(join(root, 'src/filescopes/wave-1/alice.json'), join(root, ...link));
+      assert.throws(openLink, (error: unknown) => (error as NodeJS.ErrnoException).code === 'ELOOP');
     });
 
     it('refuses a path outside the root, and keeps the control-file limits (a FIFO, the size cap)', () => {
