@@ -140,8 +140,11 @@ describe('wave-scope digest --verify (built CLI)', () => {
     symlinkSync(copy, aggregate);
     const run = verify('--echo', report('alice', scopeDigest(declared.alice)));
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /^ERROR: wave 1 has no readable aggregate/);
+    assert.match(run.stderr, /^ERROR: wave 1 has no readable aggregate: .*wave-1\.scopes\.json cannot be read: .*is a symbolic link/);
     assert.equal(run.stdout, '');
+    const none = runBuiltCli(['digest', '--verify', '--wave', '9'], { cwd: repo.root, env: cleanEnv() });
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /^ERROR: wave 9 has no readable aggregate: .*wave-9\.scopes\.json does not exist\n/);
   });
 
   it('says when the transport was not observed, and rejects mixed flags', () => {

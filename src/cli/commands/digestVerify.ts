@@ -36,7 +36,7 @@ export function runDigestVerify(options: VerifyOptions, io: CliIo): number {
   // The aggregate as the dispatch guard reads it: one reached through a link, or with a second name, is unusable.
   const declared = readDeclaredWave(stateDir, options.wave, ownFilesBelow(writeConfinement(root, stateDir), nodeLocateFileSystem));
   if (declared.kind !== 'declared') {
-    reportError(io, say.verifyNoDeclaration(options.wave, declared.reason));
+    reportError(io, say.verifyNoDeclaration(options.wave, declared.problem ?? declared.reason));
     return declared.reason === 'unusable-declaration' ? 2 : 1;
   }
   const echoed: string[] = [];

@@ -3,7 +3,6 @@
 // declarations, and the session. Read without spawning git (the hook's no-collision path is a budget).
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { readTextIfExists } from '../../node/declarationFs';
 import { canonicalDirectory, homeDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { scanGitConfig } from '../../planner/enforce/gitConfig';
 import { locateRepository, ownFilesBelow } from '../../planner/enforce/repoLocation';
@@ -77,19 +76,20 @@ export function sessionOf(explicit: string | undefined, env: Readonly<Record<str
 }
 
 /**
- * Reads the aggregate of `wave` into declared agents with their digests. The hooks read it as Wave
- * Scope's own file (`ownFilesBelow`); a command run by a person may name any state directory.
+ * Reads the aggregate of `wave` into declared agents with their digests, through `fs`: the hooks and
+ * `digest --verify` read it as Wave Scope's own file (`ownFilesBelow`). Without one, `problem` says why.
  */
-export function readDeclaredWave(stateDir: string, wave: number, fs: StateDirFs = { readText: readTextIfExists }): DeclaredWave {
+export function readDeclaredWave(stateDir: string, wave: number, fs: StateDirFs): DeclaredWave {
+  const path = waveSidecarPath(stateDir, wave);
   let text: string | undefined;
   try {
-    text = fs.readText(waveSidecarPath(stateDir, wave));
-  } catch {
-    return { kind: 'none', reason: 'unusable-declaration' };
+    text = fs.readText(path);
+  } catch (error) {
+    return { kind: 'none', reason: 'unusable-declaration', problem: `${path} cannot be read: ${error instanceof Error ? error.message : String(error)}` };
   }
-  if (text === undefined) return { kind: 'none', reason: 'no-declaration' };
+  if (text === undefined) return { kind: 'none', reason: 'no-declaration', problem: `${path} does not exist` };
   const records = parseWaveSidecar(text);
-  if (records === undefined) return { kind: 'none', reason: 'unusable-declaration' };
+  if (records === undefined) return { kind: 'none', reason: 'unusable-declaration', problem: `${path} is not a wave's aggregate (a JSON array of records with "id" and "files")` };
   // Digests are computed only when a prompt's echo line asks for them (declaredAgent). An entry the
   // grammar refuses (a hand-edited aggregate) makes its agent's digest match nothing, and the collision
   // check that compiles it reports row 9.

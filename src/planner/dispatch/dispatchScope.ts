@@ -42,7 +42,7 @@ export function declaredAgent(id: string, files: readonly string[]): DeclaredAge
 /** The active wave's declarations, as far as the hook could read them. */
 export type DeclaredWave =
   | { readonly kind: 'declared'; readonly wave: number; readonly agents: readonly DeclaredAgent[] }
-  | { readonly kind: 'none'; readonly reason: 'no-manifest' | 'no-declaration' | 'unusable-declaration' };
+  | { readonly kind: 'none'; readonly reason: 'no-manifest' | 'no-declaration' | 'unusable-declaration'; readonly problem?: string };
 
 /** How a named agent was recognised. */
 export type NamingSignal = 'id' | 'digest' | 'description';
