@@ -788,15 +788,16 @@ export const backstopMessages = {
   Exit codes: 0 in scope and the command exited 0 (and committed, with --commit); 1 in scope, but the
   command failed (its exit code or signal is printed); 2 bad arguments, or the turn could not be
   started or checked; 3 a change outside the scope; 4 in scope, but the commit failed.`,
-  commitUsage: `Usage: wave-scope commit --wave N --agent ID
+  commitUsage: `Usage: wave-scope commit --wave N --agent ID [--state-dir DIR]
 
   Commits exactly the in-scope changes of the agent's last turn recorded by "wave-scope run"
   (.orchestrator/backstop/turns/waveN/ID.json), path by path: each one judged again against the agent's
   scope as it is now, and only while it still holds what the turn left. A failed, unchecked or unfinished
-  turn is never committed.
+  turn is never committed. The scope is the one this command resolves to, or --state-dir DIR (as given to
+  "wave-scope run"); a record that names another state directory is refused, never followed.
 
-  Exit codes: 0 committed (or nothing left to commit); 1 no usable turn record, or the turn is unfinished
-  or already committed; 2 bad arguments or not in a git repository; 3 the turn failed its scope check;
+  Exit codes: 0 committed (or nothing left to commit); 1 no usable turn record, a record of another state
+  directory, or the turn is unfinished or already committed; 2 bad arguments or not in a git repository; 3 the turn failed its scope check;
   4 the commit failed.`,
   hookUsage: `Usage: wave-scope hook <post-bash|stop|turn-start> [--agent-cli claude|codex]
 
@@ -868,6 +869,8 @@ export const backstopMessages = {
   recordedTurnFailed: (path: string) => `the turn in ${path} failed its scope check: nothing of it is ever committed`,
   recordedTurnUnchecked: (path: string) => `the turn in ${path} could not be checked: nothing of it is committed`,
   recordedTurnCommitted: (path: string, commit: string) => `the turn in ${path} is committed already (${commit})`,
+  recordedStateDirDiffers: (path: string, recorded: string, judged: string) =>
+    `the turn in ${path} names the state directory ${recorded}, but this command judges by ${judged}: nothing was committed. A turn record can be written by the turn, so it never chooses the plan; if the turn belongs to that plan, run the command again with --state-dir ${JSON.stringify(recorded)}`,
   noLongerInScope: (paths: readonly string[]) => `not committed, outside the agent's scope as it is now: ${paths.join(', ')}`,
   committedTurn: (commit: string, count: number) => `committed ${count} path${count === 1 ? '' : 's'} as ${commit}`,
   nothingLeftToCommit: 'nothing left to commit: git already holds every change of the turn',

@@ -7,8 +7,8 @@ import { backstopRepo, committedPaths, head, runTurn, statusLines, turnRecord, w
 
 const START = { 'README.md': 'readme\n', 'src/app.ts': 'app\n', 'src/old.ts': 'old\n' };
 
-function commit(repo: TempGitRepo, agent = 'alice', wave = 1) {
-  return runBuiltCli(['commit', '--wave', String(wave), '--agent', agent], { cwd: repo.root, env: cleanEnv() });
+function commit(repo: TempGitRepo, agent = 'alice', wave = 1, flags: string[] = []) {
+  return runBuiltCli(['commit', '--wave', String(wave), '--agent', agent, ...flags], { cwd: repo.root, env: cleanEnv() });
 }
 
 describe('wave-scope commit: a recorded turn, path by path (built dist/cli.js, real git repositories)', () => {
@@ -54,6 +54,43 @@ describe('wave-scope commit: a recorded turn, path by path (built dist/cli.js, r
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stderr, /WARNING: not committed, outside the agent's scope as it is now: src\/third\.ts/);
     assert.match(run.stderr, /WARNING: not committed, changed again since the turn ended: src\/app\.ts/);
+    assert.deepEqual(committedPaths(repo), ['A src/new.ts']);
+  });
+
+  it('never takes the scope from the record: one pointed at a plan of its own making is refused, and nothing is committed', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    assert.equal(runTurn(repo, 'echo new > src/new.ts').status, 0);
+    // Afterwards, a process the turn left running (or another agent's shell) writes a plan granting alice
+    // everything, changes README.md, and rewrites the record to name both.
+    writeScope(repo, 'alice', ['**'], 1, 'mine');
+    writeFileSync(join(repo.root, 'README.md'), 'rewritten\n');
+    const record = turnRecord(repo);
+    const changes = record.changes as Array<Record<string, unknown>>;
+    const readme = `100644 ${repo.git('hash-object', 'README.md').trim()}`;
+    const recordPath = join(repo.root, '.orchestrator/backstop/turns/wave1/alice.json');
+    const forgedStateDir = join(repo.root, 'mine');
+    writeFileSync(recordPath, JSON.stringify({ ...record, stateDir: forgedStateDir, changes: [...changes, { path: 'README.md', kind: 'modified', after: readme }] }));
+    const before = head(repo);
+    const forged = commit(repo);
+    assert.equal(forged.status, 1, forged.stderr);
+    assert.ok(forged.stderr.includes(`names the state directory ${forgedStateDir}, but this command judges by ${join(repo.root, '.claude')}: nothing was committed`), forged.stderr);
+    assert.equal(head(repo), before);
+
+    // A person who names that state directory chooses that plan: then it judges.
+    const chosen = commit(repo, 'alice', 1, ['--state-dir', 'mine']);
+    assert.equal(chosen.status, 0, chosen.stderr);
+    assert.deepEqual(committedPaths(repo), ['A src/new.ts', 'M README.md']);
+  });
+
+  it('a turn run with --state-dir is committed with the same --state-dir', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    writeScope(repo, 'alice', ['src/'], 1, 'plans');
+    assert.equal(runTurn(repo, 'echo new > src/new.ts', { flags: ['--state-dir', 'plans'] }).status, 0);
+    const without = commit(repo);
+    assert.equal(without.status, 1);
+    assert.match(without.stderr, /run the command again with --state-dir ".*plans"/);
+    const withFlag = commit(repo, 'alice', 1, ['--state-dir', 'plans']);
+    assert.equal(withFlag.status, 0, withFlag.stderr);
     assert.deepEqual(committedPaths(repo), ['A src/new.ts']);
   });
 

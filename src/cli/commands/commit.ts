@@ -18,6 +18,7 @@ export const COMMIT_EXIT = { ok: 0, noTurn: 1, usage: 2, failedTurn: 3, commitFa
 const OPTIONS = {
   wave: { type: 'string' },
   agent: { type: 'string' },
+  'state-dir': { type: 'string' },
 } as const;
 
 export async function runCommit(args: string[], io: CliIo): Promise<number> {
@@ -41,8 +42,17 @@ export async function runCommit(args: string[], io: CliIo): Promise<number> {
     reportError(io, backstopMessages.damagedRecord(recordPath));
     return COMMIT_EXIT.noTurn;
   }
-  // Judged by the state directory the turn was judged by, as it is now.
-  const context = readTurnContext({ location, cwd: io.cwd, env: io.env, ...target, stateDir: record.stateDir });
+  // Judged by the state directory this command resolves to (or --state-dir), as it is now: never by the one
+  // the record names. The record lies where a turn, a process it left running or another agent's shell can
+  // write it, and a state directory of its choosing would be a scope of its choosing. When the two differ
+  // the turn was judged by another plan: refused, with the flag that names the record's, for a person to
+  // choose.
+  const stateDirFlag = parsed.values['state-dir'];
+  const context = readTurnContext({ location, cwd: io.cwd, env: io.env, ...target, ...(stateDirFlag !== undefined && stateDirFlag !== '' ? { stateDir: stateDirFlag } : {}) });
+  if (record.stateDir !== context.stateDir) {
+    reportError(io, backstopMessages.recordedStateDirDiffers(recordPath, record.stateDir, context.stateDir));
+    return COMMIT_EXIT.noTurn;
+  }
   const outcome = await commitRecordedTurn(
     record,
     { judge: context.judge, exclude: context.exclude, ignoreCase: context.ignoreCase },
