@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import { plantAt, snapshotTree } from '../support/plantedLinks';
@@ -55,7 +55,7 @@ describe('wave-scope amend (built CLI, real git repository)', () => {
     assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'refused-declared');
   });
 
-  it('refuses (exit 1) a per-agent file linked elsewhere before its first write, naming it, as plan write does; nothing is written', () => {
+  it('refuses (exit 1) a per-agent file linked elsewhere, naming it: read as the hooks read it, the wave has no complete declaration; nothing is written', () => {
     const stateDir = join(repo.root, '.claude');
     const outside = join(repo.root, '..', `${repo.root.split('/').pop()}-outside`);
     const restore = plantAt(repo.root, { name: 'bob linked', path: '.claude/filescopes/wave-1/bob.json', kind: 'link' }, outside);
@@ -63,13 +63,33 @@ describe('wave-scope amend (built CLI, real git repository)', () => {
       const planted = { here: snapshotTree(stateDir), outside: snapshotTree(outside) };
       const run = amend('--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'the guide');
       assert.equal(run.status, 1, run.stderr);
-      assert.ok(run.stderr.startsWith('ERROR: .claude/filescopes/wave-1/bob.json is a symbolic link where amend writes the plan: '), run.stderr);
+      assert.match(run.stderr, /^ERROR: wave 1 has no complete declaration to amend: .*\/\.claude\/filescopes\/wave-1\/bob\.json cannot be read: .*bob\.json is a symbolic link/);
       assert.deepEqual({ here: snapshotTree(stateDir), outside: snapshotTree(outside) }, planted, 'nothing was written or removed, here or elsewhere');
-      assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'failed');
+      assert.equal(lastEvent(repo.root, 'wave_dispatch.amended').outcome, 'invalid');
     } finally {
       restore();
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  it('never carries forward a declaration an agent could write through a second name: hard-linked plan files are refused, not baked into the new plan', () => {
+    // bob gave the aggregate and his per-agent file a second name each inside his own scope, and widened
+    // both through those names (the hooks already refuse such files: every one of bob's writes is denied).
+    const widened = [
+      { id: 'alice', files: ['src/a/'] },
+      { id: 'bob', files: ['src/b/', 'lib/'] },
+      { id: 'coordinator', files: ['README.md'] },
+    ];
+    linkSync(join(repo.root, '.claude/filescopes/wave-1/bob.json'), join(repo.root, 'src/b/mine.json'));
+    linkSync(join(repo.root, '.claude/filescopes/wave-1.scopes.json'), join(repo.root, 'src/b/aggregate.json'));
+    writeFileSync(join(repo.root, 'src/b/mine.json'), `${JSON.stringify(['src/b/', 'lib/'])}\n`);
+    writeFileSync(join(repo.root, 'src/b/aggregate.json'), `${JSON.stringify(widened)}\n`);
+    const manifest = read('.claude/wave-scope.json');
+    const run = amend('--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'the guide');
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /^ERROR: wave 1 has no complete declaration to amend: .*has 2 links/);
+    assert.equal(read('.claude/wave-scope.json'), manifest, 'the manifest is not rewritten');
+    assert.equal(statSync(join(repo.root, '.claude/filescopes/wave-1/bob.json')).nlink, 2, 'bob\'s file is left for the coordinator to repair');
   });
 
   it('refuses an entry a sibling still in flight claims, and allows it once the sibling has finished', () => {
