@@ -1,7 +1,7 @@
 // The extension's bridge to the plan on disk. Reading goes through readPlan; saving through the
 // planner's one draft save (src/planner/plan/draftSave.ts: every wave proven disjoint first, then the
 // safe chain), with the Node file system. (Hooks are installed through the bundled CLI: cliRunner.ts.)
-import { nodeDeclarationFs } from '../node/declarationFs';
+import { nodeDeclarationFs, nodePlanReadingFs } from '../node/declarationFs';
 import { draftStateDir, saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
 import type { ManifestOnDisk, WaveOnDisk } from '../planner/plan/staleWaves';
@@ -37,7 +37,9 @@ export function readDiskPlan(
 ): { plan: PlanDraft; problem: string | undefined } {
   const { colors, roles } = remembered;
   const ownIds = processLocalSessionIds({ env: process.env });
-  const view = readPlan(repoRoot, { ownIds, ignoreCase, ...(stateDir === undefined ? {} : { stateDir }) }, nodeDeclarationFs(repoRoot));
+  // Read as the hooks read it: a plan file reached through a link or a second name shows as a problem, and
+  // its text never becomes the draft a save would write back.
+  const view = readPlan(repoRoot, { ownIds, ignoreCase, ...(stateDir === undefined ? {} : { stateDir }) }, nodePlanReadingFs(repoRoot));
   const problems: string[] = [];
   if (view.manifest.problem) problems.push(view.manifest.problem.message);
   const waves = view.waves.map((wave) => {

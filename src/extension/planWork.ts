@@ -5,7 +5,7 @@
 // here: this module runs inside the worker (planWorkerMain.ts), or in the host's thread when no worker
 // can start. Every answer is plain data that survives structured cloning.
 import { join, relative, sep } from 'node:path';
-import { nodeDeclarationFs } from '../node/declarationFs';
+import { nodePlanReadingFs } from '../node/declarationFs';
 import { findCoordinatorAssignments, coordinatorFileOf } from '../planner/plan/coordinatorFiles';
 import type { CoordinatorAssignment } from '../planner/plan/coordinatorFiles';
 import { DeclarationChecker, manifestTextProblems } from '../planner/plan/declarationProblems';
@@ -184,7 +184,8 @@ function waveInsight(wave: InsightWave, active: boolean, index: FileIndex): Wave
 
 /** The problems of every declaration file and of the manifest in the state directory the hooks read. */
 function diskProblems(repoRoot: string, files: FileIndex, ownIds: ReadonlySet<string>): { stateDir: string; planOnDisk: boolean; fileProblems: FileProblems[] } {
-  const fs = nodeDeclarationFs(repoRoot);
+  // Read as the hooks read them: a file reached through a link or a second name is reported unreadable.
+  const fs = nodePlanReadingFs(repoRoot);
   const resolution = resolveStateDir(repoRoot, ownIds, fs);
   const stateDir = resolution.stateDir;
   const controlDir = controlDirOf(repoRoot, stateDir);
@@ -198,7 +199,9 @@ function diskProblems(repoRoot: string, files: FileIndex, ownIds: ReadonlySet<st
   const read = (path: string): string | undefined => {
     try {
       return fs.readText(path);
-    } catch {
+    } catch (error) {
+      // A file the hooks would not read (a link, a second name, not a regular file): said on the file.
+      add(path, [{ start: 0, end: 0, severity: 'error', code: 'unreadable', message: `the hooks cannot read this file: ${error instanceof Error ? error.message : String(error)}` }]);
       return undefined;
     }
   };

@@ -5,7 +5,7 @@
 // findConflictsWithClaims, which the webview may not import. The repository's absolute spellings come
 // from FolderPlan.roots.
 import { relative } from 'node:path';
-import { nodeDeclarationFs } from '../node/declarationFs';
+import { nodePlanReadingFs } from '../node/declarationFs';
 import { readClaimsView } from '../node/claimsReader';
 import { controlStateOf } from '../planner/plan/controlState';
 import { readPlan } from '../planner/plan/planReader';
@@ -41,7 +41,7 @@ export interface DraftClaims {
 
 /** The claims view of a repository: this clone's copy of the plan ref, compared with the plan on disk. */
 export function readRepositoryClaims(repoRoot: string, options: { ignoreCase: boolean; files: readonly string[]; now: number }): { view: ClaimsView; plan: PlanView } {
-  const plan = readPlan(repoRoot, { ownIds: processLocalSessionIds({ env: process.env }), ignoreCase: options.ignoreCase }, nodeDeclarationFs(repoRoot));
+  const plan = readPlan(repoRoot, { ownIds: processLocalSessionIds({ env: process.env }), ignoreCase: options.ignoreCase }, nodePlanReadingFs(repoRoot));
   return { view: readClaimsView(repoRoot, plan, options), plan };
 }
 

@@ -10,6 +10,7 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdi
 import type { Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';
+import { readOwnControlFile } from './hookFileSystem';
 import type { DeclarationFs, InTheWay } from '../planner/plan/declarationStore';
 
 function errorCode(error: unknown): string | undefined {
@@ -222,6 +223,18 @@ export function openRealDirectory(root: string, directory: string): HeldDirector
     path: `${DESCRIPTOR_PATHS}/${held}`,
     close: () => closeSync(held),
   };
+}
+
+/**
+ * nodeDeclarationFs(root), reading the plan's files as the hooks read them (readOwnControlFile): a file
+ * that is a symbolic link, lies through one below `root`, or has a second name throws, its message saying
+ * which, instead of answering with the text it leads to. For everything that shows a plan on disk or
+ * carries it forward (plan show, amend, the planner): what they read is what the hooks would enforce, and
+ * never an agent's text reached through a name the agent can write.
+ */
+export function nodePlanReadingFs(root: string): DeclarationFs {
+  const base = resolve(root);
+  return { ...nodeDeclarationFs(base), readText: (path) => readOwnControlFile(base, resolve(path))?.text };
 }
 
 /**

@@ -4,7 +4,7 @@
 // from the state directory Save writes.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -67,6 +67,26 @@ describe('plan files: save and read back', () => {
   it('falls back to the default role when nothing was remembered', () => {
     const { plan } = readDiskPlan(repo, { colors: {}, roles: {} }, false);
     assert.equal(plan.waves.find((wave) => wave.wave === 2)?.role, 'builder');
+  });
+
+  it('reads the plan as the hooks do: plan files given a second name and widened are a problem, and their text never becomes the draft', () => {
+    const linked = mkdtempSync(join(tmpdir(), 'wave-scope-planfiles-linked-'));
+    try {
+      execFileSync('git', ['init', '--quiet', linked]);
+      writeFileSync(join(linked, 'a.ts'), '');
+      const saved = saveDraftToDisk(linked, { ...draft, waves: [draft.waves[0] as PlanDraft['waves'][number]] }, { ignoreCase: false, files: ['a.ts'], stateDirName: '.claude' });
+      assert.equal(saved.ok, true, saved.message);
+      // An agent's second names, inside files it may write, for its scope file and the aggregate, both widened.
+      linkSync(join(linked, '.claude/filescopes/wave-1/one.json'), join(linked, 'mine.json'));
+      linkSync(join(linked, '.claude/filescopes/wave-1.scopes.json'), join(linked, 'aggregate.json'));
+      writeFileSync(join(linked, 'mine.json'), '["**"]\n');
+      writeFileSync(join(linked, 'aggregate.json'), '[{"id":"one","files":["**"]}]\n');
+      const { plan, problem } = readDiskPlan(linked, { colors: {}, roles: {} }, false);
+      assert.equal(plan.waves.some((wave) => wave.agents.some((agent) => agent.entries.includes('**'))), false, JSON.stringify(plan.waves));
+      assert.match(problem ?? '', /wave 1: .*has 2 links/);
+    } finally {
+      rmSync(linked, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,8 +7,7 @@ import { printLine, reportError, reportWarning } from '../cliIo';
 import { parseCommandLine, parseWave, readArguments, UsageProblem } from '../commandLine';
 import { shownPath, writeConfinement } from '../commandRepository';
 import { declarationMessages, dispatchMessages as say } from '../messages';
-import { nodeDeclarationFs } from '../../node/declarationFs';
-import { nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { nodeDeclarationFs, nodePlanReadingFs } from '../../node/declarationFs';
 import { acquireLedgerLock, writeLedger } from '../../node/dispatchLedgerStore';
 import { ledgerLocation, readLedger } from '../../node/ledgerFile';
 import type { LedgerLocation } from '../../node/ledgerFile';
@@ -22,7 +21,6 @@ import type { AmendOutcome } from '../../planner/dispatch/dispatchEvents';
 import type { Liveness } from '../../planner/dispatch/liveness';
 import { allRecords, waveOfKey } from '../../planner/dispatch/sessionLedger';
 import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
-import { ownFilesBelow } from '../../planner/enforce/repoLocation';
 import { readWaveDeclaration } from '../../planner/plan/declarationStore';
 import { stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -88,15 +86,15 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
   // The plan the amendment carries forward is read as the hooks read it: a file that is a link, lies
   // through one or has a second name is unreadable. Read through such a file, it would be an agent's
   // text that the chain then writes back as a plain file of the plan, which the hooks would trust.
-  const ownFiles = ownFilesBelow(writeConfinement(root, named ?? root), nodeLocateFileSystem);
-  const resolution = named !== undefined ? inspectStateDir(named, ownIds, ownFiles) : resolveStateDir(root, ownIds, ownFiles);
+  const planOnDisk = nodePlanReadingFs(writeConfinement(root, named ?? root));
+  const resolution = named !== undefined ? inspectStateDir(named, ownIds, planOnDisk) : resolveStateDir(root, ownIds, planOnDisk);
   const manifest = resolution.manifest;
   if (manifest === undefined || manifest.wave !== wave) {
     reportError(io, say.amendNotActive(wave, manifest?.wave ?? null));
     record('invalid', 0);
     return finish(1, { outcome: 'invalid' });
   }
-  const declaration = readWaveDeclaration(resolution.stateDir, wave, { ...fs, ...ownFiles }, { ignoreCase: place.ignoreCase });
+  const declaration = readWaveDeclaration(resolution.stateDir, wave, planOnDisk, { ignoreCase: place.ignoreCase });
   if (declaration.status !== 'complete' || declaration.records === undefined) {
     reportError(io, say.amendNoDeclaration(wave, declaration.problems));
     record('invalid', 0);

@@ -3,9 +3,7 @@
 import { resolve } from 'node:path';
 import { ENFORCEMENT_VALUES } from '../../planner/plan/manifest';
 import type { Enforcement } from '../../planner/plan/manifest';
-import { nodeDeclarationFs, readTextIfExists } from '../../node/declarationFs';
-import { nodeLocateFileSystem } from '../../node/hookFileSystem';
-import { ownFilesBelow } from '../../planner/enforce/repoLocation';
+import { nodeDeclarationFs, nodePlanReadingFs, readTextIfExists } from '../../node/declarationFs';
 import { readPlan } from '../../planner/plan/planReader';
 import type { PlanView } from '../../planner/plan/planReader';
 import { resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
@@ -184,7 +182,7 @@ async function runPlanShow(args: string[], io: CliIo): Promise<number> {
     view = readPlan(
       repository.root,
       { stateDir, ownIds, ignoreCase: repository.ignoreCase, files: repository.files },
-      { ...nodeDeclarationFs(stateDir ?? repository.root), ...ownFilesBelow(confinement, nodeLocateFileSystem) },
+      nodePlanReadingFs(confinement),
     );
   } catch (error) {
     reportError(io, say.cannotReadPlan(error instanceof Error ? error.message : String(error)));
