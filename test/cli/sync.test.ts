@@ -747,6 +747,22 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.match(unreachable.stderr, /^ERROR: git failed: git fetch origin refs\/wave-scope\/plan failed/);
   });
 
+  it('publish reads the plan as the hooks do: plan files an agent gave second names and widened consistently are refused, never published', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    // The widened plan, made by the chain itself into a scratch directory, so every file is what the
+    // chain would compute (the manifest's grants included).
+    const widened = cli(a, ['plan', 'write', '--wave', '1', '--role', 'implementation', '--state-dir', '.scratch'], { input: [{ id: 'alice', files: ['src/a/', 'docs/'] }, { id: 'bob', files: ['src/b/'] }], session: 'sess-a' });
+    assert.equal(widened.status, 0, widened.stderr);
+    for (const [file, secondName] of [['wave-scope.json', 'm.json'], ['filescopes/wave-1/alice.json', 'p.json'], ['filescopes/wave-1.scopes.json', 'g.json']] as const) {
+      linkSync(join(a.root, '.claude', file), join(a.root, 'src/a', secondName));
+      writeFileSync(join(a.root, 'src/a', secondName), readFileSync(join(a.root, '.scratch', file)));
+    }
+    const run = cli(a, ['publish'], { session: 'sess-a' });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /has 2 links/);
+    assert.equal(gitIn(remote.bare, 'for-each-ref', 'refs/wave-scope').trim(), '', 'nothing was published');
+  });
+
   it('a --remote no remote has is not fetched from, even by the fetch publish and sync start before they look at the remotes', () => {
     planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
     assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);

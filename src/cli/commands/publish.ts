@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { planStoreOf, readLocalSyncState, updateLocalSyncState } from '../../node/cloneState';
 import { locateSyncRepository } from '../../node/cloneState';
 import type { SyncRepository } from '../../node/cloneState';
-import { nodeDeclarationFs } from '../../node/declarationFs';
+import { nodePlanReadingFs } from '../../node/declarationFs';
 import { listRepositoryFiles } from '../../node/git';
 import { startPlanFetch } from '../../node/planRefGit';
 import type { BackgroundFetch, GitPlanRefStore } from '../../node/planRefGit';
@@ -87,7 +87,9 @@ async function publishLocated(
 ): Promise<number> {
   const ownIds = processLocalSessionIds({ env: io.env });
   const explicit = values['state-dir'] === undefined || values['state-dir'] === '' ? undefined : resolve(io.cwd, values['state-dir']);
-  const fs = nodeDeclarationFs(writeConfinement(repository.root, explicit ?? repository.root));
+  // Read as the hooks read it (nodePlanReadingFs): what another clone will enforce is never text reached
+  // through a link or a second name an agent could write.
+  const fs = nodePlanReadingFs(writeConfinement(repository.root, explicit ?? repository.root));
   const local = explicit === undefined ? resolveStateDir(repository.root, ownIds, fs) : inspectStateDir(explicit, ownIds, fs);
   const manifestShown = shownPath(io.cwd, local.manifestPath);
   if (!local.found) {
