@@ -229,8 +229,8 @@ export function openRealDirectory(root: string, directory: string): HeldDirector
  * nodeDeclarationFs(root), reading the plan's files as the hooks read them (readOwnControlFile): a file
  * that is a symbolic link, lies through one below `root`, or has a second name throws, its message saying
  * which, instead of answering with the text it leads to. For everything that shows a plan on disk or
- * carries it forward (plan show, amend, the planner): what they read is what the hooks would enforce, and
- * never an agent's text reached through a name the agent can write.
+ * carries it forward (plan show, amend, publish, the planner): what they read is what the hooks would
+ * enforce, and never an agent's text reached through a name the agent can write.
  */
 export function nodePlanReadingFs(root: string): DeclarationFs {
   const base = resolve(root);
