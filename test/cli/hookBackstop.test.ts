@@ -308,6 +308,7 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
     { what: 'a new per-agent file', script: `printf '["**"]\\n' > .claude/filescopes/wave-1/mallory.json`, line: /\n- \.claude\/filescopes\/wave-1\/mallory\.json: created/ },
     { what: 'its scope file, a symbolic link planted in its place', script: `cp ${scopeFile} src/mine.json && ln -sf ../../../src/mine.json ${scopeFile}`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: linked/ },
     { what: 'its scope file, given a second name', script: `ln ${scopeFile} src/second.json`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: linked/ },
+    { what: 'the hook launcher every installed hook runs', script: "printf 'process.exit(0);\\n' > .claude/wave-scope-hook.cjs", line: /\n- \.claude\/wave-scope-hook\.cjs: (created|modified)/ },
     { what: 'the declarations\' directory, replaced by a link', script: 'mv .claude/filescopes/wave-1 src/wave-1 && ln -s ../../src/wave-1 .claude/filescopes/wave-1', line: /\n- \.claude\/filescopes\/wave-1: linked/ },
   ];
   for (const { what, script, line } of rewrites) {
@@ -315,7 +316,7 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
       assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
       shell(script);
       const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
-      assert.match(reason, /the wave's plan changed since your previous check\. The plan \(the manifest and filescopes\/\) is control state: no agent may change it/);
+      assert.match(reason, /the wave's plan changed since your previous check\. The plan \(the manifest, filescopes\/ and the hook launcher\) is control state: no agent may change it/);
       assert.match(reason, line);
       assert.match(reason, /never edit these files back by hand/);
       assert.match(reason, /may also have changed them between two of your calls: then tell the coordinator and do nothing else/);
@@ -414,6 +415,16 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
     repo.write({ 'evil.py': 'x\n' });
     const both = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
     assert.match(both, /created {2}evil\.py[\s\S]*could not compare the plan files/, 'a block for the tree says it too');
+  });
+
+  it('fails a `wave-scope run` turn whose command rewrites the hook launcher (which would decide every later hook call)', () => {
+    const launcher = join(repo.root, '.claude/wave-scope-hook.cjs');
+    writeFileSync(launcher, '// the installed launcher\n');
+    const run = runTurn(repo, `printf 'process.exit(0);\\n' > .claude/wave-scope-hook.cjs`);
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /the turn changed the wave's plan/);
+    assert.match(run.stderr, /\.claude\/wave-scope-hook\.cjs: modified/);
+    assert.deepEqual(turnRecord(repo).planChanges, [{ path: '.claude/wave-scope-hook.cjs', kind: 'modified' }]);
   });
 
   it('fails a `wave-scope run` turn whose command changes the plan', () => {

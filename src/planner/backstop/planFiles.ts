@@ -15,6 +15,7 @@
 // directory that is not a real one is looked at: the readers refuse a plan reached through a link
 // (docs/hooks.md, "Control files are read only as Wave Scope writes them"), and so does this check.
 import { filescopesPath, manifestPath, waveDirPath, waveSidecarPath } from '../plan/declarationPaths';
+import { LAUNCHER_FILE_NAME } from '../plan/stateDirNames';
 
 /** What one plan path is, by absolute path: its fingerprint (see `planFingerprint`). Absent paths have no key. */
 export type PlanFingerprints = ReadonlyMap<string, string>;
@@ -49,8 +50,8 @@ function join(parent: string, name: string): string {
 
 /**
  * The paths to fingerprint for `sources`: each directory from the checkout down to the state directory,
- * the manifest, `filescopes/`, and for the wave the manifest names `filescopes/wave-<N>/` (listed) and
- * `filescopes/wave-<N>.scopes.json`.
+ * the manifest, the hook launcher, `filescopes/`, and for the wave the manifest names
+ * `filescopes/wave-<N>/` (listed) and `filescopes/wave-<N>.scopes.json`.
  */
 export function planFileRequest(sources: readonly PlanSource[]): PlanFileRequest {
   const entries: PlanFileEntry[] = [];
@@ -72,6 +73,8 @@ export function planFileRequest(sources: readonly PlanSource[]): PlanFileRequest
       add({ path: source.stateDir, directory: true });
     }
     add({ path: manifestPath(source.stateDir), directory: false });
+    // The hook launcher every installed hook runs: rewritten by a shell, it would decide every later call.
+    add({ path: join(source.stateDir, LAUNCHER_FILE_NAME), directory: false });
     add({ path: filescopesPath(source.stateDir), directory: true });
     if (source.wave !== undefined) {
       add({ path: waveDirPath(source.stateDir, source.wave), directory: true, list: true });

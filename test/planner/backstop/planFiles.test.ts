@@ -28,17 +28,30 @@ function after(edit: (map: Map<string, string>) => void): Map<string, string> {
 }
 
 describe('backstop: the plan files a dispatched agent may never change', () => {
-  it('watches the directories down to the state directory, the manifest, filescopes/ and the wave\'s declarations (its directory listed)', () => {
+  it('watches the directories down to the state directory, the manifest, the hook launcher, filescopes/ and the wave\'s declarations (its directory listed)', () => {
     assert.deepEqual(request.entries, [
       { path: '/repo/.claude', directory: true },
       { path: '/repo/.claude/wave-scope.json', directory: false },
+      { path: '/repo/.claude/wave-scope-hook.cjs', directory: false },
       { path: '/repo/.claude/filescopes', directory: true },
       { path: '/repo/.claude/filescopes/wave-2', directory: true, list: true },
       { path: '/repo/.claude/filescopes/wave-2.scopes.json', directory: false },
     ]);
     assert.deepEqual(
       planFileRequest([{ root: '/m', stateDir: '/m/a/.codex' }, { root: '/m', stateDir: '/m/a/.codex' }, { root: '/n', stateDir: '/elsewhere/.claude', wave: 1 }]).entries.map((entry) => entry.path),
-      ['/m/a', '/m/a/.codex', '/m/a/.codex/wave-scope.json', '/m/a/.codex/filescopes', '/elsewhere/.claude', '/elsewhere/.claude/wave-scope.json', '/elsewhere/.claude/filescopes', '/elsewhere/.claude/filescopes/wave-1', '/elsewhere/.claude/filescopes/wave-1.scopes.json'],
+      [
+        '/m/a',
+        '/m/a/.codex',
+        '/m/a/.codex/wave-scope.json',
+        '/m/a/.codex/wave-scope-hook.cjs',
+        '/m/a/.codex/filescopes',
+        '/elsewhere/.claude',
+        '/elsewhere/.claude/wave-scope.json',
+        '/elsewhere/.claude/wave-scope-hook.cjs',
+        '/elsewhere/.claude/filescopes',
+        '/elsewhere/.claude/filescopes/wave-1',
+        '/elsewhere/.claude/filescopes/wave-1.scopes.json',
+      ],
       'no wave (an unusable manifest): no declarations; a state directory outside its checkout: itself; each path once',
     );
   });
