@@ -797,8 +797,8 @@ export const backstopMessages = {
   "wave-scope run"); a record that names another state directory is refused, never followed.
 
   Exit codes: 0 committed (or nothing left to commit); 1 no usable turn record, a record of another state
-  directory, or the turn is unfinished or already committed; 2 bad arguments or not in a git repository; 3 the turn failed its scope check;
-  4 the commit failed.`,
+  directory, or the turn is unfinished or already committed; 2 bad arguments or not in a git repository;
+  3 the turn failed its scope check; 4 the commit failed.`,
   hookUsage: `Usage: wave-scope hook <post-bash|stop|turn-start> [--agent-cli claude|codex]
 
   post-bash    after a shell command (PostToolUse on Bash): what changed since this session's previous

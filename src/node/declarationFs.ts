@@ -10,7 +10,8 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdi
 import type { Stats } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsyncQuietly, writeFileAtomicSync } from './atomicFile';
-import { readOwnControlFile } from './hookFileSystem';
+import { nodeLocateFileSystem } from './hookFileSystem';
+import { ownFilesBelow } from '../planner/enforce/repoLocation';
 import type { DeclarationFs, InTheWay } from '../planner/plan/declarationStore';
 
 function errorCode(error: unknown): string | undefined {
@@ -226,7 +227,7 @@ export function openRealDirectory(root: string, directory: string): HeldDirector
 }
 
 /**
- * nodeDeclarationFs(root), reading the plan's files as the hooks read them (readOwnControlFile): a file
+ * nodeDeclarationFs(root), reading the plan's files as the hooks read them (ownFilesBelow): a file
  * that is a symbolic link, lies through one below `root`, or has a second name throws, its message saying
  * which, instead of answering with the text it leads to. For everything that shows a plan on disk or
  * carries it forward (plan show, amend, publish, the planner): what they read is what the hooks would
@@ -234,7 +235,7 @@ export function openRealDirectory(root: string, directory: string): HeldDirector
  */
 export function nodePlanReadingFs(root: string): DeclarationFs {
   const base = resolve(root);
-  return { ...nodeDeclarationFs(base), readText: (path) => readOwnControlFile(base, resolve(path))?.text };
+  return { ...nodeDeclarationFs(base), ...ownFilesBelow(base, nodeLocateFileSystem) };
 }
 
 /**

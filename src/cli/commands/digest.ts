@@ -2,8 +2,7 @@
 // Contract: docs/cli.md § digest; algorithm: docs/file-formats.md § Scope digest.
 import { resolve } from 'node:path';
 import { readAgentScope } from '../../planner/plan/declarationStore';
-import { nodeLocateFileSystem } from '../../node/hookFileSystem';
-import { ownFilesBelow } from '../../planner/enforce/repoLocation';
+import { nodePlanReadingFs } from '../../node/declarationFs';
 import { gitTopLevel } from '../../node/git';
 import { scopeDigest, scopeEchoInstruction } from '../../planner/scope/scopeDigest';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -60,13 +59,12 @@ export async function runDigest(args: string[], io: CliIo): Promise<number> {
   }
   const { wave, agent } = input;
   const root = gitTopLevel(io.cwd) ?? resolve(io.cwd);
+  const named = values['state-dir'] !== undefined && values['state-dir'] !== '' ? resolve(io.cwd, values['state-dir']) : undefined;
   // Read as the hooks read them (a file reached through a link, or with a second name, is unreadable), so
   // the digest printed is the one the dispatch guard will compute, or none.
-  const stateDir =
-    values['state-dir'] !== undefined && values['state-dir'] !== ''
-      ? resolve(io.cwd, values['state-dir'])
-      : resolveStateDir(root, processLocalSessionIds({ env: io.env }), ownFilesBelow(root, nodeLocateFileSystem)).stateDir;
-  const scope = readAgentScope(stateDir, wave, agent, ownFilesBelow(writeConfinement(root, stateDir), nodeLocateFileSystem));
+  const planOnDisk = nodePlanReadingFs(writeConfinement(root, named ?? root));
+  const stateDir = named ?? resolveStateDir(root, processLocalSessionIds({ env: io.env }), planOnDisk).stateDir;
+  const scope = readAgentScope(stateDir, wave, agent, planOnDisk);
   if (!scope.found) {
     reportError(io, scope.message);
     return scope.reason === 'unreadable' ? 2 : 1;

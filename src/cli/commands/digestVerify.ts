@@ -7,8 +7,7 @@ import type { CliIo } from '../cliIo';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import { writeConfinement } from '../commandRepository';
 import { dispatchMessages as say } from '../messages';
-import { nodeLocateFileSystem } from '../../node/hookFileSystem';
-import { ownFilesBelow } from '../../planner/enforce/repoLocation';
+import { nodePlanReadingFs } from '../../node/declarationFs';
 import { forEachLine } from '../../node/transcriptLines';
 import { SCOPE_CHECKED_EVENT, sessionHash } from '../../planner/dispatch/dispatchEvents';
 import { dispatchedDigests, joinDigests } from '../../planner/dispatch/digestJoin';
@@ -29,12 +28,11 @@ export interface VerifyOptions {
 /** Runs the join. Exit 0 when every digest matched, 1 when one did not, 2 when a file cannot be read. */
 export function runDigestVerify(options: VerifyOptions, io: CliIo): number {
   const { root } = locateDispatchRoot(io.cwd, io.env);
-  const stateDir =
-    options.stateDir !== undefined && options.stateDir !== ''
-      ? resolve(io.cwd, options.stateDir)
-      : resolveStateDir(root, processLocalSessionIds({ env: io.env }), ownFilesBelow(root, nodeLocateFileSystem)).stateDir;
+  const named = options.stateDir !== undefined && options.stateDir !== '' ? resolve(io.cwd, options.stateDir) : undefined;
   // The aggregate as the dispatch guard reads it: one reached through a link, or with a second name, is unusable.
-  const declared = readDeclaredWave(stateDir, options.wave, ownFilesBelow(writeConfinement(root, stateDir), nodeLocateFileSystem));
+  const planOnDisk = nodePlanReadingFs(writeConfinement(root, named ?? root));
+  const stateDir = named ?? resolveStateDir(root, processLocalSessionIds({ env: io.env }), planOnDisk).stateDir;
+  const declared = readDeclaredWave(stateDir, options.wave, planOnDisk);
   if (declared.kind !== 'declared') {
     reportError(io, say.verifyNoDeclaration(options.wave, declared.problem ?? declared.reason));
     return declared.reason === 'unusable-declaration' ? 2 : 1;

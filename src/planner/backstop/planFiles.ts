@@ -10,10 +10,11 @@
 // as the last one keeps both times (a tick on Linux before 6.13, a second or two on some file systems).
 // So a file whose times are that recent when it is looked at is fingerprinted by its content's hash too,
 // and so is it at every later look while the fingerprint it is compared with has one (git's "racily
-// clean" entries, for the same reason). Two equal fingerprints then mean the same file, untouched. The directories on the way are fingerprinted by
-// type and identity only (their times move with every rename inside them), and nothing below a
-// directory that is not a real one is looked at: the readers refuse a plan reached through a link
-// (docs/hooks.md, "Control files are read only as Wave Scope writes them"), and so does this check.
+// clean" entries, for the same reason). Two equal fingerprints then mean the same file, untouched. The
+// directories on the way are fingerprinted by type and identity only (their times move with every rename
+// inside them), and nothing below a directory that is not a real one is looked at: the readers refuse a
+// plan reached through a link (docs/hooks.md, "Control files are read only as Wave Scope writes them"),
+// and so does this check.
 import { filescopesPath, manifestPath, waveDirPath, waveSidecarPath } from '../plan/declarationPaths';
 import { LAUNCHER_FILE_NAME } from '../plan/stateDirNames';
 
