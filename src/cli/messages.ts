@@ -890,12 +890,12 @@ export const backstopMessages = {
     `Wave Scope could not check what the last command changed (${detail}). Tell the coordinator; "wave-scope run" checks the whole turn.`,
   shellPayload: (detail: string) => `Wave Scope could not read this hook call (${detail}); nothing was checked. Check that the hook is registered for the right agent CLI (docs/hooks.md).`,
   shellPlanHeader: (hook: 'post-bash' | 'stop') =>
-    `Wave Scope: the wave's plan changed ${hook === 'stop' ? 'during this turn' : 'since your previous check'}. The plan (the manifest, filescopes/ and the hook launcher) is control state: no agent may change it, whatever its scope says:`,
+    `Wave Scope: the wave's plan changed ${hook === 'stop' ? 'during this turn' : 'since your previous check'}. The plan (the manifest, filescopes/, the session record and the hook launcher) is control state: no agent may change it, whatever its scope says:`,
   shellPlanLine: (path: string, kind: string) => `- ${path}: ${planChangeWhy[kind] ?? kind}`,
   shellPlanAdvice: (firstCheck: boolean) =>
     `What to do: never edit these files back by hand, and write nothing that a change to them allowed. If a command of yours changed them, stop and tell the coordinator exactly what you ran. The coordinator writes the plan, so it may also have changed them between two of your calls${firstCheck ? ' (this is your first check, compared with the coordinator\'s last one: that is the likelier case)' : ''}: then tell the coordinator and do nothing else about it.`,
   shellPlanUncompared:
-    'Wave Scope could not compare the plan files (the manifest, filescopes/ and the hook launcher) this time: the snapshot it kept was saved by an earlier version, without them. The work tree was compared as usual; the plan is compared from the next call on.',
+    'Wave Scope could not compare the plan files (the manifest, filescopes/, the session record and the hook launcher) this time: the snapshot it kept was saved by an earlier version, without them. The work tree was compared as usual; the plan is compared from the next call on.',
   shellOffRepository: (cwd: string) => `wave-scope hook: ${cwd} is not inside a git repository; nothing to check`,
 } satisfies Catalogue;
 

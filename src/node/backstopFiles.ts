@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, UnsafePathError } from './declarationFs';
 import { openOwnFile } from './hookFileSystem';
-import { hasContentHash, planFingerprint, unreadableFingerprint } from '../planner/backstop/planFiles';
+import { hasContentHash, listsName, planFingerprint, unreadableFingerprint } from '../planner/backstop/planFiles';
 import type { PlanFileRequest, PlanFileStat, PlanFingerprints } from '../planner/backstop/planFiles';
 
 /**
@@ -107,7 +107,7 @@ function hashedFile(path: string): { stats: BigIntStats; contentHash: string } |
  * and hashed when its times are within RACY_WINDOW_NS of this look (or after it), or when its fingerprint
  * in `previous` (what the result will be compared with) holds a hash. A path below a directory that is not
  * a real one (a link, a file, nothing) is not looked at, as the readers refuse a plan reached that way;
- * the directories marked `list` that are real have every entry fingerprinted too.
+ * the directories marked `list` that are real have the entries it names fingerprinted too (`listsName`).
  */
 export function fingerprintPlanFiles(request: PlanFileRequest, previous?: PlanFingerprints, options: { now?: () => number } = {}): PlanFingerprints {
   const fingerprints = new Map<string, string>();
@@ -135,7 +135,7 @@ export function fingerprintPlanFiles(request: PlanFileRequest, previous?: PlanFi
       unusable.push(entry.path);
       continue;
     }
-    if (entry.list !== true) continue;
+    if (entry.list === undefined || entry.list === false) continue;
     let names: string[];
     try {
       names = readdirSync(entry.path);
@@ -143,7 +143,7 @@ export function fingerprintPlanFiles(request: PlanFileRequest, previous?: PlanFi
       fingerprints.set(`${entry.path}/`, unreadableFingerprint((error as NodeJS.ErrnoException).code ?? 'failed'));
       continue;
     }
-    for (const name of names) add(`${entry.path}/${name}`, false);
+    for (const name of names) if (listsName(entry, name)) add(`${entry.path}/${name}`, false);
   }
   return fingerprints;
 }

@@ -7,7 +7,7 @@ import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
 import type { TempGitRepo } from '../support/tempGitRepo';
-import { backstopRepo, runTurn, turnRecord } from './backstopTurns';
+import { backstopRepo, runTurn, scopePath, sidecarPath, turnRecord } from './backstopTurns';
 
 const leanHook = join(builtCliPath, '..', 'hook.js');
 
@@ -309,6 +309,11 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
     { what: 'its scope file, a symbolic link planted in its place', script: `cp ${scopeFile} src/mine.json && ln -sf ../../../src/mine.json ${scopeFile}`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: linked/ },
     { what: 'its scope file, given a second name', script: `ln ${scopeFile} src/second.json`, line: /\n- \.claude\/filescopes\/wave-1\/alice\.json: linked/ },
     { what: 'the hook launcher every installed hook runs', script: "printf 'process.exit(0);\\n' > .claude/wave-scope-hook.cjs", line: /\n- \.claude\/wave-scope-hook\.cjs: (created|modified)/ },
+    {
+      what: 'the session record, to an earlier start (so the commit guard would count older waves)',
+      script: `printf '{"version":1,"session_id":"s","started_at":0}\\n' > .claude/wave-scope-session.json`,
+      line: /\n- \.claude\/wave-scope-session\.json: created/,
+    },
     { what: 'the declarations\' directory, replaced by a link', script: 'mv .claude/filescopes/wave-1 src/wave-1 && ln -s ../../src/wave-1 .claude/filescopes/wave-1', line: /\n- \.claude\/filescopes\/wave-1: linked/ },
   ];
   for (const { what, script, line } of rewrites) {
@@ -316,7 +321,7 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
       assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
       shell(script);
       const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
-      assert.match(reason, /the wave's plan changed since your previous check\. The plan \(the manifest, filescopes\/ and the hook launcher\) is control state: no agent may change it/);
+      assert.match(reason, /the wave's plan changed since your previous check\. The plan \(the manifest, filescopes\/, the session record and the hook launcher\) is control state: no agent may change it/);
       assert.match(reason, line);
       assert.match(reason, /never edit these files back by hand/);
       assert.match(reason, /may also have changed them between two of your calls: then tell the coordinator and do nothing else/);
@@ -415,6 +420,25 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
     repo.write({ 'evil.py': 'x\n' });
     const both = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
     assert.match(both, /created {2}evil\.py[\s\S]*could not compare the plan files/, 'a block for the tree says it too');
+  });
+
+  it('blocks an agent of wave 2 whose shell rewrites an aggregate of wave 1 (the commit guard counts an earlier wave\'s), and not for a wave 3 planned meanwhile', () => {
+    repo.write({ [scopePath('alice', 2)]: '["src/app.ts"]\n', [sidecarPath(2)]: '[{"id":"alice","files":["src/app.ts"]}]\n' });
+    writeManifest(repo, { wave: 2, allowedPaths: ['src/app.ts'] });
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
+    // The coordinator planning the next wave is no change to this one's plan.
+    shell(`mkdir -p .claude/filescopes/wave-3 && printf '["docs/"]\\n' > .claude/filescopes/wave-3/carol.json && printf '[{"id":"carol","files":["docs/"]}]\\n' > ${sidecarPath(3)}`);
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'a later wave planned');
+    shell(`printf '[{"id":"alice","files":["**"]}]\\n' > ${sidecarPath(1)}`);
+    const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    assert.match(reason, /\n- \.claude\/filescopes\/wave-1\.scopes\.json: modified/);
+  });
+
+  it('fails a `wave-scope run` turn whose command rewrites the session record', () => {
+    const run = runTurn(repo, `printf '{"version":1,"session_id":"s","started_at":0}\\n' > .claude/wave-scope-session.json`);
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /the turn changed the wave's plan/);
+    assert.deepEqual(turnRecord(repo).planChanges, [{ path: '.claude/wave-scope-session.json', kind: 'created' }]);
   });
 
   it('fails a `wave-scope run` turn whose command rewrites the hook launcher (which would decide every later hook call)', () => {

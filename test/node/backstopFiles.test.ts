@@ -120,6 +120,19 @@ describe('backstop: its own files (src/node/backstopFiles.ts)', () => {
     assert.equal(hasContentHash(linked.get(alice)), false);
   });
 
+  it('fingerprints, in filescopes/, the earlier waves\' aggregates and nothing else there, and the session record', () => {
+    const stateDir = join(dir, '.claude');
+    const filescopes = join(stateDir, 'filescopes');
+    mkdirSync(join(filescopes, 'wave-3'), { recursive: true });
+    mkdirSync(join(filescopes, 'wave-4'), { recursive: true });
+    for (const name of ['wave-1.scopes.json', 'wave-2.scopes.json', 'wave-3.scopes.json', 'wave-4.scopes.json', 'notes.txt']) writeFileSync(join(filescopes, name), '[]\n');
+    writeFileSync(join(stateDir, 'wave-scope-session.json'), '{"version":1,"session_id":"s","started_at":1}\n');
+    const request = planFileRequest([{ root: dir, stateDir, wave: 3 }]);
+    const inFilescopes = [...fingerprintPlanFiles(request).keys()].filter((path) => path.startsWith(`${filescopes}/`)).map((path) => path.slice(filescopes.length + 1));
+    assert.deepEqual(inFilescopes.sort(), ['wave-1.scopes.json', 'wave-2.scopes.json', 'wave-3', 'wave-3.scopes.json']);
+    assert.ok(fingerprintPlanFiles(request).has(join(stateDir, 'wave-scope-session.json')));
+  });
+
   it('appends one whole line per call', () => {
     const path = join(dir, 'metrics', 'events.jsonl');
     appendLine(path, '{"a":1}');

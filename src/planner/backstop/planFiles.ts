@@ -1,5 +1,6 @@
 // The plan files of a state directory, watched by the backstop for a dispatched agent: the manifest and
-// the declarations (per-agent files and the aggregate) of the wave it reads. The state directory is
+// the declarations (per-agent files and the aggregate) of the wave it reads, the hook launcher, and what
+// the commit guard reads besides (the session record, the aggregates of earlier waves). The state directory is
 // git-ignored, so no snapshot of the work tree sees it, yet a dispatched agent's shell can rewrite its
 // own scope file (`sed -i`) and then write with its edit tools whatever it gave itself.
 //
@@ -15,8 +16,8 @@
 // inside them), and nothing below a directory that is not a real one is looked at: the readers refuse a
 // plan reached through a link (docs/hooks.md, "Control files are read only as Wave Scope writes them"),
 // and so does this check.
-import { filescopesPath, manifestPath, waveDirPath, waveSidecarPath } from '../plan/declarationPaths';
-import { LAUNCHER_FILE_NAME } from '../plan/stateDirNames';
+import { filescopesPath, manifestPath, waveDirPath, waveOfSidecarName, waveSidecarPath } from '../plan/declarationPaths';
+import { LAUNCHER_FILE_NAME, SESSION_FILE_NAME } from '../plan/stateDirNames';
 
 /** What one plan path is, by absolute path: its fingerprint (see `planFingerprint`). Absent paths have no key. */
 export type PlanFingerprints = ReadonlyMap<string, string>;
@@ -27,8 +28,20 @@ export interface PlanFileEntry {
   readonly path: string;
   /** A directory on the way: fingerprinted by type and identity only. */
   readonly directory: boolean;
-  /** Also fingerprint every entry of this directory (the wave's per-agent files). */
-  readonly list?: boolean;
+  /**
+   * Also fingerprint entries of this directory: every one (`true`: the wave's per-agent files), or only the
+   * aggregates of the waves before `aggregatesBefore` (`filescopes/`: the earlier waves the commit guard
+   * counts). See `listsName`.
+   */
+  readonly list?: boolean | { readonly aggregatesBefore: number };
+}
+
+/** Whether `entry` (a directory) has its entry `name` fingerprinted. */
+export function listsName(entry: PlanFileEntry, name: string): boolean {
+  if (entry.list === undefined || entry.list === false) return false;
+  if (entry.list === true) return true;
+  const wave = waveOfSidecarName(name);
+  return wave !== undefined && wave < entry.list.aggregatesBefore;
 }
 
 /** The plan files of the state directories that govern one caller. */
@@ -51,8 +64,9 @@ function join(parent: string, name: string): string {
 
 /**
  * The paths to fingerprint for `sources`: each directory from the checkout down to the state directory,
- * the manifest, the hook launcher, `filescopes/`, and for the wave the manifest names
- * `filescopes/wave-<N>/` (listed) and `filescopes/wave-<N>.scopes.json`.
+ * the manifest, the hook launcher, the session record, `filescopes/` (listed for the aggregates of the waves
+ * before the one the manifest names), and for that wave `filescopes/wave-<N>/` (listed) and
+ * `filescopes/wave-<N>.scopes.json`.
  */
 export function planFileRequest(sources: readonly PlanSource[]): PlanFileRequest {
   const entries: PlanFileEntry[] = [];
@@ -76,7 +90,11 @@ export function planFileRequest(sources: readonly PlanSource[]): PlanFileRequest
     add({ path: manifestPath(source.stateDir), directory: false });
     // The hook launcher every installed hook runs: rewritten by a shell, it would decide every later call.
     add({ path: join(source.stateDir, LAUNCHER_FILE_NAME), directory: false });
-    add({ path: filescopesPath(source.stateDir), directory: true });
+    // The commit guard lets a commit carry what the aggregates of this session's earlier waves declared
+    // (those written since the session record's start): rewritten by a shell, either would widen it.
+    add({ path: join(source.stateDir, SESSION_FILE_NAME), directory: false });
+    const earlier = source.wave !== undefined && source.wave > 1 ? { list: { aggregatesBefore: source.wave } } : {};
+    add({ path: filescopesPath(source.stateDir), directory: true, ...earlier });
     if (source.wave !== undefined) {
       add({ path: waveDirPath(source.stateDir, source.wave), directory: true, list: true });
       add({ path: waveSidecarPath(source.stateDir, source.wave), directory: false });
@@ -191,11 +209,13 @@ export function comparePlanFiles(request: PlanFileRequest, before: PlanFingerpri
   };
   for (const entry of request.entries) {
     compare(entry.path, entry.directory);
-    if (entry.list !== true) continue;
+    if (entry.list === undefined || entry.list === false) continue;
     const inside = new Set<string>();
     for (const map of [before, after]) {
       for (const path of map.keys()) {
-        if (isBelow(path, entry.path) && !path.slice(entry.path.length + 1).includes('/')) inside.add(path);
+        if (!isBelow(path, entry.path)) continue;
+        const name = path.slice(entry.path.length + 1);
+        if (!name.includes('/') && listsName(entry, name)) inside.add(path);
       }
     }
     for (const path of [...inside].sort()) compare(path, false);

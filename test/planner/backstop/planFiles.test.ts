@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { comparePlanFiles, hasContentHash, planFileRequest, planFingerprint, planPathForReport, samePlanFile, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
+import { comparePlanFiles, hasContentHash, listsName, planFileRequest, planFingerprint, planPathForReport, samePlanFile, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
 import type { PlanFileStat } from '../../../src/planner/backstop/planFiles';
 import { formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
 
@@ -14,7 +14,9 @@ const dir = (ino: number, type: PlanFileStat['type'] = 'directory'): string =>
 const BEFORE = new Map([
   ['/repo/.claude', dir(1)],
   ['/repo/.claude/wave-scope.json', file({ ino: 11 })],
+  ['/repo/.claude/wave-scope-session.json', file({ ino: 15 })],
   ['/repo/.claude/filescopes', dir(2)],
+  ['/repo/.claude/filescopes/wave-1.scopes.json', file({ ino: 16 })],
   ['/repo/.claude/filescopes/wave-2', dir(3)],
   ['/repo/.claude/filescopes/wave-2/alice.json', file({ ino: 12 })],
   ['/repo/.claude/filescopes/wave-2/bob.json', file({ ino: 13 })],
@@ -28,12 +30,13 @@ function after(edit: (map: Map<string, string>) => void): Map<string, string> {
 }
 
 describe('backstop: the plan files a dispatched agent may never change', () => {
-  it('watches the directories down to the state directory, the manifest, the hook launcher, filescopes/ and the wave\'s declarations (its directory listed)', () => {
+  it('watches the directories down to the state directory, the manifest, the hook launcher, the session record, filescopes/ (listed for the earlier waves\' aggregates) and the wave\'s declarations (its directory listed)', () => {
     assert.deepEqual(request.entries, [
       { path: '/repo/.claude', directory: true },
       { path: '/repo/.claude/wave-scope.json', directory: false },
       { path: '/repo/.claude/wave-scope-hook.cjs', directory: false },
-      { path: '/repo/.claude/filescopes', directory: true },
+      { path: '/repo/.claude/wave-scope-session.json', directory: false },
+      { path: '/repo/.claude/filescopes', directory: true, list: { aggregatesBefore: 2 } },
       { path: '/repo/.claude/filescopes/wave-2', directory: true, list: true },
       { path: '/repo/.claude/filescopes/wave-2.scopes.json', directory: false },
     ]);
@@ -44,16 +47,31 @@ describe('backstop: the plan files a dispatched agent may never change', () => {
         '/m/a/.codex',
         '/m/a/.codex/wave-scope.json',
         '/m/a/.codex/wave-scope-hook.cjs',
+        '/m/a/.codex/wave-scope-session.json',
         '/m/a/.codex/filescopes',
         '/elsewhere/.claude',
         '/elsewhere/.claude/wave-scope.json',
         '/elsewhere/.claude/wave-scope-hook.cjs',
+        '/elsewhere/.claude/wave-scope-session.json',
         '/elsewhere/.claude/filescopes',
         '/elsewhere/.claude/filescopes/wave-1',
         '/elsewhere/.claude/filescopes/wave-1.scopes.json',
       ],
       'no wave (an unusable manifest): no declarations; a state directory outside its checkout: itself; each path once',
     );
+    const firstWave = planFileRequest([{ root, stateDir: '/repo/.claude', wave: 1 }]).entries.find((entry) => entry.path === '/repo/.claude/filescopes');
+    assert.deepEqual(firstWave, { path: '/repo/.claude/filescopes', directory: true }, 'wave 1 has no earlier wave: filescopes/ is not listed');
+  });
+
+  it('lists, in filescopes/, only the aggregates of the waves before the one the manifest names', () => {
+    const filescopes = request.entries.find((entry) => entry.path === '/repo/.claude/filescopes');
+    assert.ok(filescopes !== undefined);
+    assert.deepEqual(
+      ['wave-1.scopes.json', 'wave-2.scopes.json', 'wave-3.scopes.json', 'wave-1', 'wave-01.scopes.json', 'wave-0.scopes.json', 'wave-1.scopes.json.tmp', 'notes.txt'].filter((name) => listsName(filescopes, name)),
+      ['wave-1.scopes.json'],
+    );
+    assert.equal(listsName({ path: '/d', directory: true, list: true }, 'anything'), true);
+    assert.equal(listsName({ path: '/d', directory: true }, 'anything'), false);
   });
 
   it('fingerprints a directory by type and identity only, anything else by every field', () => {
@@ -72,6 +90,17 @@ describe('backstop: the plan files a dispatched agent may never change', () => {
     { what: 'a second name made', edit: (map) => map.set(alice, file({ ino: 12, nlink: 2, ctimeNs: 1001n })), changes: [[alice, 'linked']] },
     { what: 'deleted', edit: (map) => map.delete(alice), changes: [[alice, 'deleted']] },
     { what: 'a per-agent file created', edit: (map) => map.set('/repo/.claude/filescopes/wave-2/mallory.json', file({ ino: 50 })), changes: [['/repo/.claude/filescopes/wave-2/mallory.json', 'created']] },
+    { what: 'the session record rewritten (an earlier start)', edit: (map) => map.set('/repo/.claude/wave-scope-session.json', file({ ino: 15, ctimeNs: 1001n })), changes: [['/repo/.claude/wave-scope-session.json', 'modified']] },
+    { what: 'an earlier wave\'s aggregate widened', edit: (map) => map.set('/repo/.claude/filescopes/wave-1.scopes.json', file({ ino: 60 })), changes: [['/repo/.claude/filescopes/wave-1.scopes.json', 'replaced']] },
+    { what: 'an earlier wave\'s aggregate deleted', edit: (map) => map.delete('/repo/.claude/filescopes/wave-1.scopes.json'), changes: [['/repo/.claude/filescopes/wave-1.scopes.json', 'deleted']] },
+    {
+      what: 'a later wave planned (its aggregate and directory created): not this wave\'s plan, nor one the commit guard counts',
+      edit: (map) => {
+        map.set('/repo/.claude/filescopes/wave-3.scopes.json', file({ ino: 61 }));
+        map.set('/repo/.claude/filescopes/wave-3', dir(62));
+      },
+      changes: [],
+    },
     { what: 'an unreadable file', edit: (map) => map.set(alice, unreadableFingerprint('EACCES')), changes: [[alice, 'replaced']] },
     {
       what: 'the manifest and the aggregate both, in the request\'s order',
@@ -112,6 +141,14 @@ describe('backstop: the plan files a dispatched agent may never change', () => {
     });
   }
 
+  it('compares: an earlier wave\'s aggregate created (the commit guard would count what it declares)', () => {
+    const without = new Map([...BEFORE].filter(([path]) => path !== '/repo/.claude/filescopes/wave-1.scopes.json'));
+    assert.deepEqual(
+      comparePlanFiles(request, without, BEFORE).map((change) => [change.path, change.kind]),
+      [['/repo/.claude/filescopes/wave-1.scopes.json', 'created']],
+    );
+  });
+
   it('a file fingerprinted with its content (its times were recent) is compared by that content too: a write that kept its size and times is a change', () => {
     const stat = { type: 'file', dev: 1, ino: 12, nlink: 1, size: 20, mtimeNs: 1000n, ctimeNs: 1000n } as const;
     const hashed = (hash: string) => planFingerprint(stat, false, hash);
@@ -129,13 +166,22 @@ describe('backstop: the plan files a dispatched agent may never change', () => {
     assert.deepEqual(comparePlanFiles(request, BEFORE, new Map(BEFORE).set(alice, planFingerprint(stat, false, 'ef'.repeat(32)))), []);
   });
 
-  it('compares only what the request watches now: the declarations of a wave the manifest no longer names are not reported as deleted', () => {
+  it('compares only what the request watches now: the per-agent files of a wave the manifest no longer names are not reported as deleted', () => {
     const nextWave = planFileRequest([{ root, stateDir: '/repo/.claude', wave: 3 }]);
-    const now = new Map([...BEFORE].filter(([path]) => !path.includes('wave-2')));
+    const now = new Map([...BEFORE].filter(([path]) => !path.includes('wave-2/') && !path.endsWith('wave-2')));
     now.set('/repo/.claude/wave-scope.json', file({ ino: 11, ctimeNs: 3000n }));
     assert.deepEqual(
       comparePlanFiles(nextWave, BEFORE, now).map((change) => [change.path, change.kind]),
       [['/repo/.claude/wave-scope.json', 'modified']],
+    );
+    // Its aggregate is an earlier wave's now, which the commit guard counts: watched.
+    now.set('/repo/.claude/filescopes/wave-2.scopes.json', file({ ino: 14, ctimeNs: 3001n }));
+    assert.deepEqual(
+      comparePlanFiles(nextWave, BEFORE, now).map((change) => [change.path, change.kind]),
+      [
+        ['/repo/.claude/wave-scope.json', 'modified'],
+        ['/repo/.claude/filescopes/wave-2.scopes.json', 'modified'],
+      ],
     );
   });
 
