@@ -119,6 +119,8 @@ const TARGET_PROBLEMS: Readonly<Record<string, string>> = {
   backslash: 'the path contains "\\", which this system does not read as a separator; spell it with "/"',
   'too-long': 'the path is longer than the system allows',
   'link-loop': 'the path runs into a loop of symbolic links',
+  'process-view':
+    'the path runs through /proc or /dev/fd, which name what the process opening them sees: the agent CLI sees its own working directory and descriptors there, not this hook\'s, so where the write would land cannot be known',
   'relative-without-cwd': 'the path is relative and the payload names no working directory',
   'no-home': 'the path starts with "~" and there is no home directory to expand it to',
 };

@@ -63,6 +63,22 @@ describe('hostile target spellings (built dist/cli.js, real repository with syml
     });
   }
 
+  it('denies a path through /proc or /dev/fd, which the hook would resolve in its own process: after `cd src`, Claude Code runs the hook there but writes /proc/self/cwd/… from the root', () => {
+    const inSrc = join(repo.root, 'src');
+    symlinkSync('/proc/self/cwd', join(inSrc, 'here'));
+    try {
+      for (const target of ['/proc/self/cwd/secret/key.pem', '/proc/thread-self/cwd/secret/key.pem', 'here/secret/key.pem', '/dev/fd/../cwd/secret/key.pem']) {
+        const run = runBuiltCli(['hook', 'enforce-write'], { cwd: inSrc, input: hookPayload('claude-write', { cwd: inSrc, target }), env: cleanEnv() });
+        assert.equal(run.status, 0, run.stderr);
+        const reply = claudeDecision(run.stdout);
+        assert.equal(reply.decision, 'deny', `${target}: ${reply.text}`);
+        assert.match(reply.text, /runs through \/proc or \/dev\/fd/, target);
+      }
+    } finally {
+      rmSync(join(inSrc, 'here'));
+    }
+  });
+
   it('a case variant is allowed only when the repository says core.ignorecase', () => {
     repo.git('config', 'core.ignorecase', 'true');
     try {

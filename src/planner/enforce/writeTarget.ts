@@ -27,6 +27,7 @@ export type WriteTargetProblem =
   | 'backslash'
   | 'too-long'
   | 'link-loop'
+  | 'process-view'
   | 'relative-without-cwd'
   | 'no-home';
 
@@ -152,6 +153,25 @@ function foldLexically(base: string, segments: readonly string[]): string[] {
   return folded;
 }
 
+/**
+ * Whether `path` (absolute, canonical so far) names what the process asking sees rather than one place for
+ * every process: `/proc` (`/proc/self/cwd`, `/proc/thread-self`, `/proc/<pid>/fd/3`) and `/dev/fd`,
+ * `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, which lead there on Linux and are per-process on macOS too.
+ * The hook would resolve such a path in its own process, whose working directory and descriptors are not
+ * the agent CLI's (Claude Code runs a hook in the directory its shell last moved to, and never moves
+ * itself), so where the write lands cannot be known here. No agent's write belongs there: refused.
+ */
+function isProcessView(path: string): boolean {
+  return path === '/proc' || path.startsWith('/proc/') || path === '/dev/fd' || path.startsWith('/dev/fd/') || /^\/dev\/std(?:in|out|err)(?:\/|$)/.test(path);
+}
+
+/** Why a spelling resolves nowhere a decision can be made on. */
+type Unresolvable = 'link-loop' | 'process-view';
+
+function isUnresolvable(found: unknown): found is Unresolvable {
+  return found === 'link-loop' || found === 'process-view';
+}
+
 /** How far a resolution got: the path so far, and whether every component of it exists. */
 interface Resolution {
   readonly path: string;
@@ -162,12 +182,13 @@ interface Resolution {
  * Resolves `segments` starting at `from` (a canonical directory that exists, unless `from.existing`
  * says otherwise), one component at a time, as the kernel does: `..` applies to the real parent of
  * what has been resolved so far (so `link/..` is the link target's parent), an existing component is
- * replaced by its canonical path, and a dangling link is followed to the place a write through it
- * would create. Past the first component that does not exist nothing can be a link, so the rest is
- * joined as spelled (and a later `..` folds lexically, which is what `mkdir -p` followed by the write
- * would do).
+ * replaced by its canonical path, and a link is followed here, one hop at a time (to the place a write
+ * through it would create, when it leads nowhere), never by realpath: every step is checked, so a link
+ * to `/proc/self/cwd`, which the kernel would resolve in this process, is seen for what it is. Past the
+ * first component that does not exist nothing can be a link, so the rest is joined as spelled (and a
+ * later `..` folds lexically, which is what `mkdir -p` followed by the write would do).
  */
-function resolveSegments(from: Resolution, segments: readonly string[], fs: TargetFileSystem, hops: { count: number }): Resolution | 'link-loop' {
+function resolveSegments(from: Resolution, segments: readonly string[], fs: TargetFileSystem, hops: { count: number }): Resolution | Unresolvable {
   let current = from.path;
   let existing = from.existing;
   for (const segment of segments) {
@@ -176,44 +197,42 @@ function resolveSegments(from: Resolution, segments: readonly string[], fs: Targ
       continue;
     }
     const next = joinPath(current, segment);
+    if (isProcessView(next)) return 'process-view';
     if (!existing) {
       current = next;
       continue;
     }
-    const real = fs.realpath(next);
-    if (real !== undefined) {
-      current = real;
-      continue;
-    }
     const link = fs.readlink(next);
     if (link === undefined) {
-      existing = false;
-      current = next;
+      const real = fs.realpath(next);
+      if (real === undefined) existing = false;
+      else if (isProcessView(real)) return 'process-view';
+      current = real ?? next;
       continue;
     }
     hops.count += 1;
     if (hops.count > MAX_LINK_HOPS) return 'link-loop';
     const linkBase = link.startsWith('/') ? '/' : current;
     const followed = resolveSegments({ path: linkBase, existing: true }, splitSegments(link), fs, hops);
-    if (followed === 'link-loop') return followed;
+    if (isUnresolvable(followed)) return followed;
     current = followed.path;
-    existing = false;
+    existing = followed.existing;
   }
   return { path: current, existing };
 }
 
 /** The landing and the replaced entry of `segments` from `base`, or a loop: the parent is resolved once, then the last name from there. */
-function landingAndEntry(base: string, segments: readonly string[], fs: TargetFileSystem): string[] | 'link-loop' {
+function landingAndEntry(base: string, segments: readonly string[], fs: TargetFileSystem): string[] | Unresolvable {
   const last = segments[segments.length - 1];
   const hops = { count: 0 };
   if (last === undefined || last === '..') {
     const whole = resolveSegments({ path: base, existing: true }, segments, fs, hops);
-    return whole === 'link-loop' ? whole : [whole.path];
+    return isUnresolvable(whole) ? whole : [whole.path];
   }
   const parent = resolveSegments({ path: base, existing: true }, segments.slice(0, -1), fs, hops);
-  if (parent === 'link-loop') return parent;
+  if (isUnresolvable(parent)) return parent;
   const landing = resolveSegments(parent, [last], fs, hops);
-  if (landing === 'link-loop') return landing;
+  if (isUnresolvable(landing)) return landing;
   const entry = joinPath(parent.path, last);
   return entry === landing.path ? [landing.path] : [landing.path, entry];
 }
@@ -287,7 +306,7 @@ export function resolveWriteDestinations(raw: unknown, options: ResolveDestinati
     const folded = foldLexically(start.base, start.segments);
     spelled.add(`/${folded.join('/')}`);
     const found = reading.dotDot === 'lexical' ? landingAndEntry('/', folded, options.fs) : landingAndEntry(start.base, start.segments, options.fs);
-    if (found === 'link-loop') return { kind: 'invalid', raw: rawText, problem: 'link-loop' };
+    if (isUnresolvable(found)) return { kind: 'invalid', raw: rawText, problem: found };
     for (const path of found) paths.add(path);
   }
   return { kind: 'resolved', raw: rawText, spelled: [...spelled], paths: [...paths] };

@@ -27,6 +27,8 @@ describe('resolveWriteTarget (real files, symlinks on disk)', () => {
     symlinkSync('loop-b', join(root, 'src/loop-a'));
     symlinkSync('loop-a', join(root, 'src/loop-b'));
     symlinkSync(join(root, 'src/a.ts'), join(root, 'src/abs-in'));
+    symlinkSync('/proc/self/cwd', join(root, 'src/here'));
+    symlinkSync('/dev/stdout', join(root, 'src/out.log'));
   });
   after(() => rmSync(base, { recursive: true, force: true }));
 
@@ -89,6 +91,16 @@ describe('resolveWriteTarget (real files, symlinks on disk)', () => {
     [`src/${'d/'.repeat(2100)}x.ts`, 'too-long'],
     ['src/loop-a', 'link-loop'],
     ['src/a.ts', 'relative-without-cwd', { cwd: undefined }],
+    // What these name depends on the process that opens them: the agent CLI, not the hook.
+    ['/proc/self/cwd/src/a.ts', 'process-view'],
+    ['/proc/thread-self/cwd/docs/readme.md', 'process-view'],
+    ['/proc/1/root/etc/x', 'process-view'],
+    ['/proc', 'process-view'],
+    ['/dev/fd/3', 'process-view'],
+    ['/dev/stdout', 'process-view'],
+    ['src/../../../../../../proc/self/cwd/x.ts', 'process-view'],
+    ['src/here/src/a.ts', 'process-view'],
+    ['src/out.log', 'process-view'],
   ];
   for (const [raw, problem, extra] of invalid) {
     it(`${JSON.stringify(raw).slice(0, 40)} is refused as ${problem}`, () => {
