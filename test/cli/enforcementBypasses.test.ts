@@ -321,6 +321,22 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       assert.equal(mcp('mcp__notes__readFile', { path: '/etc/hosts' }), 'allow');
     });
 
+    it('MCP tools that name their file under another key (Serena\'s relative_path, the JetBrains server\'s pathInProject) are gated, relative paths read from the project root too', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      mkdirSync(join(repo.root, 'src/a'), { recursive: true });
+      const inScope = join(repo.root, 'src/a');
+      // The agent's shell is in src/a; the server writes from the project root.
+      const mcp = (tool: string, input: Record<string, unknown>) =>
+        claudeDecision(gate(JSON.stringify({ session_id: 's', cwd: inScope, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input }), { env: { CLAUDE_PROJECT_DIR: repo.root } }).stdout).decision;
+      assert.equal(mcp('mcp__serena__create_text_file', { relative_path: 'docs/x.md', content: '' }), 'deny');
+      // Read from the shell's directory alone, x.ts is src/a/x.ts; the server writes x.ts at the root.
+      assert.equal(mcp('mcp__serena__create_text_file', { relative_path: 'x.ts', content: '' }), 'deny');
+      assert.equal(mcp('mcp__serena__replace_content', { relative_path: 'CLAUDE.md', needle: 'a', repl: 'b' }), 'deny');
+      assert.equal(mcp('mcp__jetbrains__create_new_file', { pathInProject: 'docs/x.md', text: '' }), 'deny');
+      // In the scope read either way (src/a/src/a/new.ts from the shell's directory, src/a/new.ts from the project).
+      assert.equal(mcp('mcp__serena__create_text_file', { relative_path: 'src/a/new.ts', content: '' }), 'allow');
+    });
+
     it('Cursor\'s edit_file, write_file and delete_file are writes', () => {
       writeManifest(repo, { allowedPaths: ['src/a/'] });
       for (const tool of ['edit_file', 'write_file', 'delete_file']) {

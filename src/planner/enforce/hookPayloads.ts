@@ -25,6 +25,11 @@ export interface WriteRequest {
   readonly targets: readonly unknown[];
   /** How the agent CLI reads those paths (Codex folds `..` and expands `~`; for the others every reading is checked). */
   readonly readings: readonly PathReading[];
+  /**
+   * A relative target may also be read from the session's project root (an MCP server resolves paths
+   * against the project it serves, whatever directory the agent's shell is in): both are destinations.
+   */
+  readonly relativeToProject?: boolean;
   /** The payload's working directory, when it names one. */
   readonly cwd?: string;
   /** Non-empty only when the call comes from a dispatched subagent (the payload's `agent_id`). */
@@ -87,8 +92,17 @@ const FILE_KEYS = ['file_path', 'path', 'target_file', 'notebook_path', 'filePat
 // business. docs/hooks.md lists what that leaves out.
 const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
 const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
+// The keys most servers name a file with; a value there that is not a string is passed on as a target, so
+// resolution refuses it (and the gate denies).
 const MCP_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'target', 'target_file', 'targetPath', 'destination', 'dest', 'source', 'new_path', 'old_path', 'newPath', 'oldPath', 'directory', 'dir'];
 const MCP_PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
+// Any other key one of whose words names a file also names one (Serena's `relative_path`, the JetBrains
+// server's `pathInProject`, `destinationPath`, `src`/`dst`), at any depth of the input; its string values
+// are targets. A symbol's name path (Serena's `name_path`: `MyClass/method`) names code, not a file.
+const MCP_PATH_WORDS = new Set(['path', 'paths', 'filepath', 'filepaths', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'destination', 'dest', 'dst', 'source', 'src', 'target']);
+const MCP_NOT_FILE_KEYS = new Set(['name_path', 'namePath']);
+/** How deep into an MCP tool's input path keys are looked for (a deeper input is refused). */
+const MCP_INPUT_DEPTH = 8;
 
 /** The MCP tool part of a tool name (`mcp__fs__write_file` → `write_file`), or undefined when the tool is not an MCP tool. */
 export function mcpToolOf(toolName: string): string | undefined {
@@ -105,15 +119,50 @@ function toolNameWords(tool: string): string[] {
   return spaced.split(/[\s_.-]+/);
 }
 
-/** The paths an MCP tool call writes: none when it is not a write or names no path. */
-function mcpTargets(tool: string, input: JsonObject): { writes: boolean; targets: unknown[] } {
+/** Whether an MCP input key names a file (see MCP_PATH_WORDS). */
+function isMcpPathKey(key: string): boolean {
+  if (MCP_NOT_FILE_KEYS.has(key)) return false;
+  if (MCP_PATH_KEYS.includes(key) || MCP_PATH_LIST_KEYS.includes(key)) return true;
+  return toolNameWords(key).some((word) => MCP_PATH_WORDS.has(word.toLowerCase()));
+}
+
+/**
+ * The paths an MCP tool call writes: none when it is not a write or names no path. Every string under a
+ * path key, at any depth (in arrays too), is a target; an input nested deeper than MCP_INPUT_DEPTH is
+ * refused, never read as naming nothing.
+ */
+function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol): { writes: boolean; targets: unknown[] } {
   if (!toolNameWords(tool).some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
   const targets: unknown[] = [];
-  for (const key of MCP_PATH_KEYS) if (input[key] !== undefined && input[key] !== null) targets.push(input[key]);
-  for (const key of MCP_PATH_LIST_KEYS) {
-    const list = input[key];
-    if (Array.isArray(list)) targets.push(...(list as unknown[]));
-    else if (list !== undefined && list !== null) targets.push(list);
+  const collect = (value: unknown, underPathKey: boolean, depth: number): void => {
+    if (depth > MCP_INPUT_DEPTH) throw new HookPayloadError('no-target', `The ${tool} call's input is nested deeper than ${MCP_INPUT_DEPTH} levels; its paths cannot be read with certainty.`, protocol);
+    if (typeof value === 'string') {
+      if (underPathKey) targets.push(value);
+    } else if (Array.isArray(value)) {
+      for (const item of value) collect(item, underPathKey, depth + 1);
+    } else if (isObject(value)) {
+      for (const [key, inner] of Object.entries(value)) collect(inner, isMcpPathKey(key), depth + 1);
+    }
+  };
+  for (const [key, value] of Object.entries(input)) {
+    if (!isMcpPathKey(key) || value === undefined || value === null) continue;
+    // A primary key holding neither text nor a list (a number, say) is passed on: resolution refuses it.
+    if (MCP_PATH_KEYS.includes(key) && typeof value !== 'string' && !Array.isArray(value) && !isObject(value)) targets.push(value);
+    else collect(value, true, 1);
+  }
+  // Path keys nested under keys that are not path keys (`{"edits": [{"path": …}]}`).
+  for (const [key, value] of Object.entries(input)) if (!isMcpPathKey(key) && (Array.isArray(value) || isObject(value))) collect(value, false, 1);
+  // A patch tool that names no path (the JetBrains server's `apply_patch`) names its files inside the
+  // patch: read as Codex reads one, or refused.
+  if (targets.length === 0 && toolNameWords(tool).some((word) => /^(?:patch|diff)$/i.test(word))) {
+    const text = ['patch', 'input', 'diff', 'content'].map((key) => input[key]).find((value): value is string => typeof value === 'string');
+    try {
+      if (text === undefined) throw new CodexPatchError('no-begin', 'no patch text in its input');
+      targets.push(...patchPaths({ hunks: parseCodexPatch(text) }));
+    } catch (error) {
+      if (!(error instanceof CodexPatchError)) throw error;
+      throw new HookPayloadError('bad-patch', `The ${tool} call's patch cannot be read with certainty (${error.message}); only a patch in apply_patch's format is judged.`, protocol);
+    }
   }
   return { writes: targets.length > 0, targets };
 }
@@ -215,7 +264,7 @@ function codexShellTargets(toolInput: unknown): string[] | undefined {
   return workdir === '' ? targets : targets.map((target) => codexTarget(target, workdir));
 }
 
-function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: unknown[]; readings: readonly PathReading[] } {
+function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: unknown[]; readings: readonly PathReading[]; relativeToProject?: boolean } {
   try {
     if (toolName === 'apply_patch') return { writes: true, targets: codexTargets(codexApplyPatch(toolInput)), readings: CODEX_READING };
     if (protocol === 'codex' && (toolName === 'Bash' || toolName === 'shell' || toolName === 'exec_command' || toolName === 'local_shell')) {
@@ -229,7 +278,7 @@ function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown
   }
   const input = inputObject(toolInput);
   const mcpTool = mcpToolOf(toolName);
-  if (mcpTool !== undefined) return { ...mcpTargets(mcpTool, input), readings: ANY_READING };
+  if (mcpTool !== undefined) return { ...mcpTargets(mcpTool, input, protocol), readings: ANY_READING, relativeToProject: true };
   let key: string | undefined;
   if (protocol === 'gemini') key = GEMINI_WRITE_TOOLS.has(toolName) ? 'file_path' : undefined;
   else if (protocol === 'cursor') key = CURSOR_WRITE_TOOLS.includes(toolName) ? 'file_path' : undefined;
@@ -264,7 +313,7 @@ export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteR
   if (detected === undefined) {
     throw new HookPayloadError('unknown-protocol', 'The hook payload does not say which agent CLI sent it (no hook_event_name), so its reply format is unknown.');
   }
-  const { writes, targets, readings } = targetsFor(detected, toolName, payload.tool_input ?? payload.toolArgs);
+  const { writes, targets, readings, relativeToProject } = targetsFor(detected, toolName, payload.tool_input ?? payload.toolArgs);
   const cwd = stringField(payload, 'cwd');
   const agentId = stringField(payload, 'agent_id');
   const transcriptPath = stringField(payload, 'transcript_path');
@@ -275,6 +324,7 @@ export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteR
     writes,
     targets,
     readings,
+    ...(relativeToProject === true ? { relativeToProject } : {}),
     ...(cwd !== undefined && cwd !== '' ? { cwd } : {}),
     ...(agentId !== undefined && agentId.trim() !== '' ? { agentId: agentId.trim() } : {}),
     sessionIds: sessionIdsOf(payload),

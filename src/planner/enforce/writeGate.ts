@@ -267,6 +267,26 @@ function canonicalOrUndefined(path: string | undefined, host: WriteGateHost): st
   }
 }
 
+/** The session's project roots, canonical: the agent CLIs' project directory variables and Cursor's `workspace_roots`. */
+function projectRootsOf(caller: GateCaller, host: WriteGateHost): string[] {
+  return [...PROJECT_DIR_VARIABLES.map((name) => host.env[name]), ...caller.workspaceRoots]
+    .map((path) => canonicalOrUndefined(path, host))
+    .filter((path): path is string => path !== undefined);
+}
+
+/** One target's destinations under several bases, as one: every place it may land; invalid when any reading is. */
+function mergedDestinations(readings: readonly WriteDestinations[]): WriteDestinations {
+  const invalid = readings.find((reading) => reading.kind === 'invalid');
+  if (invalid !== undefined || readings.length === 1) return invalid ?? (readings[0] as WriteDestinations);
+  const resolved = readings as ReadonlyArray<Extract<WriteDestinations, { kind: 'resolved' }>>;
+  return {
+    kind: 'resolved',
+    raw: resolved[0]?.raw ?? '',
+    spelled: [...new Set(resolved.flatMap((reading) => reading.spelled))],
+    paths: [...new Set(resolved.flatMap((reading) => reading.paths))],
+  };
+}
+
 /**
  * Every wave that governs a write by `caller` landing at `destinations` (none, for a check of the
  * caller's own checkout), the binding one first, and the repositories around `cwd`. For each manifest
@@ -282,9 +302,7 @@ export function governingWaves(
 ): { readonly cwdChain: readonly RepoLocation[]; readonly waves: readonly GoverningWave[] } {
   const ownIds = processLocalSessionIds({ payloadSessionIds: [...caller.sessionIds], env: host.env });
   const cwdChain = locateRepositories(caller.cwd, host.locateFs);
-  const projectRoots = [...PROJECT_DIR_VARIABLES.map((name) => host.env[name]), ...caller.workspaceRoots]
-    .map((path) => canonicalOrUndefined(path, host))
-    .filter((path): path is string => path !== undefined);
+  const projectRoots = projectRootsOf(caller, host);
   const projectChains = [...new Set(projectRoots)].map((root) => locateRepositories(root, host.locateFs));
   const targetChains = existingDirectoriesOf(destinations, host.targetFs).map((dir) => locateRepositories(dir, host.locateFs));
 
@@ -528,9 +546,12 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
   const host = memoizedHost(given);
   const caller = callerOf(request, host);
-  const destinations = request.targets.map((raw) =>
-    resolveWriteDestinations(raw, { cwd: caller.cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs }),
-  );
+  const resolveFrom = (raw: unknown, cwd: string) =>
+    resolveWriteDestinations(raw, { cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs });
+  // An MCP server reads a relative path from the project it serves, not from the agent's shell's directory:
+  // every such reading is a destination.
+  const bases = request.relativeToProject === true ? [caller.cwd, ...projectRootsOf(caller, host)] : [caller.cwd];
+  const destinations = request.targets.map((raw) => mergedDestinations([...new Set(bases)].map((base) => resolveFrom(raw, base))));
   const { cwdChain, waves } = governingWaves(caller, destinations, host);
   if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);

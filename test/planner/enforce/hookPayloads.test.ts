@@ -143,6 +143,19 @@ describe('hook payloads', () => {
     { tool: 'mcp__notes__HTMLUpdate', input: { path: 'z' }, targets: ['z'] },
     { tool: 'mcp__notes__readFile', input: { path: 'z' }, targets: undefined },
     { tool: 'mcp__notes__rewritten_notes', input: { path: 'z' }, targets: undefined },
+    // Keys whose words name a file, however the server spells them (Serena, the JetBrains server).
+    { tool: 'mcp__serena__create_text_file', input: { relative_path: 'src/b/y.ts', content: 'x' }, targets: ['src/b/y.ts'] },
+    { tool: 'mcp__serena__replace_symbol_body', input: { name_path: 'Cart/total', relative_path: 'src/a/cart.ts', body: '' }, targets: ['src/a/cart.ts'] },
+    { tool: 'mcp__jetbrains__create_new_file', input: { pathInProject: 'src/b/y.ts', text: '' }, targets: ['src/b/y.ts'] },
+    { tool: 'mcp__x__copy', input: { src: 'a', dst: 'b', overwrite: true }, targets: ['a', 'b'] },
+    // At any depth, and in lists of objects.
+    { tool: 'mcp__x__write_files', input: { files: [{ path: 'a', content: 'c' }, { path: 'b', content: 'd' }] }, targets: ['a', 'b'] },
+    { tool: 'mcp__x__apply_edits', input: { edits: [{ filePath: 'a', oldText: 'x', newText: 'y' }], options: { target: { dir: 'd' } } }, targets: ['a', 'd'] },
+    // A write naming nothing a file could be is still no file write; a number under a primary key is passed on (and refused).
+    { tool: 'mcp__memory__create_entities', input: { entities: [{ name: 'n', observations: ['o'] }] }, targets: undefined },
+    { tool: 'mcp__x__write_file', input: { path: 3 }, targets: [3] },
+    // A patch tool naming no path: the files its patch names.
+    { tool: 'mcp__jetbrains__apply_patch', input: { input: '*** Begin Patch\n*** Add File: docs/x.md\n+x\n*** Update File: a.ts\n*** Move to: b.ts\n@@\n-1\n+2\n*** End Patch' }, targets: ['docs/x.md', 'a.ts', 'b.ts'] },
   ];
   for (const { tool, input, targets } of mcp) {
     it(`MCP: ${tool} ${targets === undefined ? 'is not a write' : 'is gated on the path it names'}`, () => {
@@ -151,6 +164,17 @@ describe('hook payloads', () => {
       if (targets !== undefined) assert.deepEqual([...request.targets].sort(), [...targets].sort());
     });
   }
+
+  it('MCP: a relative path is also read from the project (relativeToProject), and an input nested past the depth the gate reads is refused', () => {
+    const request = parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'mcp__serena__create_text_file', tool_input: { relative_path: 'x' } }));
+    assert.equal(request.relativeToProject, true);
+    assert.equal(parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'Write', tool_input: { file_path: 'x' } })).relativeToProject, undefined);
+    let deep: unknown = { path: 'x' };
+    for (let level = 0; level < 12; level += 1) deep = { inner: deep };
+    assert.throws(() => parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'mcp__x__write_file', tool_input: deep })), /nested deeper/);
+    // A patch tool whose patch is not in apply_patch's format (a unified diff) cannot be read: refused.
+    assert.throws(() => parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'mcp__jetbrains__apply_patch', tool_input: { input: '--- a/x\n+++ b/x\n' } })), /cannot be read with certainty/);
+  });
 
   it('Cursor\'s own file tools are writes', () => {
     for (const tool of ['edit_file', 'write_file', 'delete_file', 'StrReplace', 'Delete']) {
