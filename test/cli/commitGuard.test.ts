@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
@@ -44,6 +45,63 @@ describe('wave-scope hook commit-guard (built dist/cli.js, real git repositories
       if (status === 1) assert.match(run.stderr, /git restore --staged/);
     });
   }
+
+  describe('run by git as its pre-commit hook: the committing shell chooses neither the repository judged nor its case rule', () => {
+    let elsewhere: string;
+    beforeEach(() => {
+      elsewhere = mkdtempSync(join(tmpdir(), 'wave-scope-elsewhere-'));
+      writeFileSync(join(repo.root, '.git/hooks/pre-commit'), `#!/bin/sh\nexec "${process.execPath}" "${builtCliPath}" hook commit-guard\n`, { mode: 0o755 });
+      writeManifest(repo, { wave: 1, allowedPaths: ['src/'] });
+    });
+    afterEach(() => rmSync(elsewhere, { recursive: true, force: true }));
+
+    /** `git commit` as the shell runs it, with `flags` before the subcommand, from `cwd`, with `env` added. */
+    const commit = (flags: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
+      spawnSync('git', [...flags, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'x'], {
+        cwd: options.cwd ?? repo.root,
+        env: cleanEnv(options.env),
+        encoding: 'utf8',
+      });
+    const head = () => repo.git('rev-parse', 'HEAD').trim();
+
+    it('blocks an out-of-scope commit made with the work tree pointed at an empty directory, or GIT_DIR from one', () => {
+      repo.write({ 'lib/b.ts': 'x\n' });
+      repo.git('add', 'lib/b.ts');
+      const before = head();
+      const attempts: Array<{ flags: string[]; cwd?: string; env?: Record<string, string> }> = [
+        { flags: [`--work-tree=${elsewhere}`] },
+        { flags: [], env: { GIT_WORK_TREE: elsewhere } },
+        { flags: [], cwd: elsewhere, env: { GIT_DIR: join(repo.root, '.git') } },
+      ];
+      for (const attempt of attempts) {
+        const run = commit(attempt.flags, attempt);
+        assert.notEqual(run.status, 0, `${JSON.stringify(attempt)}: ${run.stderr}`);
+        assert.match(run.stderr, /lib\/b\.ts \(M\): not in allowedPaths/, JSON.stringify(attempt));
+        assert.equal(head(), before, 'nothing committed');
+      }
+      // The plain commit from the checkout, for comparison, and an in-scope one through the same detour.
+      assert.notEqual(commit([]).status, 0);
+      repo.git('restore', '--staged', 'lib/b.ts');
+      repo.write({ 'src/a.ts': 'y\n' });
+      repo.git('add', 'src/a.ts');
+      const allowed = commit([`--work-tree=${elsewhere}`]);
+      assert.equal(allowed.status, 0, allowed.stderr);
+    });
+
+    it('takes core.ignorecase from the repository alone, not from the shell\'s GIT_CONFIG_* or global config', () => {
+      repo.write({ 'SRC/evil.ts': 'x\n' });
+      repo.git('add', 'SRC/evil.ts');
+      const global = join(elsewhere, 'gitconfig');
+      writeFileSync(global, '[core]\n\tignorecase = true\n');
+      const environments: Array<Record<string, string>> = [{ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.ignorecase', GIT_CONFIG_VALUE_0: 'true' }, { GIT_CONFIG_GLOBAL: global }, { HOME: elsewhere, XDG_CONFIG_HOME: elsewhere }];
+      for (const env of environments) {
+        if ('HOME' in env) writeFileSync(join(elsewhere, '.gitconfig'), '[core]\n\tignorecase = true\n');
+        const run = commit([], { env });
+        assert.notEqual(run.status, 0, `${JSON.stringify(env)}: ${run.stderr}`);
+        assert.match(run.stderr, /SRC\/evil\.ts \(A\): not in allowedPaths/);
+      }
+    });
+  });
 
   it('the committing shell\'s session id cannot make the wave foreign; one that contradicts the binding blocks', () => {
     writeManifest(repo, { allowedPaths: ['src/'], session_id: 'coordinator' });
