@@ -79,6 +79,17 @@ describe('hostile target spellings (built dist/cli.js, real repository with syml
     }
   });
 
+  it('denies a path with white space around it, which Claude Code trims before writing: from src/, " <root>/secret/key.pem" would be judged as a name inside src/', () => {
+    const inSrc = join(repo.root, 'src');
+    for (const target of [` ${repo.root}/secret/key.pem`, `\t${repo.root}/secret/key.pem`, `\u00a0${repo.root}/secret/key.pem`, `\ufeff${repo.root}/secret/key.pem`]) {
+      const run = runBuiltCli(['hook', 'enforce-write'], { cwd: inSrc, input: hookPayload('claude-write', { cwd: inSrc, target }), env: cleanEnv() });
+      assert.equal(run.status, 0, run.stderr);
+      const reply = claudeDecision(run.stdout);
+      assert.equal(reply.decision, 'deny', `${JSON.stringify(target)}: ${reply.text}`);
+      assert.match(reply.text, /starts or ends with white space/);
+    }
+  });
+
   it('a case variant is allowed only when the repository says core.ignorecase', () => {
     repo.git('config', 'core.ignorecase', 'true');
     try {

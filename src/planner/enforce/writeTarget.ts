@@ -28,6 +28,7 @@ export type WriteTargetProblem =
   | 'too-long'
   | 'link-loop'
   | 'process-view'
+  | 'surrounding-space'
   | 'relative-without-cwd'
   | 'no-home';
 
@@ -259,6 +260,10 @@ function checkSpelling(raw: unknown, platform: 'posix' | 'win32' | undefined): {
   if (raw === '') return { problem: 'empty' };
   if (raw.includes('\0')) return { problem: 'nul' };
   if (raw.length > MAX_TARGET_LENGTH) return { problem: 'too-long' };
+  // Claude Code trims a Write or Edit path (JavaScript's trim: blanks, tabs, NBSP, BOM, line breaks) before
+  // it writes, in the versions that hand the hook the untrimmed input: " /r/x" is judged one way and
+  // written another. Such a spelling is refused rather than guessed at.
+  if (raw.trim() !== raw) return { problem: 'surrounding-space' };
   if (!raw.includes('\\')) return { spelled: raw };
   if (platform !== 'win32') return { problem: 'backslash' };
   return { spelled: raw.replace(/\\/g, '/') };

@@ -101,6 +101,11 @@ describe('resolveWriteTarget (real files, symlinks on disk)', () => {
     ['src/../../../../../../proc/self/cwd/x.ts', 'process-view'],
     ['src/here/src/a.ts', 'process-view'],
     ['src/out.log', 'process-view'],
+    // Claude Code trims these before writing (in versions that pass the hook the untrimmed input).
+    [' src/a.ts', 'surrounding-space'],
+    ['src/a.ts\t', 'surrounding-space'],
+    ['\u00a0/etc/x', 'surrounding-space'],
+    ['\ufeffsrc/a.ts', 'surrounding-space'],
   ];
   for (const [raw, problem, extra] of invalid) {
     it(`${JSON.stringify(raw).slice(0, 40)} is refused as ${problem}`, () => {
