@@ -350,6 +350,8 @@ export const declarationMessages = {
   /** `command`: `plan write` or `materialize`. */
   plantedInStateDir: (command: string, path: string, found: InTheWay['found']) => inTheWayRefusal(command, `run ${command} again`, path, found),
   planStopped: (step: string, message: string) => `plan write stopped at step "${step}": ${message}`,
+  planInLinkedWorktree: (worktree: string, main: string) =>
+    `${worktree} is a linked worktree of ${main}, and the hooks of every checkout of this repository read the plan of ${main}: a plan written here would never be enforced. Run it from ${main} (or name a state directory with --state-dir), or give this session a clone of its own (publish and sync share a plan between clones).`,
   planDetail: (text: string) => `  ${text}`,
   planWritten: (wave: number, role: string, manifest: string, allowed: number, bound: string | undefined) =>
     `wave ${wave} (${role}) planned: ${manifest} grants ${allowed} entr${allowed === 1 ? 'y' : 'ies'}; ${bound === undefined ? 'unbound (no session id in this process)' : `bound to session ${bound}`}`,

@@ -2,6 +2,8 @@
 // planner's one draft save (src/planner/plan/draftSave.ts: every wave proven disjoint first, then the
 // safe chain), with the Node file system. (Hooks are installed through the bundled CLI: cliRunner.ts.)
 import { nodeDeclarationFs, nodePlanReadingFs } from '../node/declarationFs';
+import { nodeLocateFileSystem } from '../node/hookFileSystem';
+import { governingCheckoutElsewhere } from '../planner/enforce/repoLocation';
 import { draftStateDir, saveDraft } from '../planner/plan/draftSave';
 import type { DraftPlan, DraftSaveResult } from '../planner/plan/draftSave';
 import type { ManifestOnDisk, WaveOnDisk } from '../planner/plan/staleWaves';
@@ -102,5 +104,6 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     overwriteManifest: options.overwriteManifest,
     ownIds: processLocalSessionIds({ env: process.env }),
     fsAt: nodeDeclarationFs,
+    governedFrom: governingCheckoutElsewhere(repoRoot, nodeLocateFileSystem),
   });
 }

@@ -91,6 +91,25 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
     });
   });
 
+  describe('1b. a linked worktree of a git directory not named .git is governed by its own plan', () => {
+    it('a bare repository with worktrees: the plan written in proj/main is enforced there (it was read from proj/.bare, and nothing was)', () => {
+      const base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-bare-')));
+      try {
+        execFileSync('git', ['clone', '--quiet', '--bare', repo.root, join(base, 'proj/.bare')]);
+        writeFileSync(join(base, 'proj/.git'), 'gitdir: ./.bare\n');
+        const main = join(base, 'proj/main');
+        execFileSync('git', ['worktree', 'add', '--quiet', '-b', 'main-wt', main], { cwd: join(base, 'proj') });
+        mkdirSync(join(main, '.claude'), { recursive: true });
+        writeFileSync(join(main, '.claude/wave-scope.json'), `${JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['src/a/'], blockedCommands: [] })}\n`);
+        assert.equal(coordinatorWrite(main, 'src/b/y.ts', { CLAUDE_PROJECT_DIR: main }).decision, 'deny');
+        assert.equal(agentWrite(main, '.claude/wave-scope.json', { CLAUDE_PROJECT_DIR: main }).decision, 'deny');
+        assert.equal(coordinatorWrite(main, 'src/a/x.ts', { CLAUDE_PROJECT_DIR: main }).decision, 'allow');
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    });
+  });
+
   describe('2. a missing directory and .. do not escape: the repository is located from the resolved destination', () => {
     it('from a cwd outside any repository, as a dispatched agent and as the coordinator', () => {
       writeManifest(repo, { allowedPaths: ['src/'] });

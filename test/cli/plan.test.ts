@@ -65,6 +65,23 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     assert.deepEqual(manifest.blockedCommands, ['git push']);
   });
 
+  it('plan write refuses in a linked worktree, whose hooks read the main checkout\'s plan (it would never be enforced), naming both; --state-dir writes where it is told', () => {
+    const worktree = `${repo.root}-session2`;
+    repo.git('worktree', 'add', '--quiet', '-b', 'session2', worktree);
+    try {
+      const refused = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation'], { cwd: worktree, input: JSON.stringify(records), env: env() });
+      assert.equal(refused.status, 1, refused.stderr);
+      assert.match(refused.stderr, /plan write stopped at step "state-dir": .*-session2 is a linked worktree of .*, and the hooks of every checkout of this repository read the plan of /);
+      assert.match(refused.stderr, /give this session a clone of its own/);
+      assert.equal(existsSync(join(worktree, '.claude/wave-scope.json')), false, 'nothing written');
+      const told = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation', '--state-dir', join(repo.root, '.claude')], { cwd: worktree, input: JSON.stringify(records), env: env() });
+      assert.equal(told.status, 0, told.stderr);
+      assert.equal(existsSync(manifestAt()), true, 'written into the main checkout, where the hooks read it');
+    } finally {
+      repo.git('worktree', 'remove', '--force', worktree);
+    }
+  });
+
   it('plan write --json prints the result document', () => {
     const result = run(['write', '--wave', '1', '--role', 'docs', '--json'], records, 's');
     const parsed = JSON.parse(result.stdout);

@@ -13,6 +13,8 @@ import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
 import { coordinatorAssignmentsOfInput } from '../../planner/plan/coordinatorFiles';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
+import { governingCheckoutElsewhere } from '../../planner/enforce/repoLocation';
+import { nodeLocateFileSystem } from '../../node/hookFileSystem';
 import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArguments, UsageProblem } from '../commandLine';
 import { declarationMessages as say, planShowMessages as show, scopeWarningMessages } from '../messages';
 import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
@@ -79,6 +81,11 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
   let stateDir: string;
   if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
   else {
+    const main = repository.inGit ? governingCheckoutElsewhere(repository.root, nodeLocateFileSystem) : undefined;
+    if (main !== undefined) {
+      reportError(io, say.planStopped('state-dir', say.planInLinkedWorktree(repository.root, main)));
+      return 1;
+    }
     const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
     if ('problem' in resolved) {
       reportError(io, say.planStopped('state-dir', resolved.problem));

@@ -26,9 +26,11 @@ import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, i
 import type { LocalPlanRisk, StateDirReading, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
+import { governingCheckoutElsewhere } from '../../planner/enforce/repoLocation';
+import { nodeLocateFileSystem } from '../../node/hookFileSystem';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
 import { shownPath, writeConfinement } from '../commandRepository';
-import { syncMessages as say } from '../messages';
+import { declarationMessages, syncMessages as say } from '../messages';
 import { claimingIdentity, clockTime, refuseUnknownRemote, remoteOf } from './syncShared';
 
 function describeRisk(risk: LocalPlanRisk, stateDir: string): string {
@@ -227,6 +229,8 @@ type SyncTarget = { stateDir: string; confinement: string } | { problem: string 
 
 /** The state directory a sync writes into: --state-dir, or the one a plan written here would go to. */
 function chooseStateDir(named: string | undefined, io: CliIo, repository: SyncRepository, ownIds: ReadonlySet<string>): SyncTarget {
+  const main = named !== undefined && named !== '' ? undefined : governingCheckoutElsewhere(repository.root, nodeLocateFileSystem);
+  if (main !== undefined) return { problem: declarationMessages.planInLinkedWorktree(repository.root, main) };
   const chosen = named !== undefined && named !== '' ? { stateDir: resolve(io.cwd, named) } : resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
   return 'problem' in chosen ? chosen : { stateDir: chosen.stateDir, confinement: writeConfinement(repository.root, chosen.stateDir) };
 }

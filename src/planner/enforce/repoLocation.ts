@@ -87,7 +87,7 @@ export function locateRepository(start: string, fs: LocateFileSystem): RepoLocat
         writeRoot: dir,
         gitDir: marker,
         commonDir,
-        manifestRoot: commonDir === marker ? dir : workTreeOf(commonDir),
+        manifestRoot: commonDir === marker ? dir : workTreeOf(commonDir, dir),
         linkedWorktree: commonDir !== marker,
       };
     }
@@ -105,7 +105,7 @@ export function locateRepository(start: string, fs: LocateFileSystem): RepoLocat
         writeRoot: dir,
         gitDir,
         commonDir,
-        manifestRoot: commonDir === gitDir ? dir : workTreeOf(commonDir),
+        manifestRoot: commonDir === gitDir ? dir : workTreeOf(commonDir, dir),
         linkedWorktree: commonDir !== gitDir,
       };
     }
@@ -119,9 +119,14 @@ function commonDirOf(gitDir: string, fs: LocateFileSystem): string {
   return pointer === undefined ? gitDir : resolveFrom(gitDir, pointer);
 }
 
-/** The work tree a non-bare common git directory belongs to: its parent when it is named `.git`. */
-function workTreeOf(commonDir: string): string {
-  return commonDir.endsWith('/.git') ? parentOf(commonDir) : commonDir;
+/**
+ * The checkout whose plan governs a linked worktree at `worktree`: the main checkout, the parent of the
+ * common git directory when it is named `.git`. A common directory named otherwise (a bare repository with
+ * worktrees, or one made with `--separate-git-dir`) says nothing of where a main checkout is (git itself
+ * lists the git directory as the main worktree then), so each checkout of it is governed by its own plan.
+ */
+function workTreeOf(commonDir: string, worktree: string): string {
+  return commonDir.endsWith('/.git') ? parentOf(commonDir) : worktree;
 }
 
 /**
@@ -140,4 +145,21 @@ export function locateRepositories(start: string, fs: LocateFileSystem): RepoLoc
     dir = parentOf(location.writeRoot);
   }
   return chain;
+}
+
+/**
+ * The main checkout whose plan governs the checkout at `root` when that is not `root` itself (a linked
+ * worktree of an ordinary repository: the hooks of every checkout read the main checkout's plan, so one
+ * written in the worktree's own state directory would never be enforced); undefined otherwise, and when
+ * the walk cannot tell (the hooks deny then anyway).
+ */
+export function governingCheckoutElsewhere(root: string, fs: LocateFileSystem): string | undefined {
+  let location: RepoLocation | undefined;
+  try {
+    location = locateRepository(root, fs);
+  } catch {
+    return undefined;
+  }
+  if (location === undefined || !location.linkedWorktree || location.manifestRoot === location.writeRoot) return undefined;
+  return location.manifestRoot;
 }

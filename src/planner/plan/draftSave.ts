@@ -112,6 +112,11 @@ export interface SaveDraftOptions {
   /** The file system confined to `root` (the Node one is src/node/declarationFs.ts's nodeDeclarationFs). */
   fsAt(root: string): DeclarationFs;
   /**
+   * The main checkout whose plan the hooks read when it is not `repoRoot` (`repoRoot` is a linked worktree
+   * of it: governingCheckoutElsewhere); the save refuses then, since a plan written here would never be enforced.
+   */
+  governedFrom?: string | undefined;
+  /**
    * The plan on disk the draft was edited from. A declared wave the draft lacks is removed only when the
    * base had it (the person deleted it); one written on disk since (the CLI, a sync, another window) is
    * kept. A wave the save would write or remove whose declarations on disk differ from the base's refuses
@@ -199,6 +204,15 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     return { ok: false, step: 'assert-disjoint', message: `Not saved: the plan is not disjoint, ${reason}. The draft is kept.`, collisions };
   }
 
+  if (options.governedFrom !== undefined) {
+    const main = options.governedFrom;
+    return {
+      ok: false,
+      step: 'state-dir',
+      message: `Not saved: this folder is a linked worktree of ${main}, and the hooks of every checkout of this repository read the plan of ${main}, so a plan saved here would never be enforced. Open ${main} to plan, or give this session a clone of its own. The draft is kept.`,
+      collisions: [],
+    };
+  }
   const resolved = draftStateDir(repoRoot, options.stateDirName, options.ownIds, () => options.fsAt(repoRoot));
   if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
   const stateDir = resolved.stateDir;

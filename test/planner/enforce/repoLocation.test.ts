@@ -41,6 +41,31 @@ describe('locateRepository (no git spawned) agrees with git', () => {
     }
   });
 
+  it('a linked worktree of a git directory not named .git (a bare repository, --separate-git-dir) is governed by its own plan: no main checkout can be told', () => {
+    mkdirSync(`${repo.root}-layouts/store`, { recursive: true });
+    const base = realpathSync(`${repo.root}-layouts`);
+    try {
+      // A bare repository with worktrees: proj/.bare, proj/main, proj/agent.
+      execFileSync('git', ['clone', '--quiet', '--bare', repo.root, join(base, 'proj/.bare')]);
+      writeFileSync(join(base, 'proj/.git'), 'gitdir: ./.bare\n');
+      for (const name of ['main', 'agent']) execFileSync('git', ['worktree', 'add', '--quiet', '-b', `bare-${name}`, join(base, 'proj', name)], { cwd: join(base, 'proj') });
+      // A repository made with --separate-git-dir, and a worktree of it.
+      execFileSync('git', ['init', '--quiet', `--separate-git-dir=${join(base, 'store/r.git')}`, join(base, 'r')]);
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'x'], { cwd: join(base, 'r') });
+      execFileSync('git', ['worktree', 'add', '--quiet', '-b', 'w', join(base, 'w')], { cwd: join(base, 'r') });
+      for (const worktree of [join(base, 'proj/main'), join(base, 'proj/agent'), join(base, 'w')]) {
+        const location = locateRepository(worktree, nodeLocateFileSystem);
+        assert.equal(location?.writeRoot, worktree);
+        assert.equal(location?.manifestRoot, worktree, worktree);
+        assert.equal(location?.linkedWorktree, true);
+      }
+      // The main checkout of the second is its own, as before.
+      assert.equal(locateRepository(join(base, 'r'), nodeLocateFileSystem)?.manifestRoot, join(base, 'r'));
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
   it('a worktree\'s pointers (.git file, commondir) are read with their links followed, but only with one name', () => {
     const worktree = join(repo.root, '.claude/worktrees/agent');
     const commondir = join(repo.root, '.git/worktrees/agent/commondir');

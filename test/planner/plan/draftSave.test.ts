@@ -140,6 +140,14 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.deepEqual(fsRoots, [], 'not even the file system was asked for');
   });
 
+  it('refuses in a linked worktree whose hooks read the main checkout\'s plan (governedFrom), naming it, and writes nothing', () => {
+    const result = saveDraft(twoWaves, options({ governedFrom: '/main/checkout' }));
+    assert.ok(!result.ok);
+    assert.equal(result.step, 'state-dir');
+    assert.match(result.message, /^Not saved: this folder is a linked worktree of \/main\/checkout, and the hooks of every checkout of this repository read the plan of \/main\/checkout/);
+    assert.deepEqual(stateFiles(), []);
+  });
+
   it('refuses an id named twice, saying so', () => {
     const result = saveDraft({ waves: [{ wave: 3, role: 'builder', agents: [{ id: 'a', entries: ['docs/'] }, { id: 'a', entries: ['src/'] }] }] }, options());
     assert.ok(!result.ok);
