@@ -284,12 +284,14 @@ function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown
   else if (protocol === 'cursor') key = CURSOR_WRITE_TOOLS.includes(toolName) ? 'file_path' : undefined;
   else key = CLAUDE_WRITE_TOOLS[toolName];
   if (key === undefined) return { writes: false, targets: [], readings: ANY_READING };
-  const target = [input[key], ...FILE_KEYS.map((name) => input[name])].find((value) => value !== undefined && value !== null);
-  if (target === undefined) {
+  // Every key that can name the file is judged, not the first found: which one the agent CLI writes when
+  // an input names several (Cursor's `target_file` beside a `path`) is its business, and each must be allowed.
+  const targets = [...new Set([key, ...FILE_KEYS])].map((name) => input[name]).filter((value) => value !== undefined && value !== null);
+  if (targets.length === 0) {
     throw new HookPayloadError('no-target', `The ${toolName} call names no file (tool_input.${key} is missing).`, protocol);
   }
   // A non-string target is passed on as-is so resolution reports it as invalid (and the gate denies).
-  return { writes: true, targets: [target], readings: ANY_READING };
+  return { writes: true, targets, readings: ANY_READING };
 }
 
 /**

@@ -176,6 +176,11 @@ describe('hook payloads', () => {
     assert.throws(() => parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'mcp__jetbrains__apply_patch', tool_input: { input: '--- a/x\n+++ b/x\n' } })), /cannot be read with certainty/);
   });
 
+  it('a write tool naming its file under several keys is judged on every one (Cursor\'s target_file beside a path)', () => {
+    const request = parseHookPayload(JSON.stringify({ hook_event_name: 'preToolUse', conversation_id: 'c', cwd: '/r', tool_name: 'edit_file', tool_input: { target_file: 'src/b/y.ts', path: 'src/a/x.ts' } }));
+    assert.deepEqual([...request.targets].sort(), ['src/a/x.ts', 'src/b/y.ts']);
+  });
+
   it('Cursor\'s own file tools are writes', () => {
     for (const tool of ['edit_file', 'write_file', 'delete_file', 'StrReplace', 'Delete']) {
       const request = parseHookPayload(JSON.stringify({ hook_event_name: 'preToolUse', cwd: '/r', tool_name: tool, tool_input: { target_file: 'x.ts' } }));
