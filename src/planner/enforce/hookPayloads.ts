@@ -99,7 +99,7 @@ const MCP_PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
 // Any other key one of whose words names a file also names one (Serena's `relative_path`, the JetBrains
 // server's `pathInProject`, `destinationPath`, `src`/`dst`), at any depth of the input; its string values
 // are targets. A symbol's name path (Serena's `name_path`: `MyClass/method`) names code, not a file.
-const MCP_PATH_WORDS = new Set(['path', 'paths', 'filepath', 'filepaths', 'file', 'files', 'filename', 'filenames', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'destination', 'dest', 'dst', 'source', 'src', 'target']);
+const MCP_PATH_WORD = /^(?:paths?|filepaths?|files?|filenames?|dirs?|directory|directories|folders?|destination|dest|dst|source|src|target)$/i;
 const MCP_NOT_FILE_KEYS = new Set(['name_path', 'namePath']);
 /** How deep into an MCP tool's input path keys are looked for (a deeper input is refused). */
 const MCP_INPUT_DEPTH = 8;
@@ -119,11 +119,11 @@ function toolNameWords(tool: string): string[] {
   return spaced.split(/[\s_.-]+/);
 }
 
-/** Whether an MCP input key names a file (see MCP_PATH_WORDS). */
+/** Whether an MCP input key names a file (see MCP_PATH_WORD). */
 function isMcpPathKey(key: string): boolean {
   if (MCP_NOT_FILE_KEYS.has(key)) return false;
   if (MCP_PATH_KEYS.includes(key) || MCP_PATH_LIST_KEYS.includes(key)) return true;
-  return toolNameWords(key).some((word) => MCP_PATH_WORDS.has(word.toLowerCase()));
+  return toolNameWords(key).some((word) => MCP_PATH_WORD.test(word));
 }
 
 /**
