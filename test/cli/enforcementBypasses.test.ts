@@ -150,6 +150,12 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       { name: '`..` folded lexically past a link (the kernel would stay inside, Codex does not)', patch: P('*** Add File: src/a/lnk/../../docs/x.md', '+x') },
       { name: '~ expanded to the home directory', patch: P('*** Add File: ~/evil.md', '+x') },
       { name: 'a patch the gate cannot read (an unknown header)', patch: P('*** Add File: src/a/ok.ts', '+x', '*** Frobnicate File: .git/config') },
+      // Codex 0.169.0 drops TABs from paths, so it writes .git/hooks/pre-commit, .codex/hooks.json and src/b/evil.ts.
+      {
+        name: 'TABs in paths (to Codex 0.169.0 `.<TAB>.` is `..` and `.g<TAB>it` is `.git`)',
+        patch: P('*** Add File: src/a/.\t./../.\t./.g\tit/hooks/pre-commit', '+#!/bin/sh', '*** Add File: src/a/.\t./../.\t./.co\tdex/hooks.json', '+{}', '*** Add File: src/a/.\t./b/evil.ts', '+x'),
+        names: /control character/,
+      },
     ];
     for (const { name, patch, names } of attacks) {
       it(`denies ${name}`, () => {

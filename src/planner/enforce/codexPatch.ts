@@ -15,6 +15,10 @@
 // <<'EOF' … EOF`) are matched by Codex with a Bash grammar; this accepts only the plain spellings of
 // those two forms and refuses every other script that mentions apply_patch with a heredoc, so a
 // script it cannot read with certainty is denied rather than guessed at.
+//
+// Codex versions differ where parser.rs leaves room (tested against the 0.169.0 binary): 0.169.0 drops
+// every TAB from a path before it resolves it, which parser.rs keeps. A path with a control character
+// is therefore refused, so no version writes a file the gate did not judge.
 import { asciiLowerCase } from './gitConfig';
 
 /** Why a patch cannot be read with certainty; machine-readable. */
@@ -74,6 +78,20 @@ export function rustTrim(text: string): string {
   return text.slice(start, end);
 }
 
+/**
+ * Whether `text` carries a control character: C0 (TAB among them), DEL, C1, or the line and paragraph
+ * separators. Codex 0.169.0 drops every TAB from a patch path (`.<TAB>.` is `..` to it, `.g<TAB>it` is
+ * `.git`) where parser.rs keeps it, and which of these a given version drops, keeps or splits on cannot
+ * be known here, so no reading of such a path is certain.
+ */
+export function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029) return true;
+  }
+  return false;
+}
+
 /** Rust's `str::lines`: split on `\n`, drop one `\r` right before each `\n`, no empty line after a final `\n`. */
 export function rustLines(text: string): string[] {
   if (text === '') return [];
@@ -114,24 +132,31 @@ function updateChunkLength(lines: readonly string[], allowMissingContext: boolea
   return parsed + start;
 }
 
+/** A hunk's path, refused when it carries a control character (see hasControlCharacter). */
+function certainPath(path: string): string {
+  if (hasControlCharacter(path)) throw invalidHunk(`the path ${JSON.stringify(path)} carries a control character, which Codex versions read differently (0.169.0 drops a TAB)`);
+  return path;
+}
+
 /** `parse_one_hunk`: the hunk at the start of `lines` and how many lines it consumes. */
 function parseOneHunk(lines: readonly string[]): { hunk: CodexHunk; length: number } {
   const header = rustTrim(lines[0] as string);
   if (header.startsWith(ADD_FILE_MARKER)) {
     let length = 1;
     while (length < lines.length && (lines[length] as string).startsWith('+')) length += 1;
-    return { hunk: { kind: 'add', path: header.slice(ADD_FILE_MARKER.length) }, length };
+    return { hunk: { kind: 'add', path: certainPath(header.slice(ADD_FILE_MARKER.length)) }, length };
   }
   if (header.startsWith(DELETE_FILE_MARKER)) {
-    return { hunk: { kind: 'delete', path: header.slice(DELETE_FILE_MARKER.length) }, length: 1 };
+    return { hunk: { kind: 'delete', path: certainPath(header.slice(DELETE_FILE_MARKER.length)) }, length: 1 };
   }
   if (header.startsWith(UPDATE_FILE_MARKER)) {
-    const path = header.slice(UPDATE_FILE_MARKER.length);
+    const path = certainPath(header.slice(UPDATE_FILE_MARKER.length));
     let rest = lines.slice(1);
     let length = 1;
-    // The move line is matched untrimmed: its path keeps whatever follows the marker, trailing spaces and `\r` included.
+    // The move line is matched untrimmed: its path keeps whatever follows the marker, trailing spaces
+    // included (a `\r` left there by `\r\r\n` is a control character, refused).
     const moveLine = rest[0];
-    const movePath = moveLine !== undefined && moveLine.startsWith(MOVE_TO_MARKER) ? moveLine.slice(MOVE_TO_MARKER.length) : undefined;
+    const movePath = moveLine !== undefined && moveLine.startsWith(MOVE_TO_MARKER) ? certainPath(moveLine.slice(MOVE_TO_MARKER.length)) : undefined;
     if (movePath !== undefined) {
       rest = rest.slice(1);
       length += 1;
@@ -252,6 +277,10 @@ function scriptPatch(script: string): { body: string; workdir?: string } {
   const end = lines.indexOf(delimiter, 1);
   if (end === -1 || !/^[ \t\n]*$/.test(lines.slice(end + 1).join('\n'))) throw unreadableScript();
   const workdir = first[1] ?? first[2] ?? first[3];
+  // The directory is joined onto every path, so a control character in it is one in each of them.
+  if (workdir !== undefined && hasControlCharacter(workdir)) {
+    throw new CodexPatchError('unreadable-script', `the cd directory ${JSON.stringify(workdir)} carries a control character, which Codex versions read differently`);
+  }
   // Codex keeps the heredoc body with its final newlines trimmed.
   const body = lines.slice(1, end).join('\n').replace(/\n+$/, '');
   return workdir === undefined ? { body } : { body, workdir };

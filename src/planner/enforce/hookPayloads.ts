@@ -2,7 +2,7 @@
 // and which paths it will write. Every agent CLI spells this differently (docs/hooks.md cites each
 // protocol's source); the rest of the gate sees only a WriteRequest. The answers are spoken by
 // hookReplies.ts.
-import { CodexPatchError, parseCodexInvocation, parseCodexPatch, parseCodexScript, patchPaths } from './codexPatch';
+import { CodexPatchError, hasControlCharacter, parseCodexInvocation, parseCodexPatch, parseCodexScript, patchPaths } from './codexPatch';
 import type { CodexPatch } from './codexPatch';
 import { ANY_READING, CODEX_READING } from './writeTarget';
 import type { PathReading } from './writeTarget';
@@ -260,6 +260,8 @@ function codexShellTargets(toolInput: unknown): string[] | undefined {
     );
   }
   if (typeof workdir !== 'string') throw new HookPayloadError('bad-patch', 'The shell call\'s workdir is not a string.', 'codex');
+  // Joined onto every path, so a control character in it is one in each of them (see hasControlCharacter).
+  if (hasControlCharacter(workdir)) throw new HookPayloadError('bad-patch', 'The shell call\'s workdir carries a control character, which Codex versions read differently.', 'codex');
   // Codex treats an empty workdir as none.
   return workdir === '' ? targets : targets.map((target) => codexTarget(target, workdir));
 }

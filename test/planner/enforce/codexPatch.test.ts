@@ -58,7 +58,19 @@ describe('codexPatch: parseCodexPatch reads headers as Codex does', () => {
     { name: 'a line after a delete that is not a header', patch: wrap('*** Delete File: a.ts', '+x'), reason: 'bad-hunk' },
     { name: 'an empty update', patch: wrap('*** Update File: a.ts'), reason: 'empty-update' },
     { name: 'a second chunk without its @@', patch: wrap('*** Update File: a.ts', '@@', '-x', '+y', 'junk'), reason: 'bad-hunk' },
+    // Codex 0.169.0 drops every TAB from a path: `src/a/.<TAB>./../.<TAB>./.g<TAB>it/hooks/pre-commit` is
+    // `.git/hooks/pre-commit` to it; parser.rs keeps the TAB. No version's reading of a control character is
+    // relied on: every one is refused, in each kind of path.
+    { name: 'a TAB in an add path (0.169.0 writes .git/hooks/pre-commit)', patch: wrap('*** Add File: src/a/.\t./../.\t./.g\tit/hooks/pre-commit', '+x'), reason: 'bad-hunk' },
+    { name: 'a TAB in a delete path', patch: wrap('*** Delete File: .co\tdex/hooks.json'), reason: 'bad-hunk' },
+    { name: 'a TAB in an update path', patch: wrap('*** Update File: src/a/.\t./b/y.ts', '@@', '-x', '+y'), reason: 'bad-hunk' },
+    { name: 'a TAB in a move path', patch: wrap('*** Update File: a.ts', '*** Move to: .g\tit/config', '@@', '-x', '+y'), reason: 'bad-hunk' },
+    { name: 'a \\r left at the end of a move path by \\r\\r\\n', patch: wrap('*** Update File: a.ts', '*** Move to: b.ts\r\r', '@@', '-x', '+y'), reason: 'bad-hunk' },
+    { name: 'a vertical tab inside a path', patch: wrap('*** Add File: a\u000bb', '+x'), reason: 'bad-hunk' },
   ];
+  for (const character of ['\u0001', '\u001b', '\u007f', '\u0085', '\u009b', '\u2028', '\u2029']) {
+    refused.push({ name: `U+${character.charCodeAt(0).toString(16).padStart(4, '0')} inside a path`, patch: wrap(`*** Add File: .g${character}it/config`, '+x'), reason: 'bad-hunk' });
+  }
   for (const { name, patch, reason } of refused) {
     it(`refuses ${name}`, () => {
       assert.throws(() => parseCodexPatch(patch), (error: unknown) => error instanceof CodexPatchError && error.reason === reason);
@@ -98,6 +110,9 @@ describe('codexPatch: invocations', () => {
     ['a heredoc that never ends', `apply_patch <<'EOF'\n${body}\n`],
     ['<<- (tab-stripping)', `apply_patch <<-EOF\n${body}\nEOF`],
     ['an argument besides the heredoc', `apply_patch extra <<'EOF'\n${body}\nEOF`],
+    ['cd into a quoted directory with a TAB', `cd '.\t.' && apply_patch <<'EOF'\n${body}\nEOF`],
+    ['cd into a quoted directory with a C1 control', `cd "a\u0085b" && apply_patch <<'EOF'\n${body}\nEOF`],
+    ['cd into a bare directory with a C1 control', `cd a\u0085b && apply_patch <<'EOF'\n${body}\nEOF`],
   ];
   for (const [name, script] of uncertain) {
     it(`refuses a script it cannot read with certainty: ${name}`, () => {

@@ -92,6 +92,10 @@ describe('hook payloads', () => {
     assert.deepEqual(parseHookPayload(shell(add(''), '../b')).targets, ['../b/x.ts', '/abs/y.ts']);
     assert.deepEqual(parseHookPayload(shell(add('cd src && '), 'lib')).targets, ['lib/src/x.ts', '/abs/y.ts']);
     assert.deepEqual(parseHookPayload(shell(add(''), '')).targets, ['x.ts', '/abs/y.ts'], 'Codex reads an empty workdir as none');
+    // Codex 0.169.0 drops TABs from patch paths; a workdir is joined onto each of them, so one with a control character is refused.
+    for (const workdir of ['.\t./b', 'a\u0085b']) {
+      assert.throws(() => parseHookPayload(shell(add(''), workdir)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch' && /control character/.test(error.message), workdir);
+    }
   });
 
   it('apply_patch: the patch may come as an argv array', () => {
