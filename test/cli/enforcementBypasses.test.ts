@@ -137,11 +137,15 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
 
   describe('3. a Codex patch is read as Codex reads it', () => {
     beforeEach(() => writeManifest(repo, { allowedPaths: ['src/a/'] }));
-    const codex = (patch: string, extra: { cwd?: string; env?: Record<string, string> } = {}): { decision: 'allow' | 'warn' | 'deny'; text: string } =>
-      claudeDecision(gate(hookPayload('codex-apply-patch', { cwd: extra.cwd ?? repo.root, patch }), { args: ['--agent-cli', 'codex'], ...(extra.env !== undefined ? { env: extra.env } : {}) }).stdout);
+    const codex = (patch: string, extra: { cwd?: string; env?: Record<string, string>; agentId?: string } = {}): { decision: 'allow' | 'warn' | 'deny'; text: string } => {
+      const payload = hookPayload('codex-apply-patch', { cwd: extra.cwd ?? repo.root, patch });
+      // `agent_id` marks a call from a dispatched subagent, for which nested control state is refused.
+      const input = extra.agentId === undefined ? payload : JSON.stringify({ ...JSON.parse(payload), agent_id: extra.agentId });
+      return claudeDecision(gate(input, { args: ['--agent-cli', 'codex'], ...(extra.env !== undefined ? { env: extra.env } : {}) }).stdout);
+    };
     const P = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
 
-    const attacks: Array<{ name: string; patch: string; names?: RegExp }> = [
+    const attacks: Array<{ name: string; patch: string; names?: RegExp; agentId?: string }> = [
       { name: 'an indented second header', patch: P('*** Add File: src/a/ok.ts', '+x', '  *** Add File: .claude/settings.json', '+{}'), names: /\.claude\/settings\.json/ },
       { name: 'a header ending in U+2028', patch: P('*** Add File: docs/evil.md\u2028', '+x'), names: /docs\/evil\.md/ },
       { name: 'headers ending in \\r\\r\\n', patch: ['*** Begin Patch', '*** Add File: docs/evil.md', '+x', '*** End Patch', ''].join('\r\r\n'), names: /docs\/evil\.md/ },
@@ -150,6 +154,14 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       { name: '`..` folded lexically past a link (the kernel would stay inside, Codex does not)', patch: P('*** Add File: src/a/lnk/../../docs/x.md', '+x') },
       { name: '~ expanded to the home directory', patch: P('*** Add File: ~/evil.md', '+x') },
       { name: 'a patch the gate cannot read (an unknown header)', patch: P('*** Add File: src/a/ok.ts', '+x', '*** Frobnicate File: .git/config') },
+      // Codex 0.169.0 trims trailing white space off a move path (older parser.rs keeps it): it writes
+      // src/a/.codex/config.toml, control state at any depth for a dispatched agent.
+      ...[' ', '\u00a0', '\u3000'].map((blank) => ({
+        name: `a dispatched agent's move to nested control state whose path ends in U+${blank.charCodeAt(0).toString(16).padStart(4, '0')} (Codex 0.169.0 trims it)`,
+        patch: P('*** Add File: src/a/c.toml', '+[features]', '*** Update File: src/a/c.toml', `*** Move to: src/a/.codex/config.toml${blank}`, '@@', '+# end'),
+        names: /src\/a\/\.codex\/config\.toml/,
+        agentId: 'agent-1',
+      })),
       // Codex 0.169.0 drops TABs from paths, so it writes .git/hooks/pre-commit, .codex/hooks.json and src/b/evil.ts.
       {
         name: 'TABs in paths (to Codex 0.169.0 `.<TAB>.` is `..` and `.g<TAB>it` is `.git`)',
@@ -157,14 +169,14 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
         names: /control character/,
       },
     ];
-    for (const { name, patch, names } of attacks) {
+    for (const { name, patch, names, agentId } of attacks) {
       it(`denies ${name}`, () => {
         mkdirSync(join(repo.root, 'src/a/sub/deeper'), { recursive: true });
         symlinkSync('sub/deeper', join(repo.root, 'src/a/lnk'));
         const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
         try {
           // From cwd src/a (the agent's own directory), where a literal "~" would stay inside the scope.
-          const reply = codex(patch, { env: { HOME: home }, ...(patch.includes('~/') ? { cwd: join(repo.root, 'src/a') } : {}) });
+          const reply = codex(patch, { env: { HOME: home }, ...(patch.includes('~/') ? { cwd: join(repo.root, 'src/a') } : {}), ...(agentId !== undefined ? { agentId } : {}) });
           assert.equal(reply.decision, 'deny', reply.text);
           if (names !== undefined) assert.match(reply.text, names);
         } finally {

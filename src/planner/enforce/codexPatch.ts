@@ -17,8 +17,10 @@
 // script it cannot read with certainty is denied rather than guessed at.
 //
 // Codex versions differ where parser.rs leaves room (tested against the 0.169.0 binary): 0.169.0 drops
-// every TAB from a path before it resolves it, which parser.rs keeps. A path with a control character
-// is therefore refused, so no version writes a file the gate did not judge.
+// every TAB from a path before it resolves it and trims trailing white space off a move path, both of
+// which parser.rs keeps. Where versions differ, this either refuses (a path with a control character)
+// or names every reading (a move path as written and trimmed), so no version writes a file the gate
+// did not judge.
 import { asciiLowerCase } from './gitConfig';
 
 /** Why a patch cannot be read with certainty; machine-readable. */
@@ -39,7 +41,15 @@ export class CodexPatchError extends Error {
 export type CodexHunk =
   | { readonly kind: 'add'; readonly path: string }
   | { readonly kind: 'delete'; readonly path: string }
-  | { readonly kind: 'update'; readonly path: string; readonly movePath?: string };
+  | {
+      readonly kind: 'update';
+      readonly path: string;
+      /**
+       * Where a move writes, one entry per reading Codex versions take: the path as written (parser.rs
+       * keeps trailing white space), then trimmed (Codex 0.169.0 trims it) when that differs.
+       */
+      readonly movePaths?: readonly string[];
+    };
 
 /** A parsed invocation: its hunks and the `cd` directory it runs in, when it names one. */
 export interface CodexPatch {
@@ -76,6 +86,13 @@ export function rustTrim(text: string): string {
   while (start < end && isRustWhitespace(text.charCodeAt(start))) start += 1;
   while (end > start && isRustWhitespace(text.charCodeAt(end - 1))) end -= 1;
   return text.slice(start, end);
+}
+
+/** Rust's `str::trim_end`. */
+export function rustTrimEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && isRustWhitespace(text.charCodeAt(end - 1))) end -= 1;
+  return text.slice(0, end);
 }
 
 /**
@@ -138,6 +155,19 @@ function certainPath(path: string): string {
   return path;
 }
 
+/**
+ * The readings of a move path: as written (parser.rs matches the move line untrimmed, so its path keeps
+ * trailing spaces) and with trailing white space trimmed (Codex 0.169.0 trims space, NBSP, U+3000 and
+ * the rest of Rust's White_Space there). One that trims to nothing is refused: 0.169.0 does not read
+ * that line as a move at all.
+ */
+function movePathReadings(spelled: string): string[] {
+  const trimmed = rustTrimEnd(spelled);
+  if (trimmed === '') throw invalidHunk('a move names no path');
+  certainPath(spelled);
+  return trimmed === spelled ? [spelled] : [spelled, trimmed];
+}
+
 /** `parse_one_hunk`: the hunk at the start of `lines` and how many lines it consumes. */
 function parseOneHunk(lines: readonly string[]): { hunk: CodexHunk; length: number } {
   const header = rustTrim(lines[0] as string);
@@ -153,11 +183,11 @@ function parseOneHunk(lines: readonly string[]): { hunk: CodexHunk; length: numb
     const path = certainPath(header.slice(UPDATE_FILE_MARKER.length));
     let rest = lines.slice(1);
     let length = 1;
-    // The move line is matched untrimmed: its path keeps whatever follows the marker, trailing spaces
-    // included (a `\r` left there by `\r\r\n` is a control character, refused).
+    // The move line is matched untrimmed; its path is read both as written and trimmed (a `\r` left
+    // there by `\r\r\n` is a control character, refused).
     const moveLine = rest[0];
-    const movePath = moveLine !== undefined && moveLine.startsWith(MOVE_TO_MARKER) ? certainPath(moveLine.slice(MOVE_TO_MARKER.length)) : undefined;
-    if (movePath !== undefined) {
+    const movePaths = moveLine !== undefined && moveLine.startsWith(MOVE_TO_MARKER) ? movePathReadings(moveLine.slice(MOVE_TO_MARKER.length)) : undefined;
+    if (movePaths !== undefined) {
       rest = rest.slice(1);
       length += 1;
     }
@@ -176,7 +206,7 @@ function parseOneHunk(lines: readonly string[]): { hunk: CodexHunk; length: numb
       rest = rest.slice(consumed);
     }
     if (chunks === 0) throw new CodexPatchError('empty-update', `the update hunk for "${path}" is empty`);
-    return { hunk: movePath === undefined ? { kind: 'update', path } : { kind: 'update', path, movePath }, length };
+    return { hunk: movePaths === undefined ? { kind: 'update', path } : { kind: 'update', path, movePaths }, length };
   }
   throw invalidHunk(`"${header}" is not a valid hunk header`);
 }
@@ -313,7 +343,7 @@ export function parseCodexScript(script: string): CodexPatch | undefined {
   return workdir === undefined ? { hunks } : { hunks, workdir };
 }
 
-/** Every path a patch writes (a move writes its source and its destination), as Codex holds them. */
+/** Every path a patch writes (a move writes its source and its destination, in every reading), as Codex holds them. */
 export function patchPaths(patch: CodexPatch): string[] {
-  return patch.hunks.flatMap((hunk) => (hunk.kind === 'update' && hunk.movePath !== undefined ? [hunk.path, hunk.movePath] : [hunk.path]));
+  return patch.hunks.flatMap((hunk) => (hunk.kind === 'update' && hunk.movePaths !== undefined ? [hunk.path, ...hunk.movePaths] : [hunk.path]));
 }

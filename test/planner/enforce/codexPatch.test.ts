@@ -2,7 +2,7 @@
 // parser.rs and invocation.rs): every case here is one of those rules, with the paths Codex would
 // write, or a refusal where Codex would refuse (or where the gate cannot be certain).
 import assert from 'node:assert/strict';
-import { CodexPatchError, parseCodexInvocation, parseCodexPatch, parseCodexScript, patchPaths, rustLines, rustTrim } from '../../../src/planner/enforce/codexPatch';
+import { CodexPatchError, parseCodexInvocation, parseCodexPatch, parseCodexScript, patchPaths, rustLines, rustTrim, rustTrimEnd } from '../../../src/planner/enforce/codexPatch';
 
 const wrap = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
 
@@ -12,6 +12,12 @@ describe('codexPatch: Rust string primitives', () => {
     assert.equal(rustTrim('\u0085x\u0085'), 'x', 'NEL is White_Space in Rust (JavaScript keeps it)');
     assert.equal(rustTrim('\uFEFFx\uFEFF'), '\uFEFFx\uFEFF', 'a BOM is not White_Space (JavaScript strips it)');
     assert.equal(rustTrim('\u200Bx'), '\u200Bx', 'a zero-width space is not White_Space');
+  });
+
+  it('rustTrimEnd strips the White_Space set at the end only', () => {
+    assert.equal(rustTrimEnd(' x \u00a0\u3000\u0085'), ' x');
+    assert.equal(rustTrimEnd('x\uFEFF'), 'x\uFEFF');
+    assert.equal(rustTrimEnd(' \t '), '');
   });
 
   const lines: Array<[string, string[]]> = [
@@ -36,7 +42,11 @@ describe('codexPatch: parseCodexPatch reads headers as Codex does', () => {
     { name: 'a header ending in U+2028 (one line for Rust) is trimmed to its path', patch: wrap('*** Add File: .claude/settings.json\u2028', '+{}'), paths: ['.claude/settings.json'] },
     { name: 'a header ending in \\r\\r\\n keeps no \\r in its path', patch: ['*** Begin Patch', '*** Add File: .git/config', '+x', '*** End Patch'].join('\r\r\n'), paths: ['.git/config'] },
     { name: 'two spaces after the colon: the path starts with a space', patch: wrap('*** Add File:  src/a/evil.ts', '+x'), paths: [' src/a/evil.ts'] },
-    { name: 'the move line is not trimmed: its path keeps trailing spaces', patch: wrap('*** Update File: a.ts', '*** Move to: b.ts  ', '@@', '-x', '+y'), paths: ['a.ts', 'b.ts  '] },
+    // Codex 0.169.0 trims trailing White_Space off a move path (space, NBSP and U+3000 tried); parser.rs keeps
+    // it. Both readings are named, the untrimmed one first.
+    { name: 'a move path with trailing spaces is read as written and trimmed', patch: wrap('*** Update File: a.ts', '*** Move to: b.ts  ', '@@', '-x', '+y'), paths: ['a.ts', 'b.ts  ', 'b.ts'] },
+    { name: 'a move path ending in NBSP or U+3000 is read as written and trimmed', patch: wrap('*** Update File: a.ts', '*** Move to: .codex/config.toml\u00a0\u3000', '@@', '-x', '+y'), paths: ['a.ts', '.codex/config.toml\u00a0\u3000', '.codex/config.toml'] },
+    { name: 'a move path keeps its leading spaces in both versions', patch: wrap('*** Update File: a.ts', '*** Move to:  b.ts', '@@', '-x', '+y'), paths: ['a.ts', ' b.ts'] },
     { name: 'an indented move line is not a move', patch: wrap('*** Update File: a.ts', ' *** Move to: b.ts', '+y'), paths: ['a.ts'] },
     { name: 'inside an update chunk an indented header is a context line', patch: wrap('*** Update File: a.ts', '@@', ' *** Add File: .git/config', '+y'), paths: ['a.ts'] },
     { name: 'blank lines between chunks are skipped', patch: wrap('*** Update File: a.ts', '@@', '-x', '+y', '', '@@ ctx', '-z', '+w', '*** Delete File: d.ts'), paths: ['a.ts', 'd.ts'] },
@@ -67,6 +77,8 @@ describe('codexPatch: parseCodexPatch reads headers as Codex does', () => {
     { name: 'a TAB in a move path', patch: wrap('*** Update File: a.ts', '*** Move to: .g\tit/config', '@@', '-x', '+y'), reason: 'bad-hunk' },
     { name: 'a \\r left at the end of a move path by \\r\\r\\n', patch: wrap('*** Update File: a.ts', '*** Move to: b.ts\r\r', '@@', '-x', '+y'), reason: 'bad-hunk' },
     { name: 'a vertical tab inside a path', patch: wrap('*** Add File: a\u000bb', '+x'), reason: 'bad-hunk' },
+    // parser.rs would move to a file named "   "; Codex 0.169.0 reads the line as a bad chunk line.
+    { name: 'a move path of spaces only', patch: wrap('*** Update File: a.ts', '*** Move to:    ', '@@', '-x', '+y'), reason: 'bad-hunk' },
   ];
   for (const character of ['\u0001', '\u001b', '\u007f', '\u0085', '\u009b', '\u2028', '\u2029']) {
     refused.push({ name: `U+${character.charCodeAt(0).toString(16).padStart(4, '0')} inside a path`, patch: wrap(`*** Add File: .g${character}it/config`, '+x'), reason: 'bad-hunk' });
