@@ -212,6 +212,11 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
         assert.equal(reply.decision, 'deny', command);
         assert.match(reply.text, /workdir/, command);
       }
+      // `cd ''` (and `cd ""`) leave the directory as it is: `<repo without its leading />/src/a/x.ts` is
+      // relative to Codex and lands in a new tree under the unknown workdir, never at /<repo>/src/a/x.ts.
+      for (const cd of ["cd '' && ", 'cd "" && ']) {
+        assert.equal(shell(heredoc(cd, join(repo.root, 'src/a/x.ts').slice(1))).decision, 'deny', cd);
+      }
       assert.equal(shell(heredoc('', join(repo.root, 'src/a/x.ts'))).decision, 'allow', 'an absolute path lands where it says');
       assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/a')} && `, 'x.ts')).decision, 'allow', 'an absolute cd decides the directory');
       assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/b')} && `, 'x.ts')).decision, 'deny');

@@ -224,9 +224,13 @@ function codexAnchored(path: string): boolean {
   return path.startsWith('/') || path === '~' || path.startsWith('~/');
 }
 
-/** The path a Codex hunk writes, joined onto the `cd` directory as Codex joins it (an absolute or `~` path ignores it). */
+/**
+ * The path a Codex hunk writes, joined onto the `cd` directory as Codex joins it (an absolute or `~` path
+ * ignores it). An empty directory (`cd ''`) is none: Codex's `cwd.join("")` is `cwd`, where gluing on a
+ * `/` would make every relative path absolute.
+ */
 function codexTarget(path: string, workdir: string | undefined): string {
-  if (workdir === undefined || codexAnchored(path)) return path;
+  if (workdir === undefined || workdir === '' || codexAnchored(path)) return path;
   return `${workdir.replace(/\/+$/, '')}/${path}`;
 }
 

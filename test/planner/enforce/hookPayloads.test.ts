@@ -63,6 +63,8 @@ describe('hook payloads', () => {
     const script = "cd src/a && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script])).targets, ['src/a/x.ts']);
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('x.ts', '/abs/x.ts')])).targets, ['/abs/x.ts'], 'an absolute path ignores the cd');
+    // Codex joins the empty directory of `cd ''` onto cwd, which leaves cwd: the path stays relative, never `/x.ts`.
+    assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('cd src/a', "cd ''")])).targets, ['x.ts']);
   });
 
   it('Codex shell calls (fixture): a heredoc apply_patch under an absolute `cd` is a write of the paths under that directory', () => {
@@ -85,7 +87,8 @@ describe('hook payloads', () => {
     const shell = (command: string, workdir?: unknown) =>
       JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: '/r', tool_name: 'Bash', tool_input: { command, ...(workdir !== undefined ? { workdir } : {}) } });
     const add = (prefix: string) => `${prefix}apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** Add File: /abs/y.ts\n+y\n*** End Patch\nEOF`;
-    for (const script of [add(''), add('cd src && ')]) {
+    // `cd ''` moves nowhere, so its relative paths are as uncertain as a bare script's (they never become `/x.ts`).
+    for (const script of [add(''), add('cd src && '), add("cd '' && ")]) {
       assert.throws(() => parseHookPayload(shell(script)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch' && /workdir/.test(error.message), script);
     }
     assert.throws(() => parseHookPayload(shell(add(''), 7)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch');
