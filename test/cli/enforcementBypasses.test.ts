@@ -191,6 +191,18 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       assert.equal(coordinatorWrite(repo.root, 'src/a/out/../ok.ts').decision, 'deny');
     });
 
+    // Codex 0.169.0 does not expand `~` in a patch path: `~/x` is `<cwd>/~/x` (the source the gate was
+    // modelled on expands it). With the checkout under HOME, `~/<checkout>/src/a/x.ts` is in the scope one
+    // way and lands in `<checkout>/~/…` the other.
+    it('a `~` path is judged both expanded and as a directory named `~`: allowed only when both are', () => {
+      const home = join(repo.root, '..');
+      const name = repo.root.slice(home.length + 1);
+      const reply = codex(P(`*** Add File: ~/${name}/src/a/x.ts`, '+x'), { env: { HOME: home } });
+      assert.equal(reply.decision, 'deny', reply.text);
+      assert.match(reply.text, /~\//);
+      assert.equal(codex(P('*** Add File: ~/x.ts', '+x'), { cwd: join(repo.root, 'src/a'), env: { HOME: join(repo.root, 'src/a') } }).decision, 'allow', 'both readings inside the scope');
+    });
+
     it('`cd dir && apply_patch` puts the paths under dir (the argv form)', () => {
       const script = `cd src/b && apply_patch <<'EOF'\n${P('*** Add File: evil.ts', '+x').trim()}\nEOF`;
       const argv = JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: 'apply_patch', tool_input: { command: ['bash', '-lc', script] } });

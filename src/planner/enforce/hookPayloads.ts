@@ -23,7 +23,7 @@ export interface WriteRequest {
   readonly writes: boolean;
   /** The raw target paths, as spelled in the payload (absolute, or relative to `cwd`). */
   readonly targets: readonly unknown[];
-  /** How the agent CLI reads those paths (Codex folds `..` and expands `~`; for the others every reading is checked). */
+  /** How the agent CLI reads those paths (Codex folds `..`, and its versions differ on `~`; for the others every reading is checked). */
   readonly readings: readonly PathReading[];
   /**
    * A relative target may also be read from the session's project root (an MCP server resolves paths
@@ -219,23 +219,21 @@ function codexApplyPatch(toolInput: unknown): CodexPatch {
   throw new HookPayloadError('bad-patch', 'The apply_patch call carries no patch text Codex would read (tool_input.command).', 'codex');
 }
 
-/** Whether Codex reads a path without the directory it is joined onto: absolute, or `~` and `~/…` (expanded to the home directory). */
-function codexAnchored(path: string): boolean {
-  return path.startsWith('/') || path === '~' || path.startsWith('~/');
-}
-
 /**
- * The path a Codex hunk writes, joined onto the `cd` directory as Codex joins it (an absolute or `~` path
- * ignores it). An empty directory (`cd ''`) is none: Codex's `cwd.join("")` is `cwd`, where gluing on a
- * `/` would make every relative path absolute.
+ * The paths a Codex hunk path may write, joined onto a directory (the `cd` directory, or the shell call's
+ * workdir) as Codex joins it: an absolute path ignores the directory, and an empty one (`cd ''`) is none
+ * (Codex's `cwd.join("")` is `cwd`, where gluing on a `/` would make every relative path absolute). A `~`
+ * path is both itself, for versions that expand `~` and so ignore the directory (codex-rs
+ * `resolve_path_against_base`), and joined, for Codex 0.169.0, which writes `<dir>/~/…` literally.
  */
-function codexTarget(path: string, workdir: string | undefined): string {
-  if (workdir === undefined || workdir === '' || codexAnchored(path)) return path;
-  return `${workdir.replace(/\/+$/, '')}/${path}`;
+function codexJoin(path: string, directory: string | undefined): string[] {
+  if (directory === undefined || directory === '' || path.startsWith('/')) return [path];
+  const joined = `${directory.replace(/\/+$/, '')}/${path}`;
+  return path === '~' || path.startsWith('~/') ? [path, joined] : [joined];
 }
 
-function codexTargets(patch: CodexPatch): string[] {
-  const paths = patchPaths(patch).map((path) => codexTarget(path, patch.workdir));
+function patchTargets(patch: CodexPatch): string[] {
+  const paths = patchPaths(patch).flatMap((path) => codexJoin(path, patch.workdir));
   if (paths.length === 0) throw new HookPayloadError('bad-patch', 'The apply_patch body names no file (no "*** Add/Update/Delete File:" hunk).', 'codex');
   return paths;
 }
@@ -244,8 +242,8 @@ function codexTargets(patch: CodexPatch): string[] {
  * What a Codex shell call writes when Codex reads its command as an apply_patch invocation. Codex runs the
  * call, and applies an intercepted patch, in the call's `workdir` joined onto `cwd` (codex-rs `exec_command`
  * and `shell_command`), but the hook's `tool_input` is only `{ "command": … }`: a path relative to that
- * directory has no certain destination and is refused, so only absolute paths, `~` paths and paths under an
- * absolute `cd` are judged. A payload that names the workdir (a string) is read as Codex reads it.
+ * directory has no certain destination and is refused, so only absolute paths and paths under an absolute
+ * `cd` are judged. A payload that names the workdir (a string) is read as Codex reads it.
  */
 function codexShellTargets(toolInput: unknown): string[] | undefined {
   const input = isObject(toolInput) ? toolInput : {};
@@ -254,9 +252,11 @@ function codexShellTargets(toolInput: unknown): string[] | undefined {
   if (typeof command === 'string') patch = parseCodexScript(command);
   else if (Array.isArray(command) && command.every((part) => typeof part === 'string')) patch = parseCodexInvocation(command as string[]);
   if (patch === undefined) return undefined;
-  const targets = codexTargets(patch);
+  const targets = patchTargets(patch);
   if (workdir === undefined || workdir === null) {
-    if (targets.every(codexAnchored)) return targets;
+    // Certain only where no path depends on the workdir: each absolute, or all under an absolute `cd`
+    // (a `~` path is relative to Codex 0.169.0, which does not expand it).
+    if (patch.workdir?.startsWith('/') === true || patchPaths(patch).every((path) => path.startsWith('/'))) return targets;
     throw new HookPayloadError(
       'bad-patch',
       'Codex applies a patch given to a shell command in the call\'s workdir, which the hook payload does not carry, so a relative path in it has no certain destination; use the apply_patch tool.',
@@ -266,13 +266,13 @@ function codexShellTargets(toolInput: unknown): string[] | undefined {
   if (typeof workdir !== 'string') throw new HookPayloadError('bad-patch', 'The shell call\'s workdir is not a string.', 'codex');
   // Joined onto every path, so a control character in it is one in each of them (see hasControlCharacter).
   if (hasControlCharacter(workdir)) throw new HookPayloadError('bad-patch', 'The shell call\'s workdir carries a control character, which Codex versions read differently.', 'codex');
-  // Codex treats an empty workdir as none.
-  return workdir === '' ? targets : targets.map((target) => codexTarget(target, workdir));
+  // Codex treats an empty workdir as none (codexJoin).
+  return targets.flatMap((target) => codexJoin(target, workdir));
 }
 
 function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: unknown[]; readings: readonly PathReading[]; relativeToProject?: boolean } {
   try {
-    if (toolName === 'apply_patch') return { writes: true, targets: codexTargets(codexApplyPatch(toolInput)), readings: CODEX_READING };
+    if (toolName === 'apply_patch') return { writes: true, targets: patchTargets(codexApplyPatch(toolInput)), readings: CODEX_READING };
     if (protocol === 'codex' && (toolName === 'Bash' || toolName === 'shell' || toolName === 'exec_command' || toolName === 'local_shell')) {
       const targets = codexShellTargets(toolInput);
       if (targets === undefined) return { writes: false, targets: [], readings: ANY_READING };

@@ -68,7 +68,7 @@ export type DotDotReading = 'kernel' | 'lexical';
 /** One way the agent CLI may read a spelled path. */
 export interface PathReading {
   readonly dotDot: DotDotReading;
-  /** Expand a leading `~` or `~/` to the home directory, as Codex does. */
+  /** Expand a leading `~` or `~/` to the home directory, as a shell and the Codex source the gate was modelled on do. */
   readonly expandTilde: boolean;
 }
 
@@ -80,8 +80,15 @@ export const ANY_READING: readonly PathReading[] = [
   { dotDot: 'lexical', expandTilde: true },
 ];
 
-/** Codex: `~` expanded, then `..` folded lexically (codex-rs `AbsolutePathBuf::resolve_path_against_base`). */
-export const CODEX_READING: readonly PathReading[] = [{ dotDot: 'lexical', expandTilde: true }];
+/**
+ * Codex: `..` folded lexically, and a leading `~` read both ways, since versions differ: expanded
+ * (codex-rs `AbsolutePathBuf::resolve_path_against_base`, the source the gate was modelled on) and
+ * literal (the 0.169.0 binary writes `~/x` as `<cwd>/~/x`).
+ */
+export const CODEX_READING: readonly PathReading[] = [
+  { dotDot: 'lexical', expandTilde: true },
+  { dotDot: 'lexical', expandTilde: false },
+];
 
 /** What a file system folds when it compares names: where it does, two spellings above the write root name one directory. */
 export interface FileSystemFolding {

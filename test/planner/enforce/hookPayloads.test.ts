@@ -49,7 +49,8 @@ describe('hook payloads', () => {
       const request = parseHookPayload(codex(patch));
       assert.equal(request.protocol, 'codex');
       assert.deepEqual(request.targets, targets);
-      assert.deepEqual(request.readings, [{ dotDot: 'lexical', expandTilde: true }], 'Codex folds .. and expands ~');
+      // The `~` reading differs by version (0.169.0 writes `~/x` as `<cwd>/~/x`): both are judged.
+      assert.deepEqual(request.readings, [{ dotDot: 'lexical', expandTilde: true }, { dotDot: 'lexical', expandTilde: false }], 'Codex folds .. and may or may not expand ~');
     });
   }
 
@@ -63,6 +64,7 @@ describe('hook payloads', () => {
     const script = "cd src/a && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\nEOF";
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script])).targets, ['src/a/x.ts']);
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('x.ts', '/abs/x.ts')])).targets, ['/abs/x.ts'], 'an absolute path ignores the cd');
+    assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('x.ts', '~/x.ts')])).targets, ['~/x.ts', 'src/a/~/x.ts'], 'a ~ path ignores the cd where ~ is expanded; Codex 0.169.0 writes it under the cd');
     // Codex joins the empty directory of `cd ''` onto cwd, which leaves cwd: the path stays relative, never `/x.ts`.
     assert.deepEqual(parseHookPayload(codex(['bash', '-lc', script.replace('cd src/a', "cd ''")])).targets, ['x.ts']);
   });
@@ -76,9 +78,9 @@ describe('hook payloads', () => {
 
   it('Codex shell calls: an apply_patch Codex would intercept is a write; another command is not; one it cannot read is refused', () => {
     const shell = (command: string) => JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: '/r', tool_name: 'Bash', tool_input: { command } });
-    const write = parseHookPayload(shell("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: /r/.git/config\n*** Update File: ~/x\n@@\n-a\n+b\n*** End Patch\nEOF"));
+    const write = parseHookPayload(shell("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: /r/.git/config\n*** Update File: /r/x\n@@\n-a\n+b\n*** End Patch\nEOF"));
     assert.equal(write.writes, true);
-    assert.deepEqual(write.targets, ['/r/.git/config', '~/x']);
+    assert.deepEqual(write.targets, ['/r/.git/config', '/r/x']);
     assert.equal(parseHookPayload(shell('npm test')).writes, false);
     assert.throws(() => parseHookPayload(shell("echo hi; apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\nEOF")), HookPayloadError);
   });
@@ -95,6 +97,12 @@ describe('hook payloads', () => {
     assert.deepEqual(parseHookPayload(shell(add(''), '../b')).targets, ['../b/x.ts', '/abs/y.ts']);
     assert.deepEqual(parseHookPayload(shell(add('cd src && '), 'lib')).targets, ['lib/src/x.ts', '/abs/y.ts']);
     assert.deepEqual(parseHookPayload(shell(add(''), '')).targets, ['x.ts', '/abs/y.ts'], 'Codex reads an empty workdir as none');
+    // A `~` path: versions that expand it ignore the directory, Codex 0.169.0 writes `<dir>/~/…`; both are
+    // targets, and without a workdir in the payload (nor an absolute cd) the second has no certain destination.
+    const tilde = (prefix: string) => `${prefix}apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ~/x.ts\n+x\n*** End Patch\nEOF`;
+    assert.throws(() => parseHookPayload(shell(tilde(''))), (error: unknown) => error instanceof HookPayloadError && /workdir/.test(error.message));
+    assert.deepEqual(parseHookPayload(shell(tilde('cd /r/src && '))).targets, ['~/x.ts', '/r/src/~/x.ts']);
+    assert.deepEqual(parseHookPayload(shell(tilde('cd src && '), '/r')).targets, ['~/x.ts', '/r/~/x.ts', '/r/src/~/x.ts']);
     // Codex 0.169.0 drops TABs from patch paths; a workdir is joined onto each of them, so one with a control character is refused.
     for (const workdir of ['.\t./b', 'a\u0085b']) {
       assert.throws(() => parseHookPayload(shell(add(''), workdir)), (error: unknown) => error instanceof HookPayloadError && error.reason === 'bad-patch' && /control character/.test(error.message), workdir);
