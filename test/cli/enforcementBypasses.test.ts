@@ -230,6 +230,15 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
         assert.equal(shell(heredoc(cd, join(repo.root, 'src/a/x.ts').slice(1))).decision, 'deny', cd);
       }
       assert.equal(shell(heredoc('', join(repo.root, 'src/a/x.ts'))).decision, 'allow', 'an absolute path lands where it says');
+      // Codex does not intercept `cd 1 && …` (a number to its grammar): bash runs it and expands the unquoted
+      // heredoc, so `$(echo ..)` in a path is `..` and the file lands in src/b.
+      mkdirSync(join(cwd, '1'));
+      for (const number of ['1', '0x10', '-1']) {
+        const unquoted = `cd ${number} && apply_patch <<EOF\n${P(`*** Add File: ${join(repo.root, 'src/a')}/$(echo ..)/b/evil.ts`, '+x').trim()}\nEOF`;
+        const reply = shell(unquoted);
+        assert.equal(reply.decision, 'deny', number);
+        assert.match(reply.text, /cannot read with certainty/, number);
+      }
       assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/a')} && `, 'x.ts')).decision, 'allow', 'an absolute cd decides the directory');
       assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/b')} && `, 'x.ts')).decision, 'deny');
       // A payload that does name the workdir is read as Codex reads it.

@@ -288,8 +288,14 @@ export function mentionsApplyPatch(script: string): boolean {
 // line that is exactly DELIM, and nothing but blank space may follow it. Lines are split on `\n` alone
 // and every pattern is anchored without the multiline flag (JavaScript's multiline `^`/`$` would also
 // stop at `\r`, U+2028 and U+2029, which bash does not).
+//
+// Codex intercepts the `cd` form only when its grammar (tree-sitter-bash 0.25) reads the directory as a
+// `word`, a `raw_string` or a `string` with content; anything else it hands to bash, which expands an
+// unquoted heredoc the gate would read literally. So a bare directory must not be what its grammar
+// reads as a `number` (`-?(0x)?[0-9]+`: `1`, `0x10`, `-1`; `1a` is a word) or `==` (an operator), and a
+// double-quoted one must not be empty (`""` has no content): such a `cd` is refused.
 const FIRST_LINE =
-  /^(?:cd[ \t]+(?:([^\s'"$`\\;&|<>()*?[\]{}!#~]+)|'([^'\n]*)'|"([^"$`\\\n]*)")[ \t]*&&[ \t]*)?(?:apply_patch|applypatch)[ \t]*<<[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))[ \t]*$/;
+  /^(?:cd[ \t]+(?:(?!(?:-?(?:0x)?[0-9]+|==)(?:[ \t]|&))([^\s'"$`\\;&|<>()*?[\]{}!#~]+)|'([^'\n]*)'|"([^"$`\\\n]+)")[ \t]*&&[ \t]*)?(?:apply_patch|applypatch)[ \t]*<<[ \t]*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))[ \t]*$/;
 
 function unreadableScript(): CodexPatchError {
   return new CodexPatchError(

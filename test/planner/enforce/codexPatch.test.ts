@@ -102,6 +102,10 @@ describe('codexPatch: invocations', () => {
     { name: 'cd into a directory first', script: `cd src/a && apply_patch <<'EOF'\n${body}\nEOF`, workdir: 'src/a' },
     { name: 'cd into a single-quoted directory', script: `cd 'my dir' && apply_patch <<"EOF"\n${body}\nEOF`, workdir: 'my dir' },
     { name: 'cd into an absolute directory', script: `cd /tmp/elsewhere && applypatch <<EOF\n${body}\nEOF`, workdir: '/tmp/elsewhere' },
+    // tree-sitter-bash reads these as words (a number is `-?(0x)?[0-9]+` whole), so Codex intercepts them.
+    { name: 'cd into a directory that starts with digits', script: `cd 2024-notes && apply_patch <<'EOF'\n${body}\nEOF`, workdir: '2024-notes' },
+    { name: 'cd into a single-quoted number', script: `cd '1' && apply_patch <<'EOF'\n${body}\nEOF`, workdir: '1' },
+    { name: "cd into '' (Codex joins the empty directory, staying where it is)", script: `cd '' && apply_patch <<'EOF'\n${body}\nEOF`, workdir: '' },
   ];
   for (const { name, script, workdir } of scripts) {
     it(`reads ${name}, as argv ([bash, -lc, script]) and as a shell command string`, () => {
@@ -122,6 +126,14 @@ describe('codexPatch: invocations', () => {
     ['a heredoc that never ends', `apply_patch <<'EOF'\n${body}\n`],
     ['<<- (tab-stripping)', `apply_patch <<-EOF\n${body}\nEOF`],
     ['an argument besides the heredoc', `apply_patch extra <<'EOF'\n${body}\nEOF`],
+    // Codex's query (invocation.rs, tree-sitter-bash 0.25) does not match these, so Codex hands the script to
+    // bash, which expands an unquoted heredoc the gate would read literally.
+    ['cd into a bare number (tree-sitter reads `1` as a number, not a word)', `cd 1 && apply_patch <<EOF\n${body}\nEOF`],
+    ['cd into a bare hexadecimal number', `cd 0x10 && apply_patch <<EOF\n${body}\nEOF`],
+    ['cd into a bare negative number', `cd -1 && apply_patch <<EOF\n${body}\nEOF`],
+    ['cd into a bare number glued to &&', `cd 22&& apply_patch <<EOF\n${body}\nEOF`],
+    ['cd into == (an operator to tree-sitter)', `cd == && apply_patch <<EOF\n${body}\nEOF`],
+    ['cd into "" (a string without content)', `cd "" && apply_patch <<EOF\n${body}\nEOF`],
     ['cd into a quoted directory with a TAB', `cd '.\t.' && apply_patch <<'EOF'\n${body}\nEOF`],
     ['cd into a quoted directory with a C1 control', `cd "a\u0085b" && apply_patch <<'EOF'\n${body}\nEOF`],
     ['cd into a bare directory with a C1 control', `cd a\u0085b && apply_patch <<'EOF'\n${body}\nEOF`],
