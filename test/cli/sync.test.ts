@@ -700,6 +700,17 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(json.waves[0].wave, 1, 'the plan view is unchanged beside it');
   });
 
+  it('publish refuses a test file another clone\'s agent may write as the plain test sibling of its file, spelled in the other Unicode form', () => {
+    // Both gates take paths in NFC: with both waves published, alice and bob would each be let write src/café.test.ts.
+    planWave(a, 1, [{ id: 'alice', files: ['src/caf\u00e9.ts'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    planWave(b, 1, [{ id: 'bob', files: ['src/cafe\u0301.test.ts'] }], 'sess-b');
+    const run = cli(b, ['publish'], { session: 'sess-b' });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /^ERROR: wave 1 overlaps a wave another clone claims \(1 colliding pair of agents\); nothing was published\n/);
+    assert.match(run.stderr, /both claim src\/caf\u00e9\.test\.ts\n/);
+  });
+
   it('a publish that stops on a local problem does not wait for the remote\'s plan, which it fetches meanwhile', () => {
     // A transport that never answers (it ends when git does): were the fetch waited for, the publish would not end before the test's timeout.
     a.git('remote', 'set-url', 'origin', 'ssh://wave-scope.invalid/never.git');

@@ -10,7 +10,7 @@ import { FileIndex } from './fileIndex';
 import { checkedWitness, compiledEntry, intersectCompiled, knownWitness, respelledWitness } from './scopeAlgebra';
 import type { CompiledEntries } from './scopeAlgebra';
 import { ProofBudget } from './scopeAutomaton';
-import { foldCase } from './scopeEntry';
+import { foldCase, inNfc } from './scopeEntry';
 import type { CompiledScopeEntry } from './scopeEntry';
 
 /** One agent's declared scope: its id and its entries (normalised spellings). */
@@ -225,13 +225,6 @@ export function findCollisions(records: readonly ScopeRecord[], options: Collisi
     duplicateIds: duplicates,
   };
 }
-
-/** A spelling in Unicode NFC (one that is all ASCII already is, and is kept as the same string). */
-function inNfc(spelling: string): string {
-  return ASCII.test(spelling) ? spelling : spelling.normalize('NFC');
-}
-
-const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * Whether the two claims have owners from two different agents (otherwise there is nothing to report), one

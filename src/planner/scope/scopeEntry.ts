@@ -103,6 +103,17 @@ export function foldCase(text: string): string {
   return text.toLowerCase();
 }
 
+/**
+ * A spelling or path in Unicode NFC, the form every comparison of entries and paths is made in (the write
+ * gate, the commit guard, the collision engine, verify): `café` and `cafe` + U+0301, or KELVIN SIGN and
+ * `K`, are one path. One that is all ASCII already is NFC, and is kept as the same string.
+ */
+export function inNfc(text: string): string {
+  return ASCII_ONLY.test(text) ? text : text.normalize('NFC');
+}
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 function fail(reason: ScopeEntryErrorReason, entry: string, why: string): never {
   throw new ScopeEntryError(reason, entry, `scope entry ${JSON.stringify(entry)} ${why}`);
 }

@@ -1,16 +1,17 @@
 // The proof that a wave is disjoint from every wave another clone still claims, with the same exact engine
 // as a local wave (src/planner/scope/collisions.ts). Each agent is compared by its declared entries plus
 // the plain test siblings its wave's role grants (`src/a.ts` → `src/a.test.ts`, which the write gate lets
-// it write), so two clones are never both allowed one test file next to a source file. The glob siblings
-// (`test/**/a.test.ts`) are left out of the proof: they name every same-named test anywhere in a tree, so
-// any two waves owning an `index.ts` would collide; the local proof leaves all siblings out for the same
-// reason. `verify` does count them: it checks what the gate allows.
+// it write), so two clones are never both allowed one test file next to a source file. Entries and siblings
+// are compared in Unicode NFC, as the gates compare them. The glob siblings (`test/**/a.test.ts`) are left
+// out of the proof: they name every same-named test anywhere in a tree, so any two waves owning an
+// `index.ts` would collide; the local proof leaves all siblings out for the same reason. `verify` does
+// count them: it checks what the gate allows.
 import { findCollisions } from '../scope/collisions';
 import type { ScopeRecord } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
 import { comparablePrefix, LiteralPrefixSet, spelledLiteralPrefix } from '../scope/literalPrefixSet';
 import { compiledEntry } from '../scope/scopeAlgebra';
-import { foldCase, parseScopeEntry } from '../scope/scopeEntry';
+import { foldCase, inNfc, parseScopeEntry } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { DEFAULT_TEST_SIBLING_RULES, expandTestSiblings } from '../scope/testSiblings';
 import type { Claim } from './claims';
@@ -132,8 +133,14 @@ export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWa
   if (claimed.length === 0 || ours.records.length === 0) return [];
   const ignoreCase = options.ignoreCase ?? false;
   // Wave 0 is ours, wave i is claimed[i - 1]. Ids are made unique per wave (`<wave>:<id>`) for the engine,
-  // so no id is "used twice" across waves.
-  const waves: WaveScopes[] = [ours, ...claimed];
+  // so no id is "used twice" across waves. Every entry is taken in NFC before anything is spelled from it,
+  // filed or matched, as the gates take it: a test sibling spelled from `café.ts` and another clone's
+  // `cafe\u0301.test.ts` are one file to both gates, so they must be one here too (the engine alone
+  // normalises, and the sibling passes below compare the spellings as they are).
+  const waves: WaveScopes[] = [ours, ...claimed].map((wave) => ({
+    role: wave.role,
+    records: wave.records.map((record) => ({ id: record.id, files: [...new Set(record.files.map(inNfc))] })),
+  }));
 
   // Two entries can only share a path when their literal prefixes agree on every segment both have (the
   // engine's own first test), so an agent none of whose entries agrees so with any entry of the other side

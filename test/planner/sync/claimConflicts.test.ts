@@ -127,6 +127,39 @@ describe('findClaimConflicts (our wave against other clones\' claims)', () => {
     }
   });
 
+  // The gates take every entry and path in NFC, so a test sibling spelled in one form and another clone's
+  // entry spelled in the other are one file to both: the proof must see one file too.
+  const nfc = 'caf\u00e9';
+  const nfd = 'cafe\u0301';
+  const siblingsAcrossForms: Array<{ name: string; mine: string; theirs: string; ignoreCase?: boolean; witness: string }> = [
+    { name: 'our NFC file\'s sibling against their NFD test file', mine: `src/${nfc}.ts`, theirs: `src/${nfd}.test.ts`, witness: `src/${nfc}.test.ts` },
+    { name: 'our NFD file\'s sibling against their NFC test file', mine: `src/${nfd}.ts`, theirs: `src/${nfc}.test.ts`, witness: `src/${nfc}.test.ts` },
+    { name: 'their NFC file\'s sibling against our NFD test file', mine: `src/${nfd}.test.ts`, theirs: `src/${nfc}.ts`, witness: `src/${nfc}.test.ts` },
+    { name: 'our sibling against their glob below the NFD spelling of its directory', mine: `src/${nfc}/a.ts`, theirs: `src/${nfd}/*.test.ts`, witness: `src/${nfc}/a.test.ts` },
+    { name: 'our sibling of K against their KELVIN SIGN test file (NFC maps it to K)', mine: 'src/K.ts', theirs: 'src/\u212a.test.ts', witness: 'src/K.test.ts' },
+    { name: 'our sibling of KELVIN SIGN against their K test file', mine: 'src/\u212a.ts', theirs: 'src/K.test.ts', witness: 'src/K.test.ts' },
+    { name: 'our NFC file\'s sibling against their NFD test file in other case, folding case', mine: 'src/CAF\u00c9.ts', theirs: `src/${nfd}.test.ts`, ignoreCase: true, witness: 'src/CAF\u00c9.test.ts' },
+  ];
+  for (const { name, mine, theirs, ignoreCase, witness } of siblingsAcrossForms) {
+    it(`a plain test sibling meets the other form of its spelling: ${name}`, () => {
+      const conflicts = findClaimConflicts({ role: 'implementation', records: [{ id: 'a', files: [mine] }] }, [claimed([{ id: 'b', files: [theirs] }], 'implementation')], { ignoreCase });
+      assert.deepEqual(
+        conflicts.map((c) => [c.agent, c.other.agent, c.testSibling || c.other.testSibling, c.witness]),
+        [['a', 'b', true, witness]],
+      );
+    });
+  }
+
+  it('a plain test sibling meets their sibling of the other form of its file', () => {
+    const conflicts = findClaimConflicts({ role: 'implementation', records: [{ id: 'a', files: [`src/${nfc}.ts`] }] }, [claimed([{ id: 'b', files: [`src/${nfd}.ts`] }], 'implementation')]);
+    assert.ok(
+      conflicts.some((c) => c.testSibling && c.other.testSibling && c.witness === `src/${nfc}.test.ts`),
+      JSON.stringify(conflicts.map((c) => [c.entry, c.other.entry])),
+    );
+    // Kept as spelled, `k` and KELVIN SIGN are two files (NFC maps the sign to `K`, not `k`).
+    assert.deepEqual(findClaimConflicts({ role: 'implementation', records: [{ id: 'a', files: ['src/k.ts'] }] }, [claimed([{ id: 'b', files: ['src/\u212a.test.ts'] }], 'implementation')]), []);
+  });
+
   it('takes a known file as witness when one exists', () => {
     const ours = { role: '', records: [{ id: 'a', files: ['src/*.ts'] }] };
     const conflicts = findClaimConflicts(ours, [claimed([{ id: 'b', files: ['src/a*'] }])], { knownFiles: ['src/abc.ts', 'src/b.ts'] });
