@@ -711,6 +711,21 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.match(run.stderr, /both claim src\/caf\u00e9\.test\.ts\n/);
   });
 
+  it('plan show reports an overlap by case alone with a case-insensitive clone\'s claim, as publish refuses it', () => {
+    a.git('config', 'core.ignorecase', 'true');
+    planWave(a, 1, [{ id: 'alice', files: ['src/A/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    planWave(b, 1, [{ id: 'bob', files: ['src/a/x.ts'] }], 'sess-b');
+    const refused = cli(b, ['publish'], { session: 'sess-b' });
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /both claim src\/a\/x\.ts /);
+    const shown = cli(b, ['plan', 'show'], { session: 'sess-b' });
+    assert.match(shown.stdout, /CLAIMED wave 1 agent "bob" src\/a\/x\.ts: src\/a\/x\.ts is wave 1 claimed by clone .+ \(agent "alice", src\/A\/\)/);
+    const json = JSON.parse(cli(b, ['plan', 'show', '--json'], { session: 'sess-b' }).stdout);
+    assert.equal(json.claims.claims[0].ignoreCase, true);
+    assert.ok(json.claims.conflicts.some((conflict: { witness: string }) => conflict.witness === 'src/a/x.ts'), JSON.stringify(json.claims.conflicts));
+  });
+
   it('a publish that stops on a local problem does not wait for the remote\'s plan, which it fetches meanwhile', () => {
     // A transport that never answers (it ends when git does): were the fetch waited for, the publish would not end before the test's timeout.
     a.git('remote', 'set-url', 'origin', 'ssh://wave-scope.invalid/never.git');

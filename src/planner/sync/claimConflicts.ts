@@ -25,6 +25,8 @@ export interface WaveScopes {
 /** A wave another clone claims, with its scopes. */
 export interface ClaimedWaveScopes extends WaveScopes {
   claim: Claim;
+  /** Whether the clone that published the wave folds case (its `published.json` says `ignoreCase`). */
+  ignoreCase?: boolean;
 }
 
 /** One of our agents and one of theirs that can write the same path. */
@@ -52,7 +54,11 @@ export interface ClaimConflict {
 }
 
 export interface ClaimConflictOptions {
-  /** Fold case: true when any of the clones involved is case-insensitive. */
+  /**
+   * Whether this clone folds case. The proof folds case when this clone or the clone of any claimed wave
+   * (ClaimedWaveScopes.ignoreCase) does: on a case-insensitive clone two spellings that differ in case are
+   * one file, which its agent and ours could then both write.
+   */
   ignoreCase?: boolean;
   /** Known repository files, for real witnesses. */
   knownFiles?: FileIndex | readonly string[];
@@ -131,7 +137,8 @@ function own(owners: Owners, entry: string, wave: number, id: string): void {
  */
 export function findClaimConflicts(ours: WaveScopes, claimed: readonly ClaimedWaveScopes[], options: ClaimConflictOptions = {}): ClaimConflict[] {
   if (claimed.length === 0 || ours.records.length === 0) return [];
-  const ignoreCase = options.ignoreCase ?? false;
+  // One rule for publish, `plan show` and the planner, which all prove through here.
+  const ignoreCase = options.ignoreCase === true || claimed.some((wave) => wave.ignoreCase === true);
   // Wave 0 is ours, wave i is claimed[i - 1]. Ids are made unique per wave (`<wave>:<id>`) for the engine,
   // so no id is "used twice" across waves. Every entry is taken in NFC before anything is spelled from it,
   // filed or matched, as the gates take it: a test sibling spelled from `café.ts` and another clone's

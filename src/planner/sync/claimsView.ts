@@ -19,6 +19,11 @@ export interface ClaimView extends Claim {
   ownClone: boolean;
   /** The claimed wave's role (selects test siblings); null when its plan cannot be read. */
   role: string | null;
+  /**
+   * Whether the clone that published the claimed wave folds case (its `published.json`); false when that
+   * cannot be read. A proof against the claim then folds case, as publish's does.
+   */
+  ignoreCase: boolean;
   /** The claimed wave's agents and their declared entries (empty when its plan cannot be read). */
   agents: Array<{ id: string; files: string[] }>;
   /** Why the claimed wave's plan cannot be read (then nothing can be proven disjoint from it). */
@@ -61,6 +66,7 @@ export interface ClaimsViewInput extends Pick<ClaimsView, 'remote' | 'trackingRe
    * a wave was synced from (it is that claim's own plan, not a rival of it).
    */
   localWaves: ReadonlyArray<{ wave: number; syncedFrom?: { clone: string; wave: number } } & WaveScopes>;
+  /** This clone's core.ignorecase; a proof against a claim also folds case where the claim's clone does. */
   ignoreCase?: boolean;
   knownFiles?: ClaimConflictOptions['knownFiles'];
 }
@@ -78,6 +84,7 @@ export function buildClaimsView(input: ClaimsViewInput): ClaimsView {
         ...claim,
         ownClone: claim.clone === input.clone?.id,
         role: usable ? (wave.manifest?.role ?? null) : null,
+        ignoreCase: wave?.info?.ignoreCase === true,
         agents: usable ? (wave.records ?? []).map((record) => ({ id: record.id, files: [...record.files] })) : [],
         problems: usable ? [] : (wave?.problems ?? [`the plan ref holds no wave ${claim.wave} of clone ${claim.clone}`]),
       });
@@ -140,6 +147,7 @@ export function findConflictsWithClaims(
       },
       role: claim.role as string,
       records: claim.agents,
+      ignoreCase: claim.ignoreCase === true,
     }));
   return findClaimConflicts(draft, claimed, { ignoreCase: options.ignoreCase, knownFiles: options.knownFiles });
 }

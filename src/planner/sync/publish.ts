@@ -113,14 +113,9 @@ export function claimedByOthers(
       unreadable.push({ claim, problems: wave?.problems ?? [`clone ${claim.clone} claims wave ${claim.wave} but the plan ref holds no such wave`] });
       continue;
     }
-    live.push({ claim, role: wave.manifest.role, records: wave.records });
+    live.push({ claim, role: wave.manifest.role, records: wave.records, ignoreCase: wave.info?.ignoreCase === true });
   }
   return { live, unreadable, expired };
-}
-
-/** Whether any clone whose waves take part in a proof folds case (then the proof folds case too). */
-function foldsCase(plan: DecodedPlan, claims: readonly ClaimedWaveScopes[], ours: boolean): boolean {
-  return ours || claims.some(({ claim }) => findPublishedWave(plan, claim.clone, claim.wave)?.info?.ignoreCase === true);
 }
 
 function readPlan(store: PlanRefStore, tip: string | null, options: DecodeOptions = {}): { files: PlanFiles; plan: DecodedPlan } {
@@ -145,7 +140,8 @@ export async function publishWave(request: PublishRequest, store: PlanRefStore):
     const { live, unreadable, expired } = claimedByOthers(plan, request.clone.id, now);
     if (unreadable.length > 0) return { ok: false, reason: 'unreadable-claim', unreadable, attempts: attempt, planCommit: tip };
     const ours = { role: request.manifest.role, records: request.records };
-    const ignoreCase = foldsCase(plan, live, request.ignoreCase);
+    // Case is folded also where a claimed wave's clone folds it: findClaimConflicts reads that off `live`.
+    const ignoreCase = request.ignoreCase;
     let conflicts;
     try {
       conflicts = findClaimConflicts(ours, live, { ignoreCase });

@@ -8,8 +8,9 @@ import type { ClaimedWaveScopes } from '../../../src/planner/sync/claimConflicts
 import { buildClaimsView, findConflictsWithClaims } from '../../../src/planner/sync/claimsView';
 import { claimFor, isClaimBeyondAnyTtl, isClaimLive, MAX_CLAIM_TTL_MS, parseClaim, parseClaimTtl } from '../../../src/planner/sync/claims';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
+import { publishWave } from '../../../src/planner/sync/publish';
 import { entryArbitrary, oracleMatcher, usable } from '../../support/globOracle';
-import { claimOf, cloneNamed, HOUR, T0, waveToPublish } from './syncFixtures';
+import { claimOf, cloneNamed, HOUR, manifestFor, MemoryPlanRef, T0, waveToPublish } from './syncFixtures';
 
 const alpha = cloneNamed('c-alpha');
 const beta = cloneNamed('c-beta');
@@ -301,6 +302,41 @@ describe('the claims view (plan show --json → claims) and what the planner cal
     assert.equal(view.conflicts[0]?.localWave, 2);
     assert.equal(view.conflicts[0]?.other.clone, 'c-beta');
     assert.equal(view.conflicts[0]?.witness, 'src/b/x.ts');
+  });
+
+  // Publish folds case when the claimed wave's clone is case-insensitive (its published.json says so);
+  // plan show and the planner must refuse what publish refuses, or the planner saves a wave publish refuses.
+  it('folds case exactly where publish does: where the claimed wave\'s clone folds case, though this one keeps it', async () => {
+    for (const theirsFolds of [true, false]) {
+      const published = waveToPublish(beta, 5, [{ id: 'bob', files: ['src/B/'] }]);
+      const files = nextPlanFiles(new Map(), emptyPlan(), { claims: [claimOf(beta, 5)], write: [{ ...published, info: { ...published.info, ignoreCase: theirsFolds } }] }, T0);
+      const draft = { role: 'implementation', records: [{ id: 'mine', files: ['src/b/x.ts'] }] };
+      const now = T0 + 60_000;
+      const ref = new MemoryPlanRef();
+      ref.tip = ref.writeCommit(files, null, 'as c-beta');
+      const publish = await publishWave({ clone: alpha, manifest: manifestFor(2, draft.records), records: draft.records, session: null, ignoreCase: false, head: null, now: () => now, ttlMs: HOUR }, ref);
+      assert.equal(publish.ok ? 'published' : publish.reason, theirsFolds ? 'conflict' : 'published');
+      const shown = buildClaimsView({
+        plan: decodePlan(files),
+        remote: 'origin',
+        trackingRef: 'refs/wave-scope/remotes/origin/plan',
+        commit: 'f'.repeat(40),
+        fetchedAt: new Date(T0).toISOString(),
+        clone: alpha,
+        problem: null,
+        now,
+        localWaves: [{ wave: 2, ...draft }],
+        ignoreCase: false,
+      });
+      // The file itself and its plain test siblings, all below bob's src/B/ once case is folded.
+      const expected = theirsFolds ? ['src/b/__tests__/x.test.ts', 'src/b/__tests__/x.ts', 'src/b/x.spec.ts', 'src/b/x.test.ts', 'src/b/x.ts'] : [];
+      assert.deepEqual(shown.conflicts.map((c) => c.witness).sort(), expected);
+      assert.ok(shown.conflicts.every((c) => c.localWave === 2 && c.agent === 'mine' && c.other.agent === 'bob'));
+      const planner = findConflictsWithClaims(draft, shown, { now, ignoreCase: false });
+      assert.deepEqual(planner.map((c) => c.witness).sort(), expected, 'what the planner calls before it saves');
+      if (!publish.ok && publish.reason === 'conflict') assert.deepEqual(publish.conflicts.map((c) => c.witness).sort(), expected, 'publish refuses the same pairs');
+      assert.equal(shown.claims[0]?.ignoreCase, theirsFolds, 'the view carries the claim\'s case rule for the planner');
+    }
   });
 
   it('findConflictsWithClaims refuses a draft that overlaps, passes one that does not, and honours expiry', () => {
