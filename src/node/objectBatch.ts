@@ -54,6 +54,22 @@ export const MAX_PLAN_OBJECT_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_PLAN_READ_BYTES = 256 * 1024 * 1024;
 
+/**
+ * The most directories a path of a plan may pass through. Wave Scope's layout nests 6 (docs/sync.md:
+ * `clones/<clone>/waves/<N>/filescopes/wave-<N>/<agent>.json`); the bound leaves room for the layout to grow.
+ * A tree is read one level per round, so a plan ref nesting thousands of tiny trees would otherwise cost
+ * every reader a round per level (and, walked recursively, its stack) before the decoder refused it.
+ */
+export const MAX_PLAN_TREE_DEPTH = 32;
+
+/** The refusal of a plan commit whose tree nests deeper than MAX_PLAN_TREE_DEPTH. */
+export function planTreeTooDeep(commit: string): PlanRefError {
+  return new PlanRefError(
+    'read',
+    `the plan commit ${commit} nests directories more than ${MAX_PLAN_TREE_DEPTH} deep, deeper than any plan Wave Scope writes: this is not a plan it reads`,
+  );
+}
+
 /** How much one reader of a plan may hold in all: MAX_PLAN_READ_BYTES unless a test asks for less. */
 export interface PlanReadLimit {
   readonly readLimit?: number;
@@ -234,19 +250,24 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
   const unread = (level: readonly string[]) => {
     const missing = new Set<string>();
     const looked = new Set<string>();
-    const lookInto = (oid: string) => {
-      if (looked.has(oid)) return;
+    // With a stack of its own rather than recursion: how deep the trees already read nest is the ref's
+    // author's choice (the walk below refuses past MAX_PLAN_TREE_DEPTH).
+    const pending = [...level].reverse();
+    for (let oid = pending.pop(); oid !== undefined; oid = pending.pop()) {
+      if (looked.has(oid)) continue;
       looked.add(oid);
       for (const entry of trees.get(oid) ?? []) {
         if (!isDirectoryMode(entry.mode)) continue;
-        if (trees.has(entry.oid)) lookInto(entry.oid);
+        if (trees.has(entry.oid)) pending.push(entry.oid);
         else missing.add(entry.oid);
       }
-    };
-    level.forEach(lookInto);
+    }
     return [...missing];
   };
-  for (let level = unread([top.oid]); level.length > 0; level = unread(level)) {
+  // Round n reads directories at least n deep (a hint may have read some of the levels above ahead), so
+  // a round past MAX_PLAN_TREE_DEPTH means a deeper tree: refused before it is read any further.
+  for (let depth = 1, level = unread([top.oid]); level.length > 0; depth += 1, level = unread(level)) {
+    if (depth > MAX_PLAN_TREE_DEPTH) throw planTreeTooDeep(commit);
     const answers = await batch.read(level);
     level.forEach((oid, index) => {
       const answer = answers[index];
@@ -255,16 +276,28 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
     });
   }
   const listed: TreeEntry[] = [];
-  const walk = (oid: string, prefix: string) => {
+  // Depth first, each tree's entries in order, with a stack of its own: one frame per directory open on the
+  // way down, so the stack's length is the depth of the directory being listed.
+  const stack: Array<{ entries: ReadonlyArray<{ mode: string; name: string; oid: string }>; next: number; prefix: string }> = [];
+  const open = (oid: string, prefix: string) => {
     const tree = trees.get(oid);
     // Every directory has been read above; one that was not would leave its files out of the plan.
     if (tree === undefined) throw new PlanRefError('read', `the tree ${prefix === '' ? 'at the top' : `at ${prefix}`} of the plan commit ${commit} was not read`);
-    for (const entry of tree) {
-      const path = `${prefix}${entry.name}`;
-      if (isDirectoryMode(entry.mode)) walk(entry.oid, `${path}/`);
-      else listed.push({ path, oid: entry.oid, blob: entry.mode === PLAIN_FILE_MODE });
-    }
+    // A hint may have read a tree deeper than the rounds went.
+    if (stack.length > MAX_PLAN_TREE_DEPTH) throw planTreeTooDeep(commit);
+    stack.push({ entries: tree, next: 0, prefix });
   };
-  walk(top.oid, '');
+  open(top.oid, '');
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    const entry = frame.entries[frame.next];
+    frame.next += 1;
+    if (entry === undefined) {
+      stack.pop();
+      continue;
+    }
+    const path = `${frame.prefix}${entry.name}`;
+    if (isDirectoryMode(entry.mode)) open(entry.oid, `${path}/`);
+    else listed.push({ path, oid: entry.oid, blob: entry.mode === PLAIN_FILE_MODE });
+  }
   return { commitText: object.content.toString('utf8'), entries: listed };
 }

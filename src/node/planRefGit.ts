@@ -16,7 +16,7 @@ import type { Writable } from 'node:stream';
 import { deflateSync } from 'node:zlib';
 import { followFetchTrace } from './fetchTrace';
 import { gitEnvironment, NOWHERE } from './git';
-import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, PLAIN_FILE_MODE, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
+import { checkPlanObjectSize, MAX_PLAN_READ_BYTES, MAX_PLAN_TREE_DEPTH, PLAIN_FILE_MODE, planReadBudget, planTreeTooDeep, readCommitWithTree, startObjectBatch, takeBatchAnswer } from './objectBatch';
 import { looseFirstBatch } from './looseObjects';
 import type { BatchObject, ObjectBatch, TreeEntry } from './objectBatch';
 import { PlanRefError } from '../planner/sync/publish';
@@ -110,13 +110,24 @@ function readPackedRef(path: string, ref: string): string | undefined {
   return undefined;
 }
 
+/** How many directories a tree path passes through (its `/`s). */
+function directoriesAbove(path: string): number {
+  let count = 0;
+  for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) count += 1;
+  return count;
+}
+
 interface TreeFile {
   oid: string;
   text: string;
 }
 
-/** The entries of `git ls-tree -r -l -z --full-tree` that `only` keeps, and the size git lists for each blob. */
-function parseTreeListing(listing: string, only?: (path: string) => boolean): { entries: TreeEntry[]; sizes: Map<string, number> } {
+/**
+ * The entries of `git ls-tree -r -l -z --full-tree` of `commit` that `only` keeps, and the size git lists for
+ * each blob. A path deeper than any plan's (MAX_PLAN_TREE_DEPTH), kept or not, refuses the commit, as the
+ * reader through cat-file refuses it.
+ */
+function parseTreeListing(commit: string, listing: string, only?: (path: string) => boolean): { entries: TreeEntry[]; sizes: Map<string, number> } {
   const entries: TreeEntry[] = [];
   const sizes = new Map<string, number>();
   for (const record of listing.split('\0')) {
@@ -128,6 +139,7 @@ function parseTreeListing(listing: string, only?: (path: string) => boolean): { 
       .split(' ')
       .filter((field) => field !== '');
     const path = record.slice(tab + 1);
+    if (directoriesAbove(path) > MAX_PLAN_TREE_DEPTH) throw planTreeTooDeep(commit);
     if (oid === undefined || (only !== undefined && !only(path))) continue;
     entries.push({ path, oid, blob: type === 'blob' && mode === PLAIN_FILE_MODE });
     if (type === 'blob') sizes.set(oid, /^[0-9]+$/.test(size ?? '') ? Number(size) : NaN);
@@ -187,7 +199,7 @@ function readTree(root: string, commit: string, only?: (path: string) => boolean
     if ((error as { code?: string }).code !== 'ENOBUFS') throw error;
     throw new PlanRefError('read', `the plan commit ${commit} lists more than ${MAX_PLAN_READ_BYTES} bytes of paths: this is not a plan Wave Scope reads`);
   }
-  const { entries, sizes } = parseTreeListing(listing, only);
+  const { entries, sizes } = parseTreeListing(commit, listing, only);
   const { contents, wanted } = knownTexts(entries, known);
   // cat-file's answers are held whole: what they may add up to is bounded before they are asked for, as the
   // readers that take them as they come bound them (planReadBudget).
@@ -402,6 +414,8 @@ function planTreeObjects(blobIds: ReadonlyMap<string, string>, hexLength: number
     if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment === '.git' || segment.includes('\0'))) {
       throw new PlanRefError('write', `the plan cannot hold the path ${JSON.stringify(path)}`);
     }
+    // writeTree recurses once per level; no plan nests deeper (a cached tree is anyone's to edit).
+    if (segments.length - 1 > MAX_PLAN_TREE_DEPTH) throw new PlanRefError('write', `the plan cannot hold a path more than ${MAX_PLAN_TREE_DEPTH} directories deep`);
     let directory = top;
     for (const segment of segments.slice(0, -1)) {
       let next = directory.directories.get(segment);

@@ -7,7 +7,9 @@ import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../suppor
 import type { CliRun } from '../support/builtCli';
 import { claudeDecision, hookPayload } from '../support/hookFixtures';
 import { makeOld, plantLeftover } from '../support/leftoverFiles';
+import { writeNestedTreeCommit } from '../support/nestedTrees';
 import { snapshotTree } from '../support/plantedLinks';
+import { MAX_PLAN_TREE_DEPTH } from '../../src/node/objectBatch';
 import { createSharedRemote, gitIn } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
 
@@ -724,6 +726,25 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     const json = JSON.parse(cli(b, ['plan', 'show', '--json'], { session: 'sess-b' }).stdout);
     assert.equal(json.claims.claims[0].ignoreCase, true);
     assert.ok(json.claims.conflicts.some((conflict: { witness: string }) => conflict.witness === 'src/a/x.ts'), JSON.stringify(json.claims.conflicts));
+  });
+
+  it('sync and publish refuse a plan ref whose tree nests deeper than any plan, naming the bound, and write nothing', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const tip = gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();
+    // What anyone who may push the ref can put there: tiny trees one inside the other.
+    const nested = writeNestedTreeCommit(remote.bare, { depth: MAX_PLAN_TREE_DEPTH, base: { tree: gitIn(remote.bare, 'rev-parse', `${tip}^{tree}`).trim(), parent: tip } });
+    gitIn(remote.bare, 'update-ref', 'refs/wave-scope/plan', nested, tip);
+    const refusal = `ERROR: git failed: the plan commit ${nested} nests directories more than ${MAX_PLAN_TREE_DEPTH} deep, deeper than any plan Wave Scope writes: this is not a plan it reads\n`;
+    const synced = cli(b, ['sync'], { session: 'sess-b' });
+    assert.equal(synced.status, 2, synced.stderr);
+    assert.equal(synced.stderr, refusal);
+    assert.equal(existsSync(join(b.root, '.claude')), false, 'nothing was synced');
+    planWave(b, 1, [{ id: 'bob', files: ['src/b/'] }], 'sess-b');
+    const published = cli(b, ['publish'], { session: 'sess-b' });
+    assert.equal(published.status, 2, published.stderr);
+    assert.equal(published.stderr, refusal);
+    assert.equal(gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim(), nested, 'nothing was pushed');
   });
 
   it('a publish that stops on a local problem does not wait for the remote\'s plan, which it fetches meanwhile', () => {

@@ -5,9 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, MAX_PLAN_READ_BYTES, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
+import { batchAnswerLength, MAX_PLAN_OBJECT_BYTES, MAX_PLAN_READ_BYTES, MAX_PLAN_TREE_DEPTH, planReadBudget, readCommitWithTree, startObjectBatch, takeBatchAnswer } from '../../src/node/objectBatch';
 import { looseFirstBatch } from '../../src/node/looseObjects';
 import { PlanRefError } from '../../src/planner/sync/publish';
+import { writeNestedTreeCommit } from '../support/nestedTrees';
 import { gitIn } from './gitRemotes';
 
 /** `git ls-tree -r -z --full-tree`, as path, id and whether it is a plain file (a blob of mode 100644, as every file of a plan is). */
@@ -129,6 +130,33 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
       for (const hints of [...directories.map((directory) => [directory]), directories]) {
         assert.deepEqual((await readCommitWithTree(batch, commit, hints)).entries, lsTree(root, commit), hints.join(', '));
       }
+    } finally {
+      batch.close();
+    }
+  });
+
+  it('refuses a tree nested deeper than any plan after at most MAX_PLAN_TREE_DEPTH rounds, however deep, and lists one just as deep as the bound', async () => {
+    const root = repository('nested');
+    const gitDir = join(root, '.git');
+    const batch = startObjectBatch(root);
+    const rounds: string[][] = [];
+    const counting = { read: (names: readonly string[]) => (rounds.push([...names]), batch.read(names)), close: () => batch.close() };
+    const tooDeep = (error: unknown) => error instanceof PlanRefError && error.reason === 'read' && new RegExp(`nests directories more than ${MAX_PLAN_TREE_DEPTH} deep`).test(error.message);
+    try {
+      const deepest = writeNestedTreeCommit(gitDir, { depth: MAX_PLAN_TREE_DEPTH - 1 });
+      assert.deepEqual((await readCommitWithTree(counting, deepest)).entries, lsTree(root, deepest));
+      // Thousands of levels of tiny trees: refused within the bound's rounds, and without a stack per level.
+      for (const depth of [MAX_PLAN_TREE_DEPTH, 30_000]) {
+        rounds.length = 0;
+        await assert.rejects(readCommitWithTree(counting, writeNestedTreeCommit(gitDir, { depth })), tooDeep);
+        assert.ok(rounds.length <= MAX_PLAN_TREE_DEPTH + 1, `${rounds.length} rounds for ${depth} levels`);
+      }
+      // Directories asked for ahead are read in the first round, deeper than the rounds go: still refused.
+      const hinted = writeNestedTreeCommit(gitDir, { depth: MAX_PLAN_TREE_DEPTH + 8 });
+      const directories = Array.from({ length: MAX_PLAN_TREE_DEPTH + 9 }, (_, index) => ['zdeep', ...Array.from({ length: index }, () => 'd000')].join('/'));
+      rounds.length = 0;
+      await assert.rejects(readCommitWithTree(counting, hinted, directories), tooDeep);
+      assert.equal(rounds.length, 1);
     } finally {
       batch.close();
     }

@@ -10,6 +10,8 @@ import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch
 import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
 import { PlanRefError } from '../../src/planner/sync/publish';
+import { MAX_PLAN_TREE_DEPTH } from '../../src/node/objectBatch';
+import { writeNestedTreeCommit } from '../support/nestedTrees';
 import { createSharedRemote, gitIn } from './gitRemotes';
 import type { SharedRemote } from './gitRemotes';
 
@@ -397,6 +399,21 @@ describe('the plan ref through real git (src/node/planRefGit.ts)', () => {
     assert.ok(refused instanceof PlanRefError, String(refused));
     assert.match(refused.message, /is 67108865 bytes, more than any plan file holds/);
     assert.deepEqual(runs.map((run) => run.args.join(' ')), [`ls-tree -r -l -z --full-tree ${large}`], 'cat-file is never asked for it');
+  });
+
+  it('reading a plan commit through git ls-tree refuses a tree nested deeper than any plan, as the reader through cat-file does', () => {
+    const { repository } = locatedClone();
+    const store = planStoreOf(repository, 'origin');
+    const deepest = writeNestedTreeCommit(repository.gitDir, { depth: MAX_PLAN_TREE_DEPTH - 1 });
+    assert.equal(store.readFiles(deepest).size, 1);
+    const nested = writeNestedTreeCommit(repository.gitDir, { depth: MAX_PLAN_TREE_DEPTH });
+    // Refused whatever the reader keeps: `only` picks the files it wants after the whole listing is checked.
+    for (const only of [undefined, (path: string) => !path.startsWith('zdeep/')]) {
+      assert.throws(
+        () => store.readFiles(nested, only),
+        (error: unknown) => error instanceof PlanRefError && error.message === `the plan commit ${nested} nests directories more than ${MAX_PLAN_TREE_DEPTH} deep, deeper than any plan Wave Scope writes: this is not a plan it reads`,
+      );
+    }
   });
 
   it('a deferred cache writes its file only when told, into a temporary file reserved for it when there is one', async () => {
