@@ -224,6 +224,9 @@ export function parseTree(content: Buffer, hexLength: number, where: string): Ar
 /** At most this many directories are asked for ahead (likelyDirectories); the rest are read level by level. */
 const MAX_LIKELY_DIRECTORIES = 64;
 
+/** What `git ls-tree -r -l -z` prints for an entry besides its path and id: mode, type, padded size, separators. */
+const LISTED_ENTRY_BYTES = 22;
+
 /** The mode of a plain file in a git tree. */
 export const PLAIN_FILE_MODE = '100644';
 
@@ -236,7 +239,12 @@ export const PLAIN_FILE_MODE = '100644';
  * being walked names that id, so what is listed is the commit's whatever the hints say; the directories
  * they miss are read level by level as without them. A plan of the same shape is then listed in one round.
  */
-export async function readCommitWithTree(batch: ObjectBatch, commit: string, likelyDirectories: readonly string[] = []): Promise<{ commitText: string; entries: TreeEntry[] }> {
+export async function readCommitWithTree(
+  batch: ObjectBatch,
+  commit: string,
+  likelyDirectories: readonly string[] = [],
+  { readLimit = MAX_PLAN_READ_BYTES }: PlanReadLimit = {},
+): Promise<{ commitText: string; entries: TreeEntry[] }> {
   const hexLength = commit.length;
   const hints = likelyDirectories.filter((path) => path !== '' && !path.includes('\n')).slice(0, MAX_LIKELY_DIRECTORIES);
   const [object, top, ...hinted] = await batch.read([commit, `${commit}^{tree}`, ...hints.map((path) => `${commit}:${path}`)]);
@@ -287,6 +295,10 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
     if (stack.length > MAX_PLAN_TREE_DEPTH) throw planTreeTooDeep(commit);
     stack.push({ entries: tree, next: 0, prefix });
   };
+  // Trees that name one subtree many times list exponentially many paths from a few tiny objects (20
+  // levels of two names: a million paths from 40 objects), so the listing is bounded as readTree bounds
+  // `git ls-tree -r -l`'s output; every directory passed counts too, as empty trees list nothing.
+  let listedBytes = 0;
   open(top.oid, '');
   for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
     const entry = frame.entries[frame.next];
@@ -296,6 +308,8 @@ export async function readCommitWithTree(batch: ObjectBatch, commit: string, lik
       continue;
     }
     const path = `${frame.prefix}${entry.name}`;
+    listedBytes += path.length + LISTED_ENTRY_BYTES + entry.oid.length;
+    if (listedBytes > readLimit) throw new PlanRefError('read', `the plan commit ${commit} lists more than ${readLimit} bytes of paths: this is not a plan Wave Scope reads`);
     if (isDirectoryMode(entry.mode)) open(entry.oid, `${path}/`);
     else listed.push({ path, oid: entry.oid, blob: entry.mode === PLAIN_FILE_MODE });
   }

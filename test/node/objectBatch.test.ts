@@ -162,6 +162,25 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
     }
   });
 
+  it('refuses a tree whose directories name one tree many times once its listing passes the read limit, a tree of empty trees too', async () => {
+    // The readers' limit, made small so the reading is quick; the default is MAX_PLAN_READ_BYTES, as for readTree's ls-tree.
+    const readLimit = 64 * 1024;
+    const root = repository('shared-subtrees');
+    const gitDir = join(root, '.git');
+    const batch = startObjectBatch(root);
+    const refused = (error: unknown) => error instanceof PlanRefError && new RegExp(`lists more than ${readLimit} bytes of paths`).test(error.message);
+    try {
+      // 20 levels of two names for one tree: a million paths from 42 objects.
+      await assert.rejects(readCommitWithTree(batch, writeNestedTreeCommit(gitDir, { depth: 20, width: 2 }), [], { readLimit }), refused);
+      // Empty trees list nothing, yet walking them costs as much.
+      await assert.rejects(readCommitWithTree(batch, writeNestedTreeCommit(gitDir, { depth: 20, width: 2, empty: true }), [], { readLimit }), refused);
+      const small = writeNestedTreeCommit(gitDir, { depth: 3, width: 2 });
+      assert.deepEqual((await readCommitWithTree(batch, small, [], { readLimit })).entries, lsTree(root, small));
+    } finally {
+      batch.close();
+    }
+  });
+
   it('answers a missing object with null, beside the ones it has, in one round', async () => {
     const root = repository('missing');
     const commit = commitTree(root, { 'a.json': 'a\n' });

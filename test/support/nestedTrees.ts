@@ -25,12 +25,13 @@ function treeEntry(mode: string, name: string, id: string): Buffer {
 /**
  * A commit (SHA-1 repositories only) whose tree holds `zdeep/d000/…/f`: `depth` directories below `zdeep/`
  * (so `f` is depth + 1 directories down), each holding `width` directories (`d000`, `d001`, …) that all name
- * the same tree, so `f` lies at width^depth paths. With `base`, its tree's entries come first and the
- * commit's parent is `base.parent`.
+ * the same tree, so `f` lies at width^depth paths (with `empty`, the deepest directories are empty trees
+ * and there is no `f`). With `base`, its tree's entries come first and the commit's parent is `base.parent`.
  */
-export function writeNestedTreeCommit(gitDir: string, options: { depth: number; width?: number; base?: { tree: string; parent: string } }): string {
+export function writeNestedTreeCommit(gitDir: string, options: { depth: number; width?: number; empty?: boolean; base?: { tree: string; parent: string } }): string {
   const width = options.width ?? 1;
-  let tree = writeLooseObject(gitDir, 'tree', treeEntry('100644', 'f', writeLooseObject(gitDir, 'blob', Buffer.from('x\n'))));
+  const leaf = options.empty === true ? Buffer.alloc(0) : treeEntry('100644', 'f', writeLooseObject(gitDir, 'blob', Buffer.from('x\n')));
+  let tree = writeLooseObject(gitDir, 'tree', leaf);
   for (let level = 0; level < options.depth; level += 1) {
     tree = writeLooseObject(gitDir, 'tree', Buffer.concat(Array.from({ length: width }, (_, index) => treeEntry('40000', `d${String(index).padStart(3, '0')}`, tree))));
   }
