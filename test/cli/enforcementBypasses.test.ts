@@ -263,6 +263,8 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       { name: 'config.worktree', setup: () => { repo.git('config', 'extensions.worktreeConfig', 'true'); repo.git('config', '--worktree', 'core.hooksPath', 'githooks'); }, target: 'githooks/pre-commit' },
       { name: 'a \\ continuation', setup: () => writeFileSync(join(repo.root, '.git/config'), '[core]\n\trepositoryformatversion = 0\n\thooksPath = git\\\n-hooks\n'), target: 'git-hooks/pre-commit' },
       { name: 'the global config in HOME', setup: () => writeFileSync(join(home, '.gitconfig'), `[core]\n\thooksPath = ${repo.root}/githooks\n`), target: 'githooks/pre-commit' },
+      // Red-team finding 5: git reads a lone CR as whitespace, so `\r\r\n` line endings set `githooks`, not `githooks\r`.
+      { name: 'an included file with CR CR LF line endings', setup: () => { writeFileSync(join(repo.root, '.gitconfig-shared'), '[core]\r\r\n\thooksPath = githooks\r\r\n'); repo.git('config', 'include.path', '../.gitconfig-shared'); }, target: 'githooks/pre-commit' },
     ];
     for (const { name, setup, target } of setups) {
       it(`core.hooksPath by ${name}`, () => {

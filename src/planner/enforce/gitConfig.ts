@@ -79,8 +79,10 @@ export function parseGitConfig(text: string, file = '<config>'): ConfigEntry[] {
     while (index < text.length && (NAME_CHAR.test(peek()) || peek() === '.')) name += text[index++];
     if (name === '') fail('empty section name');
     let sub: string | undefined;
-    if (peek() === ' ' || peek() === '\t') {
-      while (peek() === ' ' || peek() === '\t') index += 1;
+    // git's whitespace here includes a lone CR (CR LF is the end of the line, and an error).
+    const blank = () => peek() === ' ' || peek() === '\t' || (peek() === '\r' && text.charAt(index + 1) !== '\n');
+    if (blank()) {
+      while (blank()) index += 1;
       if (peek() !== '"') fail('a subsection must be quoted');
       index += 1;
       sub = '';
@@ -107,53 +109,49 @@ export function parseGitConfig(text: string, file = '<config>'): ConfigEntry[] {
     }
   };
 
+  // git's parse_value, over get_next_char (which reads CR LF as LF and anything else, a lone CR too, as
+  // itself): outside quotes git's whitespace (space, tab, CR) is dropped before the value and at its end,
+  // and inside it each such character becomes one space; `\b` is the byte 0x08. git keeps the value in a
+  // C string, so a NUL ends it (the rest of the line is still parsed: a quote or escape there counts).
   const readValue = (): string => {
     let value = '';
-    let pending = '';
+    let spaces = 0;
     let quoted = false;
-    while (peek() === ' ' || peek() === '\t') index += 1;
     for (;;) {
       if (index >= text.length) break;
       const char = text[index] as string;
-      if (char === '\n') {
+      if (char === '\n' || (char === '\r' && text.charAt(index + 1) === '\n')) {
         if (quoted) fail('newline inside a quoted value');
         break;
+      }
+      index += 1;
+      if (!quoted && (char === ' ' || char === '\t' || char === '\r')) {
+        if (value !== '') spaces += 1;
+        continue;
       }
       if (!quoted && (char === '#' || char === ';')) {
         skipToLineEnd();
         break;
       }
-      if (char === '\r' && text.charAt(index + 1) === '\n') {
-        index += 1;
-        continue;
-      }
-      if (!quoted && (char === ' ' || char === '\t')) {
-        pending += char;
-        index += 1;
-        continue;
-      }
-      value += pending;
-      pending = '';
-      index += 1;
+      value += ' '.repeat(spaces);
+      spaces = 0;
       if (char === '"') {
         quoted = !quoted;
         continue;
       }
       if (char === '\\') {
-        const next = text.charAt(index);
+        // The end of the text reads as a newline: a `\` there is a continuation onto nothing.
+        if (index >= text.length) continue;
+        const next = text[index] as string;
+        if (next === '\n' || (next === '\r' && text.charAt(index + 1) === '\n')) {
+          index += next === '\n' ? 1 : 2;
+          line += 1;
+          continue;
+        }
         index += 1;
-        if (next === '\n') {
-          line += 1;
-          continue;
-        }
-        if (next === '\r' && text.charAt(index) === '\n') {
-          index += 1;
-          line += 1;
-          continue;
-        }
         if (next === 'n') value += '\n';
         else if (next === 't') value += '\t';
-        else if (next === 'b') value = value.slice(0, -1);
+        else if (next === 'b') value += '\b';
         else if (next === '\\' || next === '"') value += next;
         else fail(`bad escape "\\${next}"`);
         continue;
@@ -161,7 +159,8 @@ export function parseGitConfig(text: string, file = '<config>'): ConfigEntry[] {
       value += char;
     }
     if (quoted) fail('unterminated quote');
-    return value;
+    const nul = value.indexOf('\0');
+    return nul === -1 ? value : value.slice(0, nul);
   };
 
   while (index < text.length) {
@@ -191,8 +190,8 @@ export function parseGitConfig(text: string, file = '<config>'): ConfigEntry[] {
     if (peek() === '=') {
       index += 1;
       value = readValue();
-    } else if (peek() === '\n' || peek() === '' || peek() === '#' || peek() === ';' || peek() === '\r') {
-      if (peek() === '#' || peek() === ';') skipToLineEnd();
+    } else if (peek() === '\n' || peek() === '' || (peek() === '\r' && text.charAt(index + 1) === '\n')) {
+      // Only the end of the line may follow a key without `=` (git's get_value): a comment is a bad line.
       value = undefined;
     } else fail(`bad config line`);
     entries.push({ section: section ?? '', ...(subsection !== undefined ? { subsection } : {}), key: asciiLowerCase(key), value });

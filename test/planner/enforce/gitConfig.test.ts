@@ -35,6 +35,19 @@ const texts: string[] = [
   '[core]\n\tempty =\n\ttab = a\\tb\n',
   '[Section "Sub\\"quoted"]\n\tKey = V\n',
   '[user]\n\tname = Jöhn Dœ\n\temail = j@example.invalid\n',
+  // A lone CR is whitespace to git: skipped before a value, trimmed after it, a space inside it.
+  '[core]\r\r\n\thooksPath = githooks\r\r\n',
+  '[core]\n\tx =\r a\rb \r\n',
+  '[core]\n\tx = "a\rb"\n',
+  // `\b` is the byte 0x08, not a deletion.
+  '[core]\n\thooksPath = githooks\\b\n',
+  // A NUL ends git's value (a C string); the rest of the line is still parsed.
+  '[core]\n\thooksPath = githooks\0x "y" z\n',
+  // Whitespace inside an unquoted value: one space for each character; none before the value, quotes or not.
+  '[core]\n\tx = a\t\tb\n',
+  '[core]\n\tx = "" a\n',
+  '[core]\n\tx = a\\',
+  '[core \r"sub"]\n\tx = 1\n',
 ];
 
 /** git's own reading of a config text: `key=value` lines, lower-cased names, as `git config --list` prints them. */
@@ -43,7 +56,7 @@ function gitList(text: string): string[] {
   try {
     const file = join(dir, 'config');
     writeFileSync(file, text);
-    const out = execFileSync('git', ['config', '--file', file, '--list', '-z'], { encoding: 'utf8' });
+    const out = execFileSync('git', ['config', '--file', file, '--list', '-z'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     return out
       .split('\0')
       .filter((entry) => entry !== '')
@@ -65,13 +78,47 @@ describe('gitConfig: the parser reads what git reads', () => {
     it(JSON.stringify(text), () => assert.deepEqual(ourList(text), gitList(text)));
   }
 
-  const broken = ['[core\n', '[core]\n\tx = "unterminated\n', '[core]\n\tx = bad \\q escape\n', '[core]\n\t0key = v\n'];
+  const broken = ['[core\n', '[core]\n\tx = "unterminated\n', '[core]\n\tx = bad \\q escape\n', '[core]\n\t0key = v\n', '[core]\n\tx ; comment\n', '[core]\n\tx\r\t\n'];
   for (const text of broken) {
     it(`refuses what git refuses: ${JSON.stringify(text)}`, () => {
       assert.throws(() => parseGitConfig(text), GitConfigError);
       assert.throws(() => gitList(text));
     });
   }
+
+  // A differential test over generated texts (a fixed seed, so a failure reproduces): where both git and
+  // the parser read a text, they read the same entries. A refusal on one side only fails closed.
+  it('reads generated texts as git does', () => {
+    const pieces = ['[core]', '[Core "x"]', '[core.x]', '\n', '\n', '\r\n', '\r', ' ', '\t', 'hooksPath', 'ignorecase', ' = ', '=', 'val', '"', '\\', '\\n', '\\b', '\\t', '\\\n', '\\\r\n', '#', ';', 'a b', '\0', '[', ']', '.', '-', 'x'];
+    let seed = 20240611;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    let compared = 0;
+    for (let n = 0; n < 160; n += 1) {
+      // Half of them start a value, where the two readings can differ without either refusing.
+      let text = n % 2 === 0 ? '[core]\n\tx = ' : '[core]\n';
+      const length = 2 + Math.floor(random() * 6);
+      for (let i = 0; i < length; i += 1) text += pieces[Math.floor(random() * pieces.length)];
+      let theirs: string[] | undefined;
+      let ours: string[] | undefined;
+      try {
+        theirs = gitList(text);
+      } catch {
+        theirs = undefined;
+      }
+      try {
+        ours = ourList(text);
+      } catch {
+        ours = undefined;
+      }
+      if (theirs === undefined || ours === undefined) continue;
+      compared += 1;
+      assert.deepEqual(ours, theirs, JSON.stringify(text));
+    }
+    assert.ok(compared >= 40, `only ${compared} texts read by both`);
+  });
 
   const booleans: Array<[string | undefined, boolean]> = [[undefined, true], ['true', true], ['Yes', true], ['on', true], ['1', true], ['false', false], ['no', false], ['', false], ['0', false]];
   for (const [value, expected] of booleans) it(`gitBoolean(${JSON.stringify(value)}) = ${expected}`, () => assert.equal(gitBoolean(value), expected));
