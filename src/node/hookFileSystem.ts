@@ -306,6 +306,13 @@ export const nodeLocateFileSystem: LocateFileSystem = {
   },
   readText: (path, options) => readControlFile(path, options?.singleLink === true ? { singleLink: true } : {}),
   readOwnFile: (root, path) => readOwnControlFile(root, path)?.text,
+  realPath(path) {
+    try {
+      return realpathSync.native(path);
+    } catch {
+      return undefined;
+    }
+  },
 };
 
 /** The canonical form of an existing directory (the payload's cwd, the checkout root), as the kernel resolves it. */

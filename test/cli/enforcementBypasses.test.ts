@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtCliPath, cleanEnv } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
@@ -275,6 +275,37 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
         assert.equal(agentWrite(repo.root, 'src/ok.ts', { HOME: home, GIT_CONFIG_NOSYSTEM: '1' }).decision, 'allow');
       });
     }
+  });
+
+  // Red-team finding 4: an `includeIf` whose condition git finds false set core.ignorecase for the gate.
+  describe('4b. core.ignorecase folds an agent\'s grants only where git surely folds', () => {
+    let home: string;
+    beforeEach(() => {
+      home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+      repo.commit({ 'src/Parser.ts': 'alice\n', 'src/parser.ts': 'bob\n' });
+      // createTempGitRepo sets it false locally, which would be the last word: leave it to the global file.
+      repo.git('config', '--unset', 'core.ignorecase');
+      const written = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation'], {
+        cwd: repo.root,
+        input: JSON.stringify([{ id: 'alice', files: ['src/Parser.ts'] }, { id: 'bob', files: ['src/parser.ts'] }]),
+        env: cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: '1' }),
+      });
+      assert.equal(written.status, 0, written.stderr);
+    });
+    afterEach(() => rmSync(home, { recursive: true, force: true }));
+    const alice = (target: string) => agentWrite(repo.root, target, { HOME: home, GIT_CONFIG_NOSYSTEM: '1', WAVE_SCOPE_AGENT: 'alice' });
+    const gitIgnoreCase = () => execFileSync('git', ['config', '--bool', 'core.ignorecase'], { cwd: repo.root, encoding: 'utf8', env: cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: '1' }) }).trim();
+
+    it('an includeIf "gitdir:" that does not match this repository does not let alice write bob\'s src/parser.ts; one that matches folds', () => {
+      writeFileSync(join(home, '.gitconfig-windows'), '[core]\n\tignorecase = true\n');
+      writeFileSync(join(home, '.gitconfig'), '[includeIf "gitdir:/mnt/c/"]\n\tpath = ~/.gitconfig-windows\n');
+      assert.throws(gitIgnoreCase, 'git: core.ignorecase is unset');
+      assert.equal(alice('src/Parser.ts').decision, 'allow');
+      for (const target of ['src/parser.ts', 'SRC/PARSER.TS']) assert.equal(alice(target).decision, 'deny', target);
+      writeFileSync(join(home, '.gitconfig'), `[includeIf "gitdir:${repo.root}/"]\n\tpath = ~/.gitconfig-windows\n`);
+      assert.equal(gitIgnoreCase(), 'true');
+      assert.equal(alice('SRC/PARSER.TS').decision, 'allow', 'where git folds, the grants fold');
+    });
   });
 
   describe('5. control state is judged by destination and by spelling', () => {

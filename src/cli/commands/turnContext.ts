@@ -86,6 +86,7 @@ export function readTurnContext(input: {
     controlPaths: core.controlPaths,
     writeRoot,
     ignoreCase: core.ignoreCase,
+    mayIgnoreCase: core.mayIgnoreCase,
   };
   const normalised: string[] = [];
   for (const entry of agentScope.kind === 'loaded' ? agentScope.entries : []) {

@@ -4,17 +4,25 @@
 // repository folds case. So it reads the same files git reads, in git's order (system, global,
 // local, worktree, then GIT_CONFIG_COUNT pairs from the environment), with git's syntax (sections and
 // subsections, quotes and escapes, `\` continuations, `#`/`;` comments, a key without `=` meaning true)
-// and follows `include.path` and every `includeIf.<condition>.path`.
+// and follows `include.path` and `includeIf.<condition>.path`.
 //
-// Where git's answer depends on something the gate does not evaluate (an `includeIf` condition, which
-// of several assignments is the last), the gate takes the superset: every `core.hooksPath` any of
-// those files assigns is protected, and so is every file they include (writing one can set a new
-// hooks path). The installer, which may spawn git, asks git itself (`git rev-parse --git-path hooks`);
-// test/planner/enforce/gitConfig.test.ts checks that git's answer is always in the gate's set.
+// The two answers are read differently because they fail differently. `core.hooksPath` is a list of
+// places to protect, so where git's answer depends on something the gate does not know (which system
+// file this git build reads, an `includeIf` condition, which assignment is the last) the gate takes the
+// superset: every value any of those files assigns is protected, and so is every file they include
+// (writing one can set a new hooks path). The installer, which may spawn git, asks git itself (`git
+// rev-parse --git-path hooks`); test/planner/enforce/gitConfig.test.ts checks that git's answer is
+// always in the gate's set. `core.ignorecase` is a last-wins boolean that widens what a grant matches,
+// where a superset would be unsound (a file git does not read could say true last). For it the gate
+// retraces git's reading: the conditions it can decide without git (`gitdir:`, `gitdir/i:`, `onbranch:`)
+// are decided as git decides them, and whatever stays undecided yields both answers; the grants fold
+// case only when every answer is true, the control-state checks whenever one is.
 //
 // Links among these files are followed, as git follows them (where each leads is control state for a
 // dispatched agent, writeGate.ts), but a file inside the checkout is read only with one link
 // (ScanOptions.roots): a hard link has no destination to protect.
+
+import { matchIncludePattern } from './includePattern';
 
 /**
  * The reading half of a file system. Throws on anything but "not there" (undefined), and, with
@@ -22,6 +30,11 @@
  */
 export interface ConfigFileSystem {
   readText(path: string, options?: { readonly singleLink?: boolean }): string | undefined;
+  /**
+   * The real path of an existing file or directory (realpath(3)), undefined when there is none. An
+   * `includeIf "gitdir:"` condition is matched against real paths; without this it stays undecided.
+   */
+  realPath?(path: string): string | undefined;
 }
 
 /** One assignment of a config file. */
@@ -240,8 +253,14 @@ export interface GitConfigScan {
   readonly hooksPaths: readonly string[];
   /** Every config file git may read for this repository, included ones too, present or not (absolute). */
   readonly files: readonly string[];
-  /** The last `core.ignorecase`, in git's order (false when none). */
+  /**
+   * `core.ignorecase` where git's answer is certainly true: every reading of the configuration the gate
+   * cannot tell apart (an `includeIf` it cannot decide, a system file of another git build) says true.
+   * What folding lets in (the grants) folds only then.
+   */
   readonly ignoreCase: boolean;
+  /** Whether some reading says `core.ignorecase` is true: what folding only refuses (control state) folds then. */
+  readonly mayIgnoreCase: boolean;
   /** The remotes given a URL (`remote.<name>.url`), in the order first seen. */
   readonly remotes: readonly string[];
 }
@@ -267,18 +286,54 @@ export interface ScanOptions {
 /** git's own limit on nested includes. */
 const MAX_INCLUDE_DEPTH = 10;
 
-/** The system and global files git reads, in its order (superset: each prefix a git build may use). */
-function outerFiles(env: Readonly<Record<string, string | undefined>>, homeDir: string | undefined): string[] {
-  const files: string[] = [];
+/**
+ * How many file readings one scan follows for `core.ignorecase` (git reads a file again each time it is
+ * included). Past it the answer is undecided rather than the hook's time budget spent.
+ */
+const MAX_READINGS = 1000;
+
+/** Whether git reads a file: surely, surely not, or the gate cannot tell. */
+type Inclusion = 'yes' | 'no' | 'maybe';
+
+/** The values `core.ignorecase` may have at one point of git's reading (unset reads as false). */
+interface Readings {
+  readonly false: boolean;
+  readonly true: boolean;
+}
+
+const UNSET: Readings = { false: true, true: false };
+const EITHER: Readings = { false: true, true: true };
+
+function either(a: Readings, b: Readings): Readings {
+  return { false: a.false || b.false, true: a.true || b.true };
+}
+
+/**
+ * git_config_bool where the gate is sure of git's answer. git also reads `+1`, `0x10`, `010`, `2k` and
+ * the like as numbers and dies on anything else; those are undefined here (undecided).
+ */
+function exactGitBoolean(value: string | undefined): boolean | undefined {
+  if (value === undefined) return true;
+  const text = asciiLowerCase(value);
+  if (['true', 'yes', 'on'].includes(text)) return true;
+  if (['false', 'no', 'off', ''].includes(text)) return false;
+  if (/^-?(0|[1-9][0-9]{0,17})$/.test(text)) return Number(text) !== 0;
+  return undefined;
+}
+
+/** The system and global files git reads, in its order, each with whether git surely reads it. */
+function outerFiles(env: Readonly<Record<string, string | undefined>>, homeDir: string | undefined): Array<{ file: string; read: Inclusion }> {
+  const files: Array<{ file: string; read: Inclusion }> = [];
   const noSystem = env.GIT_CONFIG_NOSYSTEM !== undefined && gitBoolean(env.GIT_CONFIG_NOSYSTEM);
   if (!noSystem) {
-    if (env.GIT_CONFIG_SYSTEM !== undefined && env.GIT_CONFIG_SYSTEM !== '') files.push(env.GIT_CONFIG_SYSTEM);
-    else files.push('/etc/gitconfig', '/usr/local/etc/gitconfig', '/opt/homebrew/etc/gitconfig');
+    if (env.GIT_CONFIG_SYSTEM !== undefined && env.GIT_CONFIG_SYSTEM !== '') files.push({ file: env.GIT_CONFIG_SYSTEM, read: 'yes' });
+    // A git build reads the one of its own prefix; which build runs is not known without running it.
+    else for (const file of ['/etc/gitconfig', '/usr/local/etc/gitconfig', '/opt/homebrew/etc/gitconfig']) files.push({ file, read: 'maybe' });
   }
-  if (env.GIT_CONFIG_GLOBAL !== undefined && env.GIT_CONFIG_GLOBAL !== '') files.push(env.GIT_CONFIG_GLOBAL);
+  if (env.GIT_CONFIG_GLOBAL !== undefined && env.GIT_CONFIG_GLOBAL !== '') files.push({ file: env.GIT_CONFIG_GLOBAL, read: 'yes' });
   else if (homeDir !== undefined) {
     const xdg = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : `${homeDir}/.config`;
-    files.push(`${xdg}/git/config`, `${homeDir}/.gitconfig`);
+    files.push({ file: `${xdg}/git/config`, read: 'yes' }, { file: `${homeDir}/.gitconfig`, read: 'yes' });
   }
   return files;
 }
@@ -301,47 +356,214 @@ function environmentEntries(env: Readonly<Record<string, string | undefined>>): 
   return entries;
 }
 
+/** ASCII-only case-insensitive equality (strncasecmp in the C locale git compares in). */
+function sameIgnoringAsciiCase(a: string, b: string): boolean {
+  return asciiLowerCase(a) === asciiLowerCase(b);
+}
+
+/**
+ * git's include_by_gitdir. The pattern: `~/` becomes the real path of `$HOME`, `./` the real
+ * directory of the including file (matched literally, not as a glob), anything else not absolute gets
+ * `**` + `/` in front, and a trailing `/` gets `**`. It is matched with WM_PATHNAME (WM_CASEFOLD for
+ * `gitdir/i:`) against the real path of the git directory, then, failing that, against the git directory
+ * as git spelled it. git spells a linked worktree's (or a `gitdir:` file's) git directory by its real
+ * path, so there a failed match is a no; a `.git` directory it spells from `$PWD` when run at the top
+ * level, which may be a linked spelling the gate cannot know, so there a failed match is undecided.
+ */
+function gitdirCondition(
+  condition: string,
+  casefold: boolean,
+  includingFile: string | undefined,
+  scan: { gitDir: string; env: ScanOptions['env']; fs: ConfigFileSystem },
+): Inclusion {
+  const realPath = scan.fs.realPath;
+  if (realPath === undefined) return 'maybe';
+  let pattern = condition;
+  let prefix = 0;
+  if (pattern === '~' || pattern.startsWith('~/')) {
+    // git takes `$HOME` here (no password database), made real.
+    const home = scan.env.HOME === undefined || scan.env.HOME === '' ? undefined : realPath(scan.env.HOME);
+    if (home === undefined) return 'maybe';
+    pattern = `${home}${pattern.slice(1)}`;
+  } else if (pattern.startsWith('~') || pattern.startsWith('%(prefix)/')) {
+    // Another user's home, the running git's own prefix: not known without git.
+    return 'maybe';
+  }
+  if (pattern.startsWith('./')) {
+    const real = includingFile === undefined ? undefined : realPath(includingFile);
+    if (real === undefined) return 'maybe';
+    const dir = real.slice(0, real.lastIndexOf('/'));
+    pattern = `${dir}${pattern.slice(1)}`;
+    prefix = dir.length + 1;
+  } else if (!pattern.startsWith('/')) pattern = `**/${pattern}`;
+  if (pattern.endsWith('/')) pattern += '**';
+  const matches = (text: string): boolean | undefined => {
+    if (text.length < prefix) return false;
+    const head = pattern.slice(0, prefix);
+    if (casefold ? !sameIgnoringAsciiCase(head, text.slice(0, prefix)) : head !== text.slice(0, prefix)) return false;
+    return matchIncludePattern(pattern.slice(prefix), text.slice(prefix), casefold);
+  };
+  const real = realPath(scan.gitDir);
+  if (real === undefined) return 'maybe';
+  const first = matches(real);
+  if (first === undefined) return 'maybe';
+  if (first) return 'yes';
+  return scan.gitDir.endsWith('/.git') ? 'maybe' : 'no';
+}
+
+/**
+ * git's include_by_branch: the branch HEAD names (refs/heads/ off), matched with WM_PATHNAME, a trailing
+ * `/` getting `**`. A detached HEAD matches nothing. Symbolic refs are followed as git follows them (five
+ * deep); a HEAD the gate cannot read as git does (a link, a reftable repository's placeholder) is undecided.
+ */
+function onbranchCondition(condition: string, scan: { gitDir: string; commonDir: string; fs: ConfigFileSystem }): Inclusion {
+  const { fs } = scan;
+  const read = (path: string): string | undefined | null => {
+    try {
+      return fs.readText(path);
+    } catch {
+      return null;
+    }
+  };
+  const gitDirReal = fs.realPath?.(scan.gitDir);
+  if (gitDirReal === undefined || fs.realPath?.(`${scan.gitDir}/HEAD`) !== `${gitDirReal}/HEAD`) return 'maybe';
+  // git's isspace: space, tab, LF, CR.
+  const trim = (text: string) => text.replace(/[ \t\n\r]+$/, '');
+  const head = read(`${scan.gitDir}/HEAD`);
+  if (head === undefined || head === null) return 'maybe';
+  let text = trim(head);
+  let refname: string | undefined;
+  for (let hops = 0; ; hops += 1) {
+    if (!text.startsWith('ref:')) {
+      // An object name (what follows a space is ignored), or something git cannot resolve either.
+      if (!/^([0-9a-f]{40}|[0-9a-f]{64})([ \t\n\r]|$)/.test(text)) return 'maybe';
+      break;
+    }
+    if (hops === 5) return 'maybe';
+    refname = text.slice('ref:'.length).replace(/^[ \t\n\r]+/, '');
+    if (!refname.startsWith('refs/') || refname.split('/').includes('..')) return 'maybe';
+    // The placeholder HEAD of a reftable repository: the real one is in the table.
+    if (refname === 'refs/heads/.invalid') return 'maybe';
+    const name = refname;
+    const perWorktree = ['refs/bisect/', 'refs/worktree/', 'refs/rewritten/'].some((dir) => name.startsWith(dir));
+    const next = read(`${perWorktree ? scan.gitDir : scan.commonDir}/${refname}`);
+    if (next === null) return 'maybe';
+    // Not there as a loose ref: packed (never symbolic) or unborn; either way the name stands.
+    if (next === undefined) break;
+    text = trim(next);
+  }
+  // Detached (HEAD itself an object name), or a symbolic ref outside refs/heads/.
+  if (refname === undefined || !refname.startsWith('refs/heads/')) return 'no';
+  let pattern = condition;
+  if (pattern.endsWith('/')) pattern += '**';
+  const matched = matchIncludePattern(pattern, refname.slice('refs/heads/'.length));
+  return matched === undefined ? 'maybe' : matched ? 'yes' : 'no';
+}
+
 /**
  * Reads every config file git may read for one repository and collects what the gate protects.
  * Throws GitConfigError for a file git could not parse either, and whatever the file system throws.
+ *
+ * Two readings at once. For what the gate protects (`hooksPaths`, `files`) every include is followed
+ * whatever its condition, and every file read once: a superset. For `core.ignorecase`, a last-wins
+ * boolean where the superset would be unsound (a file git does not read could say true last), git's
+ * reading is retraced: a condition the gate can decide (`gitdir:`, `gitdir/i:`, `onbranch:`) includes
+ * or not, one it cannot (`hasconfig:`, one it does not know) yields both outcomes, and a file is read
+ * again each time it is included, as git reads it.
  */
 export function scanGitConfig(options: ScanOptions): GitConfigScan {
   const files: string[] = [];
   const hooksPaths: string[] = [];
-  let ignoreCase = false;
   const remotes: string[] = [];
+  const parsed = new Map<string, ConfigEntry[] | undefined>();
+  // The least include depth each file's own includes were followed from, for the superset.
+  const expandedAt = new Map<string, number>();
+  let readings = 0;
   const inside = [options.gitDir, options.commonDir, ...(options.roots ?? [])].map((dir) => (dir.endsWith('/') ? dir : `${dir}/`));
-  const visit = (file: string, depth: number) => {
-    files.push(file);
-    if (depth > MAX_INCLUDE_DEPTH) return;
-    const text = options.fs.readText(file, inside.some((dir) => file.startsWith(dir)) ? { singleLink: true } : {});
-    if (text === undefined) return;
-    for (const entry of parseGitConfig(text, file)) take(entry, dirnameOf(file), depth);
+  const scan = { gitDir: options.gitDir, commonDir: options.commonDir, env: options.env, fs: options.fs };
+  const entriesOf = (file: string): ConfigEntry[] | undefined => {
+    if (!parsed.has(file)) {
+      const text = options.fs.readText(file, inside.some((dir) => file.startsWith(dir)) ? { singleLink: true } : {});
+      parsed.set(file, text === undefined ? undefined : parseGitConfig(text, file));
+    }
+    return parsed.get(file);
   };
-  const take = (entry: ConfigEntry, base: string | undefined, depth: number) => {
+  const condition = (subsection: string, includingFile: string | undefined): Inclusion => {
+    if (subsection.startsWith('gitdir:')) return gitdirCondition(subsection.slice('gitdir:'.length), false, includingFile, scan);
+    if (subsection.startsWith('gitdir/i:')) return gitdirCondition(subsection.slice('gitdir/i:'.length), true, includingFile, scan);
+    if (subsection.startsWith('onbranch:')) return onbranchCondition(subsection.slice('onbranch:'.length), scan);
+    // `hasconfig:remote.*.url:` needs every remote of a separate pass; a condition this gate does not
+    // know may be one a newer git does.
+    return 'maybe';
+  };
+  /**
+   * Reads one file at `depth` of includes and returns the readings after it. `live` is the readings
+   * before it, or undefined when git does not read it (the superset still does, once).
+   */
+  const visit = (file: string, depth: number, stack: readonly string[], live: Readings | undefined): Readings | undefined => {
+    if (!files.includes(file)) files.push(file);
+    // git dies past its depth, which an include cycle always reaches: no answer to go by.
+    if (depth > MAX_INCLUDE_DEPTH || stack.includes(file)) return live === undefined ? undefined : EITHER;
+    if (live === undefined && (expandedAt.get(file) ?? Infinity) <= depth) return undefined;
+    if (live !== undefined && (readings += 1) > MAX_READINGS) return EITHER;
+    const entries = entriesOf(file);
+    expandedAt.set(file, Math.min(depth, expandedAt.get(file) ?? Infinity));
+    let current = live;
+    for (const entry of entries ?? []) current = take(entry, file, depth, [...stack, file], current);
+    return current;
+  };
+  const take = (entry: ConfigEntry, file: string | undefined, depth: number, stack: readonly string[], live: Readings | undefined): Readings | undefined => {
     if (entry.section === 'core' && entry.subsection === undefined) {
-      if (entry.key === 'hookspath' && entry.value !== undefined) hooksPaths.push(entry.value);
-      else if (entry.key === 'ignorecase') ignoreCase = gitBoolean(entry.value);
-      return;
+      if (entry.key === 'hookspath' && entry.value !== undefined) {
+        if (!hooksPaths.includes(entry.value)) hooksPaths.push(entry.value);
+      }
+      else if (entry.key === 'ignorecase' && live !== undefined) {
+        const value = exactGitBoolean(entry.value);
+        return value === undefined ? EITHER : { false: !value, true: value };
+      }
+      return live;
     }
     if (entry.section === 'remote' && entry.subsection !== undefined && entry.key === 'url') {
       if (!remotes.includes(entry.subsection)) remotes.push(entry.subsection);
-      return;
+      return live;
     }
-    const include = (entry.section === 'include' && entry.subsection === undefined) || (entry.section === 'includeif' && entry.subsection !== undefined);
-    if (!include || entry.key !== 'path' || entry.value === undefined || entry.value === '') return;
+    const plain = entry.section === 'include' && entry.subsection === undefined;
+    const conditional = entry.section === 'includeif' && entry.subsection !== undefined;
+    if (!(plain || conditional) || entry.key !== 'path' || entry.value === undefined || entry.value === '') return live;
     // Without a file to be relative to (an environment pair), git refuses a relative include.
-    const path = expandConfigPath(entry.value, base ?? '/', options.homeDir);
-    if (path === undefined || (base === undefined && !entry.value.startsWith('/') && !entry.value.startsWith('~'))) return;
-    if (!files.includes(path)) visit(path, depth + 1);
+    const path = expandConfigPath(entry.value, file === undefined ? '/' : dirnameOf(file), options.homeDir);
+    if (path === undefined || (file === undefined && !entry.value.startsWith('/') && !entry.value.startsWith('~'))) return live;
+    const included = conditional && live !== undefined ? condition(entry.subsection as string, file) : 'yes';
+    if (included === 'no' || live === undefined) {
+      visit(path, depth + 1, stack, undefined);
+      return live;
+    }
+    const after = visit(path, depth + 1, stack, live) ?? live;
+    return included === 'yes' ? after : either(live, after);
   };
-  for (const file of outerFiles(options.env, options.homeDir)) visit(file, 0);
-  visit(`${options.commonDir}/config`, 0);
-  // `extensions.worktreeConfig` decides whether git reads it; the gate reads it whenever it exists.
-  visit(`${options.gitDir}/config.worktree`, 0);
-  if (options.commonDir !== options.gitDir) visit(`${options.commonDir}/config.worktree`, 0);
-  for (const entry of environmentEntries(options.env)) take(entry, undefined, 0);
-  return { hooksPaths, files, ignoreCase, remotes };
+  const readFile = (file: string, read: Inclusion, live: Readings): Readings => {
+    if (read === 'no') {
+      visit(file, 0, [], undefined);
+      return live;
+    }
+    const after = visit(file, 0, [], live) ?? live;
+    return read === 'yes' ? after : either(live, after);
+  };
+
+  let current = UNSET;
+  for (const { file, read } of outerFiles(options.env, options.homeDir)) current = readFile(file, read, current);
+  const commonConfig = `${options.commonDir}/config`;
+  current = readFile(commonConfig, 'yes', current);
+  // git reads config.worktree when `extensions.worktreeConfig` says so in the shared config file itself
+  // (includes not followed), and only its own git directory's. The superset reads every one there is.
+  let worktreeConfig: boolean | undefined = false;
+  for (const entry of parsed.get(commonConfig) ?? []) {
+    if (entry.section === 'extensions' && entry.subsection === undefined && entry.key === 'worktreeconfig') worktreeConfig = exactGitBoolean(entry.value);
+  }
+  current = readFile(`${options.gitDir}/config.worktree`, worktreeConfig === undefined ? 'maybe' : worktreeConfig ? 'yes' : 'no', current);
+  if (options.commonDir !== options.gitDir) current = readFile(`${options.commonDir}/config.worktree`, 'no', current);
+  for (const entry of environmentEntries(options.env)) current = take(entry, undefined, 0, [], current) ?? current;
+  return { hooksPaths, files, ignoreCase: !current.false, mayIgnoreCase: current.true, remotes };
 }
 
 /**

@@ -23,6 +23,8 @@ export interface LocateFileSystem {
    * real directories, is read; anything else throws (`root` itself may have been reached through a link).
    */
   readOwnFile(root: string, path: string): string | undefined;
+  /** The real path of an existing file or directory, undefined when it cannot be had (gitConfig.ts, ConfigFileSystem). */
+  realPath?(path: string): string | undefined;
 }
 
 /** Reads Wave Scope's own files below `root` (a state directory's, found from that root) as a StateDirFs reads. */

@@ -88,7 +88,16 @@ export interface WriteDecisionInput {
   readonly coordinatorPaths?: readonly string[];
   /** Canonical absolute top level of the checkout relative entries apply to. */
   readonly writeRoot: string;
+  /**
+   * Fold case where folding lets a write in: the grants (the agent's, the wave's backing), the
+   * coordinator's own paths. Only where git surely folds (gitConfig.ts, GitConfigScan.ignoreCase).
+   */
   readonly ignoreCase?: boolean;
+  /**
+   * Fold case where folding only refuses: the control-state check, another agent's claim on a test
+   * sibling. Wherever git may fold (GitConfigScan.mayIgnoreCase); absent, `ignoreCase`.
+   */
+  readonly mayIgnoreCase?: boolean;
   /**
    * Entries plus the test siblings they imply (the wave's role decides which); applied to the agent's own
    * scope and to each rival's. With `namedLike`, only the entries that may have a sibling of that last
@@ -332,6 +341,9 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
   }
   const allowed = siblings.length === 0 ? granted : [...granted, ...siblings];
   const options = { writeRoot: input.writeRoot, ignoreCase: input.ignoreCase };
+  const mayIgnoreCase = input.mayIgnoreCase ?? input.ignoreCase;
+  // A rival's claim refuses a sibling of the agent's: it folds wherever git may fold.
+  const rivalOptions = { writeRoot: input.writeRoot, ignoreCase: mayIgnoreCase };
   const compiled = grants ?? compileGrants(granted, options);
   const siblingGrants = siblings.length === 0 ? undefined : compileGrants(siblings, options);
   let rivalClaims: Array<{ agent: string; entries: readonly string[]; declaredSet: ReadonlySet<string>; declared: CompiledGrants }> | undefined;
@@ -349,20 +361,20 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
       agent: rival.agent,
       entries: rival.entries,
       declaredSet: new Set(rival.entries),
-      declared: compileGrants(rival.entries, options),
+      declared: compileGrants(rival.entries, rivalOptions),
     }));
     const last = lastSegment(target.relative);
-    const name = fold(last, input.ignoreCase);
-    const namedLike = { lastSegment: last, ...(input.ignoreCase !== undefined ? { ignoreCase: input.ignoreCase } : {}) };
+    const name = fold(last, mayIgnoreCase);
+    const namedLike = { lastSegment: last, ...(mayIgnoreCase !== undefined ? { ignoreCase: mayIgnoreCase } : {}) };
     return rivalClaims.find((rival) => {
       if (rival.declared.covers(target)) return true;
       if (input.expandEntries === undefined) return false;
       const named = input.expandEntries(rival.entries, namedLike).filter((entry) => {
         if (rival.declaredSet.has(entry)) return false;
         const sibling = lastSegment(entry.normalize('NFC'));
-        return GLOB_CHARACTER.test(sibling) || sibling.includes('}') || fold(sibling, input.ignoreCase) === name;
+        return GLOB_CHARACTER.test(sibling) || sibling.includes('}') || fold(sibling, mayIgnoreCase) === name;
       });
-      return named.length > 0 && compileGrants(named, options).covers(target);
+      return named.length > 0 && compileGrants(named, rivalOptions).covers(target);
     })?.agent;
   };
   // An agent's own scope counts only where the wave's union backs it: a per-agent file that grants
@@ -390,7 +402,7 @@ export function decideWrite(input: WriteDecisionInput, grants?: CompiledGrants):
       push(hard, { kind: 'invalid-path', raw: target.raw, shown, problem: target.problem });
       continue;
     }
-    if (input.dispatchedAgent && isControlPath(target, input.controlPaths, input.ignoreCase)) {
+    if (input.dispatchedAgent && isControlPath(target, input.controlPaths, mayIgnoreCase)) {
       push(hard, { kind: 'control-file', raw: target.raw, shown });
       continue;
     }

@@ -386,8 +386,10 @@ export interface CheckoutControl {
    * catalogue path of both roots really leads.
    */
   readonly controlPaths: readonly string[];
-  /** `core.ignorecase`, in git's order. */
+  /** `core.ignorecase` is surely true (GitConfigScan.ignoreCase): what lets a write in folds case. */
   readonly ignoreCase: boolean;
+  /** `core.ignorecase` may be true (GitConfigScan.mayIgnoreCase): what refuses a write folds case. */
+  readonly mayIgnoreCase: boolean;
 }
 
 /**
@@ -404,7 +406,18 @@ export function checkoutControl(input: { location: RepoLocation; manifestRoot: s
     gitDir: location.gitDir,
     env: host.env,
     ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}),
-    fs: host.locateFs,
+    // git matches `includeIf "gitdir:"` against real paths. A real path that cannot be had leaves the
+    // condition undecided, never the decision failed.
+    fs: {
+      readText: (path, options) => host.locateFs.readText(path, options),
+      realPath: (path) => {
+        try {
+          return host.targetFs.realpath(path);
+        } catch {
+          return undefined;
+        }
+      },
+    },
     roots,
   });
   // A linked worktree's `commondir` names the coordinator's checkout: where it really leads is control state too.
@@ -412,7 +425,7 @@ export function checkoutControl(input: { location: RepoLocation; manifestRoot: s
   const controlPaths = input.dispatchedAgent
     ? resolvedControlPaths(roots, [location.gitDir, location.commonDir, ...pointers, ...hooksDirectories(config.hooksPaths, roots, host.homeDir), ...config.files], host)
     : [];
-  return { controlPaths, ignoreCase: config.ignoreCase };
+  return { controlPaths, ignoreCase: config.ignoreCase, mayIgnoreCase: config.mayIgnoreCase };
 }
 
 /** How the caller's own scope was found, for one wave. */
@@ -439,6 +452,7 @@ export interface GateRules extends DecisionRules {
   readonly wave: GoverningWave;
   readonly coordinatorPaths: readonly string[];
   readonly ignoreCase: boolean;
+  readonly mayIgnoreCase: boolean;
   readonly scopeSource: ScopeSource;
   /** What the subagent binding answered, when the caller is a subagent of the binding wave. */
   readonly subagent?: SubagentScope;
@@ -501,6 +515,7 @@ export function gateRulesAt(wave: GoverningWave, caller: GateCaller, dispatchedA
     coordinatorPaths,
     writeRoot: location.writeRoot,
     ignoreCase: control.ignoreCase,
+    mayIgnoreCase: control.mayIgnoreCase,
     scopeSource: own.scopeSource,
     ...(own.subagent !== undefined ? { subagent: own.subagent } : {}),
   };
@@ -520,6 +535,7 @@ export function decideUnderRules(rules: DecisionRules, targets: readonly Resolve
     ...(rules.coordinatorPaths !== undefined ? { coordinatorPaths: rules.coordinatorPaths } : {}),
     writeRoot: rules.writeRoot,
     ...(rules.ignoreCase !== undefined ? { ignoreCase: rules.ignoreCase } : {}),
+    ...(rules.mayIgnoreCase !== undefined ? { mayIgnoreCase: rules.mayIgnoreCase } : {}),
   });
 }
 
@@ -559,7 +575,9 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   let strictest: WriteGateResult | undefined;
   for (const wave of waves) {
     const rules = gateRulesAt(wave, caller, dispatchedAgent, host);
-    const locate = { ignoreCase: rules.ignoreCase, ...(host.folding !== undefined ? { folding: host.folding } : {}) };
+    // On a file system that folds case, a spelling of the write root in another case is the write root:
+    // located inside, the target meets the control-state checks (the grants still compare as git surely does).
+    const locate = { ignoreCase: rules.mayIgnoreCase, ...(host.folding !== undefined ? { folding: host.folding } : {}) };
     const targets = destinations.flatMap((destination) => locateDestinations(destination, rules.writeRoot, locate));
     const decision = decideUnderRules(rules, targets);
     if (stricter(decision, strictest?.decision)) {

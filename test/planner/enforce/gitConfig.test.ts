@@ -4,7 +4,7 @@
 // core.hooksPath (local, worktree, include.path, includeIf, a `\` continuation, global, system, `~`).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeLocateFileSystem } from '../../../src/node/hookFileSystem';
@@ -244,4 +244,153 @@ describe('gitConfig: the hooks directories the gate protects include the one git
       assert.ok(scan.files.includes(file), `${file} in ${JSON.stringify(scan.files)}`);
     }
   });
+});
+
+describe('gitConfig: core.ignorecase as git reads it (red-team finding 4)', () => {
+  let base: string;
+  let home: string;
+  let repo: string;
+
+  beforeEach(() => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-ignorecase-')));
+    home = base;
+    repo = join(base, 'repo');
+    mkdirSync(repo, { recursive: true });
+    git(repo, 'init', '--quiet', '--initial-branch=main');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'init');
+    writeFileSync(join(base, 'fold.inc'), '[core]\n\tignorecase = true\n');
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const env = (): Record<string, string> => ({ HOME: home, XDG_CONFIG_HOME: join(base, '.config'), GIT_CONFIG_NOSYSTEM: '1', PATH: process.env.PATH ?? '' });
+  function git(cwd: string, ...args: string[]): string {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', env: env(), stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  }
+  /** git's own answer, from where it read it (`git config --show-origin`): unset is false. */
+  function gitSays(checkout: string): boolean {
+    try {
+      const line = git(checkout, 'config', '--show-origin', '--bool', '--get', 'core.ignorecase');
+      return line.slice(line.lastIndexOf('\t') + 1) === 'true';
+    } catch {
+      return false;
+    }
+  }
+  function scanAt(checkout: string) {
+    const location = locateRepository(checkout, nodeLocateFileSystem);
+    assert.ok(location);
+    return scanGitConfig({ commonDir: location.commonDir, gitDir: location.gitDir, env: env(), homeDir: home, fs: nodeLocateFileSystem });
+  }
+  /** The scan never folds grants where git does not, and folds control state wherever git does. */
+  function sound(checkout: string) {
+    const truth = gitSays(checkout);
+    const scan = scanAt(checkout);
+    if (scan.ignoreCase) assert.equal(truth, true, 'the gate folds grants where git does not fold');
+    if (truth) assert.equal(scan.mayIgnoreCase, true, 'git folds where the gate does not fold control state');
+    return { truth, scan };
+  }
+  const globalIncludeIf = (condition: string) => writeFileSync(join(home, '.gitconfig'), `[includeIf "${condition}"]\n\tpath = ${join(base, 'fold.inc')}\n`);
+
+  // In a linked worktree git matches `gitdir:` against the real path alone, so the gate decides exactly.
+  const conditions: Array<(paths: { repo: string; base: string }) => string> = [
+    ({ repo }) => `gitdir:${repo}/`,
+    ({ repo }) => `gitdir:${repo}`,
+    ({ repo }) => `gitdir:${repo}/.git/worktrees/*`,
+    ({ repo }) => `gitdir:${repo}/.git/worktrees/w?`,
+    ({ repo }) => `gitdir:${repo}/.git/worktrees/[a-w]t`,
+    ({ repo }) => `gitdir:${repo}/.git/worktrees/[!w]t`,
+    ({ repo }) => `gitdir:${repo}/*/worktrees/wt`,
+    ({ repo }) => `gitdir:${repo}/*`,
+    ({ repo }) => `gitdir:${repo}/**/wt`,
+    () => 'gitdir:worktrees/wt',
+    () => 'gitdir:worktrees/',
+    () => 'gitdir:/mnt/c/',
+    ({ repo }) => `gitdir:${repo.toUpperCase()}/`,
+    ({ repo }) => `gitdir/i:${repo.toUpperCase()}/`,
+    ({ repo }) => `gitdir/i:${repo.toUpperCase()}/.GIT/WORKTREES/W[S-U]`,
+    () => 'gitdir:~/repo/',
+    () => 'gitdir:~/other/',
+    () => 'gitdir:./repo/',
+    () => 'gitdir:./nope/',
+    () => 'onbranch:wt',
+    () => 'onbranch:main',
+    () => 'onbranch:w*',
+  ];
+  for (const make of conditions) {
+    const label = make({ repo: '<repo>', base: '<base>' });
+    // A pattern with a glob character of its own is left open (includePattern.ts): only soundness is asked of it.
+    const decided = !/[*?[]/.test(label);
+    it(`a linked worktree: includeIf "${label}" ${decided ? 'decided as git decides it' : 'left open, never folding grants where git does not'}`, () => {
+      git(repo, 'worktree', 'add', '--quiet', join(base, 'wt'));
+      globalIncludeIf(make({ repo, base }));
+      const { truth, scan } = sound(join(base, 'wt'));
+      if (decided) {
+        assert.equal(scan.ignoreCase, truth, 'grants');
+        assert.equal(scan.mayIgnoreCase, truth, 'control state');
+      } else {
+        assert.equal(scan.ignoreCase, false, 'an open condition never folds grants');
+        assert.equal(scan.mayIgnoreCase, true, 'an open condition folds control state');
+      }
+    });
+    it(`the main checkout: includeIf "${label}" folds grants only where git does`, () => {
+      globalIncludeIf(make({ repo, base }));
+      const { truth, scan } = sound(repo);
+      assert.equal(scan.ignoreCase, decided ? truth : false);
+    });
+  }
+
+  it('`~/` is the real path of $HOME, as git expands it', () => {
+    symlinkSync(base, join(base, 'home-link'));
+    home = join(base, 'home-link');
+    globalIncludeIf('gitdir:~/repo/');
+    const { truth, scan } = sound(repo);
+    assert.equal(truth, true);
+    assert.equal(scan.ignoreCase, true);
+  });
+
+  it('onbranch: a branch with a slash, a trailing slash meaning everything below, a detached HEAD', () => {
+    git(repo, 'checkout', '--quiet', '-b', 'feature/x');
+    globalIncludeIf('onbranch:feature/');
+    assert.deepEqual(pick(sound(repo)), { truth: true, ignoreCase: true, mayIgnoreCase: true });
+    git(repo, 'checkout', '--quiet', '--detach');
+    assert.deepEqual(pick(sound(repo)), { truth: false, ignoreCase: false, mayIgnoreCase: false });
+  });
+
+  it('a file included twice is read twice: the second reading is the last word', () => {
+    writeFileSync(join(repo, '.git/config'), `[core]\n\trepositoryformatversion = 0\n[include]\n\tpath = ${join(base, 'fold.inc')}\n[core]\n\tignorecase = false\n[include]\n\tpath = ${join(base, 'fold.inc')}\n`);
+    assert.deepEqual(pick(sound(repo)), { truth: true, ignoreCase: true, mayIgnoreCase: true });
+  });
+
+  it('config.worktree counts only with extensions.worktreeConfig', () => {
+    writeFileSync(join(repo, '.git/config.worktree'), '[core]\n\tignorecase = true\n');
+    assert.deepEqual(pick(sound(repo)), { truth: false, ignoreCase: false, mayIgnoreCase: false });
+    git(repo, 'config', 'extensions.worktreeConfig', 'true');
+    assert.deepEqual(pick(sound(repo)), { truth: true, ignoreCase: true, mayIgnoreCase: true });
+  });
+
+  it('a later assignment git surely reads settles what an undecided include said', () => {
+    globalIncludeIf('gitdir:/mnt/c/');
+    assert.deepEqual(pick(sound(repo)), { truth: false, ignoreCase: false, mayIgnoreCase: true });
+    git(repo, 'config', 'core.ignorecase', 'false');
+    assert.deepEqual(pick(sound(repo)), { truth: false, ignoreCase: false, mayIgnoreCase: false });
+  });
+
+  it('a condition the gate does not evaluate (hasconfig:) leaves both answers open', () => {
+    git(repo, 'remote', 'add', 'origin', 'https://example.invalid/a.git');
+    globalIncludeIf('hasconfig:remote.*.url:https://example.invalid/**');
+    assert.deepEqual(pick(sound(repo)), { truth: true, ignoreCase: false, mayIgnoreCase: true });
+  });
+
+  it('a system file of another git build may or may not be read', () => {
+    const scan = scanGitConfig({
+      commonDir: '/repo/.git',
+      gitDir: '/repo/.git',
+      env: {},
+      fs: { readText: (path) => (path === '/usr/local/etc/gitconfig' ? '[core]\n\tignorecase = true\n' : undefined) },
+    });
+    assert.deepEqual({ ignoreCase: scan.ignoreCase, mayIgnoreCase: scan.mayIgnoreCase }, { ignoreCase: false, mayIgnoreCase: true });
+  });
+
+  function pick({ truth, scan }: { truth: boolean; scan: { ignoreCase: boolean; mayIgnoreCase: boolean } }) {
+    return { truth, ignoreCase: scan.ignoreCase, mayIgnoreCase: scan.mayIgnoreCase };
+  }
 });
