@@ -123,6 +123,19 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.match(repo.git('log', '--oneline', '-1'), /in scope/);
   });
 
+  it('the installed Gemini CLI gate runs for, and judges, an MCP tool as Gemini CLI 0.34 and later names it (mcp_<server>_<tool>)', () => {
+    assert.equal(install('--gemini').status, 0);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    const gemini = readJson(join(repo.root, '.gemini/settings.json')) as { hooks: { BeforeTool: Array<{ matcher: string; hooks: Array<{ command: string }> }> } };
+    const gate = gemini.hooks.BeforeTool.find((group) => /enforce-write/.test(group.hooks[0]?.command ?? ''));
+    // Gemini CLI runs a BeforeTool hook when `new RegExp(matcher).test(tool_name)`.
+    assert.ok(new RegExp(gate?.matcher ?? '^$').test('mcp_filesystem_edit_file'), gate?.matcher);
+    const env = { GEMINI_PROJECT_DIR: repo.root, CLAUDE_PROJECT_DIR: repo.root };
+    const decision = (target: string) => JSON.parse(runInstalledCommand(gate?.hooks[0]?.command ?? '', hookPayload('gemini-mcp-edit', { cwd: repo.root, target }), env).stdout || '{}') as { decision?: string };
+    assert.equal(decision(join(repo.root, 'lib/b.ts')).decision, 'deny');
+    assert.equal(decision(join(repo.root, 'src/a.ts')).decision, 'allow');
+  });
+
   it('chains an existing shell pre-commit hook: the guard runs first, the hook still runs, uninstall restores it byte for byte', () => {
     const original = '#!/bin/sh\n# team checks\ntouch "$(git rev-parse --show-toplevel)/.team-hook-ran"\n';
     writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);

@@ -76,6 +76,10 @@ const CLAUDE_FAIL_CLOSED = { onFailure: 'block' } as const;
 const CURSOR_FAIL_CLOSED = { failClosed: true } as const;
 
 const CLAUDE_WRITE_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
+// Gemini CLI tests `new RegExp(matcher)` against the tool's name, unanchored. Its MCP tools are named
+// `mcp_<server>_<tool>` since 0.34, one underscore: `mcp__.*` missed `mcp_fs_edit_file`, and caught
+// `mcp_fs_write_file` only through the substring `write_file`. `^mcp_` takes both spellings.
+const GEMINI_WRITE_MATCHER = 'write_file|replace|^mcp_';
 
 /** Where each agent CLI reads project hooks and what we register (docs/hooks.md cites the sources). */
 export const HOOK_REGISTRATIONS: readonly HookRegistration[] = [
@@ -102,7 +106,7 @@ export const HOOK_REGISTRATIONS: readonly HookRegistration[] = [
   { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'SubagentStop', hook: 'stop', whenLauncherFails: 'ignore' },
   { agentCli: 'codex', configFile: '.codex/hooks.json', layout: 'grouped', event: 'UserPromptSubmit', hook: 'turn-start', whenLauncherFails: 'ignore' },
   { agentCli: 'cursor', configFile: '.cursor/hooks.json', layout: 'flat', event: 'preToolUse', matcher: [...CURSOR_WRITE_TOOLS, 'MCP:.*'].join('|'), hook: 'enforce-write', handlerOptions: CURSOR_FAIL_CLOSED, whenLauncherFails: 'block' },
-  { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'BeforeTool', matcher: 'write_file|replace|mcp__.*', hook: 'enforce-write', whenLauncherFails: 'block' },
+  { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'BeforeTool', matcher: GEMINI_WRITE_MATCHER, hook: 'enforce-write', whenLauncherFails: 'block' },
   { agentCli: 'gemini', configFile: '.gemini/settings.json', layout: 'grouped', event: 'SessionStart', hook: 'session-start', whenLauncherFails: 'ignore' },
 ];
 

@@ -86,11 +86,15 @@ export const CURSOR_WRITE_TOOLS: readonly string[] = ['Write', 'Edit', 'MultiEdi
 /** The keys a file-writing tool's input may name its file with, in the order they are looked at. */
 const FILE_KEYS = ['file_path', 'path', 'target_file', 'notebook_path', 'filePath'];
 
-// MCP tools: Claude Code, Codex and Gemini CLI name them `mcp__<server>__<tool>`, Cursor `MCP:<server>:<tool>`.
-// One whose own name says it changes files (a verb below) and whose input names a path is a write to
-// that path; one whose input names no path, or whose name says it only reads, is not this gate's
-// business. docs/hooks.md lists what that leaves out.
+// MCP tools: Claude Code and Codex name them `mcp__<server>__<tool>`, Cursor `MCP:<server>:<tool>`, Gemini
+// CLI (0.34 and later) `mcp_<server>_<tool>`. One whose own name says it changes files (a verb below) and
+// whose input names a path is a write to that path; one whose input names no path, or whose name says it
+// only reads, is not this gate's business. docs/hooks.md lists what that leaves out.
 const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
+// Gemini joins server and tool with one `_`, and a server's name may hold `_` itself, so where the server
+// ends cannot be told: every word after the prefix is read as the tool's (a verb in the server's name then
+// makes the call a write, which can only refuse more). Its older `mcp__` spelling is read the same way.
+const GEMINI_MCP_PREFIX = /^mcp_(.+)$/;
 const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
 // The keys most servers name a file with; a value there that is not a string is passed on as a target, so
 // resolution refuses it (and the gate denies).
@@ -104,8 +108,16 @@ const MCP_NOT_FILE_KEYS = new Set(['name_path', 'namePath']);
 /** How deep into an MCP tool's input path keys are looked for (a deeper input is refused). */
 const MCP_INPUT_DEPTH = 8;
 
-/** The MCP tool part of a tool name (`mcp__fs__write_file` → `write_file`), or undefined when the tool is not an MCP tool. */
-export function mcpToolOf(toolName: string): string | undefined {
+/**
+ * The MCP tool part of a tool name (`mcp__fs__write_file` → `write_file`; from Gemini CLI, `mcp_fs_write_file`
+ * → `fs_write_file`), or undefined when the tool is not an MCP tool. A tool named `mcp_x` is an MCP tool only
+ * from Gemini CLI: the other CLIs spell theirs with two underscores.
+ */
+export function mcpToolOf(toolName: string, protocol?: HookProtocol): string | undefined {
+  if (protocol === 'gemini') {
+    const gemini = GEMINI_MCP_PREFIX.exec(toolName);
+    if (gemini !== null) return gemini[1];
+  }
   const match = MCP_PREFIX.exec(toolName);
   return match === null ? undefined : match[3];
 }
@@ -283,7 +295,7 @@ function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown
     throw error;
   }
   const input = inputObject(toolInput);
-  const mcpTool = mcpToolOf(toolName);
+  const mcpTool = mcpToolOf(toolName, protocol);
   if (mcpTool !== undefined) return { ...mcpTargets(mcpTool, input, protocol), readings: ANY_READING, relativeToProject: true };
   let key: string | undefined;
   if (protocol === 'gemini') key = GEMINI_WRITE_TOOLS.has(toolName) ? 'file_path' : undefined;

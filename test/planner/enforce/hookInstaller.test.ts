@@ -50,6 +50,14 @@ describe('hook installer: the table of registrations', () => {
     }
   });
 
+  it('the Gemini matcher, tested as Gemini CLI tests it (an unanchored RegExp), runs the gate for its file tools and every MCP tool, either spelling', () => {
+    const matcher = new RegExp(HOOK_REGISTRATIONS.find((row) => row.agentCli === 'gemini' && row.hook === 'enforce-write')?.matcher ?? '^$');
+    for (const tool of ['write_file', 'replace', 'mcp_filesystem_write_file', 'mcp_filesystem_edit_file', 'mcp_filesystem_move_file', 'mcp_filesystem_create_directory', 'mcp_my_server_writeFile', 'mcp__filesystem__edit_file']) {
+      assert.ok(matcher.test(tool), tool);
+    }
+    for (const tool of ['read_file', 'run_shell_command', 'glob']) assert.ok(!matcher.test(tool), tool);
+  });
+
   it('commands: ours are recognised by the launcher and the hook they run; a failing launcher blocks with a reason, or never blocks a session', () => {
     const gate = command(HOOK_REGISTRATIONS[0] as HookRegistration);
     assert.equal(ourHookOf(gate), 'enforce-write');

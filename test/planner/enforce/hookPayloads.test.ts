@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatHookReply, HookPayloadError, hookReply, parseHookPayload, universalDeny } from '../../../src/planner/enforce/hookPayloads';
+import { formatHookReply, HookPayloadError, hookReply, mcpToolOf, parseHookPayload, universalDeny } from '../../../src/planner/enforce/hookPayloads';
 import type { HookProtocol } from '../../../src/planner/enforce/hookPayloads';
 import { hookPayload } from '../../support/hookFixtures';
 
@@ -15,6 +15,7 @@ describe('hook payloads', () => {
     { fixture: 'gemini-replace', protocol: 'gemini', tool: 'replace', targets: ['/r/src/a.ts'] },
     { fixture: 'cursor-edit-file', protocol: 'cursor', tool: 'edit_file', targets: ['/r/src/a.ts'] },
     { fixture: 'claude-mcp-write', protocol: 'claude', tool: 'mcp__filesystem__write_file', targets: ['/r/src/a.ts'] },
+    { fixture: 'gemini-mcp-edit', protocol: 'gemini', tool: 'mcp_filesystem_edit_file', targets: ['/r/src/a.ts'] },
   ];
   for (const { fixture, protocol, tool, targets, agentId } of fixtures) {
     it(`reads ${fixture}: ${protocol} ${tool}`, () => {
@@ -179,6 +180,35 @@ describe('hook payloads', () => {
       if (targets !== undefined) assert.deepEqual([...request.targets].sort(), [...targets].sort());
     });
   }
+
+  // Gemini CLI 0.34 and later: `mcp_<server>_<tool>`, one underscore; where the server ends is not known, so
+  // every word after `mcp_` is read as the tool's. The other CLIs' `mcp_x` is a tool of that name, not MCP.
+  const geminiMcp: Array<{ tool: string; input: Record<string, unknown>; targets: unknown[] | undefined }> = [
+    { tool: 'mcp_filesystem_write_file', input: { path: '/r/x.ts', content: '' }, targets: ['/r/x.ts'] },
+    { tool: 'mcp_filesystem_edit_file', input: { path: 'x.ts', edits: [] }, targets: ['x.ts'] },
+    { tool: 'mcp_filesystem_move_file', input: { source: 'a', destination: 'b' }, targets: ['a', 'b'] },
+    { tool: 'mcp_filesystem_create_directory', input: { path: 'd' }, targets: ['d'] },
+    { tool: 'mcp_filesystem_read_file', input: { path: '/etc/passwd' }, targets: undefined },
+    { tool: 'mcp_my_notes_writeFile', input: { path: 'z' }, targets: ['z'] },
+    // A verb in the server's name (server `file-edit`, tool `read_file`) cannot be told from the tool's: gated.
+    { tool: 'mcp_file-edit_read_file', input: { path: 'z' }, targets: ['z'] },
+    { tool: 'mcp__filesystem__write_file', input: { path: 'y' }, targets: ['y'] },
+  ];
+  for (const { tool, input, targets } of geminiMcp) {
+    it(`MCP from Gemini CLI: ${tool} ${targets === undefined ? 'is not a write' : 'is gated on the path it names'}`, () => {
+      const request = parseHookPayload(JSON.stringify({ hook_event_name: 'BeforeTool', cwd: '/r', tool_name: tool, tool_input: input }));
+      assert.equal(request.writes, targets !== undefined);
+      if (targets !== undefined) assert.deepEqual([...request.targets].sort(), [...targets].sort());
+    });
+  }
+
+  it('MCP: only Gemini CLI spells an MCP tool with one underscore; a Claude Code or Codex tool named mcp_x_write_file is no MCP tool', () => {
+    assert.equal(mcpToolOf('mcp_fs_write_file', 'gemini'), 'fs_write_file');
+    assert.equal(mcpToolOf('mcp__fs__write_file', 'gemini'), '_fs__write_file');
+    assert.equal(mcpToolOf('mcp__fs__write_file', 'claude'), 'write_file');
+    for (const protocol of ['claude', 'codex', 'cursor'] as const) assert.equal(mcpToolOf('mcp_fs_write_file', protocol), undefined, protocol);
+    assert.equal(parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'mcp_fs_write_file', tool_input: { path: 'x' } })).writes, false);
+  });
 
   it('MCP: a relative path is also read from the project (relativeToProject), and an input nested past the depth the gate reads is refused', () => {
     const request = parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: 'mcp__serena__create_text_file', tool_input: { relative_path: 'x' } }));
