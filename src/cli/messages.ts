@@ -262,8 +262,10 @@ export const installHooksMessages = {
   hookNotAFile: (path: string) => `${path} is neither a file nor a symbolic link; leave the git hook alone or move it, then run install-hooks again.`,
   hooksOutsideRepository: (dir: string, origin: string) =>
     `git runs hooks from ${dir} (core.hooksPath, set in ${origin}), which lies outside this repository: editing it would change every repository that uses it. Run install-hooks with --global-hooks to edit it anyway, or give this repository hooks of its own first ("git config --local core.hooksPath .git/hooks", then chain your global hooks from there) and run install-hooks again.`,
-  fileOutsideRepository: (path: string) =>
-    `${path} lies outside this repository (a directory on its way is a link to elsewhere): writing it would change every repository that shares it. Give the repository a directory of its own there and run install-hooks again.`,
+  fileOutsideRepository: (path: string, mode: 'install' | 'uninstall') =>
+    mode === 'install'
+      ? `${path} lies outside this repository (a directory on its way is a link to elsewhere): writing it would change every repository that shares it. Give the repository a directory of its own there and run install-hooks again.`
+      : `${path} lies outside this repository (a directory on its way is a link to elsewhere): removing Wave Scope from it would take the hooks out of every repository that shares it. Uninstall from the repository it belongs to, or remove the link here and run install-hooks --uninstall again.`,
   trackedHookFile: (hookFile: string, worktree: string, inside: string) =>
     `${hookFile} is tracked by git, so in ${worktree} the commit guard shows as an uncommitted change to it. Leave it uncommitted unless every checkout of that branch should carry it: "git add -A" or "git commit -a" there stages it, and while a wave is active the commit guard then refuses that commit unless the wave's scope covers ${inside} (leave it out: "git restore --staged ${inside}", and commit without -a). "wave-scope install-hooks --git --uninstall" takes the guard out of it again.`,
   worktreeLocked: (worktree: string, reason: string, mode: 'install' | 'uninstall') =>

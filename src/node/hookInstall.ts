@@ -611,8 +611,9 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   // The launcher goes first on install (no command may point at a launcher that is not there yet)
   // and last on uninstall (no command is left pointing at one that is gone).
   // A state directory linked elsewhere would carry our files into every repository sharing it, and the
-  // launcher there would take the link's parent for its repository.
-  if (!options.uninstall && launcherChanges.length > 0 && !within(options.root, launcherPath)) {
+  // launcher there would take the link's parent for its repository. Uninstalling through it would delete
+  // the launcher another repository's installed commands and commit guard run.
+  if (launcherChanges.length > 0 && !within(options.root, launcherPath)) {
     problems.push({ component: 'launcher', path: launcherPath, reason: 'outside-repository' });
   }
   if (!options.uninstall) changes.push(...launcherChanges);
@@ -630,7 +631,8 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         problems.push({ component, path, reason: 'settings-is-link' });
         continue;
       }
-      if (!options.uninstall && !within(options.root, path)) {
+      const inside = within(options.root, path);
+      if (!options.uninstall && !inside) {
         problems.push({ component, path, reason: 'outside-repository' });
         continue;
       }
@@ -638,6 +640,13 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
       const plan = options.uninstall
         ? planSettingsRemoval(before, path, (registrations[0] as HookRegistration).layout)
         : planSettingsInstall(before, path, registrations, (registration) => commandFor(registration, launcherReference(registration.agentCli, options.stateName, launcherPath)));
+      // Our entries in a file shared through a linked directory are another repository's gate: an uninstall
+      // here would strip it from every repository sharing the file. A shared file holding none of ours (a
+      // `.claude` linked to one's dotfiles) has nothing to remove, and is no reason to refuse.
+      if (!inside && plan.kind !== 'unchanged') {
+        problems.push({ component, path, reason: 'outside-repository' });
+        continue;
+      }
       if (plan.kind === 'write') {
         changes.push({ path, component, action: before === undefined ? 'create' : 'modify', before: before ?? null, after: plan.text, found: state, ...(before === undefined ? { mode: 0o644 } : { keepMode: true }) });
       } else if (plan.kind === 'delete') {

@@ -492,6 +492,32 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       }
     });
 
+    it('uninstall refuses, as install does, to edit settings or delete the launcher through a state directory linked to another repository', () => {
+      const other = createTempGitRepo({ initialFiles: { 'a.txt': 'a\n' } });
+      try {
+        other.write({ '.claude/settings.json': '{\n  "model": "opus"\n}\n' });
+        assert.equal(runBuiltCli(['install-hooks', '--claude', '--git'], { cwd: other.root, env: cleanEnv() }).status, 0);
+        const theirs = readFileSync(join(other.root, '.claude/settings.json'));
+        const launcher = readFileSync(join(other.root, '.claude/wave-scope-hook.cjs'));
+        rmSync(join(repo.root, '.claude'), { recursive: true, force: true });
+        symlinkSync(join(other.root, '.claude'), join(repo.root, '.claude'));
+        for (const args of [['--uninstall'], ['--claude', '--uninstall'], ['--uninstall', '--dry-run']]) {
+          const run = install(...args);
+          assert.equal(run.status, 1, `${args.join(' ')}: ${run.stdout}`);
+          assert.match(run.stderr, /outside this repository[\s\S]*Uninstall from the repository it belongs to/);
+        }
+        assert.deepEqual(readFileSync(join(other.root, '.claude/settings.json')), theirs, "the other repository's gate is kept");
+        assert.deepEqual(readFileSync(join(other.root, '.claude/wave-scope-hook.cjs')), launcher, "the other repository's launcher is kept");
+        // A linked directory holding none of ours (one's dotfiles) has nothing to remove: no reason to refuse.
+        assert.equal(runBuiltCli(['install-hooks', '--uninstall'], { cwd: other.root, env: cleanEnv() }).status, 0);
+        const uninstalled = install('--uninstall');
+        assert.equal(uninstalled.status, 0, uninstalled.stderr);
+        assert.equal(readFileSync(join(other.root, '.claude/settings.json'), 'utf8'), '{\n  "model": "opus"\n}\n');
+      } finally {
+        other.remove();
+      }
+    });
+
     it('chains a binary pre-commit hook byte for byte, and renames it back on uninstall', () => {
       const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0xff, 0xfe, 0x00]);
       writeFileSync(join(repo.root, '.git/hooks/pre-commit'), bytes);

@@ -60,7 +60,7 @@ function problemLine(problem: PlanProblem, mode: InstallPlan['mode']): string {
     case 'settings-is-link':
       return say.settingsIsLink(problem.path);
     case 'outside-repository':
-      return say.fileOutsideRepository(problem.path);
+      return say.fileOutsideRepository(problem.path, mode);
     case 'chained-exists':
       return mode === 'install' ? say.chainedExists(problem.path, problem.hook ?? '') : say.chainedInTheWay(problem.path, problem.hook ?? '');
     case 'wrapper-edited':
