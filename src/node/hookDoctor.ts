@@ -12,11 +12,11 @@
 // file of its own (linked worktrees, with a relative core.hooksPath) is checked as well: one without the
 // guard (a worktree added since install-hooks last ran) is named, with the command that guards it.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { fileStateOf, gitHooksDirectory, isExecutable, repositoryCheckouts } from './hookInstall';
+import { fileStateOf, gitHooksDirectory, isExecutable, NotAFileError, readRegularFile, repositoryCheckouts } from './hookInstall';
 import { AGENT_CLIS, CHAINED_SUFFIX, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
 import { preCommitHookPath } from '../planner/enforce/hookInstaller';
@@ -24,6 +24,41 @@ import { FAIL_OPEN_HOOKS } from '../planner/enforce/hookNames';
 import { findManifest } from '../planner/enforce/writeGate';
 import { nodeLocateFileSystem } from './hookFileSystem';
 import { DEFAULT_STATE_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
+
+/**
+ * The text of the file at `path` (a link followed); undefined when nothing, or nothing but a regular file, is
+ * there: a FIFO put at a settings path must not hang doctor in open(2), and it holds no hook either way.
+ */
+function fileText(path: string): string | undefined {
+  try {
+    return readRegularFile(path)?.toString('utf8');
+  } catch (error) {
+    if (error instanceof NotAFileError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The launcher a command names when it is there but is no regular file: node would block opening a FIFO, and a
+ * probe's timeout kills only the `sh` it runs, so the probe (and doctor) would wait for node for good.
+ */
+function launcherNotAFile(command: string, root: string): string | undefined {
+  for (const dir of STATE_DIR_NAMES) {
+    if (!command.includes(`${dir}/${LAUNCHER_FILE_NAME}`)) continue;
+    const launcher = join(root, dir, LAUNCHER_FILE_NAME);
+    try {
+      readRegularFile(launcher);
+    } catch (error) {
+      if (error instanceof NotAFileError) return launcher;
+      throw error;
+    }
+  }
+  return undefined;
+}
+
+function notAFileCheck(launcher: string): DoctorCheck {
+  return { name: 'runs', ok: false, detail: `the launcher ${launcher} is not a regular file (a FIFO, a directory or a device), so the hook cannot run it: remove it and run "wave-scope install-hooks" again` };
+}
 
 /** One check the doctor ran. */
 export interface DoctorCheck {
@@ -167,7 +202,7 @@ function probeEnvironment(env: NodeJS.ProcessEnv, root: string): NodeJS.ProcessE
 function checkAgentCli(agentCli: AgentCli, root: string, fixture: string, env: NodeJS.ProcessEnv): DoctorResult {
   const registration = HOOK_REGISTRATIONS.find((row) => row.agentCli === agentCli && row.hook === 'enforce-write') as HookRegistration;
   const file = join(root, registration.configFile);
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const text = fileText(file);
   const { command, element } = text === undefined ? {} : installedCommand(text, registration);
   if (command === undefined) {
     return { target: agentCli, status: 'not-installed', file, checks: [{ name: 'installed', ok: false, detail: `no Wave Scope ${registration.event} hook in ${file}` }] };
@@ -177,6 +212,8 @@ function checkAgentCli(agentCli: AgentCli, root: string, fixture: string, env: N
   if (registration.matcher !== undefined && matcher !== registration.matcher) {
     checks.push({ name: 'registration', ok: false, detail: `the matcher is ${JSON.stringify(matcher)}, not ${JSON.stringify(registration.matcher)}: run "wave-scope install-hooks" to update it` });
   }
+  const badLauncher = launcherNotAFile(command, root);
+  if (badLauncher !== undefined) return { target: agentCli, status: 'broken', file, command, checks: [...checks, notAFileCheck(badLauncher)] };
   const probeEnv = probeEnvironment(env, root);
   const outside = join(fixture, 'outside', 'wave-scope-doctor-probe.txt');
   const denied = replyDecision(agentCli, runCommand(command, probePayload(agentCli, fixture, outside), fixture, probeEnv));
@@ -249,14 +286,15 @@ function checkOtherRows(agentCli: AgentCli, root: string, fixture: string, env: 
   const texts = new Map<string, string | undefined>();
   for (const dir of STATE_DIR_NAMES) {
     const launcher = join(root, dir, LAUNCHER_FILE_NAME);
-    if (!existsSync(launcher)) continue;
+    const text = fileText(launcher);
+    if (text === undefined) continue;
     mkdirSync(join(fixture, dir), { recursive: true });
-    copyFileSync(launcher, join(fixture, dir, LAUNCHER_FILE_NAME));
+    writeFileSync(join(fixture, dir, LAUNCHER_FILE_NAME), text, { mode: 0o755 });
   }
   for (const registration of HOOK_REGISTRATIONS) {
     if (registration.agentCli !== agentCli || registration.hook === 'enforce-write') continue;
     const file = join(root, registration.configFile);
-    if (!texts.has(file)) texts.set(file, existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+    if (!texts.has(file)) texts.set(file, fileText(file));
     const text = texts.get(file);
     const label = `${registration.hook} (${registration.event}${registration.matcher !== undefined ? ` ${registration.matcher}` : ''})`;
     const { command, element } = text === undefined ? {} : installedCommand(text, registration);
@@ -394,7 +432,7 @@ function checkOtherCheckouts(writeRoot: string, hookFile: string, command: strin
     const file = preCommitHookPath(checkout.hooks.dir);
     if (seen.has(realOrSelf(file))) continue;
     seen.add(realOrSelf(file));
-    const text = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    const text = fileText(file);
     const theirs = text === undefined ? undefined : guardCommand(text);
     const locked = checkout.locked !== undefined ? ` It is locked ("git worktree lock"): unlock it ("git worktree unlock ${worktree}") first.` : '';
     if (theirs === undefined) {
@@ -450,7 +488,7 @@ function checkGit(root: string, writeRoot: string, fixture: string, env: NodeJS.
   } catch (error) {
     return { target: 'git', status: 'broken', file: writeRoot, checks: [{ name: 'installed', ok: false, detail: `git cannot say where its hooks are: ${(error as Error).message}` }] };
   }
-  const text = existsSync(hookFile) ? readFileSync(hookFile, 'utf8') : undefined;
+  const text = fileText(hookFile);
   const command = text === undefined ? undefined : guardCommand(text);
   if (command === undefined) {
     return { target: 'git', status: 'not-installed', file: hookFile, checks: [{ name: 'installed', ok: false, detail: `no Wave Scope commit guard in ${hookFile}${unfinishedChainNote(hookFile)}` }] };
@@ -458,6 +496,8 @@ function checkGit(root: string, writeRoot: string, fixture: string, env: NodeJS.
   const checks: DoctorCheck[] = [{ name: 'installed', ok: true, detail: `commit guard in ${hookFile}` }];
   const notRun = whyNotRun(hooksDir, hookFile);
   if (notRun !== undefined) checks.push({ name: 'runs', ok: false, detail: notRun });
+  const badLauncher = launcherNotAFile(command, root);
+  if (badLauncher !== undefined) return { target: 'git', status: 'broken', file: hookFile, command, checks: [...checks, notAFileCheck(badLauncher)] };
   checks.push(...probeGuard(command, root, fixture, env));
   checks.push(...checkOtherCheckouts(writeRoot, hookFile, command, root, fixture, env));
   return { target: 'git', status: checks.every((check) => check.ok) ? 'working' : 'broken', file: hookFile, command, checks };

@@ -324,11 +324,50 @@ export function detectAgentClis(root: string): DetectedCli[] {
   );
 }
 
-/** A settings file's or the launcher's text (undefined: absent) and the state it was read in (a link is read through). */
+/** A settings file or the launcher that is not a regular file (a FIFO, a directory, a device), which is never read. */
+export class NotAFileError extends Error {
+  constructor() {
+    super('it is not a regular file but a FIFO, a directory, a socket or a device, and install-hooks reads and writes only regular files');
+    this.name = 'NotAFileError';
+  }
+}
+
+/**
+ * The bytes of the regular file at `path`, a link followed; undefined when nothing is there. It is opened
+ * non-blocking and checked with fstat before anything is read, since a blocking open of a FIFO waits for a
+ * writer for good (and SIGTERM cannot end it while the open is in the kernel). Throws NotAFileError for
+ * anything but a regular file.
+ */
+export function readRegularFile(path: string): Buffer | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // A socket cannot be opened at all (ENXIO); nor can a FIFO with no reader, for writing only.
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new NotAFileError();
+    throw error;
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) throw new NotAFileError();
+    return readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * A settings file's or the launcher's text (undefined: absent) and the state it was read in (a link is read
+ * through). Throws NotAFileError for anything but a regular file: readAt opens nothing else.
+ */
 function readText(path: string): { text: string | undefined; state: FileState } {
   const { state, bytes } = readAt(path);
   if (state.kind === 'absent') return { text: undefined, state };
-  return { text: (bytes ?? readFileSync(path)).toString('utf8'), state };
+  if (state.kind === 'other') throw new NotAFileError();
+  const content = bytes ?? readRegularFile(path);
+  // A link that leads nowhere: nothing to read, and nothing a write should go through.
+  if (content === undefined) throw new NotAFileError();
+  return { text: content.toString('utf8'), state };
 }
 
 /** What is at a hook's path, and its state; `runByGit`: git runs the file itself (not husky's, which runs it through sh). */
@@ -599,8 +638,16 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   const problems: PlanProblem[] = [];
 
   const launcherChanges: PlannedChange[] = [];
-  const { text: launcherBefore, state: launcherState } = readText(launcherPath);
-  if (!options.uninstall && options.launcherTemplate !== undefined) {
+  let launcher: ReturnType<typeof readText> | undefined;
+  try {
+    launcher = readText(launcherPath);
+  } catch (error) {
+    if (!(error instanceof NotAFileError)) throw error;
+    problems.push({ component: 'launcher', path: launcherPath, reason: 'bad-settings', detail: error.message });
+  }
+  const launcherBefore = launcher?.text;
+  const launcherState = launcher?.state ?? ABSENT;
+  if (launcher !== undefined && !options.uninstall && options.launcherTemplate !== undefined) {
     const text = renderLauncher(options.launcherTemplate, { version: 1, recorded: options.recorded });
     if (text !== launcherBefore) {
       launcherChanges.push({ path: launcherPath, component: 'launcher', action: launcherBefore === undefined ? 'create' : 'modify', before: launcherBefore ?? null, after: text, found: launcherState, mode: 0o755 });
@@ -653,7 +700,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         changes.push({ path, component, action: 'delete', before: before ?? null, after: null, found: state });
       }
     } catch (error) {
-      const detail = error instanceof HookConfigError || error instanceof SyntaxError ? error.message : String(error);
+      const detail = error instanceof HookConfigError || error instanceof SyntaxError || error instanceof NotAFileError ? error.message : String(error);
       problems.push({ component, path, reason: 'bad-settings', detail });
     }
   }

@@ -1,9 +1,10 @@
 // `wave-scope doctor` through the built CLI, headless: every agent CLI's installed command and the
 // git pre-commit hook are run with synthetic payloads, and reported working, broken or not installed.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, runBuiltCli } from '../support/builtCli';
+import { cleanEnv, runBuiltCli, runBuiltCliWithin } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
@@ -48,6 +49,27 @@ describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
     writeFileSync(hook, '#!/bin/sh\necho other\n');
     chmodSync(hook, 0o755);
     assert.equal(gitDetail(), `no Wave Scope commit guard in ${hook}`);
+  });
+
+  it('does not hang on a FIFO at a settings file\'s, the launcher\'s or the pre-commit hook\'s path: it holds no hook, or the launcher is broken', () => {
+    assert.equal(cli('install-hooks', '--codex', '--gemini', '--git').status, 0);
+    const fifo = (file: string) => {
+      rmSync(join(repo.root, file), { force: true });
+      execFileSync('mkdir', ['-p', join(repo.root, file, '..')]);
+      execFileSync('mkfifo', [join(repo.root, file)]);
+    };
+    fifo('.claude/settings.json');
+    fifo('.codex/hooks.json');
+    fifo('.claude/wave-scope-hook.cjs');
+    const run = runBuiltCliWithin(['doctor', '--json'], 20_000, { cwd: repo.root, env: cleanEnv() });
+    assert.equal(run.signal, null, 'doctor hung');
+    const report = JSON.parse(run.stdout) as Report;
+    assert.deepEqual(statusOf(report), { claude: 'not-installed', codex: 'not-installed', cursor: 'not-installed', gemini: 'broken', git: 'broken' });
+    for (const target of ['gemini', 'git']) assert.match(JSON.stringify(report.results.find((result) => result.target === target)?.checks), /wave-scope-hook\.cjs is not a regular file/);
+    fifo('.git/hooks/pre-commit');
+    const again = runBuiltCliWithin(['doctor', '--json', '--git'], 20_000, { cwd: repo.root, env: cleanEnv() });
+    assert.equal(again.signal, null, 'doctor hung');
+    assert.equal(statusOf(JSON.parse(again.stdout) as Report).git, 'not-installed');
   });
 
   it('reports every agent CLI and git as not installed before install-hooks, and exits 0', () => {

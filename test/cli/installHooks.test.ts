@@ -4,7 +4,7 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderLauncher } from '../../src/planner/enforce/launcherConfig';
-import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliWithin } from '../support/builtCli';
 import { claudeDecision, hookPayload, writeManifest } from '../support/hookFixtures';
 import { makeOld, plantLeftover } from '../support/leftoverFiles';
 import { createTempGitRepo } from '../support/tempGitRepo';
@@ -515,6 +515,19 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
         assert.equal(readFileSync(join(other.root, '.claude/settings.json'), 'utf8'), '{\n  "model": "opus"\n}\n');
       } finally {
         other.remove();
+      }
+    });
+
+    it('refuses, without opening it, a FIFO at a settings file\'s or the launcher\'s path (a blocking open would hang install-hooks for good, --dry-run included)', () => {
+      for (const [file, args] of [['.codex/hooks.json', ['--codex', '--dry-run']], ['.claude/settings.json', ['--claude']], ['.claude/wave-scope-hook.cjs', ['--codex']], ['.codex/hooks.json', ['--codex', '--uninstall']]] as const) {
+        rmSync(join(repo.root, file), { force: true });
+        execFileSync('mkfifo', [join(repo.root, file)]);
+        const run = runBuiltCliWithin(['install-hooks', ...args], 10_000, { cwd: repo.root, env: cleanEnv() });
+        assert.equal(run.signal, null, `${file} ${args.join(' ')}: hung`);
+        assert.equal(run.status, 1, `${file} ${args.join(' ')}: ${run.stdout}`);
+        assert.ok(run.stderr.includes(`${join(repo.root, file)} cannot be edited without losing something (it is not a regular file but a FIFO`), run.stderr);
+        assert.ok(lstatSync(join(repo.root, file)).isFIFO(), 'left as it was');
+        rmSync(join(repo.root, file));
       }
     });
 
