@@ -357,17 +357,39 @@ export function readRegularFile(path: string): Buffer | undefined {
 }
 
 /**
- * A settings file's or the launcher's text (undefined: absent) and the state it was read in (a link is read
+ * A settings file's or the launcher's bytes (undefined: absent) and the state they were read in (a link is read
  * through). Throws NotAFileError for anything but a regular file: readAt opens nothing else.
  */
-function readText(path: string): { text: string | undefined; state: FileState } {
+function readBytes(path: string): { bytes: Buffer | undefined; state: FileState } {
   const { state, bytes } = readAt(path);
-  if (state.kind === 'absent') return { text: undefined, state };
+  if (state.kind === 'absent') return { bytes: undefined, state };
   if (state.kind === 'other') throw new NotAFileError();
   const content = bytes ?? readRegularFile(path);
   // A link that leads nowhere: nothing to read, and nothing a write should go through.
   if (content === undefined) throw new NotAFileError();
-  return { text: content.toString('utf8'), state };
+  return { bytes: content, state };
+}
+
+/**
+ * The bytes as text, when they are UTF-8 that encodes back to the very same bytes (a BOM kept as text); undefined
+ * otherwise. A lossy decoding would turn each invalid byte into U+FFFD, and every edit would write that back.
+ */
+function utf8TextOf(bytes: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
+}
+
+/** A settings file that is not UTF-8 text: editing it as text would change bytes that are not ours. */
+class NotUtf8Error extends Error {
+  constructor() {
+    super('it is not UTF-8 text, and editing it would replace each byte that is not with U+FFFD; convert it to UTF-8 first');
+    this.name = 'NotUtf8Error';
+  }
 }
 
 /** What is at a hook's path, and its state; `runByGit`: git runs the file itself (not husky's, which runs it through sh). */
@@ -638,22 +660,24 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   const problems: PlanProblem[] = [];
 
   const launcherChanges: PlannedChange[] = [];
-  let launcher: ReturnType<typeof readText> | undefined;
+  let launcher: ReturnType<typeof readBytes> | undefined;
   try {
-    launcher = readText(launcherPath);
+    launcher = readBytes(launcherPath);
   } catch (error) {
     if (!(error instanceof NotAFileError)) throw error;
     problems.push({ component: 'launcher', path: launcherPath, reason: 'bad-settings', detail: error.message });
   }
-  const launcherBefore = launcher?.text;
+  // The launcher is ours and written whole: one that is not UTF-8 text (someone changed it) is rewritten, its `before` null.
+  const launcherPresent = launcher?.bytes !== undefined;
+  const launcherBefore = launcher?.bytes === undefined ? undefined : utf8TextOf(launcher.bytes);
   const launcherState = launcher?.state ?? ABSENT;
   if (launcher !== undefined && !options.uninstall && options.launcherTemplate !== undefined) {
     const text = renderLauncher(options.launcherTemplate, { version: 1, recorded: options.recorded });
     if (text !== launcherBefore) {
-      launcherChanges.push({ path: launcherPath, component: 'launcher', action: launcherBefore === undefined ? 'create' : 'modify', before: launcherBefore ?? null, after: text, found: launcherState, mode: 0o755 });
+      launcherChanges.push({ path: launcherPath, component: 'launcher', action: launcherPresent ? 'modify' : 'create', before: launcherBefore ?? null, after: text, found: launcherState, mode: 0o755 });
     }
-  } else if (options.uninstall && options.removeLauncher && launcherBefore !== undefined) {
-    launcherChanges.push({ path: launcherPath, component: 'launcher', action: 'delete', before: launcherBefore, after: null, found: launcherState });
+  } else if (options.uninstall && options.removeLauncher && launcherPresent) {
+    launcherChanges.push({ path: launcherPath, component: 'launcher', action: 'delete', before: launcherBefore ?? null, after: null, found: launcherState });
   }
   // The launcher goes first on install (no command may point at a launcher that is not there yet)
   // and last on uninstall (no command is left pointing at one that is gone).
@@ -683,10 +707,14 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         problems.push({ component, path, reason: 'outside-repository' });
         continue;
       }
-      const { text: before, state } = readText(path);
+      const { bytes, state } = readBytes(path);
+      const text = bytes === undefined ? undefined : utf8TextOf(bytes);
+      // Read lossily only to see whether anything would change: a file that is not UTF-8 is never written.
+      const before = text ?? bytes?.toString('utf8');
       const plan = options.uninstall
         ? planSettingsRemoval(before, path, (registrations[0] as HookRegistration).layout)
         : planSettingsInstall(before, path, registrations, (registration) => commandFor(registration, launcherReference(registration.agentCli, options.stateName, launcherPath)));
+      if (bytes !== undefined && text === undefined && plan.kind !== 'unchanged') throw new NotUtf8Error();
       // Our entries in a file shared through a linked directory are another repository's gate: an uninstall
       // here would strip it from every repository sharing the file. A shared file holding none of ours (a
       // `.claude` linked to one's dotfiles) has nothing to remove, and is no reason to refuse.
@@ -700,7 +728,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         changes.push({ path, component, action: 'delete', before: before ?? null, after: null, found: state });
       }
     } catch (error) {
-      const detail = error instanceof HookConfigError || error instanceof SyntaxError || error instanceof NotAFileError ? error.message : String(error);
+      const detail = error instanceof HookConfigError || error instanceof SyntaxError || error instanceof NotAFileError || error instanceof NotUtf8Error ? error.message : String(error);
       problems.push({ component, path, reason: 'bad-settings', detail });
     }
   }

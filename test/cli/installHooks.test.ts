@@ -461,6 +461,23 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       assert.equal(statSync(join(repo.root, '.claude/settings.json')).mode & 0o777, 0o600);
     });
 
+    it('refuses to edit a settings file that is not UTF-8 text, naming it, and never changes a byte of it; UTF-8 text comes back byte for byte', () => {
+      const latin1 = Buffer.from('{\n  "model": "opus",\n  "env": { "TEAM": "caf\xe9" }\n}\n', 'latin1');
+      writeFileSync(join(repo.root, '.claude/settings.json'), latin1);
+      const run = install('--claude');
+      assert.equal(run.status, 1, run.stdout);
+      assert.ok(run.stderr.includes(`${join(repo.root, '.claude/settings.json')} cannot be edited without losing something (it is not UTF-8 text`), run.stderr);
+      assert.deepEqual(readFileSync(join(repo.root, '.claude/settings.json')), latin1);
+      const nothingOfOurs = install('--claude', '--uninstall');
+      assert.equal(nothingOfOurs.status, 0, nothingOfOurs.stderr);
+      assert.deepEqual(readFileSync(join(repo.root, '.claude/settings.json')), latin1, 'uninstall finds nothing of ours in it, and leaves it');
+      const utf8 = Buffer.from('{\n  "model": "opus",\n  "env": { "TEAM": "caf\u00e9 \u{1F600}" }\n}\n', 'utf8');
+      writeFileSync(join(repo.root, '.claude/settings.json'), utf8);
+      assert.equal(install('--claude').status, 0);
+      assert.equal(install('--claude', '--uninstall').status, 0);
+      assert.deepEqual(readFileSync(join(repo.root, '.claude/settings.json')), utf8);
+    });
+
     it('refuses to write through a settings file that is a link', () => {
       const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-dotfiles-')));
       try {
