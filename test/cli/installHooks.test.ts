@@ -178,6 +178,20 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(existsSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained')), false);
   });
 
+  it('chains a /bin/sh hook that execs itself in Node (a polyglot): commits go on running it, and uninstall gives it back byte for byte', () => {
+    const original = '#!/bin/sh\n":" //; exec node "$0" "$@"\nrequire("fs").writeFileSync(".node-hook-ran", "yes\\n");\n';
+    writeFileSync(join(repo.root, '.git/hooks/pre-commit'), original);
+    chmodSync(join(repo.root, '.git/hooks/pre-commit'), 0o755);
+    assert.equal(install('--git').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit.wave-scope-chained'), 'utf8'), original, 'chained, not edited');
+    commitInScope('no wave: the guard lets it through, and the hook runs');
+    assert.equal(existsSync(join(repo.root, '.node-hook-ran')), true);
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    commitOutsideScope('out of scope', /lib\/b\.ts \(M\): not in allowedPaths/);
+    assert.equal(install('--git', '--uninstall').status, 0);
+    assert.equal(readFileSync(join(repo.root, '.git/hooks/pre-commit'), 'utf8'), original);
+  });
+
   it('respects core.hooksPath and husky', () => {
     repo.git('config', 'core.hooksPath', '.githooks');
     assert.equal(install('--git').status, 0);

@@ -551,6 +551,16 @@ function isShellScript(text: string): boolean {
   return interpreter !== undefined && SHELLS.has(interpreter);
 }
 
+/**
+ * Whether a shell hook runs itself again under another interpreter: an `exec` line naming the script's own path
+ * (`$0`, `${0}`), as the sh/JavaScript polyglot `":" //; exec node "$0" "$@"` does. Then the rest of the file is
+ * that interpreter's, which reads the whole file from its top: our block, a shell comment, is a syntax error to
+ * Node on any line but the first, so such a hook is chained, never edited.
+ */
+function reExecutesItself(text: string): boolean {
+  return text.split('\n').some((line) => !line.trimStart().startsWith('#') && /(?:^|[\s;&|(`])exec\s[^#]*\$(?:0|\{0\})/.test(line));
+}
+
 const BLOCK_COMMENT = '# Added by "wave-scope install-hooks"; "wave-scope install-hooks --git --uninstall" removes it.';
 const GUARD_SUFFIX = ' || exit 1';
 
@@ -683,7 +693,7 @@ function isUnfinishedChain(hook: ExistingHook, saved: ExistingHook): boolean {
  * Installs the guard into the pre-commit hook at `path`. A shell hook (or a husky hook, which has no
  * shebang) gets our block right after its shebang line, so the guard runs first and the rest of the
  * hook still runs after it. Anything we cannot edit as text byte for byte (a binary, a script in
- * another language), must not write through (a symbolic link) or that git skips (not executable: our
+ * another language, a shell script that execs itself in another one), must not write through (a symbolic link) or that git skips (not executable: our
  * block in it would never run, and making it executable would start the hook its owner switched off) is
  * chained: saved, link and all, as `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
  * guard, then execs it when it is executable, as git would have.
@@ -728,7 +738,7 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
   if (found.kind === 'edited') return { kind: 'refused', reason: 'block-edited', path };
   if (existing.skippedByGit === true && found.kind === 'none') return chain();
   if (text.trim() === '') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
-  if (!isShellScript(text)) return chain();
+  if (!isShellScript(text) || (found.kind === 'none' && reExecutesItself(text))) return chain();
   const created = found.kind === 'ours' && found.created;
   const rest = found.kind === 'ours' ? withoutBlock(text, found) : text;
   let next: string;

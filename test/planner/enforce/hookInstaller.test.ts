@@ -242,6 +242,13 @@ describe('hook installer: git pre-commit', () => {
     assert.equal(written(planPreCommitRemoval(PATH, file(once), absent)), existing);
   });
 
+  it('edits a shell hook that execs another program, or names $0 without exec', () => {
+    for (const body of ['exec npx lint-staged "$@"\n', 'echo "$0 ran"\nexec make check\n', '# exec node "$0" is what a polyglot would do\nnpm test\n']) {
+      const text = written(planPreCommitInstall(PATH, file(`#!/bin/sh\n${body}`), absent, guard));
+      assert.ok(text.startsWith('#!/bin/sh\n# >>> wave-scope commit guard >>>') && text.endsWith(body), text);
+    }
+  });
+
   const shells = ['#!/bin/sh', '#!/bin/bash -e', '#!/usr/bin/env bash', '#!/usr/bin/env -S bash -eu', '#! /bin/dash', '#!/usr/bin/zsh', '#!/bin/ksh'];
   for (const shebang of shells) {
     it(`edits a hook whose interpreter is a shell (${shebang}) in place`, () => {
@@ -262,6 +269,9 @@ describe('hook installer: git pre-commit', () => {
     ['a script in another language whose interpreter lies under a directory named sh', file('#!/opt/sh/bin/python3\nprint("checks")\n')],
     ['a script in another language whose interpreter names a shell in an option', file('#!/usr/bin/perl -Mbash\nprint "checks";\n')],
     ['a script env runs in another language', file('#!/usr/bin/env -S node --trace-warnings\nconsole.log("sh")\n')],
+    ['a sh/JavaScript polyglot that execs itself in Node (our block would be a SyntaxError to Node)', file('#!/bin/sh\n":" //; exec node "$0" "$@"\nrequire("fs").writeFileSync(".ran", "yes");\n')],
+    ['a shell hook that execs itself in another interpreter (${0}, no quotes, after a test)', file('#!/bin/bash\n[ -n "$X" ] && exec python3 ${0}\nprint("checks")\n')],
+    ['a husky hook (no shebang) that execs itself in Node', file('":" //; exec /usr/bin/env node $0 "$@"\nconsole.log("checks");\n')],
     ['a binary (no shebang, NUL bytes)', file(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff]))],
     ['text that is not UTF-8', file(new Uint8Array([0x23, 0x21, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x73, 0x68, 0x0a, 0xe9, 0x0a]))],
     ['a symbolic link (never written through)', { kind: 'link', target: new TextEncoder().encode('../../tools/pre-commit') }],
