@@ -791,7 +791,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
       ]);
       const plan = options.uninstall
         ? planPreCommitRemoval(hookFile, existing, chained)
-        : planPreCommitInstall(hookFile, existing, chained, `node ${shellQuote(launcherPath)} commit-guard`);
+        : planPreCommitInstall(hookFile, existing, chained, `node ${shellQuote(launcherPath)} commit-guard`, hookFile === join(hooks.dir, 'pre-commit') ? 'git' : 'husky');
       const result = hookChanges(plan, before, states, 'git');
       changes.push(...result.changes, ...leftoverRemovals(hookFile, now));
       if (result.problem !== undefined) problems.push(result.problem);

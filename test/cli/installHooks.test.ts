@@ -208,6 +208,28 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
     assert.equal(readFileSync(join(repo.root, '.husky/pre-commit'), 'utf8'), 'npx lint-staged\n');
   });
 
+  it('husky: a chained .husky/pre-commit (a link to a script of mode 0644) goes on running, through sh -e as husky runs it', () => {
+    // husky v9's generated runner, abridged to what runs here: the hook file through `sh -e`, whatever its mode.
+    repo.write({
+      '.husky/_/h': '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n',
+      '.husky/_/pre-commit': '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n',
+      'scripts/precommit.sh': 'touch .husky-hook-ran\n',
+    });
+    chmodSync(join(repo.root, '.husky/_/h'), 0o755);
+    chmodSync(join(repo.root, '.husky/_/pre-commit'), 0o755);
+    chmodSync(join(repo.root, 'scripts/precommit.sh'), 0o644);
+    symlinkSync('../scripts/precommit.sh', join(repo.root, '.husky/pre-commit'));
+    repo.git('config', 'core.hooksPath', '.husky/_');
+    assert.equal(install('--git').status, 0);
+    assert.ok(lstatSync(join(repo.root, '.husky/pre-commit.wave-scope-chained')).isSymbolicLink(), 'chained, link and all');
+    commitInScope('no wave: the guard lets it through, and the hook runs');
+    assert.equal(existsSync(join(repo.root, '.husky-hook-ran')), true, "the user's husky hook still runs");
+    writeManifest(repo, { allowedPaths: ['src/'] });
+    commitOutsideScope('out of scope', /lib\/b\.ts \(M\): not in allowedPaths/);
+    assert.equal(install('--git', '--uninstall').status, 0);
+    assert.equal(readlinkSync(join(repo.root, '.husky/pre-commit')), '../scripts/precommit.sh');
+  });
+
   describe('linked worktrees that run their own copy of the hooks (a relative core.hooksPath)', () => {
     const AUTHOR = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
     const worktrees: string[] = [];

@@ -617,17 +617,22 @@ function withoutBlock(text: string, found: { readonly start: number; readonly en
   return text.slice(0, found.start) + text.slice(found.end);
 }
 
-function wrapperText(command: string): string {
+/**
+ * Who runs the hook file, and so how the wrapper runs the saved hook: `git` runs it itself, only when it is
+ * executable; husky's generated runner runs its hook file with `sh -e`, whatever its mode (husky's hook files
+ * are usually not executable).
+ */
+export type HookRunner = 'git' | 'husky';
+
+function wrapperText(command: string, runner: HookRunner = 'git'): string {
   const chained = `"$(dirname "$0")/pre-commit${CHAINED_SUFFIX}"`;
-  return [
-    '#!/bin/sh',
-    WRAPPER_MARKER,
-    block(command, false),
-    // On git's terms: a hook that is not executable (or a link to nothing) is skipped, not an error.
-    `[ -x ${chained} ] || exit 0`,
-    `exec ${chained} "$@"`,
-    '',
-  ].join('\n');
+  const run =
+    runner === 'git'
+      ? // On git's terms: a hook that is not executable (or a link to nothing) is skipped, not an error.
+        [`[ -x ${chained} ] || exit 0`, `exec ${chained} "$@"`]
+      : // On husky's terms (its runner `h`): a hook file that is not there is skipped; any other runs through `sh -e`.
+        [`[ -f ${chained} ] || exit 0`, `exec sh -e ${chained} "$@"`];
+  return ['#!/bin/sh', WRAPPER_MARKER, block(command, false), ...run, ''].join('\n');
 }
 
 /** The wrapper as install-hooks wrote it before 2026-12-05, when it ran the saved hook without asking whether git would. */
@@ -642,7 +647,7 @@ function earlierWrapperText(command: string): string {
 function isOurWrapper(text: string): boolean {
   const found = findBlock(text);
   if (found.kind !== 'ours' || found.created) return false;
-  return text === wrapperText(found.command) || text === earlierWrapperText(found.command);
+  return text === wrapperText(found.command, 'git') || text === wrapperText(found.command, 'husky') || text === earlierWrapperText(found.command);
 }
 
 function createdText(command: string): string {
@@ -693,10 +698,11 @@ function isUnfinishedChain(hook: ExistingHook, saved: ExistingHook): boolean {
  * Installs the guard into the pre-commit hook at `path`. A shell hook (or a husky hook, which has no
  * shebang) gets our block right after its shebang line, so the guard runs first and the rest of the
  * hook still runs after it. Anything we cannot edit as text byte for byte (a binary, a script in
- * another language, a shell script that execs itself in another one), must not write through (a symbolic link) or that git skips (not executable: our
- * block in it would never run, and making it executable would start the hook its owner switched off) is
- * chained: saved, link and all, as `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
- * guard, then execs it when it is executable, as git would have.
+ * another language, a shell script that execs itself in another one), must not write through (a
+ * symbolic link) or that git skips (not executable: our block in it would never run, and making it
+ * executable would start the hook its owner switched off) is chained: saved, link and all, as `pre-commit.wave-scope-chained`, and a small shell wrapper runs the
+ * guard, then execs it when it is executable, as git would have (in husky's layout, `runner` `husky`: through
+ * `sh -e` whenever it is there, as husky's runner would have).
  *
  * Chaining never leaves a moment without a pre-commit hook that runs the user's: first the hook is saved
  * without being moved (a second name for the same file, `link`), then the wrapper, written in full
@@ -708,9 +714,9 @@ function isUnfinishedChain(hook: ExistingHook, saved: ExistingHook): boolean {
  * rewritten only when it is exactly what an install wrote (for any launcher path); one changed since is
  * refused, so the changes are never lost.
  */
-export function planPreCommitInstall(path: string, existing: ExistingHook, chained: ExistingHook, command: string): HookPlan {
+export function planPreCommitInstall(path: string, existing: ExistingHook, chained: ExistingHook, command: string, runner: HookRunner = 'git'): HookPlan {
   const chainedPath = `${path}${CHAINED_SUFFIX}`;
-  const wrapperOverHook: HookStep = { kind: 'write', path, text: wrapperText(command), keepMode: false, keptAt: chainedPath };
+  const wrapperOverHook: HookStep = { kind: 'write', path, text: wrapperText(command, runner), keepMode: false, keptAt: chainedPath };
   const chain = (): HookPlan =>
     chained.kind !== 'absent' ? { kind: 'refused', reason: 'chained-exists', path: chainedPath } : { kind: 'steps', steps: [{ kind: 'link', from: path, to: chainedPath }, wrapperOverHook] };
   if (existing.kind === 'other') return { kind: 'refused', reason: 'not-a-file', path };
@@ -718,7 +724,7 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
     // A saved hook with none in its place: an install by an earlier version cut short between its two steps
     // (the hook renamed aside, the wrapper not yet written), or a wrapper someone deleted. The wrapper is
     // written again over nothing, chaining the saved hook: the install finished, nothing replaced.
-    if (chained.kind !== 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: wrapperText(command), keepMode: false }] };
+    if (chained.kind !== 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: wrapperText(command, runner), keepMode: false }] };
     return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: false }] };
   }
   // The hook and the same hook saved beside it: a chain cut short after its first step. Finished: the
@@ -730,7 +736,8 @@ export function planPreCommitInstall(path: string, existing: ExistingHook, chain
   if (text.includes(WRAPPER_MARKER)) {
     if (!isOurWrapper(text)) return { kind: 'refused', reason: 'wrapper-edited', path };
     if (chained.kind === 'absent') return { kind: 'steps', steps: [{ kind: 'write', path, text: createdText(command), keepMode: true }] };
-    const wrapper = wrapperText(command);
+    // A wrapper written for the other runner (husky's layout set up, or left, since) is rewritten for this one.
+    const wrapper = wrapperText(command, runner);
     return { kind: 'steps', steps: text === wrapper ? [] : [{ kind: 'write', path, text: wrapper, keepMode: true }] };
   }
   if (chained.kind !== 'absent') return { kind: 'refused', reason: 'chained-exists', path: chainedPath };

@@ -298,6 +298,21 @@ describe('hook installer: git pre-commit', () => {
     });
   }
 
+  it('in husky\'s layout, the wrapper runs the saved hook as husky\'s runner would (sh -e, whatever its mode), and is ours for re-install and uninstall', () => {
+    const savedPath = `${PATH}.wave-scope-chained`;
+    const link: ExistingHook = { kind: 'link', target: new TextEncoder().encode('../scripts/precommit.sh') };
+    const plan = steps(planPreCommitInstall(PATH, link, absent, guard, 'husky'));
+    const wrapper = plan[1]?.kind === 'write' ? plan[1].text : '';
+    assert.ok(wrapper.endsWith('[ -f "$(dirname "$0")/pre-commit.wave-scope-chained" ] || exit 0\nexec sh -e "$(dirname "$0")/pre-commit.wave-scope-chained" "$@"\n'), wrapper);
+    assert.doesNotMatch(wrapper, /\[ -x /);
+    assert.deepEqual(steps(planPreCommitInstall(PATH, file(wrapper), link, guard, 'husky')), [], 're-install leaves it be');
+    assert.deepEqual(steps(planPreCommitRemoval(PATH, file(wrapper), link)), [{ kind: 'rename', from: savedPath, to: PATH }]);
+    assert.equal(isWrittenWholeByInstall(new TextEncoder().encode(wrapper)), true);
+    // A wrapper written on git's terms before (husky set up since, or an earlier version) is rewritten on husky's.
+    const gitWrapper = written(planPreCommitInstall(PATH, link, absent, guard, 'git'));
+    assert.deepEqual(steps(planPreCommitInstall(PATH, file(gitWrapper), link, guard, 'husky')), [{ kind: 'write', path: PATH, text: wrapper, keepMode: true }]);
+  });
+
   it('never overwrites a saved original: another tool replaced our wrapper; with the hook gone, writes the wrapper again over nothing', () => {
     const saved = file('#!/usr/bin/env python3\n');
     assert.deepEqual(planPreCommitInstall(PATH, file('#!/bin/sh\necho other tool\n'), saved, guard), { kind: 'refused', reason: 'chained-exists', path: `${PATH}.wave-scope-chained` });
