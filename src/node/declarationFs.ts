@@ -36,27 +36,42 @@ export class UnsafePathError extends Error {
   }
 }
 
+/** Anything but a regular file where one is read: a directory, a FIFO, a socket, a device. */
+export class NotARegularFileError extends Error {
+  readonly code = 'ENOTREGULAR';
+  constructor(readonly path: string) {
+    super(`${path} is not a regular file`);
+    this.name = 'NotARegularFileError';
+  }
+}
+
 /**
- * Reads a text file; undefined when it (or a parent) does not exist. Anything but a regular file (a
- * directory, a FIFO, a device) throws, without waiting: opening a FIFO for reading blocks until someone
- * writes it, so it is opened non-blocking and looked at before it is read.
+ * The bytes of the regular file at `path` (a link followed); undefined when it (or a parent) does not exist.
+ * Anything but a regular file throws NotARegularFileError, without waiting: opening a FIFO for reading
+ * blocks until someone writes it (and SIGTERM cannot end a process while that open is in the kernel), so it
+ * is opened non-blocking and looked at before anything is read.
  */
-export function readTextIfExists(path: string): string | undefined {
+export function readRegularFileIfExists(path: string): Buffer | undefined {
   let descriptor: number;
   try {
     descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if (isMissing(error)) return undefined;
+    // A socket cannot be opened at all.
+    if (errorCode(error) === 'ENXIO') throw new NotARegularFileError(path);
     throw error;
   }
   try {
-    if (!fstatSync(descriptor).isFile()) {
-      throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTREGULAR' });
-    }
-    return readFileSync(descriptor, 'utf8');
+    if (!fstatSync(descriptor).isFile()) throw new NotARegularFileError(path);
+    return readFileSync(descriptor);
   } finally {
     closeSync(descriptor);
   }
+}
+
+/** Reads a text file (UTF-8); undefined when it (or a parent) does not exist; see readRegularFileIfExists. */
+export function readTextIfExists(path: string): string | undefined {
+  return readRegularFileIfExists(path)?.toString('utf8');
 }
 
 /**

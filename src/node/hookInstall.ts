@@ -32,6 +32,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
 import { fsyncQuietly, parseTemporaryFileName, writeFileAtomicSync } from './atomicFile';
 import { isProcessGone } from './leftoverTemporaryFiles';
+import { NotARegularFileError, readRegularFileIfExists } from './declarationFs';
 import {
   AGENT_CLIS,
   CHAINED_SUFFIX,
@@ -333,26 +334,15 @@ export class NotAFileError extends Error {
 }
 
 /**
- * The bytes of the regular file at `path`, a link followed; undefined when nothing is there. It is opened
- * non-blocking and checked with fstat before anything is read, since a blocking open of a FIFO waits for a
- * writer for good (and SIGTERM cannot end it while the open is in the kernel). Throws NotAFileError for
- * anything but a regular file.
+ * The bytes of the regular file at `path`, a link followed; undefined when nothing is there. Throws
+ * NotAFileError for anything but a regular file (never waiting on a FIFO: readRegularFileIfExists).
  */
 export function readRegularFile(path: string): Buffer | undefined {
-  let descriptor: number;
   try {
-    descriptor = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    return readRegularFileIfExists(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    // A socket cannot be opened at all (ENXIO); nor can a FIFO with no reader, for writing only.
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new NotAFileError();
+    if (error instanceof NotARegularFileError) throw new NotAFileError();
     throw error;
-  }
-  try {
-    if (!fstatSync(descriptor).isFile()) throw new NotAFileError();
-    return readFileSync(descriptor);
-  } finally {
-    closeSync(descriptor);
   }
 }
 

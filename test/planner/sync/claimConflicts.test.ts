@@ -279,17 +279,19 @@ describe('the claims view (plan show --json → claims) and what the planner cal
     },
     T0 - 5 * HOUR,
   );
-  const view = buildClaimsView({
-    plan: decodePlan(files),
-    remote: 'origin',
-    trackingRef: 'refs/wave-scope/remotes/origin/plan',
-    commit: 'f'.repeat(40),
-    fetchedAt: new Date(T0).toISOString(),
-    clone: alpha,
-    problem: null,
-    now: T0 + 60_000,
-    localWaves: [{ wave: 2, role: '', records: [{ id: 'mine', files: ['own/', 'src/b/x.ts'] }] }],
-  });
+  /** The claims view of `plan` as clone alpha sees it, fetched at T0, with these local waves. */
+  const viewOf = (plan: Parameters<typeof decodePlan>[0], rest: Pick<Parameters<typeof buildClaimsView>[0], 'now' | 'localWaves' | 'ignoreCase'>) =>
+    buildClaimsView({
+      plan: decodePlan(plan),
+      remote: 'origin',
+      trackingRef: 'refs/wave-scope/remotes/origin/plan',
+      commit: 'f'.repeat(40),
+      fetchedAt: new Date(T0).toISOString(),
+      clone: alpha,
+      problem: null,
+      ...rest,
+    });
+  const view = viewOf(files, { now: T0 + 60_000, localWaves: [{ wave: 2, role: '', records: [{ id: 'mine', files: ['own/', 'src/b/x.ts'] }] }] });
 
   it('lists live claims only, marks this clone\'s own, and carries each wave\'s agents and role', () => {
     assert.deepEqual(view.claims.map((claim) => [claim.clone, claim.wave, claim.ownClone]), [['c-alpha', 2, true], ['c-beta', 5, false]]);
@@ -316,18 +318,7 @@ describe('the claims view (plan show --json → claims) and what the planner cal
       ref.tip = ref.writeCommit(files, null, 'as c-beta');
       const publish = await publishWave({ clone: alpha, manifest: manifestFor(2, draft.records), records: draft.records, session: null, ignoreCase: false, head: null, now: () => now, ttlMs: HOUR }, ref);
       assert.equal(publish.ok ? 'published' : publish.reason, theirsFolds ? 'conflict' : 'published');
-      const shown = buildClaimsView({
-        plan: decodePlan(files),
-        remote: 'origin',
-        trackingRef: 'refs/wave-scope/remotes/origin/plan',
-        commit: 'f'.repeat(40),
-        fetchedAt: new Date(T0).toISOString(),
-        clone: alpha,
-        problem: null,
-        now,
-        localWaves: [{ wave: 2, ...draft }],
-        ignoreCase: false,
-      });
+      const shown = viewOf(files, { now, localWaves: [{ wave: 2, ...draft }], ignoreCase: false });
       // The file itself and its plain test siblings, all below bob's src/B/ once case is folded.
       const expected = theirsFolds ? ['src/b/__tests__/x.test.ts', 'src/b/__tests__/x.ts', 'src/b/x.spec.ts', 'src/b/x.test.ts', 'src/b/x.ts'] : [];
       assert.deepEqual(shown.conflicts.map((c) => c.witness).sort(), expected);
