@@ -69,13 +69,55 @@ function fileNameParts(path: string): { dir: string; name: string; ext: string }
   return { dir: slash === -1 ? '' : path.slice(0, slash), name: fileName.slice(0, dot), ext: fileName.slice(dot + 1) };
 }
 
+/** A sibling spelling cut at its placeholders once: literal text, and `{dir}`, `{name}`, `{ext}`. */
+type TemplatePiece = string | { readonly placeholder: 'dir' | 'name' | 'ext' };
+
+interface CompiledTemplate {
+  readonly pieces: readonly TemplatePiece[];
+  /** The pieces when the directory is the root: a leading `{dir}/` dropped, any other `{dir}` left as spelled. */
+  readonly atRoot: readonly TemplatePiece[];
+}
+
+function compileTemplate(template: string): CompiledTemplate {
+  const pieces: TemplatePiece[] = [];
+  let rest = template;
+  for (let match = /\{(dir|name|ext)\}/.exec(rest); match !== null; match = /\{(dir|name|ext)\}/.exec(rest)) {
+    if (match.index > 0) pieces.push(rest.slice(0, match.index));
+    pieces.push({ placeholder: match[1] as 'dir' | 'name' | 'ext' });
+    rest = rest.slice(match.index + match[0].length);
+  }
+  if (rest !== '') pieces.push(rest);
+  const first = pieces[0];
+  const second = pieces[1];
+  const leadingDir = typeof first === 'object' && first.placeholder === 'dir' && typeof second === 'string' && second.startsWith('/');
+  const atRoot = (leadingDir ? [...(second.length > 1 ? [second.slice(1)] : []), ...pieces.slice(2)] : pieces).map((piece) =>
+    typeof piece === 'object' && piece.placeholder === 'dir' ? '{dir}' : piece,
+  );
+  return { pieces, atRoot };
+}
+
+// The rules' spellings, compiled on first use: a wave's manifest fills them for every plain file it grants.
+const compiledRules = new WeakMap<TestSiblingRule, { readonly extensions: ReadonlySet<string>; readonly templates: readonly CompiledTemplate[] }>();
+
+function compiledRule(rule: TestSiblingRule): { readonly extensions: ReadonlySet<string>; readonly templates: readonly CompiledTemplate[] } {
+  let compiled = compiledRules.get(rule);
+  if (compiled === undefined) {
+    compiled = { extensions: new Set(rule.extensions), templates: rule.siblings.map(compileTemplate) };
+    compiledRules.set(rule, compiled);
+  }
+  return compiled;
+}
+
 function siblingsOf(path: string, rule: TestSiblingRule): string[] {
   const parts = fileNameParts(path);
-  if (parts === undefined || !rule.extensions.includes(parts.ext)) return [];
+  if (parts === undefined) return [];
+  const compiled = compiledRule(rule);
+  if (!compiled.extensions.has(parts.ext)) return [];
   const { dir, name, ext } = parts;
-  return rule.siblings.map((template) => {
-    const filled = template.replaceAll('{name}', name).replaceAll('{ext}', ext);
-    return dir === '' ? filled.replace(/^\{dir\}\//, '') : filled.replaceAll('{dir}', dir);
+  return compiled.templates.map((template) => {
+    let filled = '';
+    for (const piece of dir === '' ? template.atRoot : template.pieces) filled += typeof piece === 'string' ? piece : piece.placeholder === 'dir' ? dir : piece.placeholder === 'name' ? name : ext;
+    return filled;
   });
 }
 

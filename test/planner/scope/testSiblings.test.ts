@@ -24,6 +24,26 @@ describe('expandTestSiblings', () => {
     assert.deepEqual(expandTestSiblings(entries, { role: 'implementation' }), entries);
   });
 
+  it('fills a rule\'s spellings exactly as placeholder replacement would, the root\'s leading {dir}/ dropped and any other {dir} kept there', () => {
+    // The reading the compiled spellings must keep: {name} and {ext} replaced, then a leading {dir}/ dropped
+    // at the root, every {dir} replaced elsewhere (no file name with a brace gets siblings at all).
+    const byReplacement = (template: string, path: string) => {
+      const slash = path.lastIndexOf('/');
+      const dir = slash === -1 ? '' : path.slice(0, slash);
+      const file = path.slice(slash + 1);
+      const name = file.slice(0, file.lastIndexOf('.'));
+      const ext = file.slice(file.lastIndexOf('.') + 1);
+      const filled = template.replaceAll('{name}', name).replaceAll('{ext}', ext);
+      return dir === '' ? filled.replace(/^\{dir\}\//, '') : filled.replaceAll('{dir}', dir);
+    };
+    const siblings = ['{dir}/{name}.test.{ext}', '{dir}/x/{dir}/{name}.{ext}', 'spec/{dir}/{name}{ext}', '{dir}/', '{name}', '{dir}{name}.{ext}', 'a/{dir}', '{ext}/{ext}/{name}', 'plain'];
+    const rules = [{ roles: ['r'], extensions: ['ts'], siblings }];
+    for (const path of ['a.ts', 'src/a.ts', 'src/deep/cart.total.ts', 'x/y/z/w.ts']) {
+      const expected = [...new Set([path, ...siblings.map((template) => byReplacement(template, path))])];
+      assert.deepEqual(expandTestSiblings([path], { role: 'r', rules }), expected, path);
+    }
+  });
+
   it('adds nothing for a role no rule names', () => {
     assert.deepEqual(expandTestSiblings(['src/a.ts'], { role: 'discovery' }), ['src/a.ts']);
   });
