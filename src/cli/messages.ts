@@ -122,6 +122,7 @@ const TARGET_PROBLEMS: Readonly<Record<string, string>> = {
   'process-view':
     'the path runs through /proc or /dev/fd, which name what the process opening them sees: the agent CLI sees its own working directory and descriptors there, not this hook\'s, so where the write would land cannot be known',
   'surrounding-space': 'the path starts or ends with white space, which an agent CLI may trim before it writes',
+  'undecodable-name': 'the name is not UTF-8 text, so which file it is cannot be told (it is shown with U+FFFD for the bytes that are not)',
   'relative-without-cwd': 'the path is relative and the payload names no working directory',
   'no-home': 'the path starts with "~" and there is no home directory to expand it to',
 };

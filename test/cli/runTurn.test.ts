@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
@@ -159,6 +159,44 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       assert.equal(quiet.status, 0, `a turn that changes nothing passes: ${quiet.stderr}`);
     });
   }
+
+  it('sees a same-size rewrite with its mtime put back, even when the turn tells git (in its global config) to trust mtimes alone', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    // README.md an hour old, and the index's record of it refreshed: not "racily clean", so git trusts what
+    // its settings tell it to compare, as it would for any file not touched in the last second.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(repo.root, 'README.md'), hourAgo, hourAgo);
+    repo.git('update-index', '--refresh');
+    // git compares ctime to the second: the rewrite must land in a later second than the index's record,
+    // as it does unless it follows the last index write within the same second.
+    const recorded = Math.floor(statSync(join(repo.root, 'README.md')).ctimeMs / 1000);
+    while (Math.floor(Date.now() / 1000) <= recorded) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+    try {
+      const script = [
+        'm=$(stat -c %Y README.md)',
+        'git config --global core.checkStat minimal',
+        'git config --global core.trustctime false',
+        "printf 'EVIL!!\\n' > README.md",
+        'touch -d @$m README.md',
+      ].join('; ');
+      const run = runTurn(repo, script, { flags: ['--commit'], env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } });
+      assert.equal(run.status, 3, run.stderr);
+      assert.match(run.stderr, /README\.md/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a new file whose name is not UTF-8, even inside its scope: which file it is cannot be told', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const run = runTurn(repo, `printf x > "src/notes$(printf '\\377').md"`, { flags: ['--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /src\/notes\uFFFD\.md/);
+    assert.match(run.stderr, /created  src\/notes\uFFFD\.md  \(a path that cannot be checked\)/);
+    assert.equal(head(repo), before, 'nothing committed');
+  });
 
   it('fails a file renamed across the scope boundary, in both directions, naming both sides', () => {
     repo = backstopRepo(START, { alice: ['src/'] });

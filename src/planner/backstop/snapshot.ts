@@ -94,8 +94,28 @@ export interface SnapshotOptions {
   readonly previous?: Snapshot;
 }
 
+/**
+ * The settings that decide what git calls a change, pinned on the snapshot's command lines: a global config
+ * (which an agent's shell can write) could otherwise make git trust an mtime put back with `touch`
+ * (`core.checkStat=minimal`, `core.trustctime=false`), stop looking at tracked files (`core.ignoreStat`), or
+ * ask a monitor, or a cache, that reports nothing changed (`core.fsmonitor`, `core.untrackedCache`).
+ */
+export const PINNED_CHANGE_SETTINGS: readonly string[] = [
+  '-c',
+  'core.checkStat=default',
+  '-c',
+  'core.trustctime=true',
+  '-c',
+  'core.ignoreStat=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.untrackedCache=false',
+];
+
 /** The status call: every difference of the work tree from the index, untracked files one by one. */
 export const STATUS_ARGS: readonly string[] = [
+  ...PINNED_CHANGE_SETTINGS,
   // No optional lock: a snapshot taken while an agent runs git must not make the agent's git fail.
   '--no-optional-locks',
   'status',
@@ -109,7 +129,10 @@ export const STATUS_ARGS: readonly string[] = [
 ];
 
 /** The index listing call; `-v` tags the entries status does not look at (see `IndexListing.uncheckedEntries`). */
-export const INDEX_ARGS: readonly string[] = ['--no-optional-locks', 'ls-files', '--stage', '-v', '-z'];
+export const INDEX_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'ls-files', '--stage', '-v', '-z'];
+
+/** The identity of a path git lists under a name that is not UTF-8: present, content unknown. */
+const UNDECODABLE_NAME = 'unreadable undecodable-name';
 
 /** The identity of a path that holds nothing (the key is absent, or its value is null). */
 export type Identity = string | null;
@@ -242,7 +265,9 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   const nested: Array<{ path: string; index: number }> = [];
   toInspect.forEach((path, index) => {
     const state = states[index] as WorkTreeState;
-    const identity = identityOf(state);
+    // git listed it, but by a name that is not UTF-8 (decoded with U+FFFD), so the file cannot be opened by
+    // it: something is there all the same, and nothing passes for absent.
+    const identity = state.kind === 'missing' && path.includes('\uFFFD') ? UNDECODABLE_NAME : identityOf(state);
     if (unchecked.get(path) === identity) return;
     workTree.set(path, identity);
     if (state.kind === 'directory') nested.push({ path, index });

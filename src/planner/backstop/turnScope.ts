@@ -50,7 +50,13 @@ export type ChangeJudgement =
       readonly manifestPath: string;
     };
 
+/** What a decoder puts for bytes that are not UTF-8 (git prints names as they are on disk). */
+const UNDECODABLE_CHARACTER = '\uFFFD';
+
 function targetOf(change: PathChange, changesRoot: string, writeRoot: string, ignoreCase: boolean | undefined): ResolvedWriteTarget {
+  // A name git printed in bytes that are not UTF-8 reads with U+FFFD in it: which file it is cannot be told,
+  // so it is never in a scope (and never committed).
+  if (change.path.includes(UNDECODABLE_CHARACTER)) return { kind: 'invalid', raw: change.path, problem: 'undecodable-name' };
   // Paths from git are relative to the work tree they were seen in; the gate compares them in NFC.
   const relative = change.path.replace(/\/$/, '').normalize('NFC');
   const absolute = changesRoot === '/' ? `/${relative}` : `${changesRoot}/${relative}`;

@@ -29,6 +29,7 @@ export type WriteTargetProblem =
   | 'link-loop'
   | 'process-view'
   | 'surrounding-space'
+  | 'undecodable-name'
   | 'relative-without-cwd'
   | 'no-home';
 
