@@ -336,6 +336,9 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
   // partners the transcript shows finished. One that only ran out its TTL stays (it binds no dispatch any
   // more, but if it is in fact still running, its record still ties its subagent to its own scope).
   const onlyOwn = colliding.every(({ record: prior }) => prior.id === record.id);
-  const finished = colliding.filter(({ record: prior }) => !livenessOf(prior).ttlExpired);
+  // A finished partner a subagent was bound to stays too: the coordinator may resume that subagent
+  // (SendMessage, which no dispatch hook sees), and without its record the write gate would hold it to
+  // the wave's union instead of its own scope.
+  const finished = colliding.filter(({ record: prior }) => !livenessOf(prior).ttlExpired && prior.bound === undefined);
   return allow(onlyOwn ? '10' : '10a', { collisions, witnessesDegraded, ...(notEvaluable !== undefined ? { notEvaluable } : {}) }, [...replaced, ...finished]);
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolveSubagentScope } from '../../../src/planner/dispatch/subagentBinding';
 import fc from 'fast-check';
 import { findCollisions } from '../../../src/planner/scope/collisions';
 import { CompiledEntries, prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
@@ -96,6 +97,18 @@ describe('decideDispatch: the matrix rows decided against the ledger', () => {
     assert.equal(verdict.row, '10a');
     assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['bob']);
     assert.deepEqual(verdict.removed.map(({ record }) => record.id), ['alice']);
+  });
+
+  it('row 10a: a finished partner a subagent was bound to is kept, so that subagent, resumed, is still held to its own scope', () => {
+    const boundAlice = { ...alice, bound: { agentId: 'a11ce', via: 'prompt' as const, at: alice.at } };
+    const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(boundAlice), new Map([[recordKey(boundAlice), done()]])));
+    assert.equal(verdict.decision, 'allow');
+    assert.equal(verdict.row, '10a');
+    assert.deepEqual(allRecords(verdict.ledger as SessionLedger).map(({ record }) => record.id), ['alice', 'bob']);
+    assert.deepEqual(verdict.removed, []);
+    const scope = resolveSubagentScope({ agentId: 'a11ce', ledger: { kind: 'ok', ledger: verdict.ledger as SessionLedger }, leadingTexts: undefined });
+    assert.equal(scope.kind, 'bound');
+    assert.deepEqual(scope.kind === 'bound' ? scope.files : [], alice.files);
   });
 
   it('row 10a: a partner past the TTL without evidence no longer binds', () => {
