@@ -3,7 +3,7 @@
 // sync state (`sync-state.json`, see src/planner/sync/localState.ts). The git directory is per checkout
 // (a linked worktree has its own), is never committed, and the write gate keeps agents out of it.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, futimesSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, futimesSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
@@ -15,7 +15,7 @@ import { writeFileAtomicSync } from './atomicFile';
 import type { TemporaryFileReserve } from './atomicFile';
 import type { LeftoverPlace } from './leftoverTemporaryFiles';
 import { readTextIfExists } from './declarationFs';
-import { homeDirectory } from './hookFileSystem';
+import { homeDirectory, nodeLocateFileSystem } from './hookFileSystem';
 import { gitPlanRefStore, planTreeMatchesCommit, runGitProcess } from './planRefGit';
 import type { GitPlanRefStore, PlanTreeCache } from './planRefGit';
 
@@ -41,18 +41,10 @@ export interface SyncRepository {
  * just parsed the same files (rev-parse), so a file it could not read is not expected; should one appear,
  * case is compared as written and the remotes are not known.
  */
-function realPathIfExists(path: string): string | undefined {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return undefined;
-  }
-}
-
 function repositoryConfig(commonDir: string, gitDir: string): { ignoreCase: boolean; remotes?: readonly string[] } {
   const home = homeDirectory();
   try {
-    const scan = scanGitConfig({ commonDir, gitDir, env: process.env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists, realPath: realPathIfExists } });
+    const scan = scanGitConfig({ commonDir, gitDir, env: process.env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists, realPath: nodeLocateFileSystem.realPath } });
     return { ignoreCase: scan.ignoreCase, remotes: scan.remotes };
   } catch {
     return { ignoreCase: false };

@@ -12,11 +12,12 @@
 // file of its own (linked worktrees, with a relative core.hooksPath) is checked as well: one without the
 // guard (a worktree added since install-hooks last ran) is named, with the command that guards it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
-import { fileStateOf, gitHooksDirectory, isExecutable, NotAFileError, readRegularFile, repositoryCheckouts } from './hookInstall';
+import { fileStateOf, gitHooksDirectory, isExecutable, repositoryCheckouts } from './hookInstall';
+import { NotARegularFileError, readRegularFileIfExists } from './declarationFs';
 import { AGENT_CLIS, CHAINED_SUFFIX, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
 import { preCommitHookPath } from '../planner/enforce/hookInstaller';
@@ -31,9 +32,9 @@ import { DEFAULT_STATE_DIR_NAME, LAUNCHER_FILE_NAME, MANIFEST_FILE_NAME, STATE_D
  */
 function fileText(path: string): string | undefined {
   try {
-    return readRegularFile(path)?.toString('utf8');
+    return readRegularFileIfExists(path)?.toString('utf8');
   } catch (error) {
-    if (error instanceof NotAFileError) return undefined;
+    if (error instanceof NotARegularFileError) return undefined;
     throw error;
   }
 }
@@ -46,12 +47,8 @@ function launcherNotAFile(command: string, root: string): string | undefined {
   for (const dir of STATE_DIR_NAMES) {
     if (!command.includes(`${dir}/${LAUNCHER_FILE_NAME}`)) continue;
     const launcher = join(root, dir, LAUNCHER_FILE_NAME);
-    try {
-      readRegularFile(launcher);
-    } catch (error) {
-      if (error instanceof NotAFileError) return launcher;
-      throw error;
-    }
+    // stat follows a link as node will, and opens nothing.
+    if (statSync(launcher, { throwIfNoEntry: false })?.isFile() === false) return launcher;
   }
   return undefined;
 }

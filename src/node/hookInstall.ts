@@ -46,6 +46,7 @@ import {
   planSettingsRemoval,
   preCommitHookPath,
   shellQuote,
+  strictUtf8Text,
 } from '../planner/enforce/hookInstaller';
 import type { AgentCli, ExistingHook, HookPlan, HookRegistration, HookStep } from '../planner/enforce/hookInstaller';
 import { renderLauncher } from '../planner/enforce/launcherConfig';
@@ -337,7 +338,7 @@ export class NotAFileError extends Error {
  * The bytes of the regular file at `path`, a link followed; undefined when nothing is there. Throws
  * NotAFileError for anything but a regular file (never waiting on a FIFO: readRegularFileIfExists).
  */
-export function readRegularFile(path: string): Buffer | undefined {
+function readRegularFile(path: string): Buffer | undefined {
   try {
     return readRegularFileIfExists(path);
   } catch (error) {
@@ -358,20 +359,6 @@ function readBytes(path: string): { bytes: Buffer | undefined; state: FileState 
   // A link that leads nowhere: nothing to read, and nothing a write should go through.
   if (content === undefined) throw new NotAFileError();
   return { bytes: content, state };
-}
-
-/**
- * The bytes as text, when they are UTF-8 that encodes back to the very same bytes (a BOM kept as text); undefined
- * otherwise. A lossy decoding would turn each invalid byte into U+FFFD, and every edit would write that back.
- */
-function utf8TextOf(bytes: Uint8Array): string | undefined {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-  return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
 }
 
 /** A settings file that is not UTF-8 text: editing it as text would change bytes that are not ours. */
@@ -659,7 +646,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
   }
   // The launcher is ours and written whole: one that is not UTF-8 text (someone changed it) is rewritten, its `before` null.
   const launcherPresent = launcher?.bytes !== undefined;
-  const launcherBefore = launcher?.bytes === undefined ? undefined : utf8TextOf(launcher.bytes);
+  const launcherBefore = launcher?.bytes === undefined ? undefined : strictUtf8Text(launcher.bytes);
   const launcherState = launcher?.state ?? ABSENT;
   if (launcher !== undefined && !options.uninstall && options.launcherTemplate !== undefined) {
     const text = renderLauncher(options.launcherTemplate, { version: 1, recorded: options.recorded });
@@ -698,7 +685,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         continue;
       }
       const { bytes, state } = readBytes(path);
-      const text = bytes === undefined ? undefined : utf8TextOf(bytes);
+      const text = bytes === undefined ? undefined : strictUtf8Text(bytes);
       // Read lossily only to see whether anything would change: a file that is not UTF-8 is never written.
       const before = text ?? bytes?.toString('utf8');
       const plan = options.uninstall

@@ -4,7 +4,7 @@
 // a payload whose agent CLI cannot be told answers with a deny every supported CLI reads as one (exit
 // 2), and if even the deny cannot be produced the process exits 2.
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { printLine, reportError, reportNote } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { hookMessages } from '../messages';
@@ -24,7 +24,7 @@ import { readSubagentScope } from '../../node/subagentScope';
 import { nodeWriteGateHost } from '../../node/writeGateHost';
 import { subagentBindingEvent } from '../../planner/dispatch/dispatchEvents';
 import { scanGitConfig } from '../../planner/enforce/gitConfig';
-import { locateRepository, ownFilesBelow } from '../../planner/enforce/repoLocation';
+import { locateGitDirectory, locateRepository, ownFilesBelow } from '../../planner/enforce/repoLocation';
 import type { RepoLocation } from '../../planner/enforce/repoLocation';
 import { formatSessionRecord, nextSessionRecord, parseSessionRecord, weighSessionEvidence } from '../../planner/enforce/sessionRecord';
 import { DISPATCH_HOOK_NAMES, runDispatchHook } from './dispatchHooks';
@@ -192,49 +192,33 @@ function readSidecars(root: string, stateDir: string): EarlierWaveSidecar[] {
 
 /**
  * The repository a commit goes into, as the guard must judge it; undefined outside any. git runs the hook
- * at the top of the work tree the committing shell chose (`--work-tree`, GIT_WORK_TREE, or GIT_DIR from
- * another directory) and names the git directory in GIT_DIR, so the walk up from the working directory
- * may find another repository there, or none, while git commits into its own. So git is asked which git
- * directory this commit uses; when the walk agrees it stands, else the location is git's: the manifest
- * root is the checkout of its common directory. One whose checkout cannot be told (a common directory not
- * named `.git`: a bare repository, or one made with `--separate-git-dir`) throws, and the guard blocks.
+ * at the top of the work tree the committing shell chose (`--work-tree`, GIT_WORK_TREE, `core.worktree`, or
+ * GIT_DIR from another directory), and then names the git directory it commits into in GIT_DIR, which the
+ * walk up from the working directory may not lead to: that git directory is judged (locateGitDirectory).
+ * Without GIT_DIR, git found the repository from here, as the walk does.
  */
-function commitRepository(cwd: string, runGit: (cwd: string, args: readonly string[]) => string): RepoLocation | undefined {
+function commitRepository(cwd: string, env: CliIo['env']): RepoLocation | undefined {
   const walked = locateRepository(cwd, nodeLocateFileSystem);
-  let answer: string[];
-  try {
-    answer = runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir']).split('\n');
-  } catch {
-    // git sees no repository here, so it is committing into none: what the walk found, if anything, decides.
-    return walked;
-  }
+  const named = env.GIT_DIR;
+  if (named === undefined || named === '') return walked;
   const real = (path: string) => nodeTargetFileSystem.realpath(path) ?? path;
-  const [gitDir, commonDir] = answer.map((line) => line.trim()).filter((line) => line !== '').map(real);
-  if (gitDir === undefined || commonDir === undefined) return walked;
+  const gitDir = real(resolve(cwd, named));
   if (walked !== undefined && real(walked.gitDir) === gitDir) return walked;
-  if (!commonDir.endsWith('/.git')) {
-    throw new Error(`this commit goes into ${gitDir}, and the checkout whose plan governs it cannot be told from ${cwd} (its git directory is not named .git); commit from that checkout`);
-  }
-  return { writeRoot: cwd, gitDir, commonDir, manifestRoot: commonDir.slice(0, -'/.git'.length) || '/', linkedWorktree: gitDir !== commonDir };
+  return locateGitDirectory(gitDir, cwd, nodeLocateFileSystem);
 }
 
-/**
- * The git pre-commit check. Exit 0 lets the commit through, 1 blocks it (docs/cli.md). Every wave of
- * the coordinator's checkout must allow every staged path: the committing shell's session id, which
- * an agent controls, does not choose among them, and one that contradicts their binding blocks.
- */
 export async function runCommitGuard(_args: string[], io: CliIo): Promise<number> {
   try {
     const cwd = canonicalDirectory(io.cwd);
-    // Loaded here, not at the top: the write gate never spawns a process, and loading node:child_process
-    // is a measurable part of every write's latency.
-    const { runGit } = await import('../../node/git');
-    const location = commitRepository(cwd, runGit);
+    const location = commitRepository(cwd, io.env);
     if (location === undefined) return 0;
     const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
     const ownFiles = ownFilesBelow(manifestRoot, nodeLocateFileSystem);
     const manifests = STATE_DIR_NAMES.map((name) => inspectStateDir(join(manifestRoot, name), new Set(), ownFiles)).filter((found) => found.found);
     if (manifests.length === 0) return 0;
+    // Loaded here, not at the top: the write gate never spawns a process, and loading node:child_process
+    // is a measurable part of every write's latency.
+    const { runGit } = await import('../../node/git');
     // --ignore-submodules=none: a submodule bump is a staged change even where .gitmodules says `ignore = all`.
     const output = runGit(location.writeRoot, ['-c', 'core.quotePath=false', 'diff', '--cached', '--name-status', '-z', '-M', '--ignore-submodules=none']);
     const changes = parseNameStatusZ(output);

@@ -50,6 +50,14 @@ export function compareGitPaths(a: string, b: string): number {
 
 const INDEX_COMMAND = 'git ls-files --stage -v -z';
 
+/**
+ * Whether a path git printed names its file in bytes that are not UTF-8: the output is read as UTF-8, which
+ * puts U+FFFD for them, so that name opens nothing and stands for no one file (snapshot.ts, turnScope.ts).
+ */
+export function hasUndecodableName(path: string): boolean {
+  return path.includes('\uFFFD');
+}
+
 // The tags `ls-files -v` gives an entry git's status does not look at: lower case for assume-unchanged
 // (`h`; `s` when skip-worktree too), `S` for skip-worktree. (An entry in conflict, `M`, status reports.)
 const UNCHECKED_TAGS = ['h', 's', 'S'];

@@ -19,7 +19,7 @@
 import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { filescopesPath, manifestPath } from '../plan/declarationPaths';
-import { IndexListing, parseStatusV2 } from './gitOutput';
+import { hasUndecodableName, IndexListing, parseStatusV2 } from './gitOutput';
 import type { HeadState } from './gitOutput';
 import type { PlanFingerprints } from './planFiles';
 import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
@@ -265,9 +265,8 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   const nested: Array<{ path: string; index: number }> = [];
   toInspect.forEach((path, index) => {
     const state = states[index] as WorkTreeState;
-    // git listed it, but by a name that is not UTF-8 (decoded with U+FFFD), so the file cannot be opened by
-    // it: something is there all the same, and nothing passes for absent.
-    const identity = state.kind === 'missing' && path.includes('\uFFFD') ? UNDECODABLE_NAME : identityOf(state);
+    // git listed it, under a name that opens nothing: something is there all the same, never absent.
+    const identity = state.kind === 'missing' && hasUndecodableName(path) ? UNDECODABLE_NAME : identityOf(state);
     if (unchecked.get(path) === identity) return;
     workTree.set(path, identity);
     if (state.kind === 'directory') nested.push({ path, index });

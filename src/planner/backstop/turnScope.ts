@@ -9,6 +9,7 @@ import type { ManifestState, ViolationKind } from '../enforce/writeDecision';
 import { locateDestination } from '../enforce/writeTarget';
 import type { ResolvedWriteTarget } from '../enforce/writeTarget';
 import type { PathChange } from './snapshotDiff';
+import { hasUndecodableName } from './gitOutput';
 
 /**
  * Everything a judgement reads, already loaded by the caller: the write gate's own rules for one wave
@@ -50,13 +51,9 @@ export type ChangeJudgement =
       readonly manifestPath: string;
     };
 
-/** What a decoder puts for bytes that are not UTF-8 (git prints names as they are on disk). */
-const UNDECODABLE_CHARACTER = '\uFFFD';
-
 function targetOf(change: PathChange, changesRoot: string, writeRoot: string, ignoreCase: boolean | undefined): ResolvedWriteTarget {
-  // A name git printed in bytes that are not UTF-8 reads with U+FFFD in it: which file it is cannot be told,
-  // so it is never in a scope (and never committed).
-  if (change.path.includes(UNDECODABLE_CHARACTER)) return { kind: 'invalid', raw: change.path, problem: 'undecodable-name' };
+  // Which file a name that is not UTF-8 stands for cannot be told: it is never in a scope (nor committed).
+  if (hasUndecodableName(change.path)) return { kind: 'invalid', raw: change.path, problem: 'undecodable-name' };
   // Paths from git are relative to the work tree they were seen in; the gate compares them in NFC.
   const relative = change.path.replace(/\/$/, '').normalize('NFC');
   const absolute = changesRoot === '/' ? `/${relative}` : `${changesRoot}/${relative}`;
@@ -74,7 +71,8 @@ export function judgeChanges(changes: readonly PathChange[], context: JudgeConte
     context.agentScope?.kind === 'loaded' ? context.agentScope.entries : manifest.kind === 'loaded' ? manifest.manifest.allowedPaths : [];
   const decision = decideUnderRules(
     context,
-    changes.map((change) => targetOf(change, changesRoot, context.writeRoot, context.ignoreCase)),
+    // Located as the gate locates a target: inside the write root wherever git may fold case.
+    changes.map((change) => targetOf(change, changesRoot, context.writeRoot, context.mayIgnoreCase ?? context.ignoreCase)),
   );
   if (decision.decision === 'deny-invalid-manifest') {
     return { verdict: 'invalid-manifest', manifestPath: decision.manifestPath, problems: decision.problems };

@@ -21,7 +21,7 @@
 // which parser.rs keeps. Where versions differ, this either refuses (a path with a control character)
 // or names every reading (a move path as written and trimmed), so no version writes a file the gate
 // did not judge.
-import { asciiLowerCase } from './gitConfig';
+import { asciiLowerCase } from '../scope/scopeEntry';
 
 /** Why a patch cannot be read with certainty; machine-readable. */
 export type CodexPatchProblem = 'no-begin' | 'no-end' | 'bad-hunk' | 'empty-update' | 'unreadable-script';

@@ -23,6 +23,7 @@
 // (ScanOptions.roots): a hard link has no destination to protect.
 
 import { matchIncludePattern } from './includePattern';
+import { asciiLowerCase } from '../scope/scopeEntry';
 
 /**
  * The reading half of a file system. Throws on anything but "not there" (undefined), and, with
@@ -62,14 +63,6 @@ export class GitConfigError extends Error {
 }
 
 const NAME_CHAR = /[A-Za-z0-9-]/;
-
-/**
- * ASCII-only lower case, as git lower-cases section and key names and Rust's `to_ascii_lowercase`
- * lower-cases program names: not a case fold (foldCase is that), so nothing outside A-Z changes.
- */
-export function asciiLowerCase(text: string): string {
-  return text.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
-}
 
 /** Parses one config file's text as git does. Throws GitConfigError where git reports a bad config line. */
 export function parseGitConfig(text: string, file = '<config>'): ConfigEntry[] {
@@ -509,7 +502,8 @@ export function scanGitConfig(options: ScanOptions): GitConfigScan {
     const entries = entriesOf(file);
     expandedAt.set(file, Math.min(depth, expandedAt.get(file) ?? Infinity));
     let current = live;
-    for (const entry of entries ?? []) current = take(entry, file, depth, [...stack, file], current);
+    const within = [...stack, file];
+    for (const entry of entries ?? []) current = take(entry, file, depth, within, current);
     return current;
   };
   const take = (entry: ConfigEntry, file: string | undefined, depth: number, stack: readonly string[], live: Readings | undefined): Readings | undefined => {

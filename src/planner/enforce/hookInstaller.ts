@@ -520,18 +520,23 @@ export type HookRefusal = 'chained-exists' | 'not-a-file' | 'wrapper-edited' | '
 
 export type HookPlan = { readonly kind: 'steps'; readonly steps: readonly HookStep[] } | { readonly kind: 'refused'; readonly reason: HookRefusal; readonly path: string };
 
-/** The text of a hook that we can edit as text: valid UTF-8 that re-encodes to the same bytes, no NUL. Undefined otherwise. */
-function editableText(bytes: Uint8Array): string | undefined {
-  let text: string;
+/**
+ * The bytes as text when they are UTF-8, a BOM kept as text; undefined otherwise. The decoding is strict, so
+ * text it gives encodes back to the very same bytes: a lossy one would turn each invalid byte into U+FFFD,
+ * and every edit would write that back.
+ */
+export function strictUtf8Text(bytes: Uint8Array): string | undefined {
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return undefined;
   }
-  if (text.includes('\0')) return undefined;
-  const again = new TextEncoder().encode(text);
-  if (again.length !== bytes.length || again.some((byte, index) => byte !== bytes[index])) return undefined;
-  return text;
+}
+
+/** The text of a hook that we can edit as text: UTF-8 (strictUtf8Text) without a NUL. Undefined otherwise. */
+function editableText(bytes: Uint8Array): string | undefined {
+  const text = strictUtf8Text(bytes);
+  return text === undefined || text.includes('\0') ? undefined : text;
 }
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);

@@ -96,13 +96,12 @@ const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
 // makes the call a write, which can only refuse more). Its older `mcp__` spelling is read the same way.
 const GEMINI_MCP_PREFIX = /^mcp_(.+)$/;
 const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
-// The keys most servers name a file with; a value there that is not a string is passed on as a target, so
-// resolution refuses it (and the gate denies).
+// The keys most servers name a file with: a value there that is neither text nor a container (a number) is
+// passed on as a target, so resolution refuses it (and the gate denies).
 const MCP_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'target', 'target_file', 'targetPath', 'destination', 'dest', 'source', 'new_path', 'old_path', 'newPath', 'oldPath', 'directory', 'dir'];
-const MCP_PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
-// Any other key one of whose words names a file also names one (Serena's `relative_path`, the JetBrains
-// server's `pathInProject`, `destinationPath`, `src`/`dst`), at any depth of the input; its string values
-// are targets. A symbol's name path (Serena's `name_path`: `MyClass/method`) names code, not a file.
+// A key names a file when one of its words does (those above, `paths`, `files`, Serena's `relative_path`,
+// the JetBrains server's `pathInProject`, `destinationPath`, `src`/`dst`), at any depth of the input; its
+// string values are targets. A symbol's name path (Serena's `name_path`: `MyClass/method`) names code.
 const MCP_PATH_WORD = /^(?:paths?|filepaths?|files?|filenames?|dirs?|directory|directories|folders?|destination|dest|dst|source|src|target)$/i;
 const MCP_NOT_FILE_KEYS = new Set(['name_path', 'namePath']);
 /** How deep into an MCP tool's input path keys are looked for (a deeper input is refused). */
@@ -133,9 +132,7 @@ function toolNameWords(tool: string): string[] {
 
 /** Whether an MCP input key names a file (see MCP_PATH_WORD). */
 function isMcpPathKey(key: string): boolean {
-  if (MCP_NOT_FILE_KEYS.has(key)) return false;
-  if (MCP_PATH_KEYS.includes(key) || MCP_PATH_LIST_KEYS.includes(key)) return true;
-  return toolNameWords(key).some((word) => MCP_PATH_WORD.test(word));
+  return !MCP_NOT_FILE_KEYS.has(key) && toolNameWords(key).some((word) => MCP_PATH_WORD.test(word));
 }
 
 /**
@@ -157,13 +154,10 @@ function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol): { 
     }
   };
   for (const [key, value] of Object.entries(input)) {
-    if (!isMcpPathKey(key) || value === undefined || value === null) continue;
-    // A primary key holding neither text nor a list (a number, say) is passed on: resolution refuses it.
-    if (MCP_PATH_KEYS.includes(key) && typeof value !== 'string' && !Array.isArray(value) && !isObject(value)) targets.push(value);
-    else collect(value, true, 1);
+    if (MCP_PATH_KEYS.includes(key) && value !== null && typeof value !== 'string' && typeof value !== 'object') targets.push(value);
+    // Path keys nested under keys that are not path keys count too (`{"edits": [{"path": …}]}`).
+    else collect(value, isMcpPathKey(key), 1);
   }
-  // Path keys nested under keys that are not path keys (`{"edits": [{"path": …}]}`).
-  for (const [key, value] of Object.entries(input)) if (!isMcpPathKey(key) && (Array.isArray(value) || isObject(value))) collect(value, false, 1);
   // A patch tool that names no path (the JetBrains server's `apply_patch`) names its files inside the
   // patch: read as Codex reads one, or refused.
   if (targets.length === 0 && toolNameWords(tool).some((word) => /^(?:patch|diff)$/i.test(word))) {

@@ -4,7 +4,7 @@
 // two wildcards at its ends, and those are decided here exactly. Any other glob character (`*`, `?`, `[`,
 // `\`) in the literal part leaves the answer open (undefined): the caller then counts both answers, and a
 // condition it cannot decide never relaxes a decision.
-import { asciiLowerCase } from './gitConfig';
+import { asciiLowerCase } from '../scope/scopeEntry';
 
 const GLOB_CHARACTER = /[*?[\\]/;
 

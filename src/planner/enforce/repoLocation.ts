@@ -116,6 +116,21 @@ export function locateRepository(start: string, fs: LocateFileSystem): RepoLocat
   }
 }
 
+/**
+ * Where a commit into the git directory `gitDir` (git's GIT_DIR) made from the work tree `workTree` belongs,
+ * when the walk from that work tree does not lead to it (`--work-tree`, GIT_WORK_TREE, GIT_DIR from
+ * elsewhere, `core.worktree`): the manifest root is the checkout of the common git directory, which must be
+ * named `.git`. One named otherwise (a bare repository, `--separate-git-dir`) names no checkout, and this
+ * throws: "cannot tell" is never "no repository".
+ */
+export function locateGitDirectory(gitDir: string, workTree: string, fs: LocateFileSystem): RepoLocation {
+  const commonDir = commonDirOf(gitDir, fs);
+  if (!commonDir.endsWith('/.git')) {
+    throw new Error(`git commits into ${gitDir}, and the checkout whose plan governs it cannot be told from ${workTree} (its git directory is not named .git); commit from that checkout`);
+  }
+  return { writeRoot: workTree, gitDir, commonDir, manifestRoot: parentOf(commonDir), linkedWorktree: commonDir !== gitDir };
+}
+
 function commonDirOf(gitDir: string, fs: LocateFileSystem): string {
   const pointer = firstLine(fs.readText(joinPath(gitDir, 'commondir'), { singleLink: true }));
   return pointer === undefined ? gitDir : resolveFrom(gitDir, pointer);

@@ -299,10 +299,11 @@ export function governingWaves(
   caller: GateCaller,
   destinations: readonly WriteDestinations[],
   host: WriteGateHost,
+  /** projectRootsOf(caller, host), when the caller has them already. */
+  projectRoots: readonly string[] = projectRootsOf(caller, host),
 ): { readonly cwdChain: readonly RepoLocation[]; readonly waves: readonly GoverningWave[] } {
   const ownIds = processLocalSessionIds({ payloadSessionIds: [...caller.sessionIds], env: host.env });
   const cwdChain = locateRepositories(caller.cwd, host.locateFs);
-  const projectRoots = projectRootsOf(caller, host);
   const projectChains = [...new Set(projectRoots)].map((root) => locateRepositories(root, host.locateFs));
   const targetChains = existingDirectoriesOf(destinations, host.targetFs).map((dir) => locateRepositories(dir, host.locateFs));
 
@@ -406,18 +407,7 @@ export function checkoutControl(input: { location: RepoLocation; manifestRoot: s
     gitDir: location.gitDir,
     env: host.env,
     ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}),
-    // git matches `includeIf "gitdir:"` against real paths. A real path that cannot be had leaves the
-    // condition undecided, never the decision failed.
-    fs: {
-      readText: (path, options) => host.locateFs.readText(path, options),
-      realPath: (path) => {
-        try {
-          return host.targetFs.realpath(path);
-        } catch {
-          return undefined;
-        }
-      },
-    },
+    fs: host.locateFs,
     roots,
   });
   // A linked worktree's `commondir` names the coordinator's checkout: where it really leads is control state too.
@@ -562,13 +552,16 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
   const host = memoizedHost(given);
   const caller = callerOf(request, host);
+  const projectRoots = projectRootsOf(caller, host);
   const resolveFrom = (raw: unknown, cwd: string) =>
     resolveWriteDestinations(raw, { cwd, platform: host.platform, readings: request.readings, ...(host.homeDir !== undefined ? { homeDir: host.homeDir } : {}), fs: host.targetFs });
   // An MCP server reads a relative path from the project it serves, not from the agent's shell's directory:
   // every such reading is a destination.
-  const bases = request.relativeToProject === true ? [caller.cwd, ...projectRootsOf(caller, host)] : [caller.cwd];
-  const destinations = request.targets.map((raw) => mergedDestinations([...new Set(bases)].map((base) => resolveFrom(raw, base))));
-  const { cwdChain, waves } = governingWaves(caller, destinations, host);
+  const bases = request.relativeToProject === true ? [...new Set([caller.cwd, ...projectRoots])] : [caller.cwd];
+  const destinations = request.targets.map((raw) =>
+    bases.length > 1 && typeof raw === 'string' && !raw.startsWith('/') ? mergedDestinations(bases.map((base) => resolveFrom(raw, base))) : resolveFrom(raw, caller.cwd),
+  );
+  const { cwdChain, waves } = governingWaves(caller, destinations, host, projectRoots);
   if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
 
@@ -596,9 +589,10 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
 /** The host with its file-system answers memoised: within one decision they do not change. */
 export function memoizedHost(given: WriteGateHost): WriteGateHost {
   const kinds = new Map<string, ReturnType<LocateFileSystem['kind']>>();
+  const targetFs = memoizedTargetFileSystem(given.targetFs);
   return {
     ...given,
-    targetFs: memoizedTargetFileSystem(given.targetFs),
+    targetFs,
     locateFs: {
       kind(path) {
         if (!kinds.has(path)) kinds.set(path, given.locateFs.kind(path));
@@ -606,6 +600,15 @@ export function memoizedHost(given: WriteGateHost): WriteGateHost {
       },
       readText: (path, options) => given.locateFs.readText(path, options),
       readOwnFile: (root, path) => given.locateFs.readOwnFile(root, path),
+      // git matches `includeIf "gitdir:"` against real paths (gitConfig.ts), asked through the memoised
+      // target file system; one that cannot be had leaves the condition undecided, never the decision failed.
+      realPath(path) {
+        try {
+          return targetFs.realpath(path);
+        } catch {
+          return undefined;
+        }
+      },
     },
   };
 }

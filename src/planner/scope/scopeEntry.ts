@@ -98,6 +98,14 @@ export interface CompiledScopeEntry extends ParsedScopeEntry {
 const SLASH = 0x2f;
 const ANY_CHAR: CharSet = { negated: true, ranges: [] };
 
+/**
+ * ASCII-only lower case, as git lower-cases section and key names and Rust's `to_ascii_lowercase`
+ * lower-cases program names: not a case fold (foldCase is that), so nothing outside A-Z changes.
+ */
+export function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+}
+
 /** Folds case the way every comparison does in ignore-case mode. */
 export function foldCase(text: string): string {
   return text.toLowerCase();
