@@ -277,7 +277,10 @@ function strippedValue(text: string | undefined): unknown {
       }
       kept.push(element);
     }
-    if (kept.length === 0 && list.length > 0) delete hooks[event];
+    // An event whose list holds nothing but ours counts as no event, and so does an empty list: the agent
+    // CLIs read `"PreToolUse": []` as no hooks, and an uninstall takes the event away with our last entry
+    // (it cannot tell a list install filled from one install created), as it takes a `"hooks": {}` away.
+    if (kept.length === 0) delete hooks[event];
     else hooks[event] = kept;
   }
   if (Object.keys(hooks).length === 0) delete copy.hooks;

@@ -188,13 +188,15 @@ describe('hook installer: settings files edited in place', () => {
     const newline = fc.constantFrom('\n', '\r\n');
     const body = fc.record({
       others: fc.array(fc.tuple(fc.constantFrom('model', 'permissions', 'env', 'x'), fc.jsonValue({ maxDepth: 2 })), { maxLength: 3 }),
-      hooks: fc.constantFrom('none', 'empty', 'foreign', 'foreign-pretool'),
+      hooks: fc.constantFrom('none', 'empty', 'empty-event', 'empty-event-beside', 'foreign', 'foreign-pretool'),
       compact: fc.boolean(),
     });
     fc.assert(
       fc.property(indent, newline, body, (unit, nl, { others, hooks, compact }) => {
         const doc: Record<string, unknown> = Object.fromEntries(others);
         if (hooks === 'empty') doc.hooks = {};
+        if (hooks === 'empty-event') doc.hooks = { PreToolUse: [] };
+        if (hooks === 'empty-event-beside') doc.hooks = { PreToolUse: [], Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] };
         if (hooks === 'foreign') doc.hooks = { Stop: [{ hooks: [{ type: 'command', command: 'notify' }] }] };
         if (hooks === 'foreign-pretool') doc.hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }] };
         const text = compact ? `${JSON.stringify(doc)}${nl}` : `${JSON.stringify(doc, null, unit).split('\n').join(nl)}${nl}`;
@@ -202,6 +204,9 @@ describe('hook installer: settings files edited in place', () => {
         const back = uninstall(installed, file);
         // `"hooks": {}` that only ours filled goes with ours (an empty object is not told apart from none).
         if (hooks === 'empty') return back === text || JSON.stringify(JSON.parse(back ?? '{}')) === JSON.stringify({ ...doc, hooks: undefined });
+        // So does an empty event list that ours filled (it is not told apart from one install created): exactly that list goes.
+        if (hooks === 'empty-event') return JSON.stringify(JSON.parse(back ?? '{}')) === JSON.stringify({ ...doc, hooks: undefined });
+        if (hooks === 'empty-event-beside') return JSON.stringify(JSON.parse(back ?? '{}')) === JSON.stringify({ ...doc, hooks: { Stop: (doc.hooks as { Stop: unknown }).Stop } });
         return back === text || (back === undefined && Object.keys(doc).length === 0);
       }),
       { numRuns: 300 },
