@@ -3,8 +3,11 @@
 import { literalEntryOf } from '../src/planner/scope/literalEntry';
 import { foldCase } from '../src/planner/scope/scopeEntry';
 
-/** The entry a tree row stands for, naming exactly that file (its glob characters escaped): `dir/` for a folder. */
-export function rowEntry(path: string, isFolder: boolean): string {
+/**
+ * The entry a tree row stands for, naming exactly that file (its glob characters escaped): `dir/` for a
+ * folder; undefined for a name no entry can name (a `\` in it: src/planner/scope/literalEntry.ts).
+ */
+export function rowEntry(path: string, isFolder: boolean): string | undefined {
   return literalEntryOf(path, { folder: isFolder });
 }
 

@@ -6,7 +6,7 @@
 import { findCollisions } from '../src/planner/scope/collisions';
 import type { Collision, ScopeRecord } from '../src/planner/scope/collisions';
 import { expand, FileIndex } from '../src/planner/scope/fileIndex';
-import { literalEntryOf } from '../src/planner/scope/literalEntry';
+import { isNameable, literalEntryOf } from '../src/planner/scope/literalEntry';
 import { compileScopeEntry } from '../src/planner/scope/scopeEntry';
 import type { PlanDraft, WaveDraft } from '../src/protocol/plannerProtocol';
 
@@ -266,6 +266,8 @@ export function narrowEntry(
   const mine = cache.filesOf(entry);
   const kept = mine.filter((file) => !theirs.has(file));
   if (kept.length === 0 || kept.length > limit) return undefined;
+  // A file no entry can name (a `\` in its name) cannot be kept on its own: removal is the resolution.
+  if (!kept.every(isNameable)) return undefined;
   if (kept.length === mine.length && kept.length === 1 && literalEntryOf(kept[0] as string) === entry) return undefined;
   return kept;
 }

@@ -780,8 +780,11 @@ function editOf(state: PlannerState, action: PlannerAction, options: ReduceOptio
       const agent = findWave(draft, action.wave)?.agents.find((item) => item.id === action.agentId);
       const at = agent?.entries.indexOf(action.entry) ?? -1;
       if (!agent || at < 0) return refuse(state);
+      const named = action.with.map((file) => literalEntryOf(file));
+      // A kept file no entry can name (src/planner/scope/literalEntry.ts): the narrowing cannot be written.
+      if (named.some((entry) => entry === undefined)) return refuse(state);
       const kept = agent.entries.filter((entry) => entry !== action.entry);
-      const added = action.with.map((file) => literalEntryOf(file)).filter((entry) => !kept.includes(entry));
+      const added = (named as string[]).filter((entry) => !kept.includes(entry));
       kept.splice(at, 0, ...added);
       return {
         draft: mapAgent(draft, action.wave, action.agentId, (item) => ({ ...item, entries: kept })),

@@ -1,7 +1,7 @@
 // The planner's controller: talks to the host, holds the state, runs the reducer and the analysis, and
 // hands each render's model to the <ws-planner> component tree (webview/components/). Rules live in the
 // pure modules (plannerState, planAnalysis, plannerSummary, entryInput); components only lay them out.
-import { literalEntryOf } from '../src/planner/scope/literalEntry';
+import { literalEntryOf, unnameableNotice } from '../src/planner/scope/literalEntry';
 import { RequestFailedError } from '../src/protocol/ipc';
 import type { AgentActivityView, EditorNarrowing, KeptDraft, OverwriteChoice, PlanDraft, SaveOutcome } from '../src/protocol/plannerProtocol';
 import {
@@ -478,12 +478,16 @@ export class PlannerView implements PlannerControls {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
     const result: string[] = [];
+    const unnameable: string[] = [];
     for (const uri of uris) {
       const relative = droppedPathOf(uri, this.dropRoots);
       if (relative === undefined) continue;
       const isFolder = !this.cache.index.has(relative) && this.cache.index.hasFilesBeneath(relative);
-      result.push(literalEntryOf(relative, { folder: isFolder }));
+      const entry = literalEntryOf(relative, { folder: isFolder });
+      if (entry === undefined) unnameable.push(relative);
+      else result.push(entry);
     }
+    if (unnameable.length > 0) this.dispatch({ type: 'notify', notice: unnameableNotice(unnameable) });
     return result;
   }
 

@@ -144,8 +144,19 @@ function ownerText(insight: FolderInsight, path: string): { text: string; claims
   return { text: `Wave ${active.wave}: owned by ${claims.map((claim) => `${claim.agent} (${claim.entry}${activity(claim.agent)})`).join(' and ')}`, claims };
 }
 
+/**
+ * `text` as Markdown that shows exactly that text: every ASCII punctuation character backslash-escaped
+ * (CommonMark lets any of them be), line breaks as spaces. A link's text holds agent ids and scope
+ * entries, which come from a plan anyone may have written (a clone's, a synced wave): unescaped, an entry
+ * such as `src/[Open](command:…)` would put its own link inside ours, and the hover is trusted to run
+ * commands (found by red-team review, 2026-12-06).
+ */
+export function markdownText(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/[!-/:-@[-`{-~]/g, (character) => `\\${character}`);
+}
+
 function commandLink(title: string, command: string, args: unknown): string {
-  return `[${title}](command:${command}?${encodeURIComponent(JSON.stringify([args]))})`;
+  return `[${markdownText(title)}](command:${command}?${encodeURIComponent(JSON.stringify([args]))})`;
 }
 
 /** The hover of a marked or owned file: every mark's text, with Open in Planner and Narrow links. */

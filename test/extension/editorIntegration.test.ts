@@ -278,6 +278,22 @@ describe('the plan in the editor (Problems, code actions, hovers, badges, status
     }
   });
 
+  // A plan's entries are anyone's text (a clone's plan, a synced wave), and the hover is trusted to run
+  // commands: an entry holding Markdown link syntax is shown as text, never as a link of its own.
+  it('the hover shows a scope entry holding link syntax as text, not as a link', async () => {
+    const hostile = 'src/api/{**,[x](command:waveScope.showInPlanner)}';
+    writeWave(root(), 1, { api: [hostile, 'package.json'], ui: ['src/ui/', 'src/api/server.ts'] });
+    writeManifest(root(), 1, [hostile, 'src/ui/', 'package.json']);
+    await insightWhere('the collision of wave 1', (insight) => insight.data.waves.some((wave) => wave.active && wave.collisions.some((collision) => collision.narrowings.length > 0)));
+    const server = uri('src/api/server.ts');
+    await until('the problem on server.ts', () => ours(server).length > 0);
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', server, new vscode.Position(0, 0));
+    const markdown = hovers.flatMap((hover) => hover.contents).map((content) => (content instanceof vscode.MarkdownString ? content.value : '')).join('\n');
+    assert.ok(markdown.includes('command:waveScope.narrowEntry'), markdown);
+    assert.ok(!markdown.includes('[x](command:'), `the entry's link syntax reaches the hover unescaped: ${markdown}`);
+    assert.ok(markdown.includes('\\[x\\]\\(command\\:waveScope\\.showInPlanner\\)'), markdown);
+  });
+
   it('hovers, Explorer badges and the status bar say the same, with command links', async () => {
     await collidingPlan();
     await until('the problem on server.ts', () => ours(uri('src/api/server.ts')).length > 0);

@@ -73,6 +73,11 @@ describe('planner wave analysis', () => {
     assert.equal(narrowEntry(draft, 'b', 'src/a.ts', 'a', cache), undefined, 'nothing left: remove instead');
   });
 
+  it('narrowing offers nothing when a file it would keep has a name no entry can name (a backslash)', () => {
+    const cache = new MatchCache([...files, 'src/x\\..\\..\\lib\\']);
+    assert.equal(narrowEntry(wave({ a: ['src/'], b: ['src/a.ts'] }), 'a', 'src/', 'b', cache), undefined);
+  });
+
   it('narrowing never trades one collision for another: it gives up what any other agent owns', () => {
     const cache = new MatchCache(files);
     // a's src/ collides with b (src/a.ts) and with c (src/util/x.ts); narrowing against b alone used to

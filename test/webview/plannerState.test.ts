@@ -167,7 +167,7 @@ describe('planner state reducer', () => {
   it('a tree row dropped or assigned onto an agent names exactly that file or folder', () => {
     const state = run([
       { type: 'addAgent', wave: 1, id: 'x' },
-      { type: 'addEntries', wave: 1, agentId: 'x', entries: [...globNamed.map((file) => rowEntry(file, false)), rowEntry('docs/[draft] *', true)] },
+      { type: 'addEntries', wave: 1, agentId: 'x', entries: [...globNamed.map((file) => rowEntry(file, false) as string), rowEntry('docs/[draft] *', true) as string] },
     ]);
     const entries = selectedWave(state)?.agents[0]?.entries ?? [];
     assert.equal(state.notice, undefined);
@@ -184,6 +184,18 @@ describe('planner state reducer', () => {
     ]);
     const entries = selectedWave(state)?.agents[0]?.entries ?? [];
     assert.deepEqual(namedBy(entries[0] ?? ''), ['src/a[1].ts']);
+  });
+
+  // `\` is a separator to the grammar: the file `src/x\..\..\lib\` written as it is would be the entry `lib/`.
+  it('a file no entry can name (a backslash in its name): no row entry, and a narrowing keeping it is refused', () => {
+    const file = 'src/x\\..\\..\\lib\\';
+    assert.equal(rowEntry(file, false), undefined);
+    const state = run([
+      { type: 'addAgent', wave: 1, id: 'x' },
+      { type: 'addEntries', wave: 1, agentId: 'x', entries: ['src/'] },
+      { type: 'replaceEntry', wave: 1, agentId: 'x', entry: 'src/', with: ['src/a.ts', file] },
+    ]);
+    assert.deepEqual(selectedWave(state)?.agents[0]?.entries, ['src/']);
   });
 
   it('ensureAgent creates a missing wave and agent once', () => {

@@ -5,6 +5,7 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { styleProps } from './styleProps';
+import { unnameableNotice } from '../../src/planner/scope/literalEntry';
 import { flattenTree, rowEntry } from '../fileTree';
 import type { FolderNode, TreeRow } from '../fileTree';
 import type { WaveAnalysis } from '../planAnalysis';
@@ -199,9 +200,9 @@ export class TreePane extends PlannerPart {
       aria-selected=${String(selected)}
       aria-label=${label}
       data-path=${row.path}
-      draggable="true"
+      draggable=${entry === undefined ? 'false' : 'true'}
       ${styleProps({ 'padding-left': `${6 + row.depth * 12}px` })}
-      title=${row.isFolder ? `${row.path}/ (${count(row.fileCount, 'file')})` : `${row.path} (double-click to open)`}
+      title=${entry === undefined ? unnameableNotice([row.path]) : row.isFolder ? `${row.path}/ (${count(row.fileCount, 'file')})` : `${row.path} (double-click to open)`}
       @click=${() => {
         this.activeRow = index;
         if (row.isFolder) controls?.dispatch({ type: 'toggleFolder', folder: row.path });
@@ -211,7 +212,7 @@ export class TreePane extends PlannerPart {
       }}
       @dragstart=${(event: DragEvent) => {
         const data = event.dataTransfer;
-        if (!data) return;
+        if (!data || entry === undefined) return;
         data.setData(DRAG_TYPE, JSON.stringify([entry]));
         data.setData('text/plain', entry);
         data.effectAllowed = 'copy';
@@ -255,7 +256,12 @@ export class TreePane extends PlannerPart {
         controls.dispatch({ type: 'notify', notice: `Wave ${wave.wave} has no such agent: add one with "Add agent" first.` });
         return;
       }
-      controls.dispatch({ type: 'addEntries', wave: wave.wave, agentId, entries: [rowEntry(row.path, row.isFolder)] });
+      const entry = rowEntry(row.path, row.isFolder);
+      if (entry === undefined) {
+        controls.dispatch({ type: 'notify', notice: unnameableNotice([row.path]) });
+        return;
+      }
+      controls.dispatch({ type: 'addEntries', wave: wave.wave, agentId, entries: [entry] });
     };
     switch (event.key) {
       case 'ArrowDown':

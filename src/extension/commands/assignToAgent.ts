@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { isAgentId, MAX_AGENT_ID_LENGTH } from '../../planner/plan/agentId';
 import { coordinatorAssignment, coordinatorFileOf, coordinatorFilesNamedBy } from '../../planner/plan/coordinatorFiles';
 import { FileIndex } from '../../planner/scope/fileIndex';
-import { literalEntryOf } from '../../planner/scope/literalEntry';
+import { literalEntryOf, unnameableNotice } from '../../planner/scope/literalEntry';
 import { DidAssignNotification } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
 import { pickFolder } from './pickFolder';
@@ -43,6 +43,7 @@ export const assignToAgent: WaveScopeCommand = {
     if (!folder) return undefined;
     const plan = await plans.get(folder);
     const entries: string[] = [];
+    const unnameable: string[] = [];
     for (const uri of uris.length > 0 ? uris : [target]) {
       const relative = plan.relativePath(uri);
       if (relative === undefined) continue;
@@ -52,8 +53,12 @@ export const assignToAgent: WaveScopeCommand = {
       } catch {
         isFolder = false;
       }
-      entries.push(literalEntryOf(relative, { folder: isFolder }));
+      const entry = literalEntryOf(relative, { folder: isFolder });
+      if (entry === undefined) unnameable.push(relative);
+      else entries.push(entry);
     }
+    if (unnameable.length > 0) void vscode.window.showWarningMessage(`Wave Scope: ${unnameableNotice(unnameable)}`);
+    if (entries.length === 0 && unnameable.length > 0) return undefined;
     if (entries.length === 0) {
       void vscode.window.showWarningMessage('Wave Scope: those paths are outside the repository of this folder.');
       return undefined;

@@ -3,7 +3,7 @@
 // gives way: the entry is replaced by the files it keeps, and the plan is saved through the planner's
 // one draft save, in the plan worker).
 import * as vscode from 'vscode';
-import { literalEntryOf } from '../../planner/scope/literalEntry';
+import { isNameable, literalEntryOf, unnameableNotice } from '../../planner/scope/literalEntry';
 import { DidFocusNotification } from '../../protocol/plannerProtocol';
 import type { OverwriteChoice, PlanDraft, SaveOutcome } from '../../protocol/plannerProtocol';
 import type { WaveScopeCommand } from './command';
@@ -29,10 +29,15 @@ export const showInPlanner: WaveScopeCommand = {
   },
 };
 
-/** The draft with one entry of one agent replaced by the files it keeps, each named exactly. */
+/**
+ * The draft with one entry of one agent replaced by the files it keeps, each named exactly; undefined when
+ * the agent has no such entry, or a kept file has a name no entry can name (a `\`: literalEntryOf).
+ */
 export function narrowedDraft(draft: PlanDraft, wave: number, agent: string, entry: string, files: readonly string[]): PlanDraft | undefined {
   const target = draft.waves.find((item) => item.wave === wave)?.agents.find((item) => item.id === agent);
   if (!target || !target.entries.includes(entry)) return undefined;
+  const named = files.map((file) => literalEntryOf(file));
+  if (named.some((file) => file === undefined)) return undefined;
   return {
     ...draft,
     waves: draft.waves.map((item) =>
@@ -43,7 +48,7 @@ export function narrowedDraft(draft: PlanDraft, wave: number, agent: string, ent
             agents: item.agents.map((lane) =>
               lane.id !== agent
                 ? lane
-                : { ...lane, entries: [...new Set(lane.entries.flatMap((existing) => (existing === entry ? files.map((file) => literalEntryOf(file)) : [existing])))] },
+                : { ...lane, entries: [...new Set(lane.entries.flatMap((existing) => (existing === entry ? (named as string[]) : [existing])))] },
             ),
           },
     ),
@@ -68,6 +73,8 @@ export const narrowEntry: WaveScopeCommand = {
     // on disk it was made from.
     const draft = await plan.currentDraft(planners.panelFor(folder)?.latestDraft);
     const base = await planners.baseOf(folder);
+    const unnameable = kept.filter((file) => !isNameable(file));
+    if (unnameable.length > 0) throw new Error(unnameableNotice(unnameable));
     const next = narrowedDraft(draft, wave, agent, entry, kept);
     if (!next) throw new Error(`wave ${wave} has no agent ${agent} with the entry ${entry} any more`);
     if (confirm !== true) {

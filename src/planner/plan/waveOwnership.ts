@@ -7,6 +7,7 @@ import { findCollisions } from '../scope/collisions';
 import type { Collision } from '../scope/collisions';
 import { expand, FileIndex } from '../scope/fileIndex';
 import { compileScopeEntry } from '../scope/scopeEntry';
+import { isNameable } from '../scope/literalEntry';
 
 /** One agent of a wave: its id and its normalised entries. */
 export interface OwnershipAgent {
@@ -104,5 +105,7 @@ export function narrowedEntry(
   const taken = new Set((usable?.files ?? []).flatMap((item) => matched.get(item) ?? []).map((file) => index.keyOf(file)));
   const kept = own.filter((file) => !taken.has(index.keyOf(file)));
   if (kept.length === 0 || kept.length === own.length || kept.length > (options.limit ?? 200)) return undefined;
+  // A file no entry can name (a `\` in its name) cannot be kept on its own: removal is the resolution.
+  if (!kept.every(isNameable)) return undefined;
   return kept;
 }

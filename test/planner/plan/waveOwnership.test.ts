@@ -80,6 +80,11 @@ describe('narrowedEntry', () => {
     });
   }
 
+  it('offers no narrowing that would keep a file no entry can name (a backslash in its name)', () => {
+    const named = [...files, 'src/api/x\\..\\..\\ui\\'];
+    assert.equal(narrowedEntry(agents, 'api', 'src/api/', 'ui', named), undefined);
+  });
+
   it('gives up beyond the limit, and for an unknown agent', () => {
     assert.equal(narrowedEntry(agents, 'api', 'src/api/', 'ui', files, { limit: 1 }), undefined);
     assert.equal(narrowedEntry(agents, 'api', 'src/api/', 'nobody', files), undefined);
