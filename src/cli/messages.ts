@@ -827,7 +827,7 @@ export const backstopMessages = {
   noScope: (agent: string, path: string, problem: string) =>
     `agent "${agent}" has no usable scope file (${path} ${problem}): it may change nothing, and any change fails the turn`,
   emptyScope: (agent: string, path: string) => `agent "${agent}"'s scope ${path} is empty: it may change nothing, and any change fails the turn`,
-  confinementNote: (note: { kind: string; entry?: string; path?: string; files?: number }) => {
+  confinementNote: (note: { kind: string; entry?: string; path?: string; files?: number; target?: string }) => {
     switch (note.kind) {
       case 'root-glob':
         return `--confine: "${note.entry}" names files at the repository root, which stays read-only; only the ${note.files} existing file(s) it names are writable`;
@@ -837,6 +837,10 @@ export const backstopMessages = {
         return `--confine: "${note.entry}" leads outside the repository (${note.path}); it is not made writable`;
       case 'parent-granted':
         return `--confine: "${note.entry}" does not exist yet; ${note.path} is writable so it can be created (the backstop judges everything else written there)`;
+      case 'linked':
+        return `--confine: "${note.entry}" reaches ${note.path} through a symbolic link, or leads into control state (${note.target}); it is not made writable`;
+      case 'linked-orchestrator':
+        return `--confine: ${note.path} is not a directory of its own (it leads to ${note.target}); the sandbox would make that writable. Remove it (the hooks make it again) and run the turn again; the command was not run`;
       default:
         return `--confine: ${note.path} lies inside the repository and is not made writable`;
     }

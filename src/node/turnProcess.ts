@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { CommandExit } from '../planner/backstop/turnRecord';
+import type { Writable } from 'node:stream';
 
 /** Signals passed on to the turn's command. SIGINT only when the caller says so (see `forwardInterrupt`). */
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
@@ -16,8 +17,11 @@ export interface TurnProcessOptions {
   readonly argv: readonly string[];
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
-  /** Run inside bubblewrap: its executable and its arguments up to (not including) `--`. */
-  readonly bubblewrap?: { readonly executable: string; readonly args: readonly string[] };
+  /**
+   * Run inside bubblewrap: its executable, its arguments up to (not including) `--`, and the seccomp
+   * program it loads (src/planner/backstop/terminalFilter.ts), handed over on descriptor 4.
+   */
+  readonly bubblewrap?: { readonly executable: string; readonly args: readonly string[]; readonly seccomp: Uint8Array };
   /**
    * Forward SIGINT too. A terminal's Ctrl-C already reaches every process of the foreground group,
    * the command included; forwarding it again would deliver it twice (an agent CLI reads a double
@@ -90,11 +94,16 @@ export function runTurnProcess(options: TurnProcessOptions): Promise<CommandExit
     let started: ChildProcess;
     try {
       if (options.bubblewrap !== undefined) {
-        started = spawn(options.bubblewrap.executable, [...options.bubblewrap.args, '--info-fd', '3', '--', ...options.argv], {
+        started = spawn(options.bubblewrap.executable, [...options.bubblewrap.args, '--info-fd', '3', '--seccomp', '4', '--', ...options.argv], {
           cwd: options.cwd,
           env: options.env,
-          stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+          stdio: ['inherit', 'inherit', 'inherit', 'pipe', 'pipe'],
         });
+        // bubblewrap reads the program to its end before it starts the command (a few hundred bytes: the
+        // pipe holds them whole).
+        const seccomp = started.stdio[4] as Writable | null;
+        seccomp?.on('error', () => undefined);
+        seccomp?.end(options.bubblewrap.seccomp);
         const info = started.stdio[3];
         const chunks: Buffer[] = [];
         info?.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -2,7 +2,8 @@
 // `npm test`); without it these tests fail, they never skip.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
@@ -73,6 +74,42 @@ describe('wave-scope run --confine: the turn in a bubblewrap sandbox (built dist
     assert.match(run.stderr, /\.codex\/hooks\.json: Read-only file system/);
     assert.equal(readFile(repo, '.codex/hooks.json'), '{}\n');
     assert.equal(readFile(repo, '.codex/notes.md'), 'n\nmore\n');
+  });
+
+  // Found by red-team review, 2026-12-06: a confined command typed `touch …` into the person's terminal
+  // with ioctl(TIOCSTI); a link left by one turn widened the next. (The filter's content is proven in
+  // test/planner/backstop/terminalFilter.test.ts; here, that the kernel runs the command under it.)
+  it('runs the command under the seccomp filter that refuses typing into the terminal', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const run = runTurn(repo, 'grep "^Seccomp:" /proc/self/status', { flags: ['--confine'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^Seccomp:\s+2$/m, 'a seccomp filter is loaded (mode 2)');
+  });
+
+  it('grants no scope path reached through a link a turn left, and stops on a linked .orchestrator directory', () => {
+    repo = backstopRepo(START, { alice: ['src/app.ts', 'src/gen/'] });
+    const before = repo.git('rev-parse', 'HEAD').trim();
+    // The link into .git, as an unconfined turn could leave it (the backstop reports it; it stays).
+    repo.git('branch', 'release');
+    symlinkSync('../.git/refs/heads', join(repo.root, 'src/gen'));
+    const through = runTurn(repo, `echo ${'0'.repeat(40)} > src/gen/release; exit 0`, { flags: ['--confine'] });
+    assert.match(through.stderr, /"src\/gen\/" reaches .*src\/gen through a symbolic link, or leads into control state/);
+    assert.match(through.stderr, /Read-only file system/);
+    assert.equal(repo.git('rev-parse', 'release').trim(), before, 'the branch did not move');
+    rmSync(join(repo.root, 'src/gen'));
+
+    mkdirSync(join(repo.root, '.orchestrator/backstop'), { recursive: true });
+    rmSync(join(repo.root, '.orchestrator/backstop/hooks'), { recursive: true, force: true });
+    const outside = mkdtempSync(join(tmpdir(), 'ws-outside-'));
+    try {
+      symlinkSync(outside, join(repo.root, '.orchestrator/backstop/hooks'));
+      const linked = runTurn(repo, `echo pwned > ${outside}/victim`, { flags: ['--confine'] });
+      assert.equal(linked.status, 2, linked.stderr);
+      assert.match(linked.stderr, /ERROR: --confine: .*\.orchestrator\/backstop\/hooks is not a directory of its own \(it leads to .*\); .*the command was not run/);
+      assert.ok(!existsSync(join(outside, 'victim')), 'the command never ran');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('lets no process of the turn outlive it', () => {

@@ -176,7 +176,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
     reportWarning(io, backstopMessages.emptyScope(target.agent, context.agentScope.path));
   }
 
-  let bubblewrap: { executable: string; args: string[] } | undefined;
+  let bubblewrap: { executable: string; args: string[]; seccomp: Uint8Array } | undefined;
   if (values.confine === true) {
     const probe = probeBubblewrap(io.env);
     if (!probe.ok) {
@@ -215,9 +215,14 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         realpath: (path) => nodeTargetFileSystem.realpath(path),
       },
     });
+    const unusable = plan.notes.filter((note) => note.kind === 'linked-orchestrator');
+    if (unusable.length > 0) {
+      for (const note of unusable) reportError(io, backstopMessages.confinementNote(note));
+      return RUN_EXIT.usage;
+    }
     for (const note of plan.notes) reportNote(io, backstopMessages.confinementNote(note));
     reportNote(io, backstopMessages.confined(plan.writable.length));
-    bubblewrap = { executable: probe.executable, args: bubblewrapArguments(plan, { cwd: io.cwd }) };
+    bubblewrap = { executable: probe.executable, args: bubblewrapArguments(plan, { cwd: io.cwd }), seccomp: probe.seccomp };
   }
 
   const turn = newTurnId(new Date(), process.pid);

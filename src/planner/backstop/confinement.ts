@@ -39,7 +39,19 @@ export type ConfinementNote =
   /** The entry names a directory that does not exist; its parent was made writable instead. */
   | { readonly kind: 'parent-granted'; readonly entry: string; readonly path: string }
   /** A temp or cache directory inside the repository is not made writable (it would widen the scope). */
-  | { readonly kind: 'inside-repository'; readonly path: string };
+  | { readonly kind: 'inside-repository'; readonly path: string }
+  /**
+   * A symbolic link on the way from the repository to what the entry names (`path`, leading to `target`),
+   * or its target is control state (`.git`, the plan): not made writable. A link a turn left (`src/gen ->
+   * ../.git/refs/heads`) would otherwise make what it leads to writable in the next confined turn.
+   */
+  | { readonly kind: 'linked'; readonly entry: string; readonly path: string; readonly target: string }
+  /**
+   * `.orchestrator/metrics` or `.orchestrator/backstop/hooks` is not a real directory reached without links
+   * (`target`: where it leads): the sandbox cannot be built (it would bind what the link leads to, `/`
+   * say, writable), and `run` stops.
+   */
+  | { readonly kind: 'linked-orchestrator'; readonly path: string; readonly target: string };
 
 export interface ConfinementPlan {
   /** Bound read-write: first the temp, cache and requested paths, then (after `roots`) scope and orchestrator paths. */
@@ -107,7 +119,9 @@ function literalTargets(entry: string): Array<{ relative: string; plainFile: boo
  * - a file or directory that does not exist yet: the nearest existing directory on its way, below the
  *   root (so `src/new/a.ts` grants `src/` when only that exists); when that would be the root, the
  *   path cannot be created under confinement, and a note says so;
- * - every path is resolved (links followed) and must stay inside the repository;
+ * - every path is resolved and must stay inside the repository, reached without a link on the way and
+ *   outside control state (a link a turn left must not widen the next turn: such an entry is noted and
+ *   not granted; a linked `.orchestrator/` directory makes the plan unusable, see `linked-orchestrator`);
  * - the temp and cache directories, `--writable` paths, and `.orchestrator/metrics` and
  *   `.orchestrator/backstop/hooks` (hook telemetry and hook state) of both roots;
  * - control state and `.git` are bound read-only again where a writable directory contains them.
@@ -123,6 +137,16 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
     writable.push({ path, reason, ...(entry !== undefined ? { entry } : {}) });
   };
   const inside = (path: string) => isWithin(writeRoot, path) && path !== writeRoot;
+  const controlPaths = [...new Set(request.controlPaths)];
+  /**
+   * Whether `real`, the canonical path of `spelled`, may be granted as itself: reached with no link on
+   * the way (the two are the same path) and not control state. Notes why not.
+   */
+  const grantable = (spelled: string, real: string, entry: string): boolean => {
+    if (real === spelled && !controlPaths.some((control) => isWithin(control, real))) return true;
+    notes.push({ kind: 'linked', entry, path: spelled, target: real });
+    return false;
+  };
 
   for (const entry of request.entries) {
     let targets: Array<{ relative: string; plainFile: boolean }>;
@@ -135,8 +159,9 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
       if (target.relative === '') {
         const files = request.filesMatching(entry);
         for (const file of files) {
-          const real = fs.realpath(join(writeRoot, file));
-          if (real !== undefined && inside(real) && fs.kind(real) === 'file') add(real, 'scope', entry);
+          const spelled = join(writeRoot, file);
+          const real = fs.realpath(spelled);
+          if (real !== undefined && inside(real) && grantable(spelled, real, entry) && fs.kind(real) === 'file') add(real, 'scope', entry);
         }
         notes.push({ kind: 'root-glob', entry, files: files.length });
         continue;
@@ -148,6 +173,7 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
           notes.push({ kind: 'outside-repository', entry, path: real });
           continue;
         }
+        if (!grantable(spelled, real, entry)) continue;
         add(real, 'scope', entry);
         continue;
       }
@@ -160,6 +186,7 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
         notes.push({ kind: 'cannot-create', entry, path: spelled });
         continue;
       }
+      if (!grantable(dir, realDir, entry)) continue;
       notes.push({ kind: 'parent-granted', entry, path: realDir });
       add(realDir, 'scope', entry);
     }
@@ -181,8 +208,13 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
   outsideOnly(request.requested, 'requested');
   for (const root of new Set([writeRoot, request.manifestRoot])) {
     for (const dir of ['metrics', 'backstop/hooks']) {
-      const real = fs.realpath(join(root, `${ORCHESTRATOR_DIR_NAME}/${dir}`));
-      if (real !== undefined) add(real, 'orchestrator');
+      const spelled = join(root, `${ORCHESTRATOR_DIR_NAME}/${dir}`);
+      const real = fs.realpath(spelled);
+      if (real === undefined) continue;
+      // Bound only as the real directory it is spelled as: `.orchestrator/backstop/hooks -> /` would make
+      // the whole file system writable (found by red-team review, 2026-12-06).
+      if (real !== spelled || fs.kind(real) !== 'dir') notes.push({ kind: 'linked-orchestrator', path: spelled, target: real });
+      else add(real, 'orchestrator');
     }
   }
 

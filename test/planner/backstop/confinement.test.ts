@@ -55,6 +55,34 @@ describe('backstop: planning the sandbox of a turn', () => {
     });
   }
 
+  // A link a turn left must not widen the next: `src/gen -> ../.git/refs/heads` let a confined turn move a
+  // branch, `.orchestrator/backstop/hooks -> /` made the whole file system writable (red-team review, 2026-12-06).
+  it('grants nothing reached through a link, nor anything inside control state', () => {
+    const linked = fakeFs(
+      ['/repo/', '/repo/src/', '/repo/src/a.ts', '/repo/lib/', '/repo/lib/b.ts', '/repo/.git/', '/repo/.git/refs/', '/tmp/', '/home/u/.cache/'],
+      { '/repo/src/gen': '/repo/.git/refs', '/repo/src/alias': '/repo/lib', '/repo/src/b.ts': '/repo/lib/b.ts', '/repo/src/up': '/repo/lib' },
+    );
+    const cases: Array<[string, string]> = [
+      ['src/gen/', '/repo/.git/refs'],
+      ['src/alias/', '/repo/lib'],
+      ['src/b.ts', '/repo/lib/b.ts'],
+      ['src/up/new/file.ts', '/repo/lib'],
+    ];
+    for (const [entry, target] of cases) {
+      const result = plan([entry], { fs: linked });
+      assert.deepEqual(scopeGrants(result), [], entry);
+      assert.deepEqual(result.notes, [{ kind: 'linked', entry, path: `/repo/${entry.split('/').slice(0, 2).join('/')}`, target }], entry);
+    }
+    assert.deepEqual(scopeGrants(plan(['.git/refs/'], { fs: linked })), [], 'control state itself is never granted');
+  });
+
+  it('will not bind a linked .orchestrator directory: the plan says the sandbox cannot be built', () => {
+    const linked = fakeFs(['/repo/', '/repo/src/', '/etc/', '/repo/.orchestrator/metrics/', '/tmp/'], { '/repo/.orchestrator/backstop/hooks': '/etc' });
+    const result = plan(['src/'], { fs: linked });
+    assert.ok(!result.writable.some((grant) => grant.path === '/etc'));
+    assert.deepEqual(result.notes, [{ kind: 'linked-orchestrator', path: '/repo/.orchestrator/backstop/hooks', target: '/etc' }]);
+  });
+
   it('never makes the repository root writable, nor a temp directory inside the repository', () => {
     const result = plan(['**', '*'], { tempDirs: ['/tmp', '/repo/src/lib'] });
     assert.ok(!result.writable.some((grant) => grant.path === '/repo'));
