@@ -859,7 +859,9 @@ export const backstopMessages = {
   turnPlanChanged:
     "the turn changed the wave's plan, control state no agent may change (or the coordinator changed it while the turn ran); never edit it back by hand:",
   turnPlanLine: (path: string, kind: string) => `  ${path}: ${planChangeWhy[kind] ?? kind}`,
-  commitsOutOfScope: 'commits of the turn that touch paths outside the scope:',
+  commitsOutOfScope: 'commits of the turn that touch paths outside the scope (or the plan):',
+  turnRewound: (before: string, after: string) =>
+    `the turn moved HEAD from ${before} to ${after}, which does not descend from it: commits were dropped from the branch (a reset to an earlier commit, a rewritten history, another branch)`,
   commitLine: (hash: string, subject: string, paths: readonly string[]) => `  ${hash} ${JSON.stringify(subject)}: ${paths.join(', ')}`,
   commitsTruncated: (max: number) => `(the turn reached more than ${max} commits; only the newest ${max} were checked)`,
   allowedLine: (against: string, entries: readonly string[]) => `allowed (${against}): ${shortEntries(entries)}`,

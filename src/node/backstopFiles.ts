@@ -147,3 +147,36 @@ export function fingerprintPlanFiles(request: PlanFileRequest, previous?: PlanFi
   }
   return fingerprints;
 }
+
+/** The most entries `gitDirectoriesBelow` looks at before it gives up (a turn that cannot be checked). */
+export const MAX_WALKED_ENTRIES = 1_000_000;
+
+/**
+ * Every entry named `.git` (in any case: a checkout on a case-insensitive file system reads `.GIT` so) at
+ * or below the directories `roots`, as paths relative to `writeRoot`, sorted. Links are not followed and
+ * a `.git` is not looked into. git never lists such an entry (it is where a nested repository starts), so
+ * a snapshot cannot see one planted in a granted directory, and its config runs commands for whoever
+ * next runs git there (`core.fsmonitor`). Throws past MAX_WALKED_ENTRIES entries.
+ */
+export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[]): string[] {
+  const found = new Set<string>();
+  const pending = [...roots];
+  let walked = 0;
+  for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
+    let entries;
+    try {
+      entries = readdirSync(directory, { withFileTypes: true });
+    } catch {
+      // Gone, or not a directory (a granted file): nothing beneath.
+      continue;
+    }
+    walked += entries.length;
+    if (walked > MAX_WALKED_ENTRIES) throw new Error(`more than ${MAX_WALKED_ENTRIES} entries below the granted directories: they could not be searched for planted repositories`);
+    for (const entry of entries) {
+      const path = `${directory}/${entry.name}`;
+      if (entry.name.length === 4 && entry.name.toLowerCase() === '.git') found.add(path.slice(writeRoot.length + 1));
+      else if (entry.isDirectory()) pending.push(path);
+    }
+  }
+  return [...found].sort();
+}

@@ -22,13 +22,20 @@ export class GitCommandError extends Error {
 }
 
 /**
+ * Every git call of the backstop runs with `core.fsmonitor` off: a config a turn could write (a
+ * repository it planted where `run` is later started, found by red-team review, 2026-12-06) names a
+ * program there that git would run for any status.
+ */
+const PINNED_CONFIG = ['-c', 'core.fsmonitor=false'];
+
+/**
  * Runs git in `cwd` with `args`, feeding `input` on stdin; resolves with stdout as UTF-8. (git.ts's
  * `runGitAsync` runs git through execFile, which cannot feed stdin; the backstop's scoped commit
  * (`--pathspec-from-file=-`) and its commit listing (`diff-tree --stdin`) need it.)
  */
 export function spawnGit(cwd: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
+    const child = spawn('git', [...PINNED_CONFIG, ...args], {
       cwd,
       env: gitEnvironment(options.env),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

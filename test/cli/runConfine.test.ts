@@ -112,6 +112,15 @@ describe('wave-scope run --confine: the turn in a bubblewrap sandbox (built dist
     }
   });
 
+  it('fails a turn that plants a repository in a granted directory (git never lists it; its config runs programs)', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const run = runTurn(repo, 'echo more >> src/app.ts; git init -q src/sub && git -C src/sub config core.fsmonitor "touch planted"', { flags: ['--confine', '--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /created {2}src\/sub\/\.git {2}\(control state/);
+    assert.match(run.stderr, /the turn failed: nothing of it is committed/);
+    assert.ok(existsSync(join(repo.root, 'src/sub/.git')), 'the work tree is left as the turn left it');
+  });
+
   it('lets no process of the turn outlive it', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     const marker = `sleep 31.${process.pid}`;

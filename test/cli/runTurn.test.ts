@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
@@ -112,7 +112,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.equal(repo.git('symbolic-ref', 'HEAD').trim(), 'refs/heads/main');
     const reflog = repo.git('reflog', '-2', '--format=%H %gs').trim().split('\n');
     const turnCommit = (reflog[1] ?? '').split(' ')[0] as string;
-    assert.match(run.stderr, new RegExp(`commits of the turn that touch paths outside the scope:\\n {2}${turnCommit} "agent work": README\\.md`));
+    assert.match(run.stderr, new RegExp(`commits of the turn that touch paths outside the scope \\(or the plan\\):\\n {2}${turnCommit} "agent work": README\\.md`));
     assert.match(run.stderr, /HEAD had moved during the turn .*a soft reset/);
     assert.equal(readFile(repo, 'README.md'), 'readme\nleak\n', 'the work tree is as the turn left it');
     assert.deepEqual(statusLines(repo), ['M  README.md', 'M  src/app.ts'], 'the index still holds what the turn committed');
@@ -126,6 +126,58 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(committedPaths(repo), ['A src/new.ts']);
     assert.equal(repo.git('log', '-1', '--format=%s', 'HEAD~1').trim(), 'agent work');
+  });
+
+  // Found by red-team review, 2026-12-06: each of these passed, and the last committed README.md.
+  it('fails a turn that moves HEAD back to an earlier commit, and puts HEAD back where it was', () => {
+    repo = backstopRepo(START, { alice: ['src/'], bob: ['docs/'] });
+    repo.git('commit', '-q', '--allow-empty', '-m', 'bob: earlier work');
+    const before = head(repo);
+    const run = runTurn(repo, 'git reset -q --soft HEAD~1; echo more >> src/app.ts', { flags: ['--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /ERROR: the turn moved HEAD from [0-9a-f]{12} to [0-9a-f]{12}, which does not descend from it: commits were dropped/);
+    assert.equal(head(repo), before, "bob's commit is on the branch again");
+    assert.equal(repo.git('log', '-1', '--format=%s').trim(), 'bob: earlier work');
+  });
+
+  it('fails a turn whose commit changes the plan with plumbing, however the work tree looks', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const widened = 'blob=$(printf \'["**"]\\n\' | git hash-object -w --stdin); git update-index --cacheinfo "100644,$blob,.claude/filescopes/wave-1/alice.json"; git commit -q --no-verify -m "routine cleanup"; echo ok >> src/app.ts';
+    const run = runTurn(repo, widened, { flags: ['--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /commits of the turn that touch paths outside the scope \(or the plan\):\n {2}[0-9a-f]+ "routine cleanup": \.claude\/filescopes\/wave-1\/alice\.json/);
+    assert.equal(head(repo), before, 'HEAD is put back');
+  });
+
+  it('takes back its own commit when a hook git runs while committing stages more, and says so', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const hooks = mkdtempSync(join(tmpdir(), 'ws-hooks-'));
+    try {
+      // A hook a turn could have configured where the backstop does not look (here the repository's own config).
+      writeFileSync(join(hooks, 'pre-commit'), '#!/bin/sh\necho evil >> README.md\ngit add README.md\n', { mode: 0o755 });
+      repo.git('config', 'core.hooksPath', hooks);
+      const run = runTurn(repo, 'echo more >> src/app.ts', { flags: ['--commit'] });
+      assert.equal(run.status, 4, run.stderr);
+      assert.match(run.stderr, /the commit held more than the turn's in-scope changes \(also README\.md: .*\), so it was taken back: HEAD is at [0-9a-f]{12} again/);
+      assert.equal(head(repo), before, 'no commit of the turn is left on the branch');
+      assert.deepEqual(statusLines(repo), [' M README.md', 'M  src/app.ts'], 'nothing is lost: the turn\'s change staged as the commit left it, the hook\'s write in the work tree');
+    } finally {
+      rmSync(hooks, { recursive: true, force: true });
+    }
+  });
+
+  it('runs no core.fsmonitor program a repository config names, in any of its git calls (the commit\'s included)', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const marker = join(repo.root, '.orchestrator', 'fsmonitor-ran');
+    repo.git('config', 'core.fsmonitor', `ps -o args= -p $PPID >> '${marker}'; false`);
+    const run = runTurn(repo, 'echo more >> src/app.ts', { flags: ['--commit'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.ok(!existsSync(marker), `the program ran, for: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
+    // (git runs it for this test's own calls too.)
+    repo.git('config', '--unset', 'core.fsmonitor');
+    assert.deepEqual(committedPaths(repo), ['M src/app.ts']);
   });
 
   it('is a no-op that says so outside a git repository', () => {

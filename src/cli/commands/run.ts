@@ -19,7 +19,7 @@ import { planFileRequest, planPathForReport } from '../../planner/backstop/planF
 import { formatTurnRecord, newTurnId, turnRecordPath } from '../../planner/backstop/turnRecord';
 import type { CommandExit } from '../../planner/backstop/turnRecord';
 import { nodeSnapshotHost } from '../../node/backstopGit';
-import { fingerprintPlanFiles, writeFileBelow } from '../../node/backstopFiles';
+import { fingerprintPlanFiles, gitDirectoriesBelow, writeFileBelow } from '../../node/backstopFiles';
 import { probeBubblewrap } from '../../node/bubblewrap';
 import { listRepositoryFiles } from '../../node/git';
 import { nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
@@ -88,6 +88,7 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
         reportNote(io, backstopMessages.commitLine(violation.commit.hash, violation.commit.subject, violation.paths));
       }
     }
+    if (outcome.rewound === true) reportError(io, backstopMessages.turnRewound(shortHash(record.headBefore.commit), shortHash(outcome.diff?.headAfter.commit)));
     if (outcome.commitsTruncated) reportNote(io, backstopMessages.commitsTruncated(MAX_TURN_COMMITS));
     const against = context.agentScope.kind === 'loaded' ? `agent "${record.agent}", ${context.agentScope.path}` : `agent "${record.agent}"`;
     reportNote(io, backstopMessages.allowedLine(against, context.scopeEntries));
@@ -177,6 +178,8 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
   }
 
   let bubblewrap: { executable: string; args: string[]; seccomp: Uint8Array } | undefined;
+  // Confined, the turn can write only these inside the repository: where a planted repository would be.
+  let grantedPaths: string[] | undefined;
   if (values.confine === true) {
     const probe = probeBubblewrap(io.env);
     if (!probe.ok) {
@@ -223,6 +226,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
     for (const note of plan.notes) reportNote(io, backstopMessages.confinementNote(note));
     reportNote(io, backstopMessages.confined(plan.writable.length));
     bubblewrap = { executable: probe.executable, args: bubblewrapArguments(plan, { cwd: io.cwd }), seccomp: probe.seccomp };
+    grantedPaths = plan.writable.filter((grant) => grant.reason === 'scope').map((grant) => grant.path);
   }
 
   const turn = newTurnId(new Date(), process.pid);
@@ -260,6 +264,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
         writeRecord: async (record) => writeFileBelow(context.writeRoot, recordPath, formatTurnRecord(record)),
         now: () => new Date(),
+        ...(grantedPaths !== undefined ? { nestedRepositories: () => gitDirectoriesBelow(context.writeRoot, grantedPaths as string[]) } : {}),
       },
     );
   } catch (error) {

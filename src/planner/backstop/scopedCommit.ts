@@ -88,14 +88,57 @@ export function turnCommitMessage(input: { wave: number; agent: string; turn: st
   ].join('\n');
 }
 
-/** Adds the untracked paths and commits exactly `selection.paths`; resolves with the new commit. */
+/** The commit HEAD names, or undefined on an unborn branch. */
+async function headCommit(git: GitRunner): Promise<string | undefined> {
+  try {
+    return (await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'])).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The commit `commitSelection` made holds more than it was asked to, or is not the one commit on top of
+ * HEAD: something git ran while committing (a pre-commit hook, one a turn configured through
+ * `core.hooksPath` in a config the backstop does not watch) staged or committed other paths. The commit
+ * was taken back: HEAD names the commit from before it again; nothing else is touched, so the index and
+ * the work tree keep every change (the turn's as the commit staged them, the hook's where it wrote them).
+ */
+export class CommitWidenedError extends Error {
+  constructor(
+    readonly extra: readonly string[],
+    readonly restoredTo: string | undefined,
+  ) {
+    const what = extra.length > 0 ? `also ${extra.slice(0, 10).join(', ')}${extra.length > 10 ? ` and ${extra.length - 10} more` : ''}` : 'another commit beneath it';
+    super(
+      `the commit held more than the turn's in-scope changes (${what}: something git ran while committing, a pre-commit hook, added it), so it was taken back: HEAD is at ${restoredTo?.slice(0, 12) ?? 'no commit'} again, and the changes are left uncommitted in the index and the work tree`,
+    );
+    this.name = 'CommitWidenedError';
+  }
+}
+
+/**
+ * Adds the untracked paths and commits exactly `selection.paths`; resolves with the new commit. git runs
+ * the repository's hooks as it commits, and a hook can stage more: the new commit is checked against what
+ * was asked (one commit on top of the old HEAD, touching those paths and no other) and taken back when it
+ * holds more (CommitWidenedError; found by red-team review, 2026-12-06).
+ */
 export async function commitSelection(git: GitRunner, selection: CommitSelection, message: string): Promise<string> {
   const exact = ['--literal-pathspecs'];
+  const before = await headCommit(git);
   if (selection.untracked.length > 0) {
     await git([...exact, 'add', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: selection.untracked.join('\0') });
   }
   await git([...exact, 'commit', '--only', '--quiet', `--message=${message}`, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     input: selection.paths.join('\0'),
   });
-  return (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+  const commit = (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+  const parent = before === undefined ? undefined : (await git(['rev-parse', '-q', '--verify', `${commit}^1`]).catch(() => '')).trim() || undefined;
+  const touched = (await git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', '--no-commit-id', ...(before === undefined ? ['--root'] : []), commit])).split('\0').filter((path) => path !== '');
+  const asked = new Set(selection.paths);
+  const extra = touched.filter((path) => !asked.has(path));
+  if (parent === before && extra.length === 0) return commit;
+  const reason = `wave-scope: the turn's commit held more than its in-scope changes; taken back`;
+  await git(before === undefined ? ['update-ref', '-m', reason, '-d', 'HEAD', commit] : ['update-ref', '-m', reason, 'HEAD', before, commit]);
+  throw new CommitWidenedError(extra, before);
 }

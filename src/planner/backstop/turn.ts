@@ -39,6 +39,12 @@ export interface TurnHost {
   /** Writes the record atomically (it replaces the previous one). */
   writeRecord(record: TurnRecord): Promise<void>;
   now(): Date;
+  /**
+   * The entries named `.git` (any case) below the directories the turn may write, repository-relative;
+   * asked before and after the command (a confined turn: src/node/backstopFiles.ts gitDirectoriesBelow).
+   * git lists none of them, so this is how a repository planted in a granted directory is seen.
+   */
+  nestedRepositories?(): readonly string[];
 }
 
 export interface TurnRequest {
@@ -85,6 +91,8 @@ export interface TurnOutcome {
   readonly commitsTruncated: boolean;
   readonly restore?: HeadRestore | { readonly error: string };
   readonly commit?: TurnCommitOutcome;
+  /** HEAD after the turn does not descend from HEAD before it (the turn dropped commits): the turn fails. */
+  readonly rewound?: boolean;
   readonly checkProblem?: string;
   /** The final record could not be written (the outcome itself stands). */
   readonly recordProblem?: string;
@@ -100,21 +108,37 @@ function kindOfStatus(status: string): PathChange['kind'] {
 }
 
 /**
- * Judges the paths each commit of the turn touches (minus the ones no snapshot looks at, `exclude`);
- * the commits that reach outside the scope.
+ * Judges the paths each commit of the turn touches; the commits that reach outside the scope. A path no
+ * snapshot looks at (`exclude`: the plan's manifest and declarations, `.orchestrator/`) is watched in the
+ * work tree by its fingerprint, but nothing watches it in a commit: a commit that touches one always
+ * reaches outside the scope (a turn committed a widened declaration with plumbing, leaving the work tree
+ * as it was, and a later checkout brought it in: found by red-team review, 2026-12-06).
  */
 export function commitViolationsOf(commits: readonly TurnCommit[], context: JudgeContext, exclude: (path: string) => boolean): CommitViolation[] {
   const violations: CommitViolation[] = [];
   for (const commit of commits) {
+    const planPaths = commit.paths.filter((path) => exclude(path.path)).map((path) => path.path);
     const touched = commit.paths.filter((path) => !exclude(path.path)).map((path) => ({ path: path.path, kind: kindOfStatus(path.status) }));
-    if (touched.length === 0) continue;
-    const judgement = judgeChanges(touched, context);
-    if (judgement.verdict === 'invalid-manifest') violations.push({ commit, paths: touched.map((change) => change.path) });
-    else if (judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn') {
-      violations.push({ commit, paths: [...new Set(judgement.violations.map((violation) => violation.change.path))] });
-    }
+    const judgement = touched.length === 0 ? undefined : judgeChanges(touched, context);
+    const outside =
+      judgement === undefined
+        ? []
+        : judgement.verdict === 'invalid-manifest'
+          ? touched.map((change) => change.path)
+          : judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn'
+            ? judgement.violations.map((violation) => violation.change.path)
+            : [];
+    const paths = [...new Set([...planPaths, ...outside])];
+    if (paths.length > 0) violations.push({ commit, paths });
   }
   return violations;
+}
+
+/** Paths in `after` and not in `before` (both repository-relative lists). */
+function plantedSince(before: readonly string[] | undefined, after: readonly string[] | undefined): string[] {
+  if (before === undefined || after === undefined) return [];
+  const known = new Set(before);
+  return after.filter((path) => !known.has(path));
 }
 
 function recordedChanges(changes: readonly PathChange[], violations: readonly ChangeViolation[]): RecordedChange[] {
@@ -153,6 +177,7 @@ async function commitCandidates(
 export async function runTurn(request: TurnRequest, host: TurnHost): Promise<TurnOutcome> {
   const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
   const before = await takeSnapshot(host.snapshot, snapshotOptions);
+  const repositoriesBefore = host.nestedRepositories?.();
   const planBefore = request.planFiles !== undefined ? host.planFiles?.(request.planFiles) : undefined;
   const base: TurnRecord = {
     version: 1,
@@ -172,7 +197,7 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
   const exit = await host.runCommand();
 
   try {
-    return await checkTurn(request, host, { ...before, ...(planBefore !== undefined ? { planFiles: planBefore } : {}) }, base, exit);
+    return await checkTurn(request, host, { ...before, ...(planBefore !== undefined ? { planFiles: planBefore } : {}) }, base, exit, repositoriesBefore);
   } catch (error) {
     // The command ran; whatever failed after it, the turn is not vouched for.
     const checkProblem = describe(error);
@@ -186,29 +211,41 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
   }
 }
 
-async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot, base: TurnRecord, exit: CommandExit): Promise<TurnOutcome> {
+async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot, base: TurnRecord, exit: CommandExit, repositoriesBefore: readonly string[] | undefined): Promise<TurnOutcome> {
   const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
   const after = await takeSnapshot(host.snapshot, { ...snapshotOptions, previous: before });
-  const diff = diffSnapshots(before, after, { exclude: request.exclude });
+  const snapshotDiff = diffSnapshots(before, after, { exclude: request.exclude });
+  // A repository planted where the turn could write: control state whatever the scope says (its config
+  // runs commands for whoever runs git there next), and a change git itself never lists.
+  const planted: PathChange[] = plantedSince(repositoriesBefore, host.nestedRepositories?.()).map((path) => ({ path, kind: 'created' }));
+  const diff: SnapshotDiff = planted.length === 0 ? snapshotDiff : { ...snapshotDiff, changes: [...snapshotDiff.changes, ...planted] };
   const judgement = judgeChanges(diff.changes, request.judge);
-  const violations = judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn' ? judgement.violations : [];
+  const judged = judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn' ? judgement.violations : [];
+  const violations: ChangeViolation[] = [
+    ...judged,
+    ...planted.filter((change) => !judged.some((violation) => violation.change.path === change.path)).map((change) => ({ change, kind: 'control-file' as const })),
+  ];
   const planAfter = request.planFiles !== undefined && before.planFiles !== undefined ? host.planFiles?.(request.planFiles, before.planFiles) : undefined;
   const planChanges = planAfter !== undefined && before.planFiles !== undefined ? comparePlanFiles(request.planFiles as PlanFileRequest, before.planFiles, planAfter) : [];
 
   let commits: readonly TurnCommit[] = [];
   let commitsTruncated = false;
   let checkProblem: string | undefined;
+  let rewound = false;
   if (diff.headMoved) {
     try {
       const found = await commitsOfTurn(host.snapshot.git, before.head, after.head);
       commits = found.commits;
       commitsTruncated = found.truncated;
+      rewound = await isRewound(host.snapshot.git, before.head, after.head);
     } catch (error) {
       checkProblem = describe(error);
     }
   }
   const commitViolations = commitViolationsOf(commits, request.judge, request.exclude);
   const failed =
+    violations.length > 0 ||
+    rewound ||
     judgement.verdict === 'out-of-scope' ||
     judgement.verdict === 'warn' ||
     judgement.verdict === 'invalid-manifest' ||
@@ -269,9 +306,29 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
     commitsTruncated,
     ...(restore !== undefined ? { restore } : {}),
     ...(commit !== undefined ? { commit } : {}),
+    ...(rewound ? { rewound } : {}),
     ...(checkProblem !== undefined ? { checkProblem } : {}),
     ...(recordProblem !== undefined ? { recordProblem } : {}),
   };
+}
+
+/**
+ * Whether HEAD after the turn is not a descendant of HEAD before it (`git reset` to an earlier commit, a
+ * rewritten history): the commits it dropped are no change of any path the snapshot sees, and a commit
+ * made on top would drop them from the branch (found by red-team review, 2026-12-06). A branch switched
+ * to counts too: HEAD is put back either way.
+ */
+async function isRewound(git: SnapshotHost['git'], before: HeadState, after: HeadState): Promise<boolean> {
+  if (before.commit === undefined) return false;
+  if (after.commit === undefined) return true;
+  try {
+    await git(['merge-base', '--is-ancestor', before.commit, after.commit]);
+    return false;
+  } catch (error) {
+    // Exit 1 is git's "no"; anything else is a failure to check, which the caller reports.
+    if ((error as { exitCode?: unknown }).exitCode === 1) return true;
+    throw error;
+  }
 }
 
 /** Why a recorded turn cannot be committed; machine-readable. */
