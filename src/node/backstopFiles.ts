@@ -11,6 +11,7 @@ import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, UnsafePathError } from './declarationFs';
 import { openOwnFile } from './hookFileSystem';
 import { hasContentHash, listsName, planFingerprint, unreadableFingerprint } from '../planner/backstop/planFiles';
+import { asciiLowerCase } from '../planner/scope/scopeEntry';
 import type { PlanFileRequest, PlanFileStat, PlanFingerprints } from '../planner/backstop/planFiles';
 
 /**
@@ -174,7 +175,7 @@ export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[])
     if (walked > MAX_WALKED_ENTRIES) throw new Error(`more than ${MAX_WALKED_ENTRIES} entries below the granted directories: they could not be searched for planted repositories`);
     for (const entry of entries) {
       const path = `${directory}/${entry.name}`;
-      if (entry.name.length === 4 && entry.name.toLowerCase() === '.git') found.add(path.slice(writeRoot.length + 1));
+      if (entry.name.length === 4 && asciiLowerCase(entry.name) === '.git') found.add(path.slice(writeRoot.length + 1));
       else if (entry.isDirectory()) pending.push(path);
     }
   }
