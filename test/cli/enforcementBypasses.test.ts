@@ -5,7 +5,7 @@
 // and Cursor tools that write. Every case here was allowed before the fix.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
@@ -296,7 +296,7 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
     const alice = (target: string) => agentWrite(repo.root, target, { HOME: home, GIT_CONFIG_NOSYSTEM: '1', WAVE_SCOPE_AGENT: 'alice' });
     const gitIgnoreCase = () => execFileSync('git', ['config', '--bool', 'core.ignorecase'], { cwd: repo.root, encoding: 'utf8', env: cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: '1' }) }).trim();
 
-    it('an includeIf "gitdir:" that does not match this repository does not let alice write bob\'s src/parser.ts; one that matches folds', () => {
+    it('an includeIf "gitdir:" that does not match this repository does not let alice write bob\'s src/parser.ts; one that matches does not either, for a wave proven with case compared', () => {
       writeFileSync(join(home, '.gitconfig-windows'), '[core]\n\tignorecase = true\n');
       writeFileSync(join(home, '.gitconfig'), '[includeIf "gitdir:/mnt/c/"]\n\tpath = ~/.gitconfig-windows\n');
       assert.throws(gitIgnoreCase, 'git: core.ignorecase is unset');
@@ -304,7 +304,29 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       for (const target of ['src/parser.ts', 'SRC/PARSER.TS']) assert.equal(alice(target).decision, 'deny', target);
       writeFileSync(join(home, '.gitconfig'), `[includeIf "gitdir:${repo.root}/"]\n\tpath = ~/.gitconfig-windows\n`);
       assert.equal(gitIgnoreCase(), 'true');
-      assert.equal(alice('SRC/PARSER.TS').decision, 'allow', 'where git folds, the grants fold');
+      // Found by red-team review, 2026-12-06: the wave was proven with case compared, so src/Parser.ts and
+      // src/parser.ts were two agents' files; folding its grants now would give src/parser.ts to both.
+      for (const target of ['SRC/PARSER.TS', 'src/parser.ts']) assert.equal(alice(target).decision, 'deny', target);
+      // Proven again where git folds, the two agents collide, and nothing is written.
+      const again = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation'], {
+        cwd: repo.root,
+        input: JSON.stringify([{ id: 'alice', files: ['src/Parser.ts'] }, { id: 'bob', files: ['src/parser.ts'] }]),
+        env: cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: '1' }),
+      });
+      assert.equal(again.status, 1, again.stderr);
+      assert.match(again.stderr, /assert-disjoint/);
+    });
+
+    it('folds the grants of a wave proven with case folded, where git folds', () => {
+      writeFileSync(join(home, '.gitconfig'), '[core]\n\tignorecase = true\n');
+      const written = runBuiltCli(['plan', 'write', '--wave', '1', '--role', 'implementation'], {
+        cwd: repo.root,
+        input: JSON.stringify([{ id: 'alice', files: ['src/Parser.ts'] }, { id: 'bob', files: ['lib/'] }]),
+        env: cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: '1' }),
+      });
+      assert.equal(written.status, 0, written.stderr);
+      assert.equal((JSON.parse(readFileSync(join(repo.root, '.claude/wave-scope.json'), 'utf8')) as { ignoreCase?: unknown }).ignoreCase, true);
+      assert.equal(alice('SRC/PARSER.TS').decision, 'allow', 'where git folds, the grants of a wave proven so fold');
     });
   });
 

@@ -90,13 +90,17 @@ describe('hostile target spellings (built dist/cli.js, real repository with syml
     }
   });
 
-  it('a case variant is allowed only when the repository says core.ignorecase', () => {
+  it('a case variant is allowed only when the repository says core.ignorecase and the wave was proven with case folded', () => {
     repo.git('config', 'core.ignorecase', 'true');
     try {
+      // Proven with case compared (no "ignoreCase" in the manifest): the config alone never widens it.
+      assert.equal(gate('SRC/a.ts').decision, 'deny');
+      writeManifest(repo, { allowedPaths: ['src/', 'caf\u00e9.md'], ignoreCase: true });
       assert.equal(gate('SRC/a.ts').decision, 'allow');
       assert.equal(gate('SECRET/key.pem').decision, 'deny');
     } finally {
       repo.git('config', 'core.ignorecase', 'false');
+      writeManifest(repo, { allowedPaths: ['src/', 'caf\u00e9.md'] });
     }
   });
 });

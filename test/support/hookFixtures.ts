@@ -26,6 +26,8 @@ export interface ManifestFields {
   enforcement?: 'strict' | 'warn' | 'off';
   allowedPaths: string[];
   session_id?: string;
+  /** The wave was proven with case folded (WaveManifest.ignoreCase). */
+  ignoreCase?: boolean;
 }
 
 /** Writes `<stateDir>/wave-scope.json` into the repository (default state dir `.claude`). */
@@ -37,6 +39,7 @@ export function writeManifest(repo: TempGitRepo, fields: ManifestFields, stateDi
     enforcement: fields.enforcement ?? 'strict',
     allowedPaths: fields.allowedPaths,
     blockedCommands: [],
+    ...(fields.ignoreCase !== undefined ? { ignoreCase: fields.ignoreCase } : {}),
     ...(fields.session_id !== undefined ? { session_id: fields.session_id } : {}),
   };
   const path = `${stateDir}/wave-scope.json`;

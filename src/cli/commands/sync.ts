@@ -358,7 +358,7 @@ async function syncDecoded(
   // see: they decide on what readStateDir read before. So it starts now, and its fsyncs run on libuv's pool
   // while this thread makes the checks, runs the chain up to its first write (prepareSyncedWave: validation,
   // the proof, the manifest computed) and writes the marker.
-  const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest), spares);
+  const staging = stageWrites(fs, confinement, syncedWaveFiles(stateDir, incoming, found.current.manifest, repository.ignoreCase), spares);
   let staged: StagedDeclarationFs | undefined;
   let result;
   const started = new Date(now).toISOString();

@@ -79,7 +79,7 @@ export function readTurnContext(input: {
   const ownEntries = agentScope.kind === 'loaded' ? agentScope.entries : [];
   const union = manifest?.allowedPaths ?? (role === undefined ? ownEntries : expandTestSiblings(ownEntries, { role }));
   const judge: JudgeContext = {
-    manifest: strictTurnManifest(input.wave, agentScope.path, role, union),
+    manifest: strictTurnManifest(input.wave, agentScope.path, role, union, manifest?.ignoreCase === true),
     agentScope,
     ...(role !== undefined ? { role } : {}),
     dispatchedAgent: true,

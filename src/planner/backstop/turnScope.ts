@@ -129,11 +129,12 @@ export function judgeChangesStrictest(changes: readonly PathChange[], contexts: 
  * when the state directory's manifest is this wave's, else the agent's own entries with their test
  * siblings (its aggregate, which `readAgentScope` checked, is then the only backing there is).
  */
-export function strictTurnManifest(wave: number, path: string, role: string | undefined, union: readonly string[]): ManifestState {
+export function strictTurnManifest(wave: number, path: string, role: string | undefined, union: readonly string[], ignoreCase = false): ManifestState {
   return {
     kind: 'loaded',
     path,
     session: 'own',
-    manifest: { wave, role: role ?? '', enforcement: 'strict', allowedPaths: union },
+    // Case folds only as the state directory's manifest of this wave was proven (WaveManifest.ignoreCase).
+    manifest: { wave, role: role ?? '', enforcement: 'strict', allowedPaths: union, ...(ignoreCase ? { ignoreCase } : {}) },
   };
 }

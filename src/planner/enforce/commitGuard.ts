@@ -110,7 +110,8 @@ export function checkStagedChanges(input: CommitGuardInput): CommitGuardResult {
   if (manifest.session === 'foreign') return { kind: 'stand-down', because: 'foreign-session' };
   if (manifest.manifest.enforcement === 'off') return { kind: 'stand-down', because: 'enforcement-off' };
 
-  const options = { writeRoot: input.repoRoot, ignoreCase: input.ignoreCase };
+  // Case folds in what is let through only for a wave proven with case folded (WaveManifest.ignoreCase).
+  const options = { writeRoot: input.repoRoot, ignoreCase: input.ignoreCase === true && manifest.manifest.ignoreCase === true };
   const active = compileGrants(manifest.manifest.allowedPaths, options);
   const earlier = input.sidecars
     .filter((sidecar) => sidecar.wave < manifest.manifest.wave)

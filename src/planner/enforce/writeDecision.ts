@@ -20,6 +20,8 @@ export interface EnforcedManifest {
   readonly role: string;
   readonly enforcement: 'strict' | 'warn' | 'off';
   readonly allowedPaths: readonly string[];
+  /** The wave was proven disjoint with case folded (WaveManifest.ignoreCase). */
+  readonly ignoreCase?: boolean;
 }
 
 /** What the hook found where the manifest should be. */

@@ -524,9 +524,16 @@ export function decideUnderRules(rules: DecisionRules, targets: readonly Resolve
     controlPaths: rules.controlPaths,
     ...(rules.coordinatorPaths !== undefined ? { coordinatorPaths: rules.coordinatorPaths } : {}),
     writeRoot: rules.writeRoot,
-    ...(rules.ignoreCase !== undefined ? { ignoreCase: rules.ignoreCase } : {}),
+    // What lets a write in folds case only for a wave proven with case folded (WaveManifest.ignoreCase):
+    // git's config, which a shell can turn, never widens a wave proven with case compared.
+    ...(rules.ignoreCase !== undefined ? { ignoreCase: rules.ignoreCase && provenIgnoringCase(rules.manifest) } : {}),
     ...(rules.mayIgnoreCase !== undefined ? { mayIgnoreCase: rules.mayIgnoreCase } : {}),
   });
+}
+
+/** Whether the wave's manifest says it was proven disjoint with case folded. */
+export function provenIgnoringCase(manifest: ManifestState): boolean {
+  return manifest.kind === 'loaded' && manifest.manifest.ignoreCase === true;
 }
 
 const SEVERITY: Record<WriteDecision['decision'], number> = { allow: 0, warn: 1, deny: 2, 'deny-invalid-manifest': 3 };

@@ -37,6 +37,13 @@ export interface WaveManifest {
   session_id?: string;
   /** Human-readable twin of `session_id`. */
   semantic_session_id?: string;
+  /**
+   * `true` when the wave was proven disjoint with case folded (`core.ignorecase`). The hooks fold case in
+   * what they let through only for such a wave: one proven with case compared may hold `src/Parser.ts` and
+   * `src/parser.ts` in two agents, which a config turned to ignore case later would grant both (found by
+   * red-team review, 2026-12-06). Absent: proven with case compared.
+   */
+  ignoreCase?: boolean;
 }
 
 /** What `validateManifest` found: every error and warning at once, and the manifest when there is no error. */
@@ -59,6 +66,7 @@ const KNOWN_KEYS = new Set([
   'gates',
   'session_id',
   'semantic_session_id',
+  'ignoreCase',
 ]);
 
 /** Keys older manifests used for the session binding; readers still honour them. */
@@ -251,6 +259,7 @@ export function validateManifest(value: unknown, options: ManifestValidationOpti
       errors.push(`"${key}" is empty: an empty id attributes the manifest to nobody; omit the key to leave the manifest unbound`);
     }
   }
+  if ('ignoreCase' in value && typeof value.ignoreCase !== 'boolean') errors.push(`"ignoreCase" must be true or false, got ${describeValue(value.ignoreCase)}`);
   if (!('session_id' in value) && !('semantic_session_id' in value)) {
     warnings.push('the manifest names no session ("session_id"): it binds every session that shares this checkout');
   }
@@ -275,6 +284,7 @@ export function validateManifest(value: unknown, options: ManifestValidationOpti
   if (isPlainObject(value.gates)) manifest.gates = { ...(value.gates as Record<string, boolean>) };
   if (typeof value.session_id === 'string') manifest.session_id = value.session_id;
   if (typeof value.semantic_session_id === 'string') manifest.semantic_session_id = value.semantic_session_id;
+  if (value.ignoreCase === true) manifest.ignoreCase = true;
   return { errors, warnings, manifest };
 }
 
@@ -302,6 +312,7 @@ export function formatManifest(manifest: WaveManifest): string {
     blockedCommands: manifest.blockedCommands,
   };
   if (manifest.gates !== undefined) ordered.gates = manifest.gates;
+  if (manifest.ignoreCase === true) ordered.ignoreCase = true;
   if (manifest.session_id !== undefined) ordered.session_id = manifest.session_id;
   if (manifest.semantic_session_id !== undefined) ordered.semantic_session_id = manifest.semantic_session_id;
   return `${JSON.stringify(ordered, null, 2)}\n`;

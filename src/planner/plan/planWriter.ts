@@ -131,6 +131,8 @@ export interface ManifestSettings {
   gates?: Record<string, boolean>;
   /** The writer's own session ids: the manifest is bound to the first, or unbound. */
   ownIds: ReadonlySet<string>;
+  /** The wave was proven disjoint with case folded (WaveManifest.ignoreCase). */
+  ignoreCase?: boolean;
 }
 
 function manifestWith(settings: ManifestSettings, allowedPaths: string[]): WaveManifest {
@@ -142,6 +144,7 @@ function manifestWith(settings: ManifestSettings, allowedPaths: string[]): WaveM
     allowedPaths,
     blockedCommands: [...settings.blockedCommands],
     ...(settings.gates === undefined ? {} : { gates: { ...settings.gates } }),
+    ...(settings.ignoreCase === true ? { ignoreCase: true } : {}),
     ...writerSessionBinding(settings.ownIds),
   };
 }
@@ -328,6 +331,7 @@ export function prepareWavePlan(request: WavePlanRequest, fs: DeclarationFs): { 
     blockedCommands: request.blockedCommands ?? previous?.blockedCommands ?? [],
     gates: request.gates ?? previous?.gates,
     ownIds: request.ownIds,
+    ignoreCase: request.ignoreCase === true,
   };
 
   // The manifest these records give, computed and checked before anything is written: an entry the

@@ -25,7 +25,9 @@ export type ScopeEntryErrorReason =
   | 'extglob'
   | 'posix-class'
   | 'too-many-alternatives'
-  | 'unspellable-braces';
+  | 'unspellable-braces'
+  | 'too-long'
+  | 'unfoldable-letter';
 
 /** A scope entry that cannot be used. `message` is for a person and names the entry. */
 export class ScopeEntryError extends Error {
@@ -48,6 +50,14 @@ export interface GrammarOptions {
 
 /** Brace expansion beyond this many alternatives is refused: a scope is a list a person reviews. */
 export const MAX_ALTERNATIVES = 1024;
+
+/**
+ * The longest entry, in UTF-16 code units (what brace expansion already allowed an entry with braces).
+ * Every compile, in every hook process, costs at least its length; without a bound (and with unclosed `[`
+ * parsed in quadratic time) a 48,000-character entry took two minutes to prove and over half a minute per
+ * write (found by red-team review, 2026-12-06).
+ */
+export const MAX_ENTRY_LENGTH = 64 * 1024;
 
 /** A set of UTF-16 code units: sorted, non-overlapping inclusive ranges, possibly negated. Never contains `/`. */
 export interface CharSet {
@@ -106,9 +116,54 @@ export function asciiLowerCase(text: string): string {
   return text.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
 }
 
-/** Folds case the way every comparison does in ignore-case mode. */
+/**
+ * Folds case the way every comparison does in ignore-case mode: each UTF-16 code unit on its own, so the
+ * fold of a path is the fold of its characters one by one, which is how the proof reads an entry (its
+ * literals and classes, a code unit at a time). `toLowerCase` of a whole string is not that: it lowers a
+ * word-final `Σ` to `ς` and elsewhere to `σ`, and lowers letters outside the Basic Multilingual Plane
+ * (Deseret `𐐀`) as pairs, so two agents proven disjoint (`docs/ΚΑΛΟΣ`, `docs/καλος`) were both granted
+ * one path (found by red-team review, 2026-12-06). A code unit folds to the lower case of its upper case
+ * when both are one code unit (so `ς`, `Σ` and `σ` are one letter, and `ſ` is `s`, as a case-insensitive
+ * file system's folding has them), else to its lower case when that is one code unit, else to itself
+ * (`İ`, whose lower case is two); a surrogate half folds to itself (letters outside the BMP with case are
+ * refused in ignore-case mode: see `hasUnfoldableLetter`).
+ */
 export function foldCase(text: string): string {
-  return text.toLowerCase();
+  if (ASCII_ONLY.test(text)) return text.toLowerCase();
+  let folded = '';
+  for (let index = 0; index < text.length; index += 1) folded += String.fromCharCode(foldUnit(text.charCodeAt(index)));
+  return folded;
+}
+
+/** Each code unit's fold (foldCase), computed on first use; 0 for one not computed yet (NUL folds to itself). */
+let unitFolds: Uint16Array | undefined;
+
+/** The fold of one UTF-16 code unit (foldCase). */
+export function foldUnit(code: number): number {
+  if (code < 0x80) return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+  if (code >= 0xd800 && code <= 0xdfff) return code;
+  unitFolds ??= new Uint16Array(0x10000);
+  const known = unitFolds[code] as number;
+  if (known !== 0) return known;
+  const char = String.fromCharCode(code);
+  const upper = char.toUpperCase();
+  const lower = (upper.length === 1 ? upper : char).toLowerCase();
+  const fold = lower.length === 1 ? lower.charCodeAt(0) : char.toLowerCase().length === 1 ? char.toLowerCase().charCodeAt(0) : code;
+  unitFolds[code] = fold;
+  return fold;
+}
+
+/**
+ * Whether `text` holds a letter outside the Basic Multilingual Plane that has case (Deseret, Osage, Adlam
+ * and others): foldCase leaves it as it is, but a case-insensitive file system folds it, so two entries
+ * spelled with its two cases would be proven apart and be one file there. Refused in ignore-case mode.
+ */
+export function hasUnfoldableLetter(text: string): boolean {
+  if (ASCII_ONLY.test(text)) return false;
+  for (const char of text) {
+    if (char.length === 2 && (char.toLowerCase() !== char || char.toUpperCase() !== char)) return true;
+  }
+  return false;
 }
 
 /**
@@ -424,6 +479,7 @@ export function normalizeScopeEntry(raw: unknown, options: GrammarOptions = {}):
   if (typeof raw !== 'string') fail('not-a-string', String(raw), 'is not a string: a scope entry is a path or a glob');
   if (raw.trim() === '') fail('empty', raw, 'is empty: name a file, a directory (ending in /) or a glob');
   if (/[\0\r\n]/.test(raw)) fail('control-character', raw, 'contains a NUL, carriage return or line feed, which no path in a scope may contain');
+  if (raw.length > MAX_ENTRY_LENGTH) fail('too-long', `${raw.slice(0, 64)}…`, `is longer than ${MAX_ENTRY_LENGTH} characters, longer than any path it could name`);
   const path = raw.replace(/\\/g, '/');
   if (path.startsWith('!')) {
     fail('negation', raw, 'starts with "!": scopes are allow-lists, so list the paths the agent owns instead of excluding some');
@@ -481,10 +537,10 @@ function foldRanges(ranges: Array<[number, number]>): Array<[number, number]> {
     const from = Math.max(low, UPPER_A);
     const to = Math.min(high, UPPER_Z);
     if (from <= to) folded.push([from + CASE_OFFSET, to + CASE_OFFSET]);
-    // Beyond ASCII, every member whose fold is one other code unit (É gains é).
+    // Beyond ASCII, every member whose fold is another code unit (É gains é).
     for (let code = Math.max(low, FIRST_NON_ASCII); code <= high; code += 1) {
-      const fold = foldCase(String.fromCharCode(code));
-      if (fold.length === 1 && fold.charCodeAt(0) !== code) folded.push([fold.charCodeAt(0), fold.charCodeAt(0)]);
+      const fold = foldUnit(code);
+      if (fold !== code) folded.push([fold, fold]);
     }
   }
   return folded;
@@ -534,9 +590,12 @@ function parseSegment(segment: string, ignoreCase: boolean): PatternSegment {
   const tokens: SegmentToken[] = [];
   let literal = '';
   let isLiteral = true;
+  // A bracket closes only at a `]` after its first member: with none that far on, the `[` is literal, known
+  // without scanning the rest of the segment (which made a segment of many unclosed `[` quadratic).
+  const lastClose = segment.lastIndexOf(']');
   for (let index = 0; index < segment.length; ) {
     const char = segment[index] as string;
-    const bracket = char === '[' ? parseBracket(segment, index, ignoreCase) : undefined;
+    const bracket = char === '[' && lastClose > index + 1 ? parseBracket(segment, index, ignoreCase) : undefined;
     if (char === '*') {
       if (tokens[tokens.length - 1]?.kind !== 'star') tokens.push({ kind: 'star' });
       isLiteral = false;
@@ -608,6 +667,7 @@ function commonPrefix(prefixes: readonly string[][]): string[] {
  */
 export function parseScopeEntry(spelling: string, options: GrammarOptions = {}): ParsedScopeEntry {
   const ignoreCase = options.ignoreCase ?? false;
+  if (ignoreCase) refuseUnfoldable(spelling);
   const expansions = alternativesOf(spelling, spelling, { ignoreCase });
   const alternatives = expansions.map((expansion) => segmentsOf(expansion).map((part) => parseSegment(part, ignoreCase)));
   const [only] = alternatives;
@@ -677,13 +737,6 @@ function isPlainAsSpelled(spelling: string): boolean {
 }
 
 /** A segment's literal as parseSegment folds it: one UTF-16 code unit at a time. */
-function foldedLiteral(segment: string): string {
-  // Printable ASCII folds the same whole or one unit at a time (the common case, without a loop).
-  if (/^[\x20-\x7e]*$/.test(segment)) return foldCase(segment);
-  let literal = '';
-  for (let index = 0; index < segment.length; index += 1) literal += foldCase(segment[index] as string);
-  return literal;
-}
 
 /**
  * The compiled form of a spelling `isPlainAsSpelled` accepts, equal to what parsing it yields but without
@@ -703,7 +756,8 @@ class PlainScopeEntry implements CompiledScopeEntry {
     readonly ignoreCase: boolean,
   ) {
     const segments = spelling.split('/');
-    this.literalPrefix = ignoreCase ? segments.map(foldedLiteral) : segments;
+    // foldCase folds one code unit at a time, so each segment folds as the proof reads it.
+    this.literalPrefix = ignoreCase ? segments.map(foldCase) : segments;
     this.exact = ignoreCase ? foldCase(spelling) : spelling;
   }
 
@@ -721,8 +775,18 @@ class PlainScopeEntry implements CompiledScopeEntry {
 }
 
 /** Compiles a normalised spelling once, for matching many concrete paths. */
+/** In ignore-case mode, an entry holding a letter foldCase cannot fold (hasUnfoldableLetter) is refused. */
+function refuseUnfoldable(spelling: string): void {
+  if (hasUnfoldableLetter(spelling)) {
+    fail('unfoldable-letter', spelling, 'holds a letter outside the Basic Multilingual Plane that has case (Deseret, Osage, Adlam…): where case is ignored its two cases are one file, which the proof cannot compare; match it with ? or *');
+  }
+}
+
 export function compileScopeEntry(spelling: string, options: GrammarOptions = {}): CompiledScopeEntry {
-  if (isPlainAsSpelled(spelling)) return new PlainScopeEntry(spelling, options.ignoreCase ?? false);
+  if (isPlainAsSpelled(spelling)) {
+    if (options.ignoreCase === true) refuseUnfoldable(spelling);
+    return new PlainScopeEntry(spelling, options.ignoreCase ?? false);
+  }
   const parsed = parseScopeEntry(spelling, options);
   const fold = parsed.ignoreCase ? foldCase : (text: string) => text;
   if (parsed.kind === 'plain') {

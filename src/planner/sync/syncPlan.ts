@@ -275,7 +275,7 @@ export type SyncWriteResult = WavePlanResult & {
 };
 
 /** What a synced wave's manifest says besides its grants: the published manifest's, unbound. */
-function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blockedCommands: string[]; gates: Record<string, boolean> } {
+function syncedManifestSettings(wave: SyncableWave, ignoreCase = false): ManifestSettings & { blockedCommands: string[]; gates: Record<string, boolean> } {
   const { manifest } = wave;
   return {
     wave: manifest.wave,
@@ -285,6 +285,8 @@ function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blocke
     // Explicitly empty, so gates of the plan being replaced are not carried over into this one.
     gates: { ...(manifest.gates ?? {}) },
     ownIds: new Set<string>(),
+    // How this checkout proves it (the publisher's case rule is its own).
+    ignoreCase,
   };
 }
 
@@ -299,8 +301,8 @@ function syncedManifestSettings(wave: SyncableWave): ManifestSettings & { blocke
  * ones on their way to disk while the manifest's text, the costliest (the union and the test siblings of
  * every agent), is still being computed.
  */
-export function* syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?: WaveManifest): Generator<DeclarationFile> {
-  const settings = syncedManifestSettings(wave);
+export function* syncedWaveFiles(stateDir: string, wave: SyncableWave, replacing?: WaveManifest, ignoreCase = false): Generator<DeclarationFile> {
+  const settings = syncedManifestSettings(wave, ignoreCase);
   const skeleton = manifestSkeletonText(settings, replacing);
   if (skeleton !== undefined) yield { path: manifestPath(stateDir), text: skeleton };
   const planned = declarationFiles(stateDir, wave.wave, wave.records);
@@ -354,7 +356,7 @@ export function prepareSyncedWave(request: SyncedWaveRequest, fs: DeclarationFs)
     {
       repoRoot: request.repoRoot,
       stateDir: request.stateDir,
-      ...syncedManifestSettings(request.wave),
+      ...syncedManifestSettings(request.wave, request.ignoreCase === true),
       records: records.map((record) => ({ id: record.id, files: [...record.files] })),
       ignoreCase: request.ignoreCase,
       afterWrite: request.afterWrite,

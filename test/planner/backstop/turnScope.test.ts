@@ -62,7 +62,10 @@ describe('backstop: judging changes by the write gate\'s rules', () => {
 
   it('compares in NFC and folds case on a case-insensitive repository, as the gate does', () => {
     assert.equal(judgeChanges(changes('src/cafe\u0301.ts'), turn(['src/café.ts'])).verdict, 'in-scope');
-    assert.equal(judgeChanges(changes('SRC/A.ts'), { ...turn(['src/a.ts']), ignoreCase: true }).verdict, 'in-scope');
+    const provenFolded = { ...turn(['src/a.ts']), manifest: strictTurnManifest(2, '/repo/.claude/filescopes/wave-2/alice.json', undefined, ['src/a.ts'], true) };
+    assert.equal(judgeChanges(changes('SRC/A.ts'), { ...provenFolded, ignoreCase: true }).verdict, 'in-scope');
     assert.equal(judgeChanges(changes('SRC/A.ts'), turn(['src/a.ts'])).verdict, 'out-of-scope');
+    // A wave proven with case compared is never widened by a config that folds (red-team review, 2026-12-06).
+    assert.equal(judgeChanges(changes('SRC/A.ts'), { ...turn(['src/a.ts']), ignoreCase: true }).verdict, 'out-of-scope');
   });
 });

@@ -83,14 +83,20 @@ describe('one home: the agent-id rule (src/planner/plan/agentId.ts)', () => {
 });
 
 describe('one home: case folding (foldCase, src/planner/scope/scopeEntry.ts)', () => {
-  it('no code calls toLowerCase or toLocaleLowerCase except foldCase itself', () => {
+  it('no code calls toLowerCase or toLocaleLowerCase except the folding functions themselves', () => {
     const calls = codeLines.filter(({ text }) => /\.to(?:Locale)?LowerCase\(/.test(text));
     const home = readFileSync(join(root, 'src/planner/scope/scopeEntry.ts'), 'utf8').split('\n');
-    const foldCaseBody = home.findIndex((text) => text.startsWith('export function foldCase(')) + 2;
-    const strays = calls.filter(({ file, line }) => !(file === 'src/planner/scope/scopeEntry.ts' && line === foldCaseBody));
+    // The lines (1-based) of the bodies of foldCase, foldUnit (the fold of one code unit) and hasUnfoldableLetter.
+    const bodies = ['export function foldCase(', 'export function foldUnit(', 'export function hasUnfoldableLetter('].map((opening) => {
+      const start = home.findIndex((text) => text.startsWith(opening));
+      assert.ok(start >= 0, opening);
+      return { first: start + 2, last: start + home.slice(start).findIndex((text) => text === '}') + 1 };
+    });
+    const inBody = (line: number) => bodies.some(({ first, last }) => line >= first && line <= last);
+    const strays = calls.filter(({ file, line }) => !(file === 'src/planner/scope/scopeEntry.ts' && inBody(line)));
     assert.deepEqual(strays.map(({ file, line, text }) => `${file}:${line}: ${text.trim()}`), []);
-    // The scan sees the one call it allows, so it is looking at the right lines.
-    assert.equal(calls.length - strays.length, 1);
+    // The scan sees the calls it allows, so it is looking at the right lines.
+    assert.ok(calls.length - strays.length >= 3);
   });
 });
 

@@ -275,3 +275,30 @@ describe('findCollisions', () => {
     );
   });
 });
+
+// Found by red-team review, 2026-12-06.
+describe('findCollisions where case is ignored: the proof folds as the gate does', () => {
+  const pair = (alice: string, bob: string) => findCollisions(records([{ id: 'alice', files: [alice] }, { id: 'bob', files: [bob] }]), { ignoreCase: true });
+
+  it('finds the collision of entries that differ only in a folded Σ, with a witness both name', () => {
+    for (const [alice, bob] of [['docs/ΚΑΛΟΣ', 'docs/καλος'], ['aΣ/x', 'aς/*'], ['docs/καλοσ', 'docs/καλος']] as const) {
+      const report = pair(alice, bob);
+      assert.equal(report.ok, false, `${alice} / ${bob}`);
+    }
+  });
+
+  it('gives a verdict (never an engine error) for classes of non-ASCII capitals, with witnesses the gate reads alike', () => {
+    assert.equal(pair('docs/[!é]', 'docs/[É]').ok, true, 'a folded path never holds É, and é is not in the first');
+    assert.equal(pair('src/**', 'src/[İ]*').ok, false);
+    assert.equal(pair('**', '?b[Σ]/').ok, false);
+  });
+
+  it('stops a proof over huge classes past its budget, never a verdict after minutes', () => {
+    const members = (start: number) => Array.from({ length: 20_000 }, (_, index) => String.fromCharCode(start + 2 * index)).join('');
+    const wave = records([
+      { id: 'alice', files: [`[${members(0x4e00)}]x`] },
+      { id: 'bob', files: [`[${members(0x4e01)}]y*`] },
+    ]);
+    assert.throws(() => findCollisions(wave), ScopeProofTooComplex);
+  });
+});

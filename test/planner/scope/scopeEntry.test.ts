@@ -368,3 +368,48 @@ describe('scope grammar: matching a path takes time linear in it, however many *
     assert.deepEqual(answers, [true, false, false, false, true]);
   });
 });
+
+// Found by red-team review, 2026-12-06: the gate folded a path whole (`toLowerCase`: a word-final `Σ` is
+// `ς`, elsewhere `σ`; astral letters fold as pairs) while the proof folded an entry a code unit at a time,
+// so entries proven apart both matched one path.
+describe('scope grammar: one case fold, a code unit at a time', () => {
+  it('folds every string as its code units folded one by one, so whole paths and entries read alike (property)', () => {
+    const unit = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0x2fff }), fc.constantFrom(0x3a3, 0x3c2, 0x3c3, 0x130, 0x131, 0x17f, 0xb5, 0xdf, 0x1e9e));
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (codes) => {
+        const text = String.fromCharCode(...codes);
+        assert.equal(foldCase(text), codes.map((code) => foldCase(String.fromCharCode(code))).join(''));
+        assert.equal(foldCase(foldCase(text)), foldCase(text), 'a fold is a fixed point');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('makes Σ, σ and ς one letter wherever they stand, ſ an s and µ a μ, and leaves İ and astral letters as they are', () => {
+    assert.equal(foldCase('docs/ΚΑΛΟΣ'), foldCase('docs/καλος'));
+    assert.equal(foldCase('aΣ/x'), foldCase('aς/x'));
+    assert.equal(foldCase('ſ'), 's');
+    assert.equal(foldCase('µ'), foldCase('μ'));
+    assert.equal(foldCase('İ'), 'İ');
+    assert.equal(foldCase('src/𐐀.ts'), 'src/𐐀.ts');
+    assert.equal(compileScopeEntry('ΚΑΛΟΣ/*.md', { ignoreCase: true }).matches('ΚΑΛΟΣ/x.md'), true, 'a glob names its own files');
+    assert.equal(compileScopeEntry('docs/ΚΑΛΟΣ', { ignoreCase: true }).matches('docs/καλος'), true);
+  });
+
+  it('refuses, where case is ignored, an entry holding a letter outside the BMP that has case; keeps one without case', () => {
+    for (const entry of ['src/𐐀.ts', 'docs/𐐨*.md', 'x/{a,𞤀}']) {
+      assert.throws(() => compileScopeEntry(normalizeScopeEntry(entry), { ignoreCase: true }), (error: unknown) => error instanceof ScopeEntryError && error.reason === 'unfoldable-letter', entry);
+      assert.equal(typeof compileScopeEntry(normalizeScopeEntry(entry)).matches, 'function', `${entry} with case compared`);
+    }
+    assert.equal(compileScopeEntry('notes/📄.md', { ignoreCase: true }).matches('notes/📄.md'), true);
+  });
+
+  it('refuses an entry longer than any path, and reads many unclosed [ in one pass', () => {
+    assert.throws(() => normalizeScopeEntry(`src/${'a'.repeat(70_000)}`), (error: unknown) => error instanceof ScopeEntryError && error.reason === 'too-long');
+    // Quadratic before: 48,000 of them took minutes. (The suite's timeout is what would catch a return.)
+    const brackets = `a${'['.repeat(60_000)}`;
+    const entry = compileScopeEntry(normalizeScopeEntry(brackets));
+    assert.equal(entry.matches(brackets), true);
+    assert.equal(entry.matches('a['), false);
+  });
+});
