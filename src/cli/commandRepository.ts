@@ -1,5 +1,5 @@
 // The repository a command runs in, found the same way by every command that reads declarations.
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { gitIgnoreCase, gitTopLevel, listRepositoryFiles } from '../node/git';
 
 /** The repository the command runs in: git's top level, or the working directory outside git. */
@@ -24,14 +24,7 @@ export function locateCommandRepository(cwd: string, options: { includeUntracked
   return { root: top, inGit: true, ignoreCase: gitIgnoreCase(top), files };
 }
 
-/**
- * Where writes are confined: the repository root when the state directory lies inside it (so a
- * `.claude` that is a symbolic link is refused too), else the state directory itself.
- */
-export function writeConfinement(repositoryRoot: string, stateDir: string): string {
-  const rel = relative(repositoryRoot, stateDir);
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? stateDir : repositoryRoot;
-}
+export { writeConfinement } from '../planner/plan/declarationPaths';
 
 /** A path for messages: relative to the working directory when inside it. */
 export function shownPath(cwd: string, path: string): string {

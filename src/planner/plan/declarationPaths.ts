@@ -8,7 +8,7 @@
 // directory (the hooks, the catalogue of control state and every other `/`-path reader use them), and
 // the absolute builders join those onto a state directory with the platform's separator. Every
 // builder checks the wave number and the agent id, so no caller can build a path from a hostile one.
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { AGENT_ID_PATTERN, isAgentId } from './agentId';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from './stateDirNames';
 
@@ -129,4 +129,15 @@ export function waveOfDirName(name: string): number | undefined {
 /** The wave a name in `filescopes/` stands for: an aggregate sidecar or a per-agent directory; undefined otherwise. */
 export function waveOfFilescopesName(name: string): number | undefined {
   return waveOfDirName(name) ?? waveOfSidecarName(name);
+}
+
+/**
+ * Where a plan's writes are confined: the repository root when the state directory lies inside it (so a
+ * `.claude` that is a symbolic link is refused too: the chain writes nothing through a link below its
+ * root), else the state directory itself. Every writer of a plan (the CLI's commands, the planner's Save)
+ * confines to it.
+ */
+export function writeConfinement(repositoryRoot: string, stateDir: string): string {
+  const rel = relative(repositoryRoot, stateDir);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? stateDir : repositoryRoot;
 }

@@ -7,7 +7,7 @@
 import { join, relative, sep } from 'node:path';
 import { findCollisions } from '../scope/collisions';
 import { expand, FileIndex } from '../scope/fileIndex';
-import { agentIdProblem, agentScopePath, manifestPath, waveDirPath, waveNumberProblem, waveSidecarPath } from './declarationPaths';
+import { agentIdProblem, agentScopePath, manifestPath, waveDirPath, waveNumberProblem, waveSidecarPath, writeConfinement } from './declarationPaths';
 import type { DeclarationFs, InTheWay } from './declarationStore';
 import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import type { StateDirFs, StateDirResolution } from './stateDir';
@@ -217,7 +217,9 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
   if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
   const stateDir = resolved.stateDir;
 
-  const fs = options.fsAt(stateDir);
+  // Confined to the repository, as `plan write` is: a `.claude` that links elsewhere (a shared folder,
+  // another repository) is refused, not written through (found by red-team review, 2026-12-06).
+  const fs = options.fsAt(writeConfinement(repoRoot, stateDir));
   if (options.base !== undefined) {
     const staleWaves = findStaleWaves({
       draftWaves: draft.waves.map((wave) => wave.wave),

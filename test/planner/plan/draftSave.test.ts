@@ -571,6 +571,22 @@ describe('saveDraft (real directories, the Node file system)', () => {
     }
   });
 
+  // Found by red-team review, 2026-12-06: the save was confined to the state directory, reached through
+  // the link, and wrote the plan into the folder the link names (`plan write` refused it).
+  it('refuses a .claude that is a symbolic link (a shared folder, another repository), writing nothing through it', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
+    try {
+      symlinkSync(outside, join(root, '.claude'), 'dir');
+      const result = saveDraft(twoWaves, options());
+      assert.ok(!result.ok);
+      assert.equal(result.step, 'state-dir');
+      assert.match(result.message, /^Not saved: \.claude is a symbolic link where the save writes the plan/);
+      assert.deepEqual(tree(outside), [], 'nothing was written through the link');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a link planted in a wave it writes before the active one, with nothing written (not "Not saved completely")', () => {
     const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
     try {
