@@ -122,7 +122,8 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.equal(manifest.session_id, 'session-1');
     // The test sibling of a granted file is granted with it (the safe chain's union step ran).
     assert.ok(manifest.allowedPaths.includes('src/ui/App.test.tsx'), manifest.allowedPaths.join(', '));
-    assert.ok(fsRoots.every((at) => at === join(root, '.claude')), `the state dir's fs only: ${fsRoots.join(', ')}`);
+    // Confined to the repository (as plan write is), so a .claude that is a link is refused, not written through.
+    assert.ok(fsRoots.length > 0 && fsRoots.every((at) => at === root), `the repository's fs only: ${fsRoots.join(', ')}`);
   });
 
   it('refuses a draft with a collision in any wave and writes nothing', () => {
