@@ -863,7 +863,11 @@ export const backstopMessages = {
   turnRewound: (before: string, after: string) =>
     `the turn moved HEAD from ${before} to ${after}, which does not descend from it: commits were dropped from the branch (a reset to an earlier commit, a rewritten history, another branch)`,
   commitLine: (hash: string, subject: string, paths: readonly string[]) => `  ${hash} ${JSON.stringify(subject)}: ${paths.join(', ')}`,
-  commitsTruncated: (max: number) => `(the turn reached more than ${max} commits; only the newest ${max} were checked)`,
+  commitsTruncated: (max: number) => `the turn made more than ${max} commits: only the newest ${max} can be checked, so the turn fails`,
+  plantedRepository: (path: string) =>
+    `the turn planted a repository at ${path}: git run there (a git status, an editor's git view) takes it for a repository and runs what its config names; remove it before running git there`,
+  turnSwitchedBranch: (before: string, after: string) =>
+    `the turn left HEAD on ${after} instead of ${before}: a turn works on the branch it started on (one it leaves behind could have been rewound meanwhile)`,
   allowedLine: (against: string, entries: readonly string[]) => `allowed (${against}): ${shortEntries(entries)}`,
   nothingCommitted: 'the turn failed: nothing of it is committed, and the work tree is left exactly as the turn left it (nothing reset, nothing deleted)',
   headRestored: (before: string, after: string) =>

@@ -152,15 +152,43 @@ export function fingerprintPlanFiles(request: PlanFileRequest, previous?: PlanFi
 /** The most entries `gitDirectoriesBelow` looks at before it gives up (a turn that cannot be checked). */
 export const MAX_WALKED_ENTRIES = 1_000_000;
 
+/** A place git would take for a repository, found below a turn's granted directories. */
+export interface FoundRepository {
+  /** Relative to the write root. */
+  readonly path: string;
+  /** `git`: an entry named `.git` (a directory or a gitfile); `git-directory`: a directory git takes for a
+   * repository's own (it holds `HEAD`, `objects/` and `refs/`, as a bare one does); `link`: a symbolic link
+   * to a directory that is one of those or holds a `.git`. */
+  readonly kind: 'git' | 'git-directory' | 'link';
+}
+
+/** Whether `entries` (a directory's) are what git takes for a git directory: HEAD, objects/, refs/. */
+function looksLikeGitDirectory(entries: ReadonlyArray<{ name: string; isDirectory(): boolean }>): boolean {
+  const named = (name: string) => entries.find((entry) => entry.name === name);
+  return named('HEAD') !== undefined && named('objects')?.isDirectory() === true && named('refs')?.isDirectory() === true;
+}
+
+/** Whether the directory a link leads to is a repository's: it holds a `.git`, or is a git directory. */
+function leadsToRepository(path: string): boolean {
+  try {
+    const entries = readdirSync(path, { withFileTypes: true });
+    return entries.some((entry) => entry.name.length === 4 && asciiLowerCase(entry.name) === '.git') || looksLikeGitDirectory(entries);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Every entry named `.git` (in any case: a checkout on a case-insensitive file system reads `.GIT` so) at
- * or below the directories `roots`, as paths relative to `writeRoot`, sorted. Links are not followed and
- * a `.git` is not looked into. git never lists such an entry (it is where a nested repository starts), so
- * a snapshot cannot see one planted in a granted directory, and its config runs commands for whoever
+ * Every place below the directories `roots` where git would find a repository: an entry named `.git` (in
+ * any case: a checkout on a case-insensitive file system reads `.GIT` so), a directory that is a git
+ * directory itself (HEAD, objects/, refs/: git takes it for a bare repository when run there), and a link
+ * to a directory that is either; paths relative to `writeRoot`, sorted. Links are not followed further and
+ * a repository is not looked into. git never lists such an entry (it is where a nested repository starts),
+ * so a snapshot cannot see one planted in a granted directory, and its config runs programs for whoever
  * next runs git there (`core.fsmonitor`). Throws past MAX_WALKED_ENTRIES entries.
  */
-export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[]): string[] {
-  const found = new Set<string>();
+export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[]): FoundRepository[] {
+  const found = new Map<string, FoundRepository['kind']>();
   const pending = [...roots];
   let walked = 0;
   for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
@@ -173,11 +201,17 @@ export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[])
     }
     walked += entries.length;
     if (walked > MAX_WALKED_ENTRIES) throw new Error(`more than ${MAX_WALKED_ENTRIES} entries below the granted directories: they could not be searched for planted repositories`);
+    const relative = (path: string) => path.slice(writeRoot.length + 1);
+    if (looksLikeGitDirectory(entries)) {
+      found.set(relative(directory), 'git-directory');
+      continue;
+    }
     for (const entry of entries) {
       const path = `${directory}/${entry.name}`;
-      if (entry.name.length === 4 && asciiLowerCase(entry.name) === '.git') found.add(path.slice(writeRoot.length + 1));
+      if (entry.name.length === 4 && asciiLowerCase(entry.name) === '.git') found.set(relative(path), 'git');
       else if (entry.isDirectory()) pending.push(path);
+      else if (entry.isSymbolicLink() && leadsToRepository(path)) found.set(relative(path), 'link');
     }
   }
-  return [...found].sort();
+  return [...found].map(([path, kind]) => ({ path, kind })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -121,6 +121,27 @@ describe('wave-scope run --confine: the turn in a bubblewrap sandbox (built dist
     assert.ok(existsSync(join(repo.root, 'src/sub/.git')), 'the work tree is left as the turn left it');
   });
 
+  // Found by red-team review of the fixes, 2026-12-06.
+  it('fails a turn that makes a granted directory a git directory, or links one in from the temp directory, and says to remove it', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const bare = runTurn(repo, 'mkdir -p src/objects src/refs && echo "ref: refs/heads/main" > src/HEAD && printf "[core]\\n\\tfsmonitor = touch planted\\n" > src/config', { flags: ['--confine'] });
+    assert.equal(bare.status, 3, bare.stderr);
+    assert.match(bare.stderr, /created {2}src\/HEAD {2}\(control state/);
+    assert.match(bare.stderr, /WARNING: the turn planted a repository at src\/HEAD: git run there .* remove it before running git there/);
+    rmSync(join(repo.root, 'src/HEAD'));
+    const linked = runTurn(repo, 'dir=$(mktemp -d) && git init -q "$dir/evil" && ln -s "$dir/evil" src/tools', { flags: ['--confine'] });
+    assert.equal(linked.status, 3, linked.stderr);
+    assert.match(linked.stderr, /created {2}src\/tools {2}\(control state/);
+  });
+
+  it('keeps a repository already inside a granted directory read-only (a submodule\'s gitfile)', () => {
+    repo = backstopRepo({ ...START, 'src/vendor/.git': 'gitdir: ../../.git/modules/vendor\n' }, { alice: ['src/'] });
+    const run = runTurn(repo, 'echo "gitdir: ../evil" > src/vendor/.git; echo ok >> src/app.ts; exit 0', { flags: ['--confine'] });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /src\/vendor\/\.git: Read-only file system/);
+    assert.equal(readFile(repo, 'src/vendor/.git'), 'gitdir: ../../.git/modules/vendor\n');
+  });
+
   it('lets no process of the turn outlive it', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     const marker = `sleep 31.${process.pid}`;

@@ -168,6 +168,43 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     }
   });
 
+  // Found by red-team review of the fixes, 2026-12-06.
+  it('fails a turn that leaves HEAD on another branch (having rewound the one it began on), and puts HEAD back', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    repo.git('commit', '-q', '--allow-empty', '-m', 'bob: earlier work');
+    const before = head(repo);
+    const run = runTurn(repo, 'git checkout -q -b m\u0430in && git branch -f main HEAD~1 && echo more >> src/app.ts', { flags: ['--commit'] });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /the turn left HEAD on refs\/heads\/m\u0430in instead of refs\/heads\/main/);
+    assert.equal(repo.git('symbolic-ref', 'HEAD').trim(), 'refs/heads/main');
+    assert.equal(head(repo), before, "bob's commit is on main again");
+  });
+
+  it('fails a turn of more than 500 commits, which cannot all be checked', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const many = 'c=$(git rev-parse HEAD); t=$(git rev-parse "HEAD^{tree}"); for i in $(seq 501); do c=$(git commit-tree "$t" -p "$c" -m empty); done; git update-ref HEAD "$c"';
+    const run = runTurn(repo, many);
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /the turn made more than 500 commits: only the newest 500 can be checked, so the turn fails/);
+  });
+
+  it('takes back its own commit when a post-commit hook puts a merge bringing more in its place', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const before = head(repo);
+    const hooks = mkdtempSync(join(tmpdir(), 'ws-hooks-'));
+    try {
+      const hook = '#!/bin/sh\nt=$(git rev-parse "HEAD^{tree}")\nside=$(echo evil | git hash-object -w --stdin)\nb=$(git commit-tree "$t" -p HEAD~1 -m side)\nm=$(git commit-tree "$t" -p HEAD -p "$b" -m merge)\ngit update-index --add --cacheinfo "100644,$side,README.md"\nm=$(git commit-tree "$(git write-tree)" -p HEAD -p "$b" -m merge)\ngit update-ref HEAD "$m"\n';
+      writeFileSync(join(hooks, 'post-commit'), hook, { mode: 0o755 });
+      repo.git('config', 'core.hooksPath', hooks);
+      const run = runTurn(repo, 'echo more >> src/app.ts', { flags: ['--commit'] });
+      assert.equal(run.status, 4, run.stderr);
+      assert.match(run.stderr, /the commit held more than the turn's in-scope changes \(also README\.md: .*\), so it was taken back/);
+      assert.equal(head(repo), before, 'no commit of the turn, nor the merge, is left on the branch');
+    } finally {
+      rmSync(hooks, { recursive: true, force: true });
+    }
+  });
+
   it('runs no core.fsmonitor program a repository config names, in any of its git calls (the commit\'s included)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     const marker = join(repo.root, '.orchestrator', 'fsmonitor-ran');

@@ -78,6 +78,7 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
       reportError(io, backstopMessages.turnOutOfScope(record.agent, record.wave, outcome.violations.length));
       for (const violation of outcome.violations) reportNote(io, backstopMessages.violationLine(violation.change, violation.kind, violation.contestedBy));
     }
+    for (const path of outcome.planted ?? []) reportWarning(io, backstopMessages.plantedRepository(path));
     if (outcome.planChanges.length > 0) {
       reportError(io, backstopMessages.turnPlanChanged);
       for (const change of outcome.planChanges) reportNote(io, backstopMessages.turnPlanLine(planPathForReport(change.path, context.writeRoot), change.kind));
@@ -88,8 +89,12 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
         reportNote(io, backstopMessages.commitLine(violation.commit.hash, violation.commit.subject, violation.paths));
       }
     }
-    if (outcome.rewound === true) reportError(io, backstopMessages.turnRewound(shortHash(record.headBefore.commit), shortHash(outcome.diff?.headAfter.commit)));
-    if (outcome.commitsTruncated) reportNote(io, backstopMessages.commitsTruncated(MAX_TURN_COMMITS));
+    if (outcome.rewound === true) {
+      const afterRef = outcome.diff?.headAfter.ref;
+      if (afterRef !== record.headBefore.ref) reportError(io, backstopMessages.turnSwitchedBranch(record.headBefore.ref ?? 'a detached HEAD', afterRef ?? 'a detached HEAD'));
+      else reportError(io, backstopMessages.turnRewound(shortHash(record.headBefore.commit), shortHash(outcome.diff?.headAfter.commit)));
+    }
+    if (outcome.commitsTruncated) reportError(io, backstopMessages.commitsTruncated(MAX_TURN_COMMITS));
     const against = context.agentScope.kind === 'loaded' ? `agent "${record.agent}", ${context.agentScope.path}` : `agent "${record.agent}"`;
     reportNote(io, backstopMessages.allowedLine(against, context.scopeEntries));
     if (outcome.restore !== undefined) {
@@ -225,8 +230,13 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
     }
     for (const note of plan.notes) reportNote(io, backstopMessages.confinementNote(note));
     reportNote(io, backstopMessages.confined(plan.writable.length));
-    bubblewrap = { executable: probe.executable, args: bubblewrapArguments(plan, { cwd: io.cwd }), seccomp: probe.seccomp };
     grantedPaths = plan.writable.filter((grant) => grant.reason === 'scope').map((grant) => grant.path);
+    // The repositories already inside granted directories (a submodule's gitfile, a nested checkout) stay
+    // read-only: the search after the turn compares only where they are, not what they say (a submodule's
+    // gitfile pointed at a git directory the turn planted ran its program for the next git status).
+    const existing = gitDirectoriesBelow(context.writeRoot, grantedPaths).filter((found) => found.kind !== 'link');
+    const confined = { ...plan, protected: [...plan.protected, ...existing.map((found) => join(context.writeRoot, found.path))] };
+    bubblewrap = { executable: probe.executable, args: bubblewrapArguments(confined, { cwd: io.cwd }), seccomp: probe.seccomp };
   }
 
   const turn = newTurnId(new Date(), process.pid);
@@ -264,7 +274,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
         writeRecord: async (record) => writeFileBelow(context.writeRoot, recordPath, formatTurnRecord(record)),
         now: () => new Date(),
-        ...(grantedPaths !== undefined ? { nestedRepositories: () => gitDirectoriesBelow(context.writeRoot, grantedPaths as string[]) } : {}),
+        ...(grantedPaths !== undefined ? { nestedRepositories: () => gitDirectoriesBelow(context.writeRoot, grantedPaths as string[]).map((found) => (found.kind === 'git-directory' ? `${found.path}/HEAD` : found.path)) } : {}),
       },
     );
   } catch (error) {

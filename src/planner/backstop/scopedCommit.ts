@@ -11,6 +11,8 @@ import { parseStatusV1 } from './gitOutput';
 import type { StatusV1Entry } from './gitOutput';
 import type { Identity } from './snapshot';
 import type { ChangeKind } from './snapshotDiff';
+import type { HeadState } from './gitOutput';
+import { restoreHead } from './turnCommits';
 import type { GitRunner } from './turnCommits';
 
 /** The status call the commit takes its paths from. */
@@ -109,7 +111,7 @@ export class CommitWidenedError extends Error {
     readonly extra: readonly string[],
     readonly restoredTo: string | undefined,
   ) {
-    const what = extra.length > 0 ? `also ${extra.slice(0, 10).join(', ')}${extra.length > 10 ? ` and ${extra.length - 10} more` : ''}` : 'another commit beneath it';
+    const what = extra.length > 0 ? `also ${extra.slice(0, 10).join(', ')}${extra.length > 10 ? ` and ${extra.length - 10} more` : ''}` : 'another commit, or another branch, in its place';
     super(
       `the commit held more than the turn's in-scope changes (${what}: something git ran while committing, a pre-commit hook, added it), so it was taken back: HEAD is at ${restoredTo?.slice(0, 12) ?? 'no commit'} again, and the changes are left uncommitted in the index and the work tree`,
     );
@@ -125,7 +127,8 @@ export class CommitWidenedError extends Error {
  */
 export async function commitSelection(git: GitRunner, selection: CommitSelection, message: string): Promise<string> {
   const exact = ['--literal-pathspecs'];
-  const before = await headCommit(git);
+  const beforeCommit = await headCommit(git);
+  const before: HeadState = { ...(await headRef(git)), ...(beforeCommit !== undefined ? { commit: beforeCommit } : {}) };
   if (selection.untracked.length > 0) {
     await git([...exact, 'add', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: selection.untracked.join('\0') });
   }
@@ -133,12 +136,25 @@ export async function commitSelection(git: GitRunner, selection: CommitSelection
     input: selection.paths.join('\0'),
   });
   const commit = (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
-  const parent = before === undefined ? undefined : (await git(['rev-parse', '-q', '--verify', `${commit}^1`]).catch(() => '')).trim() || undefined;
-  const touched = (await git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', '--no-commit-id', ...(before === undefined ? ['--root'] : []), commit])).split('\0').filter((path) => path !== '');
+  const after: HeadState = { ...(await headRef(git)), commit };
+  // Exactly one commit on the branch it was made on, whose only parent is the old HEAD, and what it changes
+  // against the old HEAD's tree (a tree against a tree: a merge a post-commit hook put in its place shows
+  // what it brings too) is the selection and no more.
+  const parents = (await git(['rev-list', '--parents', '-n', '1', commit])).trim().split(' ').slice(1);
+  const oneCommit = after.ref === before.ref && (before.commit === undefined ? parents.length === 0 : parents.length === 1 && parents[0] === before.commit);
+  const compared = before.commit === undefined ? ['--root', commit] : [before.commit, commit];
+  const touched = (await git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', '--no-commit-id', ...compared])).split('\0').filter((path) => path !== '');
   const asked = new Set(selection.paths);
   const extra = touched.filter((path) => !asked.has(path));
-  if (parent === before && extra.length === 0) return commit;
-  const reason = `wave-scope: the turn's commit held more than its in-scope changes; taken back`;
-  await git(before === undefined ? ['update-ref', '-m', reason, '-d', 'HEAD', commit] : ['update-ref', '-m', reason, 'HEAD', before, commit]);
-  throw new CommitWidenedError(extra, before);
+  if (oneCommit && extra.length === 0) return commit;
+  // Put back as a failed turn's HEAD is (restoreHead): the branch it was on at its old commit, HEAD on that
+  // branch again when something switched it; the index and the work tree untouched.
+  await restoreHead(git, before, after, `wave-scope: the turn's commit held more than its in-scope changes; taken back`);
+  throw new CommitWidenedError(extra, before.commit);
+}
+
+/** The branch HEAD names (`ref`), or nothing when HEAD is detached. */
+async function headRef(git: GitRunner): Promise<{ ref?: string }> {
+  const ref = (await git(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
+  return ref === '' ? {} : { ref };
 }

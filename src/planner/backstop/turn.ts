@@ -93,6 +93,8 @@ export interface TurnOutcome {
   readonly commit?: TurnCommitOutcome;
   /** HEAD after the turn does not descend from HEAD before it (the turn dropped commits): the turn fails. */
   readonly rewound?: boolean;
+  /** Repositories the turn planted (TurnHost.nestedRepositories): git run there takes their config. */
+  readonly planted?: readonly string[];
   readonly checkProblem?: string;
   /** The final record could not be written (the outcome itself stands). */
   readonly recordProblem?: string;
@@ -237,7 +239,7 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
       const found = await commitsOfTurn(host.snapshot.git, before.head, after.head);
       commits = found.commits;
       commitsTruncated = found.truncated;
-      rewound = await isRewound(host.snapshot.git, before.head, after.head);
+      rewound = before.head.ref !== after.head.ref || (await isRewound(host.snapshot.git, before.head, after.head));
     } catch (error) {
       checkProblem = describe(error);
     }
@@ -246,6 +248,8 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
   const failed =
     violations.length > 0 ||
     rewound ||
+    // Commits past the ones read are not judged: a change to the plan under 500 empty commits passed.
+    commitsTruncated ||
     judgement.verdict === 'out-of-scope' ||
     judgement.verdict === 'warn' ||
     judgement.verdict === 'invalid-manifest' ||
@@ -307,6 +311,7 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
     ...(restore !== undefined ? { restore } : {}),
     ...(commit !== undefined ? { commit } : {}),
     ...(rewound ? { rewound } : {}),
+    ...(planted.length > 0 ? { planted: planted.map((change) => change.path) } : {}),
     ...(checkProblem !== undefined ? { checkProblem } : {}),
     ...(recordProblem !== undefined ? { recordProblem } : {}),
   };
@@ -315,8 +320,9 @@ async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot,
 /**
  * Whether HEAD after the turn is not a descendant of HEAD before it (`git reset` to an earlier commit, a
  * rewritten history): the commits it dropped are no change of any path the snapshot sees, and a commit
- * made on top would drop them from the branch (found by red-team review, 2026-12-06). A branch switched
- * to counts too: HEAD is put back either way.
+ * made on top would drop them from the branch (found by red-team review, 2026-12-06). The caller also
+ * counts HEAD naming another branch (or none) as such: a turn that left its branch rewound behind it
+ * (`git checkout -b mаin; git branch -f main HEAD~1`) ends on a descendant of where it began.
  */
 async function isRewound(git: SnapshotHost['git'], before: HeadState, after: HeadState): Promise<boolean> {
   if (before.commit === undefined) return false;
