@@ -532,7 +532,7 @@ export function reduce(state: PlannerState, action: PlannerAction, options: Redu
       if (outcome.ok) {
         // What was saved is the disk now, with the manifest the save wrote (or left alone); edits made while
         // the save ran stay unsaved on top of it.
-        const saved = planAsSaved(action.draft ?? draft, state.base);
+        const saved = planAsSaved(action.draft ?? draft, state.base, outcome);
         return settle({ ...state, diskPlan: saved, base: saved, save: { kind: 'saved', at: action.at } });
       }
       return {

@@ -240,7 +240,7 @@ export class PlannerPanels implements PlannerPanelServices, vscode.Disposable {
     this.log.info(`save ${folder.name}: ${outcome.message}`);
     if (outcome.ok) {
       // The disk is the saved draft now, whoever saved it: the base of the open planner's next palette save.
-      const saved = planAsSaved(draft, base);
+      const saved = planAsSaved(draft, base, outcome);
       const panel = this.panelFor(folder);
       if (panel) panel.latestBase = saved;
       await plan.drafts.write({ draft, dirty: false, updatedAt: Date.now(), base: saved });

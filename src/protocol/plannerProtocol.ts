@@ -170,6 +170,8 @@ export const SaveOutcomeSchema = v.variant('ok', [
     ok: v.literal(true),
     wavesWritten: v.array(v.number()),
     manifestWave: v.optional(v.number()),
+    /** The draft named no active wave, and the manifest it was made from was removed: no wave is active. */
+    manifestRemoved: v.optional(v.boolean()),
     message: v.string(),
   }),
   v.object({
@@ -300,10 +302,11 @@ export function overwriteChoiceOf(outcome: SaveOutcome): OverwriteChoice | undef
  * the draft, with the manifest the save wrote (its active wave and that wave's role), or, when it named no
  * active wave and so left the manifest alone, the manifest `base` recorded.
  */
-export function planAsSaved(draft: PlanDraft, base: PlanDraft | undefined): PlanDraft {
+export function planAsSaved(draft: PlanDraft, base: PlanDraft | undefined, outcome?: { manifestRemoved?: boolean | undefined }): PlanDraft {
   const active = draft.waves.find((wave) => wave.wave === draft.activeWave);
   if (active !== undefined) return { ...draft, manifest: { wave: active.wave, role: active.role } };
-  return { ...draft, manifest: base?.manifest };
+  // No active wave: the save removed the manifest the draft was made from, or left the one there alone.
+  return { ...draft, manifest: outcome?.manifestRemoved === true ? null : base?.manifest };
 }
 
 /** Save the draft through the safe chain. Answered with a SaveOutcome. */

@@ -159,5 +159,7 @@ describe('planner protocol declarations', () => {
     assert.deepEqual(planAsSaved({ ...plan, manifest: null }, base).manifest, { wave: 1, role: 'builder' });
     assert.deepEqual(planAsSaved({ ...plan, activeWave: undefined, manifest: null }, base).manifest, { wave: 1, role: 'implementation' });
     assert.equal(planAsSaved({ ...plan, activeWave: undefined, manifest: null }, undefined).manifest, undefined, 'not known: not recorded');
+    // The save removed the manifest the draft was made from (its wave made inactive): none is there now.
+    assert.equal(planAsSaved({ ...plan, activeWave: undefined }, base, { manifestRemoved: true }).manifest, null);
   });
 });

@@ -162,7 +162,7 @@ export function draftStateDir(
 export type DraftSaveStep = 'assert-disjoint' | 'state-dir' | 'stale' | 'validate' | 'materialize' | 'union' | 'manifest' | 'remove-wave';
 
 export type DraftSaveResult =
-  | { ok: true; wavesWritten: number[]; manifestWave: number | undefined; message: string }
+  | { ok: true; wavesWritten: number[]; manifestWave: number | undefined; manifestRemoved?: boolean; message: string }
   | {
       ok: false;
       step: DraftSaveStep;
@@ -297,6 +297,30 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     written.push(wave.wave);
   }
 
+  // A draft with no active wave whose base had one: the person made it inactive or deleted it, and the
+  // planner said nothing enforces it once saved. The manifest that names it is removed, if it is still the
+  // one the draft was made from (a manifest written since is left, and the message says so); before the
+  // deleted waves' declarations go, so the hooks never enforce a wave without them (found by red-team
+  // review, 2026-12-06: the manifest went on granting a deleted wave's paths).
+  let manifestNote = draft.activeWave !== undefined ? `; the manifest names wave ${draft.activeWave}` : '; no active wave, so the manifest was not touched';
+  let manifestRemoved = false;
+  if (draft.activeWave === undefined) {
+    const found = inspectStateDir(stateDir, options.ownIds, fs);
+    const onDisk = manifestOnDisk(found);
+    const base = options.base?.manifest;
+    if (onDisk !== null && onDisk !== undefined && base !== undefined && base !== null && onDisk.wave === base.wave && onDisk.role === base.role && found.session !== 'foreign') {
+      try {
+        fs.remove(manifestPath(stateDir));
+      } catch (error) {
+        return { ok: false, step: 'manifest', message: `Saved ${plural(written.length, 'wave')}, but the manifest naming wave ${onDisk.wave} could not be removed: ${describeError(error)}; it still makes that wave active.`, collisions: [] };
+      }
+      manifestNote = `; no wave is active now: the manifest naming wave ${onDisk.wave} was removed`;
+      manifestRemoved = true;
+    } else if (onDisk !== null && onDisk !== undefined) {
+      manifestNote = `; the manifest on disk still names wave ${onDisk.wave}${base === undefined ? '' : ', written since the draft was made'}, which stays active`;
+    }
+  }
+
   const removedWaves: number[] = [];
   const { removed: removing, newer: newerWaves } = wavesToRemove(listDeclaredWaves(stateDir, fs), kept, deleted);
   for (const wave of removing) {
@@ -314,14 +338,13 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
   }
 
   const where = stateDir.slice(repoRoot.length + 1) || stateDir;
-  const manifestNote =
-    draft.activeWave !== undefined ? `; the manifest names wave ${draft.activeWave}` : '; no active wave, so the manifest was not touched';
   const removedNote = removedWaves.length > 0 ? `; removed wave ${removedWaves.join(', ')}` : '';
   const newerNote = newerWaves.length > 0 ? `; kept wave ${newerWaves.join(', ')}, written since the draft was made` : '';
   return {
     ok: true,
     wavesWritten: written.sort((a, b) => a - b),
     manifestWave: draft.activeWave,
+    ...(manifestRemoved ? { manifestRemoved } : {}),
     message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}${newerNote}.`,
   };
 }

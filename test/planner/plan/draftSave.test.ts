@@ -179,6 +179,34 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.ok(stateFiles().includes('filescopes/wave-1.scopes.json'));
   });
 
+  // Found by red-team review, 2026-12-06: the planner said "nothing enforces it once saved", and the
+  // manifest went on enforcing the wave (a deleted one's paths too).
+  it('makes no wave active when the draft made the active wave inactive or deleted it: the manifest it was made from goes', () => {
+    const base: DraftPlan = { ...twoWaves, manifest: { wave: 1, role: 'implementation' } };
+    assert.ok(saveDraft(twoWaves, options()).ok);
+    const inactive = saveDraft({ ...twoWaves, activeWave: undefined }, options({ base }));
+    assert.ok(inactive.ok, inactive.message);
+    assert.match(inactive.message, /no wave is active now: the manifest naming wave 1 was removed/);
+    assert.equal(existsSync(join(root, '.claude', 'wave-scope.json')), false);
+    assert.ok(stateFiles().includes('filescopes/wave-1/api.json'), 'the wave itself stays, inactive');
+
+    assert.ok(saveDraft(twoWaves, options()).ok);
+    const deleted = saveDraft({ activeWave: undefined, waves: [twoWaves.waves[1]!] }, options({ base }));
+    assert.ok(deleted.ok, deleted.message);
+    assert.equal(existsSync(join(root, '.claude', 'wave-scope.json')), false, 'no manifest grants a deleted wave');
+    assert.equal(stateFiles().includes('filescopes/wave-1/api.json'), false);
+  });
+
+  it('leaves a manifest written since the draft was made, saying it stays active', () => {
+    assert.ok(saveDraft(twoWaves, options()).ok);
+    // Since the draft (made with wave 1 active), wave 2 was made active elsewhere.
+    assert.ok(saveDraft({ ...twoWaves, activeWave: 2 }, options()).ok);
+    const result = saveDraft({ ...twoWaves, activeWave: undefined }, options({ base: { ...twoWaves, manifest: { wave: 1, role: 'implementation' } } }));
+    assert.ok(result.ok, result.message);
+    assert.match(result.message, /the manifest on disk still names wave 2, written since the draft was made, which stays active/);
+    assert.equal(readJson('wave-scope.json').wave, 2);
+  });
+
   it('removes the declaration files of waves the draft no longer has, and nothing else', () => {
     assert.ok(saveDraft(twoWaves, options()).ok);
     writeFileSync(join(root, '.claude', 'notes.txt'), 'mine');
