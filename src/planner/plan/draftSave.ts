@@ -12,10 +12,10 @@ import type { DeclarationFs, InTheWay } from './declarationStore';
 import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import type { StateDirFs, StateDirResolution } from './stateDir';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
-import { inspectStateDir } from './stateDir';
+import { inspectStateDir, resolveStateDir } from './stateDir';
 import { findStaleManifest, findStaleWaves } from './staleWaves';
 import type { ManifestOnDisk, StaleManifest, StaleWave, WaveOnDisk } from './staleWaves';
-import { STATE_DIR_NAMES } from './stateDirNames';
+import { MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
 /** One agent of a draft wave: its id and its scope entries. */
 export interface DraftAgent {
@@ -151,7 +151,20 @@ export function draftStateDir(
   /** The repository's file system, asked for only when `stateDirName` does not settle it. */
   repoFs: () => StateDirFs,
 ): { stateDir: string } | { problem: string } {
-  if (stateDirName !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(stateDirName)) return { stateDir: join(repoRoot, stateDirName) };
+  if (stateDirName !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(stateDirName)) {
+    // The hooks read the first state directory whose manifest is not provably another session's: a plan
+    // saved into a later one would never be enforced while that one is there (found by red-team review,
+    // 2026-12-06: the planner reported the save, and the hooks went on enforcing the older plan in .pi).
+    const read = resolveStateDir(repoRoot, ownIds, repoFs());
+    const named = join(repoRoot, stateDirName);
+    const order = STATE_DIR_NAMES as readonly string[];
+    if (read.found && read.session !== 'foreign' && order.indexOf(read.name) < order.indexOf(stateDirName)) {
+      return {
+        problem: `the hooks read the plan in ${read.name}, whose manifest comes before ${stateDirName} in the order they look (${STATE_DIR_NAMES.join(', ')}), so a plan saved into ${stateDirName} would never be enforced; save into ${read.name} (the setting waveScope.plan.stateDirectory), or remove ${read.name}/${MANIFEST_FILE_NAME} first`,
+      };
+    }
+    return { stateDir: named };
+  }
   return resolveWriteStateDir(repoRoot, ownIds, repoFs());
 }
 

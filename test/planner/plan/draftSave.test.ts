@@ -568,6 +568,21 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.equal(existsSync(join(root, '.claude')), false);
   });
 
+  // Found by red-team review, 2026-12-06: the save reported success, and the hooks went on enforcing the
+  // older plan in the directory they read first.
+  it('refuses to save into a named state directory the hooks would not read, naming the one they do', () => {
+    assert.ok(saveDraft(twoWaves, options({ stateDirName: '.cursor' })).ok);
+    const result = saveDraft(twoWaves, options({ stateDirName: '.claude' }));
+    assert.ok(!result.ok);
+    assert.equal(result.step, 'state-dir');
+    assert.match(result.message, /^Not saved: the hooks read the plan in \.cursor, whose manifest comes before \.claude in the order they look/);
+    assert.equal(existsSync(join(root, '.claude')), false, 'nothing written');
+    // A directory the hooks read first is saved into, and takes over (its manifest comes first).
+    rmSync(join(root, '.cursor'), { recursive: true });
+    assert.ok(saveDraft(twoWaves, options({ stateDirName: '.claude' })).ok);
+    assert.ok(saveDraft(twoWaves, options({ stateDirName: '.cursor' })).ok);
+  });
+
   it('refuses a symbolic link planted where any wave of the save goes before its first write, naming it, and writes nothing', () => {
     const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
     try {
