@@ -343,6 +343,8 @@ export const declarationMessages = {
   noRecords: 'no records on stdin: pipe a JSON array of {"id", "files"} records into the command',
   recordsNotJson: (detail: string) => `the records on stdin are not valid JSON: ${detail}`,
   nothingWritten: 'nothing was written.',
+  materializeActiveWave: (wave: number, manifest: string) =>
+    `wave ${wave} is the active wave (${manifest} names it): its declarations are what the hooks hold each agent to, so write them with "wave-scope plan write --wave ${wave}", which proves them disjoint and computes the manifest from them; materialize writes only other waves`,
   fileSystemError: (detail: string) => `file-system error, the wave's aggregate is not written: ${detail}`,
   missingPath: (agent: string, path: string) =>
     `agent "${agent}" declares "${path}", which does not exist (pass --new-file ${path} if the wave creates it)`,
@@ -470,6 +472,8 @@ export const dispatchMessages = {
   amendNoDeclaration: (wave: number, problems: readonly string[]) => `wave ${wave} has no complete declaration to amend: ${problems.join('; ')}`,
   amendWriteFailed: (step: string, message: string) => `the amended plan could not be written (step "${step}"): ${message}`,
   amendNoSession: 'no session id (--session or CLAUDE_CODE_SESSION_ID): every session ledger that names this wave was checked',
+  amendLedgerUnreadable: (path: string, problem: string) =>
+    `the dispatch ledger ${path} ${problem}: the agents still running cannot be checked, so nothing is amended (remove the link or the second name, or start over with "wave-scope ledger reset")`,
 
   ledgerUsage: `Usage: wave-scope ledger show [--session ID] [--json]
        wave-scope ledger reset [--session ID]

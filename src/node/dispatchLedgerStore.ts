@@ -91,12 +91,27 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
         problem = (error as Error).message;
         break;
       }
+      // A live lock's time is refreshed every second, so one dated past now plus the stale time was set so
+      // by hand (`touch -d tomorrow`): it would never go stale (proper-lockfile compares with the past
+      // only), and every hook would wait out its budget; it is taken over (found by red-team review, 2026-12-06).
+      if (takeOverFutureLock(location.lockPath, clock())) continue;
     }
     const remaining = budgetMs - (clock() - started);
     if (remaining <= 0) break;
     sleep(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
   }
   return { held: false, waitedMs: clock() - started, problem, release() {} };
+}
+
+/** Removes the lock directory at `lockPath` when its time lies further ahead than LOCK_STALE_MS; whether it did. */
+function takeOverFutureLock(lockPath: string, now: number): boolean {
+  try {
+    if (statSync(lockPath).mtimeMs - now <= LOCK_STALE_MS) return false;
+    rmdirSync(lockPath);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -102,6 +102,17 @@ describe('wave-scope amend (built CLI, real git repository)', () => {
     assert.equal(applied.status, 0, applied.stderr);
   });
 
+  // Found by red-team review, 2026-12-06: a ledger given a second name read as empty, and alice was granted
+  // lib/l.ts, which carol, still running, holds.
+  it('refuses (exit 1) when a ledger cannot be read as the hooks read it: the agents still running cannot be checked', () => {
+    const ledger = join(repo.root, '.orchestrator', `wave-dispatch-scopes.${SESSION}.json`);
+    linkSync(ledger, join(repo.root, '.orchestrator', 'second-name.json'));
+    const refused = amend('--wave', '1', '--agent', 'alice', '--add', 'lib/l.ts', '--reason', 'shared helper');
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /ERROR: the dispatch ledger .*wave-dispatch-scopes\..*\.json cannot be read .*: the agents still running cannot be checked, so nothing is amended/);
+    assert.deepEqual(JSON.parse(read('.claude/filescopes/wave-1/alice.json')), ['src/a/'], 'alice was not widened');
+  });
+
   it('--json prints the outcome', () => {
     const run = amend('--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'r', '--json');
     assert.equal(run.status, 0, run.stderr);

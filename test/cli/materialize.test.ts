@@ -40,6 +40,20 @@ describe('wave-scope materialize (built CLI, real git repository)', () => {
     ]);
   });
 
+  // Found by red-team review, 2026-12-06: materialize rewrote the active wave with overlapping scopes,
+  // and the write gate let alice write bob's file.
+  it('refuses (exit 1) the active wave, which only plan write writes, and writes nothing', () => {
+    const planned = runBuiltCli(['plan', 'write', '--wave', '2', '--role', 'implementation'], { cwd: repo.root, input: JSON.stringify([{ id: 'alice', files: ['src/a.ts'] }, { id: 'bob', files: ['src/lib/'] }]) });
+    assert.equal(planned.status, 0, planned.stderr);
+    const before = stateFiles().map((path) => [path, existsSync(join(repo.root, '.claude/filescopes', path)) && path.endsWith('.json') ? readFileSync(join(repo.root, '.claude/filescopes', path), 'utf8') : '']);
+    const result = run(['--state-dir', '.claude', '--wave', '2'], [{ id: 'alice', files: ['src/'] }, { id: 'bob', files: ['src/lib/'] }]);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /ERROR: wave 2 is the active wave \(\.claude\/wave-scope\.json names it\): .* write them with "wave-scope plan write --wave 2"/);
+    const after = stateFiles().map((path) => [path, existsSync(join(repo.root, '.claude/filescopes', path)) && path.endsWith('.json') ? readFileSync(join(repo.root, '.claude/filescopes', path), 'utf8') : '']);
+    assert.deepEqual(after, before, 'nothing written');
+    assert.equal(run(['--state-dir', '.claude', '--wave', '3'], records).status, 0, 'another wave is written');
+  });
+
   it('--json prints the written and removed paths', () => {
     run(['--state-dir', '.claude', '--wave', '1'], [{ id: 'old', files: ['x'] }]);
     const result = run(['--state-dir', '.claude', '--wave', '1', '--json'], [{ id: 'alice', files: ['src/a.ts'] }]);

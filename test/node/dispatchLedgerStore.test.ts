@@ -2,10 +2,10 @@
 // is the formatted ledger, nothing is left beside it, and a planted link (at the ledger or as `.orchestrator/`)
 // is refused rather than written or removed through.
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeLedger, writeLedger } from '../../src/node/dispatchLedgerStore';
+import { acquireLedgerLock, removeLedger, writeLedger } from '../../src/node/dispatchLedgerStore';
 import { ledgerLocation } from '../../src/node/ledgerFile';
 import { emptyLedger, formatLedger, waveKeyOf } from '../../src/planner/dispatch/sessionLedger';
 
@@ -65,5 +65,29 @@ describe('dispatchLedgerStore: writeLedger and removeLedger', () => {
     assert.equal(removeLedger(location), true);
     assert.ok(!existsSync(location.ledgerPath));
     assert.equal(removeLedger(location), false);
+  });
+});
+
+describe('dispatchLedgerStore: the ledger lock', () => {
+  let root: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-ledger-lock-')));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  // Found by red-team review, 2026-12-06: a lock dated in the future never went stale, and every hook waited
+  // out its budget.
+  it('takes over a lock dated further ahead than the stale time, and leaves a live one to its holder', () => {
+    const location = ledgerLocation(root, 's1');
+    mkdirSync(join(root, '.orchestrator'), { recursive: true });
+    mkdirSync(location.lockPath);
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000);
+    utimesSync(location.lockPath, tomorrow, tomorrow);
+    const taken = acquireLedgerLock(location, 200);
+    assert.equal(taken.held, true, taken.problem);
+    const waiting = acquireLedgerLock(location, 50);
+    assert.equal(waiting.held, false, 'a live lock, refreshed now, is not taken over');
+    taken.release();
+    waiting.release();
   });
 });

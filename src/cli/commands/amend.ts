@@ -110,13 +110,23 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
   }
 
   // The ledgers to check: this session's; without a session, every session's that names this wave.
-  const locations: LedgerLocation[] = session !== undefined ? [ledgerLocation(root, session)] : ledgersOfWave(root, wave);
+  const locations: LedgerLocation[] = session !== undefined ? [ledgerLocation(root, session)] : ledgersOfWave(root, wave, { unreadable: true });
   if (session === undefined) reportWarning(io, say.amendNoSession);
+  // A ledger that cannot be read may hold an agent still running with the entries asked for: the check
+  // cannot be made, so neither is the amendment (found by red-team review, 2026-12-06: a ledger given a
+  // second name was taken for an empty one, and alice was granted what a running carol held).
+  const ledgers = locations.map((location) => ({ location, read: readLedger(location) }));
+  const unreadable = ledgers.filter(({ read }) => read.kind === 'corrupt');
+  if (unreadable.length > 0) {
+    for (const { location, read } of unreadable) reportError(io, say.amendLedgerUnreadable(location.ledgerPath, read.kind === 'corrupt' ? read.problem : ''));
+    record('invalid', 0);
+    return finish(1, { outcome: 'invalid', problems: unreadable.map(({ location }) => `${location.ledgerPath} cannot be read`) });
+  }
   const base = { agentId, add, reason, records: declaration.records, now, grammar: { repoRoot: root, ignoreCase: place.ignoreCase }, ...(knownFiles !== undefined ? { knownFiles } : {}) };
   let check: AmendCheck = checkAgainst(base, { kind: 'absent' });
-  for (const location of locations) {
+  for (const { read } of ledgers) {
     if (check.kind !== 'ok') break;
-    check = checkAgainst(base, readLedger(location));
+    check = checkAgainst(base, read);
   }
   if (check.kind === 'invalid') {
     for (const problem of check.problems) reportError(io, problem);

@@ -22,10 +22,11 @@ export function ledgersIn(root: string): LedgerLocation[] {
     .map((session) => ledgerLocation(root, session));
 }
 
-/** The ledgers with at least one record dispatched in `wave`. */
-export function ledgersOfWave(root: string, wave: number): LedgerLocation[] {
+/** The ledgers with at least one record dispatched in `wave` (and, with `unreadable`, those that cannot be read, which may). */
+export function ledgersOfWave(root: string, wave: number, options: { unreadable?: boolean } = {}): LedgerLocation[] {
   return ledgersIn(root).filter((location) => {
     const read = readLedger(location);
+    if (read.kind === 'corrupt') return options.unreadable === true;
     return read.kind === 'ok' && Object.keys(read.ledger.waves).some((key) => waveOfKey(key) === wave);
   });
 }

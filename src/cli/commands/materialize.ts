@@ -7,6 +7,8 @@ import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDirNames';
+import { inspectStateDir } from '../../planner/plan/stateDir';
+import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
 import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -50,6 +52,16 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
   for (const { record, warning } of scopeRecordWarnings(records, { repoRoot: repository.root, ignoreCase: repository.ignoreCase })) {
     reportWarning(io, scopeWarningMessages.inRecords(record, warning.message));
   }
+  const fs = nodeDeclarationFs(writeConfinement(repository.root, stateDir));
+  // The active wave's declarations are what the hooks hold each agent to: only `plan write` writes them,
+  // proving them disjoint and computing the manifest from them (found by red-team review, 2026-12-06:
+  // materialize rewrote them with overlapping scopes, and the gate let alice write bob's file).
+  const governing = inspectStateDir(stateDir, processLocalSessionIds({ env: io.env }), fs);
+  if (governing.found && governing.manifest?.wave === wave) {
+    reportError(io, say.materializeActiveWave(wave, shownPath(io.cwd, governing.manifestPath)));
+    reportError(io, say.nothingWritten);
+    return 1;
+  }
   const result = materializeWave(
     {
       stateDir,
@@ -60,7 +72,7 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
       files: repository.inGit ? new FileIndex(repository.files, { ignoreCase: repository.ignoreCase }) : undefined,
       newFiles: values['new-file'],
     },
-    nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
+    fs,
   );
   if (!result.ok) {
     if (result.reason === 'invalid-input') {

@@ -1,6 +1,6 @@
 // `wave-scope validate`: the declaration checks (subset, disjoint, union, in that order) or, with no
 // assertion flag, the manifest check. The contract (flags, exit codes, output) is in docs/cli.md.
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { findCollisions } from '../../planner/scope/collisions';
 import { FileIndex } from '../../planner/scope/fileIndex';
@@ -30,38 +30,58 @@ interface Repository {
   ignoreCase: boolean;
 }
 
-/** A file named on the command line (relative to the working directory); unreadable is unusable input. */
-function readInputFile(path: string, cwd: string, what: string): string {
-  try {
-    return readFileSync(isAbsolute(path) ? path : resolve(cwd, path), 'utf8');
-  } catch (error) {
-    throw new UnusableInput(validateMessages.cannotRead(what, path, (error as NodeJS.ErrnoException).code ?? String(error)));
+/**
+ * The files named on the command line, read before anything else, and read asynchronously: a FIFO (what
+ * `<(…)` names) is waited on with this thread free, so a SIGTERM still ends the command (a synchronous
+ * read of a FIFO nobody writes to blocked it for good, found by red-team review, 2026-12-06). Unreadable
+ * is unusable input, reported where the file is used.
+ */
+async function readInputFiles(paths: ReadonlyArray<string | undefined>, cwd: string): Promise<Map<string, string | NodeJS.ErrnoException>> {
+  const texts = new Map<string, string | NodeJS.ErrnoException>();
+  for (const path of new Set(paths)) {
+    if (path === undefined) continue;
+    try {
+      texts.set(path, await readFile(isAbsolute(path) ? path : resolve(cwd, path), 'utf8'));
+    } catch (error) {
+      texts.set(path, error as NodeJS.ErrnoException);
+    }
   }
+  return texts;
 }
 
-function readJsonFile(path: string, cwd: string, what: string): unknown {
-  const json = parseJsonText(readInputFile(path, cwd, what));
+/** The command line's files as readInputFiles read them. */
+type InputFiles = ReadonlyMap<string, string | NodeJS.ErrnoException>;
+
+/** A file named on the command line, as readInputFiles read it; unreadable is unusable input. */
+function readInputFile(files: InputFiles, path: string, what: string): string {
+  const text = files.get(path);
+  if (typeof text === 'string') return text;
+  throw new UnusableInput(validateMessages.cannotRead(what, path, text?.code ?? String(text)));
+}
+
+function readJsonFile(files: InputFiles, path: string, what: string): unknown {
+  const json = parseJsonText(readInputFile(files, path, what));
   if (!json.ok) throw new UnusableInput(validateMessages.badJson(what, path, json.message));
   return json.value;
 }
 
 /** The repository, its known files (`--known-files`, else what git tracks) and whether case folds. */
-function locateRepository(io: CliIo, knownFilesPath: string | undefined, ignoreCaseFlag: boolean): Repository {
+function locateRepository(io: CliIo, files: InputFiles, knownFilesPath: string | undefined, ignoreCaseFlag: boolean): Repository {
   // With --known-files, git is asked only for the root and core.ignorecase, not for its file list.
   const located = locateCommandRepository(io.cwd, { includeUntracked: false, listFiles: knownFilesPath === undefined });
   const ignoreCase = ignoreCaseFlag || located.ignoreCase;
   if (knownFilesPath === undefined) {
     return { root: located.root, files: located.inGit ? new FileIndex(located.files, { ignoreCase }) : undefined, ignoreCase };
   }
-  const files = readInputFile(knownFilesPath, io.cwd, '--known-files')
+  const known = readInputFile(files, knownFilesPath, '--known-files')
     .split('\n')
     .map((line) => line.replace(/\r$/, ''))
     .filter((line) => line !== '');
-  return { root: located.root, files: new FileIndex(files, { ignoreCase }), ignoreCase };
+  return { root: located.root, files: new FileIndex(known, { ignoreCase }), ignoreCase };
 }
 
-function readSidecar(path: string, io: CliIo, repository: Repository): ScopeRecord[] {
-  const json = readJsonFile(path, io.cwd, 'sidecar');
+function readSidecar(path: string, io: CliIo, files: InputFiles, repository: Repository): ScopeRecord[] {
+  const json = readJsonFile(files, path, 'sidecar');
   let records: ScopeRecord[];
   try {
     records = parseScopeRecords(json, { repoRoot: repository.root, ignoreCase: repository.ignoreCase, files: repository.files });
@@ -75,8 +95,8 @@ function readSidecar(path: string, io: CliIo, repository: Repository): ScopeReco
   return records;
 }
 
-function readScopeFile(path: string, io: CliIo, repository: Repository): string[] {
-  const json = readJsonFile(path, io.cwd, 'scope file');
+function readScopeFile(path: string, io: CliIo, files: InputFiles, repository: Repository): string[] {
+  const json = readJsonFile(files, path, 'scope file');
   if (!Array.isArray(json)) throw new UnusableInput(validateMessages.scopeFileNotArray(path));
   let entries: string[];
   try {
@@ -149,12 +169,13 @@ export async function runValidate(args: string[], io: CliIo): Promise<number> {
   }
 
   try {
-    const repository = locateRepository(io, values['known-files'], values['ignore-case']);
+    const files = await readInputFiles([values['known-files'], subsetPath, disjointPath, unionPath], io.cwd);
+    const repository = locateRepository(io, files, values['known-files'], values['ignore-case']);
     const manifest = values['no-manifest'] ? undefined : await readManifest(io);
     // Read and check every input before deciding anything: unusable input is exit 2 whatever else is wrong.
-    const subset = subsetPath === undefined ? undefined : readScopeFile(subsetPath, io, repository);
-    const disjoint = disjointPath === undefined ? undefined : readSidecar(disjointPath, io, repository);
-    const unionRecords = unionPath === undefined ? undefined : unionPath === disjointPath ? disjoint : readSidecar(unionPath, io, repository);
+    const subset = subsetPath === undefined ? undefined : readScopeFile(subsetPath, io, files, repository);
+    const disjoint = disjointPath === undefined ? undefined : readSidecar(disjointPath, io, files, repository);
+    const unionRecords = unionPath === undefined ? undefined : unionPath === disjointPath ? disjoint : readSidecar(unionPath, io, files, repository);
 
     if (subset !== undefined && manifest !== undefined) {
       const uncovered = subset.flatMap((entry) => {
