@@ -151,21 +151,23 @@ export function draftStateDir(
   /** The repository's file system, asked for only when `stateDirName` does not settle it. */
   repoFs: () => StateDirFs,
 ): { stateDir: string } | { problem: string } {
-  if (stateDirName !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(stateDirName)) {
-    // The hooks read the first state directory whose manifest is not provably another session's: a plan
-    // saved into a later one would never be enforced while that one is there (found by red-team review,
-    // 2026-12-06: the planner reported the save, and the hooks went on enforcing the older plan in .pi).
-    const read = resolveStateDir(repoRoot, ownIds, repoFs());
-    const named = join(repoRoot, stateDirName);
-    const order = STATE_DIR_NAMES as readonly string[];
-    if (read.found && read.session !== 'foreign' && order.indexOf(read.name) < order.indexOf(stateDirName)) {
-      return {
-        problem: `the hooks read the plan in ${read.name}, whose manifest comes before ${stateDirName} in the order they look (${STATE_DIR_NAMES.join(', ')}), so a plan saved into ${stateDirName} would never be enforced; save into ${read.name} (the setting waveScope.plan.stateDirectory), or remove ${read.name}/${MANIFEST_FILE_NAME} first`,
-      };
-    }
-    return { stateDir: named };
-  }
+  if (stateDirName !== undefined && (STATE_DIR_NAMES as readonly string[]).includes(stateDirName)) return { stateDir: join(repoRoot, stateDirName) };
   return resolveWriteStateDir(repoRoot, ownIds, repoFs());
+}
+
+/**
+ * Why a plan saved into the state directory `stateDirName` (named by the setting) would not be the one
+ * the hooks read: another state directory's manifest comes before it in the order they look, and they
+ * read the first that is not provably another session's. Undefined when it would be (or none is named).
+ * The planner still shows the named directory's plan; only Save refuses (found by red-team review,
+ * 2026-12-06: the save was reported, and the hooks went on enforcing the older plan in .pi).
+ */
+export function hooksReadElsewhere(repoRoot: string, stateDirName: string | undefined, ownIds: ReadonlySet<string>, repoFs: StateDirFs): string | undefined {
+  const order = STATE_DIR_NAMES as readonly string[];
+  if (stateDirName === undefined || !order.includes(stateDirName)) return undefined;
+  const read = resolveStateDir(repoRoot, ownIds, repoFs);
+  if (!read.found || read.session === 'foreign' || order.indexOf(read.name) >= order.indexOf(stateDirName)) return undefined;
+  return `the hooks read the plan in ${read.name}, whose manifest comes before ${stateDirName} in the order they look (${STATE_DIR_NAMES.join(', ')}), so a plan saved into ${stateDirName} would never be enforced; save into ${read.name} (the setting waveScope.plan.stateDirectory), or remove ${read.name}/${MANIFEST_FILE_NAME} first`;
 }
 
 /**
@@ -228,6 +230,8 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
   }
   const resolved = draftStateDir(repoRoot, options.stateDirName, options.ownIds, () => options.fsAt(repoRoot));
   if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
+  const elsewhere = hooksReadElsewhere(repoRoot, options.stateDirName, options.ownIds, options.fsAt(repoRoot));
+  if (elsewhere !== undefined) return { ok: false, step: 'state-dir', message: `Not saved: ${elsewhere}. Nothing was written; the draft is kept.`, collisions: [] };
   const stateDir = resolved.stateDir;
 
   // Confined to the repository, as `plan write` is: a `.claude` that links elsewhere (a shared folder,
