@@ -103,6 +103,8 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     overwrite: options.overwrite,
     overwriteManifest: options.overwriteManifest,
     ownIds: processLocalSessionIds({ env: process.env }),
+    // The planner has no session of its own: it edits the plan of the session the manifest names.
+    keepBinding: true,
     fsAt: nodeDeclarationFs,
     governedFrom: governingCheckoutElsewhere(repoRoot, nodeLocateFileSystem),
   });

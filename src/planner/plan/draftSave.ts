@@ -109,6 +109,8 @@ export interface SaveDraftOptions {
   stateDirName?: string;
   /** This process's own session ids (processLocalSessionIds); the manifest is bound to the first. */
   ownIds: ReadonlySet<string>;
+  /** A writer with no session id of its own keeps the binding of the manifest it replaces (WavePlanRequest.keepBinding). */
+  keepBinding?: boolean;
   /** The file system confined to `root` (the Node one is src/node/declarationFs.ts's nodeDeclarationFs). */
   fsAt(root: string): DeclarationFs;
   /**
@@ -288,7 +290,7 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     const records = wave.agents.map((agent) => ({ id: agent.id, files: [...agent.entries] }));
     if (wave.wave === draft.activeWave) {
       const result = writeWavePlan(
-        { repoRoot, stateDir, wave: wave.wave, role: wave.role, records, ownIds: options.ownIds, ignoreCase, knownFiles: options.files },
+        { repoRoot, stateDir, wave: wave.wave, role: wave.role, records, ownIds: options.ownIds, ...(options.keepBinding === true ? { keepBinding: true } : {}), ignoreCase, knownFiles: options.files },
         fs,
       );
       if (!result.ok) {

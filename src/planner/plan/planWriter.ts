@@ -48,6 +48,12 @@ export interface WavePlanRequest {
   gates?: Record<string, boolean>;
   /** This process's own session ids (processLocalSessionIds); the manifest is bound to the first, or unbound. */
   ownIds: ReadonlySet<string>;
+  /**
+   * A writer with no session id of its own (the planner) keeps the binding of the manifest it replaces: it
+   * edits that session's plan. Unbound, the plan would bind every session, and take over from another
+   * session's own plan in a later state directory (found by red-team review, 2026-12-06).
+   */
+  keepBinding?: boolean;
   ignoreCase?: boolean;
   /** Repository files, for glob-against-glob witnesses and directory promotion. */
   knownFiles?: readonly string[];
@@ -330,7 +336,7 @@ export function prepareWavePlan(request: WavePlanRequest, fs: DeclarationFs): { 
     enforcement,
     blockedCommands: request.blockedCommands ?? previous?.blockedCommands ?? [],
     gates: request.gates ?? previous?.gates,
-    ownIds: request.ownIds,
+    ownIds: request.keepBinding === true && request.ownIds.size === 0 && previous?.session_id !== undefined ? new Set([previous.session_id]) : request.ownIds,
     ignoreCase: request.ignoreCase === true,
   };
 

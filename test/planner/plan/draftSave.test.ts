@@ -583,6 +583,17 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.ok(saveDraft(twoWaves, options({ stateDirName: '.cursor' })).ok);
   });
 
+  // Found by red-team review, 2026-12-06: the planner (no session id of its own) saved over a manifest bound
+  // to another session and wrote it unbound, so it bound every session and took over a third one's plan.
+  it('with keepBinding and no session of its own, keeps the binding of the manifest it replaces', () => {
+    assert.ok(saveDraft(twoWaves, options({ ownIds: new Set(['session-s']) })).ok);
+    assert.equal(readJson('wave-scope.json').session_id, 'session-s');
+    assert.ok(saveDraft(twoWaves, options({ ownIds: new Set(), keepBinding: true })).ok);
+    assert.equal(readJson('wave-scope.json').session_id, 'session-s', 'still bound to the session it names');
+    assert.ok(saveDraft(twoWaves, options({ ownIds: new Set() })).ok);
+    assert.equal(readJson('wave-scope.json').session_id, undefined, 'without keepBinding, unbound as before');
+  });
+
   it('refuses a symbolic link planted where any wave of the save goes before its first write, naming it, and writes nothing', () => {
     const outside = mkdtempSync(join(tmpdir(), 'wave-scope-draft-outside-'));
     try {
