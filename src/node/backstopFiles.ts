@@ -162,6 +162,11 @@ export interface FoundRepository {
   readonly kind: 'git' | 'git-directory' | 'link';
 }
 
+/** Where a found repository is reported: a git directory by its HEAD (the directory is one a turn may own). */
+export function reportedRepositoryPath(found: FoundRepository): string {
+  return found.kind === 'git-directory' ? `${found.path}/HEAD` : found.path;
+}
+
 /** Whether `entries` (a directory's) are what git takes for a git directory: HEAD, objects/, refs/. */
 function looksLikeGitDirectory(entries: ReadonlyArray<{ name: string; isDirectory(): boolean }>): boolean {
   const named = (name: string) => entries.find((entry) => entry.name === name);
@@ -190,6 +195,7 @@ function leadsToRepository(path: string): boolean {
 export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[]): FoundRepository[] {
   const found = new Map<string, FoundRepository['kind']>();
   const pending = [...roots];
+  const relative = (path: string) => path.slice(writeRoot.length + 1);
   let walked = 0;
   for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
     let entries;
@@ -201,7 +207,6 @@ export function gitDirectoriesBelow(writeRoot: string, roots: readonly string[])
     }
     walked += entries.length;
     if (walked > MAX_WALKED_ENTRIES) throw new Error(`more than ${MAX_WALKED_ENTRIES} entries below the granted directories: they could not be searched for planted repositories`);
-    const relative = (path: string) => path.slice(writeRoot.length + 1);
     if (looksLikeGitDirectory(entries)) {
       found.set(relative(directory), 'git-directory');
       continue;

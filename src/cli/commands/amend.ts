@@ -10,7 +10,6 @@ import { declarationMessages, dispatchMessages as say } from '../messages';
 import { nodeDeclarationFs, nodePlanReadingFs } from '../../node/declarationFs';
 import { acquireLedgerLock, writeLedger } from '../../node/dispatchLedgerStore';
 import { ledgerLocation, readLedger } from '../../node/ledgerFile';
-import type { LedgerLocation } from '../../node/ledgerFile';
 import { appendEvent } from '../../node/eventLog';
 import { listRepositoryFiles } from '../../node/git';
 import { probeTranscript } from '../../node/transcriptLines';
@@ -110,17 +109,17 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
   }
 
   // The ledgers to check: this session's; without a session, every session's that names this wave.
-  const locations: LedgerLocation[] = session !== undefined ? [ledgerLocation(root, session)] : ledgersOfWave(root, wave, { unreadable: true });
+  const own = session !== undefined ? ledgerLocation(root, session) : undefined;
+  const ledgers = own !== undefined ? [{ location: own, read: readLedger(own) }] : ledgersOfWave(root, wave);
   if (session === undefined) reportWarning(io, say.amendNoSession);
   // A ledger that cannot be read may hold an agent still running with the entries asked for: the check
   // cannot be made, so neither is the amendment (found by red-team review, 2026-12-06: a ledger given a
   // second name was taken for an empty one, and alice was granted what a running carol held).
-  const ledgers = locations.map((location) => ({ location, read: readLedger(location) }));
-  const unreadable = ledgers.filter(({ read }) => read.kind === 'corrupt');
+  const unreadable = ledgers.flatMap(({ location, read }) => (read.kind === 'corrupt' ? [{ path: location.ledgerPath, problem: read.problem }] : []));
   if (unreadable.length > 0) {
-    for (const { location, read } of unreadable) reportError(io, say.amendLedgerUnreadable(location.ledgerPath, read.kind === 'corrupt' ? read.problem : ''));
+    for (const { path, problem } of unreadable) reportError(io, say.amendLedgerUnreadable(path, problem));
     record('invalid', 0);
-    return finish(1, { outcome: 'invalid', problems: unreadable.map(({ location }) => `${location.ledgerPath} cannot be read`) });
+    return finish(1, { outcome: 'invalid', problems: unreadable.map(({ path }) => `${path} cannot be read`) });
   }
   const base = { agentId, add, reason, records: declaration.records, now, grammar: { repoRoot: root, ignoreCase: place.ignoreCase }, ...(knownFiles !== undefined ? { knownFiles } : {}) };
   let check: AmendCheck = checkAgainst(base, { kind: 'absent' });
@@ -176,7 +175,7 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
   }
 
   // The agent's own ledger records claim the new entries too, so dispatches from now on see them.
-  for (const location of locations) {
+  for (const { location } of ledgers) {
     const lock = acquireLedgerLock(location);
     try {
       const read = readLedger(location);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ledgerLocation, readLedger } from '../../node/ledgerFile';
 import type { LedgerLocation } from '../../node/ledgerFile';
 import { LEDGER_FILE_PATTERN, waveOfKey } from '../../planner/dispatch/sessionLedger';
+import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 
 /** Every session's ledger under `root`, by session. */
@@ -22,11 +23,9 @@ export function ledgersIn(root: string): LedgerLocation[] {
     .map((session) => ledgerLocation(root, session));
 }
 
-/** The ledgers with at least one record dispatched in `wave` (and, with `unreadable`, those that cannot be read, which may). */
-export function ledgersOfWave(root: string, wave: number, options: { unreadable?: boolean } = {}): LedgerLocation[] {
-  return ledgersIn(root).filter((location) => {
-    const read = readLedger(location);
-    if (read.kind === 'corrupt') return options.unreadable === true;
-    return read.kind === 'ok' && Object.keys(read.ledger.waves).some((key) => waveOfKey(key) === wave);
-  });
+/** The ledgers, as read, with at least one record dispatched in `wave`, and those that cannot be read (which may have). */
+export function ledgersOfWave(root: string, wave: number): Array<{ location: LedgerLocation; read: LedgerRead }> {
+  return ledgersIn(root)
+    .map((location) => ({ location, read: readLedger(location) }))
+    .filter(({ read }) => read.kind === 'corrupt' || (read.kind === 'ok' && Object.keys(read.ledger.waves).some((key) => waveOfKey(key) === wave)));
 }

@@ -19,7 +19,8 @@ import { planFileRequest, planPathForReport } from '../../planner/backstop/planF
 import { formatTurnRecord, newTurnId, turnRecordPath } from '../../planner/backstop/turnRecord';
 import type { CommandExit } from '../../planner/backstop/turnRecord';
 import { nodeSnapshotHost } from '../../node/backstopGit';
-import { fingerprintPlanFiles, gitDirectoriesBelow, writeFileBelow } from '../../node/backstopFiles';
+import { fingerprintPlanFiles, gitDirectoriesBelow, reportedRepositoryPath, writeFileBelow } from '../../node/backstopFiles';
+import type { FoundRepository } from '../../node/backstopFiles';
 import { probeBubblewrap } from '../../node/bubblewrap';
 import { listRepositoryFiles } from '../../node/git';
 import { nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
@@ -183,8 +184,9 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
   }
 
   let bubblewrap: { executable: string; args: string[]; seccomp: Uint8Array } | undefined;
-  // Confined, the turn can write only these inside the repository: where a planted repository would be.
-  let grantedPaths: string[] | undefined;
+  // Confined, the turn can write only these inside the repository (where a planted repository would be),
+  // and the repositories already there.
+  let confinedSearch: { grantedPaths: string[]; before: FoundRepository[] } | undefined;
   if (values.confine === true) {
     const probe = probeBubblewrap(io.env);
     if (!probe.ok) {
@@ -230,11 +232,12 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
     }
     for (const note of plan.notes) reportNote(io, backstopMessages.confinementNote(note));
     reportNote(io, backstopMessages.confined(plan.writable.length));
-    grantedPaths = plan.writable.filter((grant) => grant.reason === 'scope').map((grant) => grant.path);
+    const grantedPaths = plan.writable.filter((grant) => grant.reason === 'scope').map((grant) => grant.path);
+    confinedSearch = { grantedPaths, before: gitDirectoriesBelow(context.writeRoot, grantedPaths) };
     // The repositories already inside granted directories (a submodule's gitfile, a nested checkout) stay
     // read-only: the search after the turn compares only where they are, not what they say (a submodule's
     // gitfile pointed at a git directory the turn planted ran its program for the next git status).
-    const existing = gitDirectoriesBelow(context.writeRoot, grantedPaths).filter((found) => found.kind !== 'link');
+    const existing = confinedSearch.before.filter((found) => found.kind !== 'link');
     const confined = { ...plan, protected: [...plan.protected, ...existing.map((found) => join(context.writeRoot, found.path))] };
     bubblewrap = { executable: probe.executable, args: bubblewrapArguments(confined, { cwd: io.cwd }), seccomp: probe.seccomp };
   }
@@ -267,6 +270,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         ignoreCase: context.ignoreCase,
         commit: values.commit === true,
         planFiles: planFileRequest([{ root: context.manifestRoot, stateDir: context.stateDir, wave: target.wave }]),
+        ...(confinedSearch !== undefined ? { repositoriesBefore: confinedSearch.before.map(reportedRepositoryPath) } : {}),
       },
       {
         snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
@@ -274,7 +278,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         runCommand: () => runTurnProcess({ argv: command, env, cwd: io.cwd, forwardInterrupt, ...(bubblewrap !== undefined ? { bubblewrap } : {}) }),
         writeRecord: async (record) => writeFileBelow(context.writeRoot, recordPath, formatTurnRecord(record)),
         now: () => new Date(),
-        ...(grantedPaths !== undefined ? { nestedRepositories: () => gitDirectoriesBelow(context.writeRoot, grantedPaths as string[]).map((found) => (found.kind === 'git-directory' ? `${found.path}/HEAD` : found.path)) } : {}),
+        ...(confinedSearch !== undefined ? { nestedRepositories: () => gitDirectoriesBelow(context.writeRoot, confinedSearch.grantedPaths).map(reportedRepositoryPath) } : {}),
       },
     );
   } catch (error) {

@@ -73,10 +73,11 @@ export const narrowEntry: WaveScopeCommand = {
     // on disk it was made from.
     const draft = await plan.currentDraft(planners.panelFor(folder)?.latestDraft);
     const base = await planners.baseOf(folder);
-    const unnameable = kept.filter((file) => !isNameable(file));
-    if (unnameable.length > 0) throw new Error(unnameableNotice(unnameable));
     const next = narrowedDraft(draft, wave, agent, entry, kept);
-    if (!next) throw new Error(`wave ${wave} has no agent ${agent} with the entry ${entry} any more`);
+    if (!next) {
+      const unnameable = kept.filter((file) => !isNameable(file));
+      throw new Error(unnameable.length > 0 ? unnameableNotice(unnameable) : `wave ${wave} has no agent ${agent} with the entry ${entry} any more`);
+    }
     if (confirm !== true) {
       const answer = await vscode.window.showWarningMessage(
         `Narrow ${agent}'s ${entry} to ${kept.length} file${kept.length === 1 ? '' : 's'} so ${String(other)} keeps the shared ones, and save the plan?`,

@@ -220,7 +220,7 @@ export function planConfinement(request: ConfinementRequest): ConfinementPlan {
 
   // Control state (and `.git`, which the control paths name) stays read-only inside writable directories.
   const protectedPaths: string[] = [];
-  for (const control of new Set(request.controlPaths)) {
+  for (const control of controlPaths) {
     if (fs.realpath(control) !== control) continue;
     if (writable.some((grant) => isWithin(grant.path, control))) protectedPaths.push(control);
   }

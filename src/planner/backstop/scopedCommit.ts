@@ -90,15 +90,6 @@ export function turnCommitMessage(input: { wave: number; agent: string; turn: st
   ].join('\n');
 }
 
-/** The commit HEAD names, or undefined on an unborn branch. */
-async function headCommit(git: GitRunner): Promise<string | undefined> {
-  try {
-    return (await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'])).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The commit `commitSelection` made holds more than it was asked to, or is not the one commit on top of
  * HEAD: something git ran while committing (a pre-commit hook, one a turn configured through
@@ -120,15 +111,14 @@ export class CommitWidenedError extends Error {
 }
 
 /**
- * Adds the untracked paths and commits exactly `selection.paths`; resolves with the new commit. git runs
- * the repository's hooks as it commits, and a hook can stage more: the new commit is checked against what
- * was asked (one commit on top of the old HEAD, touching those paths and no other) and taken back when it
- * holds more (CommitWidenedError; found by red-team review, 2026-12-06).
+ * Adds the untracked paths and commits exactly `selection.paths` on top of `before` (HEAD as the snapshot
+ * just taken saw it); resolves with the new commit. git runs the repository's hooks as it commits, and a
+ * hook can stage more: the new commit is checked against what was asked (one commit on top of the old
+ * HEAD, touching those paths and no other) and taken back when it holds more (CommitWidenedError; found by
+ * red-team review, 2026-12-06).
  */
-export async function commitSelection(git: GitRunner, selection: CommitSelection, message: string): Promise<string> {
+export async function commitSelection(git: GitRunner, selection: CommitSelection, message: string, before: HeadState): Promise<string> {
   const exact = ['--literal-pathspecs'];
-  const beforeCommit = await headCommit(git);
-  const before: HeadState = { ...(await headRef(git)), ...(beforeCommit !== undefined ? { commit: beforeCommit } : {}) };
   if (selection.untracked.length > 0) {
     await git([...exact, 'add', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: selection.untracked.join('\0') });
   }

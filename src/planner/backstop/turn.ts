@@ -40,9 +40,10 @@ export interface TurnHost {
   writeRecord(record: TurnRecord): Promise<void>;
   now(): Date;
   /**
-   * The entries named `.git` (any case) below the directories the turn may write, repository-relative;
-   * asked before and after the command (a confined turn: src/node/backstopFiles.ts gitDirectoriesBelow).
-   * git lists none of them, so this is how a repository planted in a granted directory is seen.
+   * The repositories below the directories the turn may write (src/node/backstopFiles.ts
+   * gitDirectoriesBelow), repository-relative, asked once the command has ended and compared with
+   * TurnRequest.repositoriesBefore. git lists none of them, so this is how a repository planted in a
+   * granted directory is seen.
    */
   nestedRepositories?(): readonly string[];
 }
@@ -65,6 +66,8 @@ export interface TurnRequest {
   readonly commit: boolean;
   /** The plan files of the state directory the turn is judged by: any change to them fails the turn. */
   readonly planFiles?: PlanFileRequest;
+  /** The repositories below the directories the turn may write, as found before it (TurnHost.nestedRepositories). */
+  readonly repositoriesBefore?: readonly string[];
 }
 
 /** A commit the turn made that reaches outside the scope. */
@@ -121,19 +124,19 @@ export function commitViolationsOf(commits: readonly TurnCommit[], context: Judg
   for (const commit of commits) {
     const planPaths = commit.paths.filter((path) => exclude(path.path)).map((path) => path.path);
     const touched = commit.paths.filter((path) => !exclude(path.path)).map((path) => ({ path: path.path, kind: kindOfStatus(path.status) }));
-    const judgement = touched.length === 0 ? undefined : judgeChanges(touched, context);
-    const outside =
-      judgement === undefined
-        ? []
-        : judgement.verdict === 'invalid-manifest'
-          ? touched.map((change) => change.path)
-          : judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn'
-            ? judgement.violations.map((violation) => violation.change.path)
-            : [];
-    const paths = [...new Set([...planPaths, ...outside])];
+    const paths = [...new Set([...planPaths, ...outsideScope(touched, context)])];
     if (paths.length > 0) violations.push({ commit, paths });
   }
   return violations;
+}
+
+/** The paths of `changes` the scope does not allow (all of them under an unusable manifest). */
+function outsideScope(changes: readonly PathChange[], context: JudgeContext): string[] {
+  if (changes.length === 0) return [];
+  const judgement = judgeChanges(changes, context);
+  if (judgement.verdict === 'invalid-manifest') return changes.map((change) => change.path);
+  if (judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn') return judgement.violations.map((violation) => violation.change.path);
+  return [];
 }
 
 /** Paths in `after` and not in `before` (both repository-relative lists). */
@@ -168,7 +171,7 @@ async function commitCandidates(
     const status = readCommitStatus(await git(COMMIT_STATUS_ARGS));
     selection = selectCommitPaths(status, candidates, (path) => identityAt(current, path));
     if (selection.paths.length === 0) return { kind: 'nothing', selection };
-    const commit = await commitSelection(git, selection, message);
+    const commit = await commitSelection(git, selection, message, current.head);
     return { kind: 'committed', commit, selection };
   } catch (error) {
     return { kind: 'failed', message: describe(error), ...(selection !== undefined ? { selection } : {}) };
@@ -179,7 +182,6 @@ async function commitCandidates(
 export async function runTurn(request: TurnRequest, host: TurnHost): Promise<TurnOutcome> {
   const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
   const before = await takeSnapshot(host.snapshot, snapshotOptions);
-  const repositoriesBefore = host.nestedRepositories?.();
   const planBefore = request.planFiles !== undefined ? host.planFiles?.(request.planFiles) : undefined;
   const base: TurnRecord = {
     version: 1,
@@ -199,7 +201,7 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
   const exit = await host.runCommand();
 
   try {
-    return await checkTurn(request, host, { ...before, ...(planBefore !== undefined ? { planFiles: planBefore } : {}) }, base, exit, repositoriesBefore);
+    return await checkTurn(request, host, { ...before, ...(planBefore !== undefined ? { planFiles: planBefore } : {}) }, base, exit);
   } catch (error) {
     // The command ran; whatever failed after it, the turn is not vouched for.
     const checkProblem = describe(error);
@@ -213,13 +215,13 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
   }
 }
 
-async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot, base: TurnRecord, exit: CommandExit, repositoriesBefore: readonly string[] | undefined): Promise<TurnOutcome> {
+async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot, base: TurnRecord, exit: CommandExit): Promise<TurnOutcome> {
   const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
   const after = await takeSnapshot(host.snapshot, { ...snapshotOptions, previous: before });
   const snapshotDiff = diffSnapshots(before, after, { exclude: request.exclude });
   // A repository planted where the turn could write: control state whatever the scope says (its config
   // runs commands for whoever runs git there next), and a change git itself never lists.
-  const planted: PathChange[] = plantedSince(repositoriesBefore, host.nestedRepositories?.()).map((path) => ({ path, kind: 'created' }));
+  const planted: PathChange[] = plantedSince(request.repositoriesBefore, host.nestedRepositories?.()).map((path) => ({ path, kind: 'created' }));
   const diff: SnapshotDiff = planted.length === 0 ? snapshotDiff : { ...snapshotDiff, changes: [...snapshotDiff.changes, ...planted] };
   const judgement = judgeChanges(diff.changes, request.judge);
   const judged = judgement.verdict === 'out-of-scope' || judgement.verdict === 'warn' ? judgement.violations : [];

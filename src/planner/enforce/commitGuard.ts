@@ -5,7 +5,7 @@
 // in as data. The session start is what sessionRecord.ts lets the guard believe: never the committing
 // shell's word alone.
 import { foldCase } from '../scope/scopeEntry';
-import { compileGrants } from './writeDecision';
+import { compileGrants, provenIgnoringCase } from './writeDecision';
 import type { ManifestState } from './writeDecision';
 
 /** One entry of `git diff --cached --name-status -z`. */
@@ -110,8 +110,7 @@ export function checkStagedChanges(input: CommitGuardInput): CommitGuardResult {
   if (manifest.session === 'foreign') return { kind: 'stand-down', because: 'foreign-session' };
   if (manifest.manifest.enforcement === 'off') return { kind: 'stand-down', because: 'enforcement-off' };
 
-  // Case folds in what is let through only for a wave proven with case folded (WaveManifest.ignoreCase).
-  const options = { writeRoot: input.repoRoot, ignoreCase: input.ignoreCase === true && manifest.manifest.ignoreCase === true };
+  const options = { writeRoot: input.repoRoot, ignoreCase: input.ignoreCase === true && provenIgnoringCase(manifest) };
   const active = compileGrants(manifest.manifest.allowedPaths, options);
   const earlier = input.sidecars
     .filter((sidecar) => sidecar.wave < manifest.manifest.wave)

@@ -41,6 +41,15 @@ export type ManifestState =
       readonly session: 'own' | 'foreign' | 'unknown';
     };
 
+/**
+ * Whether the wave's manifest says it was proven disjoint with case folded (WaveManifest.ignoreCase). What
+ * lets a write or a commit in folds case only then: git's config, which a shell can turn, never widens a
+ * wave proven with case compared.
+ */
+export function provenIgnoringCase(manifest: ManifestState): boolean {
+  return manifest.kind === 'loaded' && manifest.manifest.ignoreCase === true;
+}
+
 /** The writing agent's own declaration, when the writer is known (`WAVE_SCOPE_AGENT`, a bound subagent). */
 export type AgentScopeState =
   | {

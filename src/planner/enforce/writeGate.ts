@@ -32,7 +32,7 @@ import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, ORCHESTRATOR_DIR_NAME } from '
 import { expandTestSiblings } from '../scope/testSiblings';
 import type { TestSiblingOptions } from '../scope/testSiblings';
 import type { WaveRival } from '../scope/testSiblings';
-import { decideWrite, literalEntriesOverlap } from './writeDecision';
+import { decideWrite, literalEntriesOverlap, provenIgnoringCase } from './writeDecision';
 import type { AgentScopeState, ManifestState, WriteDecision, WriteDecisionInput } from './writeDecision';
 import { locateDestinations, memoizedTargetFileSystem, resolveWriteDestinations } from './writeTarget';
 import type { FileSystemFolding, ResolvedWriteTarget, TargetFileSystem, WriteDestinations } from './writeTarget';
@@ -524,16 +524,9 @@ export function decideUnderRules(rules: DecisionRules, targets: readonly Resolve
     controlPaths: rules.controlPaths,
     ...(rules.coordinatorPaths !== undefined ? { coordinatorPaths: rules.coordinatorPaths } : {}),
     writeRoot: rules.writeRoot,
-    // What lets a write in folds case only for a wave proven with case folded (WaveManifest.ignoreCase):
-    // git's config, which a shell can turn, never widens a wave proven with case compared.
     ...(rules.ignoreCase !== undefined ? { ignoreCase: rules.ignoreCase && provenIgnoringCase(rules.manifest) } : {}),
     ...(rules.mayIgnoreCase !== undefined ? { mayIgnoreCase: rules.mayIgnoreCase } : {}),
   });
-}
-
-/** Whether the wave's manifest says it was proven disjoint with case folded. */
-export function provenIgnoringCase(manifest: ManifestState): boolean {
-  return manifest.kind === 'loaded' && manifest.manifest.ignoreCase === true;
 }
 
 const SEVERITY: Record<WriteDecision['decision'], number> = { allow: 0, warn: 1, deny: 2, 'deny-invalid-manifest': 3 };

@@ -13,7 +13,7 @@ import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, 
 import type { StateDirFs, StateDirResolution } from './stateDir';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
 import { inspectStateDir, resolveStateDir } from './stateDir';
-import { findStaleManifest, findStaleWaves } from './staleWaves';
+import { findStaleManifest, findStaleWaves, sameManifest } from './staleWaves';
 import type { ManifestOnDisk, StaleManifest, StaleWave, WaveOnDisk } from './staleWaves';
 import { MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 
@@ -230,15 +230,17 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
       collisions: [],
     };
   }
-  const resolved = draftStateDir(repoRoot, options.stateDirName, options.ownIds, () => options.fsAt(repoRoot));
+  const repoFs = options.fsAt(repoRoot);
+  const resolved = draftStateDir(repoRoot, options.stateDirName, options.ownIds, () => repoFs);
   if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };
-  const elsewhere = hooksReadElsewhere(repoRoot, options.stateDirName, options.ownIds, options.fsAt(repoRoot));
+  const elsewhere = hooksReadElsewhere(repoRoot, options.stateDirName, options.ownIds, repoFs);
   if (elsewhere !== undefined) return { ok: false, step: 'state-dir', message: `Not saved: ${elsewhere}. Nothing was written; the draft is kept.`, collisions: [] };
   const stateDir = resolved.stateDir;
 
   // Confined to the repository, as `plan write` is: a `.claude` that links elsewhere (a shared folder,
   // another repository) is refused, not written through (found by red-team review, 2026-12-06).
-  const fs = options.fsAt(writeConfinement(repoRoot, stateDir));
+  const confinement = writeConfinement(repoRoot, stateDir);
+  const fs = confinement === repoRoot ? repoFs : options.fsAt(confinement);
   if (options.base !== undefined) {
     const staleWaves = findStaleWaves({
       draftWaves: draft.waves.map((wave) => wave.wave),
@@ -327,7 +329,7 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
     const found = inspectStateDir(stateDir, options.ownIds, fs);
     const onDisk = manifestOnDisk(found);
     const base = options.base?.manifest;
-    if (onDisk !== null && onDisk !== undefined && base !== undefined && base !== null && onDisk.wave === base.wave && onDisk.role === base.role && found.session !== 'foreign') {
+    if (onDisk !== null && onDisk !== undefined && base !== undefined && sameManifest(base, onDisk) && found.session !== 'foreign') {
       try {
         fs.remove(manifestPath(stateDir));
       } catch (error) {

@@ -168,7 +168,7 @@ export interface StaleManifestCheck {
   overwrite?: ManifestOnDisk | null | undefined;
 }
 
-function sameManifest(a: ManifestOnDisk | null, b: ManifestOnDisk | null): boolean {
+export function sameManifest(a: ManifestOnDisk | null, b: ManifestOnDisk | null): boolean {
   return a === null || b === null ? a === b : a.wave === b.wave && a.role === b.role;
 }
 

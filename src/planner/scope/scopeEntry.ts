@@ -147,8 +147,10 @@ export function foldUnit(code: number): number {
   if (known !== 0) return known;
   const char = String.fromCharCode(code);
   const upper = char.toUpperCase();
-  const lower = (upper.length === 1 ? upper : char).toLowerCase();
-  const fold = lower.length === 1 ? lower.charCodeAt(0) : char.toLowerCase().length === 1 ? char.toLowerCase().charCodeAt(0) : code;
+  // The lower case of the upper case when both are one code unit, else of the unit itself, else the unit.
+  const lower = upper.length === 1 ? upper.toLowerCase() : '';
+  const own = lower.length === 1 ? lower : char.toLowerCase();
+  const fold = own.length === 1 ? own.charCodeAt(0) : code;
   unitFolds[code] = fold;
   return fold;
 }
@@ -586,7 +588,6 @@ function parseBracket(segment: string, start: number, ignoreCase: boolean): { se
 
 function parseSegment(segment: string, ignoreCase: boolean): PatternSegment {
   if (segment === '**') return { kind: 'globstar' };
-  const foldChar = (char: string) => (ignoreCase ? foldCase(char) : char);
   const tokens: SegmentToken[] = [];
   let literal = '';
   let isLiteral = true;
@@ -609,10 +610,10 @@ function parseSegment(segment: string, ignoreCase: boolean): PatternSegment {
       isLiteral = false;
       index = bracket.end;
     } else {
-      // A case fold that changes a character's length (rare, outside ASCII) yields several literal tokens.
-      const folded = foldChar(char);
-      for (let offset = 0; offset < folded.length; offset += 1) tokens.push({ kind: 'chars', set: singleChar(folded.charCodeAt(offset)) });
-      literal += folded;
+      // foldCase folds a code unit to one code unit: one literal token each.
+      const code = ignoreCase ? foldUnit(segment.charCodeAt(index)) : segment.charCodeAt(index);
+      tokens.push({ kind: 'chars', set: singleChar(code) });
+      literal += String.fromCharCode(code);
       index += 1;
     }
   }
@@ -736,8 +737,6 @@ function isPlainAsSpelled(spelling: string): boolean {
   return !GLOB_CHARACTER.test(spelling) && !isAbsolute(spelling) && !endsLikeDirectory(spelling) && isNormalPattern(spelling);
 }
 
-/** A segment's literal as parseSegment folds it: one UTF-16 code unit at a time. */
-
 /**
  * The compiled form of a spelling `isPlainAsSpelled` accepts, equal to what parsing it yields but without
  * tokenising it: its `alternatives` (an object for every character) are parsed only when asked for, which no
@@ -774,7 +773,6 @@ class PlainScopeEntry implements CompiledScopeEntry {
   }
 }
 
-/** Compiles a normalised spelling once, for matching many concrete paths. */
 /** In ignore-case mode, an entry holding a letter foldCase cannot fold (hasUnfoldableLetter) is refused. */
 function refuseUnfoldable(spelling: string): void {
   if (hasUnfoldableLetter(spelling)) {
@@ -782,6 +780,7 @@ function refuseUnfoldable(spelling: string): void {
   }
 }
 
+/** Compiles a normalised spelling once, for matching many concrete paths. */
 export function compileScopeEntry(spelling: string, options: GrammarOptions = {}): CompiledScopeEntry {
   if (isPlainAsSpelled(spelling)) {
     if (options.ignoreCase === true) refuseUnfoldable(spelling);

@@ -356,7 +356,7 @@ export function prepareSyncedWave(request: SyncedWaveRequest, fs: DeclarationFs)
     {
       repoRoot: request.repoRoot,
       stateDir: request.stateDir,
-      ...syncedManifestSettings(request.wave, request.ignoreCase === true),
+      ...syncedManifestSettings(request.wave),
       records: records.map((record) => ({ id: record.id, files: [...record.files] })),
       ignoreCase: request.ignoreCase,
       afterWrite: request.afterWrite,
