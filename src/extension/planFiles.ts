@@ -2,6 +2,7 @@
 // planner's one draft save (src/planner/plan/draftSave.ts: every wave proven disjoint first, then the
 // safe chain), with the Node file system. (Hooks are installed through the bundled CLI: cliRunner.ts.)
 import { nodeDeclarationFs, nodePlanReadingFs } from '../node/declarationFs';
+import { planWriteLockAt } from '../node/planWriteLock';
 import { nodeLocateFileSystem } from '../node/hookFileSystem';
 import { governingCheckoutElsewhere } from '../planner/enforce/repoLocation';
 import { draftStateDir, saveDraft } from '../planner/plan/draftSave';
@@ -106,6 +107,7 @@ export function saveDraftToDisk(repoRoot: string, draft: DraftPlan, options: Sav
     // The planner has no session of its own: it edits the plan of the session the manifest names.
     keepBinding: true,
     fsAt: nodeDeclarationFs,
+    lockPlan: planWriteLockAt(repoRoot),
     governedFrom: governingCheckoutElsewhere(repoRoot, nodeLocateFileSystem),
   });
 }

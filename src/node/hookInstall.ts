@@ -31,7 +31,7 @@ import type { BigIntStats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { runGit } from './git';
 import { fsyncQuietly, parseTemporaryFileName, writeFileAtomicSync } from './atomicFile';
-import { isProcessGone } from './leftoverTemporaryFiles';
+import { isProcessGone } from './processes';
 import { NotARegularFileError, readRegularFileIfExists } from './declarationFs';
 import {
   AGENT_CLIS,

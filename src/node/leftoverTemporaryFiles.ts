@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { parseTemporaryFileName } from './atomicFile';
 import { ensureRealParents, openRealDirectory } from './declarationFs';
 import type { HeldDirectory } from './declarationFs';
+import { isProcessGone } from './processes';
 import { SPARE_FILE_NAME } from './stagedWrites';
 import { agentIdOfFileName, filescopesPath, waveDirPath, waveOfDirName, waveOfSidecarName } from '../planner/plan/declarationPaths';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME } from '../planner/plan/stateDirNames';
@@ -72,16 +73,6 @@ export interface LeftoverRules {
   minimumAgeMs: number;
   /** Whether no process with this pid exists (isProcessGone). */
   isGone(pid: number): boolean;
-}
-
-/** Whether no process has this pid: signalling it fails with ESRCH. A process we may not signal (EPERM) exists. */
-export function isProcessGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 /** The rules a command sweeps by: a dead pid, an hour without change, measured from now. */

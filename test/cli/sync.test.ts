@@ -10,6 +10,7 @@ import { makeOld, plantLeftover } from '../support/leftoverFiles';
 import { writeNestedTreeCommit } from '../support/nestedTrees';
 import { snapshotTree } from '../support/plantedLinks';
 import { MAX_PLAN_TREE_DEPTH } from '../../src/node/objectBatch';
+import { planWriteLockAt } from '../../src/node/planWriteLock';
 import { createSharedRemote, gitIn } from '../node/gitRemotes';
 import type { Clone, SharedRemote } from '../node/gitRemotes';
 
@@ -327,6 +328,27 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
       claudeDecision(runBuiltCli(['hook', 'enforce-write'], { cwd: c.root, input: hookPayload('claude-write', { cwd: c.root, target: join(c.root, target) }), env: cleanEnv() }).stdout);
     assert.equal(hook('src/a/x.ts').decision, 'allow');
     assert.equal(hook('README.md').decision, 'deny');
+  });
+
+  it('a sync that would write waits for the plan-write lock another writer holds, then stops (exit 1) with nothing written, its staged files gone and no marker left', () => {
+    planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    const lock = planWriteLockAt(c.root, 0)();
+    assert.equal(lock.held, true);
+    let stopped: CliRun;
+    try {
+      stopped = cli(c, ['sync']);
+    } finally {
+      if (lock.held) lock.release();
+    }
+    assert.equal(stopped.status, 1, stopped.stderr);
+    assert.match(stopped.stderr, /^ERROR: sync stopped at step "state-dir": another Wave Scope command .* it holds \.orchestrator\/plan-write\.lock/m);
+    assert.equal(existsSync(join(c.root, '.claude')), false, 'nothing written; what was staged, and the directories made for it, are gone');
+    assert.deepEqual(JSON.parse(readFileSync(join(c.root, '.git/wave-scope/sync-state.json'), 'utf8')).inProgress, [], 'the marker is taken back: nothing is left to finish');
+    const synced = cli(c, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(synced.stdout, /^synced wave 3 of clone /);
   });
 
   it('a sync removes the temporary files a killed sync left, once they are an hour old, and nothing else (at most hourly)', async () => {

@@ -7,7 +7,8 @@ import { lstatSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneStateLeftovers } from '../../src/node/cloneState';
-import { isProcessGone, LEFTOVER_MINIMUM_AGE_MS, stateDirLeftovers, sweepLeftovers, sweepLeftoversWhile } from '../../src/node/leftoverTemporaryFiles';
+import { LEFTOVER_MINIMUM_AGE_MS, stateDirLeftovers, sweepLeftovers, sweepLeftoversWhile } from '../../src/node/leftoverTemporaryFiles';
+import { isProcessGone } from '../../src/node/processes';
 import { makeOld, plantLeftover } from '../support/leftoverFiles';
 
 const HOUR = 60 * 60 * 1000;

@@ -6,6 +6,8 @@ import { findMissingPaths } from '../../planner/plan/declarationInput';
 import { materializeWave } from '../../planner/plan/declarationStore';
 import { FileIndex } from '../../planner/scope/fileIndex';
 import { nodeDeclarationFs } from '../../node/declarationFs';
+import { planWriteLockAt } from '../../node/planWriteLock';
+import { underPlanWriteLock } from '../../planner/plan/planWriteLock';
 import { STATE_DIR_NAMES } from '../../planner/plan/stateDirNames';
 import { inspectStateDir } from '../../planner/plan/stateDir';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
@@ -56,24 +58,33 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
   // The active wave's declarations are what the hooks hold each agent to: only `plan write` writes them,
   // proving them disjoint and computing the manifest from them (found by red-team review, 2026-12-06:
   // materialize rewrote them with overlapping scopes, and the gate let alice write bob's file).
-  const governing = inspectStateDir(stateDir, processLocalSessionIds({ env: io.env }), fs);
-  if (governing.found && governing.manifest?.wave === wave) {
-    reportError(io, say.materializeActiveWave(wave, shownPath(io.cwd, governing.manifestPath)));
+  // The check and the writes hold the checkout's plan-write lock, so the wave cannot be made active in between.
+  const locked = underPlanWriteLock(planWriteLockAt(repository.root), () => {
+    const governing = inspectStateDir(stateDir, processLocalSessionIds({ env: io.env }), fs);
+    if (governing.found && governing.manifest?.wave === wave) return { activeIn: governing.manifestPath };
+    return materializeWave(
+      {
+        stateDir,
+        wave,
+        records,
+        repoRoot: repository.root,
+        ignoreCase: repository.ignoreCase,
+        files: repository.inGit ? new FileIndex(repository.files, { ignoreCase: repository.ignoreCase }) : undefined,
+        newFiles: values['new-file'],
+      },
+      fs,
+    );
+  });
+  if (!locked.ok) {
+    reportError(io, say.planLockRefused(locked.problem));
+    return 1;
+  }
+  const result = locked.value;
+  if ('activeIn' in result) {
+    reportError(io, say.materializeActiveWave(wave, shownPath(io.cwd, result.activeIn)));
     reportError(io, say.nothingWritten);
     return 1;
   }
-  const result = materializeWave(
-    {
-      stateDir,
-      wave,
-      records,
-      repoRoot: repository.root,
-      ignoreCase: repository.ignoreCase,
-      files: repository.inGit ? new FileIndex(repository.files, { ignoreCase: repository.ignoreCase }) : undefined,
-      newFiles: values['new-file'],
-    },
-    fs,
-  );
   if (!result.ok) {
     if (result.reason === 'invalid-input') {
       for (const error of result.errors) reportError(io, error.message);

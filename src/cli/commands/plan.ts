@@ -15,6 +15,7 @@ import { printLine, reportError, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { governingCheckoutElsewhere } from '../../planner/enforce/repoLocation';
 import { nodeLocateFileSystem } from '../../node/hookFileSystem';
+import { planWriteLockAt } from '../../node/planWriteLock';
 import { parseCommandLine, parseWave, readArguments, readRecords, reportBadArguments, UsageProblem } from '../commandLine';
 import { declarationMessages as say, planShowMessages as show, scopeWarningMessages } from '../messages';
 import { locateCommandRepository, shownPath, writeConfinement } from '../commandRepository';
@@ -107,6 +108,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       ignoreCase: repository.ignoreCase,
       knownFiles: repository.files,
       newFiles: values['new-file'],
+      lockPlan: planWriteLockAt(repository.root),
     },
     nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
   );

@@ -9,6 +9,7 @@ import { inspectWritePaths, nodeDeclarationFs, readTextIfExists } from '../../no
 import { LEFTOVER_REMOVAL_BUDGET_MS, LEFTOVER_SWEEP_INTERVAL_MS, stateDirLeftovers, sweepLeftoversWhile } from '../../node/leftoverTemporaryFiles';
 import type { LeftoverPlace, LeftoverSweep } from '../../node/leftoverTemporaryFiles';
 import { startPlanFetch } from '../../node/planRefGit';
+import { planWriteLockAt } from '../../node/planWriteLock';
 import type { BackgroundFetch, FetchedAhead, GitPlanRefStore } from '../../node/planRefGit';
 import { makeSpareFiles, stageWrites } from '../../node/stagedWrites';
 import type { SpareFiles, StagedDeclarationFs } from '../../node/stagedWrites';
@@ -19,10 +20,11 @@ import { isCloneId } from '../../planner/sync/claims';
 import { clearSyncInProgress, declarationDigest, markSyncInProgress, planDigest, rememberPlan, syncInProgressIn } from '../../planner/sync/localState';
 import type { KnownPlan, LocalSyncState, SyncInProgress } from '../../planner/sync/localState';
 import { filescopesPath } from '../../planner/plan/declarationPaths';
+import type { PlanWriteLock } from '../../planner/plan/planWriteLock';
 import { decodePlan, largestWaveWrite } from '../../planner/sync/planRef';
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
-import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles, syncedWavePaths } from '../../planner/sync/syncPlan';
+import { commitSyncedWave, currentDigests, findLocalPlanRisk, incomingDigests, isAlreadySynced, isSyncCandidate, prepareSyncedWave, readStateDir, selectWaveToSync, stateDirKey, syncedWaveFiles, syncedWavePaths, syncStoppedBeforeWriting } from '../../planner/sync/syncPlan';
 import type { LocalPlanRisk, StateDirReading, SyncSelection } from '../../planner/sync/syncPlan';
 import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
@@ -364,6 +366,7 @@ async function syncDecoded(
   const started = new Date(now).toISOString();
   // Set once this sync has marked the state directory: the marker it replaced there, if any.
   let marked: { replaced: SyncInProgress | undefined } | undefined;
+  let planLock: PlanWriteLock | undefined;
   try {
     const risk = findLocalPlanRisk({ repoRoot: repository.root, found, incoming: digests, state: readLocalSyncState(repository.gitDir) });
     if (risk !== undefined) {
@@ -377,15 +380,23 @@ async function syncDecoded(
       // state directory. The marker replaces only this directory's (a killed sync's, which this sync finishes).
       const previous = currentDigests(found, incoming.wave);
       await beforeFirstWrite();
-      updateState((state) => {
-        marked = { replaced: syncInProgressIn(state, key) };
-        return markSyncInProgress(state, { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started });
-      });
-      staged = await staging;
-      // Written only over what the checks above decided on: a plan written here since then stops the sync.
-      result = commitSyncedWave(prepared.prepared, staged, found);
+      // The checkout's plan-write lock, held from here to the last write (commitSyncedWave's second reading
+      // of the state directory included), so no other writer's write falls between; taken before the marker
+      // and while the staged files' fsyncs still run on the pool.
+      planLock = planWriteLockAt(repository.root)();
+      if (!planLock.held) result = syncStoppedBeforeWriting(stateDir, planLock.problem);
+      else {
+        updateState((state) => {
+          marked = { replaced: syncInProgressIn(state, key) };
+          return markSyncInProgress(state, { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started });
+        });
+        staged = await staging;
+        // Written only over what the checks above decided on: a plan written here since then stops the sync.
+        result = commitSyncedWave(prepared.prepared, staged, found);
+      }
     }
   } finally {
+    if (planLock?.held === true) planLock.release();
     (staged ?? (await staging)).discard();
   }
   if (!result.ok) {

@@ -12,6 +12,8 @@ import type { DeclarationFs, InTheWay } from './declarationStore';
 import { agentFilesIn, declarationWritePaths, inTheWayWords, listDeclaredWaves, materializeWave, readWaveDeclaration } from './declarationStore';
 import type { StateDirFs, StateDirResolution } from './stateDir';
 import { resolveWriteStateDir, writeWavePlan } from './planWriter';
+import { underPlanWriteLock } from './planWriteLock';
+import type { TakePlanWriteLock } from './planWriteLock';
 import { inspectStateDir, resolveStateDir } from './stateDir';
 import { findStaleManifest, findStaleWaves, sameManifest } from './staleWaves';
 import type { ManifestOnDisk, StaleManifest, StaleWave, WaveOnDisk } from './staleWaves';
@@ -133,6 +135,8 @@ export interface SaveDraftOptions {
    * disk when the refusal showed it (StaleWave.onDisk): a wave that changed again since is refused again.
    */
   overwrite?: readonly WaveOnDisk[] | undefined;
+  /** The checkout's plan-write lock (planWriteLock.ts), held from the save's first reading of the state directory to its last write. */
+  lockPlan?: TakePlanWriteLock;
   /**
    * The manifest on disk when a refusal showed it (StaleManifest.onDisk; null: there was none), which the person
    * chose to write over: the draft's manifest replaces exactly that one; any other is refused again.
@@ -207,7 +211,7 @@ function plural(count: number, word: string): string {
  * declaration files, the aggregate first (so a reader never sees an aggregate without its per-agent files). Every outcome is data.
  */
 export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResult {
-  const { repoRoot, ignoreCase } = options;
+  const { ignoreCase } = options;
   const activeProblem = activeWaveProblem(draft);
   if (activeProblem !== undefined) return { ok: false, step: 'validate', message: `Not saved: ${activeProblem}. Nothing was written; the draft is kept.`, collisions: [] };
   const validation = validateDraft(draft, options.files, ignoreCase);
@@ -230,6 +234,16 @@ export function saveDraft(draft: DraftPlan, options: SaveDraftOptions): DraftSav
       collisions: [],
     };
   }
+  // From the first reading of the state directory to the last write, no other writer of this checkout's
+  // plan runs: the staleness check decides on what the save then writes over (found by red-team review,
+  // 2026-12-06: a `plan write` landing between the two was written over unseen).
+  const locked = underPlanWriteLock(options.lockPlan, () => saveChecked(draft, options));
+  return locked.ok ? locked.value : { ok: false, step: 'state-dir', message: `Not saved: ${locked.problem}. The draft is kept.`, collisions: [] };
+}
+
+/** saveDraft from the state directory's first reading on, the draft checked and the checkout the one the hooks read. */
+function saveChecked(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResult {
+  const { repoRoot, ignoreCase } = options;
   const repoFs = options.fsAt(repoRoot);
   const resolved = draftStateDir(repoRoot, options.stateDirName, options.ownIds, () => repoFs);
   if ('problem' in resolved) return { ok: false, step: 'state-dir', message: `Not saved: ${resolved.problem}.`, collisions: [] };

@@ -27,6 +27,8 @@ import type { StateDirFs } from './stateDir';
 import { resolveStateDir } from './stateDir';
 import { DEFAULT_STATE_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from './stateDirNames';
 import { expandTestSiblings } from '../scope/testSiblings';
+import { underPlanWriteLock } from './planWriteLock';
+import type { TakePlanWriteLock } from './planWriteLock';
 
 /** A step of the chain; a failure names the one that stopped it. */
 export type WavePlanStep = 'validate' | 'state-dir' | 'assert-disjoint' | 'materialize' | 'union' | 'manifest';
@@ -61,6 +63,11 @@ export interface WavePlanRequest {
   newFiles?: readonly string[];
   /** Called after each completed file-system change (crash tests). */
   afterWrite?: WriteObserver;
+  /**
+   * The checkout's plan-write lock (planWriteLock.ts), which writeWavePlan holds from its first reading to
+   * its last write; a writer that holds it already over readings of its own (amend, the planner's Save) leaves it out.
+   */
+  lockPlan?: TakePlanWriteLock;
 }
 
 export interface WavePlanWritten {
@@ -471,9 +478,12 @@ function lookAhead(plan: PreparedWavePlan, fs: DeclarationFs): WavePlanFailure |
  * halves apart, sync, looks at them itself, before it prepares anything: syncedWavePaths.)
  */
 export function writeWavePlan(request: WavePlanRequest, fs: DeclarationFs): WavePlanResult {
-  // Written at once over what was just read: commitWavePlan's second reading of the manifest is for a
-  // writer that does other work between the two halves.
-  const prepared = prepareWavePlan(request, fs);
-  if (!prepared.ok) return prepared;
-  return lookAhead(prepared.prepared, fs) ?? writePrepared(prepared.prepared, fs);
+  const locked = underPlanWriteLock(request.lockPlan, () => {
+    // Written at once over what was just read: commitWavePlan's second reading of the manifest is for a
+    // writer that does other work between the two halves.
+    const prepared = prepareWavePlan(request, fs);
+    if (!prepared.ok) return prepared;
+    return lookAhead(prepared.prepared, fs) ?? writePrepared(prepared.prepared, fs);
+  });
+  return locked.ok ? locked.value : failure('state-dir', locked.problem, request.stateDir ?? '', { written: [], removed: [] });
 }

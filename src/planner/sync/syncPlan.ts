@@ -369,17 +369,23 @@ export function prepareSyncedWave(request: SyncedWaveRequest, fs: DeclarationFs)
 /**
  * The second half of writeSyncedWave: the chain from its first write (commitWavePlan). Given `decidedOn`
  * (the reading the sync's checks decided on), nothing is written when the state directory no longer holds
- * what was read: a plan another command wrote meanwhile was never judged, and would be lost.
+ * what was read: a plan another command wrote meanwhile was never judged, and would be lost. The caller
+ * holds the checkout's plan-write lock (planWriteLock.ts) from before this call to its end, so no other
+ * writer's write falls between that second reading and the writes.
  */
 export function commitSyncedWave(prepared: PreparedSyncedWave, fs: DeclarationFs, decidedOn?: StateDirReading): SyncWriteResult {
   if (decidedOn !== undefined && !decidedOn.holdsStill(fs)) {
-    const message = `${decidedOn.stateDir} changed while this sync ran (another command wrote to it): nothing was written; run sync again`;
-    return { ok: false, step: 'state-dir', message, errors: [message], written: [], removed: [], stateDir: prepared.plan.stateDir } as WavePlanFailure;
+    return syncStoppedBeforeWriting(prepared.plan.stateDir, `${decidedOn.stateDir} changed while this sync ran (another command wrote to it): nothing was written; run sync again`);
   }
   const result = commitWavePlan(prepared.plan, fs);
   if (!result.ok) return result;
   const differ = JSON.stringify(result.manifest.allowedPaths) !== JSON.stringify(prepared.published.allowedPaths);
   return differ ? { ...result, allowedPathsDiffer: true } : result;
+}
+
+/** A sync that stopped before its first write (step `state-dir`), for `message`. */
+export function syncStoppedBeforeWriting(stateDir: string, message: string): WavePlanFailure {
+  return { ok: false, step: 'state-dir', message, errors: [message], written: [], removed: [], stateDir };
 }
 
 /** Writes a published wave into `stateDir` through the one safe chain, unbound (prepareSyncedWave, then commitSyncedWave). */

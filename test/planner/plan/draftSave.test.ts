@@ -141,6 +141,26 @@ describe('saveDraft (real directories, the Node file system)', () => {
     assert.deepEqual(fsRoots, [], 'not even the file system was asked for');
   });
 
+  it('holds the plan-write lock from before it asks for the file system to after its last write, and writes nothing when the lock cannot be had', () => {
+    const events: string[] = [];
+    const saved = saveDraft(
+      twoWaves,
+      options({
+        fsAt: (at) => (events.push('fs'), nodeDeclarationFs(at)),
+        lockPlan: () => (events.push('lock'), { held: true, release: () => events.push('release') }),
+      }),
+    );
+    assert.equal(saved.ok, true, saved.message);
+    assert.deepEqual([events[0], events[1], events[events.length - 1]], ['lock', 'fs', 'release']);
+    assert.equal(events.filter((event) => event === 'release').length, 1);
+    rmSync(join(root, '.claude'), { recursive: true, force: true });
+    const refused = saveDraft(twoWaves, options({ lockPlan: () => ({ held: false, problem: 'another writer holds it' }) }));
+    assert.ok(!refused.ok);
+    assert.equal(refused.step, 'state-dir');
+    assert.equal(refused.message, 'Not saved: another writer holds it. The draft is kept.');
+    assert.deepEqual(stateFiles(), []);
+  });
+
   it('refuses in a linked worktree whose hooks read the main checkout\'s plan (governedFrom), naming it, and writes nothing', () => {
     const result = saveDraft(twoWaves, options({ governedFrom: '/main/checkout' }));
     assert.ok(!result.ok);

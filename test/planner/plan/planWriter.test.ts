@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Ajv from 'ajv';
 import { agentScopePath, waveSidecarPath } from '../../../src/planner/plan/declarationPaths';
 import { readWaveDeclaration } from '../../../src/planner/plan/declarationStore';
@@ -92,6 +92,36 @@ describe('writeWavePlan (the safe chain, real directories)', () => {
     const manifest = readManifest();
     assert.equal('session_id' in manifest, false);
     assert.equal('semantic_session_id' in manifest, false);
+  });
+
+  it('holds the plan-write lock it is given from its first reading to its last write, and writes nothing when the lock cannot be had', () => {
+    const events: string[] = [];
+    const real = nodeDeclarationFs(stateDir);
+    const observed: DeclarationFs = {
+      ...real,
+      readText(path) {
+        events.push(`read ${basename(path)}`);
+        return real.readText(path);
+      },
+      writeAtomic(path, text) {
+        events.push(`write ${basename(path)}`);
+        real.writeAtomic(path, text);
+      },
+    };
+    const held = writeWavePlan(request({ lockPlan: () => (events.push('lock'), { held: true, release: () => events.push('release') }) }), observed);
+    assert.equal(held.ok, true);
+    assert.equal(events[0], 'lock');
+    assert.equal(events[events.length - 1], 'release');
+    assert.equal(events.filter((event) => event === 'lock' || event === 'release').length, 2);
+    assert.ok(events.includes('write wave-scope.json'));
+    rmSync(stateDir, { recursive: true, force: true });
+    const refused = writeWavePlan(request({ lockPlan: () => ({ held: false, problem: 'another writer holds it' }) }), nodeDeclarationFs(stateDir));
+    assert.equal(refused.ok, false);
+    if (refused.ok) return;
+    assert.equal(refused.step, 'state-dir');
+    assert.equal(refused.message, 'another writer holds it');
+    assert.deepEqual([refused.written, refused.removed], [[], []]);
+    assert.equal(existsSync(stateDir), false, 'nothing written');
   });
 
   it('adds no test siblings for a role that does not write code', () => {
