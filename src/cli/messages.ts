@@ -657,6 +657,7 @@ export const syncMessages = {
   syncDetail: (text: string) => `  ${printable(text)}`,
   synced: (wave: number, cloneName: string, cloneId: string, stateDir: string, agents: number, allowed: number, claim: string) =>
     `synced wave ${wave} of ${cloneLabel(cloneName, cloneId)}${claim} into ${stateDir}: ${agents} agent${agents === 1 ? '' : 's'}, ${allowed} allowed entr${allowed === 1 ? 'y' : 'ies'}, unbound (every session of this clone is held to it)`,
+  stateDirMoved: (chosen: string, now: string) => `the state directory a plan written here goes to is no longer ${chosen} (now: ${now}; another command wrote a plan meanwhile): nothing was written; run sync again`,
   alreadySynced: (wave: number, cloneName: string, cloneId: string, stateDir: string) =>
     `${stateDir} already enforces wave ${wave} of ${cloneLabel(cloneName, cloneId)} as published; nothing was written`,
   syncedClaim: (until: string) => `, claimed until ${until}`,

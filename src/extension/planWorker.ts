@@ -5,8 +5,9 @@
 // worker dies, its pending requests fail and the next request starts a new one.
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { releaseLockOfStoppedThread } from '../node/planWriteLock';
 import { runPlanWork } from './planWork';
-import type { PlanWorkKind, PlanWorkTypes } from './planWork';
+import type { PlanWorkKind, PlanWorkTypes, SaveWork } from './planWork';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -21,6 +22,8 @@ export class PlanWorker {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private disposed = false;
+  /** The checkouts of the saves the worker has not answered yet, by request id: a worker that stops mid-save leaves their plan-write lock. */
+  private readonly saving = new Map<number, { root: string; worker: Worker }>();
   /** How many requests ran in the worker and how many in the host's thread (tests and the log read it). */
   readonly counts = { worker: 0, thread: 0 };
 
@@ -44,6 +47,7 @@ export class PlanWorker {
     }
     this.counts.worker += 1;
     const id = this.nextId++;
+    if (kind === 'save') this.saving.set(id, { root: (params as SaveWork).repoRoot, worker });
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage({ id, kind, params });
@@ -67,7 +71,10 @@ export class PlanWorker {
     const worker = new Worker(this.bundle);
     // The worker must never keep the extension host alive on its own.
     worker.unref();
+    // Known from the start: a stopped worker no longer has one.
+    const thread = worker.threadId;
     worker.on('message', (reply: WorkReply) => {
+      this.saving.delete(reply.id);
       const pending = this.pending.get(reply.id);
       if (pending === undefined) return;
       this.pending.delete(reply.id);
@@ -85,7 +92,16 @@ export class PlanWorker {
       if (!this.disposed) this.report(`the plan worker stopped (${why}); the next request starts a new one`);
     };
     worker.on('error', (error) => lost(error.message));
-    worker.on('exit', (code) => lost(`exit code ${code}`));
+    worker.on('exit', (code) => {
+      // Its thread has stopped (a save cut short by dispose, or an error): the plan-write lock it held would
+      // otherwise stand until stale, since this process, which it names, runs on (src/node/planWriteLock.ts).
+      for (const [id, save] of this.saving) {
+        if (save.worker !== worker) continue;
+        this.saving.delete(id);
+        if (releaseLockOfStoppedThread(save.root, thread)) this.report(`the plan worker stopped in the middle of a save into ${save.root}; its plan-write lock was let go`);
+      }
+      lost(`exit code ${code}`);
+    });
     this.worker = worker;
     return worker;
   }

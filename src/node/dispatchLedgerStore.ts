@@ -4,13 +4,13 @@
 // (reference row 14: a lock problem must never deny a dispatch). An atomic write makes a write safe; only
 // the lock makes the read-modify-write cycle safe. Where the ledger lives, and reading it, are in
 // ledgerFile.ts (the write gate reads it too, and must not load the lock library to do so).
-import { unlinkSync } from 'node:fs';
+import { lockSync } from 'proper-lockfile';
+import { mkdirSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, isReplaceableFile } from './declarationFs';
 import { ensureRealDirectory } from './eventLog';
 import { MAX_CONTROL_FILE_BYTES } from './hookFileSystem';
-import { acquireLockDirectory } from './lockDirectory';
 import type { LedgerLocation } from './ledgerFile';
 import { formatLedgerWithin } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
@@ -26,6 +26,20 @@ export const LOCK_BUDGET_MS = 6000;
 /** A lock older than this (its holder stopped refreshing it: it died) is taken over. */
 export const LOCK_STALE_MS = 5000;
 
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+// The calls proper-lockfile's synchronous mode makes, and nothing else: it copies the object it is given,
+// and copying Node's whole `fs` module wakes its lazy parts (on the hook's path that is a measurable cost).
+const lockFs = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
+
+function sleep(ms: number): void {
+  if (ms > 0) Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
+}
+
 /** A held (or, past the budget, not held) lock. */
 export interface LedgerLock {
   readonly held: boolean;
@@ -40,14 +54,64 @@ export interface LedgerLock {
  * past the budget (or on any error) the lock is returned not held.
  */
 export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDGET_MS, clock: () => number = Date.now): LedgerLock {
+  const started = clock();
+  let problem = 'the lock is held by another hook';
   try {
     ensureRealDirectory(location.root, ORCHESTRATOR_DIR_NAME);
   } catch (error) {
     return { held: false, waitedMs: 0, problem: (error as Error).message, release() {} };
   }
-  const lock = acquireLockDirectory(location.ledgerPath, location.lockPath, { budgetMs, staleMs: LOCK_STALE_MS, clock });
-  if (lock.held) return lock;
-  return { held: false, waitedMs: lock.waitedMs, problem: lock.busy ? 'the lock is held by another hook' : lock.problem, release() {} };
+  for (;;) {
+    try {
+      const release = lockSync(location.ledgerPath, {
+        lockfilePath: location.lockPath,
+        realpath: false,
+        fs: lockFs,
+        stale: LOCK_STALE_MS,
+        update: 1000,
+        // A compromised lock (its directory removed by `ledger reset`) only ends this hook's claim on it.
+        onCompromised: () => undefined,
+      });
+      let released = false;
+      return {
+        held: true,
+        waitedMs: clock() - started,
+        release() {
+          if (released) return;
+          released = true;
+          try {
+            release();
+          } catch {
+            // Already gone (taken over as stale, or reset): nothing left to release.
+          }
+        },
+      };
+    } catch (error) {
+      if (errorCode(error) !== 'ELOCKED') {
+        problem = (error as Error).message;
+        break;
+      }
+      // A live lock's time is refreshed every second, so one dated past now plus the stale time was set so
+      // by hand (`touch -d tomorrow`): it would never go stale (proper-lockfile compares with the past
+      // only), and every hook would wait out its budget; it is taken over (found by red-team review, 2026-12-06).
+      if (takeOverFutureLock(location.lockPath, clock())) continue;
+    }
+    const remaining = budgetMs - (clock() - started);
+    if (remaining <= 0) break;
+    sleep(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
+  }
+  return { held: false, waitedMs: clock() - started, problem, release() {} };
+}
+
+/** Removes the lock directory at `lockPath` when its time lies further ahead than LOCK_STALE_MS; whether it did. */
+function takeOverFutureLock(lockPath: string, now: number): boolean {
+  try {
+    if (statSync(lockPath).mtimeMs - now <= LOCK_STALE_MS) return false;
+    rmdirSync(lockPath);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

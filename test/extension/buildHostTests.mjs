@@ -33,6 +33,9 @@ export async function buildHostTests() {
     target: 'node20',
     logLevel: 'warning',
     external: ['vscode'],
+    // As the extension's own build (esbuild.mjs): jsonc-parser's CommonJS build is a UMD wrapper that
+    // requires its own files at run time; its ESM build bundles.
+    mainFields: ['module', 'main'],
     plugins: [
       {
         name: 'mocha-commonjs',

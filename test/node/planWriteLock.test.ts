@@ -1,12 +1,29 @@
-// The plan-write lock of a checkout (src/node/planWriteLock.ts over src/node/lockDirectory.ts), on a real
-// file system with real processes: one writer at a time, a dead holder's lock taken over, never a link
-// written through.
+// The plan-write lock of a checkout (src/node/planWriteLock.ts), on a real file system with real processes:
+// one writer at a time, a lock whose holder is gone taken over at once and one whose holder runs never, a
+// release that frees only its own lock, and no link, second name or FIFO written through or waited on.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, linkSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PLAN_WRITE_LOCK_FILE, PLAN_WRITE_LOCK_STALE_MS, planWriteLockAt } from '../../src/node/planWriteLock';
+import { PLAN_WRITE_LOCK_FILE, PLAN_WRITE_LOCK_STALE_MS, planWriteLockAt, releaseLockOfStoppedThread } from '../../src/node/planWriteLock';
+
+const support = join(__dirname, '..', 'support');
+
+function ownPidNamespace(): string | null {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return null;
+  }
+}
+
+/** A pid no process has now (a process that has ended). */
+function deadPid(): number {
+  const ended = spawnSync(process.execPath, ['-e', '0']);
+  assert.equal(ended.status, 0);
+  return ended.pid as number;
+}
 
 describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
   let root: string;
@@ -17,111 +34,161 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  const holderFile = () => `${lockPath}.holder`;
-  /** A lock directory as a holder of `pid` on `host` left it, named for this lock. */
-  const plantLock = (pid: number, host = hostname()) => {
+  const holderFile = () => join(lockPath, 'holder.json');
+  /** A lock as a holder with these particulars left it. */
+  const plantLock = (holder: { pid: number; thread?: number; host?: string; at?: number; token?: string }) => {
     mkdirSync(lockPath, { recursive: true });
-    writeFileSync(holderFile(), JSON.stringify({ pid, host, pidNamespace: ownPidNamespace(), lockTime: statSync(lockPath).mtimeMs }));
+    const particulars = { thread: 0, host: hostname(), pidNamespace: ownPidNamespace(), at: Date.now(), token: 'planted', ...holder };
+    writeFileSync(holderFile(), JSON.stringify(particulars));
   };
-  const ownPidNamespace = () => {
-    try {
-      return readlinkSync('/proc/self/ns/pid');
-    } catch {
-      return null;
-    }
-  };
-  const deadPid = () => {
-    const ended = spawnSync(process.execPath, ['-e', '0']);
-    assert.equal(ended.status, 0);
-    return ended.pid as number;
-  };
+  const takeNow = (budgetMs = 100) => planWriteLockAt(root, budgetMs)();
 
-  it('makes a second writer wait out its budget and refuses it, naming the lock and how to free it; released, the next takes it at once', () => {
-    const first = planWriteLockAt(root)();
+  it('makes a second writer wait out its budget and refuses it, naming the lock, its holder and how to free it; released, the next takes it at once', () => {
+    const first = takeNow(0);
     assert.equal(first.held, true);
-    assert.ok(existsSync(lockPath), 'the lock directory is there while it is held');
-    const second = planWriteLockAt(root, 150)();
+    assert.ok(existsSync(holderFile()), 'the holder is named in the lock');
+    const second = takeNow(150);
     assert.equal(second.held, false);
     if (second.held) return;
-    assert.match(second.problem, /another Wave Scope command .* is writing this checkout's plan: it holds \.orchestrator\/plan-write\.lock, taken \d+ s ago, and it did not let go within 0\.15 s/);
-    assert.match(second.problem, /Nothing was written; run this again once it has finished/);
-    assert.match(second.problem, new RegExp(`taken over once it is ${PLAN_WRITE_LOCK_STALE_MS / 1000} s old`));
+    assert.match(second.problem, new RegExp(`another Wave Scope command .* is writing this checkout's plan: it holds \\.orchestrator/plan-write\\.lock, held by process ${process.pid} since \\d{4}-`));
+    assert.match(second.problem, /did not let go within 0\.15 s\. Nothing was written; run this again once it has finished/);
     assert.match(second.problem, /removing the directory \.orchestrator\/plan-write\.lock frees it at once/);
-    first.release();
+    if (first.held) first.release();
     assert.equal(existsSync(lockPath), false, 'released: the lock directory is gone');
-    assert.equal(existsSync(holderFile()), false, 'and so is the file naming its holder');
-    const third = planWriteLockAt(root, 0)();
+    const third = takeNow(0);
     assert.equal(third.held, true);
     if (third.held) third.release();
   });
 
   it('takes over at once a lock whose holder was killed with SIGKILL (no time to let go)', () => {
-    const killed = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'killedLockHolder.ts'), root], { encoding: 'utf8' });
+    const killed = spawnSync(process.execPath, ['--import', 'tsx', join(support, 'killedLockHolder.ts'), root], { encoding: 'utf8' });
     assert.equal(killed.signal, 'SIGKILL', killed.stderr);
     assert.equal(killed.stdout, 'held\n');
     assert.ok(existsSync(lockPath), 'the killed holder left its lock');
     const started = Date.now();
-    const next = planWriteLockAt(root, 3000)();
+    const next = takeNow(3000);
     assert.equal(next.held, true, next.held ? '' : next.problem);
     assert.ok(Date.now() - started < 1500, 'taken over without waiting for the lock to go stale');
     if (next.held) next.release();
   });
 
-  it('leaves a lock to its stale time when its holder may still run: a live process, one of another host, or no holder named', () => {
-    for (const [what, plant] of [
-      ['a live process', () => plantLock(process.ppid)],
-      ['a process of another host', () => plantLock(deadPid(), `not-${hostname()}`)],
-      ['no holder named', () => mkdirSync(lockPath, { recursive: true })],
-    ] as const) {
-      plant();
-      const waiting = planWriteLockAt(root, 100)();
-      assert.equal(waiting.held, false, what);
+  it('never takes over a lock whose holder still runs on this host, however old (a writer suspended with Ctrl-Z)', () => {
+    plantLock({ pid: process.ppid, at: Date.now() - 10 * PLAN_WRITE_LOCK_STALE_MS });
+    assert.equal(takeNow().held, false);
+  });
+
+  it('takes over a lock it cannot check the holder of (another host, a worker thread, no holder file) once it is stale, and not before', () => {
+    const cases: Array<[string, (at: number) => void]> = [
+      ['another host', (at) => plantLock({ pid: deadPid(), host: `not-${hostname()}`, at })],
+      ['a worker thread of a live process', (at) => plantLock({ pid: process.pid, thread: 7, at })],
+      [
+        'no holder file',
+        (at) => {
+          mkdirSync(lockPath, { recursive: true });
+          utimesSync(lockPath, new Date(at), new Date(at));
+        },
+      ],
+    ];
+    for (const [what, plant] of cases) {
+      plant(Date.now() - 1000);
+      assert.equal(takeNow().held, false, `${what}: young, waited for`);
       rmSync(lockPath, { recursive: true, force: true });
-      rmSync(holderFile(), { force: true });
+      plant(Date.now() - PLAN_WRITE_LOCK_STALE_MS - 5000);
+      const taken = takeNow();
+      assert.equal(taken.held, true, `${what}: stale, taken over`);
+      if (taken.held) taken.release();
+      assert.equal(existsSync(lockPath), false);
     }
-    // The same dead process, of this host: taken over.
-    plantLock(deadPid());
-    const taken = planWriteLockAt(root, 100)();
-    assert.equal(taken.held, true, 'a dead holder of this host');
-    if (taken.held) taken.release();
+    // Dated far ahead (by hand, or a clock far off), it would never go stale: taken over.
+    plantLock({ pid: deadPid(), host: `not-${hostname()}`, at: Date.now() + 24 * 3600 * 1000 });
+    const future = takeNow();
+    assert.equal(future.held, true);
+    if (future.held) future.release();
   });
 
-  it('does not take over a lock taken again since its dead holder named it (the holder file is another lock\'s)', () => {
-    plantLock(deadPid());
-    const later = new Date(Date.now() + 2000);
-    utimesSync(lockPath, later, later);
-    const waiting = planWriteLockAt(root, 100)();
-    assert.equal(waiting.held, false);
+  it('a release frees only its own lock: one taken over from it meanwhile stays its new holder\'s', () => {
+    const first = takeNow(0);
+    assert.equal(first.held, true);
+    // The first holder's lock goes stale as one of another host would (it was suspended, say): the second takes it over.
+    const holder = JSON.parse(readFileSync(holderFile(), 'utf8'));
+    writeFileSync(holderFile(), JSON.stringify({ ...holder, host: `not-${hostname()}`, at: Date.now() - PLAN_WRITE_LOCK_STALE_MS - 5000 }));
+    const second = takeNow();
+    assert.equal(second.held, true);
+    if (first.held) first.release();
+    assert.ok(existsSync(holderFile()), 'the first holder\'s release left the second\'s lock alone');
+    assert.equal(takeNow(50).held, false, 'so a third writer still waits');
+    if (second.held) second.release();
+    assert.equal(existsSync(lockPath), false);
   });
 
-  it('takes over a lock older than its stale time', () => {
-    mkdirSync(lockPath, { recursive: true });
-    const old = new Date(Date.now() - PLAN_WRITE_LOCK_STALE_MS - 5000);
-    utimesSync(lockPath, old, old);
-    const taken = planWriteLockAt(root, 200)();
-    assert.equal(taken.held, true);
-    if (taken.held) taken.release();
+  it('lets exactly one of many writers in when they take over a dead holder\'s lock at the same moment', async function () {
+    this.timeout(60_000);
+    plantLock({ pid: deadPid() });
+    const log = join(root, 'turns.log');
+    const writers = Array.from({ length: 6 }, () => new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(support, 'lockTurnTaker.ts'), root, log], { stdio: 'ignore' });
+      child.on('exit', (code) => resolve(code));
+    }));
+    assert.deepEqual(await Promise.all(writers), [0, 0, 0, 0, 0, 0]);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 12);
+    for (let i = 0; i < lines.length; i += 2) {
+      const [begin, end] = [lines[i]!.split(' '), lines[i + 1]!.split(' ')];
+      assert.deepEqual([begin[0], end[0], begin[1]], ['begin', 'end', end[1]], `turns interleaved: ${lines.join(' | ')}`);
+    }
   });
 
-  it('never writes through a link: an .orchestrator that is one is refused, a holder file that is one is left as it is', () => {
-    const elsewhere = mkdtempSync(join(tmpdir(), 'wave-scope-plan-lock-elsewhere-'));
+  it('never writes through a name planted in its way, nor waits on a FIFO: a hard link or a FIFO as the holder file, a link as the lock or as .orchestrator', () => {
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-plan-lock-elsewhere-')));
     try {
-      writeFileSync(join(elsewhere, 'precious'), 'kept\n');
-      mkdirSync(join(root, '.orchestrator'));
-      symlinkSync(join(elsewhere, 'precious'), holderFile());
-      const held = planWriteLockAt(root, 0)();
-      assert.equal(held.held, true);
-      if (held.held) held.release();
-      assert.equal(readFileSync(join(elsewhere, 'precious'), 'utf8'), 'kept\n', 'the file the link leads to is untouched');
+      const precious = join(elsewhere, 'precious');
+      writeFileSync(precious, 'kept\n');
+      // A stale lock whose holder file is a second name of a file outside: taken over, the file untouched.
+      mkdirSync(lockPath, { recursive: true });
+      linkSync(precious, holderFile());
+      utimesSync(lockPath, new Date(0), new Date(0));
+      const overLink = takeNow();
+      assert.equal(overLink.held, true);
+      if (overLink.held) overLink.release();
+      assert.equal(readFileSync(precious, 'utf8'), 'kept\n', 'the file the second name leads to is untouched');
+
+      // A FIFO as the holder file: read without waiting on it (a young lock: waited for, then refused).
+      mkdirSync(lockPath);
+      assert.equal(spawnSync('mkfifo', [holderFile()]).status, 0);
+      assert.equal(takeNow(100).held, false);
+      rmSync(lockPath, { recursive: true, force: true });
+
+      // A symbolic link as the lock: judged by its own time (young: waited for), never followed; old, moved aside.
+      writeFileSync(join(elsewhere, 'holder.json'), readFileSync(precious));
+      symlinkSync(elsewhere, lockPath);
+      assert.equal(takeNow(50).held, false);
+      lutimesSync(lockPath, new Date(0), new Date(0));
+      const overSymlink = takeNow();
+      assert.equal(overSymlink.held, true, 'an old link is taken over (renamed aside)');
+      if (overSymlink.held) overSymlink.release();
+      assert.deepEqual(readdirSync(elsewhere).sort(), ['holder.json', 'precious'], 'nothing made or removed in the directory the link leads to');
 
       rmSync(join(root, '.orchestrator'), { recursive: true });
       symlinkSync(elsewhere, join(root, '.orchestrator'));
-      const refused = planWriteLockAt(root, 0)();
+      const refused = takeNow(0);
       assert.equal(refused.held, false);
       if (!refused.held) assert.match(refused.problem, /plan-write lock \.orchestrator\/plan-write\.lock cannot be taken \(refusing to write through the symbolic link .*\); nothing was written/);
-      assert.equal(existsSync(join(elsewhere, 'plan-write.lock')), false, 'no lock made through the link');
+      assert.deepEqual(readdirSync(elsewhere).sort(), ['holder.json', 'precious'], 'no lock made through the link');
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it('releaseLockOfStoppedThread lets go of the lock a stopped worker thread of this process held, and of no other', () => {
+    plantLock({ pid: process.pid, thread: 4 });
+    assert.equal(releaseLockOfStoppedThread(root, 5), false, 'another thread\'s');
+    assert.ok(existsSync(lockPath));
+    assert.equal(releaseLockOfStoppedThread(root, 4), true);
+    assert.equal(existsSync(lockPath), false);
+    plantLock({ pid: process.pid, thread: 0 });
+    assert.equal(releaseLockOfStoppedThread(root, 0), false, 'never the main thread\'s: it runs');
+    rmSync(lockPath, { recursive: true });
+    plantLock({ pid: deadPid(), thread: 4 });
+    assert.equal(releaseLockOfStoppedThread(root, 4), false, 'never another process\'s');
   });
 });

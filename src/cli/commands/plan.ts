@@ -3,10 +3,10 @@
 import { resolve } from 'node:path';
 import { ENFORCEMENT_VALUES } from '../../planner/plan/manifest';
 import type { Enforcement } from '../../planner/plan/manifest';
-import { nodeDeclarationFs, nodePlanReadingFs, readTextIfExists } from '../../node/declarationFs';
+import { nodeDeclarationFs, nodePlanReadingFs } from '../../node/declarationFs';
 import { readPlan } from '../../planner/plan/planReader';
 import type { PlanView } from '../../planner/plan/planReader';
-import { resolveWriteStateDir, stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
+import { stoppedOnInput, writeWavePlan } from '../../planner/plan/planWriter';
 import type { WavePlanResult } from '../../planner/plan/planWriter';
 import { processLocalSessionIds } from '../../planner/plan/sessionBinding';
 import { scopeRecordWarnings } from '../../planner/scope/scopeWarnings';
@@ -79,26 +79,22 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
     reportWarning(io, assignment.message);
   }
   const ownIds = processLocalSessionIds({ env: io.env });
-  let stateDir: string;
-  if (values['state-dir'] !== undefined && values['state-dir'] !== '') stateDir = resolve(io.cwd, values['state-dir']);
+  let named: string | undefined;
+  if (values['state-dir'] !== undefined && values['state-dir'] !== '') named = resolve(io.cwd, values['state-dir']);
   else {
     const main = repository.inGit ? governingCheckoutElsewhere(repository.root, nodeLocateFileSystem) : undefined;
     if (main !== undefined) {
       reportError(io, say.planStopped('state-dir', say.planInLinkedWorktree(repository.root, main)));
       return 1;
     }
-    const resolved = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
-    if ('problem' in resolved) {
-      reportError(io, say.planStopped('state-dir', resolved.problem));
-      return 1;
-    }
-    stateDir = resolved.stateDir;
   }
 
+  // Without --state-dir, the chain resolves the state directory itself, holding the plan-write lock: a plan
+  // another writer puts into an earlier state directory meanwhile is seen, not written around.
   const result = writeWavePlan(
     {
       repoRoot: repository.root,
-      stateDir,
+      ...(named !== undefined ? { stateDir: named } : {}),
       wave,
       role,
       enforcement,
@@ -110,7 +106,7 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       newFiles: values['new-file'],
       lockPlan: planWriteLockAt(repository.root),
     },
-    nodeDeclarationFs(writeConfinement(repository.root, stateDir)),
+    nodeDeclarationFs(named !== undefined ? writeConfinement(repository.root, named) : repository.root),
   );
   if (!result.ok && result.inTheWay !== undefined) {
     // Refused before the first write, as sync refuses it: local state the chain will not write through.

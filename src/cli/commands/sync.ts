@@ -226,6 +226,18 @@ function readStateDirWhileFetching(repository: SyncRepository, target: SyncTarge
   }
 }
 
+/**
+ * Whether the state directory a sync chose while git fetched (`chosen`, without --state-dir) is no longer the
+ * one a plan written here goes to: another writer put a plan into an earlier one meanwhile, which the hooks
+ * would read instead. Asked holding the plan-write lock; what it now is (or why there is none), else undefined.
+ */
+function stateDirMovedTo(named: string | undefined, repository: SyncRepository, ownIds: ReadonlySet<string>, chosen: string): { to: string } | { problem: string } | undefined {
+  if (named !== undefined && named !== '') return undefined;
+  const now = resolveWriteStateDir(repository.root, ownIds, { readText: readTextIfExists });
+  if ('problem' in now) return now;
+  return now.stateDir === chosen ? undefined : { to: now.stateDir };
+}
+
 /** Where a sync writes: the state directory, and the root its writes are confined to; or why there is none. */
 type SyncTarget = { stateDir: string; confinement: string } | { problem: string };
 
@@ -384,7 +396,9 @@ async function syncDecoded(
       // of the state directory included), so no other writer's write falls between; taken before the marker
       // and while the staged files' fsyncs still run on the pool.
       planLock = planWriteLockAt(repository.root)();
+      const movedTo = planLock.held ? stateDirMovedTo(values['state-dir'], repository, ownIds, stateDir) : undefined;
       if (!planLock.held) result = syncStoppedBeforeWriting(stateDir, planLock.problem);
+      else if (movedTo !== undefined) result = syncStoppedBeforeWriting(stateDir, say.stateDirMoved(shownDir, 'problem' in movedTo ? movedTo.problem : shownPath(io.cwd, movedTo.to)));
       else {
         updateState((state) => {
           marked = { replaced: syncInProgressIn(state, key) };
