@@ -201,11 +201,28 @@ describe('the planner in the browser', function () {
     const planner = plannerFrame(page);
     await planner.locator('.lane[data-agent="agent-2"]').waitFor({ timeout: 60000 });
     await planner.locator('.tree-row').first().waitFor({ timeout: 30000 });
-    const restored = await planner
-      .locator('.lane[data-agent="agent-2"] .entry')
-      .evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')));
+    // Read as a condition: the restored panel's frame may be replaced once more while it settles, which
+    // ends a reading begun in the old one ("Execution context was destroyed"); the next reading is in the new.
+    const settled = async (read) => {
+      try {
+        return await read();
+      } catch (error) {
+        if (/Execution context was destroyed|frame was detached|Target closed/.test(String(error))) return undefined;
+        throw error;
+      }
+    };
+    let restored;
+    await until('the restored draft in the planner', async () => {
+      restored = await settled(() => planner.locator('.lane[data-agent="agent-2"] .entry').evaluateAll((items) => items.map((item) => item.getAttribute('data-entry'))));
+      return JSON.stringify(restored) === JSON.stringify(draftEntries);
+    }, 60000).catch(() => undefined);
     assert.deepEqual(restored, draftEntries);
-    assert.equal((await planner.locator('.save-status .status-text').textContent())?.trim(), 'Unsaved changes');
+    let status;
+    await until('the restored draft\'s status', async () => {
+      status = (await settled(() => planner.locator('.save-status .status-text').textContent()))?.trim();
+      return status === 'Unsaved changes';
+    }, 30000).catch(() => undefined);
+    assert.equal(status, 'Unsaved changes');
   });
 
   it('every control has an accessible name, and the tree is a tree of tree items', async () => {
