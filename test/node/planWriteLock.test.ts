@@ -36,7 +36,7 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
 
   const holderFile = () => join(lockPath, 'holder.json');
   /** A lock as a holder with these particulars left it. */
-  const plantLock = (holder: { pid: number; thread?: number; host?: string; at?: number; token?: string }) => {
+  const plantLock = (holder: { pid: number; thread?: number; host?: string; at?: number; token?: string; boot?: string; started?: number }) => {
     mkdirSync(lockPath, { recursive: true });
     const particulars = { thread: 0, host: hostname(), pidNamespace: ownPidNamespace(), at: Date.now(), token: 'planted', ...holder };
     writeFileSync(holderFile(), JSON.stringify(particulars));
@@ -82,9 +82,10 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
       ['another host', (at) => plantLock({ pid: deadPid(), host: `not-${hostname()}`, at })],
       ['a worker thread of a live process', (at) => plantLock({ pid: process.pid, thread: 7, at })],
       [
-        'no holder file',
+        'no readable holder file',
         (at) => {
           mkdirSync(lockPath, { recursive: true });
+          writeFileSync(holderFile(), '{"pid":');
           utimesSync(lockPath, new Date(at), new Date(at));
         },
       ],
@@ -104,6 +105,39 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
     const future = takeNow();
     assert.equal(future.held, true);
     if (future.held) future.release();
+  });
+
+  it('takes over at once a lock whose holder\'s process provably no longer runs: its pid taken by a process started later, an earlier boot, a worker thread of a process that is gone', () => {
+    const ownStart = Number(readFileSync(`/proc/${process.ppid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]);
+    const cases: Array<[string, () => void]> = [
+      ['the pid taken again', () => plantLock({ pid: process.ppid, started: ownStart + 1 })],
+      ['an earlier boot', () => plantLock({ pid: process.ppid, boot: '00000000-0000-4000-8000-000000000000' })],
+      ['a worker thread of a process that is gone', () => plantLock({ pid: deadPid(), thread: 3 })],
+    ];
+    for (const [what, plant] of cases) {
+      plant();
+      const taken = takeNow(0);
+      assert.equal(taken.held, true, what);
+      if (taken.held) taken.release();
+    }
+    // The same process, started when it says: still running, waited for.
+    plantLock({ pid: process.ppid, started: ownStart });
+    assert.equal(takeNow(50).held, false, 'the holder as named runs');
+  });
+
+  it('takes at once the place of an empty directory (a lock of an earlier version, or one being taken over), never that of a named lock', () => {
+    mkdirSync(lockPath, { recursive: true });
+    const taken = takeNow(0);
+    assert.equal(taken.held, true);
+    if (taken.held) taken.release();
+  });
+
+  it('refuses within its budget, without spinning, when a stale lock cannot be taken over (the takeover\'s own place taken by a file)', () => {
+    plantLock({ pid: deadPid(), host: `not-${hostname()}`, at: Date.now() - PLAN_WRITE_LOCK_STALE_MS - 5000 });
+    writeFileSync(`${lockPath}.taking-over`, 'in the way\n');
+    const started = Date.now();
+    assert.equal(takeNow(200).held, false);
+    assert.ok(Date.now() - started < 2000, 'refused once its budget was spent');
   });
 
   it('a release frees only its own lock: one taken over from it meanwhile stays its new holder\'s', () => {
