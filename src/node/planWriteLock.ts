@@ -122,6 +122,14 @@ function processStart(pid: number | 'self'): number | null {
   }
 }
 
+let identity: Omit<LockHolder, 'at' | 'token'> | undefined;
+
+/** This process and thread as a holder names them: the same for every lock it takes, so read once. */
+function ownIdentity(): Omit<LockHolder, 'at' | 'token'> {
+  identity ??= { pid: process.pid, thread: threadId, host: hostname(), pidNamespace: pidNamespace(), boot: bootId(), started: processStart('self') };
+  return identity;
+}
+
 function lockPathOf(root: string): string {
   return join(root, ...PLAN_WRITE_LOCK_FILE.split('/'));
 }
@@ -136,7 +144,7 @@ function takePlanWriteLock(root: string, budgetMs: number): PlanWriteLock {
   } catch (error) {
     return cannot((error as Error).message);
   }
-  const me: Omit<LockHolder, 'at' | 'token'> = { pid: process.pid, thread: threadId, host: hostname(), pidNamespace: pidNamespace(), boot: bootId(), started: processStart('self') };
+  const me = ownIdentity();
   const started = Date.now();
   let last: LockHolder | undefined;
   let quickTurns = 0;

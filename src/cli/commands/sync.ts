@@ -380,26 +380,26 @@ async function syncDecoded(
   let marked: { replaced: SyncInProgress | undefined } | undefined;
   let planLock: PlanWriteLock | undefined;
   try {
-    const risk = findLocalPlanRisk({ repoRoot: repository.root, found, incoming: digests, state: readLocalSyncState(repository.gitDir) });
-    if (risk !== undefined) {
-      reportError(io, describeRisk(risk, shownDir));
-      return 1;
-    }
-    const prepared = prepareSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
-    if (!prepared.ok) result = prepared;
+    // The checkout's plan-write lock, held from here to the last write (commitSyncedWave's second reading of
+    // the state directory included), so no other writer's write falls between; taken while the staged files'
+    // fsyncs run on the pool.
+    planLock = planWriteLockAt(repository.root)();
+    const movedTo = planLock.held ? stateDirMovedTo(values['state-dir'], repository, ownIds, stateDir) : undefined;
+    if (!planLock.held) result = syncStoppedBeforeWriting(stateDir, planLock.problem);
+    else if (movedTo !== undefined) result = syncStoppedBeforeWriting(stateDir, say.stateDirMoved(shownDir, 'problem' in movedTo ? movedTo.problem : shownPath(io.cwd, movedTo.to)));
     else {
-      // Marked before the first write, so a sync killed half-way may be finished by the next one into this
-      // state directory. The marker replaces only this directory's (a killed sync's, which this sync finishes).
-      const previous = currentDigests(found, incoming.wave);
-      await beforeFirstWrite();
-      // The checkout's plan-write lock, held from here to the last write (commitSyncedWave's second reading
-      // of the state directory included), so no other writer's write falls between; taken before the marker
-      // and while the staged files' fsyncs still run on the pool.
-      planLock = planWriteLockAt(repository.root)();
-      const movedTo = planLock.held ? stateDirMovedTo(values['state-dir'], repository, ownIds, stateDir) : undefined;
-      if (!planLock.held) result = syncStoppedBeforeWriting(stateDir, planLock.problem);
-      else if (movedTo !== undefined) result = syncStoppedBeforeWriting(stateDir, say.stateDirMoved(shownDir, 'problem' in movedTo ? movedTo.problem : shownPath(io.cwd, movedTo.to)));
+      const risk = findLocalPlanRisk({ repoRoot: repository.root, found, incoming: digests, state: readLocalSyncState(repository.gitDir) });
+      if (risk !== undefined) {
+        reportError(io, describeRisk(risk, shownDir));
+        return 1;
+      }
+      const prepared = prepareSyncedWave({ repoRoot: repository.root, stateDir, wave: incoming, ignoreCase: repository.ignoreCase }, fs);
+      if (!prepared.ok) result = prepared;
       else {
+        // Marked before the first write, so a sync killed half-way may be finished by the next one into this
+        // state directory. The marker replaces only this directory's (a killed sync's, which this sync finishes).
+        const previous = currentDigests(found, incoming.wave);
+        await beforeFirstWrite();
         updateState((state) => {
           marked = { replaced: syncInProgressIn(state, key) };
           return markSyncInProgress(state, { stateDir: key, wave: incoming.wave, clone: incoming.clone, planDigest: digests.planDigest, ...previous, at: started });
