@@ -4,8 +4,8 @@
 // (reference row 14: a lock problem must never deny a dispatch). An atomic write makes a write safe; only
 // the lock makes the read-modify-write cycle safe. Where the ledger lives, and reading it, are in
 // ledgerFile.ts (the write gate reads it too, and must not load the lock library to do so).
-import { lockSync } from 'proper-lockfile';
 import { mkdirSync, realpathSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import type * as ProperLockfile from 'proper-lockfile';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, isReplaceableFile } from './declarationFs';
@@ -27,6 +27,20 @@ export const LOCK_BUDGET_MS = 6000;
 export const LOCK_STALE_MS = 5000;
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+let loadedLockLibrary: typeof ProperLockfile | undefined;
+
+/**
+ * proper-lockfile, loaded the first time a ledger lock is taken, not with the module: loading it installs
+ * signal handlers (signal-exit's, to remove its locks on the way out) that turn Ctrl-C into an event the
+ * process handles only once its thread is free, so every command that merely bundles this module would
+ * ignore Ctrl-C while it waits synchronously, for the plan-write lock among others (found by red-team review, 2026-12-06).
+ */
+function lockLibrary(): typeof ProperLockfile {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loadedLockLibrary ??= require('proper-lockfile') as typeof ProperLockfile;
+  return loadedLockLibrary;
+}
 
 // The calls proper-lockfile's synchronous mode makes, and nothing else: it copies the object it is given,
 // and copying Node's whole `fs` module wakes its lazy parts (on the hook's path that is a measurable cost).
@@ -63,7 +77,7 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
   }
   for (;;) {
     try {
-      const release = lockSync(location.ledgerPath, {
+      const release = lockLibrary().lockSync(location.ledgerPath, {
         lockfilePath: location.lockPath,
         realpath: false,
         fs: lockFs,

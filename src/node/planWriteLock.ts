@@ -11,7 +11,7 @@
 // whoever holds it by then.
 //
 // How it holds:
-// - A lock is made whole under a name of its own (`plan-write.lock.new.<token>`: the directory and its
+// - A lock is made whole under a name of its own (`plan-write.lock.new.<pid>.<token>`: the directory and its
 //   holder file) and then renamed into place. A rename onto a lock that stands there fails, so there is one
 //   holder at a time, and no lock is ever seen without its holder.
 // - A lock whose holder's process provably no longer runs (this host, this pid namespace, this boot; the pid
@@ -20,14 +20,17 @@
 //   taken on the process's main thread (a writer suspended with Ctrl-Z keeps it); one taken in a worker
 //   thread (the planner's Save) is taken over once it is PLAN_WRITE_LOCK_STALE_MS old, as is any lock whose
 //   holder cannot be checked (another host, another container, no readable holder file).
-// - A takeover is made by one taker at a time, under `plan-write.lock.taking-over` (a directory held for
-//   the few system calls it takes), and only if what stands at the lock's place is still exactly what was
-//   judged; a release removes the lock only if it is still its holder's (the same token).
+// - A lock is removed, by a taker or by its holder letting go, only once claimed: its holder file renamed, in
+//   the lock directory, to a name of the claimer's own. One rename wins, so one remover at a time, however
+//   long any of them stalls; the claimed file is read back, and a claim of another lock than the one meant
+//   (taken meanwhile) is given back. A lock with no readable holder file is claimed by a file created in it.
+//   A claim's name begins with its remover's pid: one a remover killed in the act left is taken over in turn
+//   (or given back, when the holder file it took names a holder that runs).
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ensureRealDirectory } from './eventLog';
 import { isProcessGone } from './processes';
@@ -45,9 +48,6 @@ export const PLAN_WRITE_LOCK_BUDGET_MS = 5000;
  * longest save (a whole draft's proofs).
  */
 export const PLAN_WRITE_LOCK_STALE_MS = 30_000;
-
-/** A takeover's own lock is held for a few system calls; one older than this was left by a taker that died. */
-const TAKEOVER_STALE_MS = 5000;
 
 export const PLAN_WRITE_LOCK_FILE = `${ORCHESTRATOR_DIR_NAME}/plan-write.lock`;
 
@@ -109,24 +109,50 @@ function bootId(): string | null {
   }
 }
 
-/** When process `pid` started, in clock ticks since boot (field 22 of `/proc/<pid>/stat`); null where unknown. */
-function processStart(pid: number | 'self'): number | null {
+/**
+ * Process `pid` as `/proc/<pid>/stat` gives it: its state (field 3; `Z` for a zombie, which has ended and
+ * waits to be reaped) and when it started, in clock ticks since boot (field 22); undefined where unknown.
+ */
+function processStat(pid: number | 'self'): { state: string; started: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold anything, spaces and ')' too: fields are counted after its last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const started = Number(fields[19]);
-    return Number.isSafeInteger(started) ? started : null;
+    return fields[0] !== undefined && Number.isSafeInteger(started) ? { state: fields[0], started } : undefined;
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+let procfsIsOwn: boolean | undefined;
+
+/**
+ * Whether `/proc` speaks of this process's pid namespace, so that `/proc/<pid>` is the process a holder's pid
+ * names: not in a pid namespace made without a `/proc` of its own (`unshare -pf` without `--mount-proc`), where
+ * `/proc/self` is this process under another pid. True where there is no `/proc` at all (only `kill` is asked).
+ */
+function procfsOwn(): boolean {
+  if (procfsIsOwn === undefined) {
+    try {
+      const stat = readFileSync('/proc/self/stat', 'utf8');
+      procfsIsOwn = Number(stat.slice(0, stat.indexOf(' '))) === process.pid;
+    } catch {
+      procfsIsOwn = true;
+    }
+  }
+  return procfsIsOwn;
 }
 
 let identity: Omit<LockHolder, 'at' | 'token'> | undefined;
 
 /** This process and thread as a holder names them: the same for every lock it takes, so read once. */
 function ownIdentity(): Omit<LockHolder, 'at' | 'token'> {
-  identity ??= { pid: process.pid, thread: threadId, host: hostname(), pidNamespace: pidNamespace(), boot: bootId(), started: processStart('self') };
+  // Where `/proc` is another namespace's, this process cannot name itself so that others can check it: it
+  // names no namespace, and its lock is judged by its time.
+  identity ??= procfsOwn()
+    ? { pid: process.pid, thread: threadId, host: hostname(), pidNamespace: pidNamespace(), boot: bootId(), started: processStat('self')?.started ?? null }
+    : { pid: process.pid, thread: threadId, host: hostname(), pidNamespace: null, boot: null, started: null };
   return identity;
 }
 
@@ -151,7 +177,10 @@ function takePlanWriteLock(root: string, budgetMs: number): PlanWriteLock {
   for (;;) {
     const token = randomBytes(12).toString('hex');
     const placed = placeLock(lockPath, { ...me, at: Date.now(), token });
-    if (placed === 'held') return { held: true, release: () => releaseIfOwn(lockPath, token) };
+    if (placed === 'held') {
+      sweepPlacingLeftovers(lockPath, me);
+      return { held: true, release: () => releaseIfOwn(lockPath, token) };
+    }
     if (placed !== 'busy') return cannot(placed.error);
     const judged = judgeLock(lockPath, Date.now(), me);
     let again = judged.verdict === 'gone';
@@ -183,7 +212,7 @@ function takePlanWriteLock(root: string, budgetMs: number): PlanWriteLock {
  * stands there. What was made is removed when it is not placed.
  */
 function placeLock(lockPath: string, holder: LockHolder): 'held' | 'busy' | { error: string } {
-  const made = `${lockPath}.new.${holder.token}`;
+  const made = `${lockPath}.new.${process.pid}.${holder.token}`;
   try {
     mkdirSync(made);
   } catch (error) {
@@ -206,8 +235,42 @@ function placeLock(lockPath: string, holder: LockHolder): 'held' | 'busy' | { er
     return 'held';
   } catch (error) {
     removeLockDirectory(made);
+    // Busy when something stands there (a lock, a link, a file; Windows refuses any rename onto a directory
+    // with EPERM), which is judged next, and may be gone by then; otherwise the file system refused the rename.
     const code = errorCode(error);
-    return code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' ? 'busy' : { error: (error as Error).message };
+    const busy = code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || (process.platform === 'win32' && code === 'EPERM');
+    return busy ? 'busy' : { error: (error as Error).message };
+  }
+}
+
+/**
+ * Removes what writers killed while placing their lock left (`plan-write.lock.new.<pid>.<token>`, made but
+ * never renamed into place): those whose holder's process provably no longer runs, or that are stale. Run
+ * holding the lock. Each is only ever a writer's own until it is placed, so one whose writer runs is left.
+ */
+function sweepPlacingLeftovers(lockPath: string, me: Omit<LockHolder, 'at' | 'token'>): void {
+  const directory = dirname(lockPath);
+  const prefix = `${basename(lockPath)}.new.`;
+  let names: string[];
+  try {
+    names = readdirSync(directory).filter((name) => name.startsWith(prefix));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(directory, name);
+    try {
+      const entry = lstatSync(path);
+      if (!entry.isDirectory()) continue;
+      const holder = readHolder(path);
+      const age = Math.abs(Date.now() - (holder?.at ?? entry.mtimeMs));
+      // Named, it is judged as a lock is; killed before it was named, by the pid its name begins with.
+      const maker = pidOfName(name, prefix);
+      const gone = holder !== undefined ? holderIsGone(holder, me) : maker !== undefined && isProcessGone(maker) && age > ABANDONED_AFTER_MS ? true : undefined;
+      if (gone === true || (gone === undefined && age > PLAN_WRITE_LOCK_STALE_MS)) removeLockDirectory(path);
+    } catch {
+      // Gone meanwhile.
+    }
   }
 }
 
@@ -230,9 +293,14 @@ function removeLockDirectory(path: string): void {
  * a holder file's size (opened without following a link and without waiting on a FIFO); undefined otherwise.
  */
 function readHolder(lockPath: string): LockHolder | undefined {
+  return readHolderFile(join(lockPath, HOLDER_FILE));
+}
+
+/** A holder file at `path`, read as readHolder reads one. */
+function readHolderFile(path: string): LockHolder | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(join(lockPath, HOLDER_FILE), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = openSync(path, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     const stats = fstatSync(fd);
     if (!stats.isFile() || stats.nlink !== 1 || stats.size > MAX_HOLDER_BYTES) return undefined;
     const buffer = Buffer.alloc(MAX_HOLDER_BYTES + 1);
@@ -256,6 +324,8 @@ interface Judged {
   verdict: 'wait' | 'take-over' | 'gone';
   holder: LockHolder | undefined;
   entry: Stats | undefined;
+  /** A claim a remover killed in the act left in the lock directory (abandonedClaim), to be taken over in turn. */
+  abandoned?: string;
 }
 
 /**
@@ -264,12 +334,12 @@ interface Judged {
  * told (another host or container).
  */
 function holderIsGone(holder: LockHolder, me: Omit<LockHolder, 'at' | 'token'>): boolean | undefined {
-  if (holder.host !== me.host || holder.pidNamespace !== me.pidNamespace) return undefined;
+  if (holder.host !== me.host || holder.pidNamespace !== me.pidNamespace || !procfsOwn()) return undefined;
   if (holder.boot !== null && me.boot !== null && holder.boot !== me.boot) return true;
   if (isProcessGone(holder.pid)) return true;
-  if (holder.started === null) return false;
-  const now = processStart(holder.pid);
-  return now !== null && now !== holder.started;
+  const now = processStat(holder.pid);
+  if (now === undefined) return false;
+  return now.state === 'Z' || (holder.started !== null && now.started !== holder.started);
 }
 
 /** Whether the lock at `lockPath` is to be waited for or taken over, by the rules at the top of this file. */
@@ -287,6 +357,18 @@ function judgeLock(lockPath: string, now: number, me: Omit<LockHolder, 'at' | 't
     const gone = holderIsGone(holder, me);
     if (gone === true) return { verdict: 'take-over', holder, entry };
     if (gone === false && holder.thread === 0) return { verdict: 'wait', holder, entry };
+  }
+  if (holder === undefined && entry.isDirectory()) {
+    const abandoned = abandonedClaim(lockPath, entry, now);
+    if (abandoned !== undefined) {
+      // The claim holds the holder file it took: a claim of a lock whose holder still runs (taken by mistake,
+      // its remover killed before it gave it back) is given back, and the lock waited for.
+      const claimed = readHolderFile(join(lockPath, abandoned));
+      const gone = claimed === undefined ? true : holderIsGone(claimed, me);
+      if (gone === true || (gone === undefined && Math.abs(now - (claimed?.at ?? 0)) > PLAN_WRITE_LOCK_STALE_MS)) return { verdict: 'take-over', holder: claimed, entry, abandoned };
+      giveBack(lockPath, abandoned);
+      return { verdict: 'wait', holder: claimed, entry };
+    }
   }
   const takenAt = holder?.at ?? entry.mtimeMs;
   // A time further ahead than the stale time was set so by hand (or by a clock far off): it would never go stale.
@@ -307,72 +389,183 @@ function stillJudged(lockPath: string, judged: Judged): boolean {
   return readHolder(lockPath)?.token === judged.holder?.token;
 }
 
+/** Short-lived names of a remover's own (a claim, in a lock directory): its pid first, so that one a remover killed in the act left can be told. */
+function newClaim(): string {
+  return `${process.pid}.${randomBytes(12).toString('hex')}`;
+}
+
+/** A name made by a process: `<pid>.<random>` after `prefix`, the pid read back; undefined for any other name. */
+function pidOfName(name: string, prefix: string): number | undefined {
+  if (!name.startsWith(prefix)) return undefined;
+  const pid = Number(name.slice(prefix.length).split('.')[0]);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** A claim or a placing is a few system calls long: one this old whose process is gone was left by a process killed in it. */
+const ABANDONED_AFTER_MS = 2000;
+
 /**
- * Takes the judged lock out of the way, under the takeover's own lock, if what stands at the lock's place is
- * still exactly what was judged: `taken-over`; `not-now` when another taker is at it or the lock changed
- * (the caller judges again); an error the file system gave (a read-only `.orchestrator`, say), which ends the
- * wait. A lock directory is removed (its holder file first, then itself); anything else found there (a link,
- * a file, a directory with more in it) is moved aside, renamed, never followed or deleted.
+ * A claim in the lock directory at `lockPath` that a remover killed in the act left: its process gone, and
+ * older than ABANDONED_AFTER_MS. Without it, the directory (its holder file claimed away) would name no holder
+ * and wait for its stale time.
  */
-function takeOver(lockPath: string, judged: Judged): 'taken-over' | 'not-now' | { error: string } {
-  const guard = `${lockPath}.taking-over`;
+function abandonedClaim(lockPath: string, directory: Stats, now: number): string | undefined {
+  // A claim changes the directory's time (a rename or a creation in it): unchanged this long, no claim is in progress.
+  if (Math.abs(now - directory.mtimeMs) <= ABANDONED_AFTER_MS) return undefined;
   try {
-    mkdirSync(guard);
+    for (const name of readdirSync(lockPath)) {
+      const pid = pidOfName(name, 'claimed.');
+      if (pid !== undefined && isProcessGone(pid)) return name;
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return undefined;
+}
+
+/**
+ * Claims the lock directory at `lockPath` for removal: its holder file renamed to `claimed.<claim>` in it
+ * (one rename wins), then read back. `claimed` when it names `token`; otherwise the file is given back and
+ * `not-now` (another claimer was first, or the lock is not the one meant: taken again meanwhile). While a
+ * claim is out, the directory is not empty, so no lock can be placed onto it, and it reads as a lock with no
+ * holder, whose young time makes everyone wait.
+ */
+function claimLock(lockPath: string, token: string, claim: string): 'claimed' | 'not-now' | { error: string } {
+  const holderPath = join(lockPath, HOLDER_FILE);
+  const claimPath = join(lockPath, `claimed.${claim}`);
+  try {
+    renameSync(holderPath, claimPath);
   } catch (error) {
-    if (errorCode(error) !== 'EEXIST') return { error: (error as Error).message };
-    clearDeadTakeover(guard);
-    return 'not-now';
+    const code = errorCode(error);
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'not-now' : { error: (error as Error).message };
+  }
+  if (readHolderFile(claimPath)?.token === token) return 'claimed';
+  giveBack(lockPath, `claimed.${claim}`);
+  return 'not-now';
+}
+
+/**
+ * Removes a claimed lock directory: the claim, then the directory. Once the claim is gone, a writer may place
+ * its lock onto the empty directory before it is removed: the removal then fails, and that lock stands. A
+ * directory with more in it than the claim is moved aside (no lock can be placed onto it meanwhile).
+ */
+function removeClaimed(lockPath: string, claim: string): 'removed' | { error: string } {
+  try {
+    unlinkSync(join(lockPath, `claimed.${claim}`));
+  } catch {
+    // Gone already.
   }
   try {
-    if (!stillJudged(lockPath, judged)) return 'not-now';
-    if (judged.entry?.isDirectory() === true) {
-      try {
-        unlinkSync(join(lockPath, HOLDER_FILE));
-      } catch {
-        // None readable there (a lock that named no holder).
-      }
-      try {
-        rmdirSync(lockPath);
-        return 'taken-over';
-      } catch (error) {
-        const code = errorCode(error);
-        if (code === 'ENOENT') return 'taken-over';
-        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') return { error: (error as Error).message };
-        // Not empty: either a lock placed onto it just now (its holder file in it: left to its holder) or
-        // more than a holder file in the old one (no place can be placed onto that: moved aside below).
-        const now = lstatSync(lockPath);
-        if (now.ino !== judged.entry.ino || readHolder(lockPath) !== undefined) return 'not-now';
-      }
-    }
-    renameSync(lockPath, `${lockPath}.taken-over.${process.pid}.${randomBytes(6).toString('hex')}`);
-    return 'taken-over';
+    rmdirSync(lockPath);
+    return 'removed';
   } catch (error) {
-    return errorCode(error) === 'ENOENT' ? 'not-now' : { error: (error as Error).message };
-  } finally {
-    try {
-      rmdirSync(guard);
-    } catch {
-      // Cleared as a dead taker's by another: nothing left to let go.
-    }
+    const code = errorCode(error);
+    if (code === 'ENOENT') return 'removed';
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') return { error: (error as Error).message };
+  }
+  // A lock placed onto the emptied directory meanwhile holds a holder file, or a claim of it (a lock is never
+  // without one of the two): it stands. (Its directory may even have the old one's inode number, freed and
+  // given again, so that cannot tell them apart.) What holds neither, but something, is what the old lock held
+  // besides: nothing can be placed onto a directory that is not empty, so it is moved aside.
+  let names: string[];
+  try {
+    names = readdirSync(lockPath);
+  } catch {
+    return 'removed';
+  }
+  if (names.length === 0 || names.some((name) => name === HOLDER_FILE || name.startsWith('claimed.'))) return 'removed';
+  return moveAside(lockPath);
+}
+
+/**
+ * Puts a claimed holder file back as the lock's holder file. No other holder file can stand there meanwhile:
+ * one is only ever made in a lock before it is placed, and a directory with a claim in it cannot be replaced.
+ */
+function giveBack(lockPath: string, claimName: string): void {
+  try {
+    renameSync(join(lockPath, claimName), join(lockPath, HOLDER_FILE));
+  } catch {
+    // The claim is gone (taken over in turn as abandoned): nothing to give back.
+  }
+}
+
+function moveAside(lockPath: string): 'removed' | { error: string } {
+  try {
+    renameSync(lockPath, `${lockPath}.taken-over.${process.pid}.${randomBytes(6).toString('hex')}`);
+    return 'removed';
+  } catch (error) {
+    return errorCode(error) === 'ENOENT' ? 'removed' : { error: (error as Error).message };
   }
 }
 
 /**
- * Removes a takeover's lock left by a taker that died in it (older than TAKEOVER_STALE_MS, or dated ahead by
- * more). Looked at twice, so that one taken again meanwhile is left; between the second look and the removal
- * a window of a few microseconds remains, in which a taker that is itself about to die would have to be.
+ * Takes the judged lock out of the way if what stands at the lock's place is still what was judged:
+ * `taken-over`; `not-now` when another taker was first or the lock changed (the caller judges again); an
+ * error the file system gave (a read-only `.orchestrator`, say), which ends the wait. A named lock is claimed
+ * by its holder file; one that names no holder, by a claim file created in it (one creation wins), checked
+ * to lie in the very directory judged; anything else found there (a link, a file) is moved aside, renamed,
+ * never followed or deleted.
  */
-function clearDeadTakeover(guard: string): void {
-  try {
-    const first = lstatSync(guard);
-    const age = Date.now() - first.mtimeMs;
-    if (Math.abs(age) <= TAKEOVER_STALE_MS) return;
-    const second = lstatSync(guard);
-    if (second.ino !== first.ino || second.mtimeMs !== first.mtimeMs) return;
-    rmdirSync(guard);
-  } catch {
-    // Gone, or not ours to remove: the next turn looks again.
+function takeOver(lockPath: string, judged: Judged): 'taken-over' | 'not-now' | { error: string } {
+  if (!stillJudged(lockPath, judged) || judged.entry === undefined) return 'not-now';
+  const claim = newClaim();
+  if (judged.holder !== undefined) {
+    const claimed = claimLock(lockPath, judged.holder.token, claim);
+    if (claimed !== 'claimed') return claimed;
+    const removed = removeClaimed(lockPath, claim);
+    return removed === 'removed' ? 'taken-over' : removed;
   }
+  if (judged.abandoned !== undefined) {
+    try {
+      renameSync(join(lockPath, judged.abandoned), join(lockPath, `claimed.${claim}`));
+    } catch (error) {
+      const code = errorCode(error);
+      return code === 'ENOENT' || code === 'ENOTDIR' ? 'not-now' : { error: (error as Error).message };
+    }
+    const removed = removeClaimed(lockPath, claim);
+    return removed === 'removed' ? 'taken-over' : removed;
+  }
+  if (!judged.entry.isDirectory()) {
+    // A link or a file: no lock can be placed onto it, so only another taker moves it; the look just made
+    // (stillJudged) leaves a window of a few microseconds in which one would have to move it and a writer place its lock.
+    const moved = moveAside(lockPath);
+    return moved === 'removed' ? 'taken-over' : moved;
+  }
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(lockPath, `claimed.${claim}`), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o644);
+  } catch (error) {
+    const code = errorCode(error);
+    return code === 'ENOENT' || code === 'EEXIST' || code === 'ENOTDIR' ? 'not-now' : { error: (error as Error).message };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  // Created in whatever directory stands there now. A lock (placed meanwhile) always holds a readable holder
+  // file or a claim of it; this claim is then taken back, as it is when another claim is there (another
+  // taker at it). Otherwise the directory is the one judged, and what it holds besides this claim is not a
+  // lock's: an unreadable holder file is removed with it.
+  const own = `claimed.${claim}`;
+  let names: string[];
+  try {
+    names = readdirSync(lockPath);
+  } catch {
+    names = [];
+  }
+  if (readHolder(lockPath) !== undefined || names.some((name) => name.startsWith('claimed.') && name !== own)) {
+    try {
+      unlinkSync(join(lockPath, own));
+    } catch {
+      // Gone with the directory.
+    }
+    return 'not-now';
+  }
+  try {
+    unlinkSync(join(lockPath, HOLDER_FILE));
+  } catch {
+    // None there, or not a file (left for the directory to be moved aside with it).
+  }
+  const removed = removeClaimed(lockPath, claim);
+  return removed === 'removed' ? 'taken-over' : removed;
 }
 
 /**
@@ -388,12 +581,8 @@ export function releaseLockOfStoppedThread(root: string, thread: number): boolea
   return true;
 }
 
-/**
- * Lets go of the lock at `lockPath` if it is still the one taken with `token` (not taken over since). Once
- * its holder file is gone, a writer may place its lock onto the empty directory before it is removed: the
- * removal then fails, and that lock stands.
- */
+/** Lets go of the lock at `lockPath` if it is still the one taken with `token` (claimed, so that no taker removes it meanwhile). */
 function releaseIfOwn(lockPath: string, token: string): void {
-  if (readHolder(lockPath)?.token !== token) return;
-  removeLockDirectory(lockPath);
+  const claim = newClaim();
+  if (claimLock(lockPath, token, claim) === 'claimed') removeClaimed(lockPath, claim);
 }

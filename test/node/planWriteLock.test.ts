@@ -3,7 +3,7 @@
 // release that frees only its own lock, and no link, second name or FIFO written through or waited on.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLAN_WRITE_LOCK_FILE, PLAN_WRITE_LOCK_STALE_MS, planWriteLockAt, releaseLockOfStoppedThread } from '../../src/node/planWriteLock';
@@ -132,12 +132,60 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
     if (taken.held) taken.release();
   });
 
-  it('refuses within its budget, without spinning, when a stale lock cannot be taken over (the takeover\'s own place taken by a file)', () => {
-    plantLock({ pid: deadPid(), host: `not-${hostname()}`, at: Date.now() - PLAN_WRITE_LOCK_STALE_MS - 5000 });
-    writeFileSync(`${lockPath}.taking-over`, 'in the way\n');
-    const started = Date.now();
-    assert.equal(takeNow(200).held, false);
-    assert.ok(Date.now() - started < 2000, 'refused once its budget was spent');
+  it('takes over at once a lock whose holder is a zombie (ended, never reaped by its parent)', async () => {
+    // sh starts a short sleep and becomes a long one, which never waits for it: the short one stays a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 0.01 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const stat = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      for (const deadline = Date.now() + 5000; stat()[0] !== 'Z'; ) {
+        assert.ok(Date.now() < deadline, 'the short sleep ended');
+        await new Promise((wake) => setTimeout(wake, 10));
+      }
+      plantLock({ pid: zombie, started: Number(stat()[19]) });
+      const taken = takeNow(0);
+      assert.equal(taken.held, true);
+      if (taken.held) taken.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  it('in a pid namespace whose /proc is another\'s (made without a /proc of its own), never takes over a live holder for a dead one', () => {
+    // Both writers in one such namespace (bubblewrap with --unshare-pid and the host's /proc): /proc/<pid>
+    // there is another process than the pid names, so the holder cannot be checked, and its lock is waited for.
+    const script = join(support, 'namespaceLockPair.ts');
+    const run = spawnSync('bwrap', ['--unshare-pid', '--bind', '/', '/', '--dev', '/dev', '--', process.execPath, '--import', 'tsx', script, root], { encoding: 'utf8', cwd: join(__dirname, '..', '..') });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'holder: held; taker: waited', run.stderr);
+  });
+
+  it('one remover at a time: a lock claimed by another (its holder file renamed for removal) is left to it', () => {
+    plantLock({ pid: deadPid() });
+    renameSync(holderFile(), join(lockPath, 'claimed.other-taker'));
+    assert.equal(takeNow(100).held, false, 'claimed by another: no holder named, and freshly changed, so waited for');
+    // The other taker finishes its removal.
+    rmSync(join(lockPath, 'claimed.other-taker'));
+    rmdirSync(lockPath);
+    const taken = takeNow(0);
+    assert.equal(taken.held, true);
+    if (taken.held) taken.release();
+  });
+
+  it('sweeps, when it next takes the lock, what writers killed while placing theirs left, and nothing of a writer that runs', () => {
+    const placing = (token: string, pid: number) => {
+      const path = `${lockPath}.new.${token}`;
+      mkdirSync(path, { recursive: true });
+      writeFileSync(join(path, 'holder.json'), JSON.stringify({ pid, thread: 0, host: hostname(), pidNamespace: ownPidNamespace(), at: Date.now(), token }));
+      return path;
+    };
+    const dead = placing('deadwriter', deadPid());
+    const running = placing('runningwriter', process.ppid);
+    const taken = takeNow(0);
+    assert.equal(taken.held, true);
+    if (taken.held) taken.release();
+    assert.equal(existsSync(dead), false, 'a killed writer\'s leftover is removed');
+    assert.equal(existsSync(running), true, 'a running writer\'s is left');
   });
 
   it('a release frees only its own lock: one taken over from it meanwhile stays its new holder\'s', () => {
