@@ -220,6 +220,46 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
     }
   });
 
+  it('never lets two writers hold it at once while writers are killed at random points (placing, claiming, holding, letting go)', async function () {
+    this.timeout(60_000);
+    const log = join(root, 'stress.log');
+    writeFileSync(log, '');
+    const end = Date.now() + 8000;
+    const running = new Set<ReturnType<typeof spawn>>();
+    let started = 0;
+    let killed = 0;
+    const startWriter = (): Promise<void> => {
+      if (Date.now() > end - 1500) return Promise.resolve();
+      started += 1;
+      const child = spawn(process.execPath, ['--import', 'tsx', join(support, 'lockStressWriter.ts'), root, log, String(Math.max(1, (end - Date.now()) / 1000))], { stdio: 'ignore' });
+      const born = Date.now();
+      running.add(child);
+      (child as unknown as { born: number }).born = born;
+      return new Promise((resolve) => child.on('exit', () => {
+        running.delete(child);
+        resolve(startWriter());
+      }));
+    };
+    const killer = setInterval(() => {
+      // Once a writer is past its start (Node's start is not the lock), now and then one dies wherever it is.
+      const ready = [...running].filter((child) => Date.now() - (child as unknown as { born: number }).born > 400);
+      if (ready.length > 0 && Math.random() < 0.5) {
+        ready[Math.floor(Math.random() * ready.length)]!.kill('SIGKILL');
+        killed += 1;
+      }
+    }, 40);
+    await Promise.all(Array.from({ length: 5 }, () => startWriter()));
+    clearInterval(killer);
+    const lines = readFileSync(log, 'utf8').split('\n');
+    const holds = lines.filter((line) => line === 'held').length;
+    assert.deepEqual(lines.filter((line) => line.startsWith('OVERLAP')), [], `${started} writers, ${killed} killed, ${holds} holds`);
+    assert.ok(holds > 50 && killed > 5, `enough holds and kills to mean something: ${holds} holds, ${killed} killed`);
+    const next = takeNow(2000);
+    assert.equal(next.held, true, 'the lock the last writer left is taken over');
+    if (next.held) next.release();
+    assert.deepEqual(readdirSync(join(root, '.orchestrator')).filter((name) => name.includes('.new.') || name.includes('.taken-over.')), [], 'nothing is left over once the next writer has taken the lock');
+  });
+
   it('never writes through a name planted in its way, nor waits on a FIFO: a hard link or a FIFO as the holder file, a link as the lock or as .orchestrator', () => {
     const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-plan-lock-elsewhere-')));
     try {
