@@ -254,10 +254,17 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
     const holds = lines.filter((line) => line === 'held').length;
     assert.deepEqual(lines.filter((line) => line.startsWith('OVERLAP')), [], `${started} writers, ${killed} killed, ${holds} holds`);
     assert.ok(holds > 50 && killed > 5, `enough holds and kills to mean something: ${holds} holds, ${killed} killed`);
-    const next = takeNow(2000);
-    assert.equal(next.held, true, 'the lock the last writer left is taken over');
-    if (next.held) next.release();
-    assert.deepEqual(readdirSync(join(root, '.orchestrator')).filter((name) => name.includes('.new.') || name.includes('.taken-over.')), [], 'nothing is left over once the next writer has taken the lock');
+    const leftovers = () => readdirSync(join(root, '.orchestrator')).filter((name) => name.includes('.new.') || name.includes('.taken-over.'));
+    // What a writer killed while placing its lock left, before it named itself, is known by the pid in its
+    // name once it is a couple of seconds old: a writer that takes the lock after that removes it.
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const next = takeNow(2000);
+      assert.equal(next.held, true, 'the lock the last writer left is taken over');
+      if (next.held) next.release();
+      if (leftovers().length === 0) break;
+      assert.ok(Date.now() < deadline, `still left over: ${leftovers().join(', ')}`);
+      await new Promise((wake) => setTimeout(wake, 100));
+    }
   });
 
   it('never writes through a name planted in its way, nor waits on a FIFO: a hard link or a FIFO as the holder file, a link as the lock or as .orchestrator', () => {
