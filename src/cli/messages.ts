@@ -343,7 +343,7 @@ export const declarationMessages = {
   noRecords: 'no records on stdin: pipe a JSON array of {"id", "files"} records into the command',
   recordsNotJson: (detail: string) => `the records on stdin are not valid JSON: ${detail}`,
   nothingWritten: 'nothing was written.',
-  planLockRefused: (problem: string) => `materialize stopped: ${problem}`,
+  materializeLockRefused: (problem: string) => `materialize stopped: ${problem}`,
   materializeActiveWave: (wave: number, manifest: string) =>
     `wave ${wave} is the active wave (${manifest} names it): its declarations are what the hooks hold each agent to, so write them with "wave-scope plan write --wave ${wave}", which proves them disjoint and computes the manifest from them; materialize writes only other waves`,
   fileSystemError: (detail: string) => `file-system error, the wave's aggregate is not written: ${detail}`,

@@ -11,6 +11,7 @@ import { writeFileAtomicSync } from './atomicFile';
 import { ensureRealParents, isReplaceableFile } from './declarationFs';
 import { ensureRealDirectory } from './eventLog';
 import { MAX_CONTROL_FILE_BYTES } from './hookFileSystem';
+import { sleepSync } from './processes';
 import type { LedgerLocation } from './ledgerFile';
 import { formatLedgerWithin } from '../planner/dispatch/sessionLedger';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
@@ -25,8 +26,6 @@ export const LOCK_BUDGET_MS = 6000;
 
 /** A lock older than this (its holder stopped refreshing it: it died) is taken over. */
 export const LOCK_STALE_MS = 5000;
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 let loadedLockLibrary: typeof ProperLockfile | undefined;
 
@@ -45,10 +44,6 @@ function lockLibrary(): typeof ProperLockfile {
 // The calls proper-lockfile's synchronous mode makes, and nothing else: it copies the object it is given,
 // and copying Node's whole `fs` module wakes its lazy parts (on the hook's path that is a measurable cost).
 const lockFs = { mkdirSync, realpathSync, rmdirSync, statSync, utimesSync };
-
-function sleep(ms: number): void {
-  if (ms > 0) Atomics.wait(sleeper, 0, 0, ms);
-}
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
@@ -112,7 +107,7 @@ export function acquireLedgerLock(location: LedgerLocation, budgetMs = LOCK_BUDG
     }
     const remaining = budgetMs - (clock() - started);
     if (remaining <= 0) break;
-    sleep(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
+    sleepSync(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
   }
   return { held: false, waitedMs: clock() - started, problem, release() {} };
 }

@@ -27,13 +27,14 @@
 //   A claim's name begins with its remover's pid: one a remover killed in the act left is taken over in turn
 //   (or given back, when the holder file it took names a holder that runs).
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { ensureRealDirectory } from './eventLog';
-import { isProcessGone } from './processes';
+import { isProcessGone, sleepSync } from './processes';
+import { readOwnControlFile } from './hookFileSystem';
 import type { PlanWriteLock, TakePlanWriteLock } from '../planner/plan/planWriteLock';
 import { ORCHESTRATOR_DIR_NAME } from '../planner/plan/stateDirNames';
 
@@ -57,9 +58,6 @@ const HOLDER_FILE = 'holder.json';
 /** The holder file is a few hundred bytes; anything larger is not one. */
 const MAX_HOLDER_BYTES = 4096;
 
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
-
 /** Who holds a lock, as its holder wrote it into the lock directory. */
 interface LockHolder {
   pid: number;
@@ -81,12 +79,6 @@ interface LockHolder {
 /** The lock of the checkout at `root`, taken when asked for (TakePlanWriteLock). */
 export function planWriteLockAt(root: string, budgetMs: number = PLAN_WRITE_LOCK_BUDGET_MS): TakePlanWriteLock {
   return () => takePlanWriteLock(root, budgetMs);
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-function sleep(ms: number): void {
-  if (ms > 0) Atomics.wait(sleeper, 0, 0, ms);
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -194,7 +186,7 @@ function takePlanWriteLock(root: string, budgetMs: number): PlanWriteLock {
     if (again && quickTurns++ < 16) continue;
     const remaining = budgetMs - (Date.now() - started);
     if (remaining <= 0) break;
-    sleep(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
+    sleepSync(Math.min(remaining, 5 + Math.floor(Math.random() * 20)));
   }
   const who = last === undefined ? '' : `, held by process ${last.pid}${last.host === me.host ? '' : ` on ${last.host}`} since ${new Date(last.at).toISOString()}`;
   return {
@@ -218,15 +210,12 @@ function placeLock(lockPath: string, holder: LockHolder): 'held' | 'busy' | { er
   } catch (error) {
     return { error: (error as Error).message };
   }
-  let fd: number | undefined;
   try {
-    fd = openSync(join(made, HOLDER_FILE), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o644);
-    writeSync(fd, JSON.stringify(holder));
+    // Created (`wx`: O_EXCL, which follows no link), never opened where a name stands.
+    writeFileSync(join(made, HOLDER_FILE), JSON.stringify(holder), { flag: 'wx', mode: 0o644 });
   } catch (error) {
     removeLockDirectory(made);
     return { error: (error as Error).message };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   try {
     // Onto nothing, or onto an empty directory (a lock being taken over, between its holder file's removal
@@ -288,24 +277,22 @@ function removeLockDirectory(path: string): void {
   }
 }
 
-/**
- * The holder file of the lock directory `lockPath`: read only when it is a regular file with one name and of
- * a holder file's size (opened without following a link and without waiting on a FIFO); undefined otherwise.
- */
+/** The holder file of the lock directory `lockPath` (readHolderFile); undefined when there is none to read. */
 function readHolder(lockPath: string): LockHolder | undefined {
   return readHolderFile(join(lockPath, HOLDER_FILE));
 }
 
-/** A holder file at `path`, read as readHolder reads one. */
+/**
+ * A holder file at `path`, read as Wave Scope's control files are (readOwnControlFile: a regular file with
+ * one name, reached from the checkout's root through real directories, never waited on as a FIFO), within a
+ * holder file's size; undefined when it is missing or is not one. Every holder file (in a lock, a lock being
+ * placed, or a claim) lies three levels below the checkout's root: `.orchestrator/<lock>/<file>`.
+ */
 function readHolderFile(path: string): LockHolder | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.nlink !== 1 || stats.size > MAX_HOLDER_BYTES) return undefined;
-    const buffer = Buffer.alloc(MAX_HOLDER_BYTES + 1);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    const parsed = JSON.parse(buffer.subarray(0, length).toString('utf8')) as Partial<LockHolder>;
+    const file = readOwnControlFile(dirname(dirname(dirname(path))), path, { maxBytes: MAX_HOLDER_BYTES });
+    if (file === undefined) return undefined;
+    const parsed = JSON.parse(file.text) as Partial<LockHolder>;
     if (typeof parsed.pid !== 'number' || !Number.isSafeInteger(parsed.pid) || parsed.pid <= 0) return undefined;
     if (typeof parsed.thread !== 'number' || typeof parsed.host !== 'string' || typeof parsed.at !== 'number' || typeof parsed.token !== 'string') return undefined;
     const orNull = <T>(value: T | null | undefined, kind: 'string' | 'number'): T | null | false => (value === undefined || value === null ? null : typeof value === kind ? value : false);
@@ -314,8 +301,6 @@ function readHolderFile(path: string): LockHolder | undefined {
     return { pid: parsed.pid, thread: parsed.thread, host: parsed.host, pidNamespace: namespace, boot, started, at: parsed.at, token: parsed.token };
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -531,14 +516,11 @@ function takeOver(lockPath: string, judged: Judged): 'taken-over' | 'not-now' | 
     const moved = moveAside(lockPath);
     return moved === 'removed' ? 'taken-over' : moved;
   }
-  let fd: number | undefined;
   try {
-    fd = openSync(join(lockPath, `claimed.${claim}`), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o644);
+    writeFileSync(join(lockPath, `claimed.${claim}`), '', { flag: 'wx', mode: 0o644 });
   } catch (error) {
     const code = errorCode(error);
     return code === 'ENOENT' || code === 'EEXIST' || code === 'ENOTDIR' ? 'not-now' : { error: (error as Error).message };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   // Created in whatever directory stands there now. A lock (placed meanwhile) always holds a readable holder
   // file or a claim of it; this claim is then taken back, as it is when another claim is there (another

@@ -3,7 +3,7 @@
 // another writer would, so the command waits out its budget of PLAN_WRITE_LOCK_BUDGET_MS and refuses.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { saveDraftToDisk } from '../../src/extension/planFiles';
 import { nodeDeclarationFs } from '../../src/node/declarationFs';
@@ -12,20 +12,10 @@ import { saveDraft } from '../../src/planner/plan/draftSave';
 import { writeWavePlan } from '../../src/planner/plan/planWriter';
 import type { DeclarationFs } from '../../src/planner/plan/declarationStore';
 import type { PlanDraft } from '../../src/protocol/plannerProtocol';
-import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
+import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
+import { runWhileLockHeld } from '../support/lockHeldRun';
 import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
-
-const lockProbe = join(__dirname, '..', 'support', 'lockAttemptProbe.cjs');
-
-/** Polls `probe` until it holds (a condition, never a fixed sleep). */
-async function until(what: string, probe: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 10));
-  }
-}
 
 const lockRefusal = /another Wave Scope command \(plan write, materialize, amend, sync or the planner's Save\) is writing this checkout's plan: it holds \.orchestrator\/plan-write\.lock/;
 
@@ -73,27 +63,11 @@ describe('the plan-write lock (built CLI and the planner\'s Save, real git repos
   });
 
   it('plan write without --state-dir chooses its state directory holding the lock: a plan put into an earlier one while it waited is where it writes', async () => {
-    const probe = join(repo.root, '..', `${repo.root.split('/').pop()}-lock-probe.log`);
-    writeFileSync(probe, '');
-    const lock = planWriteLockAt(repo.root, 0)();
-    assert.equal(lock.held, true);
-    let written;
-    try {
-      const running = runBuiltCliAsync(['plan', 'write', '--wave', '2', '--role', 'implementation'], {
-        cwd: repo.root,
-        input: JSON.stringify([{ id: 'carol', files: ['src/c/'] }]),
-        env: cleanEnv({ NODE_OPTIONS: `--require ${lockProbe}`, LOCK_PROBE_LOG: probe }),
-      });
-      await until('plan write to wait for the lock', () => readFileSync(probe, 'utf8').includes('attempt'));
+    const written = await runWhileLockHeld(repo.root, ['plan', 'write', '--wave', '2', '--role', 'implementation'], JSON.stringify([{ id: 'carol', files: ['src/c/'] }]), () => {
       // Another writer, holding the lock, puts a plan into .pi (which comes before .claude in the order the hooks look).
       const other = writeWavePlan({ repoRoot: repo.root, stateDir: join(repo.root, '.pi'), wave: 1, role: 'implementation', records: [{ id: 'alice', files: ['src/a/'] }], ownIds: new Set() }, nodeDeclarationFs(repo.root));
       assert.equal(other.ok, true);
-      if (lock.held) lock.release();
-      written = await running;
-    } finally {
-      if (lock.held) lock.release();
-      rmSync(probe, { force: true });
-    }
+    });
     assert.equal(written.status, 0, written.stderr);
     assert.match(written.stdout, /planned: \.pi\/wave-scope\.json/);
     assert.equal(JSON.parse(read('.pi/wave-scope.json')).wave, 2, 'written where the hooks read the plan');

@@ -11,6 +11,7 @@ import { writeNestedTreeCommit } from '../support/nestedTrees';
 import { snapshotTree } from '../support/plantedLinks';
 import { MAX_PLAN_TREE_DEPTH } from '../../src/node/objectBatch';
 import { planWriteLockAt } from '../../src/node/planWriteLock';
+import { runWhileLockHeld } from '../support/lockHeldRun';
 import { nodeDeclarationFs } from '../../src/node/declarationFs';
 import { writeWavePlan } from '../../src/planner/plan/planWriter';
 import { createSharedRemote, gitIn } from '../node/gitRemotes';
@@ -357,25 +358,11 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     planWave(a, 3, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
     assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
     const c = remote.clone('c');
-    const probe = join(remote.dir, 'lock-probe.log');
-    writeFileSync(probe, '');
-    const lock = planWriteLockAt(c.root, 0)();
-    assert.equal(lock.held, true);
-    let stopped: CliRun;
-    try {
-      const running = runBuiltCliAsync(['sync'], { cwd: c.root, env: cleanEnv({ NODE_OPTIONS: `--require ${join(__dirname, '..', 'support', 'lockAttemptProbe.cjs')}`, LOCK_PROBE_LOG: probe }) });
-      for (const deadline = Date.now() + 20_000; !readFileSync(probe, 'utf8').includes('attempt'); ) {
-        assert.ok(Date.now() < deadline, 'sync came as far as the lock');
-        await new Promise((wake) => setTimeout(wake, 10));
-      }
+    const stopped = await runWhileLockHeld(c.root, ['sync'], '', () => {
       // Another writer, holding the lock, puts a plan into .pi, which the hooks read before .claude.
       const other = writeWavePlan({ repoRoot: c.root, stateDir: join(c.root, '.pi'), wave: 1, role: 'implementation', records: [{ id: 'carol', files: ['docs/'] }], ownIds: new Set() }, nodeDeclarationFs(c.root));
       assert.equal(other.ok, true);
-      if (lock.held) lock.release();
-      stopped = await running;
-    } finally {
-      if (lock.held) lock.release();
-    }
+    });
     assert.equal(stopped.status, 1, stopped.stderr);
     assert.match(stopped.stderr, /^ERROR: sync stopped at step "state-dir": the state directory a plan written here goes to is no longer \.claude \(now: \.pi; another command wrote a plan meanwhile\): nothing was written; run sync again$/m);
     assert.equal(existsSync(join(c.root, '.claude/wave-scope.json')), false, 'nothing written where the hooks would not read it');

@@ -76,7 +76,7 @@ export async function runMaterialize(args: string[], io: CliIo): Promise<number>
     );
   });
   if (!locked.ok) {
-    reportError(io, say.planLockRefused(locked.problem));
+    reportError(io, say.materializeLockRefused(locked.problem));
     return 1;
   }
   const result = locked.value;
