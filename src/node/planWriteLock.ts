@@ -348,9 +348,10 @@ function judgeLock(lockPath: string, now: number, me: Omit<LockHolder, 'at' | 't
     if (abandoned !== undefined) {
       // The claim holds the holder file it took: a claim of a lock whose holder still runs (taken by mistake,
       // its remover killed before it gave it back) is given back, and the lock waited for.
+      // (The lock itself names no holder meanwhile: `holder` stays undefined, as takeOver's look again expects.)
       const claimed = readHolderFile(join(lockPath, abandoned));
       const gone = claimed === undefined ? true : holderIsGone(claimed, me);
-      if (gone === true || (gone === undefined && Math.abs(now - (claimed?.at ?? 0)) > PLAN_WRITE_LOCK_STALE_MS)) return { verdict: 'take-over', holder: claimed, entry, abandoned };
+      if (gone === true || (gone === undefined && Math.abs(now - (claimed?.at ?? 0)) > PLAN_WRITE_LOCK_STALE_MS)) return { verdict: 'take-over', holder: undefined, entry, abandoned };
       giveBack(lockPath, abandoned);
       return { verdict: 'wait', holder: claimed, entry };
     }

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PLAN_WRITE_LOCK_FILE, PLAN_WRITE_LOCK_STALE_MS, planWriteLockAt, releaseLockOfStoppedThread } from '../../src/node/planWriteLock';
+import { PLAN_WRITE_LOCK_BUDGET_MS, PLAN_WRITE_LOCK_FILE, PLAN_WRITE_LOCK_STALE_MS, planWriteLockAt, releaseLockOfStoppedThread } from '../../src/node/planWriteLock';
 
 const support = join(__dirname, '..', 'support');
 
@@ -172,6 +172,18 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
     if (taken.held) taken.release();
   });
 
+  it('takes over a lock whose holder was killed while letting go (its holder file claimed, the claim left), once it has been left alone two seconds', () => {
+    const dead = deadPid();
+    plantLock({ pid: dead });
+    renameSync(holderFile(), join(lockPath, `claimed.${dead}.left`));
+    assert.equal(takeNow(50).held, false, 'just claimed: a claim in progress is waited for');
+    const old = new Date(Date.now() - 3000);
+    utimesSync(lockPath, old, old);
+    const taken = takeNow(0);
+    assert.equal(taken.held, true, 'an abandoned claim is taken over in turn');
+    if (taken.held) taken.release();
+  });
+
   it('sweeps, when it next takes the lock, what writers killed while placing theirs left, and nothing of a writer that runs', () => {
     const placing = (token: string, pid: number) => {
       const path = `${lockPath}.new.${token}`;
@@ -256,9 +268,11 @@ describe('planWriteLock: one writer of a checkout\'s plan at a time', () => {
     assert.ok(holds > 50 && killed > 5, `enough holds and kills to mean something: ${holds} holds, ${killed} killed`);
     const leftovers = () => readdirSync(join(root, '.orchestrator')).filter((name) => name.includes('.new.') || name.includes('.taken-over.'));
     // What a writer killed while placing its lock left, before it named itself, is known by the pid in its
-    // name once it is a couple of seconds old: a writer that takes the lock after that removes it.
-    for (const deadline = Date.now() + 10_000; ; ) {
-      const next = takeNow(2000);
+    // name once it is a couple of seconds old: a writer that takes the lock after that removes it. So is a
+    // claim left by a writer killed while letting go (or taking over), once the lock has been left alone as
+    // long: the next writer waits its whole budget, which is longer.
+    for (const deadline = Date.now() + 15_000; ; ) {
+      const next = takeNow(PLAN_WRITE_LOCK_BUDGET_MS);
       assert.equal(next.held, true, 'the lock the last writer left is taken over');
       if (next.held) next.release();
       if (leftovers().length === 0) break;
