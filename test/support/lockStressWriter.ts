@@ -1,14 +1,14 @@
-// One writer of the plan-write lock stress test (test/node/planWriteLock.test.ts): until its time is up, takes
-// the lock of the checkout named by its first argument, marks itself the one inside (a file created only if
-// none is there), and lets go; it appends a line to the log named by its second argument for every hold, and
-// an OVERLAP line whenever it finds another process inside that still runs. The test kills writers at random
+// One writer of the plan-write lock stress test (test/node/planWriteLock.test.ts): until the file named by its
+// third argument exists, takes the lock of the checkout named by its first, marks itself the one inside (a
+// file created only if none is there), and lets go; it appends `held <pid>` to the log named by its second
+// for every hold, and an OVERLAP line whenever it finds another process inside that still runs. The test kills writers at random
 // points meanwhile, so some die holding the lock, placing it, claiming it or letting it go.
-import { appendFileSync, closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { planWriteLockAt } from '../../src/node/planWriteLock';
 
-const [root, log, seconds] = process.argv.slice(2);
-if (root === undefined || log === undefined || seconds === undefined) throw new Error('usage: lockStressWriter.ts ROOT LOG SECONDS');
+const [root, log, stop] = process.argv.slice(2);
+if (root === undefined || log === undefined || stop === undefined) throw new Error('usage: lockStressWriter.ts ROOT LOG STOP');
 const inside = join(root, 'inside');
 const take = planWriteLockAt(root, 5000);
 
@@ -27,8 +27,7 @@ function runs(pid: number): boolean {
   }
 }
 
-const end = Date.now() + Number(seconds) * 1000;
-while (Date.now() < end) {
+while (!existsSync(stop)) {
   const lock = take();
   if (!lock.held) continue;
   for (;;) {
@@ -51,7 +50,7 @@ while (Date.now() < end) {
       }
     }
   }
-  appendFileSync(log, 'held\n');
+  appendFileSync(log, `held ${process.pid}\n`);
   const until = performance.now() + 1;
   while (performance.now() < until);
   try {
