@@ -20,7 +20,7 @@ import { fileStateOf, gitHooksDirectory, isExecutable, repositoryCheckouts } fro
 import { NotARegularFileError, readRegularFileIfExists } from './declarationFs';
 import { AGENT_CLIS, CHAINED_SUFFIX, GIT_BLOCK_BEGIN, GIT_BLOCK_END, HOOK_REGISTRATIONS, ourHookOf } from '../planner/enforce/hookInstaller';
 import type { AgentCli, HookRegistration } from '../planner/enforce/hookInstaller';
-import { preCommitHookPath } from '../planner/enforce/hookInstaller';
+import { preCommitHook, type PreCommitHook } from '../planner/enforce/hookInstaller';
 import { FAIL_OPEN_HOOKS } from '../planner/enforce/hookNames';
 import { findManifest } from '../planner/enforce/writeGate';
 import { nodeLocateFileSystem } from './hookFileSystem';
@@ -367,15 +367,14 @@ function git(cwd: string, ...args: string[]): void {
 }
 
 /**
- * Why git does not run the hook file `hookFile` of hooks directory `dir`, or undefined when it does. git runs
- * `<dir>/pre-commit` when it is executable; with husky's layout that is husky's generated hook (`.husky/_/pre-commit`,
- * made in each checkout by husky's `prepare` script), which runs `.husky/pre-commit` through sh.
+ * Why git does not run the pre-commit hook file, or undefined when it does. git runs `gitRuns` when it is
+ * executable; with husky's layout that is husky's generated hook (`.husky/_/pre-commit`, made in each
+ * checkout by husky's `prepare` script), which runs the hook file through sh.
  */
-function whyNotRun(dir: string, hookFile: string): string | undefined {
-  const runner = join(dir, 'pre-commit');
-  if (runner === hookFile) return isExecutable(hookFile) ? undefined : `${hookFile} is not executable, so git does not run it`;
-  if (!existsSync(runner)) return `git runs ${runner}, which is not there (husky generates it in each checkout with its "prepare" script: "npm install" or "npx husky" there), so ${hookFile} does not run`;
-  return isExecutable(runner) ? undefined : `${runner}, which git runs and which runs ${hookFile}, is not executable, so git does not run it`;
+function whyNotRun({ file, gitRuns, runner }: PreCommitHook): string | undefined {
+  if (runner === 'git') return isExecutable(file) ? undefined : `${file} is not executable, so git does not run it`;
+  if (!existsSync(gitRuns)) return `git runs ${gitRuns}, which is not there (husky generates it in each checkout with its "prepare" script: "npm install" or "npx husky" there), so ${file} does not run`;
+  return isExecutable(gitRuns) ? undefined : `${gitRuns}, which git runs and which runs ${file}, is not executable, so git does not run it`;
 }
 
 /** Runs the guard's command line in the fixture: a staged file outside every scope must be blocked by the guard, one inside let through. */
@@ -426,7 +425,8 @@ function checkOtherCheckouts(writeRoot: string, hookFile: string, command: strin
       if (ownCopies) checks.push({ name: 'worktree', ok: true, worktree, detail: `not checked: ${worktree} is not there (${checkout.prunable ?? (checkout.locked !== undefined ? 'locked, and its directory is away' : 'its directory is gone')}), so nothing is committed there` });
       continue;
     }
-    const file = preCommitHookPath(checkout.hooks.dir);
+    const preCommit = preCommitHook(checkout.hooks.dir);
+    const file = preCommit.file;
     if (seen.has(realOrSelf(file))) continue;
     seen.add(realOrSelf(file));
     const text = fileText(file);
@@ -439,7 +439,7 @@ function checkOtherCheckouts(writeRoot: string, hookFile: string, command: strin
       checks.push({ name: 'worktree', ok: false, worktree, detail: `the worktree ${worktree} runs its own pre-commit hook, ${why}${locked}` });
       continue;
     }
-    const notRun = whyNotRun(checkout.hooks.dir, file);
+    const notRun = whyNotRun(preCommit);
     if (notRun !== undefined) {
       checks.push({ name: 'worktree', ok: false, worktree, detail: `the worktree ${worktree} runs its own pre-commit hook, ${file}, which holds the commit guard, but ${notRun}: commits made there are not guarded` });
       continue;
@@ -477,21 +477,20 @@ function isWithin(root: string, path: string): boolean {
 }
 
 function checkGit(root: string, writeRoot: string, fixture: string, env: NodeJS.ProcessEnv): DoctorResult {
-  let hooksDir: string;
-  let hookFile: string;
+  let preCommit: PreCommitHook;
   try {
-    hooksDir = gitHooksDirectory(writeRoot).dir;
-    hookFile = preCommitHookPath(hooksDir);
+    preCommit = preCommitHook(gitHooksDirectory(writeRoot).dir);
   } catch (error) {
     return { target: 'git', status: 'broken', file: writeRoot, checks: [{ name: 'installed', ok: false, detail: `git cannot say where its hooks are: ${(error as Error).message}` }] };
   }
+  const hookFile = preCommit.file;
   const text = fileText(hookFile);
   const command = text === undefined ? undefined : guardCommand(text);
   if (command === undefined) {
     return { target: 'git', status: 'not-installed', file: hookFile, checks: [{ name: 'installed', ok: false, detail: `no Wave Scope commit guard in ${hookFile}${unfinishedChainNote(hookFile)}` }] };
   }
   const checks: DoctorCheck[] = [{ name: 'installed', ok: true, detail: `commit guard in ${hookFile}` }];
-  const notRun = whyNotRun(hooksDir, hookFile);
+  const notRun = whyNotRun(preCommit);
   if (notRun !== undefined) checks.push({ name: 'runs', ok: false, detail: notRun });
   const badLauncher = launcherNotAFile(command, root);
   if (badLauncher !== undefined) return { target: 'git', status: 'broken', file: hookFile, command, checks: [...checks, notAFileCheck(badLauncher)] };

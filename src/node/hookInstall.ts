@@ -44,7 +44,7 @@ import {
   planPreCommitRemoval,
   planSettingsInstall,
   planSettingsRemoval,
-  preCommitHookPath,
+  preCommitHook,
   shellQuote,
   strictUtf8Text,
 } from '../planner/enforce/hookInstaller';
@@ -734,7 +734,8 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         continue;
       }
       const hooks = checkout.hooks;
-      const hookFile = preCommitHookPath(hooks.dir);
+      const preCommit = preCommitHook(hooks.dir);
+      const hookFile = preCommit.file;
       const key = realLocation(hookFile);
       if (plannedFiles.has(key)) {
         worktrees.push({ worktree, current: checkout.current, status: 'shared', hookFile });
@@ -752,7 +753,7 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
         continue;
       }
       const chainedPath = `${hookFile}${CHAINED_SUFFIX}`;
-      const { hook: existing, state: existingState } = existingHook(hookFile, hookFile === join(hooks.dir, 'pre-commit'));
+      const { hook: existing, state: existingState } = existingHook(hookFile, preCommit.runner === 'git');
       if (!checkout.current && !options.uninstall && existing.kind === 'absent') {
         worktrees.push({ worktree, current: false, status: 'no-hook-file', hookFile });
         continue;
@@ -768,13 +769,12 @@ export function planHookInstall(options: PlanOptions): InstallPlan {
       ]);
       const plan = options.uninstall
         ? planPreCommitRemoval(hookFile, existing, chained)
-        : planPreCommitInstall(hookFile, existing, chained, `node ${shellQuote(launcherPath)} commit-guard`, hookFile === join(hooks.dir, 'pre-commit') ? 'git' : 'husky');
+        : planPreCommitInstall(hookFile, existing, chained, `node ${shellQuote(launcherPath)} commit-guard`, preCommit.runner);
       const result = hookChanges(plan, before, states, 'git');
       changes.push(...result.changes, ...leftoverRemovals(hookFile, now));
       if (result.problem !== undefined) problems.push(result.problem);
-      const runner = join(hooks.dir, 'pre-commit');
-      const runnerMissing = hookFile !== runner && lstatSync(runner, { throwIfNoEntry: false }) === undefined;
-      worktrees.push({ worktree, current: checkout.current, status: 'planned', hookFile, tracked: isTracked(worktree, hookFile), ...(runnerMissing ? { runnerMissing: runner } : {}) });
+      const runnerMissing = preCommit.runner === 'husky' && lstatSync(preCommit.gitRuns, { throwIfNoEntry: false }) === undefined;
+      worktrees.push({ worktree, current: checkout.current, status: 'planned', hookFile, tracked: isTracked(worktree, hookFile), ...(runnerMissing ? { runnerMissing: preCommit.gitRuns } : {}) });
     }
   }
   if (options.uninstall) changes.push(...launcherChanges);

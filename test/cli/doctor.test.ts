@@ -137,6 +137,26 @@ describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
     assert.equal(statusOf(report).codex, 'broken');
   });
 
+  it("with husky's layout, proves the guard in .husky/pre-commit through husky's runner, and names the runner when husky has not made it", () => {
+    // husky v9: git runs the generated .husky/_/pre-commit, which runs the user's .husky/pre-commit through sh
+    // (not executable, as husky's hook files usually are not).
+    const HUSKY_RUNNER = '#!/bin/sh\nexec sh -e "$(dirname "$0")/../pre-commit" "$@"\n';
+    repo.write({ '.husky/pre-commit': 'exit 0\n', '.husky/_/pre-commit': HUSKY_RUNNER });
+    chmodSync(join(repo.root, '.husky/_/pre-commit'), 0o755);
+    repo.git('config', 'core.hooksPath', '.husky/_');
+    assert.equal(cli('install-hooks', '--git').status, 0);
+    const git = () => doctor('--git').report.results.find((result) => result.target === 'git');
+    let result = git();
+    assert.equal(result?.status, 'working', JSON.stringify(result, null, 2));
+    assert.equal(result?.file, join(repo.root, '.husky/pre-commit'));
+    assert.equal(result?.checks.find((check) => check.name === 'runs'), undefined, 'git runs it: no "runs" problem');
+
+    rmSync(join(repo.root, '.husky/_/pre-commit'));
+    result = git();
+    assert.equal(result?.status, 'broken');
+    assert.match(result?.checks.find((check) => check.name === 'runs')?.detail ?? '', /^git runs .*\.husky\/_\/pre-commit, which is not there \(husky generates it/);
+  });
+
   it('proves the post-shell check blocks, and reports a missing row or a fail-open hook whose launcher cannot run as broken', () => {
     assert.equal(cli('install-hooks', '--claude').status, 0);
     let { report } = doctor('--claude');

@@ -799,14 +799,26 @@ export function planPreCommitRemoval(path: string, existing: ExistingHook, chain
   return { kind: 'steps', steps: [{ kind: 'write', path, text: stripped, keepMode: true }] };
 }
 
+/** Where a repository's pre-commit hook lives, and who runs it: the one answer install-hooks and doctor both act on. */
+export interface PreCommitHook {
+  /** The file that holds the user's hook, the one the guard is installed into. */
+  readonly file: string;
+  /** The file git itself runs: `file`, or husky's generated runner, which runs `file` in turn. */
+  readonly gitRuns: string;
+  /** Who runs `file`: git (only when it is executable), or husky's runner (through `sh -e`, whatever its mode). */
+  readonly runner: HookRunner;
+}
+
 /**
- * Which file holds the repository's pre-commit hook, given the directory git runs hooks from
- * (absolute, as `git rev-parse --git-path hooks` says). husky (v9 sets `core.hooksPath` to `.husky/_`,
- * older versions to `.husky`) keeps the user's hook in `.husky/pre-commit`; its `_` directory is
- * generated and overwritten, so we edit the user's file.
+ * The pre-commit hook of a hooks directory (absolute, as `git rev-parse --git-path hooks` says). husky v9
+ * sets `core.hooksPath` to `.husky/_`, whose `pre-commit` it generates in each checkout (and overwrites)
+ * to run the user's `.husky/pre-commit`; so that file is the one we edit, and husky's runner runs it.
+ * Older husky versions set `.husky` itself, whose `pre-commit` git runs directly, like any other hooks
+ * directory's.
  */
-export function preCommitHookPath(hooksDir: string): string {
+export function preCommitHook(hooksDir: string): PreCommitHook {
   const clean = hooksDir.replace(/\/+$/, '');
-  if (/(^|\/)\.husky\/_$/.test(clean)) return `${clean.slice(0, -2)}/pre-commit`;
-  return `${clean}/pre-commit`;
+  const gitRuns = `${clean}/pre-commit`;
+  if (/(^|\/)\.husky\/_$/.test(clean)) return { file: `${clean.slice(0, -2)}/pre-commit`, gitRuns, runner: 'husky' };
+  return { file: gitRuns, gitRuns, runner: 'git' };
 }

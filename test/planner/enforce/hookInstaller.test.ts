@@ -11,10 +11,10 @@ import {
   planPreCommitRemoval,
   planSettingsInstall,
   planSettingsRemoval,
-  preCommitHookPath,
+  preCommitHook,
 } from '../../../src/planner/enforce/hookInstaller';
 import { FAIL_OPEN_HOOKS, HOOK_NAMES } from '../../../src/planner/enforce/hookNames';
-import type { ExistingHook, HookPlan, HookRegistration } from '../../../src/planner/enforce/hookInstaller';
+import type { ExistingHook, HookPlan, HookRegistration, PreCommitHook } from '../../../src/planner/enforce/hookInstaller';
 
 const LAUNCHER = "'/r/.claude/wave-scope-hook.cjs'";
 const command = (registration: HookRegistration) => commandFor(registration, LAUNCHER);
@@ -443,13 +443,17 @@ describe('hook installer: git pre-commit', () => {
     assert.equal(isWrittenWholeByInstall(new Uint8Array([0xff, 0xfe, 0x00])), false, 'not text');
   });
 
-  const locations: Array<[string, string]> = [
-    ['/c/.git/hooks', '/c/.git/hooks/pre-commit'],
-    ['/w/.githooks/', '/w/.githooks/pre-commit'],
-    ['/w/.husky/_', '/w/.husky/pre-commit'],
-    ['/w/.husky', '/w/.husky/pre-commit'],
+  // The file we edit, the file git runs, and who runs ours: husky v9's generated runner (`.husky/_`) runs
+  // the user's `.husky/pre-commit`; an older husky's `.husky` is a hooks directory git runs directly.
+  const locations: Array<[string, PreCommitHook]> = [
+    ['/c/.git/hooks', { file: '/c/.git/hooks/pre-commit', gitRuns: '/c/.git/hooks/pre-commit', runner: 'git' }],
+    ['/w/.githooks/', { file: '/w/.githooks/pre-commit', gitRuns: '/w/.githooks/pre-commit', runner: 'git' }],
+    ['/w/.husky/_', { file: '/w/.husky/pre-commit', gitRuns: '/w/.husky/_/pre-commit', runner: 'husky' }],
+    ['/w/.husky/_/', { file: '/w/.husky/pre-commit', gitRuns: '/w/.husky/_/pre-commit', runner: 'husky' }],
+    ['/w/.husky', { file: '/w/.husky/pre-commit', gitRuns: '/w/.husky/pre-commit', runner: 'git' }],
+    ['/w/not.husky/_', { file: '/w/not.husky/_/pre-commit', gitRuns: '/w/not.husky/_/pre-commit', runner: 'git' }],
   ];
   for (const [dir, expected] of locations) {
-    it(`hooks directory ${dir} → ${expected}`, () => assert.equal(preCommitHookPath(dir), expected));
+    it(`hooks directory ${dir} → ${expected.file}, run by ${expected.runner}`, () => assert.deepEqual(preCommitHook(dir), expected));
   }
 });
