@@ -95,11 +95,13 @@ export function effectiveEntries(
 
 /**
  * Leading segments every path a normalised entry names starts with (spelledLiteralPrefix). A spelling with
- * braces is parsed: its alternatives may share more leading segments than its spelling does.
+ * braces is parsed: its alternatives may share more leading segments than its spelling does. The entry is
+ * in NFC already (findClaimConflicts takes every entry so before anything is spelled from it, and a test
+ * sibling spelled from an NFC entry joins its pieces with ASCII, so it stays NFC).
  */
 function spelledPrefix(entry: string, ignoreCase: boolean): string[] {
   if (!entry.includes('{')) return spelledLiteralPrefix(entry, ignoreCase);
-  return comparablePrefix(parseScopeEntry(entry.normalize('NFC'), { ignoreCase }).literalPrefix, ignoreCase);
+  return comparablePrefix(parseScopeEntry(entry, { ignoreCase }).literalPrefix, ignoreCase);
 }
 
 /**
