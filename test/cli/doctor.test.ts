@@ -10,7 +10,7 @@ import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 
 interface Report {
-  results: Array<{ target: string; status: string; command?: string; checks: Array<{ name: string; ok: boolean; detail: string; worktree?: string }> }>;
+  results: Array<{ target: string; status: string; file?: string; command?: string; checks: Array<{ name: string; ok: boolean; detail: string; worktree?: string }> }>;
 }
 
 describe('wave-scope doctor (built dist/cli.js, real repositories)', () => {
