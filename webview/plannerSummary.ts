@@ -50,8 +50,10 @@ export interface Summary {
   collisionsElsewhere: number;
   /** One status, always true of the draft on screen. */
   status: { text: string; tone: StatusTone; detail?: string };
-  /** What "saved" does not say: whether anything is enforced. */
+  /** What "saved" does not say: whether anything is enforced, and for whom when the manifest is bound to one agent session. */
   enforcement: string;
+  /** Who the hooks hold to the wave, in full, when the manifest is bound to one agent session (the header's hover). */
+  enforcementDetail?: string;
   next: NextAction | undefined;
   /** Save is possible now (trusted, ready, not saving). */
   canSave: boolean;
@@ -84,12 +86,20 @@ export function summarize(input: SummaryInput): Summary {
   // Enforced means: the manifest on disk names this wave, and the wave on disk has agents.
   const diskWave = wave && state.diskPlan.waves.find((item) => item.wave === wave.wave);
   const enforcedOnDisk = wave !== undefined && state.diskPlan.activeWave === wave.wave && (diskWave?.agents.length ?? 0) > 0;
+  // A manifest bound to an agent session holds only that session (and processes without a session id); the
+  // planner has none of its own, and a save keeps the binding of the manifest it replaces, so it says so.
+  const boundTo = state.diskPlan.manifest?.boundTo;
+  const forSession = boundTo === undefined ? '' : ` for agent session ${shortSession(boundTo)} only`;
   let enforcement: string;
   if (!wave) enforcement = '';
-  else if (active && enforcedOnDisk) enforcement = 'Active: the hooks enforce this wave';
-  else if (active) enforcement = 'Active once saved';
+  else if (active && enforcedOnDisk) enforcement = boundTo === undefined ? 'Active: the hooks enforce this wave' : `Active${forSession}`;
+  else if (active) enforcement = `Active once saved${boundTo === undefined ? '' : `,${forSession}`}`;
   else if (enforcedOnDisk) enforcement = 'Not active once saved: nothing enforces it then';
   else enforcement = 'Not active: nothing enforces this wave';
+  const enforcementDetail =
+    wave !== undefined && active && boundTo !== undefined
+      ? `The manifest is bound to the agent session ${boundTo}: the hooks hold that session to this wave, and any process that carries no session id (a commit from a terminal), but not other agent sessions. The planner has no session of its own: a save keeps this binding.`
+      : undefined;
 
   let next: NextAction | undefined;
   const totalCollisions = facts.collisions + collisionsElsewhere;
@@ -110,9 +120,15 @@ export function summarize(input: SummaryInput): Summary {
     collisionsElsewhere,
     status,
     enforcement,
+    ...(enforcementDetail === undefined ? {} : { enforcementDetail }),
     next,
     canSave,
   };
+}
+
+/** A session id short enough for the header (ids are often UUIDs); the hover gives it whole. */
+function shortSession(id: string): string {
+  return id.length <= 12 ? id : `${id.slice(0, 8)}…`;
 }
 
 /** Whether the header offers to load the disk plan (only when the disk really changed under the draft). */

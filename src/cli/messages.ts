@@ -367,12 +367,22 @@ export const declarationMessages = {
 
 // --- plan show -------------------------------------------------------------------------------
 
+/** Whom a manifest holds, as `plan show` says it: every session, or the one it is bound to, and whether that is this one. */
+function manifestBinding(verdict: string, boundTo: readonly string[]): string {
+  const [session] = boundTo;
+  if (session === undefined) return 'unbound (every session is held to it)';
+  const named = printable(session);
+  if (verdict === 'own') return `bound to this session (${named})`;
+  if (verdict === 'foreign') return `bound to another session (${named}): this session is not held to it`;
+  return `bound to session ${named} (this process carries no session id, so it is held to it)`;
+}
+
 export const planShowMessages = {
   noManifest: (stateDir: string, path: string) => `State dir ${stateDir}: no manifest (${path})`,
   unusableManifest: (stateDir: string, path: string, problem: string) => `State dir ${stateDir}: manifest ${path} is unusable: ${printable(problem)}`,
-  manifest: (stateDir: string, path: string, manifest: { wave: number | null; role: string | null; enforcement: string | null; allowed: number; session: string }) =>
+  manifest: (stateDir: string, path: string, manifest: { wave: number | null; role: string | null; enforcement: string | null; allowed: number; session: string; boundTo: readonly string[] }) =>
     `State dir ${stateDir}: manifest ${path} names wave ${manifest.wave} (${manifest.role === null ? null : printable(manifest.role)}, ${manifest.enforcement}), ` +
-    `${manifest.allowed} allowed entries, session ${printable(manifest.session)}`,
+    `${manifest.allowed} allowed entries, ${manifestBinding(manifest.session, manifest.boundTo)}`,
   noWave: 'No wave declared.',
   wave: (wave: number, status: string, active: boolean, sidecar: string) => `Wave ${wave}: ${status}${active ? ', active' : ''} (${sidecar})`,
   agent: (id: string, coordinator: boolean, digest: string | null) => `  ${id}${coordinator ? ' (coordinator)' : ''}  ${digest ?? 'no digest'}`,

@@ -74,10 +74,16 @@ export function readDiskPlan(
   return { plan, problem: problems.length > 0 ? problems.join(' ') : undefined };
 }
 
-/** The manifest a plan read from disk records (PlanDraft.manifest): null when there was none; nothing when it was there but unusable. */
+/**
+ * The manifest a plan read from disk records (PlanDraft.manifest): null when there was none; nothing when it
+ * was there but unusable. A bound manifest records its session (the planner has none of its own, so it
+ * shows whose plan it is editing).
+ */
 function manifestRecord(manifest: PlanView['manifest']): Pick<PlanDraft, 'manifest'> {
   if (!manifest.found) return { manifest: null };
-  return manifest.wave === null || manifest.role === null ? {} : { manifest: { wave: manifest.wave, role: manifest.role } };
+  if (manifest.wave === null || manifest.role === null) return {};
+  const [boundTo] = manifest.boundTo;
+  return { manifest: { wave: manifest.wave, role: manifest.role, ...(boundTo === undefined ? {} : { boundTo }) } };
 }
 
 export interface SaveOptions {

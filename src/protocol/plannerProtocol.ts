@@ -50,8 +50,12 @@ export const WaveDraftSchema = v.object({
 });
 export type WaveDraft = v.InferOutput<typeof WaveDraftSchema>;
 
-/** What a save compares of `wave-scope.json`: the wave it names and that wave's role. */
-export const ManifestOnDiskSchema = v.object({ wave: WaveNumberSchema, role: v.string() });
+/**
+ * `wave-scope.json` as the planner records it: the wave it names and that wave's role, which a save compares,
+ * and the agent session it is bound to (absent when it is unbound, and so binds every session), which the
+ * header shows and a save never compares: a save keeps the binding of the manifest it replaces.
+ */
+export const ManifestOnDiskSchema = v.object({ wave: WaveNumberSchema, role: v.string(), boundTo: v.optional(v.string()) });
 export type ManifestOnDisk = v.InferOutput<typeof ManifestOnDiskSchema>;
 
 /** The whole plan of one workspace folder as the planner edits it. */
@@ -170,6 +174,8 @@ export const SaveOutcomeSchema = v.variant('ok', [
     ok: v.literal(true),
     wavesWritten: v.array(v.number()),
     manifestWave: v.optional(v.number()),
+    /** The session the manifest the save wrote is bound to (it keeps the binding of the one it replaced); absent when unbound. */
+    manifestBoundTo: v.optional(v.string()),
     /** The draft named no active wave, and the manifest it was made from was removed: no wave is active. */
     manifestRemoved: v.optional(v.boolean()),
     message: v.string(),
@@ -302,9 +308,10 @@ export function overwriteChoiceOf(outcome: SaveOutcome): OverwriteChoice | undef
  * the draft, with the manifest the save wrote (its active wave and that wave's role), or, when it named no
  * active wave and so left the manifest alone, the manifest `base` recorded.
  */
-export function planAsSaved(draft: PlanDraft, base: PlanDraft | undefined, outcome?: { manifestRemoved?: boolean | undefined }): PlanDraft {
+export function planAsSaved(draft: PlanDraft, base: PlanDraft | undefined, outcome?: { manifestRemoved?: boolean | undefined; manifestBoundTo?: string | undefined }): PlanDraft {
   const active = draft.waves.find((wave) => wave.wave === draft.activeWave);
-  if (active !== undefined) return { ...draft, manifest: { wave: active.wave, role: active.role } };
+  const boundTo = outcome?.manifestBoundTo;
+  if (active !== undefined) return { ...draft, manifest: { wave: active.wave, role: active.role, ...(boundTo === undefined ? {} : { boundTo }) } };
   // No active wave: the save removed the manifest the draft was made from, or left the one there alone.
   return { ...draft, manifest: outcome?.manifestRemoved === true ? null : base?.manifest };
 }

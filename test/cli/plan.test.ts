@@ -193,15 +193,32 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     const view = JSON.parse(result.stdout);
     assert.equal(view.activeWave, 1);
     assert.equal(view.manifest.session, 'own');
+    assert.deepEqual(view.manifest.boundTo, ['me']);
     assert.deepEqual(view.waves[0].agents.map((agent: { id: string }) => agent.id), ['alice', 'bob']);
     assert.deepEqual(view.waves[0].agents[1].entries, [{ entry: 'src/ui/', kind: 'glob', matches: 1 }]);
+  });
+
+  it('plan show says whom the manifest holds: this session, another one, a process without a session id, or every session', () => {
+    run(['write', '--wave', '1', '--role', 'docs'], records, 'me');
+    const firstLine = (session?: string) => {
+      const result = run(['show'], '', session);
+      assert.equal(result.status, 0, result.stderr);
+      return result.stdout.split('\n')[0] ?? '';
+    };
+    assert.match(firstLine('me'), /, bound to this session \(me\)$/);
+    assert.match(firstLine('other'), /, bound to another session \(me\): this session is not held to it$/);
+    assert.match(firstLine(), /, bound to session me \(this process carries no session id, so it is held to it\)$/);
+    run(['write', '--wave', '1', '--role', 'docs'], records);
+    assert.match(firstLine('me'), /, unbound \(every session is held to it\)$/);
+    const view = JSON.parse(run(['show', '--json'], '', 'me').stdout);
+    assert.deepEqual(view.manifest.boundTo, []);
   });
 
   it('plan show prints a readable summary', () => {
     run(['write', '--wave', '1', '--role', 'docs'], records, 'me');
     const result = run(['show'], '', 'other');
     assert.equal(result.status, 0);
-    assert.match(result.stdout, /^State dir \.claude: manifest \.claude\/wave-scope\.json names wave 1 \(docs, strict\), 2 allowed entries, session foreign\n/);
+    assert.match(result.stdout, /^State dir \.claude: manifest \.claude\/wave-scope\.json names wave 1 \(docs, strict\), 2 allowed entries, bound to another session \(me\): this session is not held to it\n/);
     assert.match(result.stdout, /Wave 1: complete, active \(\.claude\/filescopes\/wave-1\.scopes\.json\)\n {2}alice {2}ws1-/);
     assert.match(result.stdout, /src\/ui\/ {2}1 match\n/);
   });

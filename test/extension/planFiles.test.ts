@@ -4,7 +4,7 @@
 // from the state directory Save writes.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -49,6 +49,15 @@ describe('plan files: save and read back', () => {
 
   it('records the manifest it found (wave and role), none (null), or nothing when it is unusable', () => {
     assert.deepEqual(readDiskPlan(repo, { colors: {}, roles: {} }, false).plan.manifest, { wave: 1, role: 'implementation' });
+    // A manifest an agent session wrote is bound to it: the planner, which has no session, records whose it is.
+    const manifestFile = join(repo, '.claude', 'wave-scope.json');
+    const unbound = readFileSync(manifestFile, 'utf8');
+    writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(unbound), session_id: 'sess-agent' }));
+    try {
+      assert.deepEqual(readDiskPlan(repo, { colors: {}, roles: {} }, false).plan.manifest, { wave: 1, role: 'implementation', boundTo: 'sess-agent' });
+    } finally {
+      writeFileSync(manifestFile, unbound);
+    }
     const empty = mkdtempSync(join(tmpdir(), 'wave-scope-planfiles-empty-'));
     try {
       execFileSync('git', ['init', '--quiet', empty]);

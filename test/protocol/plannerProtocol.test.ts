@@ -161,5 +161,8 @@ describe('planner protocol declarations', () => {
     assert.equal(planAsSaved({ ...plan, activeWave: undefined, manifest: null }, undefined).manifest, undefined, 'not known: not recorded');
     // The save removed the manifest the draft was made from (its wave made inactive): none is there now.
     assert.equal(planAsSaved({ ...plan, activeWave: undefined }, base, { manifestRemoved: true }).manifest, null);
+    // The manifest written is bound to the session the outcome names (it kept the binding of the one it replaced).
+    assert.deepEqual(planAsSaved(plan, base, { manifestBoundTo: 'sess-42' }).manifest, { wave: 1, role: 'builder', boundTo: 'sess-42' });
+    assert.deepEqual(v.parse(PlanDraftSchema, { ...plan, manifest: { wave: 1, role: 'builder', boundTo: 'sess-42' } }).manifest, { wave: 1, role: 'builder', boundTo: 'sess-42' }, 'the binding travels in the protocol');
   });
 });

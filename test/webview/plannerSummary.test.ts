@@ -125,6 +125,27 @@ describe('planner summary: one status that is always true (issue 14, bug 5)', ()
     assert.equal(summary.next, undefined);
   });
 
+  it('a manifest bound to an agent session: the header says the hooks hold that session only, before and after an edit, and the hover says who else', () => {
+    const session = '0f2c9a61-5b7e-4d3a-9c1e-7a8b9c0d1e2f';
+    const bound: PlanDraft = { ...disk, manifest: { wave: 1, role: 'builder', boundTo: session } };
+    let summary = summaryOf(initialState(bound));
+    assert.equal(summary.enforcement, 'Active for agent session 0f2c9a61… only');
+    assert.match(summary.enforcementDetail ?? '', /bound to the agent session 0f2c9a61-5b7e-4d3a-9c1e-7a8b9c0d1e2f: the hooks hold that session to this wave, .*not other agent sessions\. .*a save keeps this binding\./);
+    // An edit keeps saying so: the wave on disk is still enforced for that session.
+    summary = summaryOf(reduce(initialState(bound), { type: 'addEntries', wave: 1, agentId: 'a', entries: ['README.md'] }));
+    assert.equal(summary.enforcement, 'Active for agent session 0f2c9a61… only');
+    // A bound manifest naming a wave with no agents on disk yet: enforced once saved, for that session still
+    // (a save keeps the binding of the manifest it replaces).
+    const empty: PlanDraft = { ...plan({ 1: {} }, 1), manifest: { wave: 1, role: 'builder', boundTo: session } };
+    summary = summaryOf(reduce(initialState(empty), { type: 'addAgent', wave: 1 }));
+    assert.equal(summary.enforcement, 'Active once saved, for agent session 0f2c9a61… only');
+    // A short id is shown whole; an unbound manifest says nothing of sessions.
+    assert.equal(summaryOf(initialState({ ...disk, manifest: { wave: 1, role: 'builder', boundTo: 'sess-42' } })).enforcement, 'Active for agent session sess-42 only');
+    summary = summaryOf(initialState({ ...disk, manifest: { wave: 1, role: 'builder' } }));
+    assert.equal(summary.enforcement, 'Active: the hooks enforce this wave');
+    assert.equal(summary.enforcementDetail, undefined);
+  });
+
   it('Restricted mode: Save is not offered as possible', () => {
     assert.equal(summaryOf(initialState(disk), { trusted: false }).canSave, false);
   });

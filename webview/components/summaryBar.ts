@@ -26,7 +26,10 @@ export class SummaryBar extends PlannerPart {
             <span class="summary-folder" title="Workspace folder">${model.folderName}</span>
             <h1 class="summary-wave">${summary.title}</h1>
             ${summary.title !== 'No waves'
-              ? html`<span class="state-pill ${summary.active ? 'is-active' : 'is-inactive'}" data-active=${String(summary.active)}
+              ? html`<span
+                  class="state-pill ${summary.active ? 'is-active' : 'is-inactive'}"
+                  data-active=${String(summary.active)}
+                  title=${summary.enforcementDetail ?? ''}
                   >${summary.active ? icons.dot() : icons.circle()}<span>${summary.enforcement}</span></span
                 >`
               : nothing}

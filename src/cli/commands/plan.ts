@@ -148,6 +148,7 @@ function formatPlanView(view: PlanView): string[] {
         enforcement: manifest.enforcement,
         allowed: manifest.allowedPaths.length,
         session: manifest.session,
+        boundTo: manifest.boundTo,
       }),
     );
   }

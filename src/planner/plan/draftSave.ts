@@ -183,7 +183,15 @@ export function hooksReadElsewhere(repoRoot: string, stateDirName: string | unde
 export type DraftSaveStep = 'assert-disjoint' | 'state-dir' | 'stale' | 'validate' | 'materialize' | 'union' | 'manifest' | 'remove-wave';
 
 export type DraftSaveResult =
-  | { ok: true; wavesWritten: number[]; manifestWave: number | undefined; manifestRemoved?: boolean; message: string }
+  | {
+      ok: true;
+      wavesWritten: number[];
+      manifestWave: number | undefined;
+      /** The session the manifest written is bound to (the one it replaced kept its binding); absent when unbound or not written. */
+      manifestBoundTo?: string;
+      manifestRemoved?: boolean;
+      message: string;
+    }
   | {
       ok: false;
       step: DraftSaveStep;
@@ -300,6 +308,7 @@ function saveChecked(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResu
   }
 
   const written: number[] = [];
+  let manifestBoundTo: string | undefined;
   // The active wave last: its manifest is the commit point of the whole save.
   const ordered = [...draft.waves].sort((a, b) => Number(a.wave === draft.activeWave) - Number(b.wave === draft.activeWave) || a.wave - b.wave);
   for (const wave of ordered) {
@@ -322,6 +331,7 @@ function saveChecked(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResu
           })),
         };
       }
+      manifestBoundTo = result.manifest.session_id;
     } else {
       const result = materializeWave({ stateDir, wave: wave.wave, records, repoRoot, ignoreCase }, fs);
       if (!result.ok) {
@@ -379,6 +389,7 @@ function saveChecked(draft: DraftPlan, options: SaveDraftOptions): DraftSaveResu
     ok: true,
     wavesWritten: written.sort((a, b) => a - b),
     manifestWave: draft.activeWave,
+    ...(manifestBoundTo === undefined ? {} : { manifestBoundTo }),
     ...(manifestRemoved ? { manifestRemoved } : {}),
     message: `Saved ${plural(written.length, 'wave')} to ${where}${manifestNote}${removedNote}${newerNote}.`,
   };

@@ -11,6 +11,7 @@ import { expand } from '../scope/fileIndex';
 import type { Enforcement } from './manifest';
 import { compileScopeEntry } from '../scope/scopeEntry';
 import { scopeDigest } from '../scope/scopeDigest';
+import { manifestSessionIds } from './sessionBinding';
 import type { SessionVerdict } from './sessionBinding';
 import type { ManifestProblemReason } from './stateDir';
 import { inspectStateDir, resolveStateDir } from './stateDir';
@@ -62,6 +63,11 @@ export interface PlanManifestView {
   found: boolean;
   /** Session verdict for the reading process. */
   session: SessionVerdict;
+  /**
+   * The agent sessions the manifest is bound to (`session_id`, then its human-readable twin); empty when it
+   * is unbound, and so binds every session (or when it is unusable).
+   */
+  boundTo: string[];
   wave: number | null;
   role: string | null;
   enforcement: Enforcement | null;
@@ -126,6 +132,7 @@ export function readPlan(repoRoot: string, options: ReadPlanOptions, fs: Declara
     path: repoRelative(repoRoot, manifestInfo.manifestPath),
     found: manifestInfo.found,
     session: manifestInfo.session,
+    boundTo: manifestSessionIds(manifestInfo.manifest),
     wave: manifestInfo.manifest?.wave ?? null,
     role: manifestInfo.manifest?.role ?? null,
     enforcement: manifestInfo.manifest?.enforcement ?? null,

@@ -606,11 +606,14 @@ describe('saveDraft (real directories, the Node file system)', () => {
   // Found by red-team review, 2026-12-06: the planner (no session id of its own) saved over a manifest bound
   // to another session and wrote it unbound, so it bound every session and took over a third one's plan.
   it('with keepBinding and no session of its own, keeps the binding of the manifest it replaces', () => {
-    assert.ok(saveDraft(twoWaves, options({ ownIds: new Set(['session-s']) })).ok);
+    const first = saveDraft(twoWaves, options({ ownIds: new Set(['session-s']) }));
+    assert.ok(first.ok && first.manifestBoundTo === 'session-s', 'the outcome names the session the manifest written is bound to');
     assert.equal(readJson('wave-scope.json').session_id, 'session-s');
-    assert.ok(saveDraft(twoWaves, options({ ownIds: new Set(), keepBinding: true })).ok);
+    const kept = saveDraft(twoWaves, options({ ownIds: new Set(), keepBinding: true }));
+    assert.ok(kept.ok && kept.manifestBoundTo === 'session-s');
     assert.equal(readJson('wave-scope.json').session_id, 'session-s', 'still bound to the session it names');
-    assert.ok(saveDraft(twoWaves, options({ ownIds: new Set() })).ok);
+    const unbound = saveDraft(twoWaves, options({ ownIds: new Set() }));
+    assert.ok(unbound.ok && !('manifestBoundTo' in unbound));
     assert.equal(readJson('wave-scope.json').session_id, undefined, 'without keepBinding, unbound as before');
   });
 

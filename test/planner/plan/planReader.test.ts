@@ -25,7 +25,7 @@ describe('readPlan (real directories)', () => {
       version: 1,
       stateDir: '.claude',
       manifest: {
-        path: '.claude/wave-scope.json', found: false, session: 'unknown', wave: null, role: null, enforcement: null,
+        path: '.claude/wave-scope.json', found: false, session: 'unknown', boundTo: [], wave: null, role: null, enforcement: null,
         allowedPaths: [], problem: null, warnings: [],
       },
       activeWave: null,
@@ -47,6 +47,7 @@ describe('readPlan (real directories)', () => {
     const view = readPlan(root, { ownIds: new Set(['me']), files }, fs());
     assert.equal(view.activeWave, 2);
     assert.equal(view.manifest.session, 'own');
+    assert.deepEqual(view.manifest.boundTo, ['me']);
     assert.equal(view.manifest.role, 'docs');
     assert.deepEqual(view.waves.map((wave) => [wave.wave, wave.status, wave.active]), [[1, 'complete', false], [2, 'complete', true]]);
     const wave2 = view.waves[1];
