@@ -50,7 +50,7 @@ export interface Summary {
   collisionsElsewhere: number;
   /** One status, always true of the draft on screen. */
   status: { text: string; tone: StatusTone; detail?: string };
-  /** What "saved" does not say: whether anything is enforced, and for whom when the manifest is bound to one agent session. */
+  /** What "saved" does not say: whether anything is enforced, and the agent session the manifest is bound to, if any. */
   enforcement: string;
   /** Who the hooks hold to the wave, in full, when the manifest is bound to one agent session (the header's hover). */
   enforcementDetail?: string;
@@ -86,19 +86,20 @@ export function summarize(input: SummaryInput): Summary {
   // Enforced means: the manifest on disk names this wave, and the wave on disk has agents.
   const diskWave = wave && state.diskPlan.waves.find((item) => item.wave === wave.wave);
   const enforcedOnDisk = wave !== undefined && state.diskPlan.activeWave === wave.wave && (diskWave?.agents.length ?? 0) > 0;
-  // A manifest bound to an agent session holds only that session (and processes without a session id); the
-  // planner has none of its own, and a save keeps the binding of the manifest it replaces, so it says so.
+  // A manifest bound to an agent session holds that session's edits (and those of processes without a session
+  // id), not other agent sessions' edits; the planner has none of its own, and a save keeps the binding of the
+  // manifest it replaces, so it says so.
   const boundTo = state.diskPlan.manifest?.boundTo;
-  const forSession = boundTo === undefined ? '' : ` for agent session ${shortSession(boundTo)} only`;
+  const bound = boundTo === undefined ? '' : `, bound to agent session ${shortSession(boundTo)}`;
   let enforcement: string;
   if (!wave) enforcement = '';
-  else if (active && enforcedOnDisk) enforcement = boundTo === undefined ? 'Active: the hooks enforce this wave' : `Active${forSession}`;
-  else if (active) enforcement = `Active once saved${boundTo === undefined ? '' : `,${forSession}`}`;
+  else if (active && enforcedOnDisk) enforcement = boundTo === undefined ? 'Active: the hooks enforce this wave' : `Active${bound}`;
+  else if (active) enforcement = `Active once saved${bound}`;
   else if (enforcedOnDisk) enforcement = 'Not active once saved: nothing enforces it then';
   else enforcement = 'Not active: nothing enforces this wave';
   const enforcementDetail =
     wave !== undefined && active && boundTo !== undefined
-      ? `The manifest is bound to the agent session ${boundTo}: the hooks hold that session to this wave, and any process that carries no session id (a commit from a terminal), but not other agent sessions. The planner has no session of its own: a save keeps this binding.`
+      ? `The manifest is bound to the agent session ${boundTo}. The write gate holds that session's edits to this wave, and those of any process that carries no session id, but lets other agent sessions' edits through; the commit guard holds every commit to it. The planner has no session of its own: a save keeps this binding.`
       : undefined;
 
   let next: NextAction | undefined;

@@ -367,13 +367,17 @@ export const declarationMessages = {
 
 // --- plan show -------------------------------------------------------------------------------
 
-/** Whom a manifest holds, as `plan show` says it: every session, or the one it is bound to, and whether that is this one. */
+/**
+ * Whom a manifest holds, as `plan show` says it: every session, or the one it is bound to, and whether that is
+ * this one. Another session's manifest does not hold this session's edits (the write gate lets a peer's wave
+ * be), but the commit guard holds every commit to every wave: the committing shell's session id is not believed.
+ */
 function manifestBinding(verdict: string, boundTo: readonly string[]): string {
   const [session] = boundTo;
   if (session === undefined) return 'unbound (every session is held to it)';
   const named = printable(session);
   if (verdict === 'own') return `bound to this session (${named})`;
-  if (verdict === 'foreign') return `bound to another session (${named}): this session is not held to it`;
+  if (verdict === 'foreign') return `bound to another session (${named}): this session's edits are not held to it, its commits are`;
   return `bound to session ${named} (this process carries no session id, so it is held to it)`;
 }
 

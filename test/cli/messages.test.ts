@@ -19,7 +19,7 @@ describe('printable (src/cli/messages.ts): names and paths that are anyone\'s, s
     assert.match(syncMessages.corruptPlanRef('origin', 'unexpected path on the plan ref: \u001b[2K\rOK'), /\(("unexpected path on the plan ref: \\u\{1b\}\[2K\\rOK")\)/);
     const manifest = planShowMessages.manifest('.claude', '.claude/wave-scope.json', { wave: 1, role: 'x\u001b]0;t\u0007', enforcement: 'strict', allowed: 1, session: 'foreign', boundTo: ['s\u001b[2J'] });
     assert.doesNotMatch(manifest, /[\u0000-\u001f]/);
-    assert.match(manifest, /bound to another session \("s\\u\{1b\}\[2J"\)/, 'the session id a manifest names is printed escaped too');
+    assert.match(manifest, /bound to another session \("s\\u\{1b\}\[2J"\): this session's edits are not held to it, its commits are$/, 'the session id a manifest names is printed escaped too');
   });
 
   it('is applied to clone names in every claim line', () => {

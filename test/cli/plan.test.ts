@@ -206,7 +206,7 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
       return result.stdout.split('\n')[0] ?? '';
     };
     assert.match(firstLine('me'), /, bound to this session \(me\)$/);
-    assert.match(firstLine('other'), /, bound to another session \(me\): this session is not held to it$/);
+    assert.match(firstLine('other'), /, bound to another session \(me\): this session's edits are not held to it, its commits are$/);
     assert.match(firstLine(), /, bound to session me \(this process carries no session id, so it is held to it\)$/);
     run(['write', '--wave', '1', '--role', 'docs'], records);
     assert.match(firstLine('me'), /, unbound \(every session is held to it\)$/);
@@ -218,7 +218,7 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     run(['write', '--wave', '1', '--role', 'docs'], records, 'me');
     const result = run(['show'], '', 'other');
     assert.equal(result.status, 0);
-    assert.match(result.stdout, /^State dir \.claude: manifest \.claude\/wave-scope\.json names wave 1 \(docs, strict\), 2 allowed entries, bound to another session \(me\): this session is not held to it\n/);
+    assert.match(result.stdout, /^State dir \.claude: manifest \.claude\/wave-scope\.json names wave 1 \(docs, strict\), 2 allowed entries, bound to another session \(me\): this session's edits are not held to it, its commits are\n/);
     assert.match(result.stdout, /Wave 1: complete, active \(\.claude\/filescopes\/wave-1\.scopes\.json\)\n {2}alice {2}ws1-/);
     assert.match(result.stdout, /src\/ui\/ {2}1 match\n/);
   });

@@ -125,22 +125,22 @@ describe('planner summary: one status that is always true (issue 14, bug 5)', ()
     assert.equal(summary.next, undefined);
   });
 
-  it('a manifest bound to an agent session: the header says the hooks hold that session only, before and after an edit, and the hover says who else', () => {
+  it('a manifest bound to an agent session: the header names the session, before and after an edit, and the hover says whom the hooks hold', () => {
     const session = '0f2c9a61-5b7e-4d3a-9c1e-7a8b9c0d1e2f';
     const bound: PlanDraft = { ...disk, manifest: { wave: 1, role: 'builder', boundTo: session } };
     let summary = summaryOf(initialState(bound));
-    assert.equal(summary.enforcement, 'Active for agent session 0f2c9a61… only');
-    assert.match(summary.enforcementDetail ?? '', /bound to the agent session 0f2c9a61-5b7e-4d3a-9c1e-7a8b9c0d1e2f: the hooks hold that session to this wave, .*not other agent sessions\. .*a save keeps this binding\./);
+    assert.equal(summary.enforcement, 'Active, bound to agent session 0f2c9a61…');
+    assert.match(summary.enforcementDetail ?? '', /bound to the agent session 0f2c9a61-5b7e-4d3a-9c1e-7a8b9c0d1e2f\. The write gate holds that session's edits to this wave, .*but lets other agent sessions' edits through; the commit guard holds every commit to it\. .*a save keeps this binding\./);
     // An edit keeps saying so: the wave on disk is still enforced for that session.
     summary = summaryOf(reduce(initialState(bound), { type: 'addEntries', wave: 1, agentId: 'a', entries: ['README.md'] }));
-    assert.equal(summary.enforcement, 'Active for agent session 0f2c9a61… only');
+    assert.equal(summary.enforcement, 'Active, bound to agent session 0f2c9a61…');
     // A bound manifest naming a wave with no agents on disk yet: enforced once saved, for that session still
     // (a save keeps the binding of the manifest it replaces).
     const empty: PlanDraft = { ...plan({ 1: {} }, 1), manifest: { wave: 1, role: 'builder', boundTo: session } };
     summary = summaryOf(reduce(initialState(empty), { type: 'addAgent', wave: 1 }));
-    assert.equal(summary.enforcement, 'Active once saved, for agent session 0f2c9a61… only');
+    assert.equal(summary.enforcement, 'Active once saved, bound to agent session 0f2c9a61…');
     // A short id is shown whole; an unbound manifest says nothing of sessions.
-    assert.equal(summaryOf(initialState({ ...disk, manifest: { wave: 1, role: 'builder', boundTo: 'sess-42' } })).enforcement, 'Active for agent session sess-42 only');
+    assert.equal(summaryOf(initialState({ ...disk, manifest: { wave: 1, role: 'builder', boundTo: 'sess-42' } })).enforcement, 'Active, bound to agent session sess-42');
     summary = summaryOf(initialState({ ...disk, manifest: { wave: 1, role: 'builder' } }));
     assert.equal(summary.enforcement, 'Active: the hooks enforce this wave');
     assert.equal(summary.enforcementDetail, undefined);
