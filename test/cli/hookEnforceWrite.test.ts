@@ -366,6 +366,22 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       const allowed = JSON.parse(enforce(hookPayload('gemini-beforetool', { cwd: repo.root, target: 'src/a.ts' }), { args: ['--agent-cli', 'gemini'] }).stdout) as Record<string, string>;
       assert.equal(allowed.decision, 'allow');
     });
+
+    it('gates a Gemini MCP tool whose name Gemini shortened, cutting out the verb, on the path it names', () => {
+      // Gemini keeps 30 characters of each end of a name longer than 63 and puts `...` between them.
+      const long = 'mcp_acme_corporate_knowledge_base_server_overwrite_document_contents_in_shared_team_drive';
+      const shortened = `${long.slice(0, 30)}...${long.slice(-30)}`;
+      assert.doesNotMatch(shortened, /overwrite|write/, 'the verb is gone from the name the hook is given');
+      const decision = (tool: string, input: Record<string, unknown>) =>
+        (JSON.parse(enforce(JSON.stringify({ hook_event_name: 'BeforeTool', cwd: repo.root, tool_name: tool, tool_input: input })).stdout) as { decision: string }).decision;
+      assert.equal(decision(shortened, { path: 'docs/readme.md', content: 'x' }), 'deny');
+      assert.equal(decision(shortened, { path: 'src/a.ts', content: 'x' }), 'allow');
+      assert.equal(decision(shortened, { query: 'docs/readme.md' }), 'allow', 'no path key: nothing to gate, as for a named write tool');
+      // A name of the same length that Gemini did not cut, and that says it reads, is not gated.
+      const reader = 'mcp_knowledge_base_server_look_up_and_read_documents_by_a_title';
+      assert.equal(reader.length, 63);
+      assert.equal(decision(reader, { path: 'docs/readme.md' }), 'allow');
+    });
   });
 
   describe('fails closed', () => {

@@ -95,6 +95,11 @@ const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
 // ends cannot be told: every word after the prefix is read as the tool's (a verb in the server's name then
 // makes the call a write, which can only refuse more). Its older `mcp__` spelling is read the same way.
 const GEMINI_MCP_PREFIX = /^mcp_(.+)$/;
+// Gemini keeps an MCP tool's name within 63 characters by cutting out its middle: the first 30 and the last 30
+// joined by `...` (generateValidName in gemini-cli's packages/core/src/tools/mcp-tool.ts). The cut can take
+// the verb that says the tool writes, so a name cut so is read as one that may write.
+const GEMINI_SHORTENED_LENGTH = 63;
+const GEMINI_SHORTENED_KEEPS = 30;
 const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
 // The keys most servers name a file with: a value there that is neither text nor a container (a number) is
 // passed on as a target, so resolution refuses it (and the gate denies).
@@ -135,13 +140,19 @@ function isMcpPathKey(key: string): boolean {
   return !MCP_NOT_FILE_KEYS.has(key) && toolNameWords(key).some((word) => MCP_PATH_WORD.test(word));
 }
 
+/** Whether Gemini cut the middle out of this tool's name (GEMINI_SHORTENED_LENGTH), so its verb may be gone. */
+function isShortenedByGemini(toolName: string): boolean {
+  return toolName.length === GEMINI_SHORTENED_LENGTH && toolName.slice(GEMINI_SHORTENED_KEEPS, GEMINI_SHORTENED_KEEPS + 3) === '...';
+}
+
 /**
  * The paths an MCP tool call writes: none when it is not a write or names no path. Every string under a
  * path key, at any depth (in arrays too), is a target; an input nested deeper than MCP_INPUT_DEPTH is
- * refused, never read as naming nothing.
+ * refused, never read as naming nothing. `nameMayHideVerb`: the name lost its middle, so the tool is
+ * judged on the paths it names whatever verbs are left.
  */
-function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol): { writes: boolean; targets: unknown[] } {
-  if (!toolNameWords(tool).some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
+function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol, nameMayHideVerb = false): { writes: boolean; targets: unknown[] } {
+  if (!nameMayHideVerb && !toolNameWords(tool).some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
   const targets: unknown[] = [];
   const collect = (value: unknown, underPathKey: boolean, depth: number): void => {
     if (depth > MCP_INPUT_DEPTH) throw new HookPayloadError('no-target', `The ${tool} call's input is nested deeper than ${MCP_INPUT_DEPTH} levels; its paths cannot be read with certainty.`, protocol);
@@ -290,7 +301,10 @@ function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown
   }
   const input = inputObject(toolInput);
   const mcpTool = mcpToolOf(toolName, protocol);
-  if (mcpTool !== undefined) return { ...mcpTargets(mcpTool, input, protocol), readings: ANY_READING, relativeToProject: true };
+  if (mcpTool !== undefined) {
+    const shortened = protocol === 'gemini' && isShortenedByGemini(toolName);
+    return { ...mcpTargets(mcpTool, input, protocol, shortened), readings: ANY_READING, relativeToProject: true };
+  }
   let key: string | undefined;
   if (protocol === 'gemini') key = GEMINI_WRITE_TOOLS.has(toolName) ? 'file_path' : undefined;
   else if (protocol === 'cursor') key = CURSOR_WRITE_TOOLS.includes(toolName) ? 'file_path' : undefined;

@@ -193,6 +193,11 @@ describe('hook payloads', () => {
     // A verb in the server's name (server `file-edit`, tool `read_file`) cannot be told from the tool's: gated.
     { tool: 'mcp_file-edit_read_file', input: { path: 'z' }, targets: ['z'] },
     { tool: 'mcp__filesystem__write_file', input: { path: 'y' }, targets: ['y'] },
+    // A name longer than 63 characters keeps its first and last 30 around `...`, which may cut out the verb
+    // (here `overwrite`): such a tool is gated on the paths it names, whatever verbs are left.
+    { tool: 'mcp_acme_corporate_knowledge_b..._contents_in_shared_team_drive', input: { path: 'notes/x.md', content: '' }, targets: ['notes/x.md'] },
+    { tool: 'mcp_acme_corporate_knowledge_b..._contents_in_shared_team_drive', input: { query: 'notes' }, targets: undefined },
+    { tool: 'mcp_knowledge_base_server_look_up_and_read_documents_by_a_title', input: { path: 'notes/x.md' }, targets: undefined },
   ];
   for (const { tool, input, targets } of geminiMcp) {
     it(`MCP from Gemini CLI: ${tool} ${targets === undefined ? 'is not a write' : 'is gated on the path it names'}`, () => {
