@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -347,7 +348,7 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     });
   });
 
-  describe('Cursor preToolUse and Gemini CLI BeforeTool', () => {
+  describe('Cursor preToolUse and Gemini CLI BeforeTool (and MCP names the agent CLI cut short)', () => {
     beforeEach(() => writeManifest(repo, { allowedPaths: ['src/'] }));
 
     it('answers Cursor with its permission field', () => {
@@ -381,6 +382,17 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       const reader = 'mcp_knowledge_base_server_look_up_and_read_documents_by_a_title';
       assert.equal(reader.length, 63);
       assert.equal(decision(reader, { path: 'docs/readme.md' }), 'allow');
+    });
+
+    it('gates a Codex MCP tool whose name Codex shortened to 24 characters and a SHA-1 (server separator and verb gone) on the path it names', () => {
+      const long = 'mcp__acme_knowledge_base__overwrite_document_contents_in_shared_drive';
+      const shortened = long.slice(0, 24) + createHash('sha1').update(long).digest('hex');
+      const decision = (input: Record<string, unknown>) =>
+        claudeDecision(
+          enforce(JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: shortened, tool_input: input }), { args: ['--agent-cli', 'codex'] }).stdout,
+        ).decision;
+      assert.equal(decision({ path: join(repo.root, 'docs/readme.md'), content: 'x' }), 'deny');
+      assert.equal(decision({ path: join(repo.root, 'src/a.ts'), content: 'x' }), 'allow');
     });
   });
 

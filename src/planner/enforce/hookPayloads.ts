@@ -95,11 +95,15 @@ const MCP_PREFIX = /^(?:mcp__(.+?)__|MCP:([^:]+):)(.+)$/;
 // ends cannot be told: every word after the prefix is read as the tool's (a verb in the server's name then
 // makes the call a write, which can only refuse more). Its older `mcp__` spelling is read the same way.
 const GEMINI_MCP_PREFIX = /^mcp_(.+)$/;
-// Gemini keeps an MCP tool's name within 63 characters by cutting out its middle: the first 30 and the last 30
-// joined by `...` (generateValidName in gemini-cli's packages/core/src/tools/mcp-tool.ts). The cut can take
-// the verb that says the tool writes, so a name cut so is read as one that may write.
+// Agent CLIs keep an MCP tool's name within the model API's limit by cutting it, which can take the verb
+// that says the tool writes, so a name cut so is read as one that may write. Gemini cuts out the middle of
+// a name longer than 63 characters: its first 30 and last 30 joined by `...` (generateValidName in
+// gemini-cli's packages/core/src/tools/mcp-tool.ts). Codex keeps the first 24 characters of a name longer
+// than 64 and appends the SHA-1 of the whole name in hex (qualify_tools in codex-rs's
+// mcp_connection_manager.rs).
 const GEMINI_SHORTENED_LENGTH = 63;
 const GEMINI_SHORTENED_KEEPS = 30;
+const CODEX_SHORTENED = /^mcp__.{19}[0-9a-f]{40}$/;
 const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
 // The keys most servers name a file with: a value there that is neither text nor a container (a number) is
 // passed on as a target, so resolution refuses it (and the gate denies).
@@ -115,7 +119,8 @@ const MCP_INPUT_DEPTH = 8;
 /**
  * The MCP tool part of a tool name (`mcp__fs__write_file` → `write_file`; from Gemini CLI, `mcp_fs_write_file`
  * → `fs_write_file`), or undefined when the tool is not an MCP tool. A tool named `mcp_x` is an MCP tool only
- * from Gemini CLI: the other CLIs spell theirs with two underscores.
+ * from Gemini CLI: the other CLIs spell theirs with two underscores. A name Codex cut short may have lost the
+ * `__` after its server: all of it after `mcp__` is then the tool's.
  */
 export function mcpToolOf(toolName: string, protocol?: HookProtocol): string | undefined {
   if (protocol === 'gemini') {
@@ -123,7 +128,8 @@ export function mcpToolOf(toolName: string, protocol?: HookProtocol): string | u
     if (gemini !== null) return gemini[1];
   }
   const match = MCP_PREFIX.exec(toolName);
-  return match === null ? undefined : match[3];
+  if (match !== null) return match[3];
+  return CODEX_SHORTENED.test(toolName) ? toolName.slice('mcp__'.length) : undefined;
 }
 
 /**
@@ -140,9 +146,11 @@ function isMcpPathKey(key: string): boolean {
   return !MCP_NOT_FILE_KEYS.has(key) && toolNameWords(key).some((word) => MCP_PATH_WORD.test(word));
 }
 
-/** Whether Gemini cut the middle out of this tool's name (GEMINI_SHORTENED_LENGTH), so its verb may be gone. */
-function isShortenedByGemini(toolName: string): boolean {
-  return toolName.length === GEMINI_SHORTENED_LENGTH && toolName.slice(GEMINI_SHORTENED_KEEPS, GEMINI_SHORTENED_KEEPS + 3) === '...';
+/** Whether the agent CLI cut this MCP tool's name short (GEMINI_SHORTENED_LENGTH, CODEX_SHORTENED), so its verb may be gone. */
+function isShortenedMcpName(toolName: string, protocol: HookProtocol): boolean {
+  if (protocol === 'gemini') return toolName.length === GEMINI_SHORTENED_LENGTH && toolName.slice(GEMINI_SHORTENED_KEEPS, GEMINI_SHORTENED_KEEPS + 3) === '...';
+  // Claude Code's spelling is Codex's, and a payload does not always say which CLI sent it: the shape decides.
+  return CODEX_SHORTENED.test(toolName);
 }
 
 /**
@@ -302,8 +310,7 @@ function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown
   const input = inputObject(toolInput);
   const mcpTool = mcpToolOf(toolName, protocol);
   if (mcpTool !== undefined) {
-    const shortened = protocol === 'gemini' && isShortenedByGemini(toolName);
-    return { ...mcpTargets(mcpTool, input, protocol, shortened), readings: ANY_READING, relativeToProject: true };
+    return { ...mcpTargets(mcpTool, input, protocol, isShortenedMcpName(toolName, protocol)), readings: ANY_READING, relativeToProject: true };
   }
   let key: string | undefined;
   if (protocol === 'gemini') key = GEMINI_WRITE_TOOLS.has(toolName) ? 'file_path' : undefined;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { formatHookReply, HookPayloadError, hookReply, mcpToolOf, parseHookPayload, universalDeny } from '../../../src/planner/enforce/hookPayloads';
 import type { HookProtocol } from '../../../src/planner/enforce/hookPayloads';
 import { hookPayload } from '../../support/hookFixtures';
@@ -206,6 +207,25 @@ describe('hook payloads', () => {
       if (targets !== undefined) assert.deepEqual([...request.targets].sort(), [...targets].sort());
     });
   }
+
+  it('MCP from Codex (and Claude Code\'s spelling): a name Codex shortened to its first 24 characters and a SHA-1 is gated on the paths it names', () => {
+    // Codex's qualify_tools: a qualified name longer than 64 keeps 24 characters and appends the SHA-1 of the whole in hex.
+    const long = 'mcp__acme_knowledge_base__overwrite_document_contents_in_shared_drive';
+    const shortened = long.slice(0, 24) + createHash('sha1').update(long).digest('hex');
+    assert.equal(shortened.length, 64);
+    assert.doesNotMatch(shortened, /write/);
+    const call = (tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's', cwd: '/r', tool_name: tool, tool_input: input, ...extra }));
+    for (const extra of [{ turn_id: '1' }, {}]) {
+      const request = call(shortened, { path: 'notes/x.md', content: '' }, extra);
+      assert.equal(request.writes, true);
+      assert.deepEqual(request.targets, ['notes/x.md']);
+      assert.equal(call(shortened, { query: 'notes' }, extra).writes, false, 'no path key: nothing to gate');
+    }
+    // Sixty-four characters that do not end in 40 hex digits, naming a reader: not a write.
+    const reader = 'mcp__knowledge_base__look_up_and_read_documents_by_title_or_tag';
+    assert.equal(call(`${reader}s`, { path: 'notes/x.md' }).writes, false);
+  });
 
   it('MCP: only Gemini CLI spells an MCP tool with one underscore; a Claude Code or Codex tool named mcp_x_write_file is no MCP tool', () => {
     assert.equal(mcpToolOf('mcp_fs_write_file', 'gemini'), 'fs_write_file');
