@@ -449,6 +449,8 @@ export const dispatchMessages = {
   warnHeader: 'Wave Scope (dispatch guard):',
   warnMismatch: (agent: string, missing: readonly string[], extra: readonly string[]) =>
     `the prompt dispatches declared agent "${agent}", but its FILE-SCOPE block differs from the declaration${missing.length > 0 ? `; not in the block: ${quoted(missing)}` : ''}${extra.length > 0 ? `; not declared: ${quoted(extra)}` : ''}. Both were checked; the agent will be held to its declaration.`,
+  warnSeveralOnALine: (entries: readonly string[]) =>
+    `the FILE-SCOPE ${entries.length === 1 ? 'entry' : 'entries'} ${quoted(entries)} name${entries.length === 1 ? 's' : ''} nothing in the repository and look${entries.length === 1 ? 's' : ''} like several paths on one line, or a path with a comment: every line of the block is one path, read as written, so the agent is held to ${entries.length === 1 ? 'that path' : 'those paths'} and refused the files meant. Put each path on a line of its own, and comments outside the block.`,
   warnConflict: (agents: readonly string[]) =>
     `the prompt names several declared agents (${quoted(agents)}); their scopes were checked together and the dispatch is bound to none of them.`,
   warnUnknownAgent: (ids: readonly string[], digests: readonly string[]) =>

@@ -369,6 +369,21 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
     }
   });
 
+  it('an entry that names nothing and looks like several paths on one line, or a path with a comment, is reported; a real path spelled so is not', () => {
+    let reply = replyOf(dispatch('alpha', ['src/a/x.ts, src/b/y.ts', 'docs/guide.md  # the guide'], 'toolu_1', { transcriptPath: null }).stdout);
+    assert.equal(reply.decision, 'warn');
+    assert.match(
+      reply.text,
+      /the FILE-SCOPE entries "src\/a\/x\.ts, src\/b\/y\.ts", "docs\/guide\.md {2}# the guide" name nothing in the repository and look like several paths on one line, or a path with a comment: every line of the block is one path, read as written, so the agent is held to those paths and refused the files meant\./,
+    );
+    // As written, they are the agent's claim: nothing else was recorded.
+    assert.deepEqual(Object.values(readLedgerFile(repo.root)?.waves ?? {}).flat()[0]?.files, ['src/a/x.ts, src/b/y.ts', 'docs/guide.md  # the guide']);
+    // A file whose name holds ", " is a path like any other.
+    repo.write({ 'notes/draft, v2.md': 'n\n' });
+    reply = replyOf(dispatch('beta', ['notes/draft, v2.md'], 'toolu_2', { transcriptPath: null }).stdout);
+    assert.equal(reply.decision, 'allow', reply.text);
+  });
+
   it('a plain entry naming a directory means everything beneath it (as in the plan)', () => {
     dispatch('alpha', ['src/lib'], 'toolu_1', { transcriptPath: null });
     assert.equal(replyOf(dispatch('beta', ['src/lib/z.ts'], 'toolu_2', { transcriptPath: null }).stdout).decision, 'deny');

@@ -1,7 +1,7 @@
 // Where the dispatch guard's commands find things: the coordinator's checkout (the manifest root; the
 // ledger and the events live under it, whichever worktree the call comes from), the active wave, its
 // declarations, and the session. Read without spawning git (the hook's no-collision path is a budget).
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { canonicalDirectory, homeDirectory, nodeLocateFileSystem, nodeTargetFileSystem } from '../../node/hookFileSystem';
 import { scanGitConfig } from '../../planner/enforce/gitConfig';
@@ -120,6 +120,18 @@ export function readActiveWave(root: string, sessionId: string | undefined, env:
     role: manifest.role,
     waveKey: waveKeyOf(sessionId, manifest.wave, manifest.role),
     declared: readDeclaredWave(resolution.stateDir, manifest.wave, ownFiles),
+  };
+}
+
+/** Whether a repository-relative path names anything on disk (a link counts as itself); a path that leaves the repository names nothing. */
+export function pathProbe(root: string): (path: string) => boolean {
+  return (path) => {
+    if (path === '' || isAbsolute(path) || path.split('/').includes('..')) return false;
+    try {
+      return lstatSync(join(root, path), { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return false;
+    }
   };
 }
 

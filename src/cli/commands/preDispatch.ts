@@ -24,6 +24,7 @@ import type { DispatchRequest } from '../../planner/dispatch/dispatchRequest';
 import { analyseDispatchScope, hasScope } from '../../planner/dispatch/dispatchScope';
 import type { DispatchScope } from '../../planner/dispatch/dispatchScope';
 import type { Liveness } from '../../planner/dispatch/liveness';
+import { entriesLikeSeveral } from '../../planner/dispatch/promptScope';
 import { allRecords } from '../../planner/dispatch/sessionLedger';
 import type { LedgerRead } from '../../planner/dispatch/sessionLedger';
 import { recordBinding, resolveSubagentScope, subagentTranscriptPaths } from '../../planner/dispatch/subagentBinding';
@@ -31,7 +32,7 @@ import { formatHookReply } from '../../planner/enforce/hookPayloads';
 import { foldCase } from '../../planner/scope/scopeEntry';
 import { CompiledEntries } from '../../planner/scope/scopeAlgebra';
 import type { HookVerdict } from '../../planner/enforce/hookPayloads';
-import { directoryProbe, locateDispatchRoot, readActiveWave } from './dispatchContext';
+import { directoryProbe, locateDispatchRoot, pathProbe, readActiveWave } from './dispatchContext';
 import type { ActiveWave, DispatchRoot } from './dispatchContext';
 
 /** Set to `off` (or `0`, `false`) to switch the guard off: reference row 1, an allow with no output. */
@@ -71,8 +72,17 @@ function reply(io: CliIo, verdict: HookVerdict): void {
 }
 
 /** The warnings an allowed dispatch carries (shown to the user as a systemMessage). */
-function warningsOf(scope: DispatchScope, verdict: DispatchVerdict | undefined, location: LedgerLocation | undefined, cycle: CycleFacts | undefined, writeProblem: string | undefined): string[] {
+function warningsOf(
+  scope: DispatchScope,
+  root: string,
+  verdict: DispatchVerdict | undefined,
+  location: LedgerLocation | undefined,
+  cycle: CycleFacts | undefined,
+  writeProblem: string | undefined,
+): string[] {
   const warnings: string[] = [];
+  const several = scope.prompt.kind === 'block' ? entriesLikeSeveral(scope.prompt.entries, pathProbe(root)) : [];
+  if (several.length > 0) warnings.push(say.warnSeveralOnALine(several));
   const { declared } = scope;
   if (declared.kind === 'matched' && scope.mismatch !== undefined) warnings.push(say.warnMismatch(declared.agent.id, scope.mismatch.missing, scope.mismatch.extra));
   if (declared.kind === 'conflict') warnings.push(say.warnConflict(declared.agents.map((agent) => agent.id)));
@@ -261,7 +271,7 @@ export async function runPreDispatch(args: string[], io: CliIo): Promise<number>
     }
     if (!hasScope(scope)) {
       log({ decision: 'allow', row: prompt.kind === 'marker-absent' ? '5' : '6' });
-      reply(io, allowWith(warningsOf(scope, undefined, undefined, undefined, undefined)));
+      reply(io, allowWith(warningsOf(scope, place.root, undefined, undefined, undefined, undefined)));
       return 0;
     }
     const location = ledgerLocation(place.root, request.sessionId);
@@ -269,7 +279,7 @@ export async function runPreDispatch(args: string[], io: CliIo): Promise<number>
     const { verdict } = result;
     log({ decision: verdict.decision, row: verdict.row }, { verdict, cycle: result.cycle });
     if (verdict.decision === 'deny') reply(io, { decision: 'deny', reason: denyReason(verdict, wave, location) });
-    else reply(io, allowWith(warningsOf(scope, verdict, location, result.cycle, result.writeProblem)));
+    else reply(io, allowWith(warningsOf(scope, place.root, verdict, location, result.cycle, result.writeProblem)));
     return 0;
   } catch (error) {
     // Row 12: an unexpected failure allows the dispatch, says so on stderr, and is logged.

@@ -289,6 +289,19 @@ export function needsQuoting(entry: string): boolean {
   );
 }
 
+/** Several paths on one line (`src/a.ts, src/b.ts`), or a path with a comment after it (`src/a.ts  # owned`). */
+const SEVERAL_OR_COMMENTED = /,\s|\s#/;
+
+/**
+ * The block's entries that look like several paths on one line, or a path with a trailing comment, and that
+ * name nothing on disk (`exists`, asked of the entry as written). Every line is one path, read as written,
+ * so such an entry holds the agent to a path that is not there, and it is then refused the files meant. A
+ * path may contain either spelling, so one that names something is not reported.
+ */
+export function entriesLikeSeveral(entries: readonly string[], exists: (entry: string) => boolean): string[] {
+  return entries.filter((entry) => SEVERAL_OR_COMMENTED.test(entry) && !exists(entry));
+}
+
 /** What the prompt says about which declared agent it dispatches. */
 export interface AgentNaming {
   /** Agent ids named by an `AGENT-ID:` line or `WAVE_SCOPE_AGENT=`, in order, each once. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { extractPromptScope, findAgentNaming, needsQuoting } from '../../../src/planner/dispatch/promptScope';
+import { entriesLikeSeveral, extractPromptScope, findAgentNaming, needsQuoting } from '../../../src/planner/dispatch/promptScope';
 import type { PromptScope } from '../../../src/planner/dispatch/promptScope';
 import { normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
 import { scopeDigest, scopeEchoInstruction } from '../../../src/planner/scope/scopeDigest';
@@ -190,5 +190,19 @@ describe('extractPromptScope: any valid scope list, in any accepted style, comes
       }),
       { numRuns: 600 },
     );
+  });
+});
+
+describe('entriesLikeSeveral: a line that holds several paths, or a comment, and names nothing', () => {
+  const onDisk = new Set(['src/a.ts', 'notes/draft, v2.md', 'docs/a #1.md']);
+  const exists = (entry: string) => onDisk.has(entry);
+
+  it('reports an entry with ", " or " #" that names nothing, in the block\'s order', () => {
+    const entries = ['src/a.ts, src/b.ts', 'src/a.ts', 'docs/  # the docs', 'src/*.ts,\tlib/*.ts', 'src/c.ts\t# mine'];
+    assert.deepEqual(entriesLikeSeveral(entries, exists), ['src/a.ts, src/b.ts', 'docs/  # the docs', 'src/*.ts,\tlib/*.ts', 'src/c.ts\t# mine']);
+  });
+
+  it('leaves alone a path that holds such a spelling and is there, and one without it', () => {
+    assert.deepEqual(entriesLikeSeveral(['notes/draft, v2.md', 'docs/a #1.md', 'src/a,b.ts', 'src/#tag.ts', 'src/missing.ts'], exists), []);
   });
 });
