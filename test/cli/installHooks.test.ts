@@ -497,6 +497,27 @@ describe('wave-scope install-hooks (built dist/cli.js, real git repositories)', 
       assert.equal(statSync(join(repo.root, '.claude/settings.json')).mode & 0o777, 0o600);
     });
 
+    it('a hook of the user\'s own that only mentions our launcher is theirs: install adds ours beside it, and uninstall leaves it byte for byte', () => {
+      const own = (command: string) => ({ matcher: 'Write', hooks: [{ type: 'command', command }] });
+      const text = `${JSON.stringify(
+        {
+          hooks: {
+            PreToolUse: [own('cp .claude/wave-scope-hook.cjs /tmp/launcher-backup.cjs')],
+            Stop: [own('node "$CLAUDE_PROJECT_DIR"/\'.claude/wave-scope-hook.cjs\' stop --agent-cli claude | tee -a .claude/stop.log')],
+          },
+        },
+        null,
+        2,
+      )}\n`;
+      repo.write({ '.claude/settings.json': text });
+      assert.equal(install('--claude').status, 0);
+      const installed = JSON.parse(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+      assert.equal(installed.hooks.Stop?.length, 2, 'ours beside theirs');
+      assert.equal(installed.hooks.PreToolUse?.[0]?.hooks[0]?.command, 'cp .claude/wave-scope-hook.cjs /tmp/launcher-backup.cjs');
+      assert.equal(install('--claude', '--uninstall').status, 0);
+      assert.equal(readFileSync(join(repo.root, '.claude/settings.json'), 'utf8'), text);
+    });
+
     it('refuses to edit a settings file that is not UTF-8 text, naming it, and never changes a byte of it; UTF-8 text comes back byte for byte', () => {
       const latin1 = Buffer.from('{\n  "model": "opus",\n  "env": { "TEAM": "caf\xe9" }\n}\n', 'latin1');
       writeFileSync(join(repo.root, '.claude/settings.json'), latin1);

@@ -113,11 +113,22 @@ export const HOOK_REGISTRATIONS: readonly HookRegistration[] = [
 /** The table under its older name (every row names its settings file as `configFile`). */
 export const AGENT_HOOK_TARGETS = HOOK_REGISTRATIONS;
 
-/** The `wave-scope hook` an installed command of ours runs, or undefined when the command is not ours. */
+// A command of ours is one some install-hooks wrote, whole: `node <launcher> <hook> --agent-cli <cli>`, the
+// launcher single-quoted as shellQuote writes it (`"$CLAUDE_PROJECT_DIR"/'.claude/wave-scope-hook.cjs'` for
+// Claude Code, an absolute path for the others), then what runs when the launcher cannot start: nothing or
+// `|| exit 2` (2026-11-30), `|| true` (2026-12-01), or one of commandFor's two blocks. A user's own command
+// that only mentions the launcher (`cp .claude/wave-scope-hook.cjs /backup/`, a wrapper piping ours into
+// `tee`) is theirs: an uninstall leaves it.
+const QUOTED_WORD = `'(?:[^']|'\\\\'')*'`;
+const OUR_COMMAND = new RegExp(
+  `^node (?:"\\$CLAUDE_PROJECT_DIR"/)?'(?:(?:[^']|'\\\\'')*/)?${LAUNCHER_FILE_NAME.replace(/\./g, '\\.')}' ([a-z][a-z-]*) --agent-cli [a-z]+` +
+    `(?: \\|\\| (?:exit 2|true|\\{ echo ${QUOTED_WORD} >&2; true; \\}|\\{ s=\\$\\?; \\[ "\\$s" -eq 2 \\] \\|\\| echo ${QUOTED_WORD} >&2; exit 2; \\}))?$`,
+);
+
+/** The `wave-scope hook` an installed command of ours runs, or undefined when the command is not ours (OUR_COMMAND). */
 export function ourHookOf(command: unknown): string | undefined {
-  if (typeof command !== 'string' || !command.includes(LAUNCHER_FILE_NAME)) return undefined;
-  const match = new RegExp(`${LAUNCHER_FILE_NAME.replace(/\./g, '\\.')}'?\\s+([a-z][a-z-]*)`).exec(command);
-  return match?.[1] ?? '';
+  if (typeof command !== 'string') return undefined;
+  return OUR_COMMAND.exec(command)?.[1];
 }
 
 /** Whether a hook command is one of ours. */

@@ -12,6 +12,7 @@ import {
   planSettingsInstall,
   planSettingsRemoval,
   preCommitHook,
+  shellQuote,
 } from '../../../src/planner/enforce/hookInstaller';
 import { FAIL_OPEN_HOOKS, HOOK_NAMES } from '../../../src/planner/enforce/hookNames';
 import type { ExistingHook, HookPlan, HookRegistration, PreCommitHook } from '../../../src/planner/enforce/hookInstaller';
@@ -63,6 +64,19 @@ describe('hook installer: the table of registrations', () => {
     assert.equal(ourHookOf(gate), 'enforce-write');
     assert.equal(ourHookOf('other-tool check'), undefined);
     assert.equal(isOurCommand(gate), true);
+    // Whole commands of ours only, as some install-hooks wrote them (the older endings too); a user's own
+    // command that mentions the launcher is theirs.
+    for (const ending of ['', ' || exit 2', ' || true']) assert.equal(ourHookOf(`node ${LAUNCHER} stop --agent-cli codex${ending}`), 'stop', ending);
+    assert.equal(ourHookOf(`node ${shellQuote("/home/o'brien/r/.claude/wave-scope-hook.cjs")} enforce-write --agent-cli gemini`), 'enforce-write');
+    for (const theirs of [
+      'cp .claude/wave-scope-hook.cjs /backup/',
+      `node ${LAUNCHER} enforce-write --agent-cli claude | tee -a hook.log`,
+      `node ${LAUNCHER} enforce-write --agent-cli claude; ./my-check.sh`,
+      `${gate} && ./my-check.sh`,
+      `node '/r/.claude/not-wave-scope-hook.cjs' enforce-write --agent-cli claude`,
+    ]) {
+      assert.equal(ourHookOf(theirs), undefined, theirs);
+    }
     assert.match(gate, /\|\| \{ s=\$\?; \[ "\$s" -eq 2 \] \|\| echo '.*' >&2; exit 2; \}$/);
     const session = command(HOOK_REGISTRATIONS.find((row) => row.hook === 'session-start') as HookRegistration);
     assert.match(session, /session-start --agent-cli claude \|\| \{ echo '.*letting this through.*' >&2; true; \}$/);
@@ -173,7 +187,8 @@ describe('hook installer: settings files edited in place', () => {
 
   it('an outdated entry of ours is replaced, not duplicated', () => {
     const file = '.claude/settings.json';
-    const old = `{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Edit|Write", "hooks": [{ "type": "command", "command": "node ${LAUNCHER} enforce-write || exit 2" }] }\n    ]\n  }\n}\n`;
+    // As install-hooks wrote it on 2026-12-01: a narrower matcher, and `|| exit 2` when the launcher cannot start.
+    const old = `{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Edit|Write", "hooks": [{ "type": "command", "command": "node ${LAUNCHER} enforce-write --agent-cli claude || exit 2" }] }\n    ]\n  }\n}\n`;
     const next = install(old, file);
     const value = JSON.parse(next) as { hooks: { PreToolUse: Array<{ matcher: string; hooks: Array<{ command: string }> }> } };
     const gates = value.hooks.PreToolUse.filter((group) => group.hooks.some((handler) => ourHookOf(handler.command) === 'enforce-write'));
