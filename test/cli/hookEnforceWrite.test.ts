@@ -384,7 +384,7 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       assert.equal(decision(reader, { path: 'docs/readme.md' }), 'allow');
     });
 
-    it('gates a Codex MCP tool whose name Codex shortened to 24 characters and a SHA-1 (server separator and verb gone) on the path it names', () => {
+    it('gates a Codex MCP tool whose name Codex shortened (24 characters and a SHA-1, the server separator and verb gone; or, since April 2026, cut and 12 hex digits) on the path it names', () => {
       const long = 'mcp__acme_knowledge_base__overwrite_document_contents_in_shared_drive';
       const shortened = long.slice(0, 24) + createHash('sha1').update(long).digest('hex');
       const decision = (input: Record<string, unknown>) =>
@@ -393,6 +393,12 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
         ).decision;
       assert.equal(decision({ path: join(repo.root, 'docs/readme.md'), content: 'x' }), 'deny');
       assert.equal(decision({ path: join(repo.root, 'src/a.ts'), content: 'x' }), 'allow');
+      // Since April 2026: the tool's part cut, then `_` and 12 hex digits of a SHA-1.
+      const current = 'mcp__acme_knowledge_base__overwrite_document_con_' + createHash('sha1').update(long).digest('hex').slice(0, 12);
+      const decide = (input: Record<string, unknown>) =>
+        claudeDecision(enforce(JSON.stringify({ hook_event_name: 'PreToolUse', turn_id: '1', session_id: 's', cwd: repo.root, tool_name: current, tool_input: input }), { args: ['--agent-cli', 'codex'] }).stdout).decision;
+      assert.equal(decide({ document: join(repo.root, 'docs/readme.md') }), 'allow', 'no path key: nothing to gate');
+      assert.equal(decide({ target: join(repo.root, 'docs/readme.md') }), 'deny');
     });
   });
 

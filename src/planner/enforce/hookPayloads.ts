@@ -98,12 +98,15 @@ const GEMINI_MCP_PREFIX = /^mcp_(.+)$/;
 // Agent CLIs keep an MCP tool's name within the model API's limit by cutting it, which can take the verb
 // that says the tool writes, so a name cut so is read as one that may write. Gemini cuts out the middle of
 // a name longer than 63 characters: its first 30 and last 30 joined by `...` (generateValidName in
-// gemini-cli's packages/core/src/tools/mcp-tool.ts). Codex keeps the first 24 characters of a name longer
-// than 64 and appends the SHA-1 of the whole name in hex (qualify_tools in codex-rs's
-// mcp_connection_manager.rs).
+// gemini-cli's packages/core/src/tools/mcp-tool.ts). Codex, since April 2026, cuts the tool's part of a
+// name longer than 64 and appends `_` and 12 hex digits of a SHA-1 (also to a name that collides with
+// another; a server name long enough is cut and leaves the tool's part nothing but that suffix:
+// normalize_tools_for_model_with_prefix in codex-rs's codex-mcp crate); before, it kept the first 24
+// characters of the whole name and appended its SHA-1 in 40 hex digits (qualify_tools in codex-rs's
+// core/src/mcp_connection_manager.rs). Claude Code never shortens a name (a name too long fails).
 const GEMINI_SHORTENED_LENGTH = 63;
 const GEMINI_SHORTENED_KEEPS = 30;
-const CODEX_SHORTENED = /^mcp__.{19}[0-9a-f]{40}$/;
+const CODEX_SHORTENED = /^mcp__(?:.{19}[0-9a-f]{40}|.+_[0-9a-f]{12})$/;
 const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
 // The keys most servers name a file with: a value there that is neither text nor a container (a number) is
 // passed on as a target, so resolution refuses it (and the gate denies).

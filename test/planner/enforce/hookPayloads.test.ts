@@ -208,7 +208,7 @@ describe('hook payloads', () => {
     });
   }
 
-  it('MCP from Codex (and Claude Code\'s spelling): a name Codex shortened to its first 24 characters and a SHA-1 is gated on the paths it names', () => {
+  it('MCP from Codex (and Claude Code\'s spelling): a name Codex shortened (its first 24 characters and a SHA-1; since April 2026, its tool part cut and 12 hex digits of a SHA-1) is gated on the paths it names', () => {
     // Codex's qualify_tools: a qualified name longer than 64 keeps 24 characters and appends the SHA-1 of the whole in hex.
     const long = 'mcp__acme_knowledge_base__overwrite_document_contents_in_shared_drive';
     const shortened = long.slice(0, 24) + createHash('sha1').update(long).digest('hex');
@@ -225,6 +225,15 @@ describe('hook payloads', () => {
     // Sixty-four characters that do not end in 40 hex digits, naming a reader: not a write.
     const reader = 'mcp__knowledge_base__look_up_and_read_documents_by_title_or_tag';
     assert.equal(call(`${reader}s`, { path: 'notes/x.md' }).writes, false);
+    // Codex since April 2026: the tool's part cut, then `_` and 12 hex digits; with a server name long enough,
+    // the tool's part is nothing but that suffix.
+    for (const tool of ['mcp__analytics__customer_records_for_region_emea_de_508577d31db3', 'mcp__my_very_long_server_name_for_internal_docs_a__258ff1617dc1']) {
+      assert.deepEqual(call(tool, { path: 'notes/x.md' }).targets, ['notes/x.md'], tool);
+      assert.equal(call(tool, { query: 'notes' }).writes, false, tool);
+    }
+    // Twelve characters that are not hex, or no `_` before them: a name like any other.
+    assert.equal(call('mcp__analytics__customer_records_read_0123456789ag', { path: 'notes/x.md' }).writes, false);
+    assert.equal(call('mcp__analytics__read_records0123456789ab', { path: 'notes/x.md' }).writes, false);
   });
 
   it('MCP: only Gemini CLI spells an MCP tool with one underscore; a Claude Code or Codex tool named mcp_x_write_file is no MCP tool', () => {
