@@ -440,6 +440,12 @@ export const dispatchMessages = {
   denyMore: (count: number) => `- … and ${count} more overlap${count === 1 ? '' : 's'} (wave-scope ledger show lists every claim).`,
   denyAdvice: (others: readonly string[], wave: number | null) =>
     `What to do: give each file one owner (take the entry out of one FILE-SCOPE block and out of that agent's declaration), or wait until ${quoted(others)} ${others.length === 1 ? 'has' : 'have'} finished and dispatch again, or, once the file has one owner, record it in the plan: wave-scope amend --wave ${wave ?? '<N>'} --agent <owner> --add <entry> --reason "<why>".`,
+  coordinatorDenyHeader: (wave: number | null) =>
+    `Wave Scope did not start this agent: its scope overlaps files the plan of wave ${wave ?? '?'} gives the coordinator itself, which stay the coordinator's for the whole wave.`,
+  coordinatorDenyCollision: (mine: string, theirs: string, witness: string) =>
+    `- the coordinator's declaration has ${JSON.stringify(theirs)}; this dispatch claims ${JSON.stringify(mine)}; both name ${JSON.stringify(witness)}.`,
+  coordinatorDenyAdvice: (wave: number | null) =>
+    `What to do: leave these files out of the FILE-SCOPE block, or give them to an agent: write the wave again without them in the coordinator's record (wave-scope plan write --wave ${wave ?? '<N>'}) and dispatch that agent.`,
   staleHint: (ledgerPath: string) =>
     `If that agent has already finished, this session's dispatch ledger is stale: run "wave-scope ledger reset" or delete ${ledgerPath} (this session's file only, never another session's).`,
   invalidHeader: 'Wave Scope did not start this agent: its FILE-SCOPE block has entries the scope grammar refuses (docs/scope-grammar.md):',

@@ -420,6 +420,35 @@ describe('wave-scope hook pre-dispatch: the matrix (built CLI, real git reposito
   });
 });
 
+describe('wave-scope hook pre-dispatch: the files the wave declares for the coordinator itself (row 11c)', () => {
+  let repo: TempGitRepo;
+  beforeEach(() => {
+    repo = createTempGitRepo({ initialFiles: { 'src/a/x.ts': 'x\n', 'src/b/y.ts': 'y\n', 'docs/guide.md': 'g\n', 'README.md': 'r\n' } });
+    planWave(repo, 3, [
+      { id: 'alice', files: ['src/a/'] },
+      { id: 'coordinator', files: ['docs/', 'README.md'] },
+    ]);
+  });
+  afterEach(() => repo.remove());
+
+  it('a dispatch claiming them is denied, naming the coordinator\'s entry, the dispatch\'s and a witness, and what to do; nothing recorded', () => {
+    const run = preDispatch(dispatchPayload({ cwd: repo.root, description: 'docs writer', prompt: scopedPrompt(['docs/*.md']), useId: 'toolu_1', transcriptPath: null }));
+    const reply = replyOf(run.stdout);
+    assert.equal(reply.decision, 'deny', run.stdout);
+    assert.match(reply.text, /^Wave Scope did not start this agent: its scope overlaps files the plan of wave 3 gives the coordinator itself/);
+    assert.match(reply.text, /- the coordinator's declaration has "docs\/"; this dispatch claims "docs\/\*\.md"; both name "docs\/guide\.md"\./);
+    assert.match(reply.text, /wave-scope plan write --wave 3/);
+    assert.equal(readLedgerFile(repo.root), undefined, 'nothing recorded');
+    const event = lastEvent(repo.root);
+    assert.deepEqual([event.decision, event.row, event.coordinator_collision_count], ['deny', '11c', 1]);
+  });
+
+  it('a dispatch clear of them, and a declared agent dispatched with its own scope, go ahead', () => {
+    assert.equal(preDispatch(dispatchPayload({ cwd: repo.root, description: 'tests', prompt: scopedPrompt(['src/b/y.ts']), useId: 'toolu_1', transcriptPath: null })).stdout, '');
+    assert.equal(preDispatch(dispatchPayload({ cwd: repo.root, prompt: `${scopeEchoInstruction(scopeDigest(['src/a/']))}\n`, useId: 'toolu_2', transcriptPath: null })).stdout, '');
+  });
+});
+
 describe('wave-scope hook pre-dispatch: declared agents of the active wave', () => {
   let repo: TempGitRepo;
   beforeEach(() => {

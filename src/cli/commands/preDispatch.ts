@@ -15,8 +15,9 @@ import { ledgerLocation, readLedger } from '../../node/ledgerFile';
 import type { LedgerLocation } from '../../node/ledgerFile';
 import type * as Git from '../../node/git';
 import { probeTranscript, readLeadingUserTexts } from '../../node/transcriptLines';
+import { COORDINATOR_ID } from '../../planner/plan/agentId';
 import { decideDispatch } from '../../planner/dispatch/dispatchDecision';
-import type { DispatchVerdict, MatrixRow } from '../../planner/dispatch/dispatchDecision';
+import type { CoordinatorCollision, DispatchVerdict, MatrixRow } from '../../planner/dispatch/dispatchDecision';
 import { scopeCheckedEvent, subagentBindingEvent } from '../../planner/dispatch/dispatchEvents';
 import type { CycleFacts } from '../../planner/dispatch/dispatchEvents';
 import { isDispatchTool, parseDispatchPayload, parseSubagentStartPayload } from '../../planner/dispatch/dispatchRequest';
@@ -101,7 +102,20 @@ function allowWith(warnings: readonly string[]): HookVerdict {
   return warnings.length === 0 ? { decision: 'allow' } : { decision: 'warn', message: [say.warnHeader, ...warnings.map((line) => `- ${line}`)].join('\n') };
 }
 
+/** Row 11c: the dispatch claims files the plan gives the coordinator itself. */
+function coordinatorDenyReason(collisions: readonly CoordinatorCollision[], wave: ActiveWave): string {
+  const shown = collisions.slice(0, MAX_DENY_LINES);
+  const more = collisions.length - shown.length;
+  return [
+    say.coordinatorDenyHeader(wave.wave ?? null),
+    ...shown.map((collision) => say.coordinatorDenyCollision(collision.entries[0], collision.entries[1], collision.witness)),
+    ...(more > 0 ? [say.denyMore(more)] : []),
+    say.coordinatorDenyAdvice(wave.wave ?? null),
+  ].join('\n');
+}
+
 function denyReason(verdict: DispatchVerdict, wave: ActiveWave, location: LedgerLocation): string {
+  if (verdict.row === '11c') return coordinatorDenyReason(verdict.coordinatorCollisions ?? [], wave);
   const partners = [...new Set(verdict.collisions.map((collision) => collision.partner.record.id))];
   // The first few overlaps say what to do; a hundred more would only bury it.
   const shown = verdict.collisions.slice(0, MAX_DENY_LINES);
@@ -132,6 +146,7 @@ interface CycleResult {
  */
 async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: ActiveWave, place: DispatchRoot, location: LedgerLocation, started: number): Promise<CycleResult> {
   const liveness = new Map<string, Liveness>();
+  const coordinatorFiles = wave.declared.kind === 'declared' ? wave.declared.agents.find((agent) => agent.id === COORDINATOR_ID)?.files : undefined;
   // Every round decides on the ledger as read then, mostly the same entries: each is compiled once.
   const compiled = new CompiledEntries();
   let rounds = 0;
@@ -169,6 +184,7 @@ async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: Ac
         canProbe: rounds < MAX_PROBE_ROUNDS,
         ignoreCase: place.ignoreCase,
         compiled,
+        ...(coordinatorFiles !== undefined ? { coordinatorFiles } : {}),
         ...(knownFiles !== undefined ? { knownFiles } : {}),
       });
       if (step.kind === 'probe') {
@@ -182,6 +198,13 @@ async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: Ac
         continue;
       }
       const { verdict } = step;
+      if (verdict.row === '11c' && knownFiles !== undefined && git === undefined) {
+        // Row 11c needs no probe, so git is not loaded yet: load it and decide again, for real witnesses.
+        lock.release();
+        git = await import('../../node/git');
+        gitFailed = false;
+        continue;
+      }
       let ledgerResult: CycleFacts['ledgerResult'] = verdict.ledger === undefined ? 'not-persisted' : 'recorded';
       let writeProblem: string | undefined;
       // What the file holds now: the ledger as written (the size may have taken its oldest records), else as read.

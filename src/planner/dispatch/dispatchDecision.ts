@@ -9,6 +9,7 @@
 //
 // Transcripts are read only for the agents a collision is found with: the decision asks for them
 // (`kind: 'probe'`), the caller reads the transcript outside the ledger lock and calls again.
+import { COORDINATOR_ID } from '../plan/agentId';
 import { CompiledEntries, coverage } from '../scope/scopeAlgebra';
 import type { Coverage } from '../scope/scopeAlgebra';
 import { findCollisions, withKnownWitnesses } from '../scope/collisions';
@@ -28,7 +29,10 @@ export type MatrixRow =
   | '1' | '2' | '3' | '4' | '5' | '6'
   /** Ours: an entry of the block the grammar refuses denies the dispatch. */
   | '6a'
-  | '7' | '9' | '10' | '10a' | '11' | '12';
+  | '7' | '9' | '10' | '10a' | '11'
+  /** Ours: the dispatch claims files the active wave declares for the coordinator itself. */
+  | '11c'
+  | '12';
 
 /** Which matrix rows fail open (they allow although the guard could not check everything). */
 export const FAIL_OPEN_ROWS: ReadonlySet<MatrixRow> = new Set(['1', '2', '3', '5', '6', '7', '9', '12']);
@@ -63,6 +67,16 @@ export interface DispatchVerdict {
   readonly notEvaluable?: string;
   /** A deny whose partners show no positive sign of running (or belong to an older wave): the ledger may be stale. */
   readonly staleLooking: boolean;
+  /** Row 11c: where this dispatch meets the files the wave declares for the coordinator. */
+  readonly coordinatorCollisions?: readonly CoordinatorCollision[];
+}
+
+/** A path this dispatch and the coordinator's own declared files both name (row 11c). */
+export interface CoordinatorCollision {
+  /** This dispatch's entry, then the coordinator's. */
+  readonly entries: readonly [string, string];
+  readonly witness: string;
+  readonly kind: 'concrete' | 'glob';
 }
 
 export type DecisionStep = { readonly kind: 'probe'; readonly targets: readonly ProbeTarget[] } | { readonly kind: 'verdict'; readonly verdict: DispatchVerdict };
@@ -82,6 +96,12 @@ export interface DecisionInput {
   readonly ignoreCase?: boolean;
   /** The repository's files, asked for only when a collision needs a witness. Undefined or a throw: synthesised witnesses (row 8). */
   readonly knownFiles?: () => readonly string[] | undefined;
+  /**
+   * The entries the active wave declares for the coordinator itself (its `coordinator` record), if any. They
+   * are the coordinator's for the whole wave, as `amend` counts them: a dispatch that claims one is denied
+   * (row 11c), whatever the ledger holds.
+   */
+  readonly coordinatorFiles?: readonly string[];
   /**
    * Where entries are compiled and kept: one for all the rounds of a hook, so a ledger's entries are compiled
    * once, not again in each round (the proof compiles every entry both sides share a prefix with). Without it,
@@ -215,6 +235,38 @@ function isBlind(liveness: Liveness): boolean {
  * Decides one dispatch whose scope is known (`hasScope`). Returns the records to probe when a collision
  * partner's liveness is not known yet; otherwise the verdict. Never throws.
  */
+/**
+ * Where this dispatch meets the coordinator's own declared files (row 11c). One the engine cannot decide is
+ * no collision: the check is left to the ledger's rows, as row 9 leaves a check that cannot run.
+ */
+function coordinatorCollisions(record: LedgerRecord, input: DecisionInput, options: { ignoreCase: boolean; compiled: CompiledEntries }): RawCollision[] {
+  const files = input.coordinatorFiles;
+  if (files === undefined || files.length === 0) return [];
+  const coordinator: PlacedRecord = { waveKey: input.waveKey, record: { id: COORDINATOR_ID, desc: '', files, at: new Date(input.now).toISOString() } };
+  try {
+    return collisionsWith(record, [coordinator], options);
+  } catch {
+    return [];
+  }
+}
+
+/** The collisions found, with real files for witnesses when git can list them (row 8: otherwise synthesised ones). No pair is decided again. */
+function withWitnesses(raw: RawCollision[], input: DecisionInput, options: { ignoreCase: boolean; compiled: CompiledEntries }): { collisions: RawCollision[]; degraded: boolean } {
+  if (input.knownFiles === undefined) return { collisions: raw, degraded: false };
+  let files: readonly string[] | undefined;
+  try {
+    files = input.knownFiles();
+  } catch {
+    files = undefined;
+  }
+  if (files === undefined) return { collisions: raw, degraded: true };
+  try {
+    return { collisions: withKnownWitnesses(raw, files, options), degraded: false };
+  } catch {
+    return { collisions: raw, degraded: false };
+  }
+}
+
 export function decideDispatch(input: DecisionInput): DecisionStep {
   const ignoreCase = input.ignoreCase ?? false;
   const compiled = input.compiled ?? new CompiledEntries();
@@ -246,6 +298,24 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
       ...extra,
     },
   });
+
+  const withCoordinator = coordinatorCollisions(record, input, { ignoreCase, compiled });
+  if (withCoordinator.length > 0) {
+    const { collisions: found, degraded } = withWitnesses(withCoordinator, input, { ignoreCase, compiled });
+    return {
+      kind: 'verdict',
+      verdict: {
+        decision: 'deny',
+        row: '11c',
+        collisions: [],
+        coordinatorCollisions: found.map(({ entries, witness, kind }) => ({ entries, witness, kind })),
+        removed: [],
+        witnessesDegraded: degraded,
+        staleLooking: false,
+        ...(selfHealed !== undefined ? { selfHealed } : {}),
+      },
+    };
+  }
 
   let raw: RawCollision[];
   // The entries the check ran on: all of them, or after a failure only the literal ones.
@@ -295,26 +365,7 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
   }
   const livenessOf = (prior: LedgerRecord): Liveness => input.liveness.get(keyOf(prior)) ?? withTtl('probe-unavailable', prior.at, input.now);
 
-  // Real witnesses only now that there is something to show (row 8: without files they are synthesised).
-  let witnessesDegraded = false;
-  let detailed = raw;
-  if (input.knownFiles !== undefined) {
-    let files: readonly string[] | undefined;
-    try {
-      files = input.knownFiles();
-    } catch {
-      files = undefined;
-    }
-    if (files === undefined) witnessesDegraded = true;
-    else {
-      try {
-        // The collisions just found, with real files for witnesses: no pair is decided again.
-        detailed = withKnownWitnesses(raw, files, { ignoreCase, compiled });
-      } catch {
-        detailed = raw;
-      }
-    }
-  }
+  const { collisions: detailed, degraded: witnessesDegraded } = withWitnesses(raw, input, { ignoreCase, compiled });
   const collisions: Collider[] = detailed.map(({ partner, entries, witness, kind }) => ({ partner, entries, witness, kind, liveness: livenessOf(partner.record) }));
   const inFlight = colliding.filter(({ record: prior }) => livenessOf(prior).inFlight);
   if (inFlight.length > 0) {

@@ -113,6 +113,7 @@ export function scopeCheckedEvent(facts: {
     ledger_records: cycle.ledgerRecords,
     self_healed: verdict?.selfHealed !== undefined,
     collision_count: verdict?.collisions.length ?? 0,
+    coordinator_collision_count: verdict?.coordinatorCollisions?.length ?? 0,
     partners_in_flight: [...partners.values()].filter((inFlight) => inFlight).length,
     partners_finished: [...partners.values()].filter((inFlight) => !inFlight).length,
     removed_count: verdict?.removed.length ?? 0,

@@ -85,6 +85,24 @@ describe('decideDispatch: the matrix rows decided against the ledger', () => {
     assert.equal(verdict.staleLooking, false, 'positively running: the ledger is not stale');
   });
 
+  it('row 11c: a claim on the files the wave declares for the coordinator itself is denied, whatever the ledger holds; nothing persisted', () => {
+    const coordinatorFiles = ['docs/', 'README.md'];
+    const verdict = verdictOf(decide(request('bob', ['docs/guide.md', 'src/b/**'], 'toolu_b'), ledgerOf(), new Map(), { coordinatorFiles, knownFiles: () => ['docs/guide.md', 'src/b/x.ts'] }));
+    assert.equal(verdict.decision, 'deny');
+    assert.equal(verdict.row, '11c');
+    assert.equal(verdict.ledger, undefined);
+    assert.deepEqual(verdict.collisions, []);
+    assert.deepEqual(verdict.coordinatorCollisions, [{ entries: ['docs/guide.md', 'docs/'], witness: 'docs/guide.md', kind: 'concrete' }]);
+    // A glob of the dispatch against the coordinator's file, with a witness git can list.
+    const glob = verdictOf(decide(request('carol', ['**/*.md'], 'toolu_c'), ledgerOf(), new Map(), { coordinatorFiles, knownFiles: () => ['README.md', 'src/b/x.ts'] }));
+    assert.equal(glob.row, '11c');
+    assert.ok(glob.coordinatorCollisions?.some((collision) => collision.witness === 'README.md'), JSON.stringify(glob.coordinatorCollisions));
+    // Disjoint from the coordinator's files: decided against the ledger as ever.
+    const clear = verdictOf(decide(request('dave', ['src/b/**'], 'toolu_d'), ledgerOf(alice), new Map(), { coordinatorFiles }));
+    assert.equal(clear.row, 'clear');
+    assert.equal(clear.coordinatorCollisions, undefined);
+  });
+
   it('row 11 with a partner known only by the TTL suggests the ledger may be stale', () => {
     const verdict = verdictOf(decide(request('bob', ['src/a/x.ts'], 'toolu_b'), ledgerOf(alice), new Map([[recordKey(alice), alive('no-transcript')]])));
     assert.equal(verdict.row, '11');
