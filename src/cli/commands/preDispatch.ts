@@ -16,7 +16,7 @@ import type { LedgerLocation } from '../../node/ledgerFile';
 import type * as Git from '../../node/git';
 import { probeTranscript, readLeadingUserTexts } from '../../node/transcriptLines';
 import { COORDINATOR_ID } from '../../planner/plan/agentId';
-import { decideDispatch } from '../../planner/dispatch/dispatchDecision';
+import { decideDispatch, withCoordinatorWitnesses } from '../../planner/dispatch/dispatchDecision';
 import type { CoordinatorCollision, DispatchVerdict, MatrixRow } from '../../planner/dispatch/dispatchDecision';
 import { scopeCheckedEvent, subagentBindingEvent } from '../../planner/dispatch/dispatchEvents';
 import type { CycleFacts } from '../../planner/dispatch/dispatchEvents';
@@ -197,13 +197,13 @@ async function runCycle(request: DispatchRequest, scope: DispatchScope, wave: Ac
         if (rounds >= MAX_PROBE_ROUNDS && probe === 'read') probe = 'rounds-exhausted';
         continue;
       }
-      const { verdict } = step;
+      let { verdict } = step;
       if (verdict.row === '11c' && knownFiles !== undefined && git === undefined) {
-        // Row 11c needs no probe, so git is not loaded yet: load it and decide again, for real witnesses.
-        lock.release();
+        // Row 11c needs no probe, so git was not loaded when it was decided: load it now, for real witnesses
+        // of the pairs already found (the proof is not run again).
         git = await import('../../node/git');
         gitFailed = false;
-        continue;
+        verdict = withCoordinatorWitnesses(verdict, knownFiles(), { ignoreCase: place.ignoreCase, compiled });
       }
       let ledgerResult: CycleFacts['ledgerResult'] = verdict.ledger === undefined ? 'not-persisted' : 'recorded';
       let writeProblem: string | undefined;

@@ -236,17 +236,44 @@ function isBlind(liveness: Liveness): boolean {
  * partner's liveness is not known yet; otherwise the verdict. Never throws.
  */
 /**
- * Where this dispatch meets the coordinator's own declared files (row 11c). One the engine cannot decide is
- * no collision: the check is left to the ledger's rows, as row 9 leaves a check that cannot run.
+ * Where this dispatch meets the coordinator's own declared files (row 11c). When the check cannot run (the
+ * proof's budget), the dispatch's literal entries are checked on their own, as the ledger's check does, so
+ * one entry the engine cannot decide never hides another's plain overlap; what is left unchecked is said
+ * (`notEvaluable`: the dispatch is then allowed at row 9, with a warning, unless something else denies it).
  */
-function coordinatorCollisions(record: LedgerRecord, input: DecisionInput, options: { ignoreCase: boolean; compiled: CompiledEntries }): RawCollision[] {
+function coordinatorCollisions(
+  record: LedgerRecord,
+  input: DecisionInput,
+  options: { ignoreCase: boolean; compiled: CompiledEntries },
+): { collisions: RawCollision[]; notEvaluable?: string } {
   const files = input.coordinatorFiles;
-  if (files === undefined || files.length === 0) return [];
+  if (files === undefined || files.length === 0) return { collisions: [] };
   const coordinator: PlacedRecord = { waveKey: input.waveKey, record: { id: COORDINATOR_ID, desc: '', files, at: new Date(input.now).toISOString() } };
   try {
-    return collisionsWith(record, [coordinator], options);
+    return { collisions: collisionsWith(record, [coordinator], options) };
+  } catch (error) {
+    const literal = { ...record, files: record.files.filter((entry) => !GLOB_CHARACTER.test(entry)) };
+    let collisions: RawCollision[];
+    try {
+      collisions = collisionsWith(literal, [coordinator], options);
+    } catch {
+      collisions = [];
+    }
+    return { collisions, notEvaluable: `the check against the coordinator's own files: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * Row 11c's collisions with real files for witnesses: for a caller that could not list the files when the
+ * dispatch was decided (it loads git only once something needs it). The pairs are not decided again.
+ */
+export function withCoordinatorWitnesses(verdict: DispatchVerdict, files: readonly string[] | undefined, options: { ignoreCase: boolean; compiled?: CompiledEntries }): DispatchVerdict {
+  const found = verdict.coordinatorCollisions;
+  if (found === undefined || files === undefined) return verdict;
+  try {
+    return { ...verdict, coordinatorCollisions: withKnownWitnesses(found, files, options), witnessesDegraded: false };
   } catch {
-    return [];
+    return verdict;
   }
 }
 
@@ -283,11 +310,14 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
       add: [record],
       ...(input.request.transcriptPath !== undefined ? { transcriptPath: input.request.transcriptPath } : {}),
     });
+  const coordinatorCheck = coordinatorCollisions(record, input, { ignoreCase, compiled });
+  // The check against the coordinator's files that could not run: an allow says so (row 9).
+  const coordinatorUnchecked = coordinatorCheck.notEvaluable;
   const allow = (row: MatrixRow, extra: Partial<DispatchVerdict>, removed: readonly PlacedRecord[]): DecisionStep => ({
     kind: 'verdict',
     verdict: {
       decision: 'allow',
-      row: selfHealed !== undefined ? '7' : row,
+      row: selfHealed !== undefined ? '7' : coordinatorUnchecked !== undefined && row !== '9' ? '9' : row,
       collisions: [],
       record,
       ledger: persist(removed),
@@ -295,13 +325,13 @@ export function decideDispatch(input: DecisionInput): DecisionStep {
       witnessesDegraded: false,
       staleLooking: false,
       ...(selfHealed !== undefined ? { selfHealed } : {}),
+      ...(coordinatorUnchecked !== undefined ? { notEvaluable: coordinatorUnchecked } : {}),
       ...extra,
     },
   });
 
-  const withCoordinator = coordinatorCollisions(record, input, { ignoreCase, compiled });
-  if (withCoordinator.length > 0) {
-    const { collisions: found, degraded } = withWitnesses(withCoordinator, input, { ignoreCase, compiled });
+  if (coordinatorCheck.collisions.length > 0) {
+    const { collisions: found, degraded } = withWitnesses(coordinatorCheck.collisions, input, { ignoreCase, compiled });
     return {
       kind: 'verdict',
       verdict: {

@@ -125,9 +125,14 @@ const OUR_COMMAND = new RegExp(
     `(?: \\|\\| (?:exit 2|true|\\{ echo ${QUOTED_WORD} >&2; true; \\}|\\{ s=\\$\\?; \\[ "\\$s" -eq 2 \\] \\|\\| echo ${QUOTED_WORD} >&2; exit 2; \\}))?$`,
 );
 
+/** Longer than any command install-hooks writes (a few hundred characters, the launcher's path included). */
+const OUR_COMMAND_MAX_LENGTH = 16 * 1024;
+
 /** The `wave-scope hook` an installed command of ours runs, or undefined when the command is not ours (OUR_COMMAND). */
 export function ourHookOf(command: unknown): string | undefined {
-  if (typeof command !== 'string') return undefined;
+  // A longer one is not ours, and is not handed to the regex, whose backtracking stack a command of
+  // megabytes exhausts (found by red-team review, 2026-12-06: doctor failed on such a settings file).
+  if (typeof command !== 'string' || command.length > OUR_COMMAND_MAX_LENGTH) return undefined;
   return OUR_COMMAND.exec(command)?.[1];
 }
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { findCollisions } from '../../../src/planner/scope/collisions';
 import { CompiledEntries, prefixesCompatible } from '../../../src/planner/scope/scopeAlgebra';
 import { foldCase, normalizeScopeEntry } from '../../../src/planner/scope/scopeEntry';
-import { decideDispatch, dispatchRecord, partnersThatMayMeet } from '../../../src/planner/dispatch/dispatchDecision';
+import { decideDispatch, dispatchRecord, partnersThatMayMeet, withCoordinatorWitnesses } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DecisionInput, DecisionStep, DispatchVerdict } from '../../../src/planner/dispatch/dispatchDecision';
 import type { DispatchRequest } from '../../../src/planner/dispatch/dispatchRequest';
 import { analyseDispatchScope } from '../../../src/planner/dispatch/dispatchScope';
@@ -101,6 +101,27 @@ describe('decideDispatch: the matrix rows decided against the ledger', () => {
     const clear = verdictOf(decide(request('dave', ['src/b/**'], 'toolu_d'), ledgerOf(alice), new Map(), { coordinatorFiles }));
     assert.equal(clear.row, 'clear');
     assert.equal(clear.coordinatorCollisions, undefined);
+  });
+
+  it('row 11c past the proof\'s budget: the literal entries are still checked against the coordinator\'s files; without a plain overlap, row 9 says what went unchecked', () => {
+    // Found by red-team review, 2026-12-06: a block that exhausted the proof hid its plain claim on README.md.
+    const coordinatorFiles = ['README.md', ...Array.from({ length: 2000 }, (_, index) => `src/app/m${index}/f.ts`)];
+    const globs = Array.from({ length: 1100 }, (_, index) => `src/app/m${index}*/g.ts`);
+    const denied = verdictOf(decide(request('bulk', ['README.md', ...globs], 'toolu_e'), ledgerOf(), new Map(), { coordinatorFiles }));
+    assert.equal(denied.row, '11c');
+    assert.deepEqual(denied.coordinatorCollisions?.map((collision) => collision.entries), [['README.md', 'README.md']]);
+    const unchecked = verdictOf(decide(request('bulk', globs, 'toolu_f'), ledgerOf(), new Map(), { coordinatorFiles }));
+    assert.equal(unchecked.decision, 'allow');
+    assert.equal(unchecked.row, '9');
+    assert.match(unchecked.notEvaluable ?? '', /^the check against the coordinator's own files: /);
+  });
+
+  it('row 11c found before the files could be listed: the witnesses are made real afterwards, the pairs kept', () => {
+    const verdict = verdictOf(decide(request('bob', ['docs/*.md'], 'toolu_b'), ledgerOf(), new Map(), { coordinatorFiles: ['docs/'], knownFiles: () => undefined }));
+    assert.equal(verdict.witnessesDegraded, true);
+    const real = withCoordinatorWitnesses(verdict, ['docs/guide.md', 'src/a.ts'], { ignoreCase: false });
+    assert.equal(real.witnessesDegraded, false);
+    assert.deepEqual(real.coordinatorCollisions, [{ entries: ['docs/*.md', 'docs/'], witness: 'docs/guide.md', kind: verdict.coordinatorCollisions?.[0]?.kind }]);
   });
 
   it('row 11 with a partner known only by the TTL suggests the ledger may be stale', () => {

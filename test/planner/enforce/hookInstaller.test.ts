@@ -77,6 +77,8 @@ describe('hook installer: the table of registrations', () => {
     ]) {
       assert.equal(ourHookOf(theirs), undefined, theirs);
     }
+    // A command of megabytes is not ours, and is not handed to the regex (whose backtracking stack it exhausted).
+    assert.equal(ourHookOf(`node '${'a'.repeat(9_000_000)}`), undefined);
     assert.match(gate, /\|\| \{ s=\$\?; \[ "\$s" -eq 2 \] \|\| echo '.*' >&2; exit 2; \}$/);
     const session = command(HOOK_REGISTRATIONS.find((row) => row.hook === 'session-start') as HookRegistration);
     assert.match(session, /session-start --agent-cli claude \|\| \{ echo '.*letting this through.*' >&2; true; \}$/);
