@@ -45,6 +45,14 @@ describe('wave-scope amend (built CLI, real git repository)', () => {
     assert.deepEqual([event.outcome, event.wave, event.added_count, event.reason], ['applied', 1, 1, 'the guide documents the new flag']);
   });
 
+  it('run without a session of its own, leaves the manifest bound to the session it names', () => {
+    const run = runBuiltCli(['amend', '--wave', '1', '--agent', 'alice', '--add', 'docs/a.md', '--reason', 'from a terminal'], { cwd: repo.root, env: cleanEnv() });
+    assert.equal(run.status, 0, run.stderr);
+    const manifest = JSON.parse(read('.claude/wave-scope.json')) as { session_id?: string; allowedPaths: string[] };
+    assert.ok(manifest.allowedPaths.includes('docs/a.md'));
+    assert.equal(manifest.session_id, SESSION);
+  });
+
   it('refuses an entry a sibling of the plan owns, naming the sibling and a witness; nothing is written', () => {
     const before = [read('.claude/wave-scope.json'), read('.claude/filescopes/wave-1.scopes.json')];
     const run = amend('--wave', '1', '--agent', 'alice', '--add', 'src/**/*.ts', '--reason', 'needs it');

@@ -55,6 +55,14 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     assert.ok(existsSync(manifestAt()), 'a warning, never a refusal');
   });
 
+  it('plan write without a session id over a bound manifest keeps its binding (a person\'s terminal does not take the plan over for every session), and says so', () => {
+    assert.equal(run(['write', '--wave', '1', '--role', 'implementation'], records, 'sess-agent').status, 0);
+    const result = run(['write', '--wave', '2', '--role', 'review'], records);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^wave 2 \(review\) planned: .*; bound to session sess-agent\n/);
+    assert.equal(JSON.parse(readFileSync(manifestAt(), 'utf8')).session_id, 'sess-agent');
+  });
+
   it('plan write without a session id leaves the manifest unbound and says so', () => {
     const result = run(['write', '--wave', '1', '--role', 'implementation', '--enforcement', 'warn', '--blocked-command', 'git push'], records);
     assert.equal(result.status, 0, result.stderr);
@@ -208,6 +216,7 @@ describe('wave-scope plan (built CLI, real git repository)', () => {
     assert.match(firstLine('me'), /, bound to this session \(me\)$/);
     assert.match(firstLine('other'), /, bound to another session \(me\): this session's edits are not held to it, its commits are$/);
     assert.match(firstLine(), /, bound to session me \(this process carries no session id, so it is held to it\)$/);
+    rmSync(manifestAt());
     run(['write', '--wave', '1', '--role', 'docs'], records);
     assert.match(firstLine('me'), /, unbound \(every session is held to it\)$/);
     const view = JSON.parse(run(['show', '--json'], '', 'me').stdout);

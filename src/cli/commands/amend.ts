@@ -167,6 +167,8 @@ export async function runAmend(args: string[], io: CliIo): Promise<number> {
         enforcement: manifest.enforcement,
         records: check.records,
         ownIds,
+        // Without a session of its own, the amendment leaves whom the plan binds as it was.
+        keepBinding: true,
         ignoreCase: place.ignoreCase,
         ...(knownFiles !== undefined ? { knownFiles } : {}),
       },

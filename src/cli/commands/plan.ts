@@ -101,6 +101,8 @@ async function runPlanWrite(args: string[], io: CliIo): Promise<number> {
       records,
       blockedCommands: values['blocked-command'],
       ownIds,
+      // Without a session of its own (a person's terminal), the writer leaves whom the plan binds as it was.
+      keepBinding: true,
       ignoreCase: repository.ignoreCase,
       knownFiles: repository.files,
       newFiles: values['new-file'],
