@@ -159,8 +159,8 @@ function isShortenedMcpName(toolName: string, protocol: HookProtocol): boolean {
 /**
  * The paths an MCP tool call writes: none when it is not a write or names no path. Every string under a
  * path key, at any depth (in arrays too), is a target; an input nested deeper than MCP_INPUT_DEPTH is
- * refused, never read as naming nothing. `nameMayHideVerb`: the name lost its middle, so the tool is
- * judged on the paths it names whatever verbs are left.
+ * refused, never read as naming nothing. `nameMayHideVerb`: the agent CLI cut the name short
+ * (isShortenedMcpName), so the tool is judged on the paths it names whatever verbs are left.
  */
 function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol, nameMayHideVerb = false): { writes: boolean; targets: unknown[] } {
   if (!nameMayHideVerb && !toolNameWords(tool).some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
