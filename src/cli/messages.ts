@@ -11,6 +11,7 @@ import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDi
 import { HOOK_NAMES } from '../planner/enforce/hookNames';
 import { inTheWayWords } from '../planner/plan/declarationStore';
 import type { InTheWay } from '../planner/plan/declarationStore';
+import type { SessionVerdict } from '../planner/plan/sessionBinding';
 
 /** What an entry may be: a sentence, or a function of its details that returns one. */
 type Catalogue = Record<string, string | ((...details: never[]) => string)>;
@@ -372,7 +373,7 @@ export const declarationMessages = {
  * this one. Another session's manifest does not hold this session's edits (the write gate lets a peer's wave
  * be), but the commit guard holds every commit to every wave: the committing shell's session id is not believed.
  */
-function manifestBinding(verdict: string, boundTo: readonly string[]): string {
+function manifestBinding(verdict: SessionVerdict, boundTo: readonly string[]): string {
   const [session] = boundTo;
   if (session === undefined) return 'unbound (every session is held to it)';
   const named = printable(session);
@@ -384,7 +385,7 @@ function manifestBinding(verdict: string, boundTo: readonly string[]): string {
 export const planShowMessages = {
   noManifest: (stateDir: string, path: string) => `State dir ${stateDir}: no manifest (${path})`,
   unusableManifest: (stateDir: string, path: string, problem: string) => `State dir ${stateDir}: manifest ${path} is unusable: ${printable(problem)}`,
-  manifest: (stateDir: string, path: string, manifest: { wave: number | null; role: string | null; enforcement: string | null; allowed: number; session: string; boundTo: readonly string[] }) =>
+  manifest: (stateDir: string, path: string, manifest: { wave: number | null; role: string | null; enforcement: string | null; allowed: number; session: SessionVerdict; boundTo: readonly string[] }) =>
     `State dir ${stateDir}: manifest ${path} names wave ${manifest.wave} (${manifest.role === null ? null : printable(manifest.role)}, ${manifest.enforcement}), ` +
     `${manifest.allowed} allowed entries, ${manifestBinding(manifest.session, manifest.boundTo)}`,
   noWave: 'No wave declared.',

@@ -179,7 +179,7 @@ function takePlanWriteLock(root: string, budgetMs: number): PlanWriteLock {
     if (judged.verdict === 'take-over') {
       const outcome = takeOver(lockPath, judged);
       if (typeof outcome === 'object') return cannot(outcome.error);
-      again = outcome === 'taken-over';
+      again = outcome === 'removed';
     }
     last = judged.holder ?? last;
     // Once the place was freed, at once (a few times in a row at most: a place that keeps changing is waited on).
@@ -486,20 +486,19 @@ function moveAside(lockPath: string): 'removed' | { error: string } {
 
 /**
  * Takes the judged lock out of the way if what stands at the lock's place is still what was judged:
- * `taken-over`; `not-now` when another taker was first or the lock changed (the caller judges again); an
+ * `removed`; `not-now` when another taker was first or the lock changed (the caller judges again); an
  * error the file system gave (a read-only `.orchestrator`, say), which ends the wait. A named lock is claimed
  * by its holder file; one that names no holder, by a claim file created in it (one creation wins), checked
  * to lie in the very directory judged; anything else found there (a link, a file) is moved aside, renamed,
  * never followed or deleted.
  */
-function takeOver(lockPath: string, judged: Judged): 'taken-over' | 'not-now' | { error: string } {
+function takeOver(lockPath: string, judged: Judged): 'removed' | 'not-now' | { error: string } {
   if (!stillJudged(lockPath, judged) || judged.entry === undefined) return 'not-now';
   const claim = newClaim();
   if (judged.holder !== undefined) {
     const claimed = claimLock(lockPath, judged.holder.token, claim);
     if (claimed !== 'claimed') return claimed;
-    const removed = removeClaimed(lockPath, claim);
-    return removed === 'removed' ? 'taken-over' : removed;
+    return removeClaimed(lockPath, claim);
   }
   if (judged.abandoned !== undefined) {
     try {
@@ -508,14 +507,12 @@ function takeOver(lockPath: string, judged: Judged): 'taken-over' | 'not-now' | 
       const code = errorCode(error);
       return code === 'ENOENT' || code === 'ENOTDIR' ? 'not-now' : { error: (error as Error).message };
     }
-    const removed = removeClaimed(lockPath, claim);
-    return removed === 'removed' ? 'taken-over' : removed;
+    return removeClaimed(lockPath, claim);
   }
   if (!judged.entry.isDirectory()) {
     // A link or a file: no lock can be placed onto it, so only another taker moves it; the look just made
     // (stillJudged) leaves a window of a few microseconds in which one would have to move it and a writer place its lock.
-    const moved = moveAside(lockPath);
-    return moved === 'removed' ? 'taken-over' : moved;
+    return moveAside(lockPath);
   }
   try {
     writeFileSync(join(lockPath, `claimed.${claim}`), '', { flag: 'wx', mode: 0o644 });
@@ -547,8 +544,7 @@ function takeOver(lockPath: string, judged: Judged): 'taken-over' | 'not-now' | 
   } catch {
     // None there, or not a file (left for the directory to be moved aside with it).
   }
-  const removed = removeClaimed(lockPath, claim);
-  return removed === 'removed' ? 'taken-over' : removed;
+  return removeClaimed(lockPath, claim);
 }
 
 /**

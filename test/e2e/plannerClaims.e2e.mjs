@@ -3,24 +3,12 @@
 // hover names the clone, the wave and the agent, and Save refuses the overlapping wave and keeps the draft.
 // The other clone is a real clone of a real bare remote, and it publishes with the built CLI.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../support/codeServer.mjs';
-import { addAgents, openPlannerFixture, typeEntry } from './plannerSupport.mjs';
+import { addAgents, openPlannerFixture, runWaveScope, typeEntry } from './plannerSupport.mjs';
 
-const cliPath = join(repoRoot, 'dist', 'cli.js');
-
-/** The built CLI in `cwd`, as a coordinator of session `session` runs it; fails the test on a non-zero exit. */
-function cli(cwd, args, { input = '', session } = {}) {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
-  if (session) env.CLAUDE_CODE_SESSION_ID = session;
-  const run = spawnSync(process.execPath, [cliPath, ...args], { cwd, input, env, encoding: 'utf8' });
-  assert.equal(run.status, 0, `wave-scope ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-}
 
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
@@ -39,10 +27,10 @@ describe('the planner with claims from other clones', function () {
         git(fixture.root, 'remote', 'add', 'origin', bare);
         const other = join(shared, 'other');
         git(shared, 'clone', '--quiet', bare, other);
-        cli(other, ['plan', 'write', '--wave', '3', '--role', 'builder'], { input: JSON.stringify([{ id: 'alice', files: ['src/api/'] }]), session: 'sess-other' });
-        cli(other, ['publish'], { session: 'sess-other' });
+        runWaveScope(other, ['plan', 'write', '--wave', '3', '--role', 'builder'], { input: JSON.stringify([{ id: 'alice', files: ['src/api/'] }]), session: 'sess-other' });
+        runWaveScope(other, ['publish'], { session: 'sess-other' });
         // This clone fetches the plan ref (release of a wave it does not hold only fetches and says so).
-        cli(fixture.root, ['release', '--wave', '3']);
+        runWaveScope(fixture.root, ['release', '--wave', '3']);
       },
     });
     const { planner, lane, entry, fixture } = ctx;

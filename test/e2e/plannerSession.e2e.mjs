@@ -4,11 +4,10 @@
 // says whose plan it shows, the hover says who is held, and a Save keeps the binding. The plan is written by the built CLI as the agent session would write it. The header is kept
 // in test/e2e/output/planner-session-bound.png.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, repoRoot } from '../support/codeServer.mjs';
-import { layoutProblems, openPlannerFixture, typeEntry, until } from './plannerSupport.mjs';
+import { artifactPath } from '../support/codeServer.mjs';
+import { layoutProblems, openPlannerFixture, runWaveScope, typeEntry, until } from './plannerSupport.mjs';
 
 const SESSION = '0f2c9a61-5b7e-4d3a-9c1e-7a8b9c0d1e2f';
 
@@ -19,19 +18,11 @@ describe('the planner over a plan bound to an agent session', function () {
     this.timeout(150000);
     const ctx = await planners.open({
       prepare: (fixture) => {
-        const env = { ...process.env, CLAUDE_CODE_SESSION_ID: SESSION };
-        for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_')) delete env[key];
         const records = [
           { id: 'api', files: ['src/api/'] },
           { id: 'docs', files: ['docs/'] },
         ];
-        const written = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'plan', 'write', '--wave', '1', '--role', 'builder'], {
-          cwd: fixture.root,
-          input: JSON.stringify(records),
-          env,
-          encoding: 'utf8',
-        });
-        assert.equal(written.status, 0, written.stderr);
+        runWaveScope(fixture.root, ['plan', 'write', '--wave', '1', '--role', 'builder'], { input: JSON.stringify(records), session: SESSION });
       },
     });
     const { planner, fixture } = ctx;

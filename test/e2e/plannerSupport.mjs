@@ -81,14 +81,22 @@ export function ownWorkbenchFixture(prefix, serverOptions, { prepare } = {}) {
   return own;
 }
 
+/**
+ * The built CLI in `cwd`, as a person (or, with `session`, an agent session: CLAUDE_CODE_SESSION_ID) runs it,
+ * none of the environment's WAVE_SCOPE_ settings passed on; fails the test on a non-zero exit. Its stdout.
+ */
+export function runWaveScope(cwd, args, { input = '', session } = {}) {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('WAVE_SCOPE_') || key === 'CLAUDE_CODE_SESSION_ID') delete env[key];
+  if (session) env.CLAUDE_CODE_SESSION_ID = session;
+  const run = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd, input, env, encoding: 'utf8' });
+  assert.equal(run.status, 0, `wave-scope ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
 /** Writes the demo plan (demo/wave-1.json) into the repository at `root` as wave 1, with the built CLI. */
 export function materializeDemoPlan(root) {
-  const materialize = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'materialize', '--state-dir', '.claude', '--wave', '1'], {
-    cwd: root,
-    input: readFileSync(join(repoRoot, 'demo', 'wave-1.json'), 'utf8'),
-    encoding: 'utf8',
-  });
-  assert.equal(materialize.status, 0, materialize.stderr);
+  runWaveScope(root, ['materialize', '--state-dir', '.claude', '--wave', '1'], { input: readFileSync(join(repoRoot, 'demo', 'wave-1.json'), 'utf8') });
 }
 
 /**

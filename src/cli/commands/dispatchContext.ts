@@ -123,26 +123,24 @@ export function readActiveWave(root: string, sessionId: string | undefined, env:
   };
 }
 
-/** Whether a repository-relative path names anything on disk (a link counts as itself); a path that leaves the repository names nothing. */
-export function pathProbe(root: string): (path: string) => boolean {
+/** A question about what a repository-relative path names on disk; a path that leaves the repository names nothing. */
+function repositoryProbe(root: string, ask: (absolute: string) => boolean): (path: string) => boolean {
   return (path) => {
     if (path === '' || isAbsolute(path) || path.split('/').includes('..')) return false;
     try {
-      return lstatSync(join(root, path), { throwIfNoEntry: false }) !== undefined;
+      return ask(join(root, path));
     } catch {
       return false;
     }
   };
 }
 
+/** Whether a repository-relative path names anything on disk (a link counts as itself). */
+export function pathProbe(root: string): (path: string) => boolean {
+  return repositoryProbe(root, (absolute) => lstatSync(absolute, { throwIfNoEntry: false }) !== undefined);
+}
+
 /** Whether a repository-relative path is an existing directory (a plain entry naming it means all beneath it). */
 export function directoryProbe(root: string): (path: string) => boolean {
-  return (path) => {
-    if (path === '' || isAbsolute(path) || path.split('/').includes('..')) return false;
-    try {
-      return statSync(join(root, path), { throwIfNoEntry: false })?.isDirectory() ?? false;
-    } catch {
-      return false;
-    }
-  };
+  return repositoryProbe(root, (absolute) => statSync(absolute, { throwIfNoEntry: false })?.isDirectory() ?? false);
 }
