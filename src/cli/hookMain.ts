@@ -2,38 +2,33 @@
 // loads the write gate and nothing else (no planner views, no validators it does not call). The
 // launcher the installer writes requires this file and calls `runHookMain`; `dist/cli.js hook`
 // serves the same subcommand through the full dispatcher.
-import { readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeAllToDescriptor } from '../node/descriptorOutput';
 import { processIo, reportNote } from './cliIo';
 import type { CliIo } from './cliIo';
 import { runHook } from './commands/hook';
 import { hookMessages } from './messages';
 
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8');
-  let offset = 0;
-  while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
-}
-
 /**
  * The process's I/O with synchronous reads and writes of fds 0, 1 and 2. A hook reads one small
  * payload and writes one line; creating Node's stdin/stdout stream objects for a pipe costs more
  * than the whole decision, so the hook bundle skips them (falling back to them if fd 0 is non-blocking).
+ * They are made only then: touching `process.stdout` makes fd 1 non-blocking (writeAllToDescriptor).
  */
 export function hookProcessIo(): CliIo {
-  const streams = processIo();
   return {
     async readStdin() {
       try {
         return readFileSync(0, 'utf8');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        return streams.readStdin();
+        return processIo().readStdin();
       }
     },
-    writeStdout: (text) => writeAll(1, text),
-    writeStderr: (text) => writeAll(2, text),
-    cwd: streams.cwd,
-    env: streams.env,
+    writeStdout: (text) => writeAllToDescriptor(1, text),
+    writeStderr: (text) => writeAllToDescriptor(2, text),
+    cwd: process.cwd(),
+    env: process.env,
   };
 }
 

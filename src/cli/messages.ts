@@ -926,6 +926,8 @@ export const backstopMessages = {
     hook === 'stop' ? 'Wave Scope: this turn changed files outside your scope:' : 'Wave Scope: the last command changed files outside your scope:',
   shellLine: (change: { path: string; kind: string; renamedFrom?: string; renamedTo?: string }, kind: string, contestedBy?: string) =>
     `- ${changeText(change)} (${whyOutside(kind, contestedBy)})`,
+  shellMoreLines: (shown: number, more: number) =>
+    `- and ${more} more path${more === 1 ? '' : 's'} outside the scope (only the first ${shown} are listed; \`git status\` shows every change)`,
   shellWarnHeader: 'Wave Scope (enforcement "warn"): these changes are outside the scope and stay as they are:',
   shellAdvice:
     'What to do: if you made these changes, undo exactly them (restore the file from git, remove what you created) and stay inside your scope. If you did not make them, another agent or a person did: leave them alone and tell the coordinator. Never edit the manifest or filescopes/.',

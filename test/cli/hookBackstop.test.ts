@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -256,6 +256,25 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.equal(hook(repo, 'post-bash').stdout, '', 'a new baseline was taken');
 
     assert.match(blockReason(hook(repo, 'post-bash', {}, { agentCli: 'cursor' })), /unknown --agent-cli "cursor"/);
+  });
+
+  it('answers whole through a pipe its reader drains late, naming the first 200 of 3,000 out-of-scope files and counting the rest', () => {
+    hook(repo, 'post-bash');
+    mkdirSync(join(repo.root, 'generated'));
+    for (let index = 0; index < 3000; index += 1) writeFileSync(join(repo.root, 'generated', `file-${index}.js`), '');
+    // As an agent CLI may: the reply's pipe is read a moment after the hook has written into it. The hook's
+    // reply used to meet EAGAIN past the pipe's 64 KiB and reach the agent cut short.
+    const run = spawnSync('bash', ['-c', '"$0" "$1" post-bash --agent-cli claude | { sleep 1; cat; }; exit "${PIPESTATUS[0]}"', process.execPath, leanHook], {
+      input: payload(repo),
+      env: cleanEnv(),
+      cwd: repo.root,
+      encoding: 'utf8',
+    });
+    const reason = blockReason({ status: run.status, stdout: run.stdout, stderr: run.stderr });
+    assert.equal(run.stderr, '');
+    assert.equal(reason.match(/\n- created {2}generated\/file-\d+\.js \(outside the scope\)/g)?.length, 200);
+    assert.match(reason, /\n- and 2800 more paths outside the scope \(only the first 200 are listed; `git status` shows every change\)\n/);
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'reported once');
   });
 
   it('keeps the write gate\'s bundle free of the backstop: enforce-write runs from dist/hook.js alone', () => {

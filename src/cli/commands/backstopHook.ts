@@ -25,8 +25,23 @@ import {
 import type { ObserverPayload, ShellCheckResult, ShellContext, ShellHookName, ShellVerdict } from '../../planner/backstop/shellCheck';
 import { planPathForReport } from '../../planner/backstop/planFiles';
 import { normalizeScopeEntry } from '../../planner/scope/scopeEntry';
+import type { ChangeViolation } from '../../planner/backstop/turnScope';
 
 const AGENT_CLIS = ['claude', 'codex'];
+
+/**
+ * The most changes a reply names one by one. A command such as `npm install` run outside the scope can
+ * change tens of thousands of paths; a reply naming each is megabytes the agent reads as its context, and
+ * the count says as much.
+ */
+export const MAX_REPLY_LINES = 200;
+
+/** One line per violation, at most MAX_REPLY_LINES of them, and a line counting the rest. */
+function violationLines(violations: readonly ChangeViolation[]): string[] {
+  const lines = violations.slice(0, MAX_REPLY_LINES).map((violation) => backstopMessages.shellLine(violation.change, violation.kind, violation.contestedBy));
+  if (violations.length > MAX_REPLY_LINES) lines.push(backstopMessages.shellMoreLines(MAX_REPLY_LINES, violations.length - MAX_REPLY_LINES));
+  return lines;
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -40,7 +55,7 @@ function treeVerdictOf(hook: ShellHookName, result: ShellCheckResult): ShellVerd
   if (judgement.verdict === 'invalid-manifest') {
     return result.changes.length === 0 ? { decision: 'allow' } : { decision: 'block', reason: backstopMessages.shellInvalidManifest(judgement.manifestPath, judgement.problems) };
   }
-  const lines = judgement.violations.map((violation) => backstopMessages.shellLine(violation.change, violation.kind, violation.contestedBy));
+  const lines = violationLines(judgement.violations);
   const against = judgement.against === 'agent' ? `agent "${judgement.agent}"` : `wave ${judgement.wave}, ${judgement.manifestPath}`;
   const allowed = backstopMessages.allowedLine(against, judgement.allowed);
   if (judgement.verdict === 'warn') return { decision: 'warn', message: [backstopMessages.shellWarnHeader, ...lines, allowed].join('\n') };
