@@ -117,14 +117,15 @@ export function inspectWorkTreePath(root: string, path: string, format: ObjectFo
 /**
  * git's files that change what git ignores or runs, for a snapshot to watch: the shared config, this
  * work tree's own config (`config.worktree` in its git dir, read when `extensions.worktreeConfig` is
- * on), the shared `info/exclude`, every file of the hooks directory; named as under `.git/` of the work
- * tree.
+ * on), the shared `info/exclude` and `info/attributes` (whose filters decide what git's status calls
+ * clean), every file of the hooks directory; named as under `.git/` of the work tree.
  */
 export function gitControlFiles(commonDir: string, gitDir: string = commonDir): Array<{ name: string; path: string }> {
   const files = [
     { name: '.git/config', path: `${commonDir}/config` },
     { name: '.git/config.worktree', path: `${gitDir}/config.worktree` },
     { name: '.git/info/exclude', path: `${commonDir}/info/exclude` },
+    { name: '.git/info/attributes', path: `${commonDir}/info/attributes` },
   ];
   let hooks: string[] = [];
   try {

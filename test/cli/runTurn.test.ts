@@ -401,6 +401,33 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(planted.stderr, /\n {2}created {2}\.git\/hooks\/pre-commit {2}\(control state/);
   });
 
+  it('sees a same-size rewrite that a clean filter named in a global config would call clean, and a filter planted through info/attributes', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    // The person's home, which the agent's shell can write: a global attributes file and a filter that
+    // hands git the committed content back, so git's status would compare the file equal to its index entry.
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+    try {
+      const global = runTurn(
+        repo,
+        [
+          "printf 'GUIDE\\n' > docs/guide.md",
+          'printf "docs/guide.md filter=x\\n" > "$HOME/attributes"',
+          'git config --global core.attributesFile "$HOME/attributes"',
+          'git config --global filter.x.clean "git cat-file blob HEAD:docs/guide.md"',
+        ].join(' && '),
+        { env: { HOME: home } },
+      );
+      assert.equal(global.status, 3, global.stderr);
+      assert.match(global.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
+      assert.equal(readFile(repo, 'docs/guide.md'), 'GUIDE\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    const planted = runTurn(repo, 'printf "docs/guide.md filter=y\\n" > .git/info/attributes');
+    assert.equal(planted.status, 3, planted.stderr);
+    assert.match(planted.stderr, /\n {2}created {2}\.git\/info\/attributes {2}\(control state: never written by an agent\)/);
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');

@@ -98,7 +98,13 @@ export interface SnapshotOptions {
  * The settings that decide what git calls a change, pinned on the snapshot's command lines: a global config
  * (which an agent's shell can write) could otherwise make git trust an mtime put back with `touch`
  * (`core.checkStat=minimal`, `core.trustctime=false`), stop looking at tracked files (`core.ignoreStat`), or
- * ask a monitor, or a cache, that reports nothing changed (`core.fsmonitor`, `core.untrackedCache`).
+ * ask a monitor, or a cache, that reports nothing changed (`core.fsmonitor`, `core.untrackedCache`). The
+ * global attributes file is not read (`core.attributesFile`, which stands for the XDG one too): git compares
+ * a same-size file whose times moved by its content, through the clean filter its attributes name, and a
+ * filter the agent named there in a global config (`git cat-file blob HEAD:<path>`) gave back the old
+ * content of any file, so the rewrite read as clean (found by red-team review, 2026-12-06). The repository's
+ * own attributes stay: `.gitattributes` files are files of the tree (a new or changed one is a change), and
+ * `info/attributes` is watched with git's other files (gitControlFiles).
  */
 export const PINNED_CHANGE_SETTINGS: readonly string[] = [
   '-c',
@@ -111,6 +117,8 @@ export const PINNED_CHANGE_SETTINGS: readonly string[] = [
   'core.fsmonitor=false',
   '-c',
   'core.untrackedCache=false',
+  '-c',
+  'core.attributesFile=/dev/null',
 ];
 
 /** The status call: every difference of the work tree from the index, untracked files one by one. */
