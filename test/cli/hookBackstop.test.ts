@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -159,6 +159,20 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     repo.write({ 'docs/guide.md': 'rewritten\n' });
     repo.git('commit', '-qam', 'agent commit');
     assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified docs\/guide\.md/);
+  });
+
+  it('sees a rewrite whose index entry was forged to call it clean, which git status never reports', () => {
+    hook(repo, 'post-bash');
+    writeFileSync(join(repo.root, 'docs/guide.md'), 'evil: out of scope\n');
+    const past = new Date(Date.now() - 5000);
+    utimesSync(join(repo.root, 'docs/guide.md'), past, past);
+    const attributes = join(repo.root, '.git', 'forged-attributes');
+    writeFileSync(attributes, 'docs/guide.md filter=x\n');
+    repo.git('-c', `core.attributesFile=${attributes}`, '-c', 'filter.x.clean=git cat-file blob HEAD:docs/guide.md', 'add', 'docs/guide.md');
+    rmSync(attributes);
+    assert.equal(repo.git('status', '--porcelain', '--', 'docs'), '', 'git itself calls the file clean');
+    assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified docs\/guide\.md \(outside the scope\)/);
+    assert.equal(hook(repo, 'post-bash').stdout, '', 'reported once: the next call compares with what it saw');
   });
 
   it('sees a change behind an assume-unchanged or skip-worktree flag, which git status never reports, also under an unchanged index', () => {

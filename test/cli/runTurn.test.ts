@@ -428,6 +428,27 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(planted.stderr, /\n {2}created {2}\.git\/info\/attributes {2}\(control state: never written by an agent\)/);
   });
 
+  it('sees a rewrite whose index entry was forged to call it clean (git add through a one-off clean filter)', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    // The staged entry keeps the committed object id with the rewritten file's stat data, so git's status
+    // calls the file clean; its ctime, which no process sets back, is the turn's.
+    const forged = runTurn(
+      repo,
+      [
+        "printf 'evil: out of scope\\n' > docs/guide.md",
+        "touch -d '-5 seconds' docs/guide.md",
+        'attributes=$(mktemp)',
+        'printf "docs/guide.md filter=x\\n" > "$attributes"',
+        'git -c core.attributesFile="$attributes" -c filter.x.clean="git cat-file blob HEAD:docs/guide.md" add docs/guide.md',
+        'rm "$attributes"',
+        'test -z "$(git status --porcelain)"',
+      ].join(' && '),
+    );
+    assert.equal(forged.status, 3, forged.stderr);
+    assert.match(forged.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
+    assert.equal(readFile(repo, 'docs/guide.md'), 'evil: out of scope\n');
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');

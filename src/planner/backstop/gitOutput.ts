@@ -216,6 +216,45 @@ export class IndexListing {
   }
 }
 
+const STAT_COMMAND = 'git ls-files --debug -z';
+
+/**
+ * The paths of `git ls-files --debug -z`'s records (`<path>\0`, then five lines of the entry's stat data:
+ * `  ctime: <s>:<ns>`, `  mtime: <s>:<ns>`, dev and inode, uid and gid, size and flags) whose recorded
+ * ctime or mtime is at or after `sinceSeconds`. Read from the start, record by record: a path may hold a
+ * newline, never a NUL, and the stat lines hold numbers only.
+ */
+export function recentlyStatedPaths(text: string, sinceSeconds: number): string[] {
+  const paths: string[] = [];
+  // `  <label>: <seconds>:<nanoseconds>\n` at `position`: the seconds, and where the next line starts.
+  const secondsAt = (position: number, label: string): { seconds: number; next: number } => {
+    const prefix = `  ${label}: `;
+    let at = position + prefix.length;
+    let seconds = 0;
+    for (; at < text.length && text.charCodeAt(at) >= 48 && text.charCodeAt(at) <= 57; at += 1) seconds = seconds * 10 + text.charCodeAt(at) - 48;
+    const lineEnd = text.indexOf('\n', at);
+    if (!text.startsWith(prefix, position) || at === position + prefix.length || text.charCodeAt(at) !== 58 || lineEnd === -1) {
+      throw new GitOutputError(STAT_COMMAND, `unexpected record ${JSON.stringify(text.slice(position, position + 80))}`);
+    }
+    return { seconds, next: lineEnd + 1 };
+  };
+  for (let position = 0; position < text.length; ) {
+    const end = text.indexOf('\0', position);
+    if (end === -1) throw new GitOutputError(STAT_COMMAND, `unterminated record ${JSON.stringify(text.slice(position, position + 80))}`);
+    const ctime = secondsAt(end + 1, 'ctime');
+    const mtime = secondsAt(ctime.next, 'mtime');
+    let next = mtime.next;
+    for (let line = 0; line < 3; line += 1) {
+      const lineEnd = text.indexOf('\n', next);
+      if (lineEnd === -1 || !text.startsWith('  ', next)) throw new GitOutputError(STAT_COMMAND, `unexpected record ${JSON.stringify(text.slice(next, next + 80))}`);
+      next = lineEnd + 1;
+    }
+    if (ctime.seconds >= sinceSeconds || mtime.seconds >= sinceSeconds) paths.push(text.slice(position, end));
+    position = next;
+  }
+  return paths;
+}
+
 /** One record of `git status --porcelain=v2 -z`, reduced to what a snapshot needs. */
 export type StatusV2Entry =
   | {

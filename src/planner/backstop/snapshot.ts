@@ -19,7 +19,7 @@
 import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { filescopesPath, manifestPath } from '../plan/declarationPaths';
-import { hasUndecodableName, IndexListing, parseStatusV2 } from './gitOutput';
+import { hasUndecodableName, IndexListing, parseStatusV2, recentlyStatedPaths } from './gitOutput';
 import type { HeadState } from './gitOutput';
 import type { PlanFingerprints } from './planFiles';
 import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
@@ -69,6 +69,12 @@ export interface Snapshot {
   readonly indexListing: string;
   /** The index file's checksum the listing was taken under, when it held still for the whole snapshot. */
   readonly indexChecksum?: string;
+  /**
+   * When the snapshot was begun (milliseconds since the epoch, this machine's clock): a later snapshot
+   * whose index changed since reads the files whose index entries were stated after it (see
+   * RECENT_STAT_MARGIN_SECONDS). Absent in a header saved by a version before it.
+   */
+  readonly takenAt?: number;
   /**
    * Every path whose work-tree content is not its index entry's: changed, deleted (null), untracked,
    * in conflict, or a watched ignored path. Identities are `"<mode> <oid>"` like the index's.
@@ -135,6 +141,24 @@ export const STATUS_ARGS: readonly string[] = [
   '--no-renames',
   '--ignore-submodules=none',
 ];
+
+/**
+ * The index's stat data, read when the index changed since the snapshot compared with. git's status takes
+ * a tracked file whose times, size and inode equal its index entry's for what the entry says, and the
+ * index is a file an agent's shell can write: `git add` through a one-off clean filter on git's own command
+ * line (`-c filter.x.clean='git cat-file blob HEAD:<path>'`) gave a rewritten file an entry with the old
+ * object id and the new file's stat data, so status called it clean and its identity stayed the old one
+ * (found by red-team review, 2026-12-06). Such an entry carries the file's new ctime, which no process can
+ * set back: every entry stated at or after the earlier snapshot began is read and hashed like a flagged one.
+ */
+export const INDEX_STAT_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'ls-files', '--debug', '-z'];
+
+/**
+ * How far before the earlier snapshot's start an entry's recorded time still counts as recent: file times
+ * come from a clock that lags the one read by up to a tick, and some file systems keep times to the second
+ * or two (FAT); a wider margin only reads a few more files.
+ */
+export const RECENT_STAT_MARGIN_SECONDS = 2;
 
 /** The index listing call; `-v` tags the entries status does not look at (see `IndexListing.uncheckedEntries`). */
 export const INDEX_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'ls-files', '--stage', '-v', '-z'];
@@ -206,17 +230,31 @@ const INDEX_RETRIES = 2;
 /**
  * The status and the index listing, taken under one index: the index checksum is read before and
  * after both calls, and when it moved (someone staged or committed meanwhile) both are taken again.
- * The listing of `previous` is reused when the checksum is still the one it was taken under.
+ * The listing of `previous` is reused when the checksum is still the one it was taken under (the index
+ * is then the same file, so none of its entries can have been stated since). Otherwise, when `previous`
+ * says when it was begun, the entries stated since are listed too (INDEX_STAT_ARGS), under the same index.
  */
-async function statusAndIndex(host: SnapshotHost, previous: Snapshot | undefined): Promise<{ statusText: string; indexListing: string; indexChecksum?: string }> {
+async function statusAndIndex(
+  host: SnapshotHost,
+  previous: Snapshot | undefined,
+  now: number,
+): Promise<{ statusText: string; indexListing: string; indexChecksum?: string; recentPaths: readonly string[] }> {
+  // Never later than now: a saved header lies where an agent's shell can write it.
+  const since = previous?.takenAt === undefined ? undefined : Math.min(previous.takenAt, now);
   for (let attempt = 0; ; attempt += 1) {
     const before = await host.indexChecksum?.();
     // A listing saved without `-v` tags (by an earlier version) cannot say which entries git's status skips.
     const reuse = before !== undefined && previous?.indexChecksum === before && new IndexListing(previous.indexListing).tagged;
-    const [statusText, indexListing] = await Promise.all([host.git(STATUS_ARGS), reuse ? (previous as Snapshot).indexListing : host.git(INDEX_ARGS)]);
+    const stated = !reuse && since !== undefined;
+    const [statusText, indexListing, statText] = await Promise.all([
+      host.git(STATUS_ARGS),
+      reuse ? (previous as Snapshot).indexListing : host.git(INDEX_ARGS),
+      stated ? host.git(INDEX_STAT_ARGS) : Promise.resolve(''),
+    ]);
     const after = await host.indexChecksum?.();
     if (before === after || attempt === INDEX_RETRIES) {
-      return { statusText, indexListing, ...(before !== undefined && before === after ? { indexChecksum: before } : {}) };
+      const recentPaths = stated ? recentlyStatedPaths(statText, Math.floor(since / 1000) - RECENT_STAT_MARGIN_SECONDS) : [];
+      return { statusText, indexListing, recentPaths, ...(before !== undefined && before === after ? { indexChecksum: before } : {}) };
     }
   }
 }
@@ -224,8 +262,9 @@ async function statusAndIndex(host: SnapshotHost, previous: Snapshot | undefined
 /** Takes a snapshot of the work tree behind `host`. Rejects when git fails or prints what we cannot read. */
 export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions = {}): Promise<Snapshot> {
   const exclude = options.exclude ?? (() => false);
-  const [{ statusText, indexListing, indexChecksum }, ignored] = await Promise.all([
-    statusAndIndex(host, options.previous),
+  const takenAt = Date.now();
+  const [{ statusText, indexListing, indexChecksum, recentPaths }, ignored] = await Promise.all([
+    statusAndIndex(host, options.previous, takenAt),
     watchedIgnoredPaths(host, options.watchIgnored ?? [], options.ignoreCase ?? false),
   ]);
   const status = parseStatusV2(statusText);
@@ -251,13 +290,21 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     else toInspect.push(entry.path);
   }
   for (const path of ignored) if (!exclude(path) && !workTree.has(path)) toInspect.push(path);
-  // Flagged entries status did not look at: read, and kept only where the work tree is not the index.
+  // Read, and kept only where the work tree is not the index: flagged entries status did not look at;
+  // entries stated since the earlier snapshot (whose stat data status trusted); and tracked paths the earlier
+  // snapshot found holding something else than their entry, which status now calls clean (an entry forged
+  // before it, under an index that has not changed since, would otherwise read as a change back).
   const unchecked = new Map<string, string>();
   const flagged = listing.uncheckedEntries();
-  if (flagged.length > 0) {
+  const earlierDirt = [...(options.previous?.workTree ?? [])].flatMap(([path, identity]) => (identity === null ? [] : [path]));
+  if (flagged.length > 0 || recentPaths.length > 0 || earlierDirt.length > 0) {
     const reported = new Set(status.entries.map((entry) => entry.path));
-    for (const { path, identity } of flagged) {
-      if (exclude(path) || reported.has(path)) continue;
+    const recent = [...recentPaths, ...earlierDirt].flatMap((path) => {
+      const identity = reported.has(path) ? undefined : listing.lookup(path);
+      return identity === undefined ? [] : [{ path, identity }];
+    });
+    for (const { path, identity } of [...flagged, ...recent]) {
+      if (exclude(path) || reported.has(path) || unchecked.has(path)) continue;
       unchecked.set(path, identity);
       toInspect.push(path);
     }
@@ -289,7 +336,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     const head = nestedHeads[index];
     if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
   });
-  return { objectFormat, head: status.head, indexListing, ...(indexChecksum !== undefined ? { indexChecksum } : {}), workTree };
+  return { objectFormat, head: status.head, indexListing, ...(indexChecksum !== undefined ? { indexChecksum } : {}), takenAt, workTree };
 }
 
 function toRelative(root: string, path: string): string | undefined {
@@ -339,6 +386,7 @@ export function formatSnapshotHeader(snapshot: Snapshot, listing: string): strin
     objectFormat: snapshot.objectFormat,
     head: snapshot.head,
     ...(snapshot.indexChecksum !== undefined ? { indexChecksum: snapshot.indexChecksum } : {}),
+    ...(snapshot.takenAt !== undefined ? { takenAt: snapshot.takenAt } : {}),
     workTree: [...snapshot.workTree],
     ...(snapshot.planFiles !== undefined ? { plan: [...snapshot.planFiles] } : {}),
   };
@@ -360,13 +408,14 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { listing, objectFormat, head, indexChecksum, workTree, plan } = header as Record<string, unknown>;
+  const { listing, objectFormat, head, indexChecksum, takenAt, workTree, plan } = header as Record<string, unknown>;
   if (typeof listing !== 'string' || !/^[0-9A-Za-z]+$/.test(listing)) return undefined;
   if (objectFormat !== 'sha1' && objectFormat !== 'sha256') return undefined;
   if (typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
   const { ref, commit } = head as Record<string, unknown>;
   if ((ref !== undefined && typeof ref !== 'string') || (commit !== undefined && typeof commit !== 'string')) return undefined;
   if (indexChecksum !== undefined && typeof indexChecksum !== 'string') return undefined;
+  if (takenAt !== undefined && !(typeof takenAt === 'number' && Number.isSafeInteger(takenAt) && takenAt >= 0)) return undefined;
   if (!Array.isArray(workTree)) return undefined;
   const map = new Map<string, string | null>();
   for (const pair of workTree) {
@@ -387,6 +436,7 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     objectFormat,
     head: { ...(typeof ref === 'string' ? { ref } : {}), ...(typeof commit === 'string' ? { commit } : {}) },
     ...(typeof indexChecksum === 'string' ? { indexChecksum } : {}),
+    ...(typeof takenAt === 'number' ? { takenAt } : {}),
     workTree: map,
     ...(planFiles !== undefined ? { planFiles } : {}),
   };

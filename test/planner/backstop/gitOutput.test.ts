@@ -8,6 +8,7 @@ import {
   parseDiffTreeStdin,
   parseStatusV1,
   parseStatusV2,
+  recentlyStatedPaths,
 } from '../../../src/planner/backstop/gitOutput';
 
 const OID_A = 'a'.repeat(40);
@@ -170,6 +171,26 @@ describe('backstop: reading git output', () => {
       assert.equal(new IndexListing('').lookup('x'), undefined);
       assert.throws(() => new IndexListing('garbage\twith a tab\0'), GitOutputError);
       assert.throws(() => new IndexListing(`100644 ${OID_A} 0\tok\0broken record\0`).lookup('ok'), GitOutputError);
+    });
+  });
+
+  describe('recentlyStatedPaths', () => {
+    const record = (path: string, ctime: number, mtime: number) =>
+      `${path}\0  ctime: ${ctime}:123\n  mtime: ${mtime}:456\n  dev: 2049\tino: 77\n  uid: 0\tgid: 0\n  size: 5\tflags: 0\n`;
+
+    it('names the entries whose recorded ctime or mtime is at or after the given second, paths with newlines and look-alike lines included', () => {
+      const tricky = 'docs/a\n  ctime: 1:1\n  mtime: 1:1\nb.md';
+      const text = [record('old.ts', 1000, 1000), record('new-ctime.ts', 2000, 1000), record('new-mtime.ts', 1000, 2500), record(tricky, 1999, 2000), record('edge.ts', 1999, 1999)].join('');
+      assert.deepEqual(recentlyStatedPaths(text, 2000), ['new-ctime.ts', 'new-mtime.ts', tricky]);
+      assert.deepEqual(recentlyStatedPaths(text, 1999), ['new-ctime.ts', 'new-mtime.ts', tricky, 'edge.ts']);
+      assert.deepEqual(recentlyStatedPaths('', 0), []);
+    });
+
+    it('refuses what it does not understand (the snapshot then cannot vouch for the turn)', () => {
+      assert.throws(() => recentlyStatedPaths('no-nul-here', 0), GitOutputError);
+      assert.throws(() => recentlyStatedPaths('a\0  mtime: 1:1\n  ctime: 1:1\n  x\n  y\n  z\n', 0), GitOutputError);
+      assert.throws(() => recentlyStatedPaths('a\0  ctime: :1\n  mtime: 1:1\n  x\n  y\n  z\n', 0), GitOutputError);
+      assert.throws(() => recentlyStatedPaths(record('a', 1, 1).slice(0, -10), 0), GitOutputError);
     });
   });
 });

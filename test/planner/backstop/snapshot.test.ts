@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { INDEX_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
+import { INDEX_ARGS, INDEX_STAT_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
 import type { SnapshotHost, WorkTreeState } from '../../../src/planner/backstop/snapshot';
 
 const A = 'a'.repeat(40);
@@ -22,8 +22,14 @@ const listingOf = (records: readonly string[]) => records.map((record) => `${rec
 // As `ls-files --stage -v` prints it: `H` for an entry git's status checks.
 const LISTING = listingOf([`H 100644 ${A} 0\tchanged.ts`, `H 100644 ${A} 0\tgone.ts`, `H 100644 ${B} 0\tstaged.ts`, `H 160000 ${A} 0\tvendor/lib`]);
 
+/** `git ls-files --debug -z` for `paths`, each entry stated at `seconds` (ctime and mtime). */
+const statListingOf = (entries: ReadonlyArray<readonly [string, number]>) =>
+  entries.map(([path, seconds]) => `${path}\0  ctime: ${seconds}:0\n  mtime: ${seconds}:0\n  dev: 1\tino: 2\n  uid: 0\tgid: 0\n  size: 3\tflags: 0\n`).join('');
+// Every entry of LISTING stated long ago.
+const OLD_STATS = statListingOf([['changed.ts', 1000], ['gone.ts', 1000], ['staged.ts', 1000], ['vendor/lib', 1000]]);
+
 /** A host answering canned git output; it counts calls and serves checksums from a list. */
-function fakeHost(checksums: Array<string | undefined>, listing = LISTING) {
+function fakeHost(checksums: Array<string | undefined>, listing = LISTING, stats = OLD_STATS) {
   const calls: string[] = [];
   const inspected: string[] = [];
   let next = 0;
@@ -32,6 +38,7 @@ function fakeHost(checksums: Array<string | undefined>, listing = LISTING) {
       calls.push(args.join(' '));
       if (args.join(' ') === STATUS_ARGS.join(' ')) return STATUS;
       if (args.join(' ') === INDEX_ARGS.join(' ')) return listing;
+      if (args.join(' ') === INDEX_STAT_ARGS.join(' ')) return stats;
       if (args[0] === '-C' && args[1] === 'vendor/lib') return `${SUB}\n`;
       if (args[0] === '-C' && args[1] === 'nested') throw new Error('not a repository');
       throw new Error(`unexpected git ${args.join(' ')}`);
@@ -93,6 +100,29 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     assert.equal(snapshot.workTree.get('hidden.ts'), `100644 ${B}`, 'assume-unchanged, but changed');
     assert.equal(snapshot.workTree.get('both.ts'), `100644 ${B}`);
     assert.ok(!snapshot.workTree.has('sparse.ts'), 'skip-worktree, and as the index says: nothing to keep');
+  });
+
+  it('reads the files whose index entries were stated since the earlier snapshot began, when the index changed (an entry forged to call a rewrite clean)', async () => {
+    const first = await takeSnapshot(fakeHost(['k1']).host);
+    assert.ok(first.takenAt !== undefined && Math.abs(first.takenAt - Date.now()) < 60_000);
+    const listing = listingOf([`H 100644 ${A} 0\tchanged.ts`, `H 100644 ${A} 0\tforged.ts`, `H 100644 ${A} 0\told.ts`, `H 100644 ${A} 0\tgone.ts`]);
+    const now = Math.floor(Date.now() / 1000);
+    const stats = statListingOf([['changed.ts', now], ['forged.ts', now], ['old.ts', now - 600], ['gone.ts', now]]);
+    const moved = fakeHost(['k2'], listing, stats);
+    const second = await takeSnapshot(moved.host, { previous: first });
+    assert.equal(moved.calls.filter((call) => call === INDEX_STAT_ARGS.join(' ')).length, 1);
+    assert.ok(moved.inspected.includes('forged.ts'), 'stated since: read although status calls it clean');
+    assert.ok(!moved.inspected.includes('old.ts'), 'stated long before: git\'s check holds');
+    assert.equal(second.workTree.get('forged.ts'), `100644 ${B}`, 'what the file holds, not what its entry says');
+
+    const same = fakeHost(['k2'], listing, stats);
+    const third = await takeSnapshot(same.host, { previous: second });
+    assert.ok(!same.calls.includes(INDEX_STAT_ARGS.join(' ')), 'an unchanged index: no entry can have been stated since');
+    assert.ok(same.inspected.includes('forged.ts'), 'found holding something else before, called clean now: read again');
+    assert.equal(third.workTree.get('forged.ts'), `100644 ${B}`, 'so it does not read as a change back');
+
+    const future = await takeSnapshot(fakeHost(['k3'], listing, stats).host, { previous: { ...first, takenAt: Date.now() + 3_600_000 } });
+    assert.equal(future.workTree.get('forged.ts'), `100644 ${B}`, 'a start saved in the future counts as now');
   });
 
   it('never reuses a listing saved without tags: it cannot say which entries status skips', async () => {
