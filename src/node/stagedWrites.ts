@@ -25,7 +25,7 @@
 // state directory's filescopes/ rather than beside its target, and is renamed into place across directories
 // of the same file system, just as atomically; the target's directory is fsynced at the chain's commit point
 // as for any other write.
-import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, lstatSync, openSync, readFileSync, readSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createTemporaryFile, fillTemporaryFile, removeTemporaryFile, TemporaryFileReserve } from './atomicFile';
 import type { TemporaryFile } from './atomicFile';
@@ -120,11 +120,48 @@ export interface SpareFiles {
 export const SPARE_FILE_NAME = 'staged';
 
 /**
+ * The most spares made at once, whatever `count` asks. The count is a guess from the plan this clone saw last
+ * (largestWaveWrite over its plan-tree cache), and both are someone else's to choose: anyone who can push
+ * the plan ref can publish a wave listing 200,000 agent files, and an agent's shell can edit the cache.
+ * Unbounded, a red-team review's sync made 19,977 files at once and held each open, up to the open-file
+ * limit, and a kill left them all behind. 256 covers a wave of 254 agents in full (its files, the aggregate,
+ * the manifest), four times the 64-agent wave of the benchmark (66 files), beyond any wave a person
+ * reviews; a larger wave gets this head start and creates the rest as it writes them, as without spares.
+ */
+export const MAX_SPARE_FILES = 256;
+
+/**
+ * How many spares may be made for `count`: at most MAX_SPARE_FILES, and at most a quarter of the process's
+ * limit on open files (`openFiles`, when known). Each spare is held open until staging fills it, and the
+ * sync also holds every staged file, git's pipes and the pool's descriptors meanwhile: spares taking more
+ * than a quarter would make a sync of a large wave fail for descriptors it needs for its own writes.
+ */
+export function spareFileBound(count: number, openFiles: number | undefined): number {
+  const bound = openFiles === undefined ? MAX_SPARE_FILES : Math.min(MAX_SPARE_FILES, Math.floor(openFiles / 4));
+  return Math.max(0, Math.min(count, bound));
+}
+
+/**
+ * The soft limit on open files of this process, from /proc/self/limits (Linux; one small read, about 20 µs
+ * once the process has read a file, made while git fetches); undefined where it cannot be read (another
+ * system: MAX_SPARE_FILES alone bounds the spares there) or is unlimited.
+ */
+export function openFileLimit(limitsPath = '/proc/self/limits'): number | undefined {
+  try {
+    const match = /^Max open files\s+(\d+)\s/m.exec(readFileSync(limitsPath, 'latin1'));
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Makes `count` empty temporary files in `directory` (inside `root`, created with its missing parents, with
- * no link on the way), each created exclusively and held open. Stops short, quietly, at the first that
- * cannot be made: a spare is only ever a head start.
+ * no link on the way), each created exclusively and held open; never more than spareFileBound allows.
+ * Stops short, quietly, at the first that cannot be made: a spare is only ever a head start.
  */
 export function makeSpareFiles(root: string, directory: string, count: number): SpareFiles {
+  count = spareFileBound(count, count > 0 ? openFileLimit() : undefined);
   root = resolve(root);
   const name = join(resolve(directory), SPARE_FILE_NAME);
   const reserve = new TemporaryFileReserve();

@@ -10,6 +10,7 @@ import { makeOld, plantLeftover } from '../support/leftoverFiles';
 import { writeNestedTreeCommit } from '../support/nestedTrees';
 import { snapshotTree } from '../support/plantedLinks';
 import { MAX_PLAN_TREE_DEPTH } from '../../src/node/objectBatch';
+import { MAX_SPARE_FILES, openFileLimit, spareFileBound } from '../../src/node/stagedWrites';
 import { planWriteLockAt } from '../../src/node/planWriteLock';
 import { runWhileLockHeld } from '../support/lockHeldRun';
 import { nodeDeclarationFs } from '../../src/node/declarationFs';
@@ -460,6 +461,42 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(readFileSync(outside, 'utf8'), 'outside');
     assert.deepEqual(readdirSync(join(filescopes, 'wave-3')).filter((name) => name.endsWith('.json')).sort(), ['alice.json', 'bob.json', 'carol.json']);
     assert.equal(JSON.parse(readFileSync(join(stateDir, 'wave-scope.json'), 'utf8')).wave, 3);
+  });
+
+  it('the spares made while git fetches are bounded, whatever wave the plan-tree cache names, and so is what a killed sync leaves', async () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const c = remote.clone('c');
+    assert.equal(cli(c, ['sync']).status, 0);
+    const filescopes = join(c.root, '.claude', 'filescopes');
+    const cloneState = join(c.root, '.git/wave-scope');
+    // The cache as an agent's shell can write it (or as a sync leaves it after reading a plan whose unclaimed
+    // wave lists thousands of agent files): its largest wave asks for 5,000 spares.
+    const files: Record<string, { oid: string; text: string }> = {};
+    for (let index = 0; index < 5000; index += 1) files[`clones/c-000000000000/waves/2/filescopes/wave-2/a${index}.json`] = { oid: '0'.repeat(40), text: '[]\n' };
+    writeFileSync(join(cloneState, 'plan-cache.json'), JSON.stringify({ version: 2, commit: '0'.repeat(40), files }));
+    const release = join(remote.dir, 'release');
+    holdFetchUntil(c, remote, `[ -e '${release}' ]`, 'exit 1');
+    // Under the open-file limit of the test's process, then under one of 200 (sh's ulimit sets both limits).
+    for (const [openFiles, expected] of [[undefined, spareFileBound(5000, openFileLimit())], [200, 50]] as const) {
+      rmSync(join(c.root, '.claude'), { recursive: true, force: true });
+      const command = openFiles === undefined ? [process.execPath, builtCliPath, 'sync'] : ['sh', '-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, builtCliPath, 'sync'];
+      const killed = spawn(command[0] as string, command.slice(1), { cwd: c.root, env: cleanEnv(), stdio: 'ignore' });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => killed.on('exit', (_code, signal) => resolve(signal)));
+      const pid = killed.pid as number;
+      const madeBy = (directory: string, target: string) => temporaryFilesIn(directory, `${target}.${pid}.`);
+      try {
+        // The spares are made before the sync's own files in the git directory.
+        await waitFor(() => madeBy(cloneState, 'sync-state.json').length === 2 && madeBy(cloneState, 'plan-cache.json').length === 1, 'the sync to make its files while git fetches');
+        killed.kill('SIGKILL');
+        assert.equal(await exited, 'SIGKILL');
+      } finally {
+        killed.kill('SIGKILL');
+      }
+      assert.equal(madeBy(filescopes, 'staged').length, expected, `spares left by the killed sync (open-file limit ${openFiles ?? 'the test\'s'})`);
+    }
+    writeFileSync(release, '');
+    assert.ok(spareFileBound(5000, openFileLimit()) <= MAX_SPARE_FILES);
   });
 
   it('a plan published with enforcement other than strict is synced with a warning saying what the hooks will do', () => {

@@ -9,7 +9,7 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeDeclarationFs, UnsafePathError } from '../../src/node/declarationFs';
-import { makeSpareFiles, stageWrites } from '../../src/node/stagedWrites';
+import { makeSpareFiles, MAX_SPARE_FILES, openFileLimit, spareFileBound, stageWrites } from '../../src/node/stagedWrites';
 import { declarationFiles, readWaveDeclaration, writeWaveDeclaration } from '../../src/planner/plan/declarationStore';
 import type { DeclarationFs } from '../../src/planner/plan/declarationStore';
 import { syncedWaveFiles, writeSyncedWave } from '../../src/planner/sync/syncPlan';
@@ -422,6 +422,52 @@ describe('spare files made ahead of staging (makeSpareFiles)', () => {
     spares.discard();
     assert.equal(readWaveDeclaration(stateDir, 1, nodeDeclarationFs(root)).status, 'complete');
     assert.equal(filesBelow(stateDir).some((name) => name.endsWith('.tmp')), false, filesBelow(stateDir).join('\n'));
+  });
+
+  it('makes no more than the bound, however many are asked for (the count comes from a plan someone else pushed)', () => {
+    const spares = makeSpareFiles(root, filescopes, 20_000);
+    const made = readdirSync(filescopes).length;
+    spares.discard();
+    assert.equal(made, spareFileBound(20_000, openFileLimit()));
+    assert.ok(made <= MAX_SPARE_FILES, `${made} spares`);
+    assert.equal(existsSync(stateDir), false);
+  });
+
+  it('the bound: the count asked for, at most MAX_SPARE_FILES and a quarter of the open-file limit', () => {
+    const cases: Array<[count: number, openFiles: number | undefined, bound: number]> = [
+      [66, undefined, 66],
+      [66, 20_000, 66],
+      [66, 1_048_576, 66],
+      [MAX_SPARE_FILES, 1_048_576, MAX_SPARE_FILES],
+      [MAX_SPARE_FILES + 1, 1_048_576, MAX_SPARE_FILES],
+      [200_000, undefined, MAX_SPARE_FILES],
+      [200_000, 20_000, MAX_SPARE_FILES],
+      [200_000, 1024, 256],
+      [200_000, 256, 64],
+      [66, 128, 32],
+      [5, 3, 0],
+      [0, 20_000, 0],
+      [-3, 20_000, 0],
+    ];
+    for (const [count, openFiles, bound] of cases) assert.equal(spareFileBound(count, openFiles), bound, `${count} asked, limit ${openFiles}`);
+    assert.ok(MAX_SPARE_FILES >= 66 * 2, 'the benchmark\'s 64-agent wave (66 files) is served in full, with room');
+  });
+
+  it('reads the soft open-file limit from a limits file as Linux writes it; undefined when unlimited or unreadable', () => {
+    const limits = join(root, 'limits');
+    const table = (soft: string, hard: string) =>
+      [
+        'Limit                     Soft Limit           Hard Limit           Units     ',
+        'Max processes             96555                96555                processes ',
+        `Max open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files     `,
+        'Max locked memory         8388608              8388608              bytes     ',
+        '',
+      ].join('\n');
+    writeFileSync(limits, table('1024', '524288'));
+    assert.equal(openFileLimit(limits), 1024);
+    writeFileSync(limits, table('unlimited', 'unlimited'));
+    assert.equal(openFileLimit(limits), undefined);
+    assert.equal(openFileLimit(join(root, 'missing')), undefined);
   });
 
   it('makes none through a link, and leaves what it points to alone', () => {
