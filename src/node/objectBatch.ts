@@ -199,10 +199,39 @@ export function startObjectBatch(root: string, limit: PlanReadLimit = {}): Objec
   };
 }
 
-/** A tree entry's mode naming a directory (git writes `40000`; some old tools wrote it zero-padded). */
+/** A tree entry's mode naming a directory, as canonicalMode gives it (and as `git ls-tree` prints it, zero-padded). */
 export const isDirectoryMode = (mode: string) => mode === '40000' || mode === '040000';
 
-/** The entries of one tree object: `<octal mode> <name>\0<id of hexLength / 2 bytes>`, repeated. */
+/**
+ * A tree entry's mode as git reads it, from the octal text in the tree object: git parses the digits (any
+ * number of them, so `0100644` and `100644` are one mode; a digit that is not octal, or no digit, makes the
+ * tree one git refuses) and then canonicalises the type (canon_mode in git's object.h): a regular file is
+ * `100755` when the owner may execute it and `100644` otherwise, whatever its other permission bits; a
+ * symbolic link `120000`; a directory `40000`; anything else a submodule link, `160000`. This is what `git
+ * ls-tree` prints (a directory as `040000`), so the reader here decides as verify's does. Only the low 16
+ * bits count (newer git keeps the mode in 16 bits; older git's larger bits never reach the type or the
+ * execute bit). Undefined for a mode git refuses.
+ */
+export function canonicalMode(text: string): string | undefined {
+  if (!/^[0-7]+$/.test(text)) return undefined;
+  let mode = 0;
+  for (const digit of text) mode = ((mode << 3) + Number(digit)) & 0xffff;
+  switch (mode & 0o170000) {
+    case 0o100000:
+      return mode & 0o100 ? '100755' : PLAIN_FILE_MODE;
+    case 0o120000:
+      return '120000';
+    case 0o040000:
+      return '40000';
+    default:
+      return '160000';
+  }
+}
+
+/**
+ * The entries of one tree object: `<octal mode> <name>\0<id of hexLength / 2 bytes>`, repeated; each mode
+ * canonical (canonicalMode), as git reads it.
+ */
 export function parseTree(content: Buffer, hexLength: number, where: string): Array<{ mode: string; name: string; oid: string }> {
   const entries: Array<{ mode: string; name: string; oid: string }> = [];
   const idBytes = hexLength / 2;
@@ -211,8 +240,10 @@ export function parseTree(content: Buffer, hexLength: number, where: string): Ar
     const space = content.indexOf(0x20, offset);
     const nul = space === -1 ? -1 : content.indexOf(0x00, space + 1);
     if (space === -1 || nul === -1 || nul + 1 + idBytes > content.length) throw new PlanRefError('read', `the tree ${where} is not one git wrote`);
+    const mode = canonicalMode(content.subarray(offset, space).toString('latin1'));
+    if (mode === undefined) throw new PlanRefError('read', `the tree ${where} has an entry whose mode git cannot read`);
     entries.push({
-      mode: content.subarray(offset, space).toString('latin1'),
+      mode,
       name: content.subarray(space + 1, nul).toString('utf8'),
       oid: content.subarray(nul + 1, nul + 1 + idBytes).toString('hex'),
     });

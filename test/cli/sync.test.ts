@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli, runBuiltCliAsync } from '../support/builtCli';
@@ -827,6 +827,27 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.equal(gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim(), nested, 'nothing was pushed');
   });
 
+  it('sync, verify and plan show all read a file whose mode is written zero-padded (0100644) as the plain file git reads', () => {
+    planWave(a, 1, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const tip = gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();
+    // The same commit but for the mode of alice's file, as a hand-made tree can spell it: git reads it as
+    // 100644 (fsck only warns, zeroPaddedFilemode), so every reader must.
+    const crafted = rewriteTreeEntry(remote.bare, `${tip}^{tree}`, ['clones', readCloneId(a), 'waves', '1', 'filescopes', 'wave-1', 'alice.json'], (entry) => ({ ...entry, mode: '0100644' }));
+    assert.match(gitIn(remote.bare, 'ls-tree', '-r', crafted), /^100644 blob [0-9a-f]{40}\tclones\/c-[0-9a-f]{12}\/waves\/1\/filescopes\/wave-1\/alice\.json$/m);
+    const commit = gitIn(remote.bare, 'commit-tree', crafted, '-p', tip, '-m', 'zero-padded mode').trim();
+    gitIn(remote.bare, 'update-ref', 'refs/wave-scope/plan', commit, tip);
+
+    const synced = cli(b, ['sync']);
+    assert.equal(synced.status, 0, synced.stderr);
+    assert.match(synced.stdout, /^synced wave 1 of clone .*: 2 agents/);
+    assert.equal(readFileSync(join(b.root, '.claude/filescopes/wave-1/alice.json'), 'utf8'), '[\n  "src/a/"\n]\n');
+    const verified = cli(b, ['verify', '--base', 'HEAD', '--head', 'HEAD', '--wave', '1', '--agent', 'alice', '--clone', readCloneId(a)]);
+    assert.equal(verified.status, 0, verified.stderr);
+    const shown = JSON.parse(cli(b, ['plan', 'show', '--json']).stdout);
+    assert.deepEqual(shown.claims.claims[0].agents, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }]);
+  });
+
   it('a publish that stops on a local problem does not wait for the remote\'s plan, which it fetches meanwhile', () => {
     // A transport that never answers (it ends when git does): were the fetch waited for, the publish would not end before the test's timeout.
     a.git('remote', 'set-url', 'origin', 'ssh://wave-scope.invalid/never.git');
@@ -970,7 +991,34 @@ function holdFetchUntil(clone: Clone, remote: SharedRemote, condition: string, t
   clone.git('config', 'remote.origin.uploadpack', script);
 }
 
-/** Waits, without blocking the event loop, until `condition` holds; fails after 10 s naming `what`. */
+/** One entry of a tree object as git stores it: the mode as written, the name, the id. */
+interface RawTreeEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/**
+ * Writes, in `repository`, the tree `tree` (anything naming one) with the entry at `path` (its segments) replaced
+ * by `change`'s, and every tree above it rewritten to name the new one; its id. Through `hash-object
+ * --literally`, which writes a tree exactly as given (mktree and write-tree would canonicalise its modes).
+ */
+function rewriteTreeEntry(repository: string, tree: string, path: readonly string[], change: (entry: RawTreeEntry) => RawTreeEntry): string {
+  const [name, ...rest] = path;
+  const entries = gitIn(repository, 'ls-tree', '-z', tree)
+    .split('\0')
+    .filter((record) => record !== '')
+    .map((record): RawTreeEntry => {
+      const tab = record.indexOf('\t');
+      const [mode, , oid] = record.slice(0, tab).split(' ') as [string, string, string];
+      return { mode: mode === '040000' ? '40000' : mode, name: record.slice(tab + 1), oid };
+    });
+  const changed = entries.map((entry) => (entry.name !== name ? entry : rest.length === 0 ? change(entry) : { ...entry, oid: rewriteTreeEntry(repository, entry.oid, rest, change) }));
+  const body = Buffer.concat(changed.flatMap((entry) => [Buffer.from(`${entry.mode} ${entry.name}\0`, 'utf8'), Buffer.from(entry.oid, 'hex')]));
+  return execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'], { cwd: repository, input: body, encoding: 'utf8' }).trim();
+}
+
+/** Waits, without blocking the event loop, until `condition` holds; fails after 10 s naming `what`. *//** Waits, without blocking the event loop, until `condition` holds; fails after 10 s naming `what`. */
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!condition()) {

@@ -86,6 +86,54 @@ describe('one cat-file asked in rounds (src/node/objectBatch.ts)', () => {
     });
   }
 
+  it('reads every mode as git does (zero-padded, other permission bits, bits past the type), and refuses a tree whose mode git cannot read', async () => {
+    const root = repository('modes');
+    const plumbing = (args: string[], input: string | Buffer) => execFileSync('git', args, { cwd: root, input, encoding: 'utf8' }).trim();
+    const blob = plumbing(['hash-object', '-w', '--stdin'], '["src/"]\n');
+    const emptyTree = plumbing(['hash-object', '-w', '-t', 'tree', '--stdin'], '');
+    const treeOf = (entries: ReadonlyArray<[mode: string, name: string, oid: string]>) =>
+      plumbing(['hash-object', '-w', '-t', 'tree', '--literally', '--stdin'], Buffer.concat(entries.flatMap(([mode, name, oid]) => [Buffer.from(`${mode} ${name}\0`), Buffer.from(oid, 'hex')])));
+    // Each mode as written, and what git reads it as (git ls-tree's spelling).
+    const modes: Array<[written: string, read: string]> = [
+      ['100644', '100644'],
+      ['0100644', '100644'],
+      ['000000100644', '100644'],
+      ['100664', '100644'],
+      ['100600', '100644'],
+      ['100000', '100644'],
+      ['1100644', '100644'],
+      ['100755', '100755'],
+      ['0100755', '100755'],
+      ['100744', '100755'],
+      ['120000', '120000'],
+      ['0120777', '120000'],
+      ['40000', '040000'],
+      ['040000', '040000'],
+      ['40755', '040000'],
+      ['160000', '160000'],
+      ['0160000', '160000'],
+      ['170000', '160000'],
+      ['0', '160000'],
+    ];
+    const entries = modes.map(([mode], index): [string, string, string] => [mode, `e${String(index).padStart(2, '0')}`, mode.replace(/^0+/, '').startsWith('4') ? emptyTree : blob]);
+    const commit = plumbing(['commit-tree', treeOf(entries), '-m', 'modes'], '');
+    const listed = gitIn(root, 'ls-tree', '-z', commit).split('\0').filter((record) => record !== '').map((record) => record.split(' ')[0]);
+    assert.deepEqual(listed, modes.map(([, read]) => read), 'what git ls-tree prints for each');
+    const batch = startObjectBatch(root);
+    try {
+      const { entries: read } = await readCommitWithTree(batch, commit);
+      assert.deepEqual(read, lsTree(root, commit));
+      assert.deepEqual(read.filter((entry) => entry.blob).map((entry) => entry.path), entries.filter((_, index) => modes[index]?.[1] === '100644').map(([, name]) => name));
+      for (const mode of ['10064a', '', '-100644', '100644\u0661']) {
+        const broken = plumbing(['commit-tree', treeOf([[mode, 'a.json', blob]]), '-m', 'broken'], '');
+        assert.throws(() => gitIn(root, 'ls-tree', '-r', broken), /malformed mode/, `git refuses the mode ${JSON.stringify(mode)}`);
+        await assert.rejects(readCommitWithTree(batch, broken), (error: Error) => error instanceof PlanRefError && /has an entry whose mode git cannot read/.test(error.message), JSON.stringify(mode));
+      }
+    } finally {
+      batch.close();
+    }
+  });
+
   it('lists a commit of a known shape in one round from the directories asked for ahead, and exactly the commit\'s whatever they say', async () => {
     const root = repository('hinted');
     const plain = commitTree(root, Object.fromEntries(Object.entries(awkward).filter(([path]) => !path.includes('\n'))));
