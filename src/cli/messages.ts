@@ -126,6 +126,8 @@ const TARGET_PROBLEMS: Readonly<Record<string, string>> = {
   'undecodable-name': 'the name is not UTF-8 text, so which file it is cannot be told (it is shown with U+FFFD for the bytes that are not)',
   'relative-without-cwd': 'the path is relative and the payload names no working directory',
   'no-home': 'the path starts with "~" and there is no home directory to expand it to',
+  'unknown-reach':
+    'the tool changes files beyond the paths it names (a rename or refactoring rewrites every file that refers to the symbol; a git operation rewrites the work tree or git\'s own files), which cannot be known before it runs; while a wave is active, make the change with the file tools (or ask the coordinator to make it)',
 };
 
 export const hookMessages = {

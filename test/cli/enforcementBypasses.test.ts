@@ -439,6 +439,38 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
       assert.equal(mcp('mcp__notes__readFile', { path: '/etc/hosts' }), 'allow');
     });
 
+    it('MCP tools that change files without a plain write verb (a formatter, a generator) are gated on the paths they name', () => {
+      writeManifest(repo, { allowedPaths: ['src/a/'] });
+      const mcp = (tool: string, input: Record<string, unknown>) =>
+        claudeDecision(gate(JSON.stringify({ session_id: 's', cwd: repo.root, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input }), { env: { CLAUDE_PROJECT_DIR: repo.root } }).stdout).decision;
+      assert.equal(mcp('mcp__jetbrains__reformat_file', { path: 'README.md' }), 'deny');
+      assert.equal(mcp('mcp__jetbrains__reformat_file', { path: 'src/a/x.ts' }), 'allow');
+      assert.equal(mcp('mcp__web__download_file', { url: 'https://example.com/x.js', destination: 'vendor/x.js' }), 'deny');
+      assert.equal(mcp('mcp__scaffold__generate_component', { directory: 'src/a/widget' }), 'allow');
+    });
+
+    it('MCP renames, refactorings and git operations reach files they do not name: denied while a wave governs, whatever they name; allowed with none', () => {
+      const mcp = (tool: string, input: Record<string, unknown>) =>
+        claudeDecision(gate(JSON.stringify({ session_id: 's', cwd: repo.root, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input }), { env: { CLAUDE_PROJECT_DIR: repo.root } }).stdout);
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['mcp__jetbrains__rename_refactoring', { pathInProject: 'src/a/x.ts', symbolName: 'f', newName: 'g' }],
+        ['mcp__serena__rename_symbol', { name_path: 'f', relative_path: 'src/a/x.ts', new_name: 'g' }],
+        ['mcp__git__git_checkout', { repo_path: repo.root, branch_name: 'other' }],
+        ['mcp__git__git_commit', { repo_path: repo.root, message: 'm' }],
+        ['mcp__git__git_stash', { path: join(repo.root, 'src/a') }],
+      ];
+      for (const [tool, input] of calls) assert.equal(mcp(tool, input).decision, 'allow', `${tool} with no wave`);
+      writeManifest(repo, { allowedPaths: ['**'] });
+      for (const [tool, input] of calls) {
+        const reply = mcp(tool, input);
+        assert.equal(reply.decision, 'deny', tool);
+        assert.match(reply.text, /changes files beyond the paths it names/, tool);
+      }
+      // Under warn too: where it writes cannot be checked at all.
+      writeManifest(repo, { allowedPaths: ['**'], enforcement: 'warn' });
+      assert.equal(mcp('mcp__jetbrains__rename_refactoring', { pathInProject: 'src/a/x.ts', symbolName: 'f', newName: 'g' }).decision, 'deny');
+    });
+
     it('MCP tools that name their file under another key (Serena\'s relative_path, the JetBrains server\'s pathInProject) are gated, relative paths read from the project root too', () => {
       writeManifest(repo, { allowedPaths: ['src/a/'] });
       mkdirSync(join(repo.root, 'src/a'), { recursive: true });

@@ -30,6 +30,11 @@ export interface WriteRequest {
    * against the project it serves, whatever directory the agent's shell is in): both are destinations.
    */
   readonly relativeToProject?: boolean;
+  /**
+   * The tool changes files beyond the targets it names (an MCP rename, refactoring or git operation): which
+   * ones cannot be known before it runs, so a wave that governs the call refuses it (writeGate.ts).
+   */
+  readonly reachesUnnamed?: boolean;
   /** The payload's working directory, when it names one. */
   readonly cwd?: string;
   /** Non-empty only when the call comes from a dispatched subagent (the payload's `agent_id`). */
@@ -107,7 +112,19 @@ const GEMINI_MCP_PREFIX = /^mcp_(.+)$/;
 const GEMINI_SHORTENED_LENGTH = 63;
 const GEMINI_SHORTENED_KEEPS = 30;
 const CODEX_SHORTENED = /^mcp__(?:.{19}[0-9a-f]{40}|.+_[0-9a-f]{12})$/;
-const MCP_WRITE_VERB = /^(?:write|edit|create|move|rename|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply)$/i;
+// Verbs that change the paths a tool names: plain writes, formatters and fixers (JetBrains's `reformat_file`),
+// generators, downloads and archive tools, file-system commands. A word that only reads (`read`, `get`,
+// `fetch`, `show`, `diff`, `log`) is none of them; a read-only tool that carries one is gated, which can
+// only refuse.
+const MCP_WRITE_VERB =
+  /^(?:write|edit|create|move|delete|remove|append|patch|replace|save|put|upload|mkdir|copy|insert|overwrite|truncate|modify|update|apply|format|reformat|prettify|beautify|fix|organize|optimize|generate|scaffold|init|clone|download|export|convert|unzip|unpack|decompress|untar|compress|zip|touch|chmod|chown|mv|cp|rm|rmdir|unlink|symlink|erase|wipe|purge|trash|destroy|undo|redo|store)$/i;
+// Verbs whose tool changes files beyond the paths it names, so no check of those paths is certain: a
+// rename or refactoring rewrites every file that refers to the symbol (JetBrains's `rename_refactoring`,
+// Serena's `rename_symbol`; a refactoring server's file rename rewrites the imports too), and a git
+// operation rewrites the work tree or git's own state, a commit made by a library without running the
+// pre-commit hook (the reference git server's `git_checkout`, `git_reset`, `git_commit`). `pull` counts
+// unless a `request` follows it (GitHub's pull-request tools act on the remote).
+const MCP_UNBOUNDED_VERB = /^(?:rename|refactor|refactoring|checkout|switch|restore|reset|stash|merge|rebase|pull|revert|clean|cherry|cherrypick|commit|amend|squash|discard|rollback)$/i;
 // The keys most servers name a file with: a value there that is neither text nor a container (a number) is
 // passed on as a target, so resolution refuses it (and the gate denies).
 const MCP_PATH_KEYS = ['path', 'file_path', 'filePath', 'filepath', 'file', 'filename', 'target', 'target_file', 'targetPath', 'destination', 'dest', 'source', 'new_path', 'old_path', 'newPath', 'oldPath', 'directory', 'dir'];
@@ -162,8 +179,10 @@ function isShortenedMcpName(toolName: string, protocol: HookProtocol): boolean {
  * refused, never read as naming nothing. `nameMayHideVerb`: the agent CLI cut the name short
  * (isShortenedMcpName), so the tool is judged on the paths it names whatever verbs are left.
  */
-function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol, nameMayHideVerb = false): { writes: boolean; targets: unknown[] } {
-  if (!nameMayHideVerb && !toolNameWords(tool).some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
+function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol, nameMayHideVerb = false): { writes: boolean; targets: unknown[]; reachesUnnamed?: true } {
+  const words = toolNameWords(tool);
+  const unbounded = reachesUnnamedFiles(words);
+  if (!nameMayHideVerb && !unbounded && !words.some((word) => MCP_WRITE_VERB.test(word))) return { writes: false, targets: [] };
   const targets: unknown[] = [];
   const collect = (value: unknown, underPathKey: boolean, depth: number): void => {
     if (depth > MCP_INPUT_DEPTH) throw new HookPayloadError('no-target', `The ${tool} call's input is nested deeper than ${MCP_INPUT_DEPTH} levels; its paths cannot be read with certainty.`, protocol);
@@ -192,7 +211,19 @@ function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol, nam
       throw new HookPayloadError('bad-patch', `The ${tool} call's patch cannot be read with certainty (${error.message}); only a patch in apply_patch's format is judged.`, protocol);
     }
   }
-  return { writes: targets.length > 0, targets };
+  if (targets.length === 0) return { writes: false, targets };
+  return unbounded ? { writes: true, targets, reachesUnnamed: true } : { writes: true, targets };
+}
+
+/**
+ * Whether an MCP tool's name says it changes files beyond the paths it names (MCP_UNBOUNDED_VERB; a
+ * `move` of a symbol rewrites its references). `pull` followed by `request` names a pull request.
+ */
+function reachesUnnamedFiles(words: readonly string[]): boolean {
+  return words.some((word, index) => {
+    if (!MCP_UNBOUNDED_VERB.test(word)) return false;
+    return !/^pull$/i.test(word) || !/^requests?$/i.test(words[index + 1] ?? '');
+  }) || (words.some((word) => /^move$/i.test(word)) && words.some((word) => /^symbols?$/i.test(word)));
 }
 
 /** A tool input that arrived as a JSON string (Cursor's MCP events do this), read as the object it spells. */
@@ -298,7 +329,11 @@ function codexShellTargets(toolInput: unknown): string[] | undefined {
   return targets.flatMap((target) => codexJoin(target, workdir));
 }
 
-function targetsFor(protocol: HookProtocol, toolName: string, toolInput: unknown): { writes: boolean; targets: unknown[]; readings: readonly PathReading[]; relativeToProject?: boolean } {
+function targetsFor(
+  protocol: HookProtocol,
+  toolName: string,
+  toolInput: unknown,
+): { writes: boolean; targets: unknown[]; readings: readonly PathReading[]; relativeToProject?: boolean; reachesUnnamed?: true } {
   try {
     if (toolName === 'apply_patch') return { writes: true, targets: patchTargets(codexApplyPatch(toolInput)), readings: CODEX_READING };
     if (protocol === 'codex' && (toolName === 'Bash' || toolName === 'shell' || toolName === 'exec_command' || toolName === 'local_shell')) {
@@ -351,7 +386,7 @@ export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteR
   if (detected === undefined) {
     throw new HookPayloadError('unknown-protocol', 'The hook payload does not say which agent CLI sent it (no hook_event_name), so its reply format is unknown.');
   }
-  const { writes, targets, readings, relativeToProject } = targetsFor(detected, toolName, payload.tool_input ?? payload.toolArgs);
+  const { writes, targets, readings, relativeToProject, reachesUnnamed } = targetsFor(detected, toolName, payload.tool_input ?? payload.toolArgs);
   const cwd = stringField(payload, 'cwd');
   const agentId = stringField(payload, 'agent_id');
   const transcriptPath = stringField(payload, 'transcript_path');
@@ -363,6 +398,7 @@ export function parseHookPayload(stdin: string, protocol?: HookProtocol): WriteR
     targets,
     readings,
     ...(relativeToProject === true ? { relativeToProject } : {}),
+    ...(reachesUnnamed === true ? { reachesUnnamed } : {}),
     ...(cwd !== undefined && cwd !== '' ? { cwd } : {}),
     ...(agentId !== undefined && agentId.trim() !== '' ? { agentId: agentId.trim() } : {}),
     sessionIds: sessionIdsOf(payload),

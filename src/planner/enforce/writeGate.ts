@@ -561,6 +561,9 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   const destinations = request.targets.map((raw) =>
     bases.length > 1 && typeof raw === 'string' && !raw.startsWith('/') ? mergedDestinations(bases.map((base) => resolveFrom(raw, base))) : resolveFrom(raw, caller.cwd),
   );
+  // Where else the tool writes cannot be known before it runs: judged as a target that cannot be resolved,
+  // refused by every wave that governs the call (and only by one: with no wave, nothing is checked).
+  if (request.reachesUnnamed === true) destinations.push({ kind: 'invalid', raw: request.toolName, problem: 'unknown-reach' });
   const { cwdChain, waves } = governingWaves(caller, destinations, host, projectRoots);
   if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);

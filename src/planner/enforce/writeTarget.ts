@@ -31,7 +31,9 @@ export type WriteTargetProblem =
   | 'surrounding-space'
   | 'undecodable-name'
   | 'relative-without-cwd'
-  | 'no-home';
+  | 'no-home'
+  /** Not a path: the tool changes files beyond those it names (WriteRequest.reachesUnnamed). */
+  | 'unknown-reach';
 
 /** Where one destination lands relative to one write root. */
 export type ResolvedWriteTarget =

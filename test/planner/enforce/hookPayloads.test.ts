@@ -236,6 +236,70 @@ describe('hook payloads', () => {
     assert.equal(call('mcp__analytics__read_records0123456789ab', { path: 'notes/x.md' }).writes, false);
   });
 
+  // Tools that change files without one of the plain verbs: formatters, generators, downloads, archive tools.
+  const moreWriters: Array<{ tool: string; input: Record<string, unknown>; targets: unknown[] | undefined }> = [
+    { tool: 'mcp__jetbrains__reformat_file', input: { path: 'README.md' }, targets: ['README.md'] },
+    { tool: 'mcp__prettier__format_document', input: { filePath: 'a.ts' }, targets: ['a.ts'] },
+    { tool: 'mcp__eslint__fix_file', input: { file: 'a.ts' }, targets: ['a.ts'] },
+    { tool: 'mcp__ide__optimizeImports', input: { path: 'a.ts' }, targets: ['a.ts'] },
+    { tool: 'mcp__scaffold__generate_component', input: { directory: 'src/b' }, targets: ['src/b'] },
+    { tool: 'mcp__web__download_file', input: { url: 'https://x', destination: 'vendor/x.js' }, targets: ['vendor/x.js'] },
+    { tool: 'mcp__archive__unzip', input: { source: 'a.zip', target: 'out' }, targets: ['a.zip', 'out'] },
+    { tool: 'mcp__shell__rm', input: { path: 'a.ts' }, targets: ['a.ts'] },
+    { tool: 'mcp__git__git_init', input: { repo_path: 'sub' }, targets: ['sub'] },
+    // Words that only read stay out.
+    { tool: 'mcp__git__git_diff', input: { repo_path: '/r', target: 'main' }, targets: undefined },
+    { tool: 'mcp__git__git_show', input: { repo_path: '/r', revision: 'HEAD' }, targets: undefined },
+    { tool: 'mcp__jetbrains__get_file_problems', input: { filePath: 'a.ts' }, targets: undefined },
+    { tool: 'mcp__fetch__fetch', input: { url: 'https://x' }, targets: undefined },
+  ];
+  for (const { tool, input, targets } of moreWriters) {
+    it(`MCP: ${tool} ${targets === undefined ? 'is not a write' : 'is a write of the path it names'}`, () => {
+      const request = parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: tool, tool_input: input }));
+      assert.equal(request.writes, targets !== undefined);
+      assert.equal(request.reachesUnnamed, undefined);
+      if (targets !== undefined) assert.deepEqual([...request.targets].sort(), [...targets].sort());
+    });
+  }
+
+  // Tools that change files beyond the paths they name: renames and refactorings, git operations on the work
+  // tree or on git's own state. They are writes of what they name and of files no one can list in advance.
+  const unbounded: Array<{ tool: string; input: Record<string, unknown>; targets: unknown[] }> = [
+    { tool: 'mcp__jetbrains__rename_refactoring', input: { pathInProject: 'src/a/x.ts', symbolName: 'f', newName: 'g' }, targets: ['src/a/x.ts'] },
+    { tool: 'mcp__serena__rename_symbol', input: { name_path: 'Cart/total', relative_path: 'src/a/cart.ts', new_name: 'sum' }, targets: ['src/a/cart.ts'] },
+    { tool: 'mcp__lsp__rename', input: { file: 'src/a/x.ts', line: 1, character: 1, newName: 'g' }, targets: ['src/a/x.ts'] },
+    { tool: 'mcp__tsmorph__rename_filesystem_entry', input: { oldPath: 'src/a/x.ts', newPath: 'src/a/y.ts' }, targets: ['src/a/x.ts', 'src/a/y.ts'] },
+    { tool: 'mcp__tsmorph__move_symbol_to_file', input: { originalFilePath: 'src/a/x.ts', targetFilePath: 'src/a/y.ts', symbolToMove: 'f' }, targets: ['src/a/x.ts', 'src/a/y.ts'] },
+    { tool: 'mcp__refactor__refactorCode', input: { filePath: 'src/a/x.ts' }, targets: ['src/a/x.ts'] },
+    { tool: 'mcp__git__git_checkout', input: { repo_path: '/r', branch_name: 'other' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_reset', input: { repo_path: '/r' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_commit', input: { repo_path: '/r', message: 'm' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_restore', input: { repo_path: '/r', files: ['src/a/x.ts'] }, targets: ['/r', 'src/a/x.ts'] },
+    { tool: 'mcp__git__git_stash', input: { path: '/r' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_merge', input: { path: '/r', branch: 'b' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_rebase', input: { path: '/r' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_pull', input: { path: '/r' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_cherry_pick', input: { path: '/r', commit: 'abc' }, targets: ['/r'] },
+    { tool: 'mcp__git__git_clean', input: { path: '/r' }, targets: ['/r'] },
+    { tool: 'mcp__git__gitSwitch', input: { dir: '/r', branch: 'b' }, targets: ['/r'] },
+  ];
+  for (const { tool, input, targets } of unbounded) {
+    it(`MCP: ${tool} reaches files it does not name, beyond the paths it names`, () => {
+      const request = parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: tool, tool_input: input }));
+      assert.equal(request.writes, true);
+      assert.equal(request.reachesUnnamed, true);
+      assert.deepEqual([...request.targets].sort(), [...targets].sort());
+    });
+  }
+
+  it('MCP: a pull request is no git pull, and a tool that names no path is no file write, whatever its verb', () => {
+    const call = (tool: string, input: Record<string, unknown>) => parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: tool, tool_input: input }));
+    assert.equal(call('mcp__github__add_pull_request_review_comment_to_pending_review', { owner: 'o', repo: 'r', path: 'src/a/x.ts', body: 'b' }).reachesUnnamed, undefined);
+    assert.equal(call('mcp__github__update_pull_request', { owner: 'o', repo: 'r', pullNumber: 1 }).writes, false);
+    assert.equal(call('mcp__github__merge_pull_request', { owner: 'o', repo: 'r', pullNumber: 1 }).writes, false);
+    assert.equal(call('mcp__jetbrains__find_commit_by_message', { text: 'x' }).writes, false);
+  });
+
   it('MCP: only Gemini CLI spells an MCP tool with one underscore; a Claude Code or Codex tool named mcp_x_write_file is no MCP tool', () => {
     assert.equal(mcpToolOf('mcp_fs_write_file', 'gemini'), 'fs_write_file');
     assert.equal(mcpToolOf('mcp__fs__write_file', 'gemini'), '_fs__write_file');
