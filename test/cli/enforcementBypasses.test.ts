@@ -239,6 +239,15 @@ describe('issue 10: bypasses of the write gate, closed (built hook bundle, real 
         assert.equal(reply.decision, 'deny', number);
         assert.match(reply.text, /cannot read with certainty/, number);
       }
+      // Codex does not intercept a heredoc with a body line that is its delimiter after white space (tree-sitter
+      // ends the heredoc there): bash runs it, and `echo ../../README.md` in backticks lands outside the scope.
+      for (const line of [' EOF', '\tEOF', 'EOF ']) {
+        const unintercepted = `apply_patch <<EOF\n${P(`*** Add File: ${join(repo.root, 'src/a')}/\`echo ../../README.md\``, '+x', `*** Update File: ${join(repo.root, 'src/a/x.ts')}`, '@@', line).trim()}\nEOF\n`;
+        const reply = shell(unintercepted);
+        assert.equal(reply.decision, 'deny', JSON.stringify(line));
+        assert.match(reply.text, /cannot read with certainty/, JSON.stringify(line));
+      }
+      assert.equal(shell(`apply_patch <<EOF\n${P(`*** Update File: ${join(repo.root, 'src/a/x.ts')}`, '@@', ' xEOF').trim()}\nEOF\n`).decision, 'allow', 'the delimiter inside a line is content');
       assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/a')} && `, 'x.ts')).decision, 'allow', 'an absolute cd decides the directory');
       assert.equal(shell(heredoc(`cd ${join(repo.root, 'src/b')} && `, 'x.ts')).decision, 'deny');
       // A payload that does name the workdir is read as Codex reads it.

@@ -285,7 +285,8 @@ export function mentionsApplyPatch(script: string): boolean {
 // The two whole-script forms, in their plain spellings only. The first line (after blank space) is
 // `[cd <dir> &&] apply_patch <<DELIM`, DELIM bare or quoted with ' or "; the directory is one bare word
 // without any shell expansion character, or one quoted string without any. The body runs to the first
-// line that is exactly DELIM, and nothing but blank space may follow it. Lines are split on `\n` alone
+// line that is exactly DELIM, no line before it may start with DELIM after white space (mayEndHeredoc),
+// and nothing but blank space may follow it. Lines are split on `\n` alone
 // and every pattern is anchored without the multiline flag (JavaScript's multiline `^`/`$` would also
 // stop at `\r`, U+2028 and U+2029, which bash does not).
 //
@@ -304,6 +305,21 @@ function unreadableScript(): CodexPatchError {
   );
 }
 
+// Bash ends a heredoc only at a line that is exactly its delimiter; Codex's grammar (tree-sitter-bash 0.25)
+// does not: it skips white space at the start of a line (which characters count depends on the C library's
+// `iswspace`: U+3000 and U+2028 on this machine, maybe NBSP elsewhere) and then takes a line that starts with
+// the delimiter for its end. A body line such as ` EOF` or `EOFX` therefore cuts its heredoc short, or breaks
+// the parse, so Codex does not intercept the script and hands it to bash, which expands an unquoted heredoc
+// (`` src/a/`echo ../../README.md` ``) and runs the `apply_patch` Codex puts on PATH with what it made. Such
+// a body is refused; so are leading control characters and any white space JavaScript knows, to leave no
+// platform's `iswspace` out.
+const HEREDOC_LINE_LEAD = /^[\s\x00-\x1f\x7f-\x9f\u180e\u200b-\u200d]*/u;
+
+/** Whether Codex's grammar may read this body line as its heredoc's end (see HEREDOC_LINE_LEAD). */
+function mayEndHeredoc(line: string, delimiter: string): boolean {
+  return line.replace(HEREDOC_LINE_LEAD, '').startsWith(delimiter);
+}
+
 /** The heredoc body and `cd` directory of a script in one of the two plain forms; throws when the script is anything else. */
 function scriptPatch(script: string): { body: string; workdir?: string } {
   const lines = script.replace(/^[ \t\n]+/, '').split('\n');
@@ -312,6 +328,7 @@ function scriptPatch(script: string): { body: string; workdir?: string } {
   const delimiter = first[4] ?? first[5] ?? first[6] ?? '';
   const end = lines.indexOf(delimiter, 1);
   if (end === -1 || !/^[ \t\n]*$/.test(lines.slice(end + 1).join('\n'))) throw unreadableScript();
+  if (lines.slice(1, end).some((line) => mayEndHeredoc(line, delimiter))) throw unreadableScript();
   const workdir = first[1] ?? first[2] ?? first[3];
   // The directory is joined onto every path, so a control character in it is one in each of them.
   if (workdir !== undefined && hasControlCharacter(workdir)) {

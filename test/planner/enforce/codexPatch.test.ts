@@ -137,6 +137,18 @@ describe('codexPatch: invocations', () => {
     ['cd into a quoted directory with a TAB', `cd '.\t.' && apply_patch <<'EOF'\n${body}\nEOF`],
     ['cd into a quoted directory with a C1 control', `cd "a\u0085b" && apply_patch <<'EOF'\n${body}\nEOF`],
     ['cd into a bare directory with a C1 control', `cd a\u0085b && apply_patch <<'EOF'\n${body}\nEOF`],
+    // tree-sitter-bash skips white space at the start of a body line and ends the heredoc at a line that then
+    // starts with the delimiter: Codex's query no longer matches (or reads a shorter body), so bash runs the
+    // script. Bash ends the heredoc only at the exact delimiter, which is where the gate reads to.
+    ['a body line that is the delimiter after a space', `apply_patch <<EOF\n*** Begin Patch\n*** Update File: a.ts\n@@\n EOF\n*** End Patch\nEOF`],
+    ['a body line that is the delimiter after a TAB, quoted delimiter', `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.ts\n+x\n\tEOF\n*** End Patch\nEOF`],
+    ['a body line that is the delimiter and a trailing space', `apply_patch <<EOF\n*** Begin Patch\n*** Add File: a.ts\n+x\nEOF \n*** End Patch\nEOF`],
+    ['a body line that is the delimiter and a CR', `apply_patch <<EOF\n*** Begin Patch\n*** Add File: a.ts\n+x\nEOF\r\n*** End Patch\nEOF`],
+    ['a body line that starts with the delimiter', `apply_patch <<EOF\n*** Begin Patch\n*** Update File: a.ts\n@@\n EOFX\n*** End Patch\nEOF`],
+    ['a body line that is the delimiter after U+3000', `apply_patch <<EOF\n*** Begin Patch\n*** Add File: a.ts\n+x\n\u3000EOF\n*** End Patch\nEOF`],
+    ['a body line that is the delimiter after NBSP (iswspace differs by C library)', `apply_patch <<EOF\n*** Begin Patch\n*** Add File: a.ts\n+x\n\u00a0EOF\n*** End Patch\nEOF`],
+    ['the cd form with a body line that is the delimiter after a space', `cd /r && apply_patch <<EOF\n*** Begin Patch\n*** Update File: a.ts\n@@\n EOF\n*** End Patch\nEOF`],
+    ['the reviewer\'s script: a backtick path and a  EOF context line', "apply_patch <<EOF\n*** Begin Patch\n*** Add File: /r/src/a/`echo ../../README.md`\n+pwned\n*** Update File: /r/src/a/x.ts\n@@\n EOF\n*** End Patch\nEOF\n"],
   ];
   for (const [name, script] of uncertain) {
     it(`refuses a script it cannot read with certainty: ${name}`, () => {
@@ -144,6 +156,13 @@ describe('codexPatch: invocations', () => {
       assert.throws(() => parseCodexInvocation(['bash', '-lc', script]), CodexPatchError);
     });
   }
+
+  it('a body line that carries the delimiter after other text is content, read as Codex reads it', () => {
+    for (const line of ['+EOF', '+a EOF', ' xEOF', '+x EOF ', '+\\EOF', '+$EOF']) {
+      const script = `apply_patch <<EOF\n*** Begin Patch\n*** Update File: a.ts\n@@\n${line}\n*** End Patch\nEOF`;
+      assert.deepEqual(patchPaths(parseCodexScript(script) ?? { hunks: [] }), ['a.ts'], line);
+    }
+  });
 
   it('a script that does not invoke apply_patch with a heredoc is not a patch', () => {
     assert.equal(parseCodexScript('grep -r apply_patch src'), undefined);
