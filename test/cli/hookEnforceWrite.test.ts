@@ -57,6 +57,16 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
     });
   }
 
+  it('a manifest entry with a lone surrogate grants nothing: neither its spelling nor the U+FFFD file it would be written as', () => {
+    // A manifest from before such entries were refused, or written by hand: the gate stays closed.
+    writeManifest(repo, { allowedPaths: ['src/\uD800/'] });
+    for (const target of ['src/\uD800/x.ts', 'src/\uFFFD/x.ts', join(repo.root, 'src/\uFFFD/x.ts')]) {
+      const run = enforce(hookPayload('claude-write', { cwd: repo.root, target }));
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(claudeDecision(run.stdout).decision, 'deny', `${JSON.stringify(target)}: ${run.stdout}`);
+    }
+  });
+
   it('shortens a long list of allowed entries in the deny reason', () => {
     const allowedPaths = Array.from({ length: 40 }, (_, index) => `pkg${index}/`);
     writeManifest(repo, { allowedPaths });

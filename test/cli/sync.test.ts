@@ -848,6 +848,35 @@ describe('wave-scope publish, sync, release (built CLI, a bare remote and severa
     assert.deepEqual(shown.claims.claims[0].agents, [{ id: 'alice', files: ['src/a/'] }, { id: 'bob', files: ['src/b/'] }]);
   });
 
+  it('scope entries that are not well-formed Unicode (a lone surrogate) are refused by plan write and by sync reading a published plan', () => {
+    // src/\uD800/ is written to disk as src/\uFFFD/: the proof would find the two agents disjoint.
+    const records = [{ id: 'alice', files: ['src/\uFFFD/'] }, { id: 'bob', files: ['src/\uD800/'] }];
+    const written = cli(a, ['plan', 'write', '--wave', '1', '--role', 'implementation'], { input: records, session: 'sess-a' });
+    assert.equal(written.status, 1, written.stderr);
+    assert.match(written.stderr, /record "bob", entry "src\/\\ud800\/": scope entry "src\/\\ud800\/" contains a lone surrogate \(U\+D800\)/);
+    assert.equal(existsSync(join(a.root, '.claude/wave-scope.json')), false);
+    // The same plan on the plan ref (as anyone who may push it can put it there): published with a stand-in,
+    // every file of the wave then rewritten with the lone surrogate in its place.
+    planWave(a, 1, [{ id: 'alice', files: ['src/\uFFFD/'] }, { id: 'bob', files: ['src/zz/'] }], 'sess-a');
+    assert.equal(cli(a, ['publish'], { session: 'sess-a' }).status, 0);
+    const tip = gitIn(remote.bare, 'rev-parse', 'refs/wave-scope/plan').trim();
+    let crafted = `${tip}^{tree}`;
+    const wave = ['clones', readCloneId(a), 'waves', '1'];
+    for (const path of [[...wave, 'wave-scope.json'], [...wave, 'filescopes', 'wave-1.scopes.json'], [...wave, 'filescopes', 'wave-1', 'bob.json']]) {
+      crafted = rewriteTreeEntry(remote.bare, crafted, path, (entry) => {
+        const text = gitIn(remote.bare, 'cat-file', 'blob', entry.oid);
+        assert.ok(text.includes('src/zz/'), path.join('/'));
+        const oid = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: remote.bare, input: text.replaceAll('src/zz/', 'src/\\ud800/'), encoding: 'utf8' }).trim();
+        return { ...entry, oid };
+      });
+    }
+    gitIn(remote.bare, 'update-ref', 'refs/wave-scope/plan', gitIn(remote.bare, 'commit-tree', crafted, '-p', tip, '-m', 'lone surrogate').trim(), tip);
+    const synced = cli(b, ['sync']);
+    assert.equal(synced.status, 1, synced.stderr);
+    assert.match(synced.stderr, /entry "src\/\\ud800\/": scope entry "src\/\\ud800\/" contains a lone surrogate \(U\+D800\)/);
+    assert.equal(existsSync(join(b.root, '.claude/wave-scope.json')), false, 'nothing was synced');
+  });
+
   it('a publish that stops on a local problem does not wait for the remote\'s plan, which it fetches meanwhile', () => {
     // A transport that never answers (it ends when git does): were the fetch waited for, the publish would not end before the test's timeout.
     a.git('remote', 'set-url', 'origin', 'ssh://wave-scope.invalid/never.git');

@@ -18,6 +18,7 @@ export type ScopeEntryErrorReason =
   | 'not-a-string'
   | 'empty'
   | 'control-character'
+  | 'lone-surrogate'
   | 'escapes-root'
   | 'absolute-outside-root'
   | 'names-root'
@@ -47,6 +48,9 @@ export interface GrammarOptions {
   /** Fold case in every comparison (a case-insensitive file system, or `--ignore-case`). */
   ignoreCase?: boolean;
 }
+
+/** A UTF-16 code unit of a surrogate pair standing alone (read with `u`, a well-formed pair is one code point, not Cs). */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /** Brace expansion beyond this many alternatives is refused: a scope is a list a person reviews. */
 export const MAX_ALTERNATIVES = 1024;
@@ -481,6 +485,13 @@ export function normalizeScopeEntry(raw: unknown, options: GrammarOptions = {}):
   if (typeof raw !== 'string') fail('not-a-string', String(raw), 'is not a string: a scope entry is a path or a glob');
   if (raw.trim() === '') fail('empty', raw, 'is empty: name a file, a directory (ending in /) or a glob');
   if (/[\0\r\n]/.test(raw)) fail('control-character', raw, 'contains a NUL, carriage return or line feed, which no path in a scope may contain');
+  const lone = LONE_SURROGATE.exec(raw);
+  if (lone !== null) {
+    // A file name is bytes: a lone surrogate has no UTF-8 form, and Node writes U+FFFD in its place, so
+    // `src/\uD800/` and `src/\uFFFD/` would be two entries the proof finds disjoint that name one directory.
+    const unit = `U+${(lone[0].codePointAt(0) as number).toString(16).toUpperCase()}`;
+    fail('lone-surrogate', raw, `contains a lone surrogate (${unit}), which is not Unicode text and no file name can hold: it would name the file spelled with U+FFFD instead`);
+  }
   if (raw.length > MAX_ENTRY_LENGTH) fail('too-long', `${raw.slice(0, 64)}…`, `is longer than ${MAX_ENTRY_LENGTH} characters, longer than any path it could name`);
   const path = raw.replace(/\\/g, '/');
   if (path.startsWith('!')) {

@@ -20,7 +20,7 @@ import type { DeclarationFs } from '../plan/declarationStore';
 import { MANIFEST_FILE_NAME } from '../plan/stateDirNames';
 import { formatManifest, validateManifest } from '../plan/manifest';
 import type { WaveManifest } from '../plan/manifest';
-import { normalizeScopeEntry } from '../scope/scopeEntry';
+import { normalizeScopeEntry, ScopeEntryError } from '../scope/scopeEntry';
 import { isClaimLive, isCloneId, parseClaim } from './claims';
 import type { Claim } from './claims';
 
@@ -203,15 +203,31 @@ function decodeWave(files: PlanFiles, clone: string, wave: number): PublishedWav
   if (records === undefined) problems.push(...declaration.problems.map((problem) => `published wave ${wave} of clone ${clone}: ${problem}`));
   else {
     for (const record of records) {
-      const bad = !isAgentId(record.id) || record.files.some((entry) => !isNormalEntry(entry));
+      const refused = isAgentId(record.id) ? record.files.map(refusalOfEntry).find((refusal) => refusal !== undefined) : undefined;
+      const bad = refused !== undefined || !isAgentId(record.id) || record.files.some((entry) => !isNormalEntry(entry));
       if (bad) {
-        problems.push(`${dir}: agent ${JSON.stringify(record.id)} has an id or an entry that is not in normal form`);
+        problems.push(
+          refused !== undefined
+            ? `${dir}: agent ${JSON.stringify(record.id)}, entry ${JSON.stringify(refused.entry)}: ${refused.message}`
+            : `${dir}: agent ${JSON.stringify(record.id)} has an id or an entry that is not in normal form`,
+        );
         records = undefined;
         break;
       }
     }
   }
   return { clone, wave, dir, ...(info ? { info } : {}), ...(manifest ? { manifest } : {}), ...(records ? { records } : {}), problems };
+}
+
+/** The grammar's refusal of `entry` (its message names the entry), or undefined when the grammar reads it. */
+function refusalOfEntry(entry: string): ScopeEntryError | undefined {
+  try {
+    normalizeScopeEntry(entry);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ScopeEntryError) return error;
+    throw error;
+  }
 }
 
 function isNormalEntry(entry: string): boolean {

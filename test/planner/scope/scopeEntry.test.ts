@@ -65,6 +65,11 @@ describe('scope grammar: normalisation', () => {
     ['src/a\0.ts', 'control-character', /NUL, carriage return or line feed/],
     ['src/a\n.ts', 'control-character', /NUL/],
     ['src/a\r.ts', 'control-character', /NUL/],
+    ['src/\uD800/', 'lone-surrogate', /^scope entry "src\/\\ud800\/" contains a lone surrogate \(U\+D800\), which is not Unicode text/],
+    ['src/\uDFFF.ts', 'lone-surrogate', /\(U\+DFFF\)/],
+    ['src/\uDE00\uD83D.ts', 'lone-surrogate', /\(U\+DE00\)/],
+    ['src/a\uD83D', 'lone-surrogate', /\(U\+D83D\)/],
+    ['{src,\uD800}/a.ts', 'lone-surrogate', /lone surrogate/],
     ['../a.ts', 'escapes-root', /climbs out of the repository/],
     ['src/../../a.ts', 'escapes-root', /climbs out/],
     ['{..,src}/a.ts', 'escapes-root', /alternative "\.\.\/a\.ts"/],
@@ -84,6 +89,11 @@ describe('scope grammar: normalisation', () => {
     ['src/[[:alpha:]].ts', 'posix-class', /\[a-zA-Z\]/],
     ['{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}', 'too-many-alternatives', /more than 1024 alternatives/],
   ];
+  it('accepts a character outside the Basic Multilingual Plane, its surrogate pair whole', () => {
+    assert.equal(normalizeScopeEntry('src/\uD83D\uDE00/'), 'src/\uD83D\uDE00/');
+    assert.equal(normalizeScopeEntry('src/\uFFFD/'), 'src/\uFFFD/');
+  });
+
   for (const [raw, reason, says, options] of rejected) {
     it(`rejects ${JSON.stringify(raw)} (${reason})`, () => {
       assert.throws(
