@@ -708,6 +708,8 @@ export const syncMessages = {
   noPublishedScope: (wave: number, agent: string, where: string) => `no published scope for agent "${agent}" in wave ${wave} on ${where}: no scope, no write`,
   ambiguousScope: (wave: number, agent: string, clones: string) => `several clones published a wave ${wave} with agent "${agent}" (${clones}): name one with --clone`,
   unusableScope: (wave: number, clone: string, problems: string) => `wave ${wave} of clone ${clone} on the plan ref cannot be read (${printable(problems)}): nothing can be verified against it`,
+  verifyMergeUnjudged: (branch: string, detail: string) =>
+    `${printable(branch)}: the base moved since the branch forked, and what a merge into it would change could not be judged (${printable(detail)}; git 2.38 or later makes it with merge-tree --write-tree): only the branch's own changes were checked`,
   verifyPassed: (branch: string, wave: number, agent: string, changes: number, range: string) =>
     `ok ${printable(branch)}: ${changes} change${changes === 1 ? '' : 's'} in ${range}, all in agent "${agent}"'s scope (wave ${wave})`,
   verifyFailedHeader: (branch: string, wave: number, agent: string, count: number, range: string) =>
@@ -720,8 +722,10 @@ export const syncMessages = {
     undecodable: boolean,
     contestedBy?: string,
     claimedBy?: { clone: string; cloneName: string; wave: number; agent: string | null },
+    viaMerge = false,
   ) =>
     `  ${kind}: ${printable(path)}${counterpart === undefined ? '' : ` (${counterpartWord} ${printable(counterpart)})`}${undecodable ? ' (not UTF-8: no scope names it)' : ''}` +
+    (viaMerge ? ' (by the merge into the base only: the base renamed files since the branch forked, and the merge carries the branch\'s change along)' : '') +
     (contestedBy === undefined ? '' : ` (a test sibling that agent "${printable(contestedBy)}" of the wave claims too)`) +
     (claimedBy === undefined
       ? ''

@@ -40,6 +40,15 @@ export interface ResolvedRange {
    * (it came in through the other merge base, which base holds too) brings nothing to the merge.
    */
   tipDiff?: Buffer;
+  /**
+   * When base has moved since the fork (it is none of the merge bases): `git diff --raw -z` from base to the
+   * tree a merge of head into base makes (`git merge-tree --write-tree`). The merge can carry head's change
+   * to a path the range never names: base renamed `src/a/config.ts` to `docs/config.ts` since, head edited
+   * `src/a/config.ts`, and the merge edits `docs/config.ts` (found by red-team review, 2026-12-06).
+   */
+  mergeDiff?: Buffer;
+  /** Why the merge's tree could not be made when base has moved (a git before 2.38 has no `merge-tree --write-tree`). */
+  mergeUnjudged?: string;
 }
 
 /** The output of a finished git process; a non-zero exit throws RevisionRangeError with git's first line. */
@@ -71,7 +80,7 @@ export function knownRangeOf(discovery: { resolved?: readonly string[]; mergeBas
 }
 
 /** A range's commits: its two revisions resolved, and the merge bases its diffs start from. */
-type RangeCommits = Omit<ResolvedRange, 'rawDiffs'>;
+type RangeCommits = Pick<ResolvedRange, 'base' | 'head' | 'mergeBases'>;
 
 /** Why `revision` cannot be one end of a range, or undefined: it must name one commit, not look like an option, a range or a negation. */
 export function revisionProblem(revision: string): string | undefined {
@@ -117,12 +126,33 @@ function tipDiffArgs(range: RangeCommits): string[] {
   return plainDiffArgs(['--name-only', '-z', '--no-renames'], range.base, range.head);
 }
 
+// Renames on, whatever merge.renames says: a pull request is merged by the forge with git's defaults, and a
+// rename followed is exactly how a change reaches a path the range does not name.
+const MERGE_TREE_OPTIONS = ['-c', 'merge.renames=true', 'merge-tree', '--write-tree', '-z', '--no-messages'];
+
+/**
+ * What a merge of head into base brings beyond the range's diffs, when base has moved since the fork (see
+ * ResolvedRange.mergeDiff): the diff from base to the merge's tree, or why it could not be made. Nothing
+ * when base is a merge base (the merge is then head itself). merge-tree exits 1 when the merge conflicts;
+ * its tree is still written, with the conflicted files as it would leave them, and is diffed the same way.
+ */
+function mergeDiffOf(root: string, range: RangeCommits): Pick<ResolvedRange, 'mergeDiff' | 'mergeUnjudged'> {
+  if (range.mergeBases.includes(range.base)) return {};
+  const merged = runGitProcess(root, [...MERGE_TREE_OPTIONS, range.base, range.head]);
+  const tree = merged.stdout.toString('utf8').split('\0')[0] ?? '';
+  if ((merged.status !== 0 && merged.status !== 1) || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
+    return { mergeUnjudged: merged.stderr.trim().split('\n')[0] || `git merge-tree exited ${merged.status}` };
+  }
+  return { mergeDiff: diffOutput(runGitProcess(root, plainDiffArgs(RAW_DIFF_OUTPUT, range.base, tree)), range.base, tree) };
+}
+
 /** Resolves the range from `base` to `head` (see resolveRange) and diffs head against each merge base. */
 export function diffRange(root: string, base: string, head: string, known?: KnownRange): ResolvedRange {
   const range = resolveRange(root, base, head, known);
   const rawDiffs = range.mergeBases.map((mergeBase) => diffOutput(runGitProcess(root, diffArgs(mergeBase, range.head)), mergeBase, range.head));
-  if (range.mergeBases.length === 1) return { ...range, rawDiffs };
-  return { ...range, rawDiffs, tipDiff: diffOutput(runGitProcess(root, tipDiffArgs(range)), range.base, range.head) };
+  const merge = mergeDiffOf(root, range);
+  if (range.mergeBases.length === 1) return { ...range, rawDiffs, ...merge };
+  return { ...range, rawDiffs, tipDiff: diffOutput(runGitProcess(root, tipDiffArgs(range)), range.base, range.head), ...merge };
 }
 
 /** A range's diffs started and not waited for (startRangeDiff). */
@@ -189,8 +219,10 @@ export function startRangeDiff(root: string, base: string, head: string, known?:
     finish: async () => {
       const rawDiffs: Buffer[] = [];
       for (const { mergeBase, args, git } of started) rawDiffs.push(diffOutput((await git.run) ?? runGitProcess(root, args), mergeBase, range.head));
-      if (tip === undefined) return { ...range, rawDiffs };
-      return { ...range, rawDiffs, tipDiff: diffOutput((await tip.run) ?? runGitProcess(root, tipArgs), range.base, range.head) };
+      // Only when base has moved since the fork, which a pull request brought up to date never has.
+      const merge = mergeDiffOf(root, range);
+      if (tip === undefined) return { ...range, rawDiffs, ...merge };
+      return { ...range, rawDiffs, tipDiff: diffOutput((await tip.run) ?? runGitProcess(root, tipArgs), range.base, range.head), ...merge };
     },
     cancel: () => {
       for (const { git } of started) git.stop();

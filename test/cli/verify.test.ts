@@ -161,6 +161,26 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     assert.equal(result.status, 0, result.stderr);
   });
 
+  it('judges where a merge into the base lands the branch\'s change: along a rename the base made since the fork', () => {
+    const name = branch('edit-before-move', (c) => c.write({ 'src/a/y.ts': 'y, edited by alice\n' }));
+    ci.git('checkout', '--quiet', '-B', 'main-moved-y', 'origin/main');
+    ci.git('mv', 'src/a/y.ts', 'docs/y.ts');
+    ci.commit({ 'docs/readme.md': 'main renamed y\n' });
+    const result = run(ci, ['verify', '--base', 'main-moved-y', '--head', name, '--wave', '2', '--agent', 'alice']);
+    assert.equal(result.status, 3, result.stderr);
+    assert.match(result.stderr, /\n {2}modified: docs\/y\.ts \(by the merge into the base only: the base renamed files since the branch forked/);
+    assert.doesNotMatch(result.stderr, /src\/a\/y\.ts/, 'the branch\'s own change is in its scope');
+    // What a plain merge does, the reason for the verdict.
+    ci.git('checkout', '--quiet', '--detach', 'main-moved-y');
+    ci.git('merge', '--quiet', '--no-edit', name);
+    assert.equal(ci.git('diff', '--name-status', 'main-moved-y', 'HEAD').trim(), 'M\tdocs/y.ts');
+    ci.git('checkout', '--quiet', '--detach', 'origin/main');
+
+    const json = run(ci, ['verify', '--base', 'main-moved-y', '--head', name, '--wave', '2', '--agent', 'alice', '--json']);
+    assert.deepEqual(JSON.parse(json.stdout).branches[0].outside, [{ path: 'docs/y.ts', kind: 'modified', viaMerge: true }]);
+    assert.equal(JSON.parse(json.stdout).branches[0].mergeUnjudged, null);
+  });
+
   it('--json reports every branch with its changes outside the scope', () => {
     const name = branch('json-case', (c) => c.write({ 'docs/readme.md': 'x\n', 'src/a/ok.ts': 'ok\n' }));
     const result = verify(name, 'alice', ['--json']);

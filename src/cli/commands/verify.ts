@@ -26,9 +26,9 @@ import { decodePlan, emptyPlan, waveOfPlanPath } from '../../planner/sync/planRe
 import type { DecodedPlan } from '../../planner/sync/planRef';
 import { PlanRefError } from '../../planner/sync/publish';
 import { branchRefCandidates } from '../../planner/sync/revisionNames';
-import { claimedWavePaths, findPublishedScope, foreignClaimsOf, mergeRangeChanges, parseNameList, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
+import { claimedWavePaths, findPublishedScope, foreignClaimsOf, mergeOnlyChanges, mergeRangeChanges, parseNameList, parseRawDiff, RawDiffError, verifyChanges } from '../../planner/sync/verifyRange';
 import type { ForeignClaim, RangeChange } from '../../planner/sync/verifyRange';
-import { printLine, reportError, reportNote } from '../cliIo';
+import { printLine, reportError, reportNote, reportWarning } from '../cliIo';
 import type { CliIo } from '../cliIo';
 import { parseCommandLine, parseWave, reportBadArguments, UsageProblem } from '../commandLine';
 import { changeKindWords, syncMessages as say } from '../messages';
@@ -63,6 +63,11 @@ interface BranchResult {
   checked: number;
   outside: RangeChange[];
   error: string | null;
+  /**
+   * Why a merge of head into base could not be judged when base has moved since the fork (a git before
+   * 2.38); the range's own changes were judged all the same. Null otherwise.
+   */
+  mergeUnjudged: string | null;
   /** The exit code this branch alone would give. */
   exitCode: 0 | 1 | 2 | 3;
 }
@@ -307,6 +312,7 @@ async function verifyTargets(
   for (const result of results) {
     const head = result.head;
     const range = head === null ? '' : result.mergeBases.map((mergeBase) => `${mergeBase.slice(0, 12)}..${head.slice(0, 12)}`).join(' and ');
+    if (result.mergeUnjudged !== null) reportWarning(io, say.verifyMergeUnjudged(result.branch, result.mergeUnjudged));
     if (result.status === 'skipped') reportNote(io, say.verifySkipped(result.branch));
     else if (result.status === 'error') reportError(io, say.verifyBranchError(result.branch, result.error ?? ''));
     else if (result.status === 'ok') printLine(io, say.verifyPassed(result.branch, result.wave as number, result.agent as string, result.checked, range));
@@ -314,7 +320,7 @@ async function verifyTargets(
       reportError(io, say.verifyFailedHeader(result.branch, result.wave as number, result.agent as string, result.outside.length, range));
       for (const change of result.outside) {
         const words = changeKindWords[change.kind] ?? { kind: change.kind, counterpart: '' };
-        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true, change.contestedBy, change.claimedBy));
+        reportNote(io, say.verifyOutsideLine(words.kind, change.path, change.counterpart, words.counterpart, change.undecodable === true, change.contestedBy, change.claimedBy, change.viaMerge === true));
       }
     }
   }
@@ -349,6 +355,7 @@ async function verifyTarget(
     checked: 0,
     outside: [],
     error: null,
+    mergeUnjudged: null,
     exitCode: 0,
   };
   const fail = (error: string, exitCode: 1 | 2): BranchResult => ({ ...result, status: 'error', error, exitCode });
@@ -372,6 +379,8 @@ async function verifyTarget(
     refuseCutHistory(options.history.root, options.history.shallow, range);
     const tipPaths = range.tipDiff === undefined ? undefined : new Set(parseNameList(range.tipDiff));
     changes = mergeRangeChanges(range.rawDiffs.map((rawDiff) => parseRawDiff(rawDiff)), tipPaths);
+    if (range.mergeDiff !== undefined) changes = [...changes, ...mergeOnlyChanges(changes, parseRawDiff(range.mergeDiff))];
+    result.mergeUnjudged = range.mergeUnjudged ?? null;
   } catch (error) {
     if (error instanceof RevisionRangeError) return fail(error.message, 2);
     if (error instanceof RawDiffError) return fail(error.message, 2);

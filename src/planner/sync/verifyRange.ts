@@ -43,6 +43,11 @@ export interface RangeChange {
    * agent `agent`; null when that claim's wave cannot be read, so nothing can be proven against it).
    */
   claimedBy?: { clone: string; cloneName: string; wave: number; agent: string | null };
+  /**
+   * Changed only by a merge of head into base, at a path no change of the range names: base renamed files
+   * since the fork, and the merge carries head's change along the rename (mergeOnlyChanges).
+   */
+  viaMerge?: true;
 }
 
 const GITLINK = '160000';
@@ -198,6 +203,20 @@ export function mergeRangeChanges(diffs: readonly (readonly RangeChange[])[], ti
     }
   }
   return merged;
+}
+
+/**
+ * The changes of a merge of head into base (its tree diffed against base) at paths no change of the range
+ * names, as its side or its counterpart, marked `viaMerge`. Every other change of the merge is one of the
+ * range's, judged already: head's own changes, and conflicted files, which head changed too.
+ */
+export function mergeOnlyChanges(rangeChanges: readonly RangeChange[], mergeChanges: readonly RangeChange[]): RangeChange[] {
+  const named = new Set<string>();
+  for (const change of rangeChanges) {
+    named.add(change.path);
+    if (change.counterpart !== undefined) named.add(change.counterpart);
+  }
+  return mergeChanges.filter((change) => !named.has(change.path)).map((change) => ({ ...change, viaMerge: true as const }));
 }
 
 /** The scope a branch is verified against: the agent's published entries, its wave's role, and the wave's other agents. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { agentForBranch, BranchMapError, branchNameOf, parseBranchMap } from '../../../src/planner/sync/branchMap';
 import { decodePlan, emptyPlan, nextPlanFiles } from '../../../src/planner/sync/planRef';
-import { claimedWavePaths, findPublishedScope, foreignClaimsOf, mergeRangeChanges, parseNameList, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
+import { claimedWavePaths, findPublishedScope, foreignClaimsOf, mergeOnlyChanges, mergeRangeChanges, parseNameList, parseRawDiff, quotePathLikeGit, RawDiffError, verifyChanges } from '../../../src/planner/sync/verifyRange';
 import type { RangeChange } from '../../../src/planner/sync/verifyRange';
 import { claimOf, cloneNamed, T0, waveToPublish } from './syncFixtures';
 
@@ -61,6 +61,18 @@ describe('parseRawDiff (git diff --raw -z)', () => {
     // Only the paths the two tips disagree on bring anything to the merge.
     assert.deepEqual(mergeRangeChanges([one, two], new Set(['b', 'e'])), [one[1], two[1], two[2]]);
     assert.deepEqual(parseNameList(Buffer.from('a\0b c\0\xff\0', 'latin1')), ['a', 'b c', '"\\377"']);
+  });
+
+  it('keeps of a merge\'s changes only those at paths the range names nowhere, marked as the merge\'s', () => {
+    const range: RangeChange[] = [{ path: 'src/a/x.ts', kind: 'modified' }, { path: 'src/a/new.ts', kind: 'renamed-to', counterpart: 'src/a/old.ts' }];
+    const merge: RangeChange[] = [
+      { path: 'docs/x.ts', kind: 'modified' },
+      { path: 'src/a/x.ts', kind: 'modified' },
+      { path: 'src/a/old.ts', kind: 'deleted' },
+      { path: 'src/a/new.ts', kind: 'added' },
+    ];
+    assert.deepEqual(mergeOnlyChanges(range, merge), [{ path: 'docs/x.ts', kind: 'modified', viaMerge: true }]);
+    assert.deepEqual(mergeOnlyChanges(range, []), []);
   });
 
   for (const [title, output] of [
