@@ -162,8 +162,12 @@ export function readIndexChecksum(gitDir: string): string | undefined {
  */
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
+  // The system's attributes file (/etc/gitattributes) is not read either, as the global one is not
+  // (PINNED_CHANGE_SETTINGS): an agent's shell that runs as root, as in many containers, can write it
+  // (found by red-team review, 2026-12-06).
+  const env = { ...(options.env ?? process.env), GIT_ATTR_NOSYSTEM: '1' };
   return {
-    git: (args, gitOptions) => spawnGit(root, args, { ...gitOptions, ...(options.env !== undefined ? { env: options.env } : {}) }),
+    git: (args, gitOptions) => spawnGit(root, args, { ...gitOptions, env }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeSnapshotHost, spawnGit } from '../../src/node/backstopGit';
 import { backstopExclusions, takeSnapshot } from '../../src/planner/backstop/snapshot';
@@ -47,6 +47,36 @@ describe('backstop: snapshots of real work trees (src/node/backstopGit.ts)', () 
     assert.equal(diffSnapshots(before, committed).headMoved, true);
     repo.write({ 'src/app.ts': 'app\n' });
     assert.deepEqual(diffSnapshots(before, await takeSnapshot(host)).changes.map((change) => `${change.path}:${change.kind}`), ['src/app.ts:modified']);
+  });
+
+  it('takes a re-stated entry of a converted file for what the index says: line endings the attributes convert, a clean filter of the repository', async () => {
+    repo.write({ '.gitattributes': '*.md text eol=crlf\ndocs/*.txt filter=pointer\n', 'docs/notes.txt': 'notes\n' });
+    repo.git('config', 'filter.pointer.clean', "sed 's/^/pointer:/'");
+    repo.git('config', 'filter.pointer.smudge', "sed 's/^pointer://'");
+    repo.git('add', '--all');
+    repo.git('add', '--renormalize', '.');
+    repo.git('commit', '-qm', 'converted files');
+    rmSync(join(repo.root, 'README.md'));
+    rmSync(join(repo.root, 'docs/notes.txt'));
+    repo.git('checkout', '--', 'README.md', 'docs/notes.txt');
+    assert.equal(readFileSync(join(repo.root, 'README.md'), 'utf8'), 'readme\r\n', 'checked out with CRLF');
+    const host = nodeSnapshotHost(repo.root, { gitDir: join(repo.root, '.git') });
+    const before = await takeSnapshot(host);
+    // Nothing changes; touched, then git refreshes the index: both entries are stated anew.
+    const later = new Date(Date.now() + 5000);
+    for (const path of ['README.md', 'docs/notes.txt']) utimesSync(join(repo.root, path), later, later);
+    repo.git('status', '--porcelain');
+    const after = await takeSnapshot(host, { previous: { ...before, takenAt: Date.now() - 60_000 } });
+    assert.deepEqual(diffSnapshots(before, after).changes, [], 'bytes git converts are no change');
+    writeFileSync(join(repo.root, 'README.md'), 'READme\r\n');
+    repo.git('status', '--porcelain');
+    const rewritten = await takeSnapshot(host, { previous: { ...after, indexChecksum: 'another index', takenAt: Date.now() - 60_000 } });
+    assert.deepEqual(diffSnapshots(after, rewritten).changes.map((change) => `${change.path}:${change.kind}`), ['README.md:modified']);
+  });
+
+  it('runs git without the system\'s attributes file, which a root shell can write', async () => {
+    const printed = await nodeSnapshotHost(repo.root).git(['-c', 'alias.attributes-off=!printenv GIT_ATTR_NOSYSTEM', 'attributes-off']);
+    assert.equal(printed.trim(), '1');
   });
 
   it('lists every file of an untracked directory, watches chosen ignored paths, and skips the excluded ones', async () => {

@@ -259,6 +259,39 @@ async function statusAndIndex(
   }
 }
 
+/** `<mode> <oid>` of a regular file: the mode and the object id apart. */
+const REGULAR_FILE_IDENTITY = /^(100644|100755) ([0-9a-f]+)$/;
+
+/**
+ * The entries read although status calls them clean (`unchecked`: flagged, or stated since the earlier
+ * snapshot) whose bytes are not their entry's blob only as git converts them: the repository's attributes
+ * turn CRLF into LF (`text eol=crlf`), or a clean filter of the repository's config makes the blob
+ * (Git LFS's pointer). The bytes are hashed as they are (SnapshotHost.inspect), so such a file, merely
+ * re-stated (touched, then any git command), read as modified (found by red-team review, 2026-12-06).
+ * git hashes them again as it would store them (`hash-object --stdin-paths`, under the same pinned settings
+ * as status); those whose blob is then their entry's, with the same mode, are what the index says. A filter
+ * given on a command line once (the forge of INDEX_STAT_ARGS) is no part of this run, so it vouches for
+ * nothing here.
+ */
+async function convertedAsIndexed(host: SnapshotHost, unchecked: ReadonlyMap<string, string>, paths: readonly string[], identities: readonly Identity[]): Promise<Set<string>> {
+  const candidates: Array<{ path: string; oid: string }> = [];
+  paths.forEach((path, index) => {
+    const indexed = unchecked.get(path);
+    const found = identities[index];
+    if (indexed === undefined || found === null || found === undefined || found === indexed || path.includes('\n')) return;
+    const [inIndex, onDisk] = [REGULAR_FILE_IDENTITY.exec(indexed), REGULAR_FILE_IDENTITY.exec(found)];
+    if (inIndex !== null && onDisk !== null && inIndex[1] === onDisk[1]) candidates.push({ path, oid: inIndex[2] as string });
+  });
+  const same = new Set<string>();
+  if (candidates.length === 0) return same;
+  const output = await host.git([...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'hash-object', '--stdin-paths'], { input: `${candidates.map(({ path }) => path).join('\n')}\n` });
+  const hashed = output.split('\n');
+  candidates.forEach(({ path, oid }, index) => {
+    if (hashed[index] === oid) same.add(path);
+  });
+  return same;
+}
+
 /** Takes a snapshot of the work tree behind `host`. Rejects when git fails or prints what we cannot read. */
 export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions = {}): Promise<Snapshot> {
   const exclude = options.exclude ?? (() => false);
@@ -317,14 +350,18 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     host.inspect(gitFiles.map((file) => file.path), objectFormat),
   ]);
   gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
-  const nested: Array<{ path: string; index: number }> = [];
-  toInspect.forEach((path, index) => {
+  const identities = toInspect.map((path, index) => {
     const state = states[index] as WorkTreeState;
     // git listed it, under a name that opens nothing: something is there all the same, never absent.
-    const identity = state.kind === 'missing' && hasUndecodableName(path) ? UNDECODABLE_NAME : identityOf(state);
-    if (unchecked.get(path) === identity) return;
+    return state.kind === 'missing' && hasUndecodableName(path) ? UNDECODABLE_NAME : identityOf(state);
+  });
+  const converted = await convertedAsIndexed(host, unchecked, toInspect, identities);
+  const nested: Array<{ path: string; index: number }> = [];
+  toInspect.forEach((path, index) => {
+    const identity = identities[index] as Identity;
+    if (unchecked.get(path) === identity || converted.has(path)) return;
     workTree.set(path, identity);
-    if (state.kind === 'directory') nested.push({ path, index });
+    if ((states[index] as WorkTreeState).kind === 'directory') nested.push({ path, index });
   });
   submodules.forEach((submodule, index) => {
     const head = heads[index];

@@ -34,8 +34,10 @@ function fakeHost(checksums: Array<string | undefined>, listing = LISTING, stats
   const inspected: string[] = [];
   let next = 0;
   const host: SnapshotHost = {
-    async git(args) {
+    async git(args, options) {
       calls.push(args.join(' '));
+      // git hashing the files as it would store them: here no attribute converts anything, so what inspect found.
+      if (args.includes('hash-object')) return (options?.input ?? '').split('\n').slice(0, -1).map(() => `${B}\n`).join('');
       if (args.join(' ') === STATUS_ARGS.join(' ')) return STATUS;
       if (args.join(' ') === INDEX_ARGS.join(' ')) return listing;
       if (args.join(' ') === INDEX_STAT_ARGS.join(' ')) return stats;
@@ -113,6 +115,7 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     assert.equal(moved.calls.filter((call) => call === INDEX_STAT_ARGS.join(' ')).length, 1);
     assert.ok(moved.inspected.includes('forged.ts'), 'stated since: read although status calls it clean');
     assert.ok(!moved.inspected.includes('old.ts'), 'stated long before: git\'s check holds');
+    assert.ok(moved.calls.some((call) => call.endsWith('hash-object --stdin-paths')), 'bytes that are not the entry\'s blob are hashed by git as it would store them');
     assert.equal(second.workTree.get('forged.ts'), `100644 ${B}`, 'what the file holds, not what its entry says');
 
     const same = fakeHost(['k2'], listing, stats);
