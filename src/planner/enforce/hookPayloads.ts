@@ -161,9 +161,17 @@ function toolNameWords(tool: string): string[] {
   return spaced.split(/[\s_.-]+/);
 }
 
-/** Whether an MCP input key names a file (see MCP_PATH_WORD). */
+// Words of MCP_PATH_WORD that name an end of something rather than a file: with a noun that is not a file
+// (GitLab's `source_branch`, `target_project_id`, `source_lang`) the key names no file.
+const MCP_ENDPOINT_WORD = /^(?:destination|dest|dst|source|src|target)$/i;
+const MCP_NOT_FILE_NOUN = /^(?:branch(?:es)?|refs?|commits?|sha|revisions?|rev|tags?|hash|ids?|iid|urls?|uris?|projects?|repos?|repository|namespace|langs?|languages?|locale|users?|emails?)$/i;
+
+/** Whether an MCP input key names a file (see MCP_PATH_WORD, MCP_ENDPOINT_WORD). */
 function isMcpPathKey(key: string): boolean {
-  return !MCP_NOT_FILE_KEYS.has(key) && toolNameWords(key).some((word) => MCP_PATH_WORD.test(word));
+  if (MCP_NOT_FILE_KEYS.has(key)) return false;
+  const words = toolNameWords(key);
+  const namesOther = words.some((word) => MCP_NOT_FILE_NOUN.test(word));
+  return words.some((word) => MCP_PATH_WORD.test(word) && !(namesOther && MCP_ENDPOINT_WORD.test(word)));
 }
 
 /** Whether the agent CLI cut this MCP tool's name short (GEMINI_SHORTENED_LENGTH, CODEX_SHORTENED), so its verb may be gone. */
@@ -222,7 +230,8 @@ function mcpTargets(tool: string, input: JsonObject, protocol: HookProtocol, nam
 function reachesUnnamedFiles(words: readonly string[]): boolean {
   return words.some((word, index) => {
     if (!MCP_UNBOUNDED_VERB.test(word)) return false;
-    return !/^pull$/i.test(word) || !/^requests?$/i.test(words[index + 1] ?? '');
+    // A pull request (GitHub) or a merge request (GitLab) is an object on the remote, not an operation here.
+    return !/^(?:pull|merge)$/i.test(word) || !/^requests?$/i.test(words[index + 1] ?? '');
   }) || (words.some((word) => /^move$/i.test(word)) && words.some((word) => /^symbols?$/i.test(word)));
 }
 

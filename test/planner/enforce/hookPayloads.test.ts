@@ -300,6 +300,24 @@ describe('hook payloads', () => {
     assert.equal(call('mcp__jetbrains__find_commit_by_message', { text: 'x' }).writes, false);
   });
 
+  it('MCP: a GitLab merge request is no git merge, and a branch, a project or a language is no file', () => {
+    const call = (tool: string, input: Record<string, unknown>) => parseHookPayload(JSON.stringify({ hook_event_name: 'PreToolUse', cwd: '/r', tool_name: tool, tool_input: input }));
+    for (const [tool, input] of [
+      ['mcp__gitlab__get_merge_request', { project_id: 'group/app', source_branch: 'feature-login' }],
+      ['mcp__gitlab__list_merge_requests', { project_id: 'group/app', target_branch: 'main' }],
+      ['mcp__gitlab__get_merge_request_diffs', { project_id: 'group/app', source_branch: 'feature-login' }],
+    ] as const) {
+      const request = call(tool, input);
+      assert.deepEqual([request.writes, request.reachesUnnamed], [false, undefined], tool);
+    }
+    const created = call('mcp__gitlab__create_merge_request', { project_id: 'group/app', source_branch: 'feature', target_branch: 'main', target_project_id: 7, title: 't' });
+    assert.deepEqual([created.writes, created.targets], [false, []], 'a merge request made on the remote names no file here');
+    // An endpoint word with a file word, or alone, still names a file; a merge of branches here still reaches unnamed files.
+    assert.deepEqual(call('mcp__fs__copy_file', { source: 'a.txt', target_path: 'b.txt' }).targets, ['a.txt', 'b.txt']);
+    assert.deepEqual(call('mcp__fs__move_file', { source_path: 'a.txt', destination: 'b.txt' }).targets, ['a.txt', 'b.txt']);
+    assert.equal(call('mcp__git__git_merge', { repo_path: '/r', source_branch: 'feature' }).reachesUnnamed, true);
+  });
+
   it('MCP: only Gemini CLI spells an MCP tool with one underscore; a Claude Code or Codex tool named mcp_x_write_file is no MCP tool', () => {
     assert.equal(mcpToolOf('mcp_fs_write_file', 'gemini'), 'fs_write_file');
     assert.equal(mcpToolOf('mcp__fs__write_file', 'gemini'), '_fs__write_file');
