@@ -7,6 +7,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, r
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
+import { fileStatKey } from '../planner/backstop/gitOutput';
 import { gitEnvironment } from './git';
 
 /** git failed: its exit status and what it said. */
@@ -63,10 +64,13 @@ function blobHash(format: ObjectFormat, size: number): Hash {
   return createHash(format === 'sha256' ? 'sha256' : 'sha1').update(`blob ${size}\0`);
 }
 
-function hashFile(path: string, format: ObjectFormat): string {
+/** The blob id of the file at `path`, and its stat as an index entry records it (fileStatKey), of the file read. */
+function hashFile(path: string, format: ObjectFormat): { oid: string; statKey: string } {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd, { bigint: true });
+    const size = Number(stats.size);
+    const statKey = fileStatKey({ ctimeSeconds: stats.ctimeNs / 1_000_000_000n, mtimeSeconds: stats.mtimeNs / 1_000_000_000n, ino: stats.ino, size: stats.size });
     const hash = blobHash(format, size);
     const buffer = Buffer.allocUnsafe(Math.min(Math.max(size, 1), CHUNK));
     let remaining = size;
@@ -76,7 +80,7 @@ function hashFile(path: string, format: ObjectFormat): string {
       hash.update(buffer.subarray(0, read));
       remaining -= read;
     }
-    return hash.digest('hex');
+    return { oid: hash.digest('hex'), statKey };
   } finally {
     closeSync(fd);
   }
@@ -106,7 +110,7 @@ export function inspectWorkTreePath(root: string, path: string, format: ObjectFo
     if (stats.isDirectory()) return { kind: 'directory' };
     if (!stats.isFile()) return { kind: 'unreadable', stat: `special ${statText(stats)}` };
     // git records a file as executable when its owner may execute it.
-    return { kind: 'file', executable: (stats.mode & 0o100) !== 0, oid: hashFile(absolute, format) };
+    return { kind: 'file', executable: (stats.mode & 0o100) !== 0, ...hashFile(absolute, format) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };

@@ -188,12 +188,12 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.equal(hook(repo, 'post-bash').stdout, '', 'what was reported is not reported again');
   });
 
-  it('keeps a header and the listing of the index it was taken under; under an unchanged index only the header is rewritten', () => {
+  it('keeps a header, and the listing of the index it was taken under with its stat data; under an unchanged index only the header is rewritten', () => {
     const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
     hook(repo, 'post-bash');
     const listings = () => readdirSync(store).filter((name) => name.endsWith('.index'));
     const [first] = listings();
-    assert.equal(readdirSync(store).length, 2);
+    assert.deepEqual(readdirSync(store).map((name) => name.replace(/^.*\./, '')).sort(), ['index', 'snapshot', 'stats']);
     repo.write({ 'src/x.ts': 'x\n' });
     hook(repo, 'post-bash');
     assert.deepEqual(listings(), [first], 'the same listing file');
@@ -202,6 +202,10 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.equal(listings().length, 1);
     assert.notDeepEqual(listings(), [first], 'a new index, a new listing; the old one is gone');
     assert.match(readFileSync(join(store, listings()[0] as string), 'utf8'), /\tsrc\/x\.ts\0/);
+    assert.equal(readdirSync(store).filter((name) => name.endsWith('.stats')).length, 1, 'the old stat data is gone with its listing');
+    // Stat data the header says was kept, and is gone: the snapshot is damaged, never compared by the clock.
+    for (const name of readdirSync(store).filter((entry) => entry.endsWith('.stats'))) rmSync(join(store, name));
+    assert.match(blockReason(hook(repo, 'post-bash')), /could not read the snapshot it kept/);
   });
 
   it('reads a saved listing with non-ASCII paths back exactly: a change to a tracked file so named is seen under an unchanged index', () => {

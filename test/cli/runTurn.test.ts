@@ -449,6 +449,37 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.equal(readFile(repo, 'docs/guide.md'), 'evil: out of scope\n');
   });
 
+  it('sees a rewrite inside a swapped directory, whose files keep their old times, and an entry forged a turn before the swap', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    // Prepared in scope an hour "ago" (a directory renamed into place keeps its files' times), then swapped
+    // in and the entry forged as in the one-off filter case, in one turn.
+    const forge = (path: string) => `git -c core.attributesFile="$attributes" -c filter.x.clean="git cat-file blob HEAD:${path}" add ${path}`;
+    const prepare = [
+      'cp -r docs src/staged-docs',
+      "printf 'GUIDE\\n' > src/staged-docs/guide.md",
+      "touch -d '-1 hour' src/staged-docs/guide.md",
+      'attributes=$(mktemp)',
+      'printf "docs/guide.md filter=x\\n" > "$attributes"',
+    ];
+    const swapped = runTurn(repo, [...prepare, 'mv docs src/old-docs', 'mv src/staged-docs docs', forge('docs/guide.md'), 'rm "$attributes"'].join(' && '));
+    assert.equal(swapped.status, 3, swapped.stderr);
+    assert.match(swapped.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
+    assert.equal(readFile(repo, 'docs/guide.md'), 'GUIDE\n');
+    repo.remove();
+
+    // The entry forged in one turn, whose files are all back as they were (the turn passes: nothing changed
+    // outside the scope), and the prepared directory swapped in by the next turn, which touches no index.
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const forged = runTurn(
+      repo,
+      [...prepare, 'mv docs src/old-docs', 'mv src/staged-docs docs', forge('docs/guide.md'), 'rm "$attributes"', 'mv docs src/staged-docs', 'mv src/old-docs docs'].join(' && '),
+    );
+    assert.equal(forged.status, 0, forged.stderr);
+    const swap = runTurn(repo, 'mv docs src/old-docs && mv src/staged-docs docs');
+    assert.equal(swap.status, 3, swap.stderr);
+    assert.match(swap.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');

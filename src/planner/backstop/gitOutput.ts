@@ -152,6 +152,28 @@ export class IndexListing {
     return this.text.slice(start, start + this.oidLength + 7);
   }
 
+  /** The position of the path's stage-0 record in the listing, or -1 (as lookup finds it). */
+  indexOf(path: string): number {
+    const count = this.recordStarts().length;
+    let low = 0;
+    let high = count;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareGitPaths(this.pathAt(middle), path) < 0) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low; index < count && this.pathAt(index) === path; index += 1) if (this.stageAt(index) === 0) return index;
+    return -1;
+  }
+
+  /** The path and stage of the record at `index`, and its whole text (what two listings compare). */
+  recordAt(index: number): { path: string; stage: number; text: string } {
+    const starts = this.recordStarts();
+    const start = starts[index] as number;
+    const end = index + 1 < starts.length ? (starts[index + 1] as number) : this.text.length;
+    return { path: this.pathAt(index), stage: this.stageAt(index), text: this.text.slice(start, end) };
+  }
+
   /** The `"<mode> <oid>"` of the path's stage-0 entry; undefined when it has none (untracked, or in conflict). */
   lookup(path: string): string | undefined {
     const count = this.recordStarts().length;
@@ -216,43 +238,138 @@ export class IndexListing {
   }
 }
 
-const STAT_COMMAND = 'git ls-files --debug -z';
+const STAT_COMMAND = 'git ls-files --stage -v -z --debug';
+const STAT_BLOCK = /^ {2}ctime: (\d+):\d+\n {2}mtime: (\d+):\d+\n {2}dev: \d+\tino: (\d+)\n {2}uid: \d+\tgid: \d+\n {2}size: (\d+)\t/;
 
 /**
- * The paths of `git ls-files --debug -z`'s records (`<path>\0`, then five lines of the entry's stat data:
- * `  ctime: <s>:<ns>`, `  mtime: <s>:<ns>`, dev and inode, uid and gid, size and flags) whose recorded
- * ctime or mtime is at or after `sinceSeconds`. Read from the start, record by record: a path may hold a
- * newline, never a NUL, and the stat lines hold numbers only.
+ * The index with the stat data git keeps for each entry, as `git ls-files --stage -v -z --debug` prints it:
+ * each record of IndexListing's listing (`<tag> <mode> <oid> <stage>\t<path>\0`), then five lines
+ * (`  ctime: <s>:<ns>`, `  mtime: <s>:<ns>`, `  dev: <d>\tino: <i>`, `  uid: <u>\tgid: <g>`,
+ * `  size: <z>\tflags: <f>`). Read once, from the start, into columns (no object per record: a 100,000-entry
+ * index is 13 MB of this): a path may hold a newline, never a NUL, and the stat lines hold numbers only.
  */
-export function recentlyStatedPaths(text: string, sinceSeconds: number): string[] {
-  const paths: string[] = [];
-  // `  <label>: <seconds>:<nanoseconds>\n` at `position`: the seconds, and where the next line starts.
-  const secondsAt = (position: number, label: string): { seconds: number; next: number } => {
-    const prefix = `  ${label}: `;
-    let at = position + prefix.length;
-    let seconds = 0;
-    for (; at < text.length && text.charCodeAt(at) >= 48 && text.charCodeAt(at) <= 57; at += 1) seconds = seconds * 10 + text.charCodeAt(at) - 48;
-    const lineEnd = text.indexOf('\n', at);
-    if (!text.startsWith(prefix, position) || at === position + prefix.length || text.charCodeAt(at) !== 58 || lineEnd === -1) {
+export class IndexStats {
+  /** Per record, in listing order: a 32-bit digest of its stat data (dev, inode, size, both times to the nanosecond). */
+  readonly digests: Uint32Array;
+  /** Per record: the seconds of its recorded ctime and mtime. */
+  readonly ctimes: Float64Array;
+  readonly mtimes: Float64Array;
+  /** The length of the same records without their stat lines: the plain listing's length, to check they agree. */
+  readonly listingLength: number;
+  private readonly blocks: Int32Array;
+
+  constructor(readonly text: string) {
+    const digests: number[] = [];
+    const ctimes: number[] = [];
+    const mtimes: number[] = [];
+    const blocks: number[] = [];
+    let listingLength = 0;
+    let at = 0;
+    const fail = (position: number): never => {
       throw new GitOutputError(STAT_COMMAND, `unexpected record ${JSON.stringify(text.slice(position, position + 80))}`);
+    };
+    const expect = (literal: string): void => {
+      if (!text.startsWith(literal, at)) fail(at);
+      at += literal.length;
+    };
+    // A decimal number at `at` (hex: the flags), folded into `hash`; its value.
+    let hash = 0;
+    const number = (hex = false): number => {
+      const start = at;
+      let value = 0;
+      for (let code = text.charCodeAt(at); ; code = text.charCodeAt(at)) {
+        if (code >= 48 && code <= 57) value = value * (hex ? 16 : 10) + code - 48;
+        else if (hex && code >= 97 && code <= 102) value = value * 16 + code - 87;
+        else break;
+        at += 1;
+      }
+      if (at === start) fail(start);
+      hash = Math.imul(hash ^ (value >>> 0), 0x01000193) >>> 0;
+      hash = Math.imul(hash ^ Math.floor(value / 0x100000000), 0x01000193) >>> 0;
+      return value;
+    };
+    while (at < text.length) {
+      const start = at;
+      const end = text.indexOf('\0', start);
+      const tab = text.indexOf('\t', start);
+      if (end === -1 || tab === -1 || tab > end || text.charCodeAt(start + 1) !== 32 || text.charCodeAt(tab - 2) !== 32) fail(start);
+      listingLength += end + 1 - start;
+      at = end + 1;
+      blocks.push(at);
+      hash = 0x811c9dc5;
+      expect('  ctime: ');
+      ctimes.push(number());
+      expect(':');
+      number();
+      expect('\n  mtime: ');
+      mtimes.push(number());
+      expect(':');
+      number();
+      expect('\n  dev: ');
+      number();
+      expect('\tino: ');
+      number();
+      expect('\n  uid: ');
+      number();
+      expect('\tgid: ');
+      number();
+      expect('\n  size: ');
+      number();
+      expect('\tflags: ');
+      number(true);
+      expect('\n');
+      digests.push(hash);
     }
-    return { seconds, next: lineEnd + 1 };
-  };
-  for (let position = 0; position < text.length; ) {
-    const end = text.indexOf('\0', position);
-    if (end === -1) throw new GitOutputError(STAT_COMMAND, `unterminated record ${JSON.stringify(text.slice(position, position + 80))}`);
-    const ctime = secondsAt(end + 1, 'ctime');
-    const mtime = secondsAt(ctime.next, 'mtime');
-    let next = mtime.next;
-    for (let line = 0; line < 3; line += 1) {
-      const lineEnd = text.indexOf('\n', next);
-      if (lineEnd === -1 || !text.startsWith('  ', next)) throw new GitOutputError(STAT_COMMAND, `unexpected record ${JSON.stringify(text.slice(next, next + 80))}`);
-      next = lineEnd + 1;
-    }
-    if (ctime.seconds >= sinceSeconds || mtime.seconds >= sinceSeconds) paths.push(text.slice(position, end));
-    position = next;
+    this.digests = Uint32Array.from(digests);
+    this.ctimes = Float64Array.from(ctimes);
+    this.mtimes = Float64Array.from(mtimes);
+    this.blocks = Int32Array.from(blocks);
+    this.listingLength = listingLength;
   }
-  return paths;
+
+  get size(): number {
+    return this.digests.length;
+  }
+
+  /** The record's stat as a file's is compared with it (fileStatKey): `<ctime s> <mtime s> <ino> <size>`. */
+  fileKeyAt(index: number): string {
+    const block = this.blocks[index] as number;
+    // The constructor has read this block: it matches.
+    const match = STAT_BLOCK.exec(this.text.slice(block, block + 256)) as RegExpExecArray;
+    return `${match[1]} ${match[2]} ${match[3]} ${match[4]}`;
+  }
+
+  /** The digests as text (a snapshot keeps them beside its listing): their bytes in base64, read back by savedDigests. */
+  digestText(): string {
+    return bytesToBase64(new Uint8Array(this.digests.buffer, this.digests.byteOffset, this.digests.byteLength));
+  }
+}
+
+/** IndexStats.digestText's digests, or undefined when the text is not `count` of them. */
+export function savedDigests(text: string, count: number): Uint32Array | undefined {
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return undefined;
+  }
+  if (binary.length !== count * 4) return undefined;
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
+  return new Uint32Array(bytes.buffer);
+}
+
+// base64 through the web platform's btoa (Node has it too): the planner uses no Node API.
+function bytesToBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let index = 0; index < bytes.length; index += 0x8000) binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  return btoa(binary);
+}
+
+/** A file's own stat as an index entry records it (IndexStats.fileKeyAt): git keeps each field in 32 bits. */
+export function fileStatKey(stat: { readonly ctimeSeconds: bigint; readonly mtimeSeconds: bigint; readonly ino: bigint; readonly size: bigint }): string {
+  const low = (value: bigint) => (value & 0xffffffffn).toString();
+  return `${low(stat.ctimeSeconds)} ${low(stat.mtimeSeconds)} ${low(stat.ino)} ${low(stat.size)}`;
 }
 
 /** One record of `git status --porcelain=v2 -z`, reduced to what a snapshot needs. */

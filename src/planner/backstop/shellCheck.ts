@@ -233,6 +233,8 @@ export interface ShellCheckResult {
 // another moment, and a call under an unchanged index rewrites only the header.
 const headerName = (key: string) => `${key}.snapshot`;
 const listingName = (key: string, tag: string) => `${key}.${tag}.index`;
+/** The listing's stat data (Snapshot.indexStats), stored beside it: both change with the index only. */
+const statsName = (key: string, tag: string) => `${key}.${tag}.stats`;
 
 function listingTag(snapshot: Pick<Snapshot, 'indexChecksum' | 'indexListing'>): string {
   return snapshot.indexChecksum ?? `d${createHash('sha256').update(snapshot.indexListing, 'utf8').digest('hex').slice(0, 40)}`;
@@ -246,8 +248,12 @@ function readSaved(store: ShellStore, key: string): { snapshot: Snapshot; tag: s
   if (header === undefined) return 'damaged';
   const listing = store.read(listingName(key, header.listing));
   if (listing === undefined) return 'damaged';
-  const { listing: tag, ...rest } = header;
-  const snapshot: Snapshot = { ...rest, indexListing: listing };
+  const { listing: tag, stats, ...rest } = header;
+  // Stat data saved by the version before it is compared by the clock (restatedSince); stat data that the
+  // header says was saved and is gone is damage, never a reason to compare by the clock.
+  const indexStats = store.read(statsName(key, header.listing));
+  if (stats === true && indexStats === undefined) return 'damaged';
+  const snapshot: Snapshot = { ...rest, indexListing: listing, ...(indexStats !== undefined ? { indexStats } : {}) };
   // A listing named by a digest is checked against it; one named by git's index checksum is what git listed under it.
   return tag.startsWith('d') && listingTag({ indexListing: listing }) !== tag ? 'damaged' : { snapshot, tag };
 }
@@ -277,9 +283,15 @@ export async function checkShellCall(
   const current: Snapshot = planFiles !== undefined ? { ...tree, planFiles } : tree;
   const tag = listingTag(current);
   const ownTag = typeof own === 'object' ? own.tag : undefined;
-  if (ownTag !== tag) host.store.write(listingName(context.key, tag), current.indexListing);
+  if (ownTag !== tag) {
+    host.store.write(listingName(context.key, tag), current.indexListing);
+    if (current.indexStats !== undefined) host.store.write(statsName(context.key, tag), current.indexStats);
+  }
   host.store.write(headerName(context.key), formatSnapshotHeader(current, tag));
-  if (ownTag !== undefined && ownTag !== tag) host.store.remove(listingName(context.key, ownTag));
+  if (ownTag !== undefined && ownTag !== tag) {
+    host.store.remove(listingName(context.key, ownTag));
+    host.store.remove(statsName(context.key, ownTag));
+  }
   const notJudged: PlanCheck = { state: 'not-judged' };
   if (!input.compare) return { baseline: 'taken', changes: [], plan: notJudged };
   if (saved === undefined) return { baseline: 'taken', changes: [], plan: notJudged };

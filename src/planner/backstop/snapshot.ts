@@ -19,7 +19,7 @@
 import { compileScopeEntry, foldCase } from '../scope/scopeEntry';
 import type { CompiledScopeEntry } from '../scope/scopeEntry';
 import { filescopesPath, manifestPath } from '../plan/declarationPaths';
-import { hasUndecodableName, IndexListing, parseStatusV2, recentlyStatedPaths } from './gitOutput';
+import { compareGitPaths, GitOutputError, hasUndecodableName, IndexListing, IndexStats, parseStatusV2, savedDigests } from './gitOutput';
 import type { HeadState } from './gitOutput';
 import type { PlanFingerprints } from './planFiles';
 import { ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
@@ -29,7 +29,8 @@ export type ObjectFormat = 'sha1' | 'sha256';
 
 /** What one work-tree path holds, as the host found it. */
 export type WorkTreeState =
-  | { readonly kind: 'file'; readonly executable: boolean; readonly oid: string }
+  /** `statKey`: the file's stat as an index entry records it (fileStatKey), of the very file hashed. */
+  | { readonly kind: 'file'; readonly executable: boolean; readonly oid: string; readonly statKey?: string }
   | { readonly kind: 'symlink'; readonly oid: string }
   /** A directory git lists as one entry: an untracked nested repository, or a submodule. */
   | { readonly kind: 'directory' }
@@ -70,11 +71,23 @@ export interface Snapshot {
   /** The index file's checksum the listing was taken under, when it held still for the whole snapshot. */
   readonly indexChecksum?: string;
   /**
-   * When the snapshot was begun (milliseconds since the epoch, this machine's clock): a later snapshot
-   * whose index changed since reads the files whose index entries were stated after it (see
-   * RECENT_STAT_MARGIN_SECONDS). Absent in a header saved by a version before it.
+   * When the snapshot was begun (milliseconds since the epoch, this machine's clock). A later snapshot
+   * compared with one that has no indexStats (saved by the version before them) reads the files whose
+   * entries were stated after it (RECENT_STAT_MARGIN_SECONDS).
    */
   readonly takenAt?: number;
+  /**
+   * The stat data git keeps for each record of indexListing, in its order: a 32-bit digest of each
+   * (IndexStats.digests), as IndexStats.digestText writes them. A later snapshot under another index reads every entry
+   * whose stat data changed while its object id did not (restatedPaths). Absent in a snapshot saved before them.
+   */
+  readonly indexStats?: string;
+  /**
+   * Tracked paths whose index entry did not describe the file found there when it was last read (the
+   * entry's stat is not the file's), with the entry's stat as a file's is compared with it
+   * (IndexStats.fileKeyAt). Each is read again at every later snapshot until its entry describes its file.
+   */
+  readonly suspects?: ReadonlyMap<string, string>;
   /**
    * Every path whose work-tree content is not its index entry's: changed, deleted (null), untracked,
    * in conflict, or a watched ignored path. Identities are `"<mode> <oid>"` like the index's.
@@ -142,26 +155,75 @@ export const STATUS_ARGS: readonly string[] = [
   '--ignore-submodules=none',
 ];
 
-/**
- * The index's stat data, read when the index changed since the snapshot compared with. git's status takes
- * a tracked file whose times, size and inode equal its index entry's for what the entry says, and the
- * index is a file an agent's shell can write: `git add` through a one-off clean filter on git's own command
- * line (`-c filter.x.clean='git cat-file blob HEAD:<path>'`) gave a rewritten file an entry with the old
- * object id and the new file's stat data, so status called it clean and its identity stayed the old one
- * (found by red-team review, 2026-12-06). Such an entry carries the file's new ctime, which no process can
- * set back: every entry stated at or after the earlier snapshot began is read and hashed like a flagged one.
- */
-export const INDEX_STAT_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'ls-files', '--debug', '-z'];
+/** The index listing call; `-v` tags the entries status does not look at (see `IndexListing.uncheckedEntries`). */
+export const INDEX_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'ls-files', '--stage', '-v', '-z'];
 
 /**
- * How far before the earlier snapshot's start an entry's recorded time still counts as recent: file times
- * come from a clock that lags the one read by up to a tick, and some file systems keep times to the second
- * or two (FAT); a wider margin only reads a few more files.
+ * The same listing with the stat data git keeps for each entry (IndexStats), taken beside it whenever the
+ * index is listed. git's status takes a tracked file whose times, size and inode equal its entry's for what
+ * the entry says, and the index is a file an agent's shell can write: `git add` through a one-off clean
+ * filter on git's own command line (`-c filter.x.clean='git cat-file blob HEAD:<path>'`) gave a rewritten
+ * file an entry with the old object id and the new file's stat data, so status called it clean (found by
+ * red-team review, 2026-12-06); a directory swapped in keeps its files' ctimes, so a clock cannot tell such an
+ * entry (a second review, the same day). So a later snapshot under another index reads every entry whose stat
+ * data changed while its object id did not (restatedPaths), and keeps under suspicion an entry that did not
+ * describe its file when read (Snapshot.suspects).
+ */
+export const INDEX_STAT_ARGS: readonly string[] = [...INDEX_ARGS, '--debug'];
+
+/**
+ * How far before the earlier snapshot's start an entry's recorded time still counts as recent, when that
+ * snapshot has no stat data to compare with: file times come from a clock that lags the one read by up to a
+ * tick, and some file systems keep times to the second or two (FAT).
  */
 export const RECENT_STAT_MARGIN_SECONDS = 2;
 
-/** The index listing call; `-v` tags the entries status does not look at (see `IndexListing.uncheckedEntries`). */
-export const INDEX_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'ls-files', '--stage', '-v', '-z'];
+/**
+ * The stage-0 entries of `listing` (its stat data `stats`) whose record (path, mode, object id, stage) is the
+ * one `previous` holds but whose stat data is not (`previousStats`, saved with it); undefined when
+ * previousStats does not fit previous (a damaged store), so the caller falls back. Position by position when
+ * the two listings are the same text (only stat data moved: a refresh, or a forged entry), else one merge
+ * walk over both, in git's order.
+ */
+export function restatedPaths(previous: IndexListing, previousStats: string, listing: IndexListing, stats: IndexStats): string[] | undefined {
+  const saved = savedDigests(previousStats, previous.size);
+  if (saved === undefined) return undefined;
+  const restated: string[] = [];
+  if (previous.text === listing.text) {
+    for (let index = 0; index < stats.size; index += 1) {
+      if (stats.digests[index] !== saved[index]) {
+        const record = listing.recordAt(index);
+        if (record.stage === 0) restated.push(record.path);
+      }
+    }
+    return restated;
+  }
+  let at = 0;
+  for (let index = 0; index < previous.size; index += 1) {
+    const before = previous.recordAt(index);
+    while (at < listing.size) {
+      const record = listing.recordAt(at);
+      if ((compareGitPaths(record.path, before.path) || record.stage - before.stage) >= 0) break;
+      at += 1;
+    }
+    if (at >= listing.size) break;
+    const record = listing.recordAt(at);
+    if (record.text === before.text) {
+      if (record.stage === 0 && stats.digests[at] !== saved[index]) restated.push(record.path);
+      at += 1;
+    }
+  }
+  return restated;
+}
+
+/**
+ * The entries whose stat data is not their file's (`git diff-files` compares stat data only, and reads no
+ * content), listed at a snapshot compared with none: an entry made for another file, whose own file is back
+ * in place for now, is what git's status calls clean (it compares the content then) and is kept under
+ * suspicion from the start (suspects). A turn that forged one and a later turn that swaps the prepared file in
+ * are two `wave-scope run` calls, each of which begins with such a snapshot (found by red-team review, 2026-12-06).
+ */
+export const STAT_DIRTY_ARGS: readonly string[] = [...PINNED_CHANGE_SETTINGS, '--no-optional-locks', 'diff-files', '--name-only', '-z'];
 
 /** The identity of a path git lists under a name that is not UTF-8: present, content unknown. */
 const UNDECODABLE_NAME = 'unreadable undecodable-name';
@@ -231,32 +293,56 @@ const INDEX_RETRIES = 2;
  * The status and the index listing, taken under one index: the index checksum is read before and
  * after both calls, and when it moved (someone staged or committed meanwhile) both are taken again.
  * The listing of `previous` is reused when the checksum is still the one it was taken under (the index
- * is then the same file, so none of its entries can have been stated since). Otherwise, when `previous`
- * says when it was begun, the entries stated since are listed too (INDEX_STAT_ARGS), under the same index.
+ * is then the same file: no entry of it has changed); otherwise it is listed with its stat data (`records`).
  */
 async function statusAndIndex(
   host: SnapshotHost,
   previous: Snapshot | undefined,
-  now: number,
-): Promise<{ statusText: string; indexListing: string; indexChecksum?: string; recentPaths: readonly string[] }> {
-  // Never later than now: a saved header lies where an agent's shell can write it.
-  const since = previous?.takenAt === undefined ? undefined : Math.min(previous.takenAt, now);
+): Promise<{ statusText: string; indexListing: string; indexChecksum?: string; stats?: IndexStats; statDirty: readonly string[] }> {
   for (let attempt = 0; ; attempt += 1) {
     const before = await host.indexChecksum?.();
     // A listing saved without `-v` tags (by an earlier version) cannot say which entries git's status skips.
     const reuse = before !== undefined && previous?.indexChecksum === before && new IndexListing(previous.indexListing).tagged;
-    const stated = !reuse && since !== undefined;
-    const [statusText, indexListing, statText] = await Promise.all([
+    const [statusText, listed, statText, dirty] = await Promise.all([
       host.git(STATUS_ARGS),
-      reuse ? (previous as Snapshot).indexListing : host.git(INDEX_ARGS),
-      stated ? host.git(INDEX_STAT_ARGS) : Promise.resolve(''),
+      reuse ? undefined : host.git(INDEX_ARGS),
+      reuse ? undefined : host.git(INDEX_STAT_ARGS),
+      previous === undefined ? host.git(STAT_DIRTY_ARGS) : undefined,
     ]);
     const after = await host.indexChecksum?.();
     if (before === after || attempt === INDEX_RETRIES) {
-      const recentPaths = stated ? recentlyStatedPaths(statText, Math.floor(since / 1000) - RECENT_STAT_MARGIN_SECONDS) : [];
-      return { statusText, indexListing, recentPaths, ...(before !== undefined && before === after ? { indexChecksum: before } : {}) };
+      const checksum = before !== undefined && before === after ? { indexChecksum: before } : {};
+      const statDirty = dirty === undefined ? [] : dirty.split('\0').filter((path) => path !== '');
+      if (listed === undefined || statText === undefined) return { statusText, indexListing: (previous as Snapshot).indexListing, statDirty, ...checksum };
+      const stats = new IndexStats(statText);
+      // Two listings of one index: the same records, the second with stat lines after each.
+      if (stats.listingLength !== listed.length) {
+        if (attempt < INDEX_RETRIES) continue;
+        throw new GitOutputError(INDEX_STAT_ARGS.join(' '), 'the index listed with its stat data does not match the listing');
+      }
+      return { statusText, indexListing: listed, stats, statDirty, ...checksum };
     }
   }
+}
+
+/**
+ * The tracked entries whose stat data status trusted although it may not be their file's: those whose stat
+ * data changed since `previous` while their object id did not (restatedPaths; an entry forged to call a
+ * rewrite clean), or, compared with a snapshot that kept no stat data, those stated since it began.
+ */
+function restatedSince(previous: Snapshot | undefined, listing: IndexListing, stats: IndexStats | undefined, now: number): string[] {
+  if (previous === undefined || stats === undefined) return [];
+  const compared = previous.indexStats === undefined ? undefined : restatedPaths(new IndexListing(previous.indexListing), previous.indexStats, listing, stats);
+  if (compared !== undefined) return compared;
+  // A saved header lies where an agent's shell can write it: a start later than now counts as now.
+  const since = Math.floor(Math.min(previous.takenAt ?? 0, now) / 1000) - RECENT_STAT_MARGIN_SECONDS;
+  const recent: string[] = [];
+  for (let index = 0; index < stats.size; index += 1) {
+    if ((stats.ctimes[index] as number) < since && (stats.mtimes[index] as number) < since) continue;
+    const record = listing.recordAt(index);
+    if (record.stage === 0) recent.push(record.path);
+  }
+  return recent;
 }
 
 /** `<mode> <oid>` of a regular file: the mode and the object id apart. */
@@ -270,7 +356,7 @@ const REGULAR_FILE_IDENTITY = /^(100644|100755) ([0-9a-f]+)$/;
  * re-stated (touched, then any git command), read as modified (found by red-team review, 2026-12-06).
  * git hashes them again as it would store them (`hash-object --stdin-paths`, under the same pinned settings
  * as status); those whose blob is then their entry's, with the same mode, are what the index says. A filter
- * given on a command line once (the forge of INDEX_STAT_ARGS) is no part of this run, so it vouches for
+ * given on a command line once (the forge of INDEX_ARGS) is no part of this run, so it vouches for
  * nothing here.
  */
 async function convertedAsIndexed(host: SnapshotHost, unchecked: ReadonlyMap<string, string>, paths: readonly string[], identities: readonly Identity[]): Promise<Set<string>> {
@@ -296,8 +382,9 @@ async function convertedAsIndexed(host: SnapshotHost, unchecked: ReadonlyMap<str
 export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions = {}): Promise<Snapshot> {
   const exclude = options.exclude ?? (() => false);
   const takenAt = Date.now();
-  const [{ statusText, indexListing, indexChecksum, recentPaths }, ignored] = await Promise.all([
-    statusAndIndex(host, options.previous, takenAt),
+  const previous = options.previous;
+  const [{ statusText, indexListing, indexChecksum, stats, statDirty }, ignored] = await Promise.all([
+    statusAndIndex(host, previous),
     watchedIgnoredPaths(host, options.watchIgnored ?? [], options.ignoreCase ?? false),
   ]);
   const status = parseStatusV2(statusText);
@@ -324,15 +411,17 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   }
   for (const path of ignored) if (!exclude(path) && !workTree.has(path)) toInspect.push(path);
   // Read, and kept only where the work tree is not the index: flagged entries status did not look at;
-  // entries stated since the earlier snapshot (whose stat data status trusted); and tracked paths the earlier
-  // snapshot found holding something else than their entry, which status now calls clean (an entry forged
-  // before it, under an index that has not changed since, would otherwise read as a change back).
+  // entries restated since the earlier snapshot (whose stat data status trusted); entries under suspicion
+  // (they did not describe their file when last read); and tracked paths the earlier snapshot found holding
+  // something else than their entry, which status now calls clean.
   const unchecked = new Map<string, string>();
   const flagged = listing.uncheckedEntries();
-  const earlierDirt = [...(options.previous?.workTree ?? [])].flatMap(([path, identity]) => (identity === null ? [] : [path]));
-  if (flagged.length > 0 || recentPaths.length > 0 || earlierDirt.length > 0) {
+  const restated = restatedSince(previous, listing, stats, takenAt);
+  const previousSuspects = previous?.suspects ?? new Map<string, string>();
+  const earlierDirt = [...(previous?.workTree ?? [])].flatMap(([path, identity]) => (identity === null ? [] : [path]));
+  if (flagged.length > 0 || restated.length > 0 || previousSuspects.size > 0 || earlierDirt.length > 0 || statDirty.length > 0) {
     const reported = new Set(status.entries.map((entry) => entry.path));
-    const recent = [...recentPaths, ...earlierDirt].flatMap((path) => {
+    const recent = [...restated, ...previousSuspects.keys(), ...earlierDirt, ...statDirty].flatMap((path) => {
       const identity = reported.has(path) ? undefined : listing.lookup(path);
       return identity === undefined ? [] : [{ path, identity }];
     });
@@ -356,6 +445,17 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     return state.kind === 'missing' && hasUndecodableName(path) ? UNDECODABLE_NAME : identityOf(state);
   });
   const converted = await convertedAsIndexed(host, unchecked, toInspect, identities);
+  // An entry read that holds its file's content but not its file's stat is kept under suspicion: it may
+  // have been made for another file, to be swapped in later under an index that does not change then.
+  const suspects = new Map<string, string>();
+  toInspect.forEach((path, index) => {
+    const indexed = unchecked.get(path);
+    if (indexed === undefined || (indexed !== identities[index] && !converted.has(path))) return;
+    const position = stats !== undefined ? listing.indexOf(path) : -1;
+    const entryKey = stats !== undefined ? (position === -1 ? undefined : stats.fileKeyAt(position)) : previousSuspects.get(path);
+    const state = states[index] as WorkTreeState;
+    if (entryKey !== undefined && (state.kind !== 'file' || state.statKey !== entryKey)) suspects.set(path, entryKey);
+  });
   const nested: Array<{ path: string; index: number }> = [];
   toInspect.forEach((path, index) => {
     const identity = identities[index] as Identity;
@@ -373,7 +473,17 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     const head = nestedHeads[index];
     if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
   });
-  return { objectFormat, head: status.head, indexListing, ...(indexChecksum !== undefined ? { indexChecksum } : {}), takenAt, workTree };
+  const indexStats = stats !== undefined ? stats.digestText() : previous?.indexStats;
+  return {
+    objectFormat,
+    head: status.head,
+    indexListing,
+    ...(indexChecksum !== undefined ? { indexChecksum } : {}),
+    takenAt,
+    ...(indexStats !== undefined ? { indexStats } : {}),
+    ...(suspects.size > 0 ? { suspects } : {}),
+    workTree,
+  };
 }
 
 function toRelative(root: string, path: string): string | undefined {
@@ -424,14 +534,23 @@ export function formatSnapshotHeader(snapshot: Snapshot, listing: string): strin
     head: snapshot.head,
     ...(snapshot.indexChecksum !== undefined ? { indexChecksum: snapshot.indexChecksum } : {}),
     ...(snapshot.takenAt !== undefined ? { takenAt: snapshot.takenAt } : {}),
+    ...(snapshot.suspects !== undefined ? { suspects: [...snapshot.suspects] } : {}),
+    ...(snapshot.indexStats !== undefined ? { stats: true } : {}),
     workTree: [...snapshot.workTree],
     ...(snapshot.planFiles !== undefined ? { plan: [...snapshot.planFiles] } : {}),
   };
   return `${SNAPSHOT_MAGIC}\n${JSON.stringify(header)}\n`;
 }
 
-/** A snapshot's header: everything but the listing, and the name (`listing`) the listing was stored under. */
-export type SnapshotHeader = Omit<Snapshot, 'indexListing'> & { readonly listing: string };
+/**
+ * A snapshot's header: everything but the listing and its stat data, and the name (`listing`) those were
+ * stored under (they change only with the index, the header with every call).
+ */
+export type SnapshotHeader = Omit<Snapshot, 'indexListing' | 'indexStats'> & {
+  readonly listing: string;
+  /** The listing was stored with its stat data: without it, the snapshot cannot be used (it would be compared by the clock). */
+  readonly stats?: true;
+};
 
 /** Reads `formatSnapshotHeader`'s text; undefined when it is not one (a damaged store is never trusted). */
 export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
@@ -445,7 +564,8 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { listing, objectFormat, head, indexChecksum, takenAt, workTree, plan } = header as Record<string, unknown>;
+  const { listing, objectFormat, head, indexChecksum, takenAt, suspects, stats, workTree, plan } = header as Record<string, unknown>;
+  if (stats !== undefined && stats !== true) return undefined;
   if (typeof listing !== 'string' || !/^[0-9A-Za-z]+$/.test(listing)) return undefined;
   if (objectFormat !== 'sha1' && objectFormat !== 'sha256') return undefined;
   if (typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
@@ -454,6 +574,15 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
   if (indexChecksum !== undefined && typeof indexChecksum !== 'string') return undefined;
   if (takenAt !== undefined && !(typeof takenAt === 'number' && Number.isSafeInteger(takenAt) && takenAt >= 0)) return undefined;
   if (!Array.isArray(workTree)) return undefined;
+  let suspectMap: Map<string, string> | undefined;
+  if (suspects !== undefined) {
+    if (!Array.isArray(suspects)) return undefined;
+    suspectMap = new Map();
+    for (const pair of suspects) {
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return undefined;
+      suspectMap.set(pair[0], pair[1]);
+    }
+  }
   const map = new Map<string, string | null>();
   for (const pair of workTree) {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || (pair[1] !== null && typeof pair[1] !== 'string')) return undefined;
@@ -474,6 +603,8 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     head: { ...(typeof ref === 'string' ? { ref } : {}), ...(typeof commit === 'string' ? { commit } : {}) },
     ...(typeof indexChecksum === 'string' ? { indexChecksum } : {}),
     ...(typeof takenAt === 'number' ? { takenAt } : {}),
+    ...(suspectMap !== undefined ? { suspects: suspectMap } : {}),
+    ...(stats === true ? { stats: true as const } : {}),
     workTree: map,
     ...(planFiles !== undefined ? { planFiles } : {}),
   };

@@ -8,7 +8,9 @@ import {
   parseDiffTreeStdin,
   parseStatusV1,
   parseStatusV2,
-  recentlyStatedPaths,
+  fileStatKey,
+  IndexStats,
+  savedDigests,
 } from '../../../src/planner/backstop/gitOutput';
 
 const OID_A = 'a'.repeat(40);
@@ -174,23 +176,43 @@ describe('backstop: reading git output', () => {
     });
   });
 
-  describe('recentlyStatedPaths', () => {
-    const record = (path: string, ctime: number, mtime: number) =>
-      `${path}\0  ctime: ${ctime}:123\n  mtime: ${mtime}:456\n  dev: 2049\tino: 77\n  uid: 0\tgid: 0\n  size: 5\tflags: 0\n`;
+  describe('IndexStats', () => {
+    const record = (tag: string, path: string, ctime: number, mtime: number, stage = 0, ino = 77) =>
+      `${tag} 100644 ${OID_A} ${stage}\t${path}\0  ctime: ${ctime}:123\n  mtime: ${mtime}:456\n  dev: 2049\tino: ${ino}\n  uid: 0\tgid: 0\n  size: 5\tflags: 0\n`;
 
-    it('names the entries whose recorded ctime or mtime is at or after the given second, paths with newlines and look-alike lines included', () => {
+    it('reads each record\'s stat data, paths with newlines and look-alike lines included, in listing order', () => {
       const tricky = 'docs/a\n  ctime: 1:1\n  mtime: 1:1\nb.md';
-      const text = [record('old.ts', 1000, 1000), record('new-ctime.ts', 2000, 1000), record('new-mtime.ts', 1000, 2500), record(tricky, 1999, 2000), record('edge.ts', 1999, 1999)].join('');
-      assert.deepEqual(recentlyStatedPaths(text, 2000), ['new-ctime.ts', 'new-mtime.ts', tricky]);
-      assert.deepEqual(recentlyStatedPaths(text, 1999), ['new-ctime.ts', 'new-mtime.ts', tricky, 'edge.ts']);
-      assert.deepEqual(recentlyStatedPaths('', 0), []);
+      const stats = new IndexStats([record('H', 'old.ts', 1000, 1000), record('h', tricky, 1999, 2000), record('M', 'x.ts', 5, 6, 2)].join(''));
+      assert.equal(stats.size, 3);
+      assert.deepEqual([...stats.ctimes], [1000, 1999, 5]);
+      assert.deepEqual([...stats.mtimes], [1000, 2000, 6]);
+      assert.deepEqual([0, 1, 2].map((index) => stats.fileKeyAt(index)), ['1000 1000 77 5', '1999 2000 77 5', '5 6 77 5']);
+      const listing = `H 100644 ${OID_A} 0\told.ts\0h 100644 ${OID_A} 0\t${tricky}\0M 100644 ${OID_A} 2\tx.ts\0`;
+      assert.equal(stats.listingLength, listing.length, 'the plain listing\'s length, to check the two agree');
+      assert.deepEqual(savedDigests(stats.digestText(), 3), stats.digests, 'read back as written');
+      assert.equal(savedDigests(stats.digestText(), 4), undefined, 'not as many as the listing has records');
+      assert.equal(new IndexStats('').size, 0);
+    });
+
+    it('tells records apart by any field of their stat data, and alike by all of them', () => {
+      const digest = (text: string) => new IndexStats(text).digests[0];
+      const base = record('H', 'a', 1000, 1000);
+      assert.equal(digest(base), digest(record('H', 'a', 1000, 1000)));
+      assert.equal(digest(base), digest(record('h', 'other/path', 1000, 1000)), 'the digest is of the stat data alone');
+      for (const other of [record('H', 'a', 1001, 1000), record('H', 'a', 1000, 1001), record('H', 'a', 1000, 1000, 0, 78), base.replace('size: 5', 'size: 6'), base.replace('dev: 2049', 'dev: 2050'), base.replace('ctime: 1000:123', 'ctime: 1000:124')]) {
+        assert.notEqual(digest(other), digest(base), other);
+      }
+    });
+
+    it('keeps a file\'s own stat as git truncates it', () => {
+      assert.equal(fileStatKey({ ctimeSeconds: 1000n, mtimeSeconds: 2000n, ino: 2n ** 32n + 77n, size: 5n }), '1000 2000 77 5');
     });
 
     it('refuses what it does not understand (the snapshot then cannot vouch for the turn)', () => {
-      assert.throws(() => recentlyStatedPaths('no-nul-here', 0), GitOutputError);
-      assert.throws(() => recentlyStatedPaths('a\0  mtime: 1:1\n  ctime: 1:1\n  x\n  y\n  z\n', 0), GitOutputError);
-      assert.throws(() => recentlyStatedPaths('a\0  ctime: :1\n  mtime: 1:1\n  x\n  y\n  z\n', 0), GitOutputError);
-      assert.throws(() => recentlyStatedPaths(record('a', 1, 1).slice(0, -10), 0), GitOutputError);
+      assert.throws(() => new IndexStats('no-nul-here'), GitOutputError);
+      assert.throws(() => new IndexStats(`H 100644 ${OID_A} 0\ta\0  mtime: 1:1\n  ctime: 1:1\n  x\n  y\n  z\n`), GitOutputError);
+      assert.throws(() => new IndexStats(`H 100644 ${OID_A} 0\ta\0  ctime: :1\n`), GitOutputError);
+      assert.throws(() => new IndexStats(record('H', 'a', 1, 1).slice(0, -10)), GitOutputError);
     });
   });
 });

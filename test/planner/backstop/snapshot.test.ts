@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { INDEX_ARGS, INDEX_STAT_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
+import { INDEX_ARGS, INDEX_STAT_ARGS, STAT_DIRTY_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
 import type { SnapshotHost, WorkTreeState } from '../../../src/planner/backstop/snapshot';
 
 const A = 'a'.repeat(40);
@@ -22,14 +22,27 @@ const listingOf = (records: readonly string[]) => records.map((record) => `${rec
 // As `ls-files --stage -v` prints it: `H` for an entry git's status checks.
 const LISTING = listingOf([`H 100644 ${A} 0\tchanged.ts`, `H 100644 ${A} 0\tgone.ts`, `H 100644 ${B} 0\tstaged.ts`, `H 160000 ${A} 0\tvendor/lib`]);
 
-/** `git ls-files --debug -z` for `paths`, each entry stated at `seconds` (ctime and mtime). */
-const statListingOf = (entries: ReadonlyArray<readonly [string, number]>) =>
-  entries.map(([path, seconds]) => `${path}\0  ctime: ${seconds}:0\n  mtime: ${seconds}:0\n  dev: 1\tino: 2\n  uid: 0\tgid: 0\n  size: 3\tflags: 0\n`).join('');
-// Every entry of LISTING stated long ago.
-const OLD_STATS = statListingOf([['changed.ts', 1000], ['gone.ts', 1000], ['staged.ts', 1000], ['vendor/lib', 1000]]);
+/** What the index records of a path's file: its times (seconds, ctime and mtime alike) and inode. */
+type EntryStat = { seconds: number; ino: number };
+const OLD: EntryStat = { seconds: 1000, ino: 2 };
 
-/** A host answering canned git output; it counts calls and serves checksums from a list. */
-function fakeHost(checksums: Array<string | undefined>, listing = LISTING, stats = OLD_STATS) {
+/** `git ls-files --stage -v -z --debug` for a listing `--stage -v -z` prints, with each entry's stat data. */
+function withStats(listing: string, statOf: (path: string) => EntryStat = () => OLD): string {
+  return listing
+    .split('\0')
+    .slice(0, -1)
+    .map((record) => {
+      const { seconds, ino } = statOf(record.slice(record.indexOf('\t') + 1));
+      return `${record}\0  ctime: ${seconds}:0\n  mtime: ${seconds}:0\n  dev: 1\tino: ${ino}\n  uid: 0\tgid: 0\n  size: 3\tflags: 0\n`;
+    })
+    .join('');
+}
+
+/**
+ * A host answering canned git output; it counts calls and serves checksums from a list. `statOf` gives the
+ * index's stat data of each entry, `oids` what the files hold (B unless said).
+ */
+function fakeHost(checksums: Array<string | undefined>, listing = LISTING, statOf?: (path: string) => EntryStat, oids: Record<string, string> = {}, statDirty: readonly string[] = []) {
   const calls: string[] = [];
   const inspected: string[] = [];
   let next = 0;
@@ -37,17 +50,18 @@ function fakeHost(checksums: Array<string | undefined>, listing = LISTING, stats
     async git(args, options) {
       calls.push(args.join(' '));
       // git hashing the files as it would store them: here no attribute converts anything, so what inspect found.
-      if (args.includes('hash-object')) return (options?.input ?? '').split('\n').slice(0, -1).map(() => `${B}\n`).join('');
+      if (args.includes('hash-object')) return (options?.input ?? '').split('\n').slice(0, -1).map((path) => `${oids[path] ?? B}\n`).join('');
       if (args.join(' ') === STATUS_ARGS.join(' ')) return STATUS;
       if (args.join(' ') === INDEX_ARGS.join(' ')) return listing;
-      if (args.join(' ') === INDEX_STAT_ARGS.join(' ')) return stats;
+      if (args.join(' ') === INDEX_STAT_ARGS.join(' ')) return withStats(listing, statOf);
+      if (args.join(' ') === STAT_DIRTY_ARGS.join(' ')) return statDirty.map((path) => `${path}\0`).join('');
       if (args[0] === '-C' && args[1] === 'vendor/lib') return `${SUB}\n`;
       if (args[0] === '-C' && args[1] === 'nested') throw new Error('not a repository');
       throw new Error(`unexpected git ${args.join(' ')}`);
     },
     async inspect(paths) {
       inspected.push(...paths);
-      return paths.map((path): WorkTreeState => (path === 'nested/' ? { kind: 'directory' } : { kind: 'file', executable: false, oid: B }));
+      return paths.map((path): WorkTreeState => (path === 'nested/' ? { kind: 'directory' } : { kind: 'file', executable: false, oid: oids[path] ?? B }));
     },
     async indexChecksum() {
       const value = checksums[Math.min(next, checksums.length - 1)];
@@ -104,28 +118,42 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     assert.ok(!snapshot.workTree.has('sparse.ts'), 'skip-worktree, and as the index says: nothing to keep');
   });
 
-  it('reads the files whose index entries were stated since the earlier snapshot began, when the index changed (an entry forged to call a rewrite clean)', async () => {
-    const first = await takeSnapshot(fakeHost(['k1']).host);
-    assert.ok(first.takenAt !== undefined && Math.abs(first.takenAt - Date.now()) < 60_000);
-    const listing = listingOf([`H 100644 ${A} 0\tchanged.ts`, `H 100644 ${A} 0\tforged.ts`, `H 100644 ${A} 0\told.ts`, `H 100644 ${A} 0\tgone.ts`]);
-    const now = Math.floor(Date.now() / 1000);
-    const stats = statListingOf([['changed.ts', now], ['forged.ts', now], ['old.ts', now - 600], ['gone.ts', now]]);
-    const moved = fakeHost(['k2'], listing, stats);
-    const second = await takeSnapshot(moved.host, { previous: first });
-    assert.equal(moved.calls.filter((call) => call === INDEX_STAT_ARGS.join(' ')).length, 1);
-    assert.ok(moved.inspected.includes('forged.ts'), 'stated since: read although status calls it clean');
-    assert.ok(!moved.inspected.includes('old.ts'), 'stated long before: git\'s check holds');
-    assert.ok(moved.calls.some((call) => call.endsWith('hash-object --stdin-paths')), 'bytes that are not the entry\'s blob are hashed by git as it would store them');
+  it('reads an entry whose stat data changed while its object id did not, and keeps one that does not describe its file under suspicion', async () => {
+    const listing = listingOf([`H 100644 ${A} 0\tforged.ts`, `H 100644 ${A} 0\tlater.ts`, `H 100644 ${A} 0\told.ts`]);
+    const first = await takeSnapshot(fakeHost(['k1'], listing).host);
+    assert.equal(first.indexStats?.length, 16, 'one digest per record of the listing (12 bytes in base64)');
+    // The index rewritten: forged.ts' and later.ts' entries carry another file's stat data (an old ctime: a
+    // directory swapped in keeps its files' times). forged.ts holds B; later.ts still holds its entry's A.
+    const moved = { 'forged.ts': { seconds: 900, ino: 9 }, 'later.ts': { seconds: 900, ino: 10 } } as Record<string, EntryStat>;
+    const forged = fakeHost(['k2'], listing, (path) => moved[path] ?? OLD, { 'later.ts': A });
+    const second = await takeSnapshot(forged.host, { previous: first });
+    assert.deepEqual(forged.inspected.filter((path) => path.endsWith('.ts')).sort(), ['changed.ts', 'forged.ts', 'later.ts', 'new.ts'], 'old.ts kept its stat data: git\'s check holds');
     assert.equal(second.workTree.get('forged.ts'), `100644 ${B}`, 'what the file holds, not what its entry says');
+    assert.ok(!second.workTree.has('later.ts'), 'it holds its entry\'s content');
+    assert.deepEqual([...(second.suspects ?? [])], [['later.ts', '900 900 10 3']], 'but not its entry\'s file: kept under suspicion');
 
-    const same = fakeHost(['k2'], listing, stats);
-    const third = await takeSnapshot(same.host, { previous: second });
-    assert.ok(!same.calls.includes(INDEX_STAT_ARGS.join(' ')), 'an unchanged index: no entry can have been stated since');
-    assert.ok(same.inspected.includes('forged.ts'), 'found holding something else before, called clean now: read again');
-    assert.equal(third.workTree.get('forged.ts'), `100644 ${B}`, 'so it does not read as a change back');
+    // The index unchanged (the listing reused): the suspect is read again, and now holds what was prepared.
+    const swapped = fakeHost(['k2'], listing, (path) => moved[path] ?? OLD);
+    const third = await takeSnapshot(swapped.host, { previous: second });
+    assert.ok(!swapped.calls.includes(INDEX_ARGS.join(' ')), 'the listing is reused');
+    assert.ok(swapped.inspected.includes('later.ts') && swapped.inspected.includes('forged.ts'), 'the suspect, and the earlier dirt');
+    assert.equal(third.workTree.get('later.ts'), `100644 ${B}`);
 
-    const future = await takeSnapshot(fakeHost(['k3'], listing, stats).host, { previous: { ...first, takenAt: Date.now() + 3_600_000 } });
-    assert.equal(future.workTree.get('forged.ts'), `100644 ${B}`, 'a start saved in the future counts as now');
+    // A snapshot compared with none: an entry whose stat is not its file's (diff-files) is read, and kept
+    // under suspicion while it holds its entry's content.
+    const baseline = fakeHost(['k4'], listing, undefined, { 'old.ts': A }, ['old.ts']);
+    const fresh = await takeSnapshot(baseline.host);
+    assert.ok(baseline.calls.includes(STAT_DIRTY_ARGS.join(' ')) && baseline.inspected.includes('old.ts'));
+    assert.deepEqual([...(fresh.suspects ?? [])], [['old.ts', '1000 1000 2 3']]);
+    const compared = fakeHost(['k4'], listing);
+    await takeSnapshot(compared.host, { previous: fresh });
+    assert.ok(!compared.calls.includes(STAT_DIRTY_ARGS.join(' ')), 'only a snapshot compared with none asks');
+
+    // Compared with a snapshot saved without stat data: the entries stated since it began, a start in the future counting as now.
+    const recent = Math.floor(Date.now() / 1000);
+    const clock = fakeHost(['k3'], listing, (path) => (path === 'old.ts' ? OLD : { seconds: recent, ino: 3 }));
+    await takeSnapshot(clock.host, { previous: { ...first, indexStats: undefined, takenAt: Date.now() + 3_600_000 } });
+    assert.deepEqual(clock.inspected.filter((path) => path.endsWith('.ts')).sort(), ['changed.ts', 'forged.ts', 'later.ts', 'new.ts']);
   });
 
   it('never reuses a listing saved without tags: it cannot say which entries status skips', async () => {

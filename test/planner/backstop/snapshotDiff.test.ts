@@ -157,12 +157,12 @@ describe('backstop: the diff of two snapshots', () => {
   });
 
   it('keeps a snapshot\'s header as text and refuses a damaged one', () => {
-    const snapshot = { ...snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') }), indexChecksum: 'f00d', takenAt: 1_796_559_794_123 };
+    const snapshot = { ...snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') }), indexChecksum: 'f00d', takenAt: 1_796_559_794_123, suspects: new Map([['docs/a.md', '1 2 3 4']]), indexStats: '0badf00d' };
     const text = formatSnapshotHeader(snapshot, 'f00d');
-    const { indexListing, ...header } = snapshot;
-    assert.ok(indexListing !== '' && !text.includes(indexListing), 'the listing is stored apart');
-    assert.deepEqual(parseSnapshotHeader(text), { ...header, listing: 'f00d' });
-    const damaged = ['', 'wave-scope-snapshot 2\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 2\n{not json\n', text.replace('wave-scope-snapshot 2', 'wave-scope-snapshot 1'), text.replace('"f00d"', '"../x"'), text.replace('1796559794123', '-1'), text.replace('1796559794123', '"soon"'), `${text}trailing`];
+    const { indexListing, indexStats, ...header } = snapshot;
+    assert.ok(indexListing !== '' && !text.includes(indexListing) && !text.includes(indexStats), 'the listing and its stat data are stored apart');
+    assert.deepEqual(parseSnapshotHeader(text), { ...header, listing: 'f00d', stats: true });
+    const damaged = ['', 'wave-scope-snapshot 2\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 2\n{not json\n', text.replace('wave-scope-snapshot 2', 'wave-scope-snapshot 1'), text.replace('"f00d"', '"../x"'), text.replace('1796559794123', '-1'), text.replace('1796559794123', '"soon"'), text.replace('"stats":true', '"stats":1'), text.replace('"1 2 3 4"', '4'), `${text}trailing`];
     for (const value of damaged) assert.equal(parseSnapshotHeader(value), undefined, JSON.stringify(value.slice(0, 40)));
   });
 });
