@@ -3,7 +3,7 @@
 // same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
 // repository (docs/hooks.md quotes the numbers).
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
@@ -141,21 +141,50 @@ export function gitControlFiles(commonDir: string, gitDir: string = commonDir): 
   return files;
 }
 
-/** The last 32 bytes of git's index file (its checksum, and then some), hex; undefined when there is no index. */
-export function readIndexChecksum(gitDir: string): string | undefined {
-  let fd: number | undefined;
+/** How recent (ms) an index file's times may be and still be taken by its stat data alone (git's racily clean rule). */
+const RACY_INDEX_MS = 2000;
+
+/**
+ * What tells one index from another, hex; undefined when there is none. Equal answers mean the same index, so
+ * a snapshot reuses the listing it took under it. Not the checksum git keeps in the index's last bytes alone:
+ * git verifies that only in `git fsck`, so a turn could rewrite an entry in place and keep the last bytes
+ * (found by red-team review, 2026-12-06), and with `index.skipHash` they are zeros. The file's identity and
+ * stat data (inode, size, mtime and ctime to the nanosecond: a write moves the ctime, which no process can
+ * set back) are taken with them, of the index and of any shared index a split index reads
+ * (`sharedindex.<id>`); and a file whose times are within two seconds of now, where a write in the same clock
+ * tick could keep them, is hashed whole.
+ */
+export function readIndexChecksum(gitDir: string, now = Date.now()): string | undefined {
+  const digest = createHash('sha256');
+  let names: string[];
   try {
-    fd = openSync(`${gitDir}/index`, 'r');
-    const size = fstatSync(fd).size;
-    if (size < 32) return undefined;
-    const tail = Buffer.alloc(32);
-    readSync(fd, tail, 0, 32, size - 32);
-    return tail.toString('hex');
+    names = ['index', ...readdirSync(gitDir).filter((name) => name.startsWith('sharedindex.')).sort()];
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
+  for (const name of names) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(`${gitDir}/${name}`, 'r');
+      const stats = fstatSync(fd, { bigint: true });
+      if (name === 'index' && stats.size < 32n) return undefined;
+      digest.update(`${name}\0${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}\0`);
+      const recent = Number(stats.ctimeNs / 1_000_000n) >= now - RACY_INDEX_MS || Number(stats.mtimeNs / 1_000_000n) >= now - RACY_INDEX_MS;
+      if (recent) digest.update(readFileSync(fd));
+      else {
+        const tail = Buffer.alloc(32);
+        readSync(fd, tail, 0, 32, Math.max(0, Number(stats.size) - 32));
+        digest.update(tail);
+      }
+    } catch {
+      if (name === 'index') return undefined;
+      // A shared index gone meanwhile: the answer differs from one taken with it, so nothing is reused.
+      digest.update(`${name}\0gone\0`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+  return digest.digest('hex').slice(0, 40);
 }
 
 /**

@@ -480,6 +480,36 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(swap.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
   });
 
+  it('sees a rewrite whose index entry was patched in place, the index file\'s last bytes (its checksum) kept', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    // git verifies the index's trailing checksum only in fsck: an entry's stat data overwritten in place
+    // (index version 2: ctime, mtime, dev, ino at its start; size at 36) passes every ordinary read.
+    const patcher = join(realpathSync(tmpdir()), `wave-scope-index-patch-${process.pid}.cjs`);
+    writeFileSync(
+      patcher,
+      `const fs = require('fs');
+const [index, name, file] = process.argv.slice(2);
+const bytes = fs.readFileSync(index);
+const st = fs.statSync(file, { bigint: true });
+const at = bytes.indexOf(Buffer.from(name + '\\0')) - 62;
+const put = (offset, value) => bytes.writeUInt32BE(Number(value & 0xffffffffn), at + offset);
+put(0, st.ctimeNs / 1000000000n); put(4, st.ctimeNs % 1000000000n); put(8, st.mtimeNs / 1000000000n); put(12, st.mtimeNs % 1000000000n);
+put(16, st.dev); put(20, st.ino); put(36, st.size);
+const fd = fs.openSync(index, 'r+'); fs.writeSync(fd, bytes, 0, bytes.length, 0); fs.closeSync(fd);`,
+    );
+    try {
+      const patched = runTurn(
+        repo,
+        ["printf 'GUIDE\\n' > docs/guide.md", "touch -d '-1 hour' docs/guide.md", 'node "$PATCHER" .git/index docs/guide.md docs/guide.md', 'test -z "$(git --no-optional-locks status --porcelain -- docs)"'].join(' && '),
+        { env: { PATCHER: patcher } },
+      );
+      assert.equal(patched.status, 3, patched.stderr);
+      assert.match(patched.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
+    } finally {
+      rmSync(patcher, { force: true });
+    }
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');

@@ -236,8 +236,13 @@ const listingName = (key: string, tag: string) => `${key}.${tag}.index`;
 /** The listing's stat data (Snapshot.indexStats), stored beside it: both change with the index only. */
 const statsName = (key: string, tag: string) => `${key}.${tag}.stats`;
 
+/**
+ * The name a listing is stored under: `c` and what tells its index (SnapshotHost.indexChecksum), or `d` and a
+ * digest of the listing itself, which readSaved checks. (Until 2026-12-06 a checksum went unprefixed, and one
+ * that began with `d` was checked as a digest: its saved snapshot read as damaged.)
+ */
 function listingTag(snapshot: Pick<Snapshot, 'indexChecksum' | 'indexListing'>): string {
-  return snapshot.indexChecksum ?? `d${createHash('sha256').update(snapshot.indexListing, 'utf8').digest('hex').slice(0, 40)}`;
+  return snapshot.indexChecksum !== undefined ? `c${snapshot.indexChecksum}` : `d${createHash('sha256').update(snapshot.indexListing, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
 /** Reads a saved snapshot: undefined when there is none, `damaged` when it cannot be used. */
