@@ -189,9 +189,13 @@ export function readIndexChecksum(gitDir: string, now = Date.now()): string | un
 
 /**
  * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
- * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer); with
- * `commonDir`, git's config (the work tree's own too, with `gitDir`), `info/exclude` and hooks are
- * watched too.
+ * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer), and every git
+ * call about the work tree is told that git directory and work tree (`--git-dir`, `--work-tree`): git
+ * otherwise finds its repository anew at each call, and a turn that made `.git` unusable (its HEAD moved
+ * aside) had git take the top level for a git directory, reading an index the turn forged there while the
+ * one hashed stayed as it was (found by red-team review, 2026-12-06); pinned, such a git fails, and the
+ * turn with it. (A nested repository's HEAD is asked with `-C` in it, unpinned.) With `commonDir`, git's
+ * config (the work tree's own too, with `gitDir`), `info/exclude` and hooks are watched too.
  */
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
@@ -200,7 +204,7 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
   // (found by red-team review, 2026-12-06).
   const env = { ...(options.env ?? process.env), GIT_ATTR_NOSYSTEM: '1' };
   return {
-    git: (args, gitOptions) => spawnGit(root, args, { ...gitOptions, env }),
+    git: (args, gitOptions) => spawnGit(root, gitDir === undefined || args[0] === '-C' ? args : [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...args], { ...gitOptions, env }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),

@@ -14,6 +14,28 @@ const START = {
   'docs/guide.md': 'guide\n',
 };
 
+/**
+ * A script a turn can run, `node <it> <index> <path> <file>`: overwrites the stat data of <path>'s entry in
+ * the index file (version 2: ctime, mtime, dev, ino at its start; size at 36) with <file>'s, in place,
+ * keeping everything else, the file's last bytes (git's checksum) included.
+ */
+function writeIndexPatcher(): string {
+  const patcher = join(realpathSync(tmpdir()), `wave-scope-index-patch-${process.pid}.cjs`);
+  writeFileSync(
+    patcher,
+    `const fs = require('fs');
+const [index, name, file] = process.argv.slice(2);
+const bytes = fs.readFileSync(index);
+const st = fs.statSync(file, { bigint: true });
+const at = bytes.indexOf(Buffer.from(name + '\\0')) - 62;
+const put = (offset, value) => bytes.writeUInt32BE(Number(value & 0xffffffffn), at + offset);
+put(0, st.ctimeNs / 1000000000n); put(4, st.ctimeNs % 1000000000n); put(8, st.mtimeNs / 1000000000n); put(12, st.mtimeNs % 1000000000n);
+put(16, st.dev); put(20, st.ino); put(36, st.size);
+const fd = fs.openSync(index, 'r+'); fs.writeSync(fd, bytes, 0, bytes.length, 0); fs.closeSync(fd);`,
+  );
+  return patcher;
+}
+
 describe('wave-scope run: the turn backstop (built dist/cli.js, real git repositories)', () => {
   let repo: TempGitRepo;
   afterEach(() => repo.remove());
@@ -484,19 +506,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     repo = backstopRepo(START, { alice: ['src/'] });
     // git verifies the index's trailing checksum only in fsck: an entry's stat data overwritten in place
     // (index version 2: ctime, mtime, dev, ino at its start; size at 36) passes every ordinary read.
-    const patcher = join(realpathSync(tmpdir()), `wave-scope-index-patch-${process.pid}.cjs`);
-    writeFileSync(
-      patcher,
-      `const fs = require('fs');
-const [index, name, file] = process.argv.slice(2);
-const bytes = fs.readFileSync(index);
-const st = fs.statSync(file, { bigint: true });
-const at = bytes.indexOf(Buffer.from(name + '\\0')) - 62;
-const put = (offset, value) => bytes.writeUInt32BE(Number(value & 0xffffffffn), at + offset);
-put(0, st.ctimeNs / 1000000000n); put(4, st.ctimeNs % 1000000000n); put(8, st.mtimeNs / 1000000000n); put(12, st.mtimeNs % 1000000000n);
-put(16, st.dev); put(20, st.ino); put(36, st.size);
-const fd = fs.openSync(index, 'r+'); fs.writeSync(fd, bytes, 0, bytes.length, 0); fs.closeSync(fd);`,
-    );
+    const patcher = writeIndexPatcher();
     try {
       const patched = runTurn(
         repo,
@@ -505,6 +515,37 @@ const fd = fs.openSync(index, 'r+'); fs.writeSync(fd, bytes, 0, bytes.length, 0)
       );
       assert.equal(patched.status, 3, patched.stderr);
       assert.match(patched.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
+    } finally {
+      rmSync(patcher, { force: true });
+    }
+  });
+
+  it('never lets git read another index than the one it checks: a turn that makes .git unusable and lays out a git directory at the top level fails', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const patcher = writeIndexPatcher();
+    try {
+      // git would take the top level for a git directory (HEAD, objects, refs) with an index forged for the rewrite.
+      const redirected = runTurn(
+        repo,
+        [
+          "printf 'GUIDE\\n' > docs/guide.md",
+          "touch -d '-1 hour' docs/guide.md",
+          'cp .git/HEAD HEAD',
+          'ln -s .git/objects objects',
+          'ln -s .git/refs refs',
+          'cp .git/index index',
+          'node "$PATCHER" index docs/guide.md docs/guide.md',
+          '{ cat .git/config; printf "[core]\\n\\tworktree = %s\\n" "$(pwd)"; } > config',
+          'mkdir info',
+          'printf "/HEAD\\n/config\\n/index\\n/objects\\n/refs\\n/info/\\n" > info/exclude',
+          'mv .git/HEAD .git/HEAD.aside',
+          'test -z "$(git --no-optional-locks status --porcelain)"',
+        ].join(' && '),
+        { env: { PATCHER: patcher } },
+      );
+      assert.equal(redirected.status, 2, redirected.stderr);
+      assert.match(redirected.stderr, /the turn could not be checked after the command \(git --git-dir=.*not a git repository/);
+      assert.doesNotMatch(redirected.stderr, /all inside its scope/);
     } finally {
       rmSync(patcher, { force: true });
     }
