@@ -130,6 +130,8 @@ export function gitControlFiles(commonDir: string, gitDir: string = commonDir): 
     { name: '.git/config.worktree', path: `${gitDir}/config.worktree` },
     { name: '.git/info/exclude', path: `${commonDir}/info/exclude` },
     { name: '.git/info/attributes', path: `${commonDir}/info/attributes` },
+    // Where git finds the common directory from this git directory (a linked work tree's); none in a main one.
+    { name: '.git/commondir', path: `${gitDir}/commondir` },
   ];
   let hooks: string[] = [];
   try {
@@ -194,8 +196,9 @@ export function readIndexChecksum(gitDir: string, now = Date.now()): string | un
  * otherwise finds its repository anew at each call, and a turn that made `.git` unusable (its HEAD moved
  * aside) had git take the top level for a git directory, reading an index the turn forged there while the
  * one hashed stayed as it was (found by red-team review, 2026-12-06); pinned, such a git fails, and the
- * turn with it. (A nested repository's HEAD is asked with `-C` in it, unpinned.) With `commonDir`, git's
- * config (the work tree's own too, with `gitDir`), `info/exclude` and hooks are watched too.
+ * turn with it. (A nested repository's HEAD is asked with `-C` in it, unpinned.) With `commonDir`, the
+ * common directory is pinned too (GIT_COMMON_DIR), and git's config (the work tree's own too, with
+ * `gitDir`), `info/exclude`, `info/attributes`, `commondir` and hooks are watched.
  */
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
@@ -203,8 +206,14 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
   // (PINNED_CHANGE_SETTINGS): an agent's shell that runs as root, as in many containers, can write it
   // (found by red-team review, 2026-12-06).
   const env = { ...(options.env ?? process.env), GIT_ATTR_NOSYSTEM: '1' };
+  // The common directory too: git follows a `commondir` file in any git directory, which a turn can write
+  // (pointing its config, info/exclude, refs and objects at a copy of its own: a fifth review, 2026-12-06).
+  const pinnedEnv = commonDir !== undefined ? { ...env, GIT_COMMON_DIR: commonDir } : env;
   return {
-    git: (args, gitOptions) => spawnGit(root, gitDir === undefined || args[0] === '-C' ? args : [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...args], { ...gitOptions, env }),
+    git: (args, gitOptions) =>
+      gitDir === undefined || args[0] === '-C'
+        ? spawnGit(root, args, { ...gitOptions, env })
+        : spawnGit(root, [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...args], { ...gitOptions, env: pinnedEnv }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),

@@ -551,6 +551,32 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     }
   });
 
+  it('never lets git take its common directory from a commondir file the turn wrote: an out-of-scope file hidden by the copy\'s exclude is seen', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const common = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-common-')));
+    try {
+      const redirected = runTurn(
+        repo,
+        [
+          'cp .git/config "$COMMON/config"',
+          'cp -r .git/refs "$COMMON/refs"',
+          'ln -s "$PWD/.git/objects" "$COMMON/objects"',
+          'mkdir -p "$COMMON/info"',
+          'printf "/docs/evil.md\\n" > "$COMMON/info/exclude"',
+          'echo "$COMMON" > .git/commondir',
+          'printf "evil\\n" > docs/evil.md',
+          'test -z "$(git --no-optional-locks status --porcelain -- docs)"',
+        ].join(' && '),
+        { env: { COMMON: common } },
+      );
+      assert.equal(redirected.status, 3, redirected.stderr);
+      assert.match(redirected.stderr, /\n {2}created +docs\/evil\.md {2}\(outside the scope\)/);
+      assert.match(redirected.stderr, /\n {2}created +\.git\/commondir {2}\(control state/);
+    } finally {
+      rmSync(common, { recursive: true, force: true });
+    }
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');
