@@ -8,7 +8,10 @@ import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
 import { fileStatKey } from '../planner/backstop/gitOutput';
+import { scanGitConfig } from '../planner/enforce/gitConfig';
+import { readTextIfExists } from './declarationFs';
 import { gitEnvironment } from './git';
+import { nodeLocateFileSystem } from './hookFileSystem';
 
 /** git failed: its exit status and what it said. */
 export class GitCommandError extends Error {
@@ -190,6 +193,18 @@ export function readIndexChecksum(gitDir: string, now = Date.now()): string | un
 }
 
 /**
+ * `core.ignorecase` as the repository's own config files set it (the global config, which an agent's shell
+ * can write, left out); undefined when they cannot be read (git's own reading then stands).
+ */
+function repositoryIgnoreCase(commonDir: string, gitDir: string): boolean | undefined {
+  try {
+    return scanGitConfig({ commonDir, gitDir, env: {}, fs: { readText: readTextIfExists, realPath: nodeLocateFileSystem.realPath } }).ignoreCase;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
  * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer), and every git
  * call about the work tree is told that git directory and work tree (`--git-dir`, `--work-tree`): git
@@ -209,11 +224,16 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
   // The common directory too: git follows a `commondir` file in any git directory, which a turn can write
   // (pointing its config, info/exclude, refs and objects at a copy of its own: a fifth review, 2026-12-06).
   const pinnedEnv = commonDir !== undefined ? { ...env, GIT_COMMON_DIR: commonDir } : env;
+  // And core.ignoreCase, as the repository's own config says (where `git init` records what the file system
+  // does): a global `core.ignorecase=true`, which an agent's shell can write, made git take a new `makefile`
+  // beside the tracked `Makefile` for it, so the new file was never listed (a sixth review, 2026-12-06).
+  const ignoreCase = gitDir !== undefined && commonDir !== undefined ? repositoryIgnoreCase(commonDir, gitDir) : undefined;
+  const pins = ignoreCase === undefined ? [] : ['-c', `core.ignoreCase=${ignoreCase}`];
   return {
     git: (args, gitOptions) =>
       gitDir === undefined || args[0] === '-C'
         ? spawnGit(root, args, { ...gitOptions, env })
-        : spawnGit(root, [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...args], { ...gitOptions, env: pinnedEnv }),
+        : spawnGit(root, [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...pins, ...args], { ...gitOptions, env: pinnedEnv }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),

@@ -577,6 +577,20 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     }
   });
 
+  it('sees a new file that differs from a tracked one in case only, whatever a global config says of case', () => {
+    repo = backstopRepo({ ...START, Makefile: 'all:\n' }, { alice: ['src/'] });
+    // As `git init` leaves it on a case-sensitive file system: no core.ignorecase of its own.
+    repo.git('config', '--unset', 'core.ignorecase');
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+    try {
+      const folded = runTurn(repo, 'git config --global core.ignorecase true && printf "evil:\\n" > makefile', { env: { HOME: home } });
+      assert.equal(folded.status, 3, folded.stderr);
+      assert.match(folded.stderr, /\n {2}created +makefile {2}\(outside the scope\)/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');
