@@ -19,7 +19,7 @@
 //
 //   npm run build && node --import tsx bench/backstopSnapshot.ts [--runs N] [--files N]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -108,6 +108,10 @@ async function main(root: string): Promise<void> {
     return { ...run, wall, cpu: times === null ? NaN : (Number(times[1]) + Number(times[2])) * 1000 };
   };
   const hookRun = () => timed(process.execPath, [hookBundle, 'post-bash', '--agent-cli', 'claude'], payload);
+  // An index written in the last two seconds tells nothing about itself (readIndexChecksum: git's racily
+  // clean rule), so no listing would be reused from it: the turn starts on an index older than that, as a
+  // turn that does not follow a git command at once does.
+  while (Date.now() - statSync(join(gitDir, 'index')).mtimeMs < 2500) await new Promise((tick) => setTimeout(tick, 100));
   const baseline = hookRun();
   if (baseline.status !== 0 || baseline.stdout !== '') throw new Error(`post-bash baseline: ${baseline.status} ${baseline.stdout} ${baseline.stderr}`);
   const storeDir = join(root, '.orchestrator/backstop/hooks');

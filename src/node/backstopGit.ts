@@ -3,7 +3,7 @@
 // same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
 // repository (docs/hooks.md quotes the numbers).
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
@@ -156,8 +156,10 @@ const RACY_INDEX_MS = 2000;
  * (found by red-team review, 2026-12-06), and with `index.skipHash` they are zeros. The file's identity and
  * stat data (inode, size, mtime and ctime to the nanosecond: a write moves the ctime, which no process can
  * set back) are taken with them, of the index and of any shared index a split index reads
- * (`sharedindex.<id>`); and a file whose times are within two seconds of now, where a write in the same clock
- * tick could keep them, is hashed whole.
+ * (`sharedindex.<id>`). A file whose times are within two seconds of now, where a write in the same clock
+ * tick could keep them, tells nothing: undefined, so no listing is reused to or from it (git's racily clean
+ * rule; hashing such a file whole instead gave it another answer once it aged, and a listing taken then was
+ * never reused again).
  */
 export function readIndexChecksum(gitDir: string, now = Date.now()): string | undefined {
   const digest = createHash('sha256');
@@ -174,13 +176,10 @@ export function readIndexChecksum(gitDir: string, now = Date.now()): string | un
       const stats = fstatSync(fd, { bigint: true });
       if (name === 'index' && stats.size < 32n) return undefined;
       digest.update(`${name}\0${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}\0`);
-      const recent = Number(stats.ctimeNs / 1_000_000n) >= now - RACY_INDEX_MS || Number(stats.mtimeNs / 1_000_000n) >= now - RACY_INDEX_MS;
-      if (recent) digest.update(readFileSync(fd));
-      else {
-        const tail = Buffer.alloc(32);
-        readSync(fd, tail, 0, 32, Math.max(0, Number(stats.size) - 32));
-        digest.update(tail);
-      }
+      if (Number(stats.ctimeNs / 1_000_000n) >= now - RACY_INDEX_MS || Number(stats.mtimeNs / 1_000_000n) >= now - RACY_INDEX_MS) return undefined;
+      const tail = Buffer.alloc(32);
+      readSync(fd, tail, 0, 32, Math.max(0, Number(stats.size) - 32));
+      digest.update(tail);
     } catch {
       if (name === 'index') return undefined;
       // A shared index gone meanwhile: the answer differs from one taken with it, so nothing is reused.
