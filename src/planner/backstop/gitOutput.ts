@@ -176,18 +176,8 @@ export class IndexListing {
 
   /** The `"<mode> <oid>"` of the path's stage-0 entry; undefined when it has none (untracked, or in conflict). */
   lookup(path: string): string | undefined {
-    const count = this.recordStarts().length;
-    let low = 0;
-    let high = count;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareGitPaths(this.pathAt(middle), path) < 0) low = middle + 1;
-      else high = middle;
-    }
-    for (let index = low; index < count && this.pathAt(index) === path; index += 1) {
-      if (this.stageAt(index) === 0) return this.identityAt(index);
-    }
-    return undefined;
+    const index = this.indexOf(path);
+    return index === -1 ? undefined : this.identityAt(index);
   }
 
   /** Every record as `{path, stage, identity}`, in listing order. */

@@ -552,6 +552,17 @@ export type SnapshotHeader = Omit<Snapshot, 'indexListing' | 'indexStats'> & {
   readonly stats?: true;
 };
 
+/** A header's list of `[text, text]` pairs as a map; null when it is anything else. */
+function stringPairs(value: unknown): Map<string, string> | null {
+  if (!Array.isArray(value)) return null;
+  const pairs = new Map<string, string>();
+  for (const pair of value) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return null;
+    pairs.set(pair[0], pair[1]);
+  }
+  return pairs;
+}
+
 /** Reads `formatSnapshotHeader`'s text; undefined when it is not one (a damaged store is never trusted). */
 export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
   const first = text.indexOf('\n');
@@ -574,29 +585,15 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
   if (indexChecksum !== undefined && typeof indexChecksum !== 'string') return undefined;
   if (takenAt !== undefined && !(typeof takenAt === 'number' && Number.isSafeInteger(takenAt) && takenAt >= 0)) return undefined;
   if (!Array.isArray(workTree)) return undefined;
-  let suspectMap: Map<string, string> | undefined;
-  if (suspects !== undefined) {
-    if (!Array.isArray(suspects)) return undefined;
-    suspectMap = new Map();
-    for (const pair of suspects) {
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return undefined;
-      suspectMap.set(pair[0], pair[1]);
-    }
-  }
+  const suspectMap = suspects === undefined ? undefined : stringPairs(suspects);
+  if (suspectMap === null) return undefined;
   const map = new Map<string, string | null>();
   for (const pair of workTree) {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || (pair[1] !== null && typeof pair[1] !== 'string')) return undefined;
     map.set(pair[0], pair[1]);
   }
-  let planFiles: Map<string, string> | undefined;
-  if (plan !== undefined) {
-    if (!Array.isArray(plan)) return undefined;
-    planFiles = new Map();
-    for (const pair of plan) {
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return undefined;
-      planFiles.set(pair[0], pair[1]);
-    }
-  }
+  const planFiles = plan === undefined ? undefined : stringPairs(plan);
+  if (planFiles === null) return undefined;
   return {
     listing,
     objectFormat,
