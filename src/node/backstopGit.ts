@@ -3,7 +3,8 @@
 // same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
 // repository (docs/hooks.md quotes the numbers).
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ObjectFormat, SnapshotHost, WorkTreeState } from '../planner/backstop/snapshot';
@@ -204,6 +205,51 @@ function repositoryIgnoreCase(commonDir: string, gitDir: string): boolean | unde
 }
 
 /**
+ * The variables that tie git to one repository (`git rev-parse --local-env-vars` lists them), which git
+ * itself clears before it runs in a submodule: a nested repository is found, and snapshotted, as git would
+ * find it from its own directory. (GIT_NO_REPLACE_OBJECTS and GIT_GRAFT_FILE are put back by gitEnvironment.)
+ */
+const REPOSITORY_VARIABLES = [
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_CONFIG',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_IMPLICIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_REPLACE_REF_BASE',
+  'GIT_PREFIX',
+  'GIT_INTERNAL_SUPER_PREFIX',
+  'GIT_SHALLOW_FILE',
+  'GIT_COMMON_DIR',
+];
+
+function withoutRepositoryVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const cleared = { ...env };
+  for (const name of REPOSITORY_VARIABLES) delete cleared[name];
+  return cleared;
+}
+
+/**
+ * The host of the repository whose work tree is the directory `directory` (below a snapshot's root):
+ * undefined when it is not a directory, or git takes it for a directory of the repository around it (an
+ * uninitialised submodule); rejects when git fails there (a gitfile that leads nowhere), which the
+ * snapshot records as a nested repository it cannot read. Its git and common directory are resolved once,
+ * here, and pinned on every later call, as the enclosing repository's are.
+ */
+async function nestedSnapshotHost(directory: string, env: NodeJS.ProcessEnv): Promise<SnapshotHost | undefined> {
+  const stats = lstatSync(directory, { throwIfNoEntry: false });
+  if (stats === undefined || !stats.isDirectory()) return undefined;
+  const nestedEnv = withoutRepositoryVariables(env);
+  const output = await spawnGit(directory, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { env: nestedEnv });
+  const [topLevel, gitDir, commonDir] = output.split('\n');
+  if (topLevel === undefined || gitDir === undefined || commonDir === undefined || topLevel !== realpathSync(directory)) return undefined;
+  return nodeSnapshotHost(directory, { env: nestedEnv, gitDir, commonDir: resolve(directory, commonDir) });
+}
+
+/**
  * The snapshot host of the work tree whose top level is `root`. With `gitDir`, the index checksum
  * lets a snapshot reuse an earlier listing of an unchanged index (one git process fewer), and every git
  * call about the work tree is told that git directory and work tree (`--git-dir`, `--work-tree`): git
@@ -212,7 +258,8 @@ function repositoryIgnoreCase(commonDir: string, gitDir: string): boolean | unde
  * one hashed stayed as it was (found by red-team review, 2026-12-06); pinned, such a git fails, and the
  * turn with it. (A nested repository's HEAD is asked with `-C` in it, unpinned.) With `commonDir`, the
  * common directory is pinned too (GIT_COMMON_DIR), and git's config (the work tree's own too, with
- * `gitDir`), `info/exclude`, `info/attributes`, `commondir` and hooks are watched.
+ * `gitDir`), `info/exclude`, `info/attributes`, `commondir` and hooks are watched. Repositories inside
+ * it (submodules, untracked ones) get hosts of their own (`nested`), made the same way.
  */
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
@@ -236,5 +283,7 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),
+    ...(gitDir !== undefined ? { location: JSON.stringify([gitDir, commonDir ?? null]) } : {}),
+    nested: (path) => nestedSnapshotHost(`${root}/${path}`, env),
   };
 }

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { CliRun } from '../support/builtCli';
 import { writeManifest } from '../support/hookFixtures';
+import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { backstopRepo, runTurn, scopePath, sidecarPath, turnRecord } from './backstopTurns';
 
@@ -206,6 +207,36 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     // Stat data the header says was kept, and is gone: the snapshot is damaged, never compared by the clock.
     for (const name of readdirSync(store).filter((entry) => entry.endsWith('.stats'))) rmSync(join(store, name));
     assert.match(blockReason(hook(repo, 'post-bash')), /could not read the snapshot it kept/);
+  });
+
+  it('keeps a snapshot of each submodule beside its own, and sees a change inside one that was already dirty; a submodule gone takes its files with it', () => {
+    const library = createTempGitRepo({ initialFiles: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    try {
+      repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '--quiet', library.root, 'vendor/lib');
+      repo.git('commit', '--quiet', '-m', 'add the library');
+      writeFileSync(join(repo.root, 'vendor/lib/a.txt'), 'work in progress\n');
+      const store = join(repo.root, '.orchestrator', 'backstop', 'hooks');
+      const kinds = () => readdirSync(store).map((name) => name.replace(/^[^.]*\./, '').replace(/^n[0-9a-f]{32}\./, 'n<path>.').replace(/(^|\.)[cd][0-9a-f]{40}\./, '$1<tag>.')).sort();
+      assert.equal(hook(repo, 'post-bash').stdout, '');
+      assert.deepEqual(kinds(), ['<tag>.index', '<tag>.stats', 'n<path>.<tag>.index', 'n<path>.<tag>.stats', 'n<path>.snapshot', 'snapshot'], 'the submodule\'s snapshot, stored as one of its own');
+
+      writeFileSync(join(repo.root, 'vendor/lib/b.txt'), 'evil\n');
+      const reason = blockReason(hook(repo, 'post-bash'));
+      assert.match(reason, /\n- modified vendor\/lib\/b\.txt \(outside the scope\)/);
+      assert.doesNotMatch(reason, /a\.txt/, 'the dirt of before the window is not the agent\'s');
+      assert.equal(hook(repo, 'post-bash').stdout, '', 'reported once');
+
+      // A nested snapshot the header names, gone: the whole snapshot is damaged, never half compared.
+      for (const name of readdirSync(store).filter((entry) => /\.n[0-9a-f]{32}\.snapshot$/.test(entry))) rmSync(join(store, name));
+      assert.match(blockReason(hook(repo, 'post-bash')), /could not read the snapshot it kept/);
+
+      repo.git('rm', '--quiet', '-f', 'vendor/lib');
+      repo.git('commit', '--quiet', '-m', 'drop the library');
+      hook(repo, 'post-bash');
+      assert.deepEqual(kinds(), ['<tag>.index', '<tag>.stats', 'snapshot'], 'the submodule\'s stored snapshot is removed with it');
+    } finally {
+      library.remove();
+    }
   });
 
   it('reads a saved listing with non-ASCII paths back exactly: a change to a tracked file so named is seen under an unchanged index', () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { backstopRepo, committedPaths, head, readFile, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
+import { createTempGitRepo } from '../support/tempGitRepo';
 
 const START = {
   'README.md': 'readme\n',
@@ -589,6 +590,105 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  describe('inside repositories nested in the checkout', () => {
+    let library: TempGitRepo | undefined;
+    afterEach(() => library?.remove());
+
+    /** The checkout with a submodule at vendor/lib (three committed files), checked out. */
+    function withSubmodule(): TempGitRepo {
+      library = createTempGitRepo({ initialFiles: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' } });
+      const checkout = backstopRepo(START, { alice: ['src/'] });
+      checkout.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '--quiet', library.root, 'vendor/lib');
+      checkout.git('commit', '--quiet', '-m', 'add the library');
+      return checkout;
+    }
+
+    it('sees an out-of-scope change inside a submodule that was already dirty, and one inside a clean one', () => {
+      repo = withSubmodule();
+      writeFileSync(join(repo.root, 'vendor/lib/a.txt'), 'work in progress\n');
+      const again = runTurn(repo, 'echo evil > vendor/lib/b.txt');
+      assert.equal(again.status, 3, again.stderr);
+      assert.match(again.stderr, /\n {2}modified +vendor\/lib\/b\.txt {2}\(outside the scope\)/);
+      assert.doesNotMatch(again.stderr, /vendor\/lib\/a\.txt/, 'the dirt that was there before is not the turn\'s');
+      const created = runTurn(repo, 'echo evil > vendor/lib/new.txt');
+      assert.equal(created.status, 3, created.stderr);
+      assert.match(created.stderr, /\n {2}created +vendor\/lib\/new\.txt {2}\(outside the scope\)/);
+    });
+
+    it('sees a change the submodule\'s own index hides (assume-unchanged) and a file its own info/exclude hides', () => {
+      repo = withSubmodule();
+      const flagged = runTurn(repo, 'git -C vendor/lib update-index --assume-unchanged c.txt && echo evil > vendor/lib/c.txt');
+      assert.equal(flagged.status, 3, flagged.stderr);
+      assert.match(flagged.stderr, /\n {2}modified +vendor\/lib\/c\.txt {2}\(outside the scope\)/);
+      const excluded = runTurn(repo, 'echo evil.py >> .git/modules/vendor/lib/info/exclude && echo evil > vendor/lib/evil.py');
+      assert.equal(excluded.status, 3, excluded.stderr);
+      assert.match(excluded.stderr, /\n {2}(modified|created) +vendor\/lib\/\.git\/info\/exclude {2}\(control state/);
+    });
+
+    it('sees a submodule whose gitfile is pointed at another repository, or removed', () => {
+      repo = withSubmodule();
+      const gitfile = readFileSync(join(repo.root, 'vendor/lib/.git'), 'utf8');
+      const elsewhere = createTempGitRepo({ initialFiles: { 'a.txt': 'a\n' } });
+      try {
+        const pointed = runTurn(repo, `printf 'gitdir: %s\\n' '${elsewhere.root}/.git' > vendor/lib/.git`);
+        assert.equal(pointed.status, 3, pointed.stderr);
+        assert.match(pointed.stderr, /\n {2}modified +vendor\/lib /);
+      } finally {
+        elsewhere.remove();
+      }
+      writeFileSync(join(repo.root, 'vendor/lib/.git'), gitfile);
+      const removed = runTurn(repo, 'rm vendor/lib/.git && echo evil > vendor/lib/b.txt');
+      assert.equal(removed.status, 3, removed.stderr);
+      assert.match(removed.stderr, /\n {2}modified +vendor\/lib /);
+    });
+
+    it('lets an agent whose scope holds the submodule change, stage and commit inside it, and commits the bump with --commit', () => {
+      repo = withSubmodule();
+      // The gitlink itself is the path `vendor/lib`; the directory entry names what lies below it.
+      writeScope(repo, 'alice', ['src/', 'vendor/lib', 'vendor/lib/']);
+      repo.git('commit', '--quiet', '-am', 'alice owns the library');
+      const run = runTurn(repo, 'echo more >> vendor/lib/a.txt && git -C vendor/lib add a.txt && git -C vendor/lib -c user.name=t -c user.email=t@example.invalid commit --quiet -m more && echo new > vendor/lib/d.txt', { flags: ['--commit'] });
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stderr, /all inside its scope/);
+      assert.deepEqual(committedPaths(repo), ['M vendor/lib'], 'the parent commits the submodule\'s new commit; what is inside is the submodule\'s own');
+    });
+
+    it('sees a rewrite inside a submodule whose own index entry was forged to call it clean', () => {
+      repo = withSubmodule();
+      const patcher = writeIndexPatcher();
+      try {
+        // The file rewritten (same size, an old mtime), then its entry given the new file's stat data in
+        // place: git's own status, in the submodule and in the checkout, calls both clean.
+        const run = runTurn(
+          repo,
+          [
+            "printf 'x\\n' > vendor/lib/b.txt",
+            "touch -d '-1 hour' vendor/lib/b.txt",
+            'node "$PATCHER" .git/modules/vendor/lib/index b.txt vendor/lib/b.txt',
+            'test -z "$(git -C vendor/lib --no-optional-locks status --porcelain)"',
+            'test -z "$(git --no-optional-locks status --porcelain --ignore-submodules=none)"',
+          ].join(' && '),
+          { env: { PATCHER: patcher } },
+        );
+        assert.equal(run.status, 3, run.stderr);
+        assert.match(run.stderr, /\n {2}modified +vendor\/lib\/b\.txt {2}\(outside the scope\)/);
+      } finally {
+        rmSync(patcher, { force: true });
+      }
+    });
+
+    it('sees a change inside an untracked repository in the checkout, which git lists as one directory', () => {
+      repo = backstopRepo(START, { alice: ['src/'] });
+      execFileSync('git', ['init', '--quiet', join(repo.root, 'scratch')]);
+      writeFileSync(join(repo.root, 'scratch/notes.txt'), 'notes\n');
+      execFileSync('git', ['-C', join(repo.root, 'scratch'), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A']);
+      execFileSync('git', ['-C', join(repo.root, 'scratch'), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'notes']);
+      const run = runTurn(repo, 'echo evil > scratch/notes.txt');
+      assert.equal(run.status, 3, run.stderr);
+      assert.match(run.stderr, /\n {2}modified +scratch\/notes\.txt {2}\(outside the scope\)/);
+    });
   });
 
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {

@@ -88,7 +88,7 @@ describe('backstop: snapshots of real work trees (src/node/backstopGit.ts)', () 
     assert.deepEqual([...snapshot.workTree.keys()].sort(), ['.env', 'pkg/b.py', 'pkg/deep/a.py']);
   });
 
-  it('identifies an untracked nested repository by its HEAD', async () => {
+  it('identifies an untracked nested repository by its HEAD, and what it holds by a snapshot of its own', async () => {
     const nested = createTempGitRepo({ initialFiles: { 'x.txt': 'x\n' } });
     try {
       repo.git('clone', '-q', nested.root, 'vendor');
@@ -97,7 +97,7 @@ describe('backstop: snapshots of real work trees (src/node/backstopGit.ts)', () 
       assert.equal(before.workTree.get('vendor/'), `160000 ${nested.git('rev-parse', 'HEAD').trim()}`);
       writeFileSync(join(repo.root, 'vendor/y.txt'), 'y\n');
       await spawnGit(join(repo.root, 'vendor'), ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'inner', '--allow-empty']);
-      assert.deepEqual(diffSnapshots(before, await takeSnapshot(host)).changes.map((change) => `${change.path}:${change.kind}`), ['vendor/:modified']);
+      assert.deepEqual(diffSnapshots(before, await takeSnapshot(host)).changes.map((change) => `${change.path}:${change.kind}`), ['vendor/:modified', 'vendor/y.txt:created']);
     } finally {
       nested.remove();
     }

@@ -115,6 +115,25 @@ export class IndexListing {
     return entries;
   }
 
+  /**
+   * The paths of the stage-0 gitlinks (mode 160000: submodules), found by searching the text for the mode
+   * where a record's mode stands (after a NUL, or at the start, and the tag), not by walking every record.
+   */
+  gitlinks(): string[] {
+    const paths: string[] = [];
+    const { text } = this;
+    const identityLength = this.oidLength + 7;
+    for (let at = text.indexOf('160000 '); at !== -1; at = text.indexOf('160000 ', at + 1)) {
+      const start = at - this.tagLength;
+      // Inside a path, or inside another record's fields: not where a mode stands.
+      if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0)) continue;
+      const tab = at + identityLength + 2;
+      if (text.charCodeAt(tab) !== 9) throw new GitOutputError(INDEX_COMMAND, `unexpected record ${JSON.stringify(text.slice(start, start + 80))}`);
+      if (text.charAt(tab - 1) === '0') paths.push(text.slice(tab + 1, text.indexOf('\0', tab)));
+    }
+    return paths;
+  }
+
   private recordStarts(): Int32Array {
     if (this.starts !== undefined) return this.starts;
     const offsets: number[] = [];

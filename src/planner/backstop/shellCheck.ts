@@ -245,22 +245,78 @@ function listingTag(snapshot: Pick<Snapshot, 'indexChecksum' | 'indexListing'>):
   return snapshot.indexChecksum !== undefined ? `c${snapshot.indexChecksum}` : `d${createHash('sha256').update(snapshot.indexListing, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
-/** Reads a saved snapshot: undefined when there is none, `damaged` when it cannot be used. */
-function readSaved(store: ShellStore, key: string): { snapshot: Snapshot; tag: string } | 'damaged' | undefined {
+/**
+ * The key a nested repository's snapshot (Snapshot.nested) is stored under: the enclosing snapshot's key,
+ * `n` and a digest of the nested directory's path, so that it is a file name whatever the path holds.
+ */
+const nestedKey = (key: string, path: string) => `${key}.n${createHash('sha256').update(path, 'utf8').digest('hex').slice(0, 32)}`;
+
+/** A snapshot as saved: the tag its listing is stored under, and its nested repositories' as saved. */
+interface SavedSnapshot {
+  readonly snapshot: Snapshot;
+  readonly tag: string;
+  readonly nested: ReadonlyMap<string, SavedSnapshot>;
+}
+
+/**
+ * Reads a saved snapshot: undefined when there is none, `damaged` when it cannot be used (it or a nested
+ * repository's snapshot the header names).
+ */
+function readSaved(store: ShellStore, key: string): SavedSnapshot | 'damaged' | undefined {
   const text = store.read(headerName(key));
   if (text === undefined) return undefined;
   const header = parseSnapshotHeader(text);
   if (header === undefined) return 'damaged';
   const listing = store.read(listingName(key, header.listing));
   if (listing === undefined) return 'damaged';
-  const { listing: tag, stats, ...rest } = header;
+  const { listing: tag, stats, nestedPaths, ...rest } = header;
   // Stat data saved by the version before it is compared by the clock (restatedSince); stat data that the
   // header says was saved and is gone is damage, never a reason to compare by the clock.
   const indexStats = store.read(statsName(key, header.listing));
   if (stats === true && indexStats === undefined) return 'damaged';
-  const snapshot: Snapshot = { ...rest, indexListing: listing, ...(indexStats !== undefined ? { indexStats } : {}) };
   // A listing named by a digest is checked against it; one named by git's index checksum is what git listed under it.
-  return tag.startsWith('d') && listingTag({ indexListing: listing }) !== tag ? 'damaged' : { snapshot, tag };
+  if (tag.startsWith('d') && listingTag({ indexListing: listing }) !== tag) return 'damaged';
+  const nested = new Map<string, SavedSnapshot>();
+  for (const path of nestedPaths ?? []) {
+    const saved = readSaved(store, nestedKey(key, path));
+    if (typeof saved !== 'object') return 'damaged';
+    nested.set(path, saved);
+  }
+  const snapshot: Snapshot = {
+    ...rest,
+    indexListing: listing,
+    ...(indexStats !== undefined ? { indexStats } : {}),
+    ...(nestedPaths !== undefined ? { nested: new Map([...nested].map(([path, saved]) => [path, saved.snapshot])) } : {}),
+  };
+  return { snapshot, tag, nested };
+}
+
+/**
+ * Saves `current` under `key` over `saved` (what this key held, when it could be read): the listing and its
+ * stat data only when the index changed, each nested repository's snapshot under its own key, then the
+ * header; then what no header names any more (the old listing, a nested repository gone) is removed.
+ */
+function saveSnapshot(store: ShellStore, key: string, current: Snapshot, saved: SavedSnapshot | undefined): void {
+  const tag = listingTag(current);
+  if (saved?.tag !== tag) {
+    store.write(listingName(key, tag), current.indexListing);
+    if (current.indexStats !== undefined) store.write(statsName(key, tag), current.indexStats);
+  }
+  for (const [path, nested] of current.nested ?? []) saveSnapshot(store, nestedKey(key, path), nested, saved?.nested.get(path));
+  store.write(headerName(key), formatSnapshotHeader(current, tag));
+  if (saved !== undefined && saved.tag !== tag) {
+    store.remove(listingName(key, saved.tag));
+    store.remove(statsName(key, saved.tag));
+  }
+  for (const [path, gone] of saved?.nested ?? []) if (current.nested?.has(path) !== true) forgetSaved(store, nestedKey(key, path), gone);
+}
+
+/** Removes a saved snapshot's files, its nested repositories' too. */
+function forgetSaved(store: ShellStore, key: string, saved: SavedSnapshot): void {
+  for (const [path, nested] of saved.nested) forgetSaved(store, nestedKey(key, path), nested);
+  store.remove(headerName(key));
+  store.remove(listingName(key, saved.tag));
+  store.remove(statsName(key, saved.tag));
 }
 
 /**
@@ -286,17 +342,7 @@ export async function checkShellCall(
   // Every caller's snapshot holds them, the coordinator's too: a subagent's first call compares with it.
   const planFiles = host.planFiles?.(context.planFiles, previous?.planFiles);
   const current: Snapshot = planFiles !== undefined ? { ...tree, planFiles } : tree;
-  const tag = listingTag(current);
-  const ownTag = typeof own === 'object' ? own.tag : undefined;
-  if (ownTag !== tag) {
-    host.store.write(listingName(context.key, tag), current.indexListing);
-    if (current.indexStats !== undefined) host.store.write(statsName(context.key, tag), current.indexStats);
-  }
-  host.store.write(headerName(context.key), formatSnapshotHeader(current, tag));
-  if (ownTag !== undefined && ownTag !== tag) {
-    host.store.remove(listingName(context.key, ownTag));
-    host.store.remove(statsName(context.key, ownTag));
-  }
+  saveSnapshot(host.store, context.key, current, typeof own === 'object' ? own : undefined);
   const notJudged: PlanCheck = { state: 'not-judged' };
   if (!input.compare) return { baseline: 'taken', changes: [], plan: notJudged };
   if (saved === undefined) return { baseline: 'taken', changes: [], plan: notJudged };

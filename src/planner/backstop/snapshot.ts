@@ -60,6 +60,18 @@ export interface SnapshotHost {
    * out-of-scope file from every snapshot.
    */
   gitFiles?(): Promise<ReadonlyArray<{ readonly name: string; readonly path: string }>>;
+  /**
+   * Where this host's repository keeps its git directory and common directory, as resolved when the host
+   * was made: a nested repository whose gitfile a turn pointed elsewhere is another repository, whatever
+   * its files say.
+   */
+  readonly location?: string;
+  /**
+   * The host of the repository whose work tree is the directory `path` (repository-relative, no trailing
+   * slash): a submodule, or an untracked repository inside this one. Undefined when git finds no
+   * repository of its own there. Without it, a nested repository is identified by its HEAD alone.
+   */
+  nested?(path: string): Promise<SnapshotHost | undefined>;
 }
 
 /** The content identity of every file of one work tree at one moment. */
@@ -98,6 +110,20 @@ export interface Snapshot {
    * snapshot; a header saved by a version before them has none.
    */
   readonly planFiles?: PlanFingerprints;
+  /**
+   * The snapshots of the repositories inside this one (checked-out submodules, untracked nested
+   * repositories), by their directory: git identifies such a directory by the commit its HEAD names,
+   * and whether it calls it dirty, so a change inside one already dirty, or one its own index or
+   * `info/exclude` hides, would otherwise go unseen. Each is compared with its counterpart path by path.
+   */
+  readonly nested?: ReadonlyMap<string, Snapshot>;
+  /** SnapshotHost.location of the host it was taken through (a nested repository's). */
+  readonly location?: string;
+  /**
+   * The stage-0 gitlinks of indexListing (IndexListing.gitlinks), when nested repositories were looked
+   * for: a snapshot that reuses the listing reuses them (finding them is a scan of the whole listing).
+   */
+  readonly gitlinks?: readonly string[];
 }
 
 export interface SnapshotOptions {
@@ -111,7 +137,22 @@ export interface SnapshotOptions {
   readonly ignoreCase?: boolean;
   /** An earlier snapshot of the same work tree: its listing is reused when the index has not changed since. */
   readonly previous?: Snapshot;
+  /** How many repositories this one lies inside (0 for the checkout itself); see MAX_NESTED_DEPTH. */
+  readonly depth?: number;
 }
+
+/**
+ * How deep repositories inside repositories are snapshotted; one deeper than this is identified by its
+ * HEAD (and git's dirty flag) alone. Each level is a directory inside the one above, so the chain ends
+ * anyway; the bound keeps a checkout of many levels from costing a snapshot each on every shell call.
+ */
+export const MAX_NESTED_DEPTH = 4;
+
+/** How many nested repositories are snapshotted at once (each runs its own git processes). */
+const NESTED_CONCURRENCY = 4;
+
+/** The identity of a nested repository whose snapshot could not be taken (git failed there). */
+const UNREADABLE_NESTED = '160000 unreadable';
 
 /**
  * The settings that decide what git calls a change, pinned on the snapshot's command lines: a global config
@@ -286,6 +327,43 @@ async function nestedHead(host: SnapshotHost, path: string): Promise<string | un
   }
 }
 
+/**
+ * The snapshots of the nested repositories at `paths` (no trailing slash), at most NESTED_CONCURRENCY at
+ * a time: a snapshot, `unreadable` when git failed there, or absent when git finds no repository of the
+ * directory's own (an uninitialised submodule). Each is compared with the previous snapshot's of the same
+ * path, its paths excluded as the enclosing repository's (`exclude` of `<path>/<its path>`).
+ */
+async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], options: SnapshotOptions): Promise<Map<string, Snapshot | 'unreadable'>> {
+  const found = new Map<string, Snapshot | 'unreadable'>();
+  const nestedOf = host.nested?.bind(host);
+  if (nestedOf === undefined || paths.length === 0) return found;
+  const exclude = options.exclude ?? (() => false);
+  const depth = (options.depth ?? 0) + 1;
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < paths.length; index = next++) {
+      const path = paths[index] as string;
+      try {
+        const nestedHost = await nestedOf(path);
+        if (nestedHost === undefined) continue;
+        const previous = options.previous?.nested?.get(path);
+        const snapshot = await takeSnapshot(nestedHost, {
+          exclude: (inner) => exclude(`${path}/${inner}`),
+          ...(options.ignoreCase !== undefined ? { ignoreCase: options.ignoreCase } : {}),
+          // The listing and stat data of another repository's index say nothing of this one's.
+          ...(previous !== undefined && previous.location === nestedHost.location ? { previous } : {}),
+          depth,
+        });
+        found.set(path, snapshot);
+      } catch {
+        found.set(path, 'unreadable');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(NESTED_CONCURRENCY, paths.length) }, worker));
+  return found;
+}
+
 /** How often the two git calls are repeated when the index changed while they ran. */
 const INDEX_RETRIES = 2;
 
@@ -432,12 +510,25 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     }
   }
   const gitFiles = (await host.gitFiles?.()) ?? [];
+  // Every checked-out submodule is looked into, whether git reports it or not: a clean one can hide a change
+  // behind its own index's flags or info/exclude as well as a dirty one behind its dirty flag.
+  const depth = options.depth ?? 0;
+  const looksInside = host.nested !== undefined && depth < MAX_NESTED_DEPTH;
+  const allGitlinks = !looksInside ? undefined : stats === undefined && previous?.gitlinks !== undefined ? previous.gitlinks : listing.gitlinks();
+  const gitlinks = (allGitlinks ?? []).filter((path) => !exclude(path));
 
-  const [states, heads, gitStates] = await Promise.all([
+  const [states, submoduleSnapshots, gitStates] = await Promise.all([
     host.inspect(toInspect, objectFormat),
-    Promise.all(submodules.map((submodule) => nestedHead(host, submodule.path))),
+    nestedSnapshots(host, gitlinks, options),
     host.inspect(gitFiles.map((file) => file.path), objectFormat),
   ]);
+  const heads = await Promise.all(
+    submodules.map((submodule) => {
+      const nested = submoduleSnapshots.get(submodule.path);
+      if (nested === 'unreadable') return Promise.resolve('unreadable');
+      return nested !== undefined ? Promise.resolve(nested.head.commit) : nestedHead(host, submodule.path);
+    }),
+  );
   gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
   const identities = toInspect.map((path, index) => {
     const state = states[index] as WorkTreeState;
@@ -465,14 +556,27 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   });
   submodules.forEach((submodule, index) => {
     const head = heads[index];
-    workTree.set(submodule.path, `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
+    workTree.set(submodule.path, head === 'unreadable' ? UNREADABLE_NESTED : `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
   });
-  // An untracked nested repository is one entry for git; its HEAD tells one state from another.
-  const nestedHeads = await Promise.all(nested.map((entry) => nestedHead(host, entry.path)));
+  // A clean submodule git cannot be asked about any more is a change of it (what is inside is unknown).
+  for (const [path, nestedSnapshot] of submoduleSnapshots) if (nestedSnapshot === 'unreadable') workTree.set(path, UNREADABLE_NESTED);
+  // An untracked nested repository is one entry for git; its HEAD tells one state from another, and its
+  // own snapshot what is inside.
+  const untrackedSnapshots = looksInside ? await nestedSnapshots(host, nested.map((entry) => entry.path.replace(/\/$/, '')), options) : new Map<string, Snapshot | 'unreadable'>();
+  const nestedHeads = await Promise.all(
+    nested.map((entry) => {
+      const nestedSnapshot = untrackedSnapshots.get(entry.path.replace(/\/$/, ''));
+      if (nestedSnapshot === 'unreadable') return Promise.resolve('unreadable');
+      return nestedSnapshot !== undefined ? Promise.resolve(nestedSnapshot.head.commit) : nestedHead(host, entry.path);
+    }),
+  );
   nested.forEach((entry, index) => {
     const head = nestedHeads[index];
-    if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
+    if (head === 'unreadable') workTree.set(entry.path, UNREADABLE_NESTED);
+    else if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
   });
+  const nestedTaken = new Map<string, Snapshot>();
+  for (const found of [submoduleSnapshots, untrackedSnapshots]) for (const [path, nestedSnapshot] of found) if (nestedSnapshot !== 'unreadable') nestedTaken.set(path, nestedSnapshot);
   const indexStats = stats !== undefined ? stats.digestText() : previous?.indexStats;
   return {
     objectFormat,
@@ -483,6 +587,11 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     ...(indexStats !== undefined ? { indexStats } : {}),
     ...(suspects.size > 0 ? { suspects } : {}),
     workTree,
+    // Present whenever nested repositories were looked for, empty or not: a checkout that had none and has
+    // one now has a change to compare.
+    ...(looksInside ? { nested: nestedTaken } : {}),
+    ...(allGitlinks !== undefined ? { gitlinks: allGitlinks } : {}),
+    ...(host.location !== undefined ? { location: host.location } : {}),
   };
 }
 
@@ -538,6 +647,10 @@ export function formatSnapshotHeader(snapshot: Snapshot, listing: string): strin
     ...(snapshot.indexStats !== undefined ? { stats: true } : {}),
     workTree: [...snapshot.workTree],
     ...(snapshot.planFiles !== undefined ? { plan: [...snapshot.planFiles] } : {}),
+    ...(snapshot.location !== undefined ? { location: snapshot.location } : {}),
+    ...(snapshot.gitlinks !== undefined ? { gitlinks: snapshot.gitlinks } : {}),
+    // The nested repositories' snapshots are stored apart, each as a snapshot of its own (shellCheck.ts).
+    ...(snapshot.nested !== undefined ? { nested: [...snapshot.nested.keys()] } : {}),
   };
   return `${SNAPSHOT_MAGIC}\n${JSON.stringify(header)}\n`;
 }
@@ -546,10 +659,12 @@ export function formatSnapshotHeader(snapshot: Snapshot, listing: string): strin
  * A snapshot's header: everything but the listing and its stat data, and the name (`listing`) those were
  * stored under (they change only with the index, the header with every call).
  */
-export type SnapshotHeader = Omit<Snapshot, 'indexListing' | 'indexStats'> & {
+export type SnapshotHeader = Omit<Snapshot, 'indexListing' | 'indexStats' | 'nested'> & {
   readonly listing: string;
   /** The listing was stored with its stat data: without it, the snapshot cannot be used (it would be compared by the clock). */
   readonly stats?: true;
+  /** The directories of the nested repositories whose snapshots were stored with it (Snapshot.nested). */
+  readonly nestedPaths?: readonly string[];
 };
 
 /** A header's list of `[text, text]` pairs as a map; null when it is anything else. */
@@ -575,8 +690,11 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     return undefined;
   }
   if (typeof header !== 'object' || header === null) return undefined;
-  const { listing, objectFormat, head, indexChecksum, takenAt, suspects, stats, workTree, plan } = header as Record<string, unknown>;
+  const { listing, objectFormat, head, indexChecksum, takenAt, suspects, stats, workTree, plan, location, nested, gitlinks } = header as Record<string, unknown>;
+  if (gitlinks !== undefined && !(Array.isArray(gitlinks) && gitlinks.every((path) => typeof path === 'string' && path !== ''))) return undefined;
   if (stats !== undefined && stats !== true) return undefined;
+  if (location !== undefined && typeof location !== 'string') return undefined;
+  if (nested !== undefined && !(Array.isArray(nested) && nested.every((path) => typeof path === 'string' && path !== ''))) return undefined;
   if (typeof listing !== 'string' || !/^[0-9A-Za-z]+$/.test(listing)) return undefined;
   if (objectFormat !== 'sha1' && objectFormat !== 'sha256') return undefined;
   if (typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
@@ -604,5 +722,8 @@ export function parseSnapshotHeader(text: string): SnapshotHeader | undefined {
     ...(stats === true ? { stats: true as const } : {}),
     workTree: map,
     ...(planFiles !== undefined ? { planFiles } : {}),
+    ...(typeof location === 'string' ? { location } : {}),
+    ...(Array.isArray(nested) ? { nestedPaths: nested as string[] } : {}),
+    ...(Array.isArray(gitlinks) ? { gitlinks: gitlinks as string[] } : {}),
   };
 }

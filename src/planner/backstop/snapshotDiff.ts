@@ -83,9 +83,38 @@ function pairRenames(changes: PathChange[]): PathChange[] {
   });
 }
 
+/**
+ * The changes inside the repositories nested in both snapshots (Snapshot.nested), their paths prefixed with
+ * the nested directory's. One whose git directory moved (its gitfile pointed elsewhere) is another
+ * repository, and one that is a repository on one side only (its gitfile removed, a submodule checked out)
+ * holds files git did not list on the other: its directory is reported modified instead, unless it already
+ * is. Compared only when both snapshots looked inside (a snapshot saved before nested ones did not).
+ */
+function nestedChanges(before: Snapshot, after: Snapshot, exclude: (path: string) => boolean, reported: ReadonlySet<string>): PathChange[] {
+  if (before.nested === undefined || after.nested === undefined) return [];
+  const changes: PathChange[] = [];
+  const where = (snapshot: Snapshot | undefined) => `160000 ${snapshot === undefined ? 'no repository' : (snapshot.location ?? 'unknown')}`;
+  for (const path of new Set([...before.nested.keys(), ...after.nested.keys()])) {
+    const was = before.nested.get(path);
+    const is = after.nested.get(path);
+    if (was === undefined || is === undefined || was.location !== is.location) {
+      if (!reported.has(path) && !reported.has(`${path}/`)) changes.push({ path, kind: 'modified', before: where(was), after: where(is) });
+      continue;
+    }
+    const inner = collectChanges(was, is, (innerPath) => exclude(`${path}/${innerPath}`));
+    for (const change of inner) changes.push({ ...change, path: `${path}/${change.path}` });
+  }
+  return changes;
+}
+
 /** Every path whose identity differs between `before` and `after`, minus the excluded ones. */
 export function diffSnapshots(before: Snapshot, after: Snapshot, options: { exclude?: (path: string) => boolean } = {}): SnapshotDiff {
-  const exclude = options.exclude ?? (() => false);
+  const changes = collectChanges(before, after, options.exclude ?? (() => false));
+  changes.sort((a, b) => compareGitPaths(a.path, b.path));
+  return { changes: pairRenames(changes), headBefore: before.head, headAfter: after.head, headMoved: headMoved(before.head, after.head) };
+}
+
+function collectChanges(before: Snapshot, after: Snapshot, exclude: (path: string) => boolean): PathChange[] {
   const beforeIndex = listingOf(before);
   // A listing reused under an unchanged index is the very same text: its records are found once.
   if (after.indexListing === before.indexListing && !listings.has(after)) listings.set(after, beforeIndex);
@@ -109,12 +138,16 @@ export function diffSnapshots(before: Snapshot, after: Snapshot, options: { excl
     else if (is === null) changes.push({ path, kind: 'deleted', before: was });
     else changes.push({ path, kind: 'modified', before: was, after: is });
   }
-  changes.sort((a, b) => compareGitPaths(a.path, b.path));
-  return { changes: pairRenames(changes), headBefore: before.head, headAfter: after.head, headMoved: headMoved(before.head, after.head) };
+  const reported = new Set(changes.map((change) => change.path));
+  changes.push(...nestedChanges(before, after, exclude, reported));
+  return changes;
 }
 
-/** What one path holds in a snapshot (null: nothing). */
+/** What one path holds in a snapshot (null: nothing); a path inside a nested repository, as its snapshot says. */
 export function identityAt(snapshot: Snapshot, path: string): Identity {
+  for (const [directory, nested] of snapshot.nested ?? []) {
+    if (path.startsWith(`${directory}/`)) return identityAt(nested, path.slice(directory.length + 1));
+  }
   if (snapshot.workTree.has(path)) return snapshot.workTree.get(path) ?? null;
   return listingOf(snapshot).lookup(path) ?? null;
 }

@@ -166,6 +166,27 @@ describe('backstop: reading git output', () => {
       assert.equal(sha256.lookup('bin/run'), `100755 ${'d'.repeat(64)}`);
     });
 
+    it('gitlinks finds exactly the stage-0 entries of mode 160000, paths that spell a gitlink\'s record included (brute-force oracle)', () => {
+      // Paths that hold what a gitlink's record looks like, where a search for the mode could stop.
+      const lookalike = fc.constantFrom('a 160000 b', `x\tH 160000 ${OID_A} 0\ty`, '160000 ', 'H 160000 ');
+      const entry = fc.record({
+        path: fc.oneof(path, lookalike),
+        mode: fc.constantFrom('100644', '160000', '120000'),
+        tag: fc.constantFrom('H', 'h', 'S', 'M'),
+        oid: fc.constantFrom(OID_A, `${'1'.repeat(34)}160000`),
+        conflicted: fc.boolean(),
+      });
+      fc.assert(
+        fc.property(fc.uniqueArray(entry, { selector: (value) => value.path, maxLength: 30 }), fc.boolean(), (entries, tagged) => {
+          const records = entries.flatMap((record) => (record.conflicted ? [1, 3].map((stage) => ({ ...record, stage, tag: 'M' })) : [{ ...record, stage: 0 }]));
+          const expected = records.filter((record) => record.stage === 0 && record.mode === '160000').map((record) => record.path);
+          assert.deepEqual(new IndexListing(listing(records, tagged)).gitlinks().sort(compareGitPaths), expected.sort(compareGitPaths));
+        }),
+        { numRuns: 300 },
+      );
+      assert.deepEqual(new IndexListing(`160000 ${'e'.repeat(64)} 0\tvendor/lib\0`).gitlinks(), ['vendor/lib'], 'SHA-256, untagged, first record');
+    });
+
     it('reads SHA-256 listings and refuses a listing it cannot read', () => {
       const sha256 = new IndexListing(`100755 ${'d'.repeat(64)} 0\tbin/run\0`);
       assert.equal(sha256.oidLength, 64);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { INDEX_ARGS, INDEX_STAT_ARGS, STAT_DIRTY_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
+import { INDEX_ARGS, INDEX_STAT_ARGS, MAX_NESTED_DEPTH, STAT_DIRTY_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
 import type { SnapshotHost, WorkTreeState } from '../../../src/planner/backstop/snapshot';
 
 const A = 'a'.repeat(40);
@@ -89,6 +89,44 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     assert.deepEqual(snapshot.head, { ref: 'refs/heads/main', commit: COMMIT });
     assert.equal(snapshot.indexChecksum, 'k1');
     assert.equal(snapshot.objectFormat, 'sha1');
+  });
+
+  it('takes a snapshot of each nested repository through its own host, compared with the last one of the same git directory; one git cannot read is marked', async () => {
+    const asked: string[] = [];
+    let innerCalls: string[] = [];
+    let location = '["/repo/.git/modules/vendor/lib",null]';
+    // The outer repository: a gitlink at vendor/lib (checked out), an untracked nested/ whose git fails.
+    const outer = (): SnapshotHost => ({
+      ...fakeHost(['k1']).host,
+      async nested(path) {
+        asked.push(path);
+        if (path === 'nested') throw new Error('its gitfile leads nowhere');
+        // The nested repository answers as canned too; it has no nested host of its own.
+        const inner = fakeHost(['n1']);
+        innerCalls = inner.calls;
+        return { ...inner.host, location };
+      },
+    });
+    const first = await takeSnapshot(outer(), { exclude });
+    assert.deepEqual(asked.sort(), ['nested', 'vendor/lib']);
+    assert.deepEqual([...(first.nested?.keys() ?? [])], ['vendor/lib']);
+    assert.deepEqual(first.gitlinks, ['vendor/lib']);
+    assert.equal(first.nested?.get('vendor/lib')?.location, location);
+    assert.equal(first.workTree.get('vendor/lib'), `160000 ${COMMIT} +dirty`, 'its HEAD as its own snapshot read it');
+    assert.equal(first.workTree.get('nested/'), '160000 unreadable');
+    assert.ok(first.nested?.get('vendor/lib')?.workTree.has('new.ts'), 'what is inside, under its own paths');
+
+    await takeSnapshot(outer(), { exclude, previous: first });
+    assert.ok(!innerCalls.includes(INDEX_ARGS.join(' ')), 'the nested index unchanged: its listing reused');
+    location = '["/elsewhere/.git",null]';
+    await takeSnapshot(outer(), { exclude, previous: first });
+    assert.ok(innerCalls.includes(INDEX_ARGS.join(' ')), 'another git directory: nothing of the last snapshot is reused');
+
+    asked.length = 0;
+    await takeSnapshot(outer(), { exclude: (path) => exclude(path) || path === 'vendor/lib' || path === 'nested/' });
+    assert.deepEqual(asked, [], 'an excluded directory is not looked into');
+    await takeSnapshot(outer(), { exclude, depth: MAX_NESTED_DEPTH });
+    assert.deepEqual(asked, [], 'nor one deeper than the bound');
   });
 
   it('reuses an earlier listing under the same index checksum, and lists again under another', async () => {

@@ -67,6 +67,41 @@ describe('backstop: the diff of two snapshots', () => {
     );
   });
 
+  it('compares the repositories nested in both snapshots path by path, under their directory, as the oracle compares every file', () => {
+    const path = fc.constantFrom('a', 'src/c', 'é', '.orchestrator/x');
+    const identity = fc.constantFrom(ID.a, ID.b, ID.c);
+    const world = fc.record({
+      index: fc.dictionary(path, identity, { maxKeys: 4 }),
+      workTree: fc.dictionary(path, fc.option(identity, { nil: null }), { maxKeys: 4 }),
+    });
+    const exclude = (p: string) => p.startsWith('.orchestrator/') || p === 'vendor/lib/src/c';
+    const LOCATION = '["/repo/.git/modules/vendor/lib",null]';
+    const outer = (inner: World) => ({ ...snapshotOf({ index: { README: ID.a }, workTree: {} }), nested: new Map([['vendor/lib', { ...snapshotOf(inner), location: LOCATION }]]) });
+    fc.assert(
+      fc.property(world, world, (before, after) => {
+        const was = contentOf(before);
+        const is = contentOf(after);
+        const expected = [...new Set([...was.keys(), ...is.keys()])]
+          .map((p) => `vendor/lib/${p}`)
+          .filter((p) => !exclude(p) && was.get(p.slice(11)) !== is.get(p.slice(11)))
+          .sort();
+        const diff = diffSnapshots(outer(before), outer(after), { exclude });
+        assert.deepEqual(diff.changes.map((change) => change.path).sort(), expected, 'excluded as the outer path, .orchestrator/ of the nested repository included');
+        for (const [p, content] of is) assert.equal(identityAt(outer(after), `vendor/lib/${p}`), content);
+      }),
+      { numRuns: 500 },
+    );
+    const inner = snapshotOf({ index: { a: ID.a }, workTree: { a: ID.b } });
+    const withNested = (nested: Map<string, Snapshot> | undefined, workTree: Record<string, string | null> = {}) => ({ ...snapshotOf({ index: { 'vendor/lib': `160000 ${oid('1')}` }, workTree }), ...(nested !== undefined ? { nested } : {}) });
+    const moved = diffSnapshots(withNested(new Map([['vendor/lib', { ...inner, location: LOCATION }]])), withNested(new Map([['vendor/lib', { ...inner, location: '["/elsewhere/.git",null]' }]])));
+    assert.deepEqual(moved.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified'], 'another git directory: the directory, not its files');
+    const gone = diffSnapshots(withNested(new Map([['vendor/lib', inner]])), withNested(new Map()));
+    assert.deepEqual(gone.changes.map((change) => `${change.path}:${change.after ?? ''}`), ['vendor/lib:160000 no repository'], 'no repository there any more: its files are git\'s no longer');
+    const alsoDeleted = diffSnapshots(withNested(new Map([['vendor/lib', inner]])), withNested(new Map(), { 'vendor/lib': null }));
+    assert.deepEqual(alsoDeleted.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:deleted'], 'reported once, as the outer repository saw it');
+    assert.deepEqual(diffSnapshots(withNested(undefined), withNested(new Map())).changes, [], 'a snapshot saved before nested ones were taken compares none');
+  });
+
   it('under an unchanged index (the listing reused: one text for both), equals the oracle and each snapshot\'s own lookups', () => {
     const path = fc.constantFrom('a', 'b', 'src/c', 'src/d', 'é', 'z/😀');
     const identity = fc.constantFrom(ID.a, ID.b, ID.c, ID.x);
@@ -157,12 +192,22 @@ describe('backstop: the diff of two snapshots', () => {
   });
 
   it('keeps a snapshot\'s header as text and refuses a damaged one', () => {
-    const snapshot = { ...snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') }), indexChecksum: 'f00d', takenAt: 1_796_559_794_123, suspects: new Map([['docs/a.md', '1 2 3 4']]), indexStats: '0badf00d' };
+    const nestedSnapshot = snapshotOf({ index: { inner: ID.a }, workTree: {} });
+    const snapshot = {
+      ...snapshotOf({ index: { 'a b': ID.a, 'new\nline': ID.b }, workTree: { 'a b': null, '😀': ID.c } }, { ref: 'refs/heads/main', commit: oid('1') }),
+      indexChecksum: 'f00d',
+      takenAt: 1_796_559_794_123,
+      suspects: new Map([['docs/a.md', '1 2 3 4']]),
+      indexStats: '0badf00d',
+      location: '["/repo/.git","/repo/.git"]',
+      gitlinks: ['vendor/lib', 'vendor/empty'],
+      nested: new Map([['vendor/lib', nestedSnapshot]]),
+    };
     const text = formatSnapshotHeader(snapshot, 'f00d');
-    const { indexListing, indexStats, ...header } = snapshot;
-    assert.ok(indexListing !== '' && !text.includes(indexListing) && !text.includes(indexStats), 'the listing and its stat data are stored apart');
-    assert.deepEqual(parseSnapshotHeader(text), { ...header, listing: 'f00d', stats: true });
-    const damaged = ['', 'wave-scope-snapshot 2\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 2\n{not json\n', text.replace('wave-scope-snapshot 2', 'wave-scope-snapshot 1'), text.replace('"f00d"', '"../x"'), text.replace('1796559794123', '-1'), text.replace('1796559794123', '"soon"'), text.replace('"stats":true', '"stats":1'), text.replace('"1 2 3 4"', '4'), `${text}trailing`];
+    const { indexListing, indexStats, nested, ...header } = snapshot;
+    assert.ok(indexListing !== '' && !text.includes(indexListing) && !text.includes(indexStats) && !text.includes('inner'), 'the listing, its stat data and the nested snapshots are stored apart');
+    assert.deepEqual(parseSnapshotHeader(text), { ...header, listing: 'f00d', stats: true, nestedPaths: [...nested.keys()] });
+    const damaged = ['', 'wave-scope-snapshot 2\n{"objectFormat":"md5"}\n', 'wave-scope-snapshot 2\n{not json\n', text.replace('wave-scope-snapshot 2', 'wave-scope-snapshot 1'), text.replace('"f00d"', '"../x"'), text.replace('1796559794123', '-1'), text.replace('1796559794123', '"soon"'), text.replace('"stats":true', '"stats":1'), text.replace('"1 2 3 4"', '4'), text.replace('"nested":["vendor/lib"]', '"nested":[""]'), text.replace('"nested":["vendor/lib"]', '"nested":"vendor/lib"'), text.replace('"gitlinks":["vendor/lib"', '"gitlinks":[7'), text.replace(/"location":"(?:[^"\\]|\\.)*"/, '"location":5'), `${text}trailing`];
     for (const value of damaged) assert.equal(parseSnapshotHeader(value), undefined, JSON.stringify(value.slice(0, 40)));
   });
 });
