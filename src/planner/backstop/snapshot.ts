@@ -522,11 +522,13 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     nestedSnapshots(host, gitlinks, options),
     host.inspect(gitFiles.map((file) => file.path), objectFormat),
   ]);
+  // Once looked into, a submodule's HEAD is its own snapshot's: one with no repository of its own there (its
+  // gitfile removed) has none, where git asked in the directory would answer with the checkout's.
   const heads = await Promise.all(
     submodules.map((submodule) => {
       const nested = submoduleSnapshots.get(submodule.path);
       if (nested === 'unreadable') return Promise.resolve('unreadable');
-      return nested !== undefined ? Promise.resolve(nested.head.commit) : nestedHead(host, submodule.path);
+      return looksInside ? Promise.resolve(nested?.head.commit) : nestedHead(host, submodule.path);
     }),
   );
   gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
@@ -567,7 +569,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     nested.map((entry) => {
       const nestedSnapshot = untrackedSnapshots.get(entry.path.replace(/\/$/, ''));
       if (nestedSnapshot === 'unreadable') return Promise.resolve('unreadable');
-      return nestedSnapshot !== undefined ? Promise.resolve(nestedSnapshot.head.commit) : nestedHead(host, entry.path);
+      return looksInside ? Promise.resolve(nestedSnapshot?.head.commit) : nestedHead(host, entry.path);
     }),
   );
   nested.forEach((entry, index) => {
