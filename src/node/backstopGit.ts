@@ -3,7 +3,7 @@
 // same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
 // repository (docs/hooks.md quotes the numbers).
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
@@ -237,16 +237,41 @@ function withoutRepositoryVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * undefined when it is not a directory, or git takes it for a directory of the repository around it (an
  * uninitialised submodule); rejects when git fails there (a gitfile that leads nowhere), which the
  * snapshot records as a nested repository it cannot read. Its git and common directory are resolved once,
- * here, and pinned on every later call, as the enclosing repository's are.
+ * here, and pinned on every later call, as the enclosing repository's are. (`env` is already cleared of
+ * git's per-repository variables, as git clears them for a submodule.)
  */
 async function nestedSnapshotHost(directory: string, env: NodeJS.ProcessEnv): Promise<SnapshotHost | undefined> {
   const stats = lstatSync(directory, { throwIfNoEntry: false });
   if (stats === undefined || !stats.isDirectory()) return undefined;
-  const nestedEnv = withoutRepositoryVariables(env);
-  const output = await spawnGit(directory, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { env: nestedEnv });
-  const [topLevel, gitDir, commonDir] = output.split('\n');
-  if (topLevel === undefined || gitDir === undefined || commonDir === undefined || topLevel !== realpathSync(directory)) return undefined;
-  return nodeSnapshotHost(directory, { env: nestedEnv, gitDir, commonDir: resolve(directory, commonDir) });
+  const options = ['--show-prefix', '--absolute-git-dir', '--git-common-dir'];
+  let answers = (await spawnGit(directory, ['rev-parse', ...options], { env })).split('\n');
+  // A path with a newline in it spans lines (found by red-team review, 2026-12-06): each is asked alone then.
+  if (answers.length !== options.length + 1 || directory.includes('\n')) {
+    answers = await Promise.all(options.map(async (option) => (await spawnGit(directory, ['rev-parse', option], { env })).replace(/\n$/, '')));
+  }
+  const [prefix, gitDir, commonDir] = answers;
+  // git found the repository around it (no repository of the directory's own): a prefix names where in it.
+  if (prefix !== '' || gitDir === undefined || commonDir === undefined) return undefined;
+  return nodeSnapshotHost(directory, { env, gitDir, commonDir: resolve(directory, commonDir) });
+}
+
+/** How many entries filesBelow reads before it gives up (the directory is then one git cannot read). */
+const MAX_FILES_BELOW = 100_000;
+
+/** Every entry below `directory` (relative to `root`), never through a link, with what it holds. */
+function filesBelow(root: string, directory: string, format: ObjectFormat): Array<{ path: string; state: WorkTreeState }> {
+  const found: Array<{ path: string; state: WorkTreeState }> = [];
+  const pending = [directory];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const entries = readdirSync(`${root}/${next}`, { withFileTypes: true });
+    if (found.length + entries.length > MAX_FILES_BELOW) throw new Error(`more than ${MAX_FILES_BELOW} entries below ${directory}`);
+    for (const entry of entries) {
+      const path = `${next}/${entry.name}`;
+      if (entry.isDirectory()) pending.push(path);
+      else found.push({ path, state: inspectWorkTreePath(root, path, format) });
+    }
+  }
+  return found;
 }
 
 /**
@@ -266,7 +291,12 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
   // The system's attributes file (/etc/gitattributes) is not read either, as the global one is not
   // (PINNED_CHANGE_SETTINGS): an agent's shell that runs as root, as in many containers, can write it
   // (found by red-team review, 2026-12-06).
-  const env = { ...(options.env ?? process.env), GIT_ATTR_NOSYSTEM: '1' };
+  //
+  // And none of git's per-repository variables (GIT_INDEX_FILE, GIT_DIR, GIT_CONFIG_PARAMETERS, …) comes
+  // through: inherited by `run`, or exported by a login profile an agent wrote and an agent CLI's hook shell
+  // sources, GIT_INDEX_FILE had git read an index of the agent's while the one fingerprinted stayed as it was
+  // (found by red-team review, 2026-12-06).
+  const env = { ...withoutRepositoryVariables(options.env ?? process.env), GIT_ATTR_NOSYSTEM: '1' };
   // The common directory too: git follows a `commondir` file in any git directory, which a turn can write
   // (pointing its config, info/exclude, refs and objects at a copy of its own: a fifth review, 2026-12-06).
   const pinnedEnv = commonDir !== undefined ? { ...env, GIT_COMMON_DIR: commonDir } : env;
@@ -282,8 +312,12 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
         : spawnGit(root, [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...pins, ...args], { ...gitOptions, env: pinnedEnv }),
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
-    ...(commonDir !== undefined ? { gitFiles: async () => gitControlFiles(commonDir, gitDir) } : {}),
+    // The work tree's own `.git` too (a directory, or a gitfile naming the git directory): a turn that pointed it
+    // at a copy of its own had every later `run` and hook locate another repository, with a plan of the
+    // agent's (found by red-team review, 2026-12-06).
+    ...(commonDir !== undefined ? { gitFiles: async () => [{ name: '.git', path: `${root}/.git` }, ...gitControlFiles(commonDir, gitDir)] } : {}),
     ...(gitDir !== undefined ? { location: JSON.stringify([gitDir, commonDir ?? null]) } : {}),
     nested: (path) => nestedSnapshotHost(`${root}/${path}`, env),
+    filesBelow: async (path, format) => filesBelow(root, path, format),
   };
 }

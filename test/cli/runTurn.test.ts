@@ -642,6 +642,19 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       const removed = runTurn(repo, 'rm vendor/lib/.git && echo evil > vendor/lib/b.txt');
       assert.equal(removed.status, 3, removed.stderr);
       assert.match(removed.stderr, /\n {2}modified +vendor\/lib /);
+      assert.match(removed.stderr, /\n {2}modified +vendor\/lib\/b\.txt {2}\(outside the scope\)/, 'what it holds is still compared, file by file');
+      writeFileSync(join(repo.root, 'vendor/lib/.git'), gitfile);
+      writeFileSync(join(repo.root, 'vendor/lib/b.txt'), 'b\n');
+      // Pointed at a copy of its own git directory: a scope that names the directory as a path (vendor/*)
+      // does not let a file inside it change.
+      writeScope(repo, 'alice', ['src/', 'vendor/*']);
+      const copy = join(repo.root, '.orchestrator', 'lib-copy');
+      const copied = runTurn(
+        repo,
+        `mkdir -p .orchestrator && cp -r .git/modules/vendor/lib ${copy} && git config --file ${copy}/config core.worktree ${repo.root}/vendor/lib && printf 'gitdir: %s\\n' ${copy} > vendor/lib/.git && echo evil > vendor/lib/b.txt`,
+      );
+      assert.equal(copied.status, 3, copied.stderr);
+      assert.match(copied.stderr, /\n {2}modified +vendor\/lib\/b\.txt {2}\(outside the scope\)/);
     });
 
     it('lets an agent whose scope holds the submodule change, stage and commit inside it, and commits the bump with --commit', () => {
@@ -679,16 +692,54 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       }
     });
 
-    it('sees a change inside an untracked repository in the checkout, which git lists as one directory', () => {
+    it('never runs git inside an untracked repository a turn planted (its config\'s filters would run outside the turn); its HEAD identifies it', () => {
       repo = backstopRepo(START, { alice: ['src/'] });
-      execFileSync('git', ['init', '--quiet', join(repo.root, 'scratch')]);
-      writeFileSync(join(repo.root, 'scratch/notes.txt'), 'notes\n');
-      execFileSync('git', ['-C', join(repo.root, 'scratch'), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A']);
-      execFileSync('git', ['-C', join(repo.root, 'scratch'), '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'notes']);
-      const run = runTurn(repo, 'echo evil > scratch/notes.txt');
-      assert.equal(run.status, 3, run.stderr);
-      assert.match(run.stderr, /\n {2}modified +scratch\/notes\.txt {2}\(outside the scope\)/);
+      const script = [
+        'set -e',
+        'mkdir -p src/sub && cd src/sub && git init -q && git config user.email a@b.invalid && git config user.name a',
+        'printf "* filter=x\\n" > .gitattributes && echo data > f.txt && git add -A && git commit -qm s',
+        // git's status would run the filter for a tracked file whose stat data moved.
+        `git config filter.x.clean "sh -c 'echo ran > ${repo.root}/docs/guide.md; cat'"`,
+        'touch -d 2001-01-01 f.txt',
+      ].join('\n');
+      const run = runTurn(repo, script);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readFileSync(join(repo.root, 'docs/guide.md'), 'utf8'), START['docs/guide.md'], 'the planted filter never ran');
+      // Its HEAD still tells one state from another (the filter taken out first: the agent's own commit would run it).
+      execFileSync('git', ['-C', join(repo.root, 'src/sub'), 'config', '--unset', 'filter.x.clean']);
+      const moved = runTurn(repo, 'cd src/sub && echo more > g.txt && git add g.txt && git commit -qm more');
+      assert.equal(moved.status, 0, moved.stderr);
+      assert.match(moved.stderr, /1 change, all inside its scope/, 'its HEAD moved: src/sub/ changed');
     });
+
+    it('sees files written into the directory of a submodule that is not checked out, or a directory an unmerged gitlink hides', () => {
+      repo = withSubmodule();
+      repo.git('submodule', '--quiet', 'deinit', '--force', 'vendor/lib');
+      const written = runTurn(repo, 'echo evil > vendor/lib/build.sh && mkdir -p vendor/lib/deep && echo y > vendor/lib/deep/y.txt');
+      assert.equal(written.status, 3, written.stderr);
+      assert.match(written.stderr, /\n {2}created +vendor\/lib\/build\.sh {2}\(outside the scope\)/);
+      assert.match(written.stderr, /\n {2}created +vendor\/lib\/deep\/y\.txt {2}\(outside the scope\)/);
+      // An unmerged gitlink named docs left beside docs/guide.md (the turn that left it fails for it): git's
+      // walk for untracked files skips docs/ from then on.
+      const commit = head(repo);
+      const planted = runTurn(repo, `printf '160000 ${commit} 1\\tdocs\\n' | git update-index --index-info`);
+      assert.equal(planted.status, 3, planted.stderr);
+      assert.match(planted.stderr, /\n {2}created +docs {2}\(outside the scope\)/);
+      const hidden = runTurn(repo, 'echo evil > docs/new.sh');
+      assert.equal(hidden.status, 3, hidden.stderr);
+      assert.match(hidden.stderr, /\n {2}created +docs\/new\.sh {2}\(outside the scope\)/);
+    });
+  });
+
+  it('fails a turn that points its linked work tree\'s .git at a git directory of its own (which later turns would take for the repository)', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const worktree = join(repo.root, '.orchestrator', 'w');
+    repo.git('worktree', 'add', '--quiet', worktree);
+    const evil = join(repo.root, '.orchestrator', 'evil');
+    const script = `mkdir -p ${evil} && cp -a ${repo.root}/.git ${evil}/.git && printf 'gitdir: %s\\n' ${evil}/.git/worktrees/w > .git`;
+    const run = runBuiltCli(['run', '--wave', '1', '--agent', 'alice', '--', 'sh', '-c', script], { cwd: worktree, env: cleanEnv() });
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /\n {2}modified +\.git {2}\(control state/);
   });
 
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {

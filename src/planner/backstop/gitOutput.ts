@@ -116,8 +116,10 @@ export class IndexListing {
   }
 
   /**
-   * The paths of the stage-0 gitlinks (mode 160000: submodules), found by searching the text for the mode
-   * where a record's mode stands (after a NUL, or at the start, and the tag), not by walking every record.
+   * The paths of the gitlinks (mode 160000: submodules), each once, at any stage: git's walk for untracked
+   * files skips a directory the index holds a gitlink for, even one left unmerged beside the files it holds
+   * (found by red-team review, 2026-12-06). Found by searching the text for the mode where a record's mode
+   * stands (after a NUL, or at the start, and the tag), not by walking every record.
    */
   gitlinks(): string[] {
     const paths: string[] = [];
@@ -129,7 +131,9 @@ export class IndexListing {
       if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0)) continue;
       const tab = at + identityLength + 2;
       if (text.charCodeAt(tab) !== 9) throw new GitOutputError(INDEX_COMMAND, `unexpected record ${JSON.stringify(text.slice(start, start + 80))}`);
-      if (text.charAt(tab - 1) === '0') paths.push(text.slice(tab + 1, text.indexOf('\0', tab)));
+      const path = text.slice(tab + 1, text.indexOf('\0', tab));
+      // The stages of one path are adjacent records.
+      if (paths[paths.length - 1] !== path) paths.push(path);
     }
     return paths;
   }

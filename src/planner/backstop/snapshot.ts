@@ -68,10 +68,17 @@ export interface SnapshotHost {
   readonly location?: string;
   /**
    * The host of the repository whose work tree is the directory `path` (repository-relative, no trailing
-   * slash): a submodule, or an untracked repository inside this one. Undefined when git finds no
-   * repository of its own there. Without it, a nested repository is identified by its HEAD alone.
+   * slash): a submodule's. Undefined when git finds no repository of its own there (an uninitialised
+   * submodule). Without it, a submodule is identified by its HEAD and git's dirty flag alone.
    */
   nested?(path: string): Promise<SnapshotHost | undefined>;
+  /**
+   * Every file, link and other entry below the directory `path` (repository-relative), with what it holds
+   * (as `inspect` says), paths relative to this host's top level; directories are descended, never
+   * through a link. Read without git: it is how a submodule's directory that is no repository of its own
+   * is looked at, where git lists nothing.
+   */
+  filesBelow?(path: string, format: ObjectFormat): Promise<Array<{ readonly path: string; readonly state: WorkTreeState }>>;
 }
 
 /** The content identity of every file of one work tree at one moment. */
@@ -111,10 +118,11 @@ export interface Snapshot {
    */
   readonly planFiles?: PlanFingerprints;
   /**
-   * The snapshots of the repositories inside this one (checked-out submodules, untracked nested
-   * repositories), by their directory: git identifies such a directory by the commit its HEAD names,
-   * and whether it calls it dirty, so a change inside one already dirty, or one its own index or
-   * `info/exclude` hides, would otherwise go unseen. Each is compared with its counterpart path by path.
+   * The snapshots of this repository's submodules, by their directory: git identifies a submodule by the
+   * commit its HEAD names, and whether it calls it dirty, so a change inside one already dirty, or one its
+   * own index or `info/exclude` hides, would otherwise go unseen; and it lists nothing in the directory of
+   * one not checked out. Each is compared with its counterpart path by path. A directory that is no
+   * repository of its own is held as the files found in it (location NO_REPOSITORY, an empty listing).
    */
   readonly nested?: ReadonlyMap<string, Snapshot>;
   /** SnapshotHost.location of the host it was taken through (a nested repository's). */
@@ -153,6 +161,9 @@ const NESTED_CONCURRENCY = 4;
 
 /** The identity of a nested repository whose snapshot could not be taken (git failed there). */
 const UNREADABLE_NESTED = '160000 unreadable';
+
+/** Snapshot.location of a submodule's directory that is no repository of its own: its files, read without git. */
+export const NO_REPOSITORY = 'no repository';
 
 /**
  * The settings that decide what git calls a change, pinned on the snapshot's command lines: a global config
@@ -328,12 +339,19 @@ async function nestedHead(host: SnapshotHost, path: string): Promise<string | un
 }
 
 /**
- * The snapshots of the nested repositories at `paths` (no trailing slash), at most NESTED_CONCURRENCY at
- * a time: a snapshot, `unreadable` when git failed there, or absent when git finds no repository of the
- * directory's own (an uninitialised submodule). Each is compared with the previous snapshot's of the same
- * path, its paths excluded as the enclosing repository's (`exclude` of `<path>/<its path>`).
+ * The snapshots of the submodules at `paths` (no trailing slash), at most NESTED_CONCURRENCY at a time: a
+ * snapshot, `unreadable` when git failed there, or, where git finds no repository of the directory's own
+ * (an uninitialised submodule, a gitfile removed), the files found in it (plainDirectory). Each is
+ * compared with the previous snapshot's of the same path, its paths excluded as the enclosing
+ * repository's (`exclude` of `<path>/<its path>`).
+ *
+ * Only submodules: git's own status already runs git in each of them (to tell whether it is dirty), under
+ * the submodule's own config, so looking into one runs nothing new. An untracked repository inside the
+ * checkout may be one an agent planted in its own directory, and git run there would run the filters its
+ * config names, outside any `--confine` sandbox (found by red-team review, 2026-12-06): it stays
+ * identified by its HEAD.
  */
-async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], options: SnapshotOptions): Promise<Map<string, Snapshot | 'unreadable'>> {
+async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], options: SnapshotOptions, objectFormat: ObjectFormat): Promise<Map<string, Snapshot | 'unreadable'>> {
   const found = new Map<string, Snapshot | 'unreadable'>();
   const nestedOf = host.nested?.bind(host);
   if (nestedOf === undefined || paths.length === 0) return found;
@@ -345,7 +363,11 @@ async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], opt
       const path = paths[index] as string;
       try {
         const nestedHost = await nestedOf(path);
-        if (nestedHost === undefined) continue;
+        if (nestedHost === undefined) {
+          const plain = await plainDirectory(host, path, objectFormat, (inner) => exclude(`${path}/${inner}`));
+          if (plain !== undefined) found.set(path, plain);
+          continue;
+        }
         const previous = options.previous?.nested?.get(path);
         const snapshot = await takeSnapshot(nestedHost, {
           exclude: (inner) => exclude(`${path}/${inner}`),
@@ -362,6 +384,22 @@ async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], opt
   };
   await Promise.all(Array.from({ length: Math.min(NESTED_CONCURRENCY, paths.length) }, worker));
   return found;
+}
+
+/**
+ * A submodule's directory that is no repository of its own, as a snapshot: every entry found in it is in
+ * its work tree (it has no index), under paths relative to the directory. Undefined without a host that
+ * can walk it.
+ */
+async function plainDirectory(host: SnapshotHost, path: string, objectFormat: ObjectFormat, exclude: (path: string) => boolean): Promise<Snapshot | undefined> {
+  if (host.filesBelow === undefined) return undefined;
+  const workTree = new Map<string, string | null>();
+  const prefix = `${path}/`;
+  for (const entry of await host.filesBelow(path, objectFormat)) {
+    const inner = entry.path.startsWith(prefix) ? entry.path.slice(prefix.length) : entry.path;
+    if (!exclude(inner)) workTree.set(inner, identityOf(entry.state));
+  }
+  return { objectFormat, head: {}, indexListing: '', workTree, location: NO_REPOSITORY };
 }
 
 /** How often the two git calls are repeated when the index changed while they ran. */
@@ -519,7 +557,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
 
   const [states, submoduleSnapshots, gitStates] = await Promise.all([
     host.inspect(toInspect, objectFormat),
-    nestedSnapshots(host, gitlinks, options),
+    nestedSnapshots(host, gitlinks, options, objectFormat),
     host.inspect(gitFiles.map((file) => file.path), objectFormat),
   ]);
   // Once looked into, a submodule's HEAD is its own snapshot's: one with no repository of its own there (its
@@ -528,7 +566,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     submodules.map((submodule) => {
       const nested = submoduleSnapshots.get(submodule.path);
       if (nested === 'unreadable') return Promise.resolve('unreadable');
-      return looksInside ? Promise.resolve(nested?.head.commit) : nestedHead(host, submodule.path);
+      return looksInside ? Promise.resolve(nested === undefined || nested.location === NO_REPOSITORY ? undefined : nested.head.commit) : nestedHead(host, submodule.path);
     }),
   );
   gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
@@ -562,23 +600,15 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   });
   // A clean submodule git cannot be asked about any more is a change of it (what is inside is unknown).
   for (const [path, nestedSnapshot] of submoduleSnapshots) if (nestedSnapshot === 'unreadable') workTree.set(path, UNREADABLE_NESTED);
-  // An untracked nested repository is one entry for git; its HEAD tells one state from another, and its
-  // own snapshot what is inside.
-  const untrackedSnapshots = looksInside ? await nestedSnapshots(host, nested.map((entry) => entry.path.replace(/\/$/, '')), options) : new Map<string, Snapshot | 'unreadable'>();
-  const nestedHeads = await Promise.all(
-    nested.map((entry) => {
-      const nestedSnapshot = untrackedSnapshots.get(entry.path.replace(/\/$/, ''));
-      if (nestedSnapshot === 'unreadable') return Promise.resolve('unreadable');
-      return looksInside ? Promise.resolve(nestedSnapshot?.head.commit) : nestedHead(host, entry.path);
-    }),
-  );
+  // An untracked nested repository is one entry for git; its HEAD tells one state from another (see
+  // nestedSnapshots for why it is not looked into).
+  const nestedHeads = await Promise.all(nested.map((entry) => nestedHead(host, entry.path)));
   nested.forEach((entry, index) => {
     const head = nestedHeads[index];
-    if (head === 'unreadable') workTree.set(entry.path, UNREADABLE_NESTED);
-    else if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
+    if (head !== undefined) workTree.set(entry.path, `160000 ${head}`);
   });
   const nestedTaken = new Map<string, Snapshot>();
-  for (const found of [submoduleSnapshots, untrackedSnapshots]) for (const [path, nestedSnapshot] of found) if (nestedSnapshot !== 'unreadable') nestedTaken.set(path, nestedSnapshot);
+  for (const [path, nestedSnapshot] of submoduleSnapshots) if (nestedSnapshot !== 'unreadable') nestedTaken.set(path, nestedSnapshot);
   const indexStats = stats !== undefined ? stats.digestText() : previous?.indexStats;
   return {
     objectFormat,

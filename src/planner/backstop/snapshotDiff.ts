@@ -84,25 +84,27 @@ function pairRenames(changes: PathChange[]): PathChange[] {
 }
 
 /**
- * The changes inside the repositories nested in both snapshots (Snapshot.nested), their paths prefixed with
- * the nested directory's. One whose git directory moved (its gitfile pointed elsewhere) is another
- * repository, and one that is a repository on one side only (its gitfile removed, a submodule checked out)
- * holds files git did not list on the other: its directory is reported modified instead, unless it already
- * is. Compared only when both snapshots looked inside (a snapshot saved before nested ones did not).
+ * The changes inside the submodules held in both snapshots (Snapshot.nested), their paths prefixed with the
+ * submodule's directory; a path the enclosing repository reports already is not named twice. One whose git
+ * directory moved (its gitfile pointed elsewhere, or removed: a directory that is no repository of its own is
+ * held as its files) is another repository: its directory is reported modified too, and what it holds is
+ * still compared path by path, since every identity is the content's. One held on one side only (not
+ * looked into on the other, a snapshot saved before it was) is its directory's change alone. Compared only
+ * when both snapshots looked inside (a snapshot saved before nested ones did not).
  */
 function nestedChanges(before: Snapshot, after: Snapshot, exclude: (path: string) => boolean, reported: ReadonlySet<string>): PathChange[] {
   if (before.nested === undefined || after.nested === undefined) return [];
   const changes: PathChange[] = [];
-  const where = (snapshot: Snapshot | undefined) => `160000 ${snapshot === undefined ? 'no repository' : (snapshot.location ?? 'unknown')}`;
+  const where = (snapshot: Snapshot | undefined) => `160000 ${snapshot === undefined ? 'not looked into' : (snapshot.location ?? 'unknown')}`;
+  const add = (change: PathChange) => {
+    if (!reported.has(change.path) && !reported.has(`${change.path}/`)) changes.push(change);
+  };
   for (const path of new Set([...before.nested.keys(), ...after.nested.keys()])) {
     const was = before.nested.get(path);
     const is = after.nested.get(path);
-    if (was === undefined || is === undefined || was.location !== is.location) {
-      if (!reported.has(path) && !reported.has(`${path}/`)) changes.push({ path, kind: 'modified', before: where(was), after: where(is) });
-      continue;
-    }
-    const inner = collectChanges(was, is, (innerPath) => exclude(`${path}/${innerPath}`));
-    for (const change of inner) changes.push({ ...change, path: `${path}/${change.path}` });
+    if (was === undefined || is === undefined || was.location !== is.location) add({ path, kind: 'modified', before: where(was), after: where(is) });
+    if (was === undefined || is === undefined) continue;
+    for (const change of collectChanges(was, is, (innerPath) => exclude(`${path}/${innerPath}`))) add({ ...change, path: `${path}/${change.path}` });
   }
   return changes;
 }

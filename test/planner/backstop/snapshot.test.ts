@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { INDEX_ARGS, INDEX_STAT_ARGS, MAX_NESTED_DEPTH, STAT_DIRTY_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
+import { INDEX_ARGS, INDEX_STAT_ARGS, MAX_NESTED_DEPTH, NO_REPOSITORY, STAT_DIRTY_ARGS, STATUS_ARGS, takeSnapshot } from '../../../src/planner/backstop/snapshot';
 import type { SnapshotHost, WorkTreeState } from '../../../src/planner/backstop/snapshot';
 
 const A = 'a'.repeat(40);
@@ -91,16 +91,15 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     assert.equal(snapshot.objectFormat, 'sha1');
   });
 
-  it('takes a snapshot of each nested repository through its own host, compared with the last one of the same git directory; one git cannot read is marked', async () => {
+  it('takes a snapshot of each submodule through its own host, compared with the last one of the same git directory; never looks into an untracked repository', async () => {
     const asked: string[] = [];
     let innerCalls: string[] = [];
     let location = '["/repo/.git/modules/vendor/lib",null]';
-    // The outer repository: a gitlink at vendor/lib (checked out), an untracked nested/ whose git fails.
+    // The outer repository: a gitlink at vendor/lib (checked out), an untracked nested/.
     const outer = (): SnapshotHost => ({
       ...fakeHost(['k1']).host,
       async nested(path) {
         asked.push(path);
-        if (path === 'nested') throw new Error('its gitfile leads nowhere');
         // The nested repository answers as canned too; it has no nested host of its own.
         const inner = fakeHost(['n1']);
         innerCalls = inner.calls;
@@ -108,12 +107,12 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
       },
     });
     const first = await takeSnapshot(outer(), { exclude });
-    assert.deepEqual(asked.sort(), ['nested', 'vendor/lib']);
+    assert.deepEqual(asked.sort(), ['vendor/lib'], 'an untracked repository may be one a turn planted: git is not run there');
     assert.deepEqual([...(first.nested?.keys() ?? [])], ['vendor/lib']);
     assert.deepEqual(first.gitlinks, ['vendor/lib']);
     assert.equal(first.nested?.get('vendor/lib')?.location, location);
     assert.equal(first.workTree.get('vendor/lib'), `160000 ${COMMIT} +dirty`, 'its HEAD as its own snapshot read it');
-    assert.equal(first.workTree.get('nested/'), '160000 unreadable');
+    assert.equal(first.workTree.get('nested/'), '040000 directory', 'identified by its HEAD (the fake has none there)');
     assert.ok(first.nested?.get('vendor/lib')?.workTree.has('new.ts'), 'what is inside, under its own paths');
 
     await takeSnapshot(outer(), { exclude, previous: first });
@@ -123,10 +122,20 @@ describe('backstop: taking a snapshot (takeSnapshot, git behind a fake host)', (
     assert.ok(innerCalls.includes(INDEX_ARGS.join(' ')), 'another git directory: nothing of the last snapshot is reused');
 
     asked.length = 0;
-    await takeSnapshot(outer(), { exclude: (path) => exclude(path) || path === 'vendor/lib' || path === 'nested/' });
+    await takeSnapshot(outer(), { exclude: (path) => exclude(path) || path === 'vendor/lib' });
     assert.deepEqual(asked, [], 'an excluded directory is not looked into');
     await takeSnapshot(outer(), { exclude, depth: MAX_NESTED_DEPTH });
     assert.deepEqual(asked, [], 'nor one deeper than the bound');
+
+    // No repository of its own there: its files, read without git. git failing there: unreadable.
+    const found: WorkTreeState = { kind: 'file', executable: false, oid: B };
+    const plain = await takeSnapshot({ ...fakeHost(['k1']).host, nested: async () => undefined, filesBelow: async () => [{ path: 'vendor/lib/build.sh', state: found }] });
+    assert.equal(plain.nested?.get('vendor/lib')?.location, NO_REPOSITORY);
+    assert.deepEqual([...(plain.nested?.get('vendor/lib')?.workTree ?? [])], [['build.sh', `100644 ${B}`]]);
+    assert.equal(plain.workTree.get('vendor/lib'), '160000 unknown +dirty', 'no HEAD of its own: never the checkout\'s');
+    const failing = await takeSnapshot({ ...fakeHost(['k1']).host, nested: async () => Promise.reject(new Error('its gitfile leads nowhere')) });
+    assert.equal(failing.workTree.get('vendor/lib'), '160000 unreadable');
+    assert.equal(failing.nested?.size, 0);
   });
 
   it('reuses an earlier listing under the same index checksum, and lists again under another', async () => {

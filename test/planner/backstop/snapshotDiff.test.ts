@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
+import { backstopExclusions, formatSnapshotHeader, NO_REPOSITORY, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
 import type { Snapshot } from '../../../src/planner/backstop/snapshot';
 import { diffSnapshots, headMoved, identityAt } from '../../../src/planner/backstop/snapshotDiff';
 
@@ -94,9 +94,12 @@ describe('backstop: the diff of two snapshots', () => {
     const inner = snapshotOf({ index: { a: ID.a }, workTree: { a: ID.b } });
     const withNested = (nested: Map<string, Snapshot> | undefined, workTree: Record<string, string | null> = {}) => ({ ...snapshotOf({ index: { 'vendor/lib': `160000 ${oid('1')}` }, workTree }), ...(nested !== undefined ? { nested } : {}) });
     const moved = diffSnapshots(withNested(new Map([['vendor/lib', { ...inner, location: LOCATION }]])), withNested(new Map([['vendor/lib', { ...inner, location: '["/elsewhere/.git",null]' }]])));
-    assert.deepEqual(moved.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified'], 'another git directory: the directory, not its files');
+    assert.deepEqual(moved.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified'], 'another git directory: the directory, and what changed in it (nothing)');
     const gone = diffSnapshots(withNested(new Map([['vendor/lib', inner]])), withNested(new Map()));
-    assert.deepEqual(gone.changes.map((change) => `${change.path}:${change.after ?? ''}`), ['vendor/lib:160000 no repository'], 'no repository there any more: its files are git\'s no longer');
+    assert.deepEqual(gone.changes.map((change) => `${change.path}:${change.after ?? ''}`), ['vendor/lib:160000 not looked into'], 'not looked into any more: its directory changed');
+    const plain = { ...snapshotOf({ index: {}, workTree: { a: ID.c } }), location: NO_REPOSITORY };
+    const unrepo = diffSnapshots(withNested(new Map([['vendor/lib', { ...inner, location: LOCATION }]])), withNested(new Map([['vendor/lib', plain]])));
+    assert.deepEqual(unrepo.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified', 'vendor/lib/a:modified'], 'no repository of its own any more: its directory, and each file compared by content');
     const alsoDeleted = diffSnapshots(withNested(new Map([['vendor/lib', inner]])), withNested(new Map(), { 'vendor/lib': null }));
     assert.deepEqual(alsoDeleted.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:deleted'], 'reported once, as the outer repository saw it');
     assert.deepEqual(diffSnapshots(withNested(undefined), withNested(new Map())).changes, [], 'a snapshot saved before nested ones were taken compares none');
