@@ -209,6 +209,31 @@ describe('wave-scope hook post-bash, stop, turn-start: the backstop in the agent
     assert.match(blockReason(hook(repo, 'post-bash')), /could not read the snapshot it kept/);
   });
 
+  it('blocks the call whose window pointed the checkout\'s .git at a git directory of the agent\'s, beside a plan of its own', () => {
+    hook(repo, 'post-bash');
+    // A copy of the git directory with a linked work tree's entry for this checkout, and a plan allowing everything beside it.
+    const evil = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-evil-')));
+    const aside = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-aside-')));
+    try {
+      spawnSync('cp', ['-a', join(repo.root, '.git'), join(evil, '.git')]);
+      mkdirSync(join(evil, '.git', 'worktrees', 'x'), { recursive: true });
+      for (const name of ['HEAD', 'index']) copyFileSync(join(evil, '.git', name), join(evil, '.git', 'worktrees', 'x', name));
+      writeFileSync(join(evil, '.git', 'worktrees', 'x', 'commondir'), '../..\n');
+      writeFileSync(join(evil, '.git', 'worktrees', 'x', 'gitdir'), `${join(repo.root, '.git')}\n`);
+      mkdirSync(join(evil, '.claude'));
+      writeFileSync(join(evil, '.claude', 'wave-scope.json'), `${JSON.stringify({ version: 1, wave: 1, role: 'implementation', enforcement: 'strict', allowedPaths: ['**'], blockedCommands: [] })}\n`);
+      spawnSync('mv', [join(repo.root, '.git'), join(aside, 'real.git')]);
+      writeFileSync(join(repo.root, '.git'), `gitdir: ${join(evil, '.git', 'worktrees', 'x')}\n`);
+      repo.write({ 'docs/guide.md': 'evil\n' });
+      assert.match(blockReason(hook(repo, 'post-bash')), /\n- modified \.git \(control state/);
+    } finally {
+      rmSync(join(repo.root, '.git'), { force: true });
+      spawnSync('mv', [join(aside, 'real.git'), join(repo.root, '.git')]);
+      rmSync(evil, { recursive: true, force: true });
+      rmSync(aside, { recursive: true, force: true });
+    }
+  });
+
   it('keeps a snapshot of each submodule beside its own, and sees a change inside one that was already dirty; a submodule gone takes its files with it', () => {
     const library = createTempGitRepo({ initialFiles: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
     try {

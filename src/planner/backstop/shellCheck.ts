@@ -115,9 +115,15 @@ export type ShellContext =
       readonly agent?: string;
     };
 
-/** One saved-snapshot key: a digest of the two roots, the manifest, the session and the agent. */
-export function shellStoreKey(parts: { writeRoot: string; manifestRoot: string; manifestPath: string; session: string; agent: string }): string {
-  const text = [parts.writeRoot, parts.manifestRoot, parts.manifestPath, parts.session, parts.agent].join('\0');
+/**
+ * One saved-snapshot key: a digest of the work tree, the session and the agent. Not of the manifest found
+ * for the call: that is found from the work tree's `.git`, which a shell can point at a git directory of its
+ * own beside a plan of its own, and a key that moved with it had the next call take a new baseline without
+ * comparing anything (found by red-team review, 2026-12-06). Kept, the window that moved it is compared
+ * with the last call's snapshot, and the `.git` it changed is control state.
+ */
+export function shellStoreKey(parts: { writeRoot: string; session: string; agent: string }): string {
+  const text = [parts.writeRoot, parts.session, parts.agent].join('\0');
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 }
 
@@ -167,7 +173,7 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
   const agent = binding.agentScope?.agent;
   const session = payload.sessionIds[0] ?? host.env.CLAUDE_CODE_SESSION_ID?.trim() ?? '';
   const manifest = primary.manifest as Exclude<ManifestState, { kind: 'missing' }>;
-  const base = { writeRoot: location.writeRoot, manifestRoot: primary.manifestRoot, manifestPath: manifest.path, session };
+  const base = { writeRoot: location.writeRoot, session };
   const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
   const planSources = active.flatMap((wave) =>
     wave.stateDir === undefined

@@ -38,18 +38,16 @@ describe('backstop: the post-shell and end-of-turn hooks', () => {
     });
   }
 
-  it('keys saved snapshots by both roots, the manifest, the session and the agent', () => {
-    const base = { writeRoot: '/w', manifestRoot: '/m', manifestPath: '/m/.claude/wave-scope.json', session: 's', agent: '' };
+  it('keys saved snapshots by the work tree, the session and the agent, never by the manifest found (which .git decides)', () => {
+    const base = { writeRoot: '/w', session: 's', agent: '' };
     const keys = new Set([
       shellStoreKey(base),
       shellStoreKey({ ...base, writeRoot: '/w2' }),
-      shellStoreKey({ ...base, manifestRoot: '/m2' }),
-      shellStoreKey({ ...base, manifestPath: '/m/.codex/wave-scope.json' }),
       shellStoreKey({ ...base, session: 't' }),
       shellStoreKey({ ...base, agent: 'a7' }),
-      shellStoreKey({ ...base, writeRoot: '/w\0/m' , manifestRoot: '' }),
+      shellStoreKey({ ...base, writeRoot: '/w\0s', session: '' }),
     ]);
-    assert.equal(keys.size, 7);
+    assert.equal(keys.size, 5);
     assert.match(shellStoreKey(base), /^[0-9a-f]{32}$/);
     assert.equal(shellStorePath('/w', 'k.snapshot'), '/w/.orchestrator/backstop/hooks/k.snapshot');
   });
