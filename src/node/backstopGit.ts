@@ -3,7 +3,7 @@
 // same git commands, and bench/backstopSnapshot.ts measures them against each other on the same
 // repository (docs/hooks.md quotes the numbers).
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
@@ -258,8 +258,13 @@ async function nestedSnapshotHost(directory: string, env: NodeJS.ProcessEnv): Pr
 /** How many entries filesBelow reads before it gives up (the directory is then one git cannot read). */
 const MAX_FILES_BELOW = 100_000;
 
-/** Every entry below `directory` (relative to `root`), never through a link, with what it holds. */
+/**
+ * Every entry below `directory` (relative to `root`), never through a link, with what it holds. A directory
+ * reached through a link (itself, or one above it) is not walked: that throws, and the snapshot records the
+ * directory as one it cannot read.
+ */
 function filesBelow(root: string, directory: string, format: ObjectFormat): Array<{ path: string; state: WorkTreeState }> {
+  if (realpathSync(`${root}/${directory}`) !== `${realpathSync(root)}/${directory}`) throw new Error(`${directory} is reached through a link`);
   const found: Array<{ path: string; state: WorkTreeState }> = [];
   const pending = [directory];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {

@@ -98,6 +98,32 @@ describe('backstop: snapshots of real work trees (src/node/backstopGit.ts)', () 
     assert.ok(snapshot.workTree.has('new.ts'), 'an untracked file an exclude given through the environment would hide is listed');
   });
 
+  it('reads a gitlink directory that is no repository of its own without git, and never through a link', async () => {
+    const library = createTempGitRepo({ initialFiles: { 'a.txt': 'a\n' } });
+    const elsewhere = createTempGitRepo({ initialFiles: { 'secret.txt': 'secret\n' } });
+    try {
+      repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '--quiet', library.root, 'vendor/lib');
+      repo.git('commit', '--quiet', '-m', 'library');
+      repo.git('submodule', '--quiet', 'deinit', '--force', 'vendor/lib');
+      writeFileSync(join(repo.root, 'vendor/lib/build.sh'), 'evil\n');
+      const gitDir = join(repo.root, '.git');
+      const host = nodeSnapshotHost(repo.root, { gitDir, commonDir: gitDir });
+      const plain = (await takeSnapshot(host)).nested?.get('vendor/lib');
+      assert.deepEqual([...(plain?.workTree.keys() ?? [])], ['build.sh'], 'its files, read without git');
+      // The directory above it a link to a directory elsewhere that holds a lib/.
+      rmSync(join(repo.root, 'vendor'), { recursive: true });
+      mkdirSync(join(elsewhere.root, 'lib'));
+      writeFileSync(join(elsewhere.root, 'lib', 'secret.txt'), 'secret\n');
+      symlinkSync(elsewhere.root, join(repo.root, 'vendor'));
+      const linked = await takeSnapshot(host);
+      assert.equal(linked.nested?.has('vendor/lib'), false, 'nothing read through the link');
+      assert.equal(linked.workTree.get('vendor/lib'), '160000 unreadable');
+    } finally {
+      library.remove();
+      elsewhere.remove();
+    }
+  });
+
   it('identifies an untracked nested repository by its HEAD', async () => {
     const nested = createTempGitRepo({ initialFiles: { 'x.txt': 'x\n' } });
     try {
