@@ -712,6 +712,13 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       assert.match(moved.stderr, /1 change, all inside its scope/, 'its HEAD moved: src/sub/ changed');
     });
 
+    it('fails a turn that plants a repository and stages it as a gitlink, naming the git files it brought', () => {
+      repo = backstopRepo(START, { alice: ['src/'] });
+      const run = runTurn(repo, 'mkdir -p src/sub && cd src/sub && git init -q && git config user.email a@b.invalid && git config user.name a && echo x > f.txt && git add -A && git commit -qm s && cd ../.. && git add src/sub');
+      assert.equal(run.status, 3, run.stderr);
+      assert.match(run.stderr, /\n {2}created +src\/sub\/\.git\/config {2}\(control state/);
+    });
+
     it('sees files written into the directory of a submodule that is not checked out, or a directory an unmerged gitlink hides', () => {
       repo = withSubmodule();
       repo.git('submodule', '--quiet', 'deinit', '--force', 'vendor/lib');

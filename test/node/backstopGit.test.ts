@@ -117,7 +117,7 @@ describe('backstop: snapshots of real work trees (src/node/backstopGit.ts)', () 
       symlinkSync(elsewhere.root, join(repo.root, 'vendor'));
       const linked = await takeSnapshot(host);
       assert.equal(linked.nested?.has('vendor/lib'), false, 'nothing read through the link');
-      assert.equal(linked.workTree.get('vendor/lib'), '160000 unreadable');
+      assert.match(linked.workTree.get('vendor/lib') ?? '', /^160000 unreadable at \d+$/);
     } finally {
       library.remove();
       elsewhere.remove();

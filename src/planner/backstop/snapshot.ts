@@ -159,8 +159,13 @@ export const MAX_NESTED_DEPTH = 4;
 /** How many nested repositories are snapshotted at once (each runs its own git processes). */
 const NESTED_CONCURRENCY = 4;
 
-/** The identity of a nested repository whose snapshot could not be taken (git failed there). */
-const UNREADABLE_NESTED = '160000 unreadable';
+/**
+ * The identity of a submodule whose snapshot could not be taken (git failed there, or its directory could not
+ * be read), told apart by the snapshot's start: what it holds is unknown, so it is a change at every
+ * comparison, never an identity that settles while files below it change (found by red-team review,
+ * 2026-12-06).
+ */
+const unreadableNested = (takenAt: number) => `160000 unreadable at ${takenAt}`;
 
 /** Snapshot.location of a submodule's directory that is no repository of its own: its files, read without git. */
 export const NO_REPOSITORY = 'no repository';
@@ -554,6 +559,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   const looksInside = host.nested !== undefined && depth < MAX_NESTED_DEPTH;
   const allGitlinks = !looksInside ? undefined : stats === undefined && previous?.gitlinks !== undefined ? previous.gitlinks : listing.gitlinks();
   const gitlinks = (allGitlinks ?? []).filter((path) => !exclude(path));
+  const gitlinkSet = new Set(allGitlinks ?? listing.gitlinks());
 
   const [states, submoduleSnapshots, gitStates] = await Promise.all([
     host.inspect(toInspect, objectFormat),
@@ -592,14 +598,16 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     const identity = identities[index] as Identity;
     if (unchecked.get(path) === identity || converted.has(path)) return;
     workTree.set(path, identity);
-    if ((states[index] as WorkTreeState).kind === 'directory') nested.push({ path, index });
+    // A gitlink's directory (read again as earlier dirt) is the submodule's: its identity is set below, and git
+    // asked in it when it is no repository of its own would answer with the checkout's HEAD.
+    if ((states[index] as WorkTreeState).kind === 'directory' && !gitlinkSet.has(path.replace(/\/$/, ''))) nested.push({ path, index });
   });
   submodules.forEach((submodule, index) => {
     const head = heads[index];
-    workTree.set(submodule.path, head === 'unreadable' ? UNREADABLE_NESTED : `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
+    workTree.set(submodule.path, head === 'unreadable' ? unreadableNested(takenAt) : `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
   });
   // A clean submodule git cannot be asked about any more is a change of it (what is inside is unknown).
-  for (const [path, nestedSnapshot] of submoduleSnapshots) if (nestedSnapshot === 'unreadable') workTree.set(path, UNREADABLE_NESTED);
+  for (const [path, nestedSnapshot] of submoduleSnapshots) if (nestedSnapshot === 'unreadable') workTree.set(path, unreadableNested(takenAt));
   // An untracked nested repository is one entry for git; its HEAD tells one state from another (see
   // nestedSnapshots for why it is not looked into).
   const nestedHeads = await Promise.all(nested.map((entry) => nestedHead(host, entry.path)));

@@ -88,9 +88,11 @@ function pairRenames(changes: PathChange[]): PathChange[] {
  * submodule's directory; a path the enclosing repository reports already is not named twice. One whose git
  * directory moved (its gitfile pointed elsewhere, or removed: a directory that is no repository of its own is
  * held as its files) is another repository: its directory is reported modified too, and what it holds is
- * still compared path by path, since every identity is the content's. One held on one side only (not
- * looked into on the other, a snapshot saved before it was) is its directory's change alone. Compared only
- * when both snapshots looked inside (a snapshot saved before nested ones did not).
+ * still compared path by path, since every identity is the content's. One held on one side only (a gitlink
+ * staged or removed in the window) is compared with nothing: every file it holds, its own git files with
+ * them, is created or deleted (a repository planted and staged as a gitlink named only its directory,
+ * and not the config it brought: found by red-team review, 2026-12-06). Compared only when both snapshots
+ * looked inside (a snapshot saved before nested ones did not).
  */
 function nestedChanges(before: Snapshot, after: Snapshot, exclude: (path: string) => boolean, reported: ReadonlySet<string>): PathChange[] {
   if (before.nested === undefined || after.nested === undefined) return [];
@@ -103,8 +105,8 @@ function nestedChanges(before: Snapshot, after: Snapshot, exclude: (path: string
     const was = before.nested.get(path);
     const is = after.nested.get(path);
     if (was === undefined || is === undefined || was.location !== is.location) add({ path, kind: 'modified', before: where(was), after: where(is) });
-    if (was === undefined || is === undefined) continue;
-    for (const change of collectChanges(was, is, (innerPath) => exclude(`${path}/${innerPath}`))) add({ ...change, path: `${path}/${change.path}` });
+    const nothing: Snapshot = { objectFormat: (was ?? is)?.objectFormat ?? 'sha1', head: {}, indexListing: '', workTree: new Map() };
+    for (const change of collectChanges(was ?? nothing, is ?? nothing, (innerPath) => exclude(`${path}/${innerPath}`))) add({ ...change, path: `${path}/${change.path}` });
   }
   return changes;
 }

@@ -96,12 +96,14 @@ describe('backstop: the diff of two snapshots', () => {
     const moved = diffSnapshots(withNested(new Map([['vendor/lib', { ...inner, location: LOCATION }]])), withNested(new Map([['vendor/lib', { ...inner, location: '["/elsewhere/.git",null]' }]])));
     assert.deepEqual(moved.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified'], 'another git directory: the directory, and what changed in it (nothing)');
     const gone = diffSnapshots(withNested(new Map([['vendor/lib', inner]])), withNested(new Map()));
-    assert.deepEqual(gone.changes.map((change) => `${change.path}:${change.after ?? ''}`), ['vendor/lib:160000 not looked into'], 'not looked into any more: its directory changed');
+    assert.deepEqual(gone.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified', 'vendor/lib/a:deleted'], 'a gitlink gone from the index: its directory, and every file it held');
+    const staged = diffSnapshots(withNested(new Map()), withNested(new Map([['vendor/lib', { ...inner, workTree: new Map([['a', ID.b], ['.git/config', ID.c]]) }]])));
+    assert.deepEqual(staged.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified', 'vendor/lib/.git/config:created', 'vendor/lib/a:created'], 'a gitlink staged in the window: every file, its git files too');
     const plain = { ...snapshotOf({ index: {}, workTree: { a: ID.c } }), location: NO_REPOSITORY };
     const unrepo = diffSnapshots(withNested(new Map([['vendor/lib', { ...inner, location: LOCATION }]])), withNested(new Map([['vendor/lib', plain]])));
     assert.deepEqual(unrepo.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:modified', 'vendor/lib/a:modified'], 'no repository of its own any more: its directory, and each file compared by content');
     const alsoDeleted = diffSnapshots(withNested(new Map([['vendor/lib', inner]])), withNested(new Map(), { 'vendor/lib': null }));
-    assert.deepEqual(alsoDeleted.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:deleted'], 'reported once, as the outer repository saw it');
+    assert.deepEqual(alsoDeleted.changes.map((change) => `${change.path}:${change.kind}`), ['vendor/lib:deleted', 'vendor/lib/a:deleted'], 'its directory once, as the outer repository saw it, and every file it held');
     assert.deepEqual(diffSnapshots(withNested(undefined), withNested(new Map())).changes, [], 'a snapshot saved before nested ones were taken compares none');
   });
 
