@@ -2,10 +2,11 @@
 // `npm test`); without it these tests fail, they never skip.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runBuiltCli } from '../support/builtCli';
+import { createTempGitRepo } from '../support/tempGitRepo';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { backstopRepo, committedPaths, head, readFile, runTurn, statusLines } from './backstopTurns';
 
@@ -79,6 +80,38 @@ describe('wave-scope run --confine: the turn in a bubblewrap sandbox (built dist
   // Found by red-team review, 2026-12-06: a confined command typed `touch …` into the person's terminal
   // with ioctl(TIOCSTI); a link left by one turn widened the next. (The filter's content is proven in
   // test/planner/backstop/terminalFilter.test.ts; here, that the kernel runs the command under it.)
+  it('never runs a program a confined turn names through a submodule in its scope: a gitfile written into one not checked out, or one renamed aside and made anew', () => {
+    const library = createTempGitRepo({ initialFiles: { 'b.txt': 'b\n' } });
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-escape-')));
+    try {
+      repo = backstopRepo(START, { alice: ['src/'] });
+      repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '--quiet', library.root, 'src/lib');
+      repo.git('commit', '--quiet', '-m', 'library');
+      // A git directory of the turn's own outside the checkout: a clean filter that writes out of scope.
+      const gitDir = join(outside, 'gd');
+      cpSync(join(repo.root, '.git', 'modules', 'src', 'lib'), gitDir, { recursive: true });
+      spawnSync('git', ['config', '-f', join(gitDir, 'config'), '--unset', 'core.worktree']);
+      mkdirSync(join(gitDir, 'info'), { recursive: true });
+      writeFileSync(join(gitDir, 'info', 'attributes'), '* filter=x\n');
+      const marker = join(outside, 'ran');
+      spawnSync('git', ['config', '-f', join(gitDir, 'config'), 'filter.x.clean', `sh -c 'echo ran >> ${marker}; cat'`]);
+      const renamed = runTurn(repo, `mv src/lib src/lib.old && mkdir src/lib && cp src/lib.old/b.txt src/lib/ && echo "gitdir: ${gitDir}" > src/lib/.git && touch -d 2001-01-01 src/lib/b.txt`, { flags: ['--confine'] });
+      assert.equal(renamed.status, 3, renamed.stderr);
+      assert.match(renamed.stderr, /\n {2}modified +src\/lib\/\.git {2}\(control state/);
+      assert.equal(existsSync(marker), false, 'the filter never ran');
+      rmSync(join(repo.root, 'src', 'lib'), { recursive: true, force: true });
+      spawnSync('mv', [join(repo.root, 'src', 'lib.old'), join(repo.root, 'src', 'lib')]);
+      repo.git('submodule', '--quiet', 'deinit', '--force', 'src/lib');
+      const planted = runTurn(repo, `echo "gitdir: ${gitDir}" > src/lib/.git && git -C src/lib checkout -q -- . && touch -d 2001-01-01 src/lib/b.txt`, { flags: ['--confine'] });
+      assert.equal(planted.status, 3, planted.stderr);
+      assert.match(planted.stderr, /\n {2}created +src\/lib\/\.git {2}\(control state/);
+      assert.equal(existsSync(marker), false, 'the filter never ran');
+    } finally {
+      library.remove();
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('runs the command under the seccomp filter that refuses typing into the terminal', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     const run = runTurn(repo, 'grep "^Seccomp:" /proc/self/status', { flags: ['--confine'] });

@@ -124,6 +124,12 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
   return code;
 }
 
+/** Whether a repository-relative path lies in (or is) one of the absolute directories `granted`. */
+function withinAny(writeRoot: string, granted: readonly string[]): (path: string) => boolean {
+  const relative = granted.filter((dir) => dir.startsWith(`${writeRoot}/`)).map((dir) => dir.slice(writeRoot.length + 1).replace(/\/+$/, ''));
+  return (path) => relative.some((dir) => path === dir || path.startsWith(`${dir}/`));
+}
+
 function confinementEnv(env: NodeJS.ProcessEnv): { temp: string[]; cache: string[] } {
   const temp = [...new Set([env.TMPDIR, tmpdir(), '/tmp'].filter((dir): dir is string => dir !== undefined && dir !== ''))];
   const home = env.HOME ?? homedir();
@@ -270,7 +276,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         ignoreCase: context.ignoreCase,
         commit: values.commit === true,
         planFiles: planFileRequest([{ root: context.manifestRoot, stateDir: context.stateDir, wave: target.wave }]),
-        ...(confinedSearch !== undefined ? { repositoriesBefore: confinedSearch.before.map(reportedRepositoryPath) } : {}),
+        ...(confinedSearch !== undefined ? { repositoriesBefore: confinedSearch.before.map(reportedRepositoryPath), readWithoutGit: withinAny(context.writeRoot, confinedSearch.grantedPaths) } : {}),
       },
       {
         snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),

@@ -147,6 +147,14 @@ export interface SnapshotOptions {
   readonly previous?: Snapshot;
   /** How many repositories this one lies inside (0 for the checkout itself); see MAX_NESTED_DEPTH. */
   readonly depth?: number;
+  /**
+   * Submodule directories (repository-relative) that are read without git, as a directory that is no
+   * repository is: those a confined turn may write (`run --confine`'s granted directories). git run in one
+   * would run the filters of whatever config the turn put there (a gitfile written into an uninitialised
+   * submodule's directory, or the directory renamed aside and another made in its place), outside the
+   * sandbox (found by red-team review, 2026-12-06).
+   */
+  readonly readWithoutGit?: (path: string) => boolean;
 }
 
 /**
@@ -197,7 +205,13 @@ export const PINNED_CHANGE_SETTINGS: readonly string[] = [
   'core.attributesFile=/dev/null',
 ];
 
-/** The status call: every difference of the work tree from the index, untracked files one by one. */
+/**
+ * The status call: every difference of the work tree from the index, untracked files one by one. Submodules
+ * only by the commit they hold (`--ignore-submodules=dirty`): to tell whether one is dirty git runs its own
+ * status inside it, under the submodule's config, whose filters a turn could name (a gitfile planted in an
+ * uninitialised submodule's directory had git run the turn's program outside `--confine`: red-team review,
+ * 2026-12-06). What changed inside a submodule is the nested snapshot's to say (Snapshot.nested).
+ */
 export const STATUS_ARGS: readonly string[] = [
   ...PINNED_CHANGE_SETTINGS,
   // No optional lock: a snapshot taken while an agent runs git must not make the agent's git fail.
@@ -209,7 +223,7 @@ export const STATUS_ARGS: readonly string[] = [
   '--no-ahead-behind',
   '--untracked-files=all',
   '--no-renames',
-  '--ignore-submodules=none',
+  '--ignore-submodules=dirty',
 ];
 
 /** The index listing call; `-v` tags the entries status does not look at (see `IndexListing.uncheckedEntries`). */
@@ -367,7 +381,7 @@ async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], opt
     for (let index = next++; index < paths.length; index = next++) {
       const path = paths[index] as string;
       try {
-        const nestedHost = await nestedOf(path);
+        const nestedHost = options.readWithoutGit?.(path) === true ? undefined : await nestedOf(path);
         if (nestedHost === undefined) {
           const plain = await plainDirectory(host, path, objectFormat, (inner) => exclude(`${path}/${inner}`));
           if (plain !== undefined) found.set(path, plain);
@@ -379,6 +393,7 @@ async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], opt
           ...(options.ignoreCase !== undefined ? { ignoreCase: options.ignoreCase } : {}),
           // The listing and stat data of another repository's index say nothing of this one's.
           ...(previous !== undefined && previous.location === nestedHost.location ? { previous } : {}),
+          ...(options.readWithoutGit !== undefined ? { readWithoutGit: (inner: string) => (options.readWithoutGit as (path: string) => boolean)(`${path}/${inner}`) } : {}),
           depth,
         });
         found.set(path, snapshot);

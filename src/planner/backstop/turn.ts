@@ -68,6 +68,8 @@ export interface TurnRequest {
   readonly planFiles?: PlanFileRequest;
   /** The repositories below the directories the turn may write, as found before it (TurnHost.nestedRepositories). */
   readonly repositoriesBefore?: readonly string[];
+  /** The submodule directories read without git (SnapshotOptions.readWithoutGit): a confined turn's granted ones. */
+  readonly readWithoutGit?: (path: string) => boolean;
 }
 
 /** A commit the turn made that reaches outside the scope. */
@@ -180,7 +182,7 @@ async function commitCandidates(
 
 /** Runs one turn. Rejects only when the first snapshot cannot be taken (the command then never ran). */
 export async function runTurn(request: TurnRequest, host: TurnHost): Promise<TurnOutcome> {
-  const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
+  const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase, ...(request.readWithoutGit !== undefined ? { readWithoutGit: request.readWithoutGit } : {}) };
   const before = await takeSnapshot(host.snapshot, snapshotOptions);
   const planBefore = request.planFiles !== undefined ? host.planFiles?.(request.planFiles) : undefined;
   const base: TurnRecord = {
@@ -216,7 +218,7 @@ export async function runTurn(request: TurnRequest, host: TurnHost): Promise<Tur
 }
 
 async function checkTurn(request: TurnRequest, host: TurnHost, before: Snapshot, base: TurnRecord, exit: CommandExit): Promise<TurnOutcome> {
-  const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase };
+  const snapshotOptions = { exclude: request.exclude, watchIgnored: request.watchIgnored, ignoreCase: request.ignoreCase, ...(request.readWithoutGit !== undefined ? { readWithoutGit: request.readWithoutGit } : {}) };
   const after = await takeSnapshot(host.snapshot, { ...snapshotOptions, previous: before });
   const snapshotDiff = diffSnapshots(before, after, { exclude: request.exclude });
   // A repository planted where the turn could write: control state whatever the scope says (its config
