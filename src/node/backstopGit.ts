@@ -147,6 +147,31 @@ export function gitControlFiles(commonDir: string, gitDir: string = commonDir): 
   return files;
 }
 
+/**
+ * Every other file git reads its configuration or its ignore rules from for this repository, as a snapshot
+ * watches them: the system and global config files (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`, those
+ * `GIT_CONFIG_GLOBAL`/`GIT_CONFIG_SYSTEM` name, /etc/gitconfig), every file a config includes
+ * (`include.path`, `includeIf`, whatever its condition), and the global excludes file at its default place
+ * (`$XDG_CONFIG_HOME/git/ignore`). An agent's shell outside `--confine` can write them, and a filter defined
+ * there, named by a new `.gitattributes` of the agent's scope, ran during the snapshot's status and wrote
+ * unseen (found by red-team review, 2026-12-06), as a global excludes file hid a new file. Named under
+ * `.git/` (control state): a file of the common directory by its path there, any other as
+ * `.git/<outside> <absolute path>`. Those `already` lists are left out. Throws when a config cannot be
+ * parsed (git could not either).
+ */
+export function gitConfigFiles(commonDir: string, gitDir: string, env: NodeJS.ProcessEnv, already: ReadonlySet<string>): Array<{ name: string; path: string }> {
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : undefined;
+  const scan = scanGitConfig({ commonDir, gitDir, env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists, realPath: nodeLocateFileSystem.realPath } });
+  const xdg = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : home !== undefined ? `${home}/.config` : undefined;
+  const paths = [...scan.files, ...(xdg !== undefined ? [`${xdg}/git/ignore`] : [])];
+  const files: Array<{ name: string; path: string }> = [];
+  for (const path of new Set(paths)) {
+    if (already.has(path)) continue;
+    files.push({ name: path.startsWith(`${commonDir}/`) ? `.git/${path.slice(commonDir.length + 1)}` : `.git/<outside> ${path}`, path });
+  }
+  return files;
+}
+
 /** How recent (ms) an index file's times may be and still be taken by its stat data alone (git's racily clean rule). */
 const RACY_INDEX_MS = 2000;
 
@@ -320,7 +345,14 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
     // The work tree's own `.git` too (a directory, or a gitfile naming the git directory): a turn that pointed it
     // at a copy of its own had every later `run` and hook locate another repository, with a plan of the
     // agent's (found by red-team review, 2026-12-06).
-    ...(commonDir !== undefined ? { gitFiles: async () => [{ name: '.git', path: `${root}/.git` }, ...gitControlFiles(commonDir, gitDir)] } : {}),
+    ...(commonDir !== undefined
+      ? {
+          gitFiles: async () => {
+            const own = [{ name: '.git', path: `${root}/.git` }, ...gitControlFiles(commonDir, gitDir)];
+            return [...own, ...gitConfigFiles(commonDir, gitDir ?? commonDir, env, new Set(own.map((file) => file.path)))];
+          },
+        }
+      : {}),
     ...(gitDir !== undefined ? { location: JSON.stringify([gitDir, commonDir ?? null]) } : {}),
     nested: (path) => nestedSnapshotHost(`${root}/${path}`, env),
     filesBelow: async (path, format) => filesBelow(root, path, format),

@@ -749,6 +749,26 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     assert.match(run.stderr, /\n {2}modified +\.git {2}\(control state/);
   });
 
+  it('watches every config file git reads: a global filter a new in-scope .gitattributes names, the global excludes file, a file the config includes', () => {
+    repo = backstopRepo(START, { alice: ['src/'] });
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
+    try {
+      const env = { HOME: home };
+      const filtered = runTurn(repo, `printf '* filter=x\\n' > src/.gitattributes && git config --global filter.x.clean 'sh -c "echo x >> ${home}/ran; cat"' && touch -d 2001-01-01 src/app.ts`, { env });
+      assert.equal(filtered.status, 3, filtered.stderr);
+      assert.match(filtered.stderr, new RegExp(`\\n {2}created +\\.git/<outside> ${home}/\\.gitconfig {2}\\(control state`));
+      const ignored = runTurn(repo, `mkdir -p ${home}/.config/git && echo evil.py > ${home}/.config/git/ignore && echo evil > evil.py`, { env });
+      assert.equal(ignored.status, 3, ignored.stderr);
+      assert.match(ignored.stderr, new RegExp(`\\n {2}created +\\.git/<outside> ${home}/\\.config/git/ignore {2}\\(control state`));
+      repo.git('config', 'include.path', 'config.local');
+      const included = runTurn(repo, 'echo "[core] excludesFile = /dev/null" > .git/config.local', { env });
+      assert.equal(included.status, 3, included.stderr);
+      assert.match(included.stderr, /\n {2}created +\.git\/config\.local {2}\(control state/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
     repo.git('config', 'extensions.worktreeConfig', 'true');
