@@ -364,10 +364,12 @@ async function nestedHead(host: SnapshotHost, path: string): Promise<string | un
  * compared with the previous snapshot's of the same path, its paths excluded as the enclosing
  * repository's (`exclude` of `<path>/<its path>`).
  *
- * Only submodules: git's own status already runs git in each of them (to tell whether it is dirty), under
- * the submodule's own config, so looking into one runs nothing new. An untracked repository inside the
- * checkout may be one an agent planted in its own directory, and git run there would run the filters its
- * config names, outside any `--confine` sandbox (found by red-team review, 2026-12-06): it stays
+ * git runs in a submodule under the submodule's own config, whose filters run with it. So only where a
+ * turn could not have given it a config unseen: a confined turn's granted directories are read without git
+ * (SnapshotOptions.readWithoutGit), and anywhere else a config the turn changed is a change of that window's
+ * own (the submodule's git files are watched). An untracked repository inside the checkout may be one an
+ * agent planted in its own directory, and git run there would run the filters its config names, outside any
+ * `--confine` sandbox, before anything of it is compared (found by red-team review, 2026-12-06): it stays
  * identified by its HEAD.
  */
 async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], options: SnapshotOptions, objectFormat: ObjectFormat): Promise<Map<string, Snapshot | 'unreadable'>> {
