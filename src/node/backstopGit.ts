@@ -313,8 +313,9 @@ function filesBelow(root: string, directory: string, format: ObjectFormat): Arra
  * one hashed stayed as it was (found by red-team review, 2026-12-06); pinned, such a git fails, and the
  * turn with it. (A nested repository's HEAD is asked with `-C` in it, unpinned.) With `commonDir`, the
  * common directory is pinned too (GIT_COMMON_DIR), and git's config (the work tree's own too, with
- * `gitDir`), `info/exclude`, `info/attributes`, `commondir` and hooks are watched. Repositories inside
- * it (submodules, untracked ones) get hosts of their own (`nested`), made the same way.
+ * `gitDir`), `info/exclude`, `info/attributes`, `commondir` and hooks are watched, with the work tree's
+ * `.git` and every other config file git reads (gitConfigFiles). Its submodules get hosts of their own
+ * (`nested`), made the same way; a directory no repository of its own is walked without git (`filesBelow`).
  */
 export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
