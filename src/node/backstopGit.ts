@@ -160,6 +160,7 @@ export function gitControlFiles(commonDir: string, gitDir: string = commonDir): 
  * parsed (git could not either).
  */
 export function gitConfigFiles(commonDir: string, gitDir: string, env: NodeJS.ProcessEnv, already: ReadonlySet<string>): Array<{ name: string; path: string }> {
+  // An empty `env` (a submodule's host) leaves out the system and global files: the repository's own and what they include.
   const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : undefined;
   const scan = scanGitConfig({ commonDir, gitDir, env, ...(home !== undefined ? { homeDir: home } : {}), fs: { readText: readTextIfExists, realPath: nodeLocateFileSystem.realPath } });
   const xdg = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : home !== undefined ? `${home}/.config` : undefined;
@@ -277,7 +278,7 @@ async function nestedSnapshotHost(directory: string, env: NodeJS.ProcessEnv): Pr
   const [prefix, gitDir, commonDir] = answers;
   // git found the repository around it (no repository of the directory's own): a prefix names where in it.
   if (prefix !== '' || gitDir === undefined || commonDir === undefined) return undefined;
-  return nodeSnapshotHost(directory, { env, gitDir, commonDir: resolve(directory, commonDir) });
+  return nodeSnapshotHost(directory, { env, gitDir, commonDir: resolve(directory, commonDir), ownConfigOnly: true });
 }
 
 /** How many entries filesBelow reads before it gives up (the directory is then one git cannot read). */
@@ -311,13 +312,13 @@ function filesBelow(root: string, directory: string, format: ObjectFormat): Arra
  * otherwise finds its repository anew at each call, and a turn that made `.git` unusable (its HEAD moved
  * aside) had git take the top level for a git directory, reading an index the turn forged there while the
  * one hashed stayed as it was (found by red-team review, 2026-12-06); pinned, such a git fails, and the
- * turn with it. (A nested repository's HEAD is asked with `-C` in it, unpinned.) With `commonDir`, the
+ * turn with it. (A nested repository's HEAD is asked in it, `headOf`.) With `commonDir`, the
  * common directory is pinned too (GIT_COMMON_DIR), and git's config (the work tree's own too, with
  * `gitDir`), `info/exclude`, `info/attributes`, `commondir` and hooks are watched, with the work tree's
  * `.git` and every other config file git reads (gitConfigFiles). Its submodules get hosts of their own
  * (`nested`), made the same way; a directory no repository of its own is walked without git (`filesBelow`).
  */
-export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string } = {}): SnapshotHost {
+export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEnv; gitDir?: string; commonDir?: string; ownConfigOnly?: boolean } = {}): SnapshotHost {
   const { gitDir, commonDir } = options;
   // The system's attributes file (/etc/gitattributes) is not read either, as the global one is not
   // (PINNED_CHANGE_SETTINGS): an agent's shell that runs as root, as in many containers, can write it
@@ -338,9 +339,10 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
   const pins = ignoreCase === undefined ? [] : ['-c', `core.ignoreCase=${ignoreCase}`];
   return {
     git: (args, gitOptions) =>
-      gitDir === undefined || args[0] === '-C'
+      gitDir === undefined
         ? spawnGit(root, args, { ...gitOptions, env })
         : spawnGit(root, [`--git-dir=${gitDir}`, `--work-tree=${root}`, ...pins, ...args], { ...gitOptions, env: pinnedEnv }),
+    headOf: async (path) => (await spawnGit(`${root}/${path}`, ['rev-parse', '-q', '--verify', 'HEAD'], { env })).trim() || undefined,
     inspect: async (paths, format) => paths.map((path) => inspectWorkTreePath(root, path, format)),
     ...(gitDir !== undefined ? { indexChecksum: async () => readIndexChecksum(gitDir) } : {}),
     // The work tree's own `.git` too (a directory, or a gitfile naming the git directory): a turn that pointed it
@@ -350,7 +352,9 @@ export function nodeSnapshotHost(root: string, options: { env?: NodeJS.ProcessEn
       ? {
           gitFiles: async () => {
             const own = [{ name: '.git', path: `${root}/.git` }, ...gitControlFiles(commonDir, gitDir)];
-            return [...own, ...gitConfigFiles(commonDir, gitDir ?? commonDir, env, new Set(own.map((file) => file.path)))];
+            // A submodule's host watches its own repository's config files only: the system and global ones are
+            // the checkout's host's to watch, once.
+            return [...own, ...gitConfigFiles(commonDir, gitDir ?? commonDir, options.ownConfigOnly === true ? {} : env, new Set(own.map((file) => file.path)))];
           },
         }
       : {}),

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { builtCliPath, cleanEnv, runBuiltCli } from '../support/builtCli';
 import type { TempGitRepo } from '../support/tempGitRepo';
 import { backstopRepo, committedPaths, head, readFile, runTurn, statusLines, turnRecord, writeScope } from './backstopTurns';
-import { createTempGitRepo } from '../support/tempGitRepo';
+import { createTempGitRepo, withTempDirectory } from '../support/tempGitRepo';
 
 const START = {
   'README.md': 'readme\n',
@@ -283,8 +283,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     // as it does unless it follows the last index write within the same second.
     const recorded = Math.floor(statSync(join(repo.root, 'README.md')).ctimeMs / 1000);
     while (Math.floor(Date.now() / 1000) <= recorded) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
-    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
-    try {
+    withTempDirectory('wave-scope-home-', (home) => {
       const script = [
         'm=$(stat -c %Y README.md)',
         'git config --global core.checkStat minimal',
@@ -295,9 +294,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       const run = runTurn(repo, script, { flags: ['--commit'], env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } });
       assert.equal(run.status, 3, run.stderr);
       assert.match(run.stderr, /README\.md/);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   it('fails a new file whose name is not UTF-8, even inside its scope: which file it is cannot be told', () => {
@@ -428,8 +425,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
     repo = backstopRepo(START, { alice: ['src/'] });
     // The person's home, which the agent's shell can write: a global attributes file and a filter that
     // hands git the committed content back, so git's status would compare the file equal to its index entry.
-    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
-    try {
+    withTempDirectory('wave-scope-home-', (home) => {
       const global = runTurn(
         repo,
         [
@@ -443,9 +439,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       assert.equal(global.status, 3, global.stderr);
       assert.match(global.stderr, /\n {2}modified +docs\/guide\.md {2}\(outside the scope\)/);
       assert.equal(readFile(repo, 'docs/guide.md'), 'GUIDE\n');
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
     const planted = runTurn(repo, 'printf "docs/guide.md filter=y\\n" > .git/info/attributes');
     assert.equal(planted.status, 3, planted.stderr);
     assert.match(planted.stderr, /\n {2}created {2}\.git\/info\/attributes {2}\(control state: never written by an agent\)/);
@@ -554,8 +548,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
 
   it('never lets git take its common directory from a commondir file the turn wrote: an out-of-scope file hidden by the copy\'s exclude is seen', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
-    const common = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-common-')));
-    try {
+    withTempDirectory('wave-scope-common-', (common) => {
       const redirected = runTurn(
         repo,
         [
@@ -573,23 +566,18 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       assert.equal(redirected.status, 3, redirected.stderr);
       assert.match(redirected.stderr, /\n {2}created +docs\/evil\.md {2}\(outside the scope\)/);
       assert.match(redirected.stderr, /\n {2}created +\.git\/commondir {2}\(control state/);
-    } finally {
-      rmSync(common, { recursive: true, force: true });
-    }
+    });
   });
 
   it('sees a new file that differs from a tracked one in case only, whatever a global config says of case', () => {
     repo = backstopRepo({ ...START, Makefile: 'all:\n' }, { alice: ['src/'] });
     // As `git init` leaves it on a case-sensitive file system: no core.ignorecase of its own.
     repo.git('config', '--unset', 'core.ignorecase');
-    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
-    try {
+    withTempDirectory('wave-scope-home-', (home) => {
       const folded = runTurn(repo, 'git config --global core.ignorecase true && printf "evil:\\n" > makefile', { env: { HOME: home } });
       assert.equal(folded.status, 3, folded.stderr);
       assert.match(folded.stderr, /\n {2}created +makefile {2}\(outside the scope\)/);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   describe('inside repositories nested in the checkout', () => {
@@ -751,8 +739,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
 
   it('watches every config file git reads: a global filter a new in-scope .gitattributes names, the global excludes file, a file the config includes', () => {
     repo = backstopRepo(START, { alice: ['src/'] });
-    const home = realpathSync(mkdtempSync(join(tmpdir(), 'wave-scope-home-')));
-    try {
+    withTempDirectory('wave-scope-home-', (home) => {
       const env = { HOME: home };
       const filtered = runTurn(repo, `printf '* filter=x\\n' > src/.gitattributes && git config --global filter.x.clean 'sh -c "echo x >> ${home}/ran; cat"' && touch -d 2001-01-01 src/app.ts`, { env });
       assert.equal(filtered.status, 3, filtered.stderr);
@@ -764,9 +751,7 @@ describe('wave-scope run: the turn backstop (built dist/cli.js, real git reposit
       const included = runTurn(repo, 'echo "[core] excludesFile = /dev/null" > .git/config.local', { env });
       assert.equal(included.status, 3, included.stderr);
       assert.match(included.stderr, /\n {2}created +\.git\/config\.local {2}\(control state/);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   it('sees an ignore rule planted in the per-worktree config (extensions.worktreeConfig)', () => {

@@ -53,3 +53,13 @@ export function createTempGitRepo(options: { initialFiles?: Record<string, strin
   if (options.initialFiles) repo.commit(options.initialFiles, 'initial files');
   return repo;
 }
+
+/** Runs `body` with a new directory (real path, under the system's temp directory), removed afterwards whatever happens. */
+export function withTempDirectory<T>(prefix: string, body: (directory: string) => T): T {
+  const directory = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  try {
+    return body(directory);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}

@@ -11,6 +11,7 @@ import { backstopMessages, declarationMessages } from '../messages';
 import { agentIdProblem } from '../../planner/plan/declarationPaths';
 import { ScopeEntryError, compileScopeEntry } from '../../planner/scope/scopeEntry';
 import { bubblewrapArguments, planConfinement } from '../../planner/backstop/confinement';
+import { isWithin } from '../../planner/enforce/writeTarget';
 import { ORCHESTRATOR_DIR_NAME } from '../../planner/plan/stateDirNames';
 import { commandSucceeded, runTurn } from '../../planner/backstop/turn';
 import type { TurnOutcome } from '../../planner/backstop/turn';
@@ -122,12 +123,6 @@ function report(outcome: TurnOutcome, context: TurnContext, program: string, rec
   }
   reportNote(io, backstopMessages.turnRecord(recordPath));
   return code;
-}
-
-/** Whether a repository-relative path lies in (or is) one of the absolute directories `granted`. */
-function withinAny(writeRoot: string, granted: readonly string[]): (path: string) => boolean {
-  const relative = granted.filter((dir) => dir.startsWith(`${writeRoot}/`)).map((dir) => dir.slice(writeRoot.length + 1).replace(/\/+$/, ''));
-  return (path) => relative.some((dir) => path === dir || path.startsWith(`${dir}/`));
 }
 
 function confinementEnv(env: NodeJS.ProcessEnv): { temp: string[]; cache: string[] } {
@@ -276,7 +271,7 @@ export async function runRun(args: string[], io: CliIo): Promise<number> {
         ignoreCase: context.ignoreCase,
         commit: values.commit === true,
         planFiles: planFileRequest([{ root: context.manifestRoot, stateDir: context.stateDir, wave: target.wave }]),
-        ...(confinedSearch !== undefined ? { repositoriesBefore: confinedSearch.before.map(reportedRepositoryPath), readWithoutGit: withinAny(context.writeRoot, confinedSearch.grantedPaths) } : {}),
+        ...(confinedSearch !== undefined ? { repositoriesBefore: confinedSearch.before.map(reportedRepositoryPath), readWithoutGit: (path: string) => confinedSearch.grantedPaths.some((dir) => isWithin(dir, `${context.writeRoot}/${path}`, context.ignoreCase)) } : {}),
       },
       {
         snapshot: nodeSnapshotHost(context.writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),

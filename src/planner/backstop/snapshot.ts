@@ -73,6 +73,12 @@ export interface SnapshotHost {
    */
   nested?(path: string): Promise<SnapshotHost | undefined>;
   /**
+   * The commit HEAD names in the repository whose work tree is the directory `path` (repository-relative, no
+   * trailing slash), git asked there and nothing else: how an untracked nested repository is identified.
+   * Undefined when it has none; rejects when git fails there.
+   */
+  headOf?(path: string): Promise<string | undefined>;
+  /**
    * Every file, link and other entry below the directory `path` (repository-relative), with what it holds
    * (as `inspect` says), paths relative to this host's top level; directories are descended, never
    * through a link. Read without git: it is how a submodule's directory that is no repository of its own
@@ -350,8 +356,7 @@ async function watchedIgnoredPaths(host: SnapshotHost, entries: readonly string[
 /** Submodules and untracked nested repositories are identified by the commit their HEAD names. */
 async function nestedHead(host: SnapshotHost, path: string): Promise<string | undefined> {
   try {
-    const commit = (await host.git(['-C', path.replace(/\/$/, ''), 'rev-parse', '-q', '--verify', 'HEAD'])).trim();
-    return commit === '' ? undefined : commit;
+    return await host.headOf?.(path.replace(/\/$/, ''));
   } catch {
     return undefined;
   }
@@ -377,25 +382,27 @@ async function nestedSnapshots(host: SnapshotHost, paths: readonly string[], opt
   const nestedOf = host.nested?.bind(host);
   if (nestedOf === undefined || paths.length === 0) return found;
   const exclude = options.exclude ?? (() => false);
+  const readWithoutGit = options.readWithoutGit;
   const depth = (options.depth ?? 0) + 1;
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < paths.length; index = next++) {
       const path = paths[index] as string;
+      const innerExclude = (inner: string) => exclude(`${path}/${inner}`);
       try {
-        const nestedHost = options.readWithoutGit?.(path) === true ? undefined : await nestedOf(path);
+        const nestedHost = readWithoutGit?.(path) === true ? undefined : await nestedOf(path);
         if (nestedHost === undefined) {
-          const plain = await plainDirectory(host, path, objectFormat, (inner) => exclude(`${path}/${inner}`));
+          const plain = await plainDirectory(host, path, objectFormat, innerExclude);
           if (plain !== undefined) found.set(path, plain);
           continue;
         }
         const previous = options.previous?.nested?.get(path);
         const snapshot = await takeSnapshot(nestedHost, {
-          exclude: (inner) => exclude(`${path}/${inner}`),
+          exclude: innerExclude,
           ...(options.ignoreCase !== undefined ? { ignoreCase: options.ignoreCase } : {}),
           // The listing and stat data of another repository's index say nothing of this one's.
           ...(previous !== undefined && previous.location === nestedHost.location ? { previous } : {}),
-          ...(options.readWithoutGit !== undefined ? { readWithoutGit: (inner: string) => (options.readWithoutGit as (path: string) => boolean)(`${path}/${inner}`) } : {}),
+          ...(readWithoutGit !== undefined ? { readWithoutGit: (inner: string) => readWithoutGit(`${path}/${inner}`) } : {}),
           depth,
         });
         found.set(path, snapshot);
@@ -576,7 +583,7 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   const looksInside = host.nested !== undefined && depth < MAX_NESTED_DEPTH;
   const allGitlinks = !looksInside ? undefined : stats === undefined && previous?.gitlinks !== undefined ? previous.gitlinks : listing.gitlinks();
   const gitlinks = (allGitlinks ?? []).filter((path) => !exclude(path));
-  const gitlinkSet = new Set(allGitlinks ?? listing.gitlinks());
+  const gitlinkSet = new Set(allGitlinks);
 
   const [states, submoduleSnapshots, gitStates] = await Promise.all([
     host.inspect(toInspect, objectFormat),
@@ -584,14 +591,10 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
     host.inspect(gitFiles.map((file) => file.path), objectFormat),
   ]);
   // Once looked into, a submodule's HEAD is its own snapshot's: one with no repository of its own there (its
-  // gitfile removed) has none, where git asked in the directory would answer with the checkout's.
-  const heads = await Promise.all(
-    submodules.map((submodule) => {
-      const nested = submoduleSnapshots.get(submodule.path);
-      if (nested === 'unreadable') return Promise.resolve('unreadable');
-      return looksInside ? Promise.resolve(nested === undefined || nested.location === NO_REPOSITORY ? undefined : nested.head.commit) : nestedHead(host, submodule.path);
-    }),
-  );
+  // gitfile removed) has none, where git asked in the directory would answer with the checkout's. (One that
+  // could not be read is marked below.)
+  const headOf = (nested: Snapshot | 'unreadable' | undefined) => (typeof nested === 'object' && nested.location !== NO_REPOSITORY ? nested.head.commit : undefined);
+  const heads = looksInside ? submodules.map((submodule) => headOf(submoduleSnapshots.get(submodule.path))) : await Promise.all(submodules.map((submodule) => nestedHead(host, submodule.path)));
   gitFiles.forEach((file, index) => workTree.set(file.name, identityOf(gitStates[index] as WorkTreeState)));
   const identities = toInspect.map((path, index) => {
     const state = states[index] as WorkTreeState;
@@ -621,9 +624,9 @@ export async function takeSnapshot(host: SnapshotHost, options: SnapshotOptions 
   });
   submodules.forEach((submodule, index) => {
     const head = heads[index];
-    workTree.set(submodule.path, head === 'unreadable' ? unreadableNested(takenAt) : `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
+    workTree.set(submodule.path, `160000 ${head ?? 'unknown'}${submodule.dirty ? ' +dirty' : ''}`);
   });
-  // A clean submodule git cannot be asked about any more is a change of it (what is inside is unknown).
+  // A submodule git cannot be asked about (reported or clean) is a change of it (what is inside is unknown).
   for (const [path, nestedSnapshot] of submoduleSnapshots) if (nestedSnapshot === 'unreadable') workTree.set(path, unreadableNested(takenAt));
   // An untracked nested repository is one entry for git; its HEAD tells one state from another (see
   // nestedSnapshots for why it is not looked into).

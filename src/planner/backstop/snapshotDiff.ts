@@ -101,11 +101,11 @@ function nestedChanges(before: Snapshot, after: Snapshot, exclude: (path: string
   const add = (change: PathChange) => {
     if (!reported.has(change.path) && !reported.has(`${change.path}/`)) changes.push(change);
   };
+  const nothing: Snapshot = { objectFormat: before.objectFormat, head: {}, indexListing: '', workTree: new Map() };
   for (const path of new Set([...before.nested.keys(), ...after.nested.keys()])) {
     const was = before.nested.get(path);
     const is = after.nested.get(path);
     if (was === undefined || is === undefined || was.location !== is.location) add({ path, kind: 'modified', before: where(was), after: where(is) });
-    const nothing: Snapshot = { objectFormat: (was ?? is)?.objectFormat ?? 'sha1', head: {}, indexListing: '', workTree: new Map() };
     for (const change of collectChanges(was ?? nothing, is ?? nothing, (innerPath) => exclude(`${path}/${innerPath}`))) add({ ...change, path: `${path}/${change.path}` });
   }
   return changes;

@@ -55,8 +55,6 @@ function fakeHost(checksums: Array<string | undefined>, listing = LISTING, statO
       if (args.join(' ') === INDEX_ARGS.join(' ')) return listing;
       if (args.join(' ') === INDEX_STAT_ARGS.join(' ')) return withStats(listing, statOf);
       if (args.join(' ') === STAT_DIRTY_ARGS.join(' ')) return statDirty.map((path) => `${path}\0`).join('');
-      if (args[0] === '-C' && args[1] === 'vendor/lib') return `${SUB}\n`;
-      if (args[0] === '-C' && args[1] === 'nested') throw new Error('not a repository');
       throw new Error(`unexpected git ${args.join(' ')}`);
     },
     async inspect(paths) {
@@ -67,6 +65,11 @@ function fakeHost(checksums: Array<string | undefined>, listing = LISTING, statO
       const value = checksums[Math.min(next, checksums.length - 1)];
       next += 1;
       return value;
+    },
+    // The submodule's HEAD; the untracked nested/ is no repository git can read.
+    async headOf(path) {
+      if (path === 'vendor/lib') return SUB;
+      throw new Error('not a repository');
     },
   };
   return { host, calls, inspected };
