@@ -181,6 +181,9 @@ export const hookMessages = {
   invalidManifest: (path: string, problems: readonly string[]) =>
     `Wave Scope blocked this write: the wave manifest ${path} is unusable (${problems.join('; ')}). ` +
     'Writes stay blocked until it is repaired: rewrite it with "wave-scope plan", fix it by hand (docs/file-formats.md, "wave-scope validate" checks it), or delete it to end the wave.',
+  noPlanForAgent: (agent: string) =>
+    `Wave Scope blocked this write: you run as agent "${agent}" of a wave (WAVE_SCOPE_AGENT), but no wave manifest is in force here, so nothing says what you may write. ` +
+    'If your shell moved or changed the plan, stop and tell the coordinator exactly what you ran; never put it back by hand. If the coordinator ended the wave, stop and tell it. Writes stay blocked until a plan is in force again, or until you are started without WAVE_SCOPE_AGENT.',
   unreadablePayload: (detail: string) =>
     `Wave Scope blocked this call: ${detail} The gate fails closed; check that the hook is registered for the right agent CLI (docs/hooks.md).`,
   internalFailure: (detail: string) =>
@@ -949,6 +952,8 @@ export const backstopMessages = {
   shellPlanLine: (path: string, kind: string) => `- ${path}: ${planChangeWhy[kind] ?? kind}`,
   shellPlanAdvice: (firstCheck: boolean) =>
     `What to do: never edit these files back by hand, and write nothing that a change to them allowed. If a command of yours changed them, stop and tell the coordinator exactly what you ran. The coordinator writes the plan, so it may also have changed them between two of your calls${firstCheck ? ' (this is your first check, compared with the coordinator\'s last one: that is the likelier case)' : ''}: then tell the coordinator and do nothing else about it.`,
+  shellPlanGone:
+    'With these changes no wave\'s plan is in force here (there is no manifest, or it names another session), so nothing else could be checked in this call. Everything you change meanwhile is judged against the plan once it is back.',
   shellPlanUncompared:
     'Wave Scope could not compare the plan files (the manifest, filescopes/, the session record and the hook launcher) this time: the snapshot it kept was saved by an earlier version, without them. The work tree was compared as usual; the plan is compared from the next call on.',
   shellOffRepository: (cwd: string) => `wave-scope hook: ${cwd} is not inside a git repository; nothing to check`,

@@ -443,6 +443,41 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
     assert.match(blockReason(hook(repo, 'post-bash', {}, { env: alice })), /\n- \.claude\/filescopes\/wave-1\/alice\.json: modified/);
   });
 
+  it('blocks an agent whose shell moves the manifest away, once, and judges what it did meanwhile once the plan is back', () => {
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
+    // Without a manifest no wave is in force: the write gate lets anything through, so this is the
+    // one call that can say so.
+    shell(`mv ${manifest} manifest.aside && printf 'x\\n' > README.md`);
+    const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    assert.match(reason, /the wave's plan changed since your previous check/);
+    assert.match(reason, /\n- \.claude\/wave-scope\.json: deleted/);
+    assert.match(reason, /no wave's plan is in force here \(there is no manifest, or it names another session\), so nothing else could be checked/);
+    assert.doesNotMatch(reason, /README/, 'nothing to judge the tree against');
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'reported once');
+    assert.equal(hook(repo, 'stop', { event: 'Stop' }, { env: alice }).stdout, '', 'reported once, at stop too');
+    // Put back: the plan's return is a change of it, and the window since the last judged call is judged whole.
+    shell(`mv manifest.aside ${manifest}`);
+    const back = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    assert.match(back, /\n- \.claude\/wave-scope\.json: created/);
+    assert.match(back, /README\.md/);
+  });
+
+  it('blocks an agent whose shell makes the manifest another session\'s, and leaves the coordinator\'s own removal of the plan alone', () => {
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
+    hook(repo, 'post-bash');
+    writeManifest(repo, { allowedPaths: ['src/', 'docs/'], session_id: 'someone-else' });
+    const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    assert.match(reason, /\n- \.claude\/wave-scope\.json: (modified|replaced)/);
+    assert.match(reason, /nothing else could be checked/);
+    // The coordinator (no WAVE_SCOPE_AGENT) ends its wave: nothing to tell it.
+    rmSync(join(repo.root, manifest));
+    const coordinator = hook(repo, 'post-bash');
+    assert.deepEqual([coordinator.status, coordinator.stdout], [0, '']);
+    // A caller whose last call found no plan either has nothing to compare.
+    const fresh = hook(repo, 'post-bash', { agentId: 'agent-9' });
+    assert.deepEqual([fresh.status, fresh.stdout], [0, '']);
+  });
+
   it('names only the directory when the whole wave\'s declarations are removed', () => {
     hook(repo, 'post-bash', { agentId: 'agent-7' });
     shell('rm -r .claude/filescopes/wave-1');

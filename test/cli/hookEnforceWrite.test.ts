@@ -235,6 +235,26 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       assert.match(reply.text, /Allowed \(agent "alice"\): src\/alice\//);
     });
 
+    it('denies every write of an agent no wave governs any more (its shell moved the manifest away), and leaves others as they were', () => {
+      const env = { WAVE_SCOPE_AGENT: 'alice' };
+      rmSync(join(repo.root, '.claude', 'wave-scope.json'));
+      const reply = claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/alice/x.ts' }), { env }).stdout);
+      assert.equal(reply.decision, 'deny', 'not even its own files: nothing says what they are');
+      assert.match(reply.text, /you run as agent "alice" of a wave \(WAVE_SCOPE_AGENT\), but no wave manifest is in force here/);
+      assert.match(reply.text, /never put it back by hand/);
+      // Outside any repository, the same.
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'no-repo-')));
+      try {
+        assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: elsewhere, target: 'x.ts' }), { env, cwd: elsewhere }).stdout).decision, 'deny');
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+      // Without WAVE_SCOPE_AGENT, no plan is no check, for the coordinator and for a subagent alike.
+      assert.equal(claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target: 'src/bob/x.ts' })).stdout).decision, 'allow');
+      const subagent = JSON.stringify({ ...(JSON.parse(hookPayload('claude-write', { cwd: repo.root, target: 'src/bob/x.ts' })) as object), agent_id: 'agent-3', agent_type: 'general-purpose' });
+      assert.equal(claudeDecision(enforce(subagent).stdout).decision, 'allow');
+    });
+
     it('the agent\'s own scope includes the test siblings the union gives it', () => {
       declare({ alice: ['src/alice/total.ts'], bob: ['src/bob/'] });
       const env = { WAVE_SCOPE_AGENT: 'alice' };

@@ -18,6 +18,7 @@ import {
   formatShellReply,
   ObserverPayloadError,
   parseObserverPayload,
+  planFilesGone,
   resolveShellContext,
   shellCheckEvent,
   shellStorePath,
@@ -26,6 +27,7 @@ import type { ObserverPayload, ShellCheckResult, ShellContext, ShellHookName, Sh
 import { planPathForReport } from '../../planner/backstop/planFiles';
 import { normalizeScopeEntry } from '../../planner/scope/scopeEntry';
 import type { ChangeViolation } from '../../planner/backstop/turnScope';
+import type { PlanFileChange } from '../../planner/backstop/planFiles';
 
 const AGENT_CLIS = ['claude', 'codex'];
 
@@ -85,6 +87,20 @@ function verdictOf(hook: ShellHookName, result: ShellCheckResult, writeRoot: str
   return { decision: 'block', reason: join(treeText, planText) };
 }
 
+/** The reply when a dispatched caller's plan went away (planFilesGone): the plan's changes, and that nothing else could be checked. */
+function planGoneVerdict(hook: ShellHookName, changes: readonly PlanFileChange[], writeRoot: string): ShellVerdict {
+  const stage = hook === 'stop' ? 'stop' : 'post-bash';
+  return {
+    decision: 'block',
+    reason: [
+      backstopMessages.shellPlanHeader(stage),
+      ...changes.map((change) => backstopMessages.shellPlanLine(planPathForReport(change.path, writeRoot), change.kind)),
+      backstopMessages.shellPlanGone,
+      backstopMessages.shellPlanAdvice(false),
+    ].join('\n'),
+  };
+}
+
 function watchedIgnored(env: NodeJS.ProcessEnv, root: string): string[] {
   const entries: string[] = [];
   for (const entry of (env.WAVE_SCOPE_WATCH_IGNORED ?? '').split(':')) {
@@ -126,28 +142,31 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
       reportNote(io, backstopMessages.shellOffRepository(context.cwd));
       return 0;
     }
-    if (context.kind === 'no-wave') return 0;
     const writeRoot = context.location.writeRoot;
-    const result = await checkShellCall(
-      context,
-      { compare: hook !== 'turn-start', watchIgnored: watchedIgnored(io.env, writeRoot) },
-      {
-        snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }),
-        // The saved snapshots are read and written only through real directories below the work tree, and read
-        // only with one link: a snapshot an agent could rewrite through another name could hide its changes.
-        store: {
-          read: (name) => readSavedText(writeRoot, shellStorePath(writeRoot, name)),
-          write: (name, text) => writeFileBelow(writeRoot, shellStorePath(writeRoot, name), text),
-          remove: (name) => rmSync(shellStorePath(writeRoot, name), { force: true }),
-        },
-        planFiles: fingerprintPlanFiles,
-      },
-    );
-    verdict = verdictOf(hook, result, writeRoot);
-    recordEvent(
-      context,
-      shellCheckEvent({ at: new Date(), hook, agentCli, context, result, decision: verdict.decision, durationMs: Date.now() - started }),
-    );
+    // The saved snapshots are read and written only through real directories below the work tree, and read
+    // only with one link: a snapshot an agent could rewrite through another name could hide its changes.
+    const store = {
+      read: (name: string) => readSavedText(writeRoot, shellStorePath(writeRoot, name)),
+      write: (name: string, text: string) => writeFileBelow(writeRoot, shellStorePath(writeRoot, name), text),
+      remove: (name: string) => rmSync(shellStorePath(writeRoot, name), { force: true }),
+    };
+    if (context.kind === 'no-wave') {
+      // Nothing to check against, unless a dispatched caller's plan went away since its last call.
+      const gone = hook === 'turn-start' ? undefined : planFilesGone(context, { store, planFiles: fingerprintPlanFiles });
+      if (gone !== undefined && gone.length > 0) verdict = planGoneVerdict(hook, gone, writeRoot);
+      else return 0;
+    } else {
+      const result = await checkShellCall(
+        context,
+        { compare: hook !== 'turn-start', watchIgnored: watchedIgnored(io.env, writeRoot) },
+        { snapshot: nodeSnapshotHost(writeRoot, { gitDir: context.location.gitDir, commonDir: context.location.commonDir }), store, planFiles: fingerprintPlanFiles },
+      );
+      verdict = verdictOf(hook, result, writeRoot);
+      recordEvent(
+        context,
+        shellCheckEvent({ at: new Date(), hook, agentCli, context, result, decision: verdict.decision, durationMs: Date.now() - started }),
+      );
+    }
   } catch (error) {
     const reason = error instanceof ObserverPayloadError ? backstopMessages.shellPayload(error.message) : backstopMessages.shellFailed(describe(error));
     verdict = { decision: 'block', reason };

@@ -69,6 +69,7 @@ export function verdictOf(result: WriteGateResult): HookVerdict {
   if (decision.decision === 'deny-invalid-manifest') {
     return { decision: 'deny', reason: hookMessages.invalidManifest(decision.manifestPath, decision.problems) };
   }
+  if (decision.decision === 'deny-no-plan') return { decision: 'deny', reason: hookMessages.noPlanForAgent(decision.agent) };
   const context = {
     ...(decision.agent !== undefined ? { agent: decision.agent } : {}),
     wave: decision.wave,

@@ -90,8 +90,17 @@ export function parseObserverPayload(stdin: string): ObserverPayload {
 /** Where and by which rules one hook call is checked. */
 export type ShellContext =
   | { readonly kind: 'off-repository'; readonly cwd: string }
-  /** No wave is active (no manifest), or every active one is provably another session's. */
-  | { readonly kind: 'no-wave'; readonly because: 'no-manifest' | 'foreign-session'; readonly location: RepoLocation }
+  /**
+   * No wave is active (no manifest), or every active one is provably another session's. `key` is this
+   * caller's saved-snapshot key, as a checked call would have it (see `planFilesGone`).
+   */
+  | {
+      readonly kind: 'no-wave';
+      readonly because: 'no-manifest' | 'foreign-session';
+      readonly location: RepoLocation;
+      readonly dispatchedAgent: boolean;
+      readonly key: string;
+    }
   | {
       readonly kind: 'checked';
       /** The work tree the snapshot is taken of: the checkout the binding wave's grants apply to. */
@@ -158,12 +167,16 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
   };
   const { cwdChain, waves } = governingWaves(caller, [], host);
   const own = cwdChain[0];
-  if (waves.length === 0) return own === undefined ? { kind: 'off-repository', cwd } : { kind: 'no-wave', because: 'no-manifest', location: own };
+  const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
+  const session = payload.sessionIds[0] ?? host.env.CLAUDE_CODE_SESSION_ID?.trim() ?? '';
+  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
+  const keyAt = (location: RepoLocation) => shellStoreKey({ writeRoot: location.writeRoot, session, agent: payload.agentId ?? (agentName || '') });
+  const noWave = (because: 'no-manifest' | 'foreign-session', location: RepoLocation): ShellContext => ({ kind: 'no-wave', because, location, dispatchedAgent, key: keyAt(location) });
+  if (waves.length === 0) return own === undefined ? { kind: 'off-repository', cwd } : noWave('no-manifest', own);
   const active = waves.filter((wave) => !(wave.manifest.kind === 'loaded' && wave.manifest.session === 'foreign'));
   const primary = active[0];
-  if (primary === undefined) return { kind: 'no-wave', because: 'foreign-session', location: own ?? (waves[0] as (typeof waves)[number]).location };
+  if (primary === undefined) return noWave('foreign-session', own ?? (waves[0] as (typeof waves)[number]).location);
   const { location } = primary;
-  const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
   // The coordinator's own git commands rewrite git's config and hooks (`git remote add`, a hook
   // installer); for an agent they are control state (and so judged before this exemption).
   const gitFiles = [`${location.writeRoot === '/' ? '' : location.writeRoot}/.git`, location.gitDir, location.commonDir];
@@ -171,10 +184,8 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
   const judges: JudgeContext[] = rules.map((rule) => ({ ...rule, coordinatorPaths: [...rule.coordinatorPaths, ...gitFiles] }));
   const binding = rules.find((rule) => rule.wave === primary) as GateRules;
   const agent = binding.agentScope?.agent;
-  const session = payload.sessionIds[0] ?? host.env.CLAUDE_CODE_SESSION_ID?.trim() ?? '';
   const manifest = primary.manifest as Exclude<ManifestState, { kind: 'missing' }>;
   const base = { writeRoot: location.writeRoot, session };
-  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
   const planSources = active.flatMap((wave) =>
     wave.stateDir === undefined
       ? []
@@ -189,7 +200,7 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
     judges,
     dispatchedAgent,
     planFiles: planFileRequest(planSources),
-    key: shellStoreKey({ ...base, agent: payload.agentId ?? (agentName || '') }),
+    key: keyAt(location),
     coordinatorKey: shellStoreKey({ ...base, agent: '' }),
     exclude: backstopExclusions({ writeRoot: location.writeRoot, ...(primary.stateDir !== undefined ? { stateDir: primary.stateDir } : {}), ignoreCase: binding.ignoreCase }),
     ignoreCase: binding.ignoreCase,
@@ -366,6 +377,34 @@ export async function checkShellCall(
     plan,
     judgement: judgeChangesStrictest(diff.changes, context.judges, context.location.writeRoot),
   };
+}
+
+/**
+ * For a dispatched caller whose call finds no wave to check (no manifest, or one made another session's):
+ * how the plan files its own last call fingerprinted have changed since, or undefined when that call held
+ * none (it found no plan either, or there was none). Removing the manifest, or rewriting it as another
+ * session's, is how a shell would turn every later check off at once, the write gate's too, and the call
+ * would otherwise answer nothing; so the plan is compared with what the caller was last held to. The saved
+ * tree is left as it is (a call with nothing to judge it against must not move it: once a plan is back, its
+ * first call judges the whole window); only the plan's fingerprints are saved anew, so that each change is
+ * reported once.
+ */
+export function planFilesGone(
+  context: Extract<ShellContext, { kind: 'no-wave' }>,
+  host: { store: ShellStore; planFiles: (request: PlanFileRequest, previous?: PlanFingerprints) => PlanFingerprints },
+): PlanFileChange[] | undefined {
+  if (!context.dispatchedAgent) return undefined;
+  const saved = readSaved(host.store, context.key);
+  if (typeof saved !== 'object' || saved.snapshot.planFiles === undefined || saved.snapshot.planFiles.size === 0) return undefined;
+  const before = saved.snapshot.planFiles;
+  // The paths that call looked at, each as it was looked at (a directory by identity); a directory before what lies in it.
+  const request: PlanFileRequest = {
+    entries: [...before.keys()].sort().map((path) => ({ path, directory: (before.get(path) as string).startsWith('directory ') })),
+  };
+  const now = host.planFiles(request, before);
+  const changes = comparePlanFiles(request, before, now);
+  if (changes.length > 0) saveSnapshot(host.store, context.key, { ...saved.snapshot, planFiles: now }, saved);
+  return changes;
 }
 
 /** The telemetry record of one hook call: counts and closed values only, never a path. */

@@ -66,9 +66,19 @@ export interface WriteGateHost {
   subagentScope?(query: SubagentScopeQuery): SubagentScope;
 }
 
+/**
+ * A dispatched agent (`WAVE_SCOPE_AGENT`) that no wave governs: its plan was taken away (a shell can move the
+ * manifest, and with it every check), or the agent runs where no plan ever was. Nothing can say what it may
+ * write, so it may write nothing: the gate fails closed.
+ */
+export interface NoPlanDecision {
+  readonly decision: 'deny-no-plan';
+  readonly agent: string;
+}
+
 /** Everything the gate found on its way to the decision; the CLI turns it into a reply. */
 export interface WriteGateResult {
-  readonly decision: WriteDecision;
+  readonly decision: WriteDecision | NoPlanDecision;
   readonly location?: RepoLocation;
   /** The state directory whose manifest decided (absolute), when one did. */
   readonly stateDir?: string;
@@ -565,10 +575,14 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   // refused by every wave that governs the call (and only by one: with no wave, nothing is checked).
   if (request.reachesUnnamed === true) destinations.push({ kind: 'invalid', raw: request.toolName, problem: 'unknown-reach' });
   const { cwdChain, waves } = governingWaves(caller, destinations, host, projectRoots);
-  if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
+  if (waves.length === 0) {
+    const named = host.env.WAVE_SCOPE_AGENT?.trim();
+    if (named !== undefined && named !== '') return { decision: { decision: 'deny-no-plan', agent: named } };
+    return { decision: { decision: 'allow', because: 'no-manifest' } };
+  }
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
 
-  let strictest: WriteGateResult | undefined;
+  let strictest: (WriteGateResult & { readonly decision: WriteDecision }) | undefined;
   for (const wave of waves) {
     const rules = gateRulesAt(wave, caller, dispatchedAgent, host);
     // On a file system that folds case, a spelling of the write root in another case is the write root:

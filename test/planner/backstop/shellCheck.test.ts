@@ -3,11 +3,19 @@ import {
   formatShellReply,
   ObserverPayloadError,
   parseObserverPayload,
+  planFilesGone,
   shellCheckEvent,
   shellStoreKey,
   shellStorePath,
 } from '../../../src/planner/backstop/shellCheck';
-import type { ShellHookName, ShellVerdict } from '../../../src/planner/backstop/shellCheck';
+import type { ShellContext, ShellHookName, ShellStore, ShellVerdict } from '../../../src/planner/backstop/shellCheck';
+import { formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
+import type { PlanFileRequest, PlanFingerprints } from '../../../src/planner/backstop/planFiles';
+
+/** A ShellStore in memory. */
+function memoryStore(files: Map<string, string> = new Map()): ShellStore & { files: Map<string, string> } {
+  return { files, read: (name) => files.get(name), write: (name, text) => void files.set(name, text), remove: (name) => void files.delete(name) };
+}
 
 describe('backstop: the post-shell and end-of-turn hooks', () => {
   it('reads the payload of PostToolUse, Stop, SubagentStop and UserPromptSubmit', () => {
@@ -50,6 +58,46 @@ describe('backstop: the post-shell and end-of-turn hooks', () => {
     assert.equal(keys.size, 5);
     assert.match(shellStoreKey(base), /^[0-9a-f]{32}$/);
     assert.equal(shellStorePath('/w', 'k.snapshot'), '/w/.orchestrator/backstop/hooks/k.snapshot');
+  });
+
+  it('compares a dispatched caller\'s plan with its last call\'s when it finds no wave, says each change once, and leaves its saved tree alone', () => {
+    const manifest = '/w/.claude/wave-scope.json';
+    const before: PlanFingerprints = new Map([
+      ['/w/.claude', 'directory 1:2'],
+      [manifest, 'file 1:3 1 120 100 100'],
+      ['/w/.claude/filescopes/wave-1/alice.json', 'file 1:4 1 20 100 100'],
+    ]);
+    const snapshot = { objectFormat: 'sha1' as const, head: { ref: 'refs/heads/main' }, indexListing: '100644 x 0\tREADME.md\0', workTree: new Map<string, string | null>([['a', null]]) };
+    const key = shellStoreKey({ writeRoot: '/w', session: 's', agent: 'alice' });
+    // Saved as a hook saves it: the header, and the listing under the index checksum it was taken under.
+    const store = memoryStore(new Map([[`${key}.snapshot`, formatSnapshotHeader({ ...snapshot, planFiles: before }, 'c0123')], [`${key}.c0123.index`, snapshot.indexListing]]));
+    const context = (dispatchedAgent: boolean): Extract<ShellContext, { kind: 'no-wave' }> => ({
+      kind: 'no-wave',
+      because: 'no-manifest',
+      location: { writeRoot: '/w', gitDir: '/w/.git', commonDir: '/w/.git' } as Extract<ShellContext, { kind: 'no-wave' }>['location'],
+      dispatchedAgent,
+      key,
+    });
+    // What lstat says now: the manifest gone, the rest as it was.
+    const asked: PlanFileRequest[] = [];
+    const planFiles = (request: PlanFileRequest) => {
+      asked.push(request);
+      return new Map([...before].filter(([path]) => path !== manifest));
+    };
+    assert.equal(planFilesGone(context(false), { store, planFiles }), undefined, 'the coordinator writes the plan');
+    assert.equal(asked.length, 0);
+    assert.deepEqual(planFilesGone(context(true), { store, planFiles }), [{ path: manifest, kind: 'deleted' }]);
+    assert.deepEqual(asked[0]?.entries, [
+      { path: '/w/.claude', directory: true },
+      { path: '/w/.claude/filescopes/wave-1/alice.json', directory: false },
+      { path: manifest, directory: false },
+    ]);
+    const saved = parseSnapshotHeader(store.files.get(`${key}.snapshot`) ?? '');
+    assert.deepEqual(saved?.planFiles, new Map([...before].filter(([path]) => path !== manifest)), 'the plan\'s fingerprints saved anew');
+    assert.deepEqual(saved?.workTree, snapshot.workTree, 'the tree as it was');
+    assert.deepEqual(planFilesGone(context(true), { store, planFiles }), [], 'said once');
+    // A caller with no saved snapshot, or one saved without a plan, has nothing to compare.
+    assert.equal(planFilesGone({ ...context(true), key: 'other' }, { store, planFiles }), undefined);
   });
 
   it('records counts and closed values only', () => {
