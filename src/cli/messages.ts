@@ -200,6 +200,8 @@ export const hookMessages = {
     'Unstage them ("git restore --staged <path>"), or add them to the wave plan and rewrite the manifest. Earlier waves of this session count only when the SessionStart hook recorded the session (docs/hooks.md).',
   commitInvalidManifest: (path: string, problems: readonly string[]) =>
     `wave-scope commit-guard: the wave manifest ${path} is unusable (${problems.join('; ')}). Repair it ("wave-scope plan" or by hand) or delete it to end the wave; the commit is blocked until then.`,
+  commitNoPlanForAgent: (agent: string) =>
+    `wave-scope commit-guard: this commit runs as agent "${agent}" of a wave (WAVE_SCOPE_AGENT), but no wave manifest is in force here, so nothing says what it may carry: the commit is blocked. If your shell moved or changed the plan, tell the coordinator exactly what you ran; never put it back by hand.`,
   commitFailure: (detail: string) => `wave-scope commit-guard failed: ${detail}`,
   commitFailClosed: 'The commit is blocked (fail closed).',
   commitSessionContradiction: (claimed: readonly string[], bound: readonly string[], manifest: string) =>

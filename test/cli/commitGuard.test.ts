@@ -25,6 +25,18 @@ describe('wave-scope hook commit-guard (built dist/cli.js, real git repositories
     assert.equal(run.stderr, '');
   });
 
+  it('blocks a commit of an agent started as one of a wave (WAVE_SCOPE_AGENT) when no wave is active: its plan may have been moved away', () => {
+    repo.write({ 'src/a.ts': 'changed\n' });
+    repo.git('add', 'src/a.ts');
+    const run = guard({ WAVE_SCOPE_AGENT: 'alice' });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /runs as agent "alice" of a wave \(WAVE_SCOPE_AGENT\), but no wave manifest is in force here/);
+    // With the plan in force, the variable changes nothing the guard decides.
+    writeManifest(repo, { wave: 1, allowedPaths: ['src/'] });
+    const planned = guard({ WAVE_SCOPE_AGENT: 'alice' });
+    assert.equal(planned.status, 0, planned.stderr);
+  });
+
   const cases: Array<{ name: string; stage: (repo: TempGitRepo) => void; status: number; names?: string[]; notNames?: string[] }> = [
     { name: 'a modification inside the scope', stage: (r) => { r.write({ 'src/a.ts': 'x\n' }); r.git('add', 'src/a.ts'); }, status: 0 },
     { name: 'a new file inside the scope', stage: (r) => { r.write({ 'src/new.ts': 'x\n' }); r.git('add', 'src/new.ts'); }, status: 0 },

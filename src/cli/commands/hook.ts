@@ -212,11 +212,19 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
   try {
     const cwd = canonicalDirectory(io.cwd);
     const location = commitRepository(cwd, io.env);
-    if (location === undefined) return 0;
+    // An agent started as one of a wave (WAVE_SCOPE_AGENT) commits nothing where no plan says what it may
+    // (its shell may have moved the plan away); the variable only ever narrows what a commit may carry.
+    const agent = io.env.WAVE_SCOPE_AGENT?.trim();
+    const planless = () => {
+      if (agent === undefined || agent === '') return 0;
+      reportNote(io, hookMessages.commitNoPlanForAgent(agent));
+      return 1;
+    };
+    if (location === undefined) return planless();
     const manifestRoot = nodeTargetFileSystem.realpath(location.manifestRoot) ?? location.manifestRoot;
     const ownFiles = ownFilesBelow(manifestRoot, nodeLocateFileSystem);
     const manifests = STATE_DIR_NAMES.map((name) => inspectStateDir(join(manifestRoot, name), new Set(), ownFiles)).filter((found) => found.found);
-    if (manifests.length === 0) return 0;
+    if (manifests.length === 0) return planless();
     // Loaded here, not at the top: the write gate never spawns a process, and loading node:child_process
     // is a measurable part of every write's latency.
     const { runGit } = await import('../../node/git');
