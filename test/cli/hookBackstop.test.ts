@@ -463,12 +463,20 @@ describe('wave-scope hook post-bash, stop and run: a dispatched agent\'s shell c
   });
 
   it('blocks an agent whose shell makes the manifest another session\'s, and leaves the coordinator\'s own removal of the plan alone', () => {
-    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'the baseline');
+    const subagent = { agentId: 'agent-7' };
+    assert.equal(hook(repo, 'post-bash', subagent).stdout, '', 'a subagent\'s baseline');
+    assert.equal(hook(repo, 'post-bash', {}, { env: alice }).stdout, '', 'a named agent\'s baseline');
     hook(repo, 'post-bash');
     writeManifest(repo, { allowedPaths: ['src/', 'docs/'], session_id: 'someone-else' });
-    const reason = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    // The subagent's session is no longer the wave's: no wave is in force for it, and it is told why.
+    const reason = blockReason(hook(repo, 'post-bash', subagent));
     assert.match(reason, /\n- \.claude\/wave-scope\.json: (modified|replaced)/);
     assert.match(reason, /nothing else could be checked/);
+    // An agent started as one of the wave stays held to it, whatever session the manifest names: its
+    // window is checked as always, the rewrite with it.
+    const named = blockReason(hook(repo, 'post-bash', {}, { env: alice }));
+    assert.match(named, /\n- \.claude\/wave-scope\.json: (modified|replaced)/);
+    assert.doesNotMatch(named, /nothing else could be checked/);
     // The coordinator (no WAVE_SCOPE_AGENT) ends its wave: nothing to tell it.
     rmSync(join(repo.root, manifest));
     const coordinator = hook(repo, 'post-bash');

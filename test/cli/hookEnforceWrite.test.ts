@@ -255,6 +255,18 @@ describe('wave-scope hook enforce-write (built dist/cli.js, real git repositorie
       assert.equal(claudeDecision(enforce(subagent).stdout).decision, 'allow');
     });
 
+    it('holds an agent started as one of the wave to it whatever session the manifest names (an agent CLI run starts has a session of its own)', () => {
+      // The coordinator's manifest names its own session; the agent's CLI carries another.
+      writeManifest(repo, { allowedPaths: ['src/'], session_id: 'coordinator-session' });
+      const write = (target: string, env: Record<string, string>) => claudeDecision(enforce(hookPayload('claude-write', { cwd: repo.root, target }), { env: { CLAUDE_CODE_SESSION_ID: 'agent-session', ...env } }).stdout);
+      assert.equal(write('src/alice/x.ts', { WAVE_SCOPE_AGENT: 'alice' }).decision, 'allow');
+      const other = write('src/bob/x.ts', { WAVE_SCOPE_AGENT: 'alice' });
+      assert.equal(other.decision, 'deny', 'held to its own scope');
+      assert.match(other.text, /not in agent "alice"'s own scope/);
+      // Without WAVE_SCOPE_AGENT, a peer coordinator's wave does not bind this session, as before.
+      assert.equal(write('lib/x.ts', {}).decision, 'allow');
+    });
+
     it('the agent\'s own scope includes the test siblings the union gives it', () => {
       declare({ alice: ['src/alice/total.ts'], bob: ['src/bob/'] });
       const env = { WAVE_SCOPE_AGENT: 'alice' };

@@ -328,6 +328,23 @@ function saveSnapshot(store: ShellStore, key: string, current: Snapshot, saved: 
   for (const [path, gone] of saved?.nested ?? []) if (current.nested?.has(path) !== true) forgetSaved(store, nestedKey(key, path), gone);
 }
 
+/**
+ * Removes what a damaged saved snapshot's header still names (its listing and stat data, its nested
+ * repositories' files, as far as their headers can be read), so that the snapshot saved in its place does
+ * not leave them behind when its listing goes under another name.
+ */
+function forgetDamaged(store: ShellStore, key: string): void {
+  const text = store.read(headerName(key));
+  const header = text === undefined ? undefined : parseSnapshotHeader(text);
+  if (header === undefined) return;
+  for (const path of header.nestedPaths ?? []) {
+    forgetDamaged(store, nestedKey(key, path));
+    store.remove(headerName(nestedKey(key, path)));
+  }
+  store.remove(listingName(key, header.listing));
+  store.remove(statsName(key, header.listing));
+}
+
 /** Removes a saved snapshot's files, its nested repositories' too. */
 function forgetSaved(store: ShellStore, key: string, saved: SavedSnapshot): void {
   for (const [path, nested] of saved.nested) forgetSaved(store, nestedKey(key, path), nested);
@@ -359,6 +376,7 @@ export async function checkShellCall(
   // Every caller's snapshot holds them, the coordinator's too: a subagent's first call compares with it.
   const planFiles = host.planFiles?.(context.planFiles, previous?.planFiles);
   const current: Snapshot = planFiles !== undefined ? { ...tree, planFiles } : tree;
+  if (own === 'damaged') forgetDamaged(host.store, context.key);
   saveSnapshot(host.store, context.key, current, typeof own === 'object' ? own : undefined);
   const notJudged: PlanCheck = { state: 'not-judged' };
   if (!input.compare) return { baseline: 'taken', changes: [], plan: notJudged };

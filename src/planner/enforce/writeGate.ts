@@ -342,13 +342,19 @@ export function governingWaves(
   for (const location of [...cwdChain].reverse()) add(manifestRootOf(location));
   for (const chain of targetChains) for (const location of [...chain].reverse()) add(manifestRootOf(location));
 
+  // A process started as an agent of a wave (WAVE_SCOPE_AGENT) is held to the wave it finds whatever session
+  // the manifest names: the binding keeps one coordinator's wave off a peer coordinator's session, but an
+  // agent CLI that `run` starts has a session of its own, which the coordinator's manifest never names, and
+  // a manifest rewritten with another id would otherwise set the agent free.
+  const namedAgent = (host.env.WAVE_SCOPE_AGENT?.trim() ?? '') !== '';
   const waves: GoverningWave[] = [];
   for (const root of ordered) {
     const found = findManifest(root, ownIds, host.locateFs);
     if (found.state.kind === 'missing') continue;
     const location = pick(root);
     if (location === undefined) continue;
-    waves.push({ manifestRoot: root, location, manifest: found.state, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}), binding: waves.length === 0 });
+    const manifest: ManifestState = namedAgent && found.state.kind === 'loaded' && found.state.session === 'foreign' ? { ...found.state, session: 'unknown' } : found.state;
+    waves.push({ manifestRoot: root, location, manifest, ...(found.stateDir !== undefined ? { stateDir: found.stateDir } : {}), binding: waves.length === 0 });
   }
   return { cwdChain, waves };
 }
