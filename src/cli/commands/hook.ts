@@ -34,7 +34,7 @@ import { manifestSessionIds, processLocalSessionIds } from '../../planner/plan/s
 import { inspectStateDir, resolveStateDir } from '../../planner/plan/stateDir';
 import { FILESCOPES_DIR_NAME, MANIFEST_FILE_NAME, STATE_DIR_NAMES } from '../../planner/plan/stateDirNames';
 import { SESSION_FILE_NAME } from '../../planner/plan/stateDirNames';
-import { PROJECT_DIR_VARIABLES, runWriteGate } from '../../planner/enforce/writeGate';
+import { namedAgentOf, PROJECT_DIR_VARIABLES, runWriteGate } from '../../planner/enforce/writeGate';
 import type { WriteGateHost, WriteGateResult } from '../../planner/enforce/writeGate';
 import type { WriteViolation } from '../../planner/enforce/writeDecision';
 
@@ -214,9 +214,9 @@ export async function runCommitGuard(_args: string[], io: CliIo): Promise<number
     const location = commitRepository(cwd, io.env);
     // An agent started as one of a wave (WAVE_SCOPE_AGENT) commits nothing where no plan says what it may
     // (its shell may have moved the plan away); the variable only ever narrows what a commit may carry.
-    const agent = io.env.WAVE_SCOPE_AGENT?.trim();
+    const agent = namedAgentOf(io.env);
     const planless = () => {
-      if (agent === undefined || agent === '') return 0;
+      if (agent === undefined) return 0;
       reportNote(io, hookMessages.commitNoPlanForAgent(agent));
       return 1;
     };

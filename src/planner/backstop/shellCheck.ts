@@ -9,7 +9,7 @@
 // keyed by both roots, the manifest, the session and the agent, so one caller's calls never move
 // another caller's baseline (and so never hide a change from it).
 import { createHash } from 'node:crypto';
-import { gateRulesAt, governingWaves, isDispatchedAgent, memoizedHost } from '../enforce/writeGate';
+import { gateRulesAt, governingWaves, isDispatchedAgent, memoizedHost, namedAgentOf } from '../enforce/writeGate';
 import type { GateCaller, GateRules, WriteGateHost } from '../enforce/writeGate';
 import type { RepoLocation } from '../enforce/repoLocation';
 import type { ManifestState } from '../enforce/writeDecision';
@@ -169,8 +169,7 @@ export function resolveShellContext(payload: ObserverPayload, given: WriteGateHo
   const own = cwdChain[0];
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
   const session = payload.sessionIds[0] ?? host.env.CLAUDE_CODE_SESSION_ID?.trim() ?? '';
-  const agentName = host.env.WAVE_SCOPE_AGENT?.trim();
-  const keyAt = (location: RepoLocation) => shellStoreKey({ writeRoot: location.writeRoot, session, agent: payload.agentId ?? (agentName || '') });
+  const keyAt = (location: RepoLocation) => shellStoreKey({ writeRoot: location.writeRoot, session, agent: payload.agentId ?? namedAgentOf(host.env) ?? '' });
   const noWave = (because: 'no-manifest' | 'foreign-session', location: RepoLocation): ShellContext => ({ kind: 'no-wave', because, location, dispatchedAgent, key: keyAt(location) });
   if (waves.length === 0) return own === undefined ? { kind: 'off-repository', cwd } : noWave('no-manifest', own);
   const active = waves.filter((wave) => !(wave.manifest.kind === 'loaded' && wave.manifest.session === 'foreign'));

@@ -66,6 +66,12 @@ export interface WriteGateHost {
   subagentScope?(query: SubagentScopeQuery): SubagentScope;
 }
 
+/** The agent a process was started as (`WAVE_SCOPE_AGENT`, trimmed), or undefined when it names none. */
+export function namedAgentOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const named = env.WAVE_SCOPE_AGENT?.trim();
+  return named === undefined || named === '' ? undefined : named;
+}
+
 /**
  * A dispatched agent (`WAVE_SCOPE_AGENT`) that no wave governs: its plan was taken away (a shell can move the
  * manifest, and with it every check), or the agent runs where no plan ever was. Nothing can say what it may
@@ -346,7 +352,7 @@ export function governingWaves(
   // the manifest names: the binding keeps one coordinator's wave off a peer coordinator's session, but an
   // agent CLI that `run` starts has a session of its own, which the coordinator's manifest never names, and
   // a manifest rewritten with another id would otherwise set the agent free.
-  const namedAgent = (host.env.WAVE_SCOPE_AGENT?.trim() ?? '') !== '';
+  const namedAgent = namedAgentOf(host.env) !== undefined;
   const waves: GoverningWave[] = [];
   for (const root of ordered) {
     const found = findManifest(root, ownIds, host.locateFs);
@@ -466,8 +472,7 @@ export interface GateRules extends DecisionRules {
 
 /** Whether the caller is a dispatched agent: a subagent's payload, `WAVE_SCOPE_AGENT`, or a linked worktree. */
 export function isDispatchedAgent(caller: GateCaller, cwdChain: readonly RepoLocation[], env: WriteGateHost['env']): boolean {
-  const named = env.WAVE_SCOPE_AGENT?.trim();
-  return caller.agentId !== undefined || (named !== undefined && named !== '') || cwdChain[0]?.linkedWorktree === true;
+  return caller.agentId !== undefined || namedAgentOf(env) !== undefined || cwdChain[0]?.linkedWorktree === true;
 }
 
 /**
@@ -486,8 +491,8 @@ function ownScope(
   const { manifest, stateDir } = wave;
   if (!wave.binding || manifest.kind !== 'loaded' || manifest.session === 'foreign' || stateDir === undefined) return { scopeSource: 'wave' };
   const files = ownFilesBelow(wave.manifestRoot, host.locateFs);
-  const named = host.env.WAVE_SCOPE_AGENT?.trim();
-  if (named !== undefined && named !== '') return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, files), scopeSource: 'agent' };
+  const named = namedAgentOf(host.env);
+  if (named !== undefined) return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, files), scopeSource: 'agent' };
   if (caller.agentId === undefined || host.subagentScope === undefined) return { scopeSource: 'wave' };
   const subagent = host.subagentScope({
     root: wave.manifestRoot,
@@ -582,8 +587,8 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   if (request.reachesUnnamed === true) destinations.push({ kind: 'invalid', raw: request.toolName, problem: 'unknown-reach' });
   const { cwdChain, waves } = governingWaves(caller, destinations, host, projectRoots);
   if (waves.length === 0) {
-    const named = host.env.WAVE_SCOPE_AGENT?.trim();
-    if (named !== undefined && named !== '') return { decision: { decision: 'deny-no-plan', agent: named } };
+    const named = namedAgentOf(host.env);
+    if (named !== undefined) return { decision: { decision: 'deny-no-plan', agent: named } };
     return { decision: { decision: 'allow', because: 'no-manifest' } };
   }
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
