@@ -79,26 +79,20 @@ function verdictOf(hook: ShellHookName, result: ShellCheckResult, writeRoot: str
     return tree.decision === 'block' ? { decision: 'block', reason: join(treeText, backstopMessages.shellPlanUncompared) } : { decision: 'warn', message: join(treeText, backstopMessages.shellPlanUncompared) };
   }
   if (plan.state !== 'compared' || plan.changes.length === 0) return tree;
-  const planText = [
-    backstopMessages.shellPlanHeader(hook === 'stop' ? 'stop' : 'post-bash'),
-    ...plan.changes.map((change) => backstopMessages.shellPlanLine(planPathForReport(change.path, writeRoot), change.kind)),
-    backstopMessages.shellPlanAdvice(result.baseline === 'coordinator'),
-  ].join('\n');
-  return { decision: 'block', reason: join(treeText, planText) };
+  return { decision: 'block', reason: join(treeText, planChangeText(hook, plan.changes, writeRoot, { firstCheck: result.baseline === 'coordinator' })) };
 }
 
-/** The reply when a dispatched caller's plan went away (planFilesGone): the plan's changes, and that nothing else could be checked. */
-function planGoneVerdict(hook: ShellHookName, changes: readonly PlanFileChange[], writeRoot: string): ShellVerdict {
-  const stage = hook === 'stop' ? 'stop' : 'post-bash';
-  return {
-    decision: 'block',
-    reason: [
-      backstopMessages.shellPlanHeader(stage),
-      ...changes.map((change) => backstopMessages.shellPlanLine(planPathForReport(change.path, writeRoot), change.kind)),
-      backstopMessages.shellPlanGone,
-      backstopMessages.shellPlanAdvice(false),
-    ].join('\n'),
-  };
+/**
+ * What a dispatched caller is told of the plan files that changed: each with its kind of change, and what to
+ * do; with `gone`, that no wave is in force any more, so nothing else could be checked (planFilesGone).
+ */
+function planChangeText(hook: ShellHookName, changes: readonly PlanFileChange[], writeRoot: string, options: { firstCheck?: boolean; gone?: boolean }): string {
+  return [
+    backstopMessages.shellPlanHeader(hook === 'stop' ? 'stop' : 'post-bash'),
+    ...changes.map((change) => backstopMessages.shellPlanLine(planPathForReport(change.path, writeRoot), change.kind)),
+    ...(options.gone === true ? [backstopMessages.shellPlanGone] : []),
+    backstopMessages.shellPlanAdvice(options.firstCheck === true),
+  ].join('\n');
 }
 
 function watchedIgnored(env: NodeJS.ProcessEnv, root: string): string[] {
@@ -153,7 +147,7 @@ export async function runBackstopHook(hook: ShellHookName, args: string[], io: C
     if (context.kind === 'no-wave') {
       // Nothing to check against, unless a dispatched caller's plan went away since its last call.
       const gone = hook === 'turn-start' ? undefined : planFilesGone(context, { store, planFiles: fingerprintPlanFiles });
-      if (gone !== undefined && gone.length > 0) verdict = planGoneVerdict(hook, gone, writeRoot);
+      if (gone !== undefined && gone.length > 0) verdict = { decision: 'block', reason: planChangeText(hook, gone, writeRoot, { gone: true }) };
       else return 0;
     } else {
       const result = await checkShellCall(

@@ -127,6 +127,17 @@ export function planFingerprint(stat: PlanFileStat, directory: boolean, contentH
 
 const CONTENT_HASH_MARK = ' sha256:';
 
+/**
+ * The request that looks at exactly the paths `fingerprints` holds again, each as it was looked at: a
+ * directory on the way by identity (a fingerprint of two fields, `directory <identity>`), anything else by
+ * every field, however its type has changed since; a directory before what lies in it. For a caller that
+ * has fingerprints to compare with but no sources left to ask them of (the plan's manifest gone).
+ */
+export function planFileRequestOf(fingerprints: PlanFingerprints): PlanFileRequest {
+  const asDirectory = (fingerprint: string) => fingerprint.startsWith('directory ') && fingerprint.split(' ').length === 2;
+  return { entries: [...fingerprints.keys()].sort().map((path) => ({ path, directory: asDirectory(fingerprints.get(path) as string) })) };
+}
+
 /** Whether `fingerprint` holds its file's content hash (the file's times were recent when it was taken). */
 export function hasContentHash(fingerprint: string | undefined): boolean {
   return fingerprint !== undefined && fingerprint.includes(CONTENT_HASH_MARK);

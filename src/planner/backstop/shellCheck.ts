@@ -16,7 +16,7 @@ import type { ManifestState } from '../enforce/writeDecision';
 import { EVENTS_FILE, ORCHESTRATOR_DIR_NAME } from '../plan/stateDirNames';
 import { backstopExclusions, formatSnapshotHeader, parseSnapshotHeader, takeSnapshot } from './snapshot';
 import type { Snapshot, SnapshotHost } from './snapshot';
-import { comparePlanFiles, planFileRequest } from './planFiles';
+import { comparePlanFiles, planFileRequest, planFileRequestOf } from './planFiles';
 import type { PlanFileChange, PlanFileRequest, PlanFingerprints } from './planFiles';
 import { diffSnapshots } from './snapshotDiff';
 import type { PathChange } from './snapshotDiff';
@@ -324,32 +324,23 @@ function saveSnapshot(store: ShellStore, key: string, current: Snapshot, saved: 
     store.remove(listingName(key, saved.tag));
     store.remove(statsName(key, saved.tag));
   }
-  for (const [path, gone] of saved?.nested ?? []) if (current.nested?.has(path) !== true) forgetSaved(store, nestedKey(key, path), gone);
+  for (const path of saved?.nested.keys() ?? []) if (current.nested?.has(path) !== true) forgetStored(store, nestedKey(key, path));
 }
 
 /**
- * Removes what a damaged saved snapshot's header still names (its listing and stat data, its nested
- * repositories' files, as far as their headers can be read), so that the snapshot saved in its place does
- * not leave them behind when its listing goes under another name.
+ * Removes a saved snapshot's files: what its header names (the listing and its stat data, each nested
+ * repository's snapshot, as far as their headers can be read), then the header. A damaged snapshot goes the
+ * same way before a new one is saved in its place, so its listing is not left behind under its old name.
  */
-function forgetDamaged(store: ShellStore, key: string): void {
+function forgetStored(store: ShellStore, key: string): void {
   const text = store.read(headerName(key));
   const header = text === undefined ? undefined : parseSnapshotHeader(text);
-  if (header === undefined) return;
-  for (const path of header.nestedPaths ?? []) {
-    forgetDamaged(store, nestedKey(key, path));
-    store.remove(headerName(nestedKey(key, path)));
+  if (header !== undefined) {
+    for (const path of header.nestedPaths ?? []) forgetStored(store, nestedKey(key, path));
+    store.remove(listingName(key, header.listing));
+    store.remove(statsName(key, header.listing));
   }
-  store.remove(listingName(key, header.listing));
-  store.remove(statsName(key, header.listing));
-}
-
-/** Removes a saved snapshot's files, its nested repositories' too. */
-function forgetSaved(store: ShellStore, key: string, saved: SavedSnapshot): void {
-  for (const [path, nested] of saved.nested) forgetSaved(store, nestedKey(key, path), nested);
   store.remove(headerName(key));
-  store.remove(listingName(key, saved.tag));
-  store.remove(statsName(key, saved.tag));
 }
 
 /**
@@ -375,7 +366,7 @@ export async function checkShellCall(
   // Every caller's snapshot holds them, the coordinator's too: a subagent's first call compares with it.
   const planFiles = host.planFiles?.(context.planFiles, previous?.planFiles);
   const current: Snapshot = planFiles !== undefined ? { ...tree, planFiles } : tree;
-  if (own === 'damaged') forgetDamaged(host.store, context.key);
+  if (own === 'damaged') forgetStored(host.store, context.key);
   saveSnapshot(host.store, context.key, current, typeof own === 'object' ? own : undefined);
   const notJudged: PlanCheck = { state: 'not-judged' };
   if (!input.compare) return { baseline: 'taken', changes: [], plan: notJudged };
@@ -414,10 +405,7 @@ export function planFilesGone(
   const saved = readSaved(host.store, context.key);
   if (typeof saved !== 'object' || saved.snapshot.planFiles === undefined || saved.snapshot.planFiles.size === 0) return undefined;
   const before = saved.snapshot.planFiles;
-  // The paths that call looked at, each as it was looked at (a directory by identity); a directory before what lies in it.
-  const request: PlanFileRequest = {
-    entries: [...before.keys()].sort().map((path) => ({ path, directory: (before.get(path) as string).startsWith('directory ') })),
-  };
+  const request = planFileRequestOf(before);
   const now = host.planFiles(request, before);
   const changes = comparePlanFiles(request, before, now);
   if (changes.length > 0) saveSnapshot(host.store, context.key, { ...saved.snapshot, planFiles: now }, saved);

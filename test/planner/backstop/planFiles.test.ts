@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { comparePlanFiles, hasContentHash, listsName, planFileRequest, planFingerprint, planPathForReport, samePlanFile, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
+import { comparePlanFiles, hasContentHash, listsName, planFileRequest, planFileRequestOf, planFingerprint, planPathForReport, samePlanFile, unreadableFingerprint } from '../../../src/planner/backstop/planFiles';
 import type { PlanFileStat } from '../../../src/planner/backstop/planFiles';
 import { formatSnapshotHeader, parseSnapshotHeader } from '../../../src/planner/backstop/snapshot';
 
@@ -188,6 +188,20 @@ describe('backstop: the plan files a dispatched agent may never change', () => {
   it('names a plan path relative to the work tree when it lies in it', () => {
     assert.equal(planPathForReport(alice, '/repo'), '.claude/filescopes/wave-2/alice.json');
     assert.equal(planPathForReport(alice, '/repo-wt'), alice);
+  });
+
+  it('asks again of exactly the paths it holds, each as it was looked at: a directory on the way by identity, a file that had become a directory by every field', () => {
+    const stat = (type: PlanFileStat['type'], ino: number): PlanFileStat => ({ type, dev: 1, ino, nlink: 2, size: 4096, mtimeNs: 5, ctimeNs: 6 });
+    const held = new Map([
+      ['/repo/.claude/wave-scope.json', planFingerprint(stat('directory', 3), false)],
+      ['/repo/.claude', planFingerprint(stat('directory', 2), true)],
+      ['/repo/.claude/filescopes/wave-1/alice.json', planFingerprint(stat('file', 4), false, 'ab'.repeat(32))],
+    ]);
+    assert.deepEqual(planFileRequestOf(held).entries, [
+      { path: '/repo/.claude', directory: true },
+      { path: '/repo/.claude/filescopes/wave-1/alice.json', directory: false },
+      { path: '/repo/.claude/wave-scope.json', directory: false },
+    ]);
   });
 
   it('keeps the fingerprints in the saved snapshot\'s header; a header saved before them reads as one without, and a damaged field as no header', () => {
