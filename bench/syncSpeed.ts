@@ -35,7 +35,8 @@
 // them, leave the disk in states that move a sync by several milliseconds); `--against DIR` (implies it)
 // times every sync also with the build in DIR (its dist/cli.js, in a host of its own started without
 // UV_THREADPOOL_SIZE, as its CLI would be), alternating which of the two goes first: an A/B of two builds
-// in one run.
+// in one run. `--verify-only` times verify (by ref names and by commit ids) and the git operations it wraps
+// alone, interleaved; with `--against DIR`, verify by each of the two builds instead of the syncs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, fsync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,7 +53,8 @@ const flag = (name: string, fallback: number) => {
 const runs = flag('--runs', 15);
 const againstIndex = process.argv.indexOf('--against');
 const against = againstIndex === -1 ? undefined : process.argv[againstIndex + 1];
-const syncsOnly = against !== undefined || process.argv.includes('--syncs-only');
+const verifyOnly = process.argv.includes('--verify-only');
+const syncsOnly = (against !== undefined && !verifyOnly) || process.argv.includes('--syncs-only');
 const AGENTS = 64;
 const COMMITS = 100;
 const PATHS = 5000;
@@ -300,6 +302,12 @@ async function main(): Promise<void> {
     processRun(coordinator, process.execPath, [cli, 'publish', '--ttl', '1d'], '', 'coord');
   };
 
+  const timeVerifyBaseline = async () => (await host.git(follower, ['merge-base', 'origin/main', 'wave-1/a0'])) + (await host.git(follower, diffArgs));
+  if (verifyOnly) {
+    await compareVerifies({ host, follower, byNames: verifyArgs, byIds: verifyByIdArgs, baseline: timeVerifyBaseline });
+    host.close();
+    return;
+  }
   if (syncsOnly) {
     await compareSyncs({ host, follower, fetchArgs, syncArgs, advance: () => advanceTip(coordinator), amendWave });
     host.close();
@@ -348,7 +356,7 @@ async function main(): Promise<void> {
     record('creating 66 files', await writeWaveFiles(false));
     record('writing 66 files durably', await writeWaveFiles(true));
     record('plan write of the same wave, in a CLI process', await host.command(writer, ['plan', 'write', '--wave', '1', '--role', 'implementation'], { input: JSON.stringify(aWave) }));
-    record('git merge-base + git diff', (await host.git(follower, ['merge-base', 'origin/main', 'wave-1/a0'])) + (await host.git(follower, diffArgs)));
+    record('git merge-base + git diff', await timeVerifyBaseline());
     record('git diff alone', await host.git(follower, diffArgs));
     record('verify, in a CLI process', await host.command(follower, verifyArgs));
     record('verify by commit ids, in a CLI process', await host.command(follower, verifyByIdArgs));
@@ -381,7 +389,7 @@ async function main(): Promise<void> {
     [FLOOR, 'git fetch', 'the least a sync that writes the wave durably can take (its fetch and the floor above, nothing of its own)'],
     ['plan write of the same wave, in a CLI process', undefined, 'the safe chain alone, for reference (each file fsynced)'],
     ['git merge-base + git diff', undefined, `verify wraps these (git diff --raw -z -M alone: ${m('git diff alone').toFixed(1)} ms)`],
-    ['verify, in a CLI process', 'git merge-base + git diff', 'by ref names (origin/main, wave-1/a0): each is checked for ambiguity by one git for-each-ref beside the diff'],
+    ['verify, in a CLI process', 'git merge-base + git diff', 'by ref names (origin/main, wave-1/a0): the rev-parse that locates the checkout also names the one ref git takes for each'],
     ['verify by commit ids, in a CLI process', 'git merge-base + git diff', 'the same range by commit ids, as the example CI workflow passes them'],
     ['verify, whole process', 'git merge-base + git diff', ''],
     ['node -e 0', undefined, "Node's own start, part of every whole-process figure"],
@@ -434,6 +442,35 @@ async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArg
     for (const [kind, baseline] of [['writing', 'git fetch'], ['unchanged', 'git fetch'], ['amending', 'git fetch of an amended plan']] as const) {
       const name = `${build}: sync ${kind}`;
       console.log(`  ${name.padEnd(42)} ${m(name).toFixed(1).padStart(7)} ms   ${(m(name) / m(baseline)).toFixed(2)}× the git operations`);
+    }
+  }
+}
+
+/**
+ * `--verify-only`: verify by ref names and by commit ids and the git operations it wraps, nothing else
+ * between them; with `--against`, each verify run by this build and by the other, alternating which goes first.
+ */
+async function compareVerifies(fixture: { host: CliHost; follower: string; byNames: string[]; byIds: string[]; baseline: () => Promise<number> }): Promise<void> {
+  const { host, follower, byNames, byIds, baseline } = fixture;
+  const builds: Array<[string, CliHost]> = [['this build', host]];
+  if (against !== undefined) builds.push([against, startCliHost(join(against, 'dist', 'cli.js'))]);
+  const samples = roundSamples();
+  for (let run = 0; run < runs + WARM_UP_ROUNDS; run += 1) {
+    const record = (name: string, value: number) => samples.record(run, name, value);
+    for (const [build, builder] of run % 2 === 0 ? builds : [...builds].reverse()) {
+      record('git merge-base + git diff', await baseline());
+      record(`${build}: verify by ref names`, await builder.command(follower, byNames));
+      record(`${build}: verify by commit ids`, await builder.command(follower, byIds));
+    }
+  }
+  for (const [, builder] of builds.slice(1)) builder.close();
+  const m = (name: string) => samples.median(name);
+  console.log(`\n${runs} rounds, verify only, interleaved, wall-clock medians; load average ${readLoad()}`);
+  console.log(`  ${'git merge-base + git diff'.padEnd(42)} ${m('git merge-base + git diff').toFixed(1).padStart(7)} ms`);
+  for (const [build] of builds) {
+    for (const kind of ['by ref names', 'by commit ids']) {
+      const name = `${build}: verify ${kind}`;
+      console.log(`  ${name.padEnd(42)} ${m(name).toFixed(1).padStart(7)} ms   ${(m(name) / m('git merge-base + git diff')).toFixed(2)}× the git operations`);
     }
   }
 }

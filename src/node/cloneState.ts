@@ -8,6 +8,8 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CloneIdentity } from '../planner/sync/claims';
 import { isCloneId } from '../planner/sync/claims';
+import { leadingRefName } from '../planner/sync/revisionNames';
+import type { TakenRefs } from '../planner/sync/revisionNames';
 import { emptyLocalSyncState, formatLocalSyncState, parseLocalSyncState } from '../planner/sync/localState';
 import type { LocalSyncState } from '../planner/sync/localState';
 import { scanGitConfig } from '../planner/enforce/gitConfig';
@@ -56,17 +58,22 @@ function repositoryConfig(commonDir: string, gitDir: string): { ignoreCase: bool
  * with `-`) are resolved to commits by the same process when they all resolve (`resolved`, in order);
  * otherwise `resolved` is absent and the caller resolves them itself, with git's own error. With exactly
  * two revisions, the same process also lists their merge bases (`mergeBases`: rev-parse prints them as
- * the `^` lines of the symmetric range `A...B`; none when the two share no history).
+ * the `^` lines of the symmetric range `A...B`; none when the two share no history), and names the ref its
+ * lookup takes for each ref name the revisions start with (`takenRefs`, see TakenRefs).
  */
 export function locateSyncRepository(
   cwd: string,
   options: { revisions?: readonly string[] } = {},
-): (SyncRepository & { resolved?: string[]; mergeBases?: string[] }) | undefined {
+): (SyncRepository & { resolved?: string[]; mergeBases?: string[]; takenRefs?: TakenRefs }) | undefined {
   const revisions = (options.revisions ?? []).map((revision) => `${revision}^{commit}`);
   const range = revisions.length === 2 ? [`${revisions[0]}...${revisions[1]}`] : [];
-  const ask = (extra: readonly string[]) => {
+  const names = [...new Set((options.revisions ?? []).map(leadingRefName).filter((name): name is string => name !== undefined))];
+  // Listed last: --symbolic-full-name changes how every revision after it is printed.
+  const lookups = names.length === 0 ? [] : ['--symbolic-full-name', ...names];
+  const ask = (extra: readonly string[], warnAmbiguous: boolean) => {
     try {
-      return runGitProcess(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...extra]);
+      // Whatever the configuration says, a name two refs answer to is warned about (see TakenRefs).
+      return runGitProcess(cwd, [...(warnAmbiguous ? ['-c', 'core.warnAmbiguousRefs=true'] : []), 'rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', ...extra]);
     } catch {
       return undefined;
     }
@@ -78,7 +85,7 @@ export function locateSyncRepository(
     { head: false, revisions: false },
   ];
   for (const attempt of attempts) {
-    const run = ask([...(attempt.head ? ['HEAD'] : []), ...(attempt.revisions ? [...revisions, ...range] : [])]);
+    const run = ask([...(attempt.head ? ['HEAD'] : []), ...(attempt.revisions ? [...revisions, ...range, ...lookups] : [])], attempt.revisions);
     if (run === undefined) return undefined;
     if (run.status !== 0) continue;
     const [root, gitDir, commonDir, ...rest] = run.stdout.toString('utf8').split('\n');
@@ -90,10 +97,26 @@ export function locateSyncRepository(
     if (!attempt.revisions) return repository;
     const resolved = rest.slice(0, revisions.length);
     // The range's own lines: its two ends (the same commits again), then one `^<commit>` per merge base.
-    const mergeBases = range.length === 0 ? undefined : rest.slice(revisions.length + 2).filter((line) => line.startsWith('^')).map((line) => line.slice(1));
-    return { ...repository, resolved, ...(mergeBases !== undefined ? { mergeBases } : {}) };
+    const after = rest.slice(revisions.length + (range.length === 0 ? 0 : 2));
+    const mergeBaseCount = range.length === 0 ? 0 : after.findIndex((line) => !line.startsWith('^'));
+    const mergeBases = range.length === 0 ? undefined : after.slice(0, mergeBaseCount === -1 ? after.length : mergeBaseCount).map((line) => line.slice(1));
+    const takenRefs = takenRefsOf(names, after.slice(mergeBases?.length ?? 0), run.stderr);
+    return { ...repository, resolved, ...(mergeBases !== undefined ? { mergeBases } : {}), ...(takenRefs !== undefined ? { takenRefs } : {}) };
   }
   return undefined;
+}
+
+/**
+ * TakenRefs from what `rev-parse --symbolic-full-name <names>` printed last (`lines`) and its standard error,
+ * with core.warnAmbiguousRefs on: git then warns there about a name more than one ref answers to, and prints
+ * no name for it. Known only when git said nothing there and printed exactly one name for each (it prints
+ * none for a name that is no ref, such as an abbreviated object id), so each line is known to be its name's.
+ */
+function takenRefsOf(names: readonly string[], lines: readonly string[], stderr: string): TakenRefs | undefined {
+  if (names.length === 0 || stderr !== '') return undefined;
+  const printed = lines.at(-1) === '' ? lines.slice(0, -1) : lines;
+  if (printed.length !== names.length || printed.some((line) => line === '')) return undefined;
+  return new Map(names.map((name, index) => [name, printed[index] as string]));
 }
 
 /**

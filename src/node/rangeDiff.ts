@@ -8,10 +8,11 @@
 // runs beside them. They are told to ignore every configuration that would hide or reshape a change
 // (diff.relative, diff.ignoreSubmodules, external diff drivers, quoted paths). A revision name that git's
 // lookup could take to different commits (a tag shadowing a remote branch) is refused by
-// startRevisionNameCheck, from the refs that exist.
+// startRevisionNameCheck: from the one ref git's lookup took, when the rev-parse that located the checkout
+// can say which, and otherwise from the refs that exist.
 import { join } from 'node:path';
-import { ambiguityOf, leadingRefName, refLookupCandidates } from '../planner/sync/revisionNames';
-import type { ExistingRef } from '../planner/sync/revisionNames';
+import { ambiguityOf, ambiguityOfSoleRef, leadingRefName, refLookupCandidates } from '../planner/sync/revisionNames';
+import type { ExistingRef, TakenRefs } from '../planner/sync/revisionNames';
 import { readTextIfExists } from './declarationFs';
 import { runGitProcess, startGit } from './planRefGit';
 import type { GitRun, StartedGit } from './planRefGit';
@@ -281,11 +282,28 @@ function refListingArgs(revisions: readonly string[]): string[] | undefined {
   return ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', ...new Set(names.flatMap(refLookupCandidates))];
 }
 
+/** What ambiguousRevision would say, decided from the sole ref taken for each name; undefined when a name needs its refs listed. */
+function ambiguityFromTakenRefs(revisions: readonly string[], taken: TakenRefs): { error: RevisionRangeError | undefined } | undefined {
+  for (const revision of revisions) {
+    const name = leadingRefName(revision);
+    if (name === undefined) continue;
+    const ref = taken.get(name);
+    const judged = ref === undefined ? undefined : ambiguityOfSoleRef(name, ref);
+    if (judged === undefined) return undefined;
+    if (judged.problem !== undefined) return { error: ambiguityError(judged.problem) };
+  }
+  return { error: undefined };
+}
+
+function ambiguityError(problem: string): RevisionRangeError {
+  return new RevisionRangeError('ambiguous-revision', `${problem}: give the full ref (refs/remotes/..., refs/heads/...) or the commit id`);
+}
+
 function ambiguousRevision(revisions: readonly string[], existing: readonly ExistingRef[]): RevisionRangeError | undefined {
   for (const revision of revisions) {
     const name = leadingRefName(revision);
     const problem = name === undefined ? undefined : ambiguityOf(name, existing);
-    if (problem !== undefined) return new RevisionRangeError('ambiguous-revision', `${problem}: give the full ref (refs/remotes/..., refs/heads/...) or the commit id`);
+    if (problem !== undefined) return ambiguityError(problem);
   }
   return undefined;
 }
@@ -300,9 +318,20 @@ export interface PendingNameCheck {
 /**
  * Starts listing the refs git's lookup could take each of `revisions` to (one for-each-ref beside the
  * caller's other work); `finish` refuses a name that is ambiguous (see ambiguityOf). A listing that
- * cannot be made refuses too: a verifier never judges a range it could not name for certain.
+ * cannot be made refuses too: a verifier never judges a range it could not name for certain. When the
+ * process that located the checkout says which sole ref git's lookup took for every name (`taken`, see
+ * TakenRefs), the names are judged from that and nothing is started.
  */
-export function startRevisionNameCheck(root: string, revisions: readonly string[]): PendingNameCheck {
+export function startRevisionNameCheck(root: string, revisions: readonly string[], taken?: TakenRefs): PendingNameCheck {
+  const settled = taken === undefined ? undefined : ambiguityFromTakenRefs(revisions, taken);
+  if (settled !== undefined) {
+    return {
+      finish: async () => {
+        if (settled.error !== undefined) throw settled.error;
+      },
+      cancel: () => undefined,
+    };
+  }
   const args = refListingArgs(revisions);
   if (args === undefined) return { finish: async () => undefined, cancel: () => undefined };
   const git = startGit(root, args, 'ignore');

@@ -308,6 +308,28 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
     assert.deepEqual([...json.branches[0].mergeBases].sort(), [m1, m2].sort());
   });
 
+  it('a name refused from the one ref git takes for it, and from the refs listed when git follows a symbolic ref', () => {
+    const inside = branch('named-inside', (c) => c.write({ 'src/a/named.ts': 'n\n' }));
+    // Judged from the ref the locating rev-parse took: a branch named like an abbreviated object id.
+    ci.git('branch', 'cafe', inside);
+    // git follows a symbolic ref to the branch it names, so which ref it found is listed: a tag of the full
+    // ref's name, leading to main, stands in for a branch that does not exist.
+    ci.git('symbolic-ref', 'refs/tags/refs/heads/wave-2/ghost', 'refs/remotes/origin/main');
+    try {
+      const short = verify('cafe');
+      assert.equal(short.status, 2, short.stdout + short.stderr);
+      assert.match(short.stderr, /^ERROR: "cafe" may be an abbreviated object id and also names refs\/heads\/cafe: give the full ref/);
+      const full = verify('refs/heads/cafe');
+      assert.equal(full.status, 0, full.stdout + full.stderr);
+      const ghost = verify('refs/heads/wave-2/ghost');
+      assert.equal(ghost.status, 2, ghost.stdout + ghost.stderr);
+      assert.match(ghost.stderr, /^ERROR: "refs\/heads\/wave-2\/ghost" is not a ref here; git would take refs\/tags\/refs\/heads\/wave-2\/ghost for it/);
+    } finally {
+      ci.git('branch', '-D', 'cafe');
+      ci.git('update-ref', '--no-deref', '-d', 'refs/tags/refs/heads/wave-2/ghost');
+    }
+  });
+
   it('a name a tag shadows is refused, never resolved to the tag: --base, --head, and --branch', () => {
     // An agent pushes its branch and tags its own head "origin/main" and "wave-2/bob"; the CI clone fetches tags.
     const agent = remote.clone('tagger');

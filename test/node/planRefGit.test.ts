@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { TemporaryFileReserve } from '../../src/node/atomicFile';
 import { CloneIdentityError, locateSyncRepository, planStoreOf, planTreeCache, readCloneIdentity, readOrCreateCloneIdentity, readLocalSyncState, reserveSyncStateWrites, updateLocalSyncState } from '../../src/node/cloneState';
 import { gitPlanRefStore, readTrackingRef, remotesWithPlanCopies, startPlanFetch } from '../../src/node/planRefGit';
-import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff } from '../../src/node/rangeDiff';
+import { diffRange, knownRangeOf, listBranchRefs, RevisionRangeError, startRangeDiff, startRevisionNameCheck } from '../../src/node/rangeDiff';
 import { PLAN_REF } from '../../src/planner/sync/planRef';
 import { PlanRefError } from '../../src/planner/sync/publish';
 import { MAX_PLAN_TREE_DEPTH } from '../../src/node/objectBatch';
@@ -846,6 +846,70 @@ describe('revision ranges (src/node/rangeDiff.ts)', () => {
     const abandoned = startRangeDiff(clone.root, 'main', 'agent');
     abandoned.cancel();
     assert.equal(clone.git('status', '--porcelain'), '');
+  });
+
+  it('judges revision names from the ref the locating rev-parse took, as a listing of the refs would, and lists them only when that cannot tell', async () => {
+    const clone = remote.clone('a');
+    const main = clone.git('rev-parse', 'main').trim();
+    clone.git('checkout', '--quiet', '-b', 'feature');
+    const other = clone.commit({ 'src/b.ts': 'b\n' });
+    clone.git('checkout', '--quiet', 'main');
+    clone.git('branch', 'wave/x', other);
+    clone.git('branch', 'cafe', other);
+    // A tag shadowing a branch of the same name on another commit, and two that name the branch's own commit.
+    clone.git('branch', 'shadow', other);
+    clone.git('tag', 'shadow', main);
+    clone.git('branch', 'same', other);
+    clone.git('tag', 'same', other);
+    clone.git('branch', 'annotated', other);
+    clone.git('tag', '-a', '-m', 'a', 'annotated', other);
+    // A symbolic ref that git's lookup takes for a full ref that does not exist: git prints the branch it leads to.
+    clone.git('symbolic-ref', 'refs/tags/refs/heads/gone', 'refs/heads/main');
+
+    /** What the check says of `revisions`, with the refs git took when the locating rev-parse knows them, and whether it listed refs. */
+    const judge = async (revisions: [string, string], withTaken: boolean) => {
+      const located = locateSyncRepository(clone.root, { revisions });
+      assert.ok(located?.resolved, `${revisions.join(' ')} resolves`);
+      const { result, started } = await processesStartedDuring(async () => {
+        try {
+          await startRevisionNameCheck(clone.root, revisions, withTaken ? located.takenRefs : undefined).finish();
+          return 'accepted';
+        } catch (error) {
+          assert.ok(error instanceof RevisionRangeError);
+          return error.message;
+        }
+      });
+      return { result, listed: started.some((line) => line.includes('for-each-ref')), taken: located.takenRefs };
+    };
+    const cases: Array<{ revisions: [string, string]; listed: boolean; refused?: RegExp }> = [
+      { revisions: ['origin/main', 'feature'], listed: false },
+      { revisions: ['refs/remotes/origin/main', 'wave/x~0'], listed: false },
+      { revisions: [main, 'feature'], listed: false },
+      { revisions: ['main', 'cafe'], listed: false, refused: /"cafe" may be an abbreviated object id/ },
+      { revisions: ['main', 'shadow'], listed: true, refused: /"shadow" names 2 refs that point to different commits/ },
+      { revisions: ['main', 'same'], listed: true },
+      { revisions: ['main', 'annotated'], listed: true },
+      { revisions: ['main', 'refs/heads/gone'], listed: true, refused: /"refs\/heads\/gone" is not a ref here; git would take refs\/tags\/refs\/heads\/gone/ },
+      { revisions: ['main', 'HEAD'], listed: true },
+    ];
+    for (const { revisions, listed, refused } of cases) {
+      const what = revisions.join(' ');
+      const fast = await judge(revisions, true);
+      const listing = await judge(revisions, false);
+      assert.equal(listing.listed, true, `${what}: without the taken refs, the refs are listed`);
+      assert.equal(fast.result, listing.result, `${what}: the same judgement either way`);
+      assert.equal(fast.listed, listed, `${what}: listed ${fast.listed}, taken ${JSON.stringify([...(fast.taken ?? [])])}`);
+      if (refused === undefined) assert.equal(fast.result, 'accepted', what);
+      else assert.match(fast.result, refused, what);
+    }
+    assert.deepEqual([...((await judge(['origin/main', 'HEAD'], true)).taken ?? [])], [['origin/main', 'refs/remotes/origin/main'], ['HEAD', 'refs/heads/main']], 'HEAD is followed to its branch');
+
+    // A branch named HEAD: git's lookup finds it and the checkout's own HEAD, warns, and the refs are listed.
+    clone.git('update-ref', 'refs/heads/HEAD', other);
+    const twoHeads = await judge(['main', 'HEAD'], true);
+    assert.equal(twoHeads.taken, undefined);
+    assert.equal(twoHeads.listed, true);
+    assert.match(twoHeads.result, /"HEAD" names the checkout's own HEAD and also refs\/heads\/HEAD/);
   });
 
   it('lists local and remote-tracking branches, never origin/HEAD', async () => {

@@ -220,7 +220,7 @@ async function verifyLocating(
   const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository), early);
   // The names given for --base and --head must each mean one commit, whatever tags or branches of the same
   // name exist: checked beside the rest, before any result is reported.
-  const names = startRevisionNameCheck(repository.root, values.head === undefined ? [base] : [base, values.head]);
+  const names = startRevisionNameCheck(repository.root, values.head === undefined ? [base] : [base, values.head], repository.takenRefs);
   try {
     return await verifyTargets(values, io, remote, repository, base, targets, pending, names);
   } finally {

@@ -58,6 +58,26 @@ export function ambiguityOf(name: string, existing: readonly ExistingRef[]): str
 }
 
 /**
+ * For each ref name a revision starts with, the full name of the one ref git's own lookup takes for it, as
+ * `git rev-parse --symbolic-full-name` prints it when no other ref answers to the name (src/node/cloneState.ts
+ * reads it). The name printed is the ref a symbolic ref leads to, not the symbolic ref itself (`HEAD`
+ * prints the branch it is on).
+ */
+export type TakenRefs = ReadonlyMap<string, string>;
+
+/**
+ * ambiguityOf, told by git's own lookup of `name` that exactly one ref answers to it, and which (`taken`, its
+ * full name as rev-parse prints it); undefined when that does not say which ref it found: `taken` is none of
+ * the lookup's refs (git followed a symbolic ref to another, or took a name in the git directory), so the
+ * refs must be listed.
+ */
+export function ambiguityOfSoleRef(name: string, taken: string): { problem: string | undefined } | undefined {
+  if (!refLookupCandidates(name).includes(taken)) return undefined;
+  // The one ref found is compared with nothing, so what it points to does not matter.
+  return { problem: ambiguityOf(name, [{ ref: taken, target: '' }]) };
+}
+
+/**
  * The branch refs a branch name given to verify can mean: `refs/heads/<name>` and the remote's
  * `refs/remotes/<remote>/<name>`, and, for `<remote>/<rest>`, the remote's branch `<rest>` too; a full
  * branch ref only itself. Never a tag, never another remote's branch.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ambiguityOf, branchRefCandidates, leadingRefName, refLookupCandidates } from '../../../src/planner/sync/revisionNames';
+import { ambiguityOf, ambiguityOfSoleRef, branchRefCandidates, leadingRefName, refLookupCandidates } from '../../../src/planner/sync/revisionNames';
 
 const C1 = '1'.repeat(40);
 const C2 = '2'.repeat(40);
@@ -51,6 +51,17 @@ describe('revision names (src/planner/sync/revisionNames.ts)', () => {
     assert.equal(ambiguityOf(full, [{ ref: full, target: C1 }, { ref: 'refs/refs/remotes/origin/main', target: C2 }]), undefined);
     assert.match(ambiguityOf(full, [shadow]) ?? '', /^"refs\/remotes\/origin\/main" is not a ref here; git would take refs\/tags\/refs\/remotes\/origin\/main for it$/);
     assert.equal(ambiguityOf(full, []), undefined, 'nothing exists: git cannot resolve it, and says so');
+  });
+
+  it('judges a name from the one ref git took for it only when that ref is one of the lookup\'s', () => {
+    assert.deepEqual(ambiguityOfSoleRef('origin/main', 'refs/remotes/origin/main'), { problem: undefined });
+    assert.deepEqual(ambiguityOfSoleRef('refs/heads/x', 'refs/heads/x'), { problem: undefined });
+    assert.match(ambiguityOfSoleRef('refs/heads/x', 'refs/tags/refs/heads/x')?.problem ?? '', /is not a ref here; git would take refs\/tags\/refs\/heads\/x/);
+    assert.match(ambiguityOfSoleRef('cafe', 'refs/heads/cafe')?.problem ?? '', /may be an abbreviated object id/);
+    // git followed a symbolic ref (HEAD to its branch, a tag to main): which of the lookup's refs it found is unknown.
+    assert.equal(ambiguityOfSoleRef('HEAD', 'refs/heads/main'), undefined);
+    assert.equal(ambiguityOfSoleRef('refs/heads/x', 'refs/heads/main'), undefined);
+    assert.equal(ambiguityOfSoleRef('origin/main', 'refs/remotes/origin/main2'), undefined);
   });
 
   it('a branch name means a local or the remote\'s branch, never a tag or another remote\'s', () => {
