@@ -408,32 +408,44 @@ async function main(): Promise<void> {
 }
 
 /**
- * `--syncs-only` and `--against`: the three syncs and their fetches, nothing else between them; with
- * `--against`, each sync run by this build and by the other, alternating which goes first.
+ * The rounds of an A/B run: `round` once per build in each round, this build's (`host`) and, with
+ * `--against`, the other's, alternating which goes first. The other build's host is closed at the end.
  */
-async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArgs: string[]; syncArgs: string[]; advance: () => Promise<void>; amendWave: () => void }): Promise<void> {
-  const { host, follower, fetchArgs, syncArgs, advance, amendWave } = fixture;
+async function alternatingRounds(
+  host: CliHost,
+  round: (record: (name: string, value: number) => void, build: string, builder: CliHost) => Promise<void>,
+): Promise<{ builds: Array<[string, CliHost]>; samples: ReturnType<typeof roundSamples> }> {
   const builds: Array<[string, CliHost]> = [['this build', host]];
   if (against !== undefined) builds.push([against, startCliHost(join(against, 'dist', 'cli.js'))]);
   const samples = roundSamples();
   for (let run = 0; run < runs + WARM_UP_ROUNDS; run += 1) {
     const record = (name: string, value: number) => samples.record(run, name, value);
-    for (const [build, builder] of run % 2 === 0 ? builds : [...builds].reverse()) {
-      git(follower, ...fetchArgs);
-      await advance();
-      record('git fetch', await host.git(follower, fetchArgs));
-      await advance();
-      emptyStateDir(follower);
-      record(`${build}: sync writing`, await builder.command(follower, syncArgs));
-      await advance();
-      record(`${build}: sync unchanged`, await builder.command(follower, syncArgs));
-      amendWave();
-      record('git fetch of an amended plan', await host.git(follower, fetchArgs));
-      amendWave();
-      record(`${build}: sync amending`, await builder.command(follower, syncArgs));
-    }
+    for (const [build, builder] of run % 2 === 0 ? builds : [...builds].reverse()) await round(record, build, builder);
   }
   for (const [, builder] of builds.slice(1)) builder.close();
+  return { builds, samples };
+}
+
+/**
+ * `--syncs-only` and `--against`: the three syncs and their fetches, nothing else between them; with
+ * `--against`, each sync run by this build and by the other, alternating which goes first.
+ */
+async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArgs: string[]; syncArgs: string[]; advance: () => Promise<void>; amendWave: () => void }): Promise<void> {
+  const { host, follower, fetchArgs, syncArgs, advance, amendWave } = fixture;
+  const { builds, samples } = await alternatingRounds(host, async (record, build, builder) => {
+    git(follower, ...fetchArgs);
+    await advance();
+    record('git fetch', await host.git(follower, fetchArgs));
+    await advance();
+    emptyStateDir(follower);
+    record(`${build}: sync writing`, await builder.command(follower, syncArgs));
+    await advance();
+    record(`${build}: sync unchanged`, await builder.command(follower, syncArgs));
+    amendWave();
+    record('git fetch of an amended plan', await host.git(follower, fetchArgs));
+    amendWave();
+    record(`${build}: sync amending`, await builder.command(follower, syncArgs));
+  });
   const m = (name: string) => samples.median(name);
   console.log(`\n${runs} rounds, syncs only, interleaved, wall-clock medians; load average ${readLoad()}`);
   console.log(`  ${'git fetch'.padEnd(42)} ${m('git fetch').toFixed(1).padStart(7)} ms`);
@@ -452,18 +464,11 @@ async function compareSyncs(fixture: { host: CliHost; follower: string; fetchArg
  */
 async function compareVerifies(fixture: { host: CliHost; follower: string; byNames: string[]; byIds: string[]; baseline: () => Promise<number> }): Promise<void> {
   const { host, follower, byNames, byIds, baseline } = fixture;
-  const builds: Array<[string, CliHost]> = [['this build', host]];
-  if (against !== undefined) builds.push([against, startCliHost(join(against, 'dist', 'cli.js'))]);
-  const samples = roundSamples();
-  for (let run = 0; run < runs + WARM_UP_ROUNDS; run += 1) {
-    const record = (name: string, value: number) => samples.record(run, name, value);
-    for (const [build, builder] of run % 2 === 0 ? builds : [...builds].reverse()) {
-      record('git merge-base + git diff', await baseline());
-      record(`${build}: verify by ref names`, await builder.command(follower, byNames));
-      record(`${build}: verify by commit ids`, await builder.command(follower, byIds));
-    }
-  }
-  for (const [, builder] of builds.slice(1)) builder.close();
+  const { builds, samples } = await alternatingRounds(host, async (record, build, builder) => {
+    record('git merge-base + git diff', await baseline());
+    record(`${build}: verify by ref names`, await builder.command(follower, byNames));
+    record(`${build}: verify by commit ids`, await builder.command(follower, byIds));
+  });
   const m = (name: string) => samples.median(name);
   console.log(`\n${runs} rounds, verify only, interleaved, wall-clock medians; load average ${readLoad()}`);
   console.log(`  ${'git merge-base + git diff'.padEnd(42)} ${m('git merge-base + git diff').toFixed(1).padStart(7)} ms`);

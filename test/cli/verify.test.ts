@@ -324,6 +324,14 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
       const ghost = verify('refs/heads/wave-2/ghost');
       assert.equal(ghost.status, 2, ghost.stdout + ghost.stderr);
       assert.match(ghost.stderr, /^ERROR: "refs\/heads\/wave-2\/ghost" is not a ref here; git would take refs\/tags\/refs\/heads\/wave-2\/ghost for it/);
+      // A branch map's base is judged the same way.
+      const map = join(remote.dir, 'named-branches.json');
+      writeFileSync(map, JSON.stringify({ version: 1, branches: [{ branch: 'named-inside', wave: 2, agent: 'alice' }] }));
+      const mapped = run(ci, ['verify', '--base', 'cafe', '--map', map, '--branch', 'named-inside']);
+      assert.equal(mapped.status, 2, mapped.stdout + mapped.stderr);
+      assert.match(mapped.stderr, /^ERROR: "cafe" may be an abbreviated object id/);
+      const plain = run(ci, ['verify', '--base', 'origin/main', '--map', map, '--branch', 'named-inside']);
+      assert.equal(plain.status, 0, plain.stdout + plain.stderr);
     } finally {
       ci.git('branch', '-D', 'cafe');
       ci.git('update-ref', '--no-deref', '-d', 'refs/tags/refs/heads/wave-2/ghost');
@@ -369,6 +377,9 @@ describe('wave-scope verify (built CLI, a published plan, real branches)', funct
       assert.equal(named.status, 3, `${name}: ${named.stdout}${named.stderr}`);
       assert.match(named.stderr, /^ERROR: origin\/wave-2\/bob: agent "bob" \(wave 2\) changed 1 path outside its scope/m, name);
     }
+    const shadowedBase = run(checker, ['verify', '--base', 'origin/main', '--map', map, '--branch', 'wave-2/bob']);
+    assert.equal(shadowedBase.status, 2, shadowedBase.stdout + shadowedBase.stderr);
+    assert.match(shadowedBase.stderr, /^ERROR: "origin\/main" names 2 refs that point to different commits/);
     const missing = run(checker, ['verify', '--base', 'refs/remotes/origin/main', '--map', map, '--branch', 'wave-2/nobody']);
     assert.equal(missing.status, 2, missing.stderr);
     assert.match(missing.stderr, /^ERROR: wave-2\/nobody: no such branch: none of refs\/heads\/wave-2\/nobody, refs\/remotes\/origin\/wave-2\/nobody exists$/m);

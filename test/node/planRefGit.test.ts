@@ -691,6 +691,12 @@ describe('clone identity and sync state (src/node/cloneState.ts)', () => {
     assert.deepEqual(located?.resolved, [head, head]);
     assert.deepEqual(located?.mergeBases, [head]);
     assert.equal(located?.head, head);
+    assert.deepEqual([...(located?.takenRefs ?? [])], [['main', 'refs/heads/main'], ['origin/main', 'refs/remotes/origin/main']]);
+    // One revision (a branch map's base): no range, and its ref.
+    const one = locateSyncRepository(clone.root, { revisions: ['origin/main~0'] });
+    assert.deepEqual(one?.resolved, [head]);
+    assert.equal(one?.mergeBases, undefined);
+    assert.deepEqual([...(one?.takenRefs ?? [])], [['origin/main', 'refs/remotes/origin/main']]);
     const partly = locateSyncRepository(clone.root, { revisions: ['main', 'no-such-branch'] });
     assert.equal(partly?.root, clone.root);
     assert.equal(partly?.resolved, undefined);

@@ -170,8 +170,8 @@ async function verifyLocating(
   single: BranchAgent | undefined,
   early: EarlyRangeDiff | undefined,
 ): Promise<number> {
-  // With one head, the process that finds the checkout also resolves the two revisions.
-  const repository = locateSyncRepository(io.cwd, values.head === undefined ? {} : { revisions: [base, values.head] });
+  // The process that finds the checkout also resolves the revisions named (and, with one head, the range).
+  const repository = locateSyncRepository(io.cwd, { revisions: values.head === undefined ? [base] : [base, values.head] });
   if (repository === undefined) {
     reportError(io, say.notInGit('verify'));
     return 2;
