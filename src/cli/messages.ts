@@ -184,6 +184,9 @@ export const hookMessages = {
   noPlanForAgent: (agent: string) =>
     `Wave Scope blocked this write: you run as agent "${agent}" of a wave (WAVE_SCOPE_AGENT), but no wave manifest is in force here, so nothing says what you may write. ` +
     'If your shell moved or changed the plan, stop and tell the coordinator exactly what you ran; never put it back by hand. If the coordinator ended the wave, stop and tell it. Writes stay blocked until a plan is in force again, or until you are started without WAVE_SCOPE_AGENT.',
+  noPlanForSubagent: (agent: string, wave: number) =>
+    `Wave Scope blocked this write: this subagent was dispatched as "${agent}" in wave ${wave}, but no wave manifest of this session is in force here, so nothing says what it may write. ` +
+    'If your shell moved or changed the plan, stop and tell the coordinator exactly what you ran; never put it back by hand. If the coordinator ended the wave, stop and tell it. Writes stay blocked until the plan is in force again.',
   unreadablePayload: (detail: string) =>
     `Wave Scope blocked this call: ${detail} The gate fails closed; check that the hook is registered for the right agent CLI (docs/hooks.md).`,
   internalFailure: (detail: string) =>

@@ -11,6 +11,7 @@ export function nodeWriteGateHost(input: {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   subagentScope?: (query: SubagentScopeQuery) => SubagentScope;
+  dispatchedWave?: WriteGateHost['dispatchedWave'];
 }): WriteGateHost {
   const home = homeDirectory();
   return {
@@ -23,5 +24,6 @@ export function nodeWriteGateHost(input: {
     ...(home !== undefined ? { homeDir: home } : {}),
     folding: defaultFolding(process.platform),
     ...(input.subagentScope !== undefined ? { subagentScope: input.subagentScope } : {}),
+    ...(input.dispatchedWave !== undefined ? { dispatchedWave: input.dispatchedWave } : {}),
   };
 }

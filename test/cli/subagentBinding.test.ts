@@ -119,6 +119,15 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
     return { decision: output?.permissionDecision ?? 'allow', reason: output?.permissionDecisionReason ?? '' };
   };
 
+  const coordinatorWrite = (file: string) => {
+    const run = runBuiltCli(['hook', 'enforce-write', '--agent-cli', 'claude'], {
+      input: JSON.stringify({ session_id: SESSION, transcript_path: sessionTranscript, cwd: repo.root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo.root, file), content: 'x\n' } }),
+      env: cleanEnv({ CLAUDE_PROJECT_DIR: repo.root }),
+    });
+    assert.equal(run.status, 0, run.stderr);
+    return (JSON.parse(run.stdout || '{}') as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision ?? 'allow';
+  };
+
   it('the write gate holds a bound subagent to its own agent\'s scope: a sibling\'s file inside the wave\'s union is denied', () => {
     transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-a11ce00.jsonl'), [
       { type: 'user', isSidechain: true, agentId: 'a11ce00', sessionId: SESSION, message: { role: 'user', content: alicePrompt } },
@@ -129,6 +138,38 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
     assert.equal(sibling.decision, 'deny');
     assert.match(sibling.reason, /src\/b\/y\.ts/);
     assert.match(sibling.reason, /alice/, 'the reason names the agent whose scope was applied');
+  });
+
+  it('a subagent dispatched in a wave may write nothing once no wave of its session is in force: its shell moved the manifest, or made it another session\'s', () => {
+    transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-a11ce00.jsonl'), [
+      { type: 'user', isSidechain: true, agentId: 'a11ce00', sessionId: SESSION, message: { role: 'user', content: alicePrompt } },
+    ]);
+    assert.equal(subagentStart('a11ce00').status, 0);
+    assert.equal(subagentWrite('a11ce00', 'src/a/new.ts').decision, 'allow');
+    const manifestPath = join(repo.root, '.claude', 'wave-scope.json');
+    const manifest = readFileSync(manifestPath, 'utf8');
+    const checkNoPlan = (what: string) => {
+      for (const file of ['src/a/new.ts', 'src/b/y.ts', 'README.md']) {
+        const denied = subagentWrite('a11ce00', file);
+        assert.equal(denied.decision, 'deny', `${what}: ${file}`);
+        assert.match(denied.reason, /this subagent was dispatched as "alice" in wave 1, but no wave manifest of this session is in force here/);
+      }
+      // Bound by its prompt alone (subagent-start never ran for it), the same.
+      transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-b0b0001.jsonl'), [{ type: 'user', message: { role: 'user', content: bobPrompt } }]);
+      assert.match(subagentWrite('b0b0001', 'src/b/y.ts').reason, /dispatched as "bob" in wave 1/, what);
+      // A subagent no dispatch of a wave started, and the coordinator: no plan, no check, as before.
+      assert.equal(subagentWrite('c0ffee1', 'README.md').decision, 'allow', what);
+      assert.equal(coordinatorWrite('README.md'), 'allow', what);
+    };
+    rmSync(manifestPath);
+    checkNoPlan('the manifest moved away');
+    // Bound to the coordinator's session, the plan holds the subagent; named another session's, it binds nobody here.
+    const sessioned = (session: string) => `${JSON.stringify({ ...(JSON.parse(manifest) as object), session_id: session }, null, 2)}\n`;
+    writeFileSync(manifestPath, sessioned(SESSION));
+    assert.equal(subagentWrite('a11ce00', 'src/a/new.ts').decision, 'allow');
+    assert.equal(subagentWrite('a11ce00', 'src/b/y.ts').decision, 'deny');
+    writeFileSync(manifestPath, sessioned('another-session'));
+    checkNoPlan('the manifest made another session\'s');
   });
 
   it('the write gate falls back to the wave\'s union for a subagent it cannot link, and counts the fallback', () => {

@@ -69,7 +69,9 @@ export function verdictOf(result: WriteGateResult): HookVerdict {
   if (decision.decision === 'deny-invalid-manifest') {
     return { decision: 'deny', reason: hookMessages.invalidManifest(decision.manifestPath, decision.problems) };
   }
-  if (decision.decision === 'deny-no-plan') return { decision: 'deny', reason: hookMessages.noPlanForAgent(decision.agent) };
+  if (decision.decision === 'deny-no-plan') {
+    return { decision: 'deny', reason: decision.via === 'named' ? hookMessages.noPlanForAgent(decision.agent) : hookMessages.noPlanForSubagent(decision.agent, decision.wave) };
+  }
   const context = {
     ...(decision.agent !== undefined ? { agent: decision.agent } : {}),
     wave: decision.wave,
@@ -116,6 +118,10 @@ export function nodeWriteGateHostFor(io: CliIo): WriteGateHost {
         appendEvent(query.root, subagentBindingEvent({ now: Date.now(), ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}), outcome: 'union-fallback', reason: scope.reason, lock: 'none', declaredAgent: false, by: 'write-gate' }));
       }
       return scope;
+    },
+    dispatchedWave(query) {
+      const scope = readSubagentScope(query);
+      return scope.kind === 'bound' && scope.wave !== undefined ? { wave: scope.wave, agent: scope.agent ?? scope.placed.record.id } : undefined;
     },
   });
 }

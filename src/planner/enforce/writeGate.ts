@@ -64,6 +64,12 @@ export interface WriteGateHost {
    * it a subagent is held to the wave's union. Must not throw (a failure answers `union`).
    */
   subagentScope?(query: SubagentScopeQuery): SubagentScope;
+  /**
+   * The wave a subagent was dispatched in, and as whom, when the session's ledger under `query.root` (or
+   * the subagent's prompt) ties it to a dispatch recorded in one; asked only when no wave of the session is
+   * in force. Counts nothing (a checkout without any plan must not gain files). Must not throw.
+   */
+  dispatchedWave?(query: SubagentScopeQuery): { readonly wave: number; readonly agent: string } | undefined;
 }
 
 /** The agent a process was started as (`WAVE_SCOPE_AGENT`, trimmed), or undefined when it names none. */
@@ -73,14 +79,15 @@ export function namedAgentOf(env: Readonly<Record<string, string | undefined>>):
 }
 
 /**
- * A dispatched agent (`WAVE_SCOPE_AGENT`) that no wave governs: its plan was taken away (a shell can move the
- * manifest, and with it every check), or the agent runs where no plan ever was. Nothing can say what it may
- * write, so it may write nothing: the gate fails closed.
+ * A dispatched agent that no wave of its session governs: its plan was taken away (a shell can move the
+ * manifest, or rewrite the session it names, and with it every check), or the agent runs where no plan ever
+ * was. Nothing can say what it may write, so it may write nothing: the gate fails closed. `named`: started
+ * as an agent of a wave (`WAVE_SCOPE_AGENT`); `dispatched`: a subagent the session's ledger ties to a
+ * dispatch made in `wave`.
  */
-export interface NoPlanDecision {
-  readonly decision: 'deny-no-plan';
-  readonly agent: string;
-}
+export type NoPlanDecision =
+  | { readonly decision: 'deny-no-plan'; readonly via: 'named'; readonly agent: string }
+  | { readonly decision: 'deny-no-plan'; readonly via: 'dispatched'; readonly agent: string; readonly wave: number };
 
 /** Everything the gate found on its way to the decision; the CLI turns it into a reply. */
 export interface WriteGateResult {
@@ -568,6 +575,29 @@ function callerOf(request: WriteRequest, host: WriteGateHost): GateCaller {
   };
 }
 
+/**
+ * The dispatched agent a caller is, when no wave of its session is in force: one started as an agent of a
+ * wave (`WAVE_SCOPE_AGENT`), or a subagent the session's ledger in one of `roots` ties to a dispatch made in
+ * a wave (the ledger stays where the coordinator's checkout keeps it when a shell moves the manifest away or
+ * makes it another session's). Anyone else with no plan is not checked: the coordinator, and a subagent
+ * dispatched while no wave was in force.
+ */
+function unplannedAgent(caller: GateCaller, roots: readonly string[], host: WriteGateHost): NoPlanDecision | undefined {
+  const named = namedAgentOf(host.env);
+  if (named !== undefined) return { decision: 'deny-no-plan', via: 'named', agent: named };
+  if (caller.agentId === undefined || host.dispatchedWave === undefined) return undefined;
+  for (const root of new Set(roots)) {
+    const dispatched = host.dispatchedWave({
+      root,
+      ...(caller.sessionIds[0] !== undefined ? { sessionId: caller.sessionIds[0] } : {}),
+      agentId: caller.agentId,
+      ...(caller.transcriptPath !== undefined ? { transcriptPath: caller.transcriptPath } : {}),
+    });
+    if (dispatched !== undefined) return { decision: 'deny-no-plan', via: 'dispatched', agent: dispatched.agent, wave: dispatched.wave };
+  }
+  return undefined;
+}
+
 /** Decides one parsed pre-tool call. Throws only on an unexpected I/O failure (the caller denies). */
 export function runWriteGate(request: WriteRequest, given: WriteGateHost): WriteGateResult {
   if (!request.writes) return { decision: { decision: 'allow', because: 'not-a-write' } };
@@ -586,10 +616,10 @@ export function runWriteGate(request: WriteRequest, given: WriteGateHost): Write
   // refused by every wave that governs the call (and only by one: with no wave, nothing is checked).
   if (request.reachesUnnamed === true) destinations.push({ kind: 'invalid', raw: request.toolName, problem: 'unknown-reach' });
   const { cwdChain, waves } = governingWaves(caller, destinations, host, projectRoots);
-  if (waves.length === 0) {
-    const named = namedAgentOf(host.env);
-    if (named !== undefined) return { decision: { decision: 'deny-no-plan', agent: named } };
-    return { decision: { decision: 'allow', because: 'no-manifest' } };
+  if (waves.every((wave) => wave.manifest.kind === 'loaded' && wave.manifest.session === 'foreign')) {
+    const unplanned = unplannedAgent(caller, [...waves.map((wave) => wave.manifestRoot), ...cwdChain.map((location) => location.manifestRoot), ...projectRoots], host);
+    if (unplanned !== undefined) return { decision: unplanned };
+    if (waves.length === 0) return { decision: { decision: 'allow', because: 'no-manifest' } };
   }
   const dispatchedAgent = isDispatchedAgent(caller, cwdChain, host.env);
 
