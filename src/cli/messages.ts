@@ -8,6 +8,7 @@
 // The hook sections also hold the reasons a hook gives an agent CLI: those travel inside the CLI's
 // JSON reply, never as lines of their own.
 import { DEFAULT_STATE_DIR_NAME, STATE_DIR_NAMES } from '../planner/plan/stateDirNames';
+import { claimedText } from '../planner/scope/collisions';
 import { HOOK_NAMES } from '../planner/enforce/hookNames';
 import { inTheWayWords } from '../planner/plan/declarationStore';
 import type { InTheWay } from '../planner/plan/declarationStore';
@@ -94,7 +95,7 @@ Exit codes: 0 passed, 1 a check failed, 2 unusable input (missing file, bad JSON
   manifestNotJson: (detail: string) => `the manifest on stdin is not valid JSON: ${detail}`,
   manifestInvalid: (errors: readonly string[]) => `the manifest on stdin is invalid: ${errors.join('; ')} (run "wave-scope validate" on it alone for every problem)`,
   collision: (collision: { agents: readonly [string, string]; entries: readonly [string, string]; witness: string }) =>
-    `agents "${collision.agents[0]}" and "${collision.agents[1]}" both claim ${collision.entries[0]} and ${collision.entries[1]} (for example ${collision.witness})`,
+    `agents "${collision.agents[0]}" and "${collision.agents[1]}" both claim ${claimedText(collision.entries, collision.witness)}`,
   duplicateId: (id: string) => `agent id "${id}" is used by more than one record (ids are compared without regard to case): give each agent its own id`,
   notCovered: (entry: string, file: string, coverage: { undecided: boolean; counterexample?: string }) =>
     coverage.undecided

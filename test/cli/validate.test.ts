@@ -56,7 +56,7 @@ describe('wave-scope validate (built CLI, real git repositories)', () => {
       assert.equal(
         run.stderr,
         [
-          'ERROR: agents "api" and "ui" both claim src/shared/types.ts and src/shared/types.ts (for example src/shared/types.ts)',
+          'ERROR: agents "api" and "ui" both claim src/shared/types.ts',
           'ERROR: agents "api" and "docs" both claim src/api/ and **/*.stories.tsx (for example src/api/x.stories.tsx)',
           'ERROR: agents "ui" and "docs" both claim src/ui/**/*.tsx and **/*.stories.tsx (for example src/ui/Cart.stories.tsx)',
           '',

@@ -5,7 +5,7 @@
 // files); this module only finds the JSON node each one is about. Pure: the texts come in as strings.
 import { getNodeValue, parseTree } from 'jsonc-parser';
 import type { Node, ParseError } from 'jsonc-parser';
-import { findCollisions } from '../scope/collisions';
+import { claimedText, findCollisions } from '../scope/collisions';
 import type { FileIndex } from '../scope/fileIndex';
 import { scopeEntryWarnings } from '../scope/scopeWarnings';
 import { COORDINATOR_ID } from './agentId';
@@ -160,7 +160,7 @@ export class DeclarationChecker {
           ...span(node, text),
           severity: 'error',
           code: 'collision',
-          message: `agents ${JSON.stringify(collision.agents[side])} and ${JSON.stringify(collision.agents[other])} both claim ${collision.entries[side]} and ${collision.entries[other]} (for example ${collision.witness})`,
+          message: `agents ${JSON.stringify(collision.agents[side])} and ${JSON.stringify(collision.agents[other])} both claim ${claimedText(side === 0 ? collision.entries : [collision.entries[1], collision.entries[0]], collision.witness)}`,
         });
       }
     }

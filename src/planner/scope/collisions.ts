@@ -33,6 +33,17 @@ export interface Collision {
   witness: string;
 }
 
+/**
+ * What two colliding agents both claim, as the reports word it: their two entries and a path both name
+ * (`src/ and src/ui/x.tsx (for example src/ui/x.tsx)`); one entry when both wrote the same one, with the
+ * example only when it says more than the entry does.
+ */
+export function claimedText(entries: readonly [string, string], witness: string): string {
+  const [first, second] = entries;
+  if (first !== second) return `${first} and ${second} (for example ${witness})`;
+  return first === witness ? first : `${first} (for example ${witness})`;
+}
+
 export interface CollisionReport {
   /** True when no two agents share a path and no id is used twice. */
   ok: boolean;

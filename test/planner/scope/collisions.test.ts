@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { findCollisions, withKnownWitnesses } from '../../../src/planner/scope/collisions';
+import { claimedText, findCollisions, withKnownWitnesses } from '../../../src/planner/scope/collisions';
 import type { Collision } from '../../../src/planner/scope/collisions';
 import { FileIndex } from '../../../src/planner/scope/fileIndex';
 import { CompiledEntries, intersects } from '../../../src/planner/scope/scopeAlgebra';
@@ -305,5 +305,13 @@ describe('findCollisions where case is ignored: the proof folds as the gate does
       { id: 'bob', files: [`[${members(0x4e01)}]y*`] },
     ]);
     assert.throws(() => findCollisions(wave), ScopeProofTooComplex);
+  });
+});
+
+describe('claimedText', () => {
+  it('names both entries and the example, or the one entry both agents wrote, with the example only when it adds something', () => {
+    assert.equal(claimedText(['src/', 'src/ui/x.tsx'], 'src/ui/x.tsx'), 'src/ and src/ui/x.tsx (for example src/ui/x.tsx)');
+    assert.equal(claimedText(['src/shared/types.ts', 'src/shared/types.ts'], 'src/shared/types.ts'), 'src/shared/types.ts');
+    assert.equal(claimedText(['src/', 'src/'], 'src/x.ts'), 'src/ (for example src/x.ts)');
   });
 });
