@@ -131,6 +131,10 @@ const TARGET_PROBLEMS: Readonly<Record<string, string>> = {
     'the tool changes files beyond the paths it names (a rename or refactoring rewrites every file that refers to the symbol; a git operation rewrites the work tree or git\'s own files), which cannot be known before it runs; while a wave is active, make the change with the file tools (or ask the coordinator to make it)',
 };
 
+/** What an agent whose plan is no longer in force is told to do (its shell may have moved it away). */
+const PLAN_GONE_ADVICE =
+  'If your shell moved or changed the plan, stop and tell the coordinator exactly what you ran; never put it back by hand. If the coordinator ended the wave, stop and tell it.';
+
 export const hookMessages = {
   usage: `Usage: wave-scope hook <${HOOK_NAMES.join('|')}> [options]
 
@@ -184,10 +188,10 @@ export const hookMessages = {
     'Writes stay blocked until it is repaired: rewrite it with "wave-scope plan", fix it by hand (docs/file-formats.md, "wave-scope validate" checks it), or delete it to end the wave.',
   noPlanForAgent: (agent: string) =>
     `Wave Scope blocked this write: you run as agent "${agent}" of a wave (WAVE_SCOPE_AGENT), but no wave manifest is in force here, so nothing says what you may write. ` +
-    'If your shell moved or changed the plan, stop and tell the coordinator exactly what you ran; never put it back by hand. If the coordinator ended the wave, stop and tell it. Writes stay blocked until a plan is in force again, or until you are started without WAVE_SCOPE_AGENT.',
+    `${PLAN_GONE_ADVICE} Writes stay blocked until a plan is in force again, or until you are started without WAVE_SCOPE_AGENT.`,
   noPlanForSubagent: (agent: string, wave: number) =>
     `Wave Scope blocked this write: this subagent was dispatched as "${agent}" in wave ${wave}, but no wave manifest of this session is in force here, so nothing says what it may write. ` +
-    'If your shell moved or changed the plan, stop and tell the coordinator exactly what you ran; never put it back by hand. If the coordinator ended the wave, stop and tell it. Writes stay blocked until the plan is in force again.',
+    `${PLAN_GONE_ADVICE} Writes stay blocked until the plan is in force again.`,
   unreadablePayload: (detail: string) =>
     `Wave Scope blocked this call: ${detail} The gate fails closed; check that the hook is registered for the right agent CLI (docs/hooks.md).`,
   internalFailure: (detail: string) =>

@@ -96,11 +96,13 @@ export function locateSyncRepository(
     const repository = { root, gitDir, commonDir: common, ...config, head: head !== undefined && /^[0-9a-f]{40,64}$/.test(head) ? head : null };
     if (!attempt.revisions) return repository;
     const resolved = rest.slice(0, revisions.length);
-    // The range's own lines: its two ends (the same commits again), then one `^<commit>` per merge base.
+    // The range's own lines: its two ends (the same commits again), then one `^<commit>` per merge base;
+    // after them, the names of the refs taken.
     const after = rest.slice(revisions.length + (range.length === 0 ? 0 : 2));
-    const mergeBaseCount = range.length === 0 ? 0 : after.findIndex((line) => !line.startsWith('^'));
-    const mergeBases = range.length === 0 ? undefined : after.slice(0, mergeBaseCount === -1 ? after.length : mergeBaseCount).map((line) => line.slice(1));
-    const takenRefs = takenRefsOf(names, after.slice(mergeBases?.length ?? 0), run.stderr);
+    let mergeBaseCount = 0;
+    while (range.length > 0 && after[mergeBaseCount]?.startsWith('^') === true) mergeBaseCount += 1;
+    const mergeBases = range.length === 0 ? undefined : after.slice(0, mergeBaseCount).map((line) => line.slice(1));
+    const takenRefs = takenRefsOf(names, after.slice(mergeBaseCount), run.stderr);
     return { ...repository, resolved, ...(mergeBases !== undefined ? { mergeBases } : {}), ...(takenRefs !== undefined ? { takenRefs } : {}) };
   }
   return undefined;

@@ -282,30 +282,34 @@ function refListingArgs(revisions: readonly string[]): string[] | undefined {
   return ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', ...new Set(names.flatMap(refLookupCandidates))];
 }
 
-/** What ambiguousRevision would say, decided from the sole ref taken for each name; undefined when a name needs its refs listed. */
-function ambiguityFromTakenRefs(revisions: readonly string[], taken: TakenRefs): { error: RevisionRangeError | undefined } | undefined {
+/**
+ * The first of `revisions` whose leading ref name `judge` finds ambiguous, as the error verify reports
+ * (`error` undefined: none is); undefined as soon as `judge` cannot tell for a name.
+ */
+function judgeRevisionNames(revisions: readonly string[], judge: (name: string) => { problem: string | undefined } | undefined): { error: RevisionRangeError | undefined } | undefined {
   for (const revision of revisions) {
     const name = leadingRefName(revision);
     if (name === undefined) continue;
-    const ref = taken.get(name);
-    const judged = ref === undefined ? undefined : ambiguityOfSoleRef(name, ref);
+    const judged = judge(name);
     if (judged === undefined) return undefined;
-    if (judged.problem !== undefined) return { error: ambiguityError(judged.problem) };
+    if (judged.problem !== undefined) {
+      return { error: new RevisionRangeError('ambiguous-revision', `${judged.problem}: give the full ref (refs/remotes/..., refs/heads/...) or the commit id`) };
+    }
   }
   return { error: undefined };
 }
 
-function ambiguityError(problem: string): RevisionRangeError {
-  return new RevisionRangeError('ambiguous-revision', `${problem}: give the full ref (refs/remotes/..., refs/heads/...) or the commit id`);
+/** The names judged from the sole ref git's lookup took for each (TakenRefs); undefined when a name needs its refs listed. */
+function ambiguityFromTakenRefs(revisions: readonly string[], taken: TakenRefs): { error: RevisionRangeError | undefined } | undefined {
+  return judgeRevisionNames(revisions, (name) => {
+    const ref = taken.get(name);
+    return ref === undefined ? undefined : ambiguityOfSoleRef(name, ref);
+  });
 }
 
+/** The names judged from every ref their lookup could reach. */
 function ambiguousRevision(revisions: readonly string[], existing: readonly ExistingRef[]): RevisionRangeError | undefined {
-  for (const revision of revisions) {
-    const name = leadingRefName(revision);
-    const problem = name === undefined ? undefined : ambiguityOf(name, existing);
-    if (problem !== undefined) return ambiguityError(problem);
-  }
-  return undefined;
+  return judgeRevisionNames(revisions, (name) => ({ problem: ambiguityOf(name, existing) }))?.error;
 }
 
 /** A check of revision names started and not waited for (startRevisionNameCheck). */

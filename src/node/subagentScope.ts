@@ -7,17 +7,7 @@ import { readLeadingUserTexts } from './transcriptLines';
 import { allRecords } from '../planner/dispatch/sessionLedger';
 import { resolveSubagentScope, subagentTranscriptPaths } from '../planner/dispatch/subagentBinding';
 import type { SubagentScope } from '../planner/dispatch/subagentBinding';
-
-export interface SubagentScopeQuery {
-  /** The coordinator's checkout (the manifest root), where `.orchestrator/` lives. */
-  readonly root: string;
-  /** The payload's `session_id` (a subagent's hooks carry the session's own id). */
-  readonly sessionId?: string;
-  /** The payload's `agent_id`. */
-  readonly agentId?: string;
-  /** The payload's `transcript_path` (the session's transcript); the ledger's is used when absent. */
-  readonly transcriptPath?: string;
-}
+import type { SubagentScopeQuery } from '../planner/enforce/writeGate';
 
 export function readSubagentScope(query: SubagentScopeQuery): SubagentScope {
   try {

@@ -11,7 +11,6 @@ export function nodeWriteGateHost(input: {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   subagentScope?: (query: SubagentScopeQuery) => SubagentScope;
-  dispatchedWave?: WriteGateHost['dispatchedWave'];
 }): WriteGateHost {
   const home = homeDirectory();
   return {
@@ -24,6 +23,5 @@ export function nodeWriteGateHost(input: {
     ...(home !== undefined ? { homeDir: home } : {}),
     folding: defaultFolding(process.platform),
     ...(input.subagentScope !== undefined ? { subagentScope: input.subagentScope } : {}),
-    ...(input.dispatchedWave !== undefined ? { dispatchedWave: input.dispatchedWave } : {}),
   };
 }

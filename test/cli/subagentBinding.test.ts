@@ -157,8 +157,12 @@ describe('binding a subagent to its dispatch (built hooks, real git repository)'
       // Bound by its prompt alone (subagent-start never ran for it), the same.
       transcript.write(join(projects, '-repo', SESSION, 'subagents', 'agent-b0b0001.jsonl'), [{ type: 'user', message: { role: 'user', content: bobPrompt } }]);
       assert.match(subagentWrite('b0b0001', 'src/b/y.ts').reason, /dispatched as "bob" in wave 1/, what);
-      // A subagent no dispatch of a wave started, and the coordinator: no plan, no check, as before.
+      // A subagent no dispatch of a wave started, and the coordinator: no plan, no check, as before; and
+      // asking the ledger about it where no plan is counts nothing.
+      const events = join(repo.root, '.orchestrator', 'metrics', 'events.jsonl');
+      const counted = readFileSync(events, 'utf8');
       assert.equal(subagentWrite('c0ffee1', 'README.md').decision, 'allow', what);
+      assert.equal(readFileSync(events, 'utf8'), counted, `${what}: no event`);
       assert.equal(coordinatorWrite('README.md'), 'allow', what);
     };
     rmSync(manifestPath);

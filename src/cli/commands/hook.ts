@@ -114,14 +114,10 @@ export function nodeWriteGateHostFor(io: CliIo): WriteGateHost {
     cwd: io.cwd,
     subagentScope(query) {
       const scope = readSubagentScope(query);
-      if (scope.kind === 'union') {
+      if (scope.kind === 'union' && query.uncounted !== true) {
         appendEvent(query.root, subagentBindingEvent({ now: Date.now(), ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}), outcome: 'union-fallback', reason: scope.reason, lock: 'none', declaredAgent: false, by: 'write-gate' }));
       }
       return scope;
-    },
-    dispatchedWave(query) {
-      const scope = readSubagentScope(query);
-      return scope.kind === 'bound' && scope.wave !== undefined ? { wave: scope.wave, agent: scope.agent ?? scope.placed.record.id } : undefined;
     },
   });
 }

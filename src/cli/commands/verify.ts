@@ -170,8 +170,9 @@ async function verifyLocating(
   single: BranchAgent | undefined,
   early: EarlyRangeDiff | undefined,
 ): Promise<number> {
+  const revisions = values.head === undefined ? [base] : [base, values.head];
   // The process that finds the checkout also resolves the revisions named (and, with one head, the range).
-  const repository = locateSyncRepository(io.cwd, { revisions: values.head === undefined ? [base] : [base, values.head] });
+  const repository = locateSyncRepository(io.cwd, { revisions });
   if (repository === undefined) {
     reportError(io, say.notInGit('verify'));
     return 2;
@@ -220,7 +221,7 @@ async function verifyLocating(
   const pending = only === undefined ? undefined : startRangeDiff(repository.root, base, only.revision, knownRangeOf(repository), early);
   // The names given for --base and --head must each mean one commit, whatever tags or branches of the same
   // name exist: checked beside the rest, before any result is reported.
-  const names = startRevisionNameCheck(repository.root, values.head === undefined ? [base] : [base, values.head], repository.takenRefs);
+  const names = startRevisionNameCheck(repository.root, revisions, repository.takenRefs);
   try {
     return await verifyTargets(values, io, remote, repository, base, targets, pending, names);
   } finally {

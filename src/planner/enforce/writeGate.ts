@@ -41,9 +41,17 @@ import type { FileSystemFolding, ResolvedWriteTarget, TargetFileSystem, WriteDes
 export interface SubagentScopeQuery {
   /** The coordinator's checkout, where `.orchestrator/` (and the session's ledger) lives. */
   readonly root: string;
+  /** The payload's `session_id` (a subagent's hooks carry the session's own id). */
   readonly sessionId?: string;
+  /** The payload's `agent_id`. */
   readonly agentId?: string;
+  /** The payload's `transcript_path` (the session's transcript); the ledger's is used when absent. */
   readonly transcriptPath?: string;
+  /**
+   * Asked where no wave of the session is in force (whether the subagent was dispatched in one): nothing
+   * is counted, so a checkout without any plan gains no files.
+   */
+  readonly uncounted?: boolean;
 }
 
 export interface WriteGateHost {
@@ -64,12 +72,6 @@ export interface WriteGateHost {
    * it a subagent is held to the wave's union. Must not throw (a failure answers `union`).
    */
   subagentScope?(query: SubagentScopeQuery): SubagentScope;
-  /**
-   * The wave a subagent was dispatched in, and as whom, when the session's ledger under `query.root` (or
-   * the subagent's prompt) ties it to a dispatch recorded in one; asked only when no wave of the session is
-   * in force. Counts nothing (a checkout without any plan must not gain files). Must not throw.
-   */
-  dispatchedWave?(query: SubagentScopeQuery): { readonly wave: number; readonly agent: string } | undefined;
 }
 
 /** The agent a process was started as (`WAVE_SCOPE_AGENT`, trimmed), or undefined when it names none. */
@@ -501,12 +503,7 @@ function ownScope(
   const named = namedAgentOf(host.env);
   if (named !== undefined) return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, named, files), scopeSource: 'agent' };
   if (caller.agentId === undefined || host.subagentScope === undefined) return { scopeSource: 'wave' };
-  const subagent = host.subagentScope({
-    root: wave.manifestRoot,
-    ...(caller.sessionIds[0] !== undefined ? { sessionId: caller.sessionIds[0] } : {}),
-    agentId: caller.agentId,
-    ...(caller.transcriptPath !== undefined ? { transcriptPath: caller.transcriptPath } : {}),
-  });
+  const subagent = host.subagentScope(subagentQuery(wave.manifestRoot, caller));
   if (subagent.kind === 'union') return { scopeSource: 'subagent-union', subagent };
   if (subagent.agent !== undefined && subagent.wave === manifest.manifest.wave) {
     return { agentScope: readAgentScope(stateDir, manifest.manifest.wave, subagent.agent, files), scopeSource: 'subagent-agent', subagent };
@@ -585,17 +582,24 @@ function callerOf(request: WriteRequest, host: WriteGateHost): GateCaller {
 function unplannedAgent(caller: GateCaller, roots: readonly string[], host: WriteGateHost): NoPlanDecision | undefined {
   const named = namedAgentOf(host.env);
   if (named !== undefined) return { decision: 'deny-no-plan', via: 'named', agent: named };
-  if (caller.agentId === undefined || host.dispatchedWave === undefined) return undefined;
+  if (caller.agentId === undefined || host.subagentScope === undefined) return undefined;
   for (const root of new Set(roots)) {
-    const dispatched = host.dispatchedWave({
-      root,
-      ...(caller.sessionIds[0] !== undefined ? { sessionId: caller.sessionIds[0] } : {}),
-      agentId: caller.agentId,
-      ...(caller.transcriptPath !== undefined ? { transcriptPath: caller.transcriptPath } : {}),
-    });
-    if (dispatched !== undefined) return { decision: 'deny-no-plan', via: 'dispatched', agent: dispatched.agent, wave: dispatched.wave };
+    const subagent = host.subagentScope({ ...subagentQuery(root, caller), uncounted: true });
+    if (subagent.kind === 'bound' && subagent.wave !== undefined) {
+      return { decision: 'deny-no-plan', via: 'dispatched', agent: subagent.agent ?? subagent.placed.record.id, wave: subagent.wave };
+    }
   }
   return undefined;
+}
+
+/** What the subagent binding is asked of `caller`'s dispatch, in the session ledger under `root`. */
+function subagentQuery(root: string, caller: GateCaller): SubagentScopeQuery {
+  return {
+    root,
+    ...(caller.sessionIds[0] !== undefined ? { sessionId: caller.sessionIds[0] } : {}),
+    ...(caller.agentId !== undefined ? { agentId: caller.agentId } : {}),
+    ...(caller.transcriptPath !== undefined ? { transcriptPath: caller.transcriptPath } : {}),
+  };
 }
 
 /** Decides one parsed pre-tool call. Throws only on an unexpected I/O failure (the caller denies). */

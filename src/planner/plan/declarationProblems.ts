@@ -153,14 +153,14 @@ export class DeclarationChecker {
     );
     for (const collision of report.collisions) {
       for (const side of [0, 1] as const) {
-        const other = 1 - side;
+        const other = side === 0 ? 1 : 0;
         const record = records.find((item) => item.id === collision.agents[side]);
         const node = record?.filesNode.children?.find((entry) => entry.value === collision.entries[side]);
         problems.push({
           ...span(node, text),
           severity: 'error',
           code: 'collision',
-          message: `agents ${JSON.stringify(collision.agents[side])} and ${JSON.stringify(collision.agents[other])} both claim ${claimedText(side === 0 ? collision.entries : [collision.entries[1], collision.entries[0]], collision.witness)}`,
+          message: `agents ${JSON.stringify(collision.agents[side])} and ${JSON.stringify(collision.agents[other])} both claim ${claimedText([collision.entries[side], collision.entries[other]], collision.witness)}`,
         });
       }
     }
